@@ -1,0 +1,229 @@
+//! Queries: what the UI and the commands read. Plain functions over a connection, so they run on whichever
+//! thread owns it.
+
+use super::StoreError;
+use crate::model::{EntryId, FeedId, FolderId};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+/// A subscription as the feed list shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FeedRow {
+    pub id: FeedId,
+    pub url: String,
+    /// What to call it: the user's name for it, else the feed's title, else its URL.
+    pub title: String,
+    pub site_url: Option<String>,
+    pub folder_id: Option<FolderId>,
+    pub folder: Option<String>,
+    pub unread: i64,
+    pub last_status: Option<i64>,
+    pub last_error: Option<String>,
+    pub error_kind: Option<String>,
+    pub last_fetched_at: Option<i64>,
+}
+
+/// An entry as the entry list shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryRow {
+    pub id: EntryId,
+    pub feed_id: FeedId,
+    pub title: Option<String>,
+    /// Published, else updated, else first seen (seconds since the epoch, UTC).
+    pub date: i64,
+    pub read: bool,
+    pub starred: bool,
+}
+
+/// Everything the article pane shows about one entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryDetail {
+    pub id: EntryId,
+    pub feed_id: FeedId,
+    pub feed_title: String,
+    pub title: Option<String>,
+    pub link: Option<String>,
+    pub author: Option<String>,
+    pub published_at: Option<i64>,
+    pub updated_at: Option<i64>,
+    pub content_html: Option<String>,
+    pub summary_html: Option<String>,
+    pub read: bool,
+    pub starred: bool,
+}
+
+/// What a refresh needs to know about a feed before fetching it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefreshTarget {
+    pub id: FeedId,
+    pub url: String,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub encoding_override: Option<String>,
+}
+
+const FEED_COLUMNS: &str =
+    "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id, d.name,
+    (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0),
+    f.last_status, f.last_error, f.error_kind, f.last_fetched_at";
+
+fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
+    Ok(FeedRow {
+        id: r.get(0)?,
+        url: r.get(1)?,
+        title: r.get(2)?,
+        site_url: r.get(3)?,
+        folder_id: r.get(4)?,
+        folder: r.get(5)?,
+        unread: r.get(6)?,
+        last_status: r.get(7)?,
+        last_error: r.get(8)?,
+        error_kind: r.get(9)?,
+        last_fetched_at: r.get(10)?,
+    })
+}
+
+/// Every subscription with its unread count: top-level feeds first, then folders by name; feeds by title.
+pub fn feeds(conn: &Connection) -> Result<Vec<FeedRow>, StoreError> {
+    let sql = format!(
+        "SELECT {FEED_COLUMNS} FROM feeds f LEFT JOIN folders d ON d.id = f.folder_id
+         ORDER BY d.id IS NOT NULL, d.position, lower(d.name), f.position,
+                  lower(coalesce(f.custom_title, f.title, f.url))"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt
+        .query_map([], feed_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// One subscription, as the feed list shows it.
+pub fn feed(conn: &Connection, id: FeedId) -> Result<Option<FeedRow>, StoreError> {
+    let sql = format!(
+        "SELECT {FEED_COLUMNS} FROM feeds f LEFT JOIN folders d ON d.id = f.folder_id WHERE f.id = ?1"
+    );
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([id], feed_row)
+        .optional()?)
+}
+
+/// Most entries one list shows (the newest).
+pub const MAX_LISTED_ENTRIES: i64 = 10_000;
+
+/// The entries of a feed, newest first.
+pub fn entries(conn: &Connection, feed_id: FeedId) -> Result<Vec<EntryRow>, StoreError> {
+    entry_rows(
+        conn,
+        "SELECT id, feed_id, title, sort_at, read, starred FROM entries
+         WHERE feed_id = ?1 ORDER BY sort_at DESC, id DESC LIMIT ?2",
+        feed_id,
+    )
+}
+
+/// The entries of every feed in a folder, newest first.
+pub fn folder_entries(conn: &Connection, folder_id: FolderId) -> Result<Vec<EntryRow>, StoreError> {
+    entry_rows(
+        conn,
+        "SELECT id, feed_id, title, sort_at, read, starred FROM entries
+         WHERE feed_id IN (SELECT id FROM feeds WHERE folder_id = ?1) ORDER BY sort_at DESC, id DESC LIMIT ?2",
+        folder_id,
+    )
+}
+
+fn entry_rows(conn: &Connection, sql: &str, id: i64) -> Result<Vec<EntryRow>, StoreError> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt
+        .query_map(params![id, MAX_LISTED_ENTRIES], |r| {
+            Ok(EntryRow {
+                id: r.get(0)?,
+                feed_id: r.get(1)?,
+                title: r.get(2)?,
+                date: r.get(3)?,
+                read: r.get(4)?,
+                starred: r.get(5)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// One entry with its content.
+pub fn entry(conn: &Connection, id: EntryId) -> Result<Option<EntryDetail>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT e.id, e.feed_id, coalesce(f.custom_title, f.title, f.url), e.title, e.link, e.author,
+                e.published_at, e.updated_at, e.content_html, e.summary_html, e.read, e.starred
+         FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE e.id = ?1",
+    )?;
+    let detail = stmt
+        .query_row([id], |r| {
+            Ok(EntryDetail {
+                id: r.get(0)?,
+                feed_id: r.get(1)?,
+                feed_title: r.get(2)?,
+                title: r.get(3)?,
+                link: r.get(4)?,
+                author: r.get(5)?,
+                published_at: r.get(6)?,
+                updated_at: r.get(7)?,
+                content_html: r.get(8)?,
+                summary_html: r.get(9)?,
+                read: r.get(10)?,
+                starred: r.get(11)?,
+            })
+        })
+        .optional()?;
+    Ok(detail)
+}
+
+/// URL and validators of the feeds to refresh; `None` means every feed.
+pub fn refresh_targets(
+    conn: &Connection,
+    ids: Option<&[FeedId]>,
+) -> Result<Vec<RefreshTarget>, StoreError> {
+    let map = |r: &Row<'_>| {
+        Ok(RefreshTarget {
+            id: r.get(0)?,
+            url: r.get(1)?,
+            etag: r.get(2)?,
+            last_modified: r.get(3)?,
+            encoding_override: r.get(4)?,
+        })
+    };
+    let base = "SELECT id, url, etag, last_modified, encoding_override FROM feeds";
+    match ids {
+        None => {
+            let mut stmt = conn.prepare_cached(&format!("{base} ORDER BY id"))?;
+            Ok(stmt.query_map([], map)?.collect::<Result<Vec<_>, _>>()?)
+        }
+        Some(ids) => {
+            let mut stmt = conn.prepare_cached(&format!("{base} WHERE id = ?1"))?;
+            let mut out = Vec::with_capacity(ids.len());
+            for id in ids {
+                if let Some(t) = stmt.query_row(params![id], map).optional()? {
+                    out.push(t);
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Unread entries of a feed.
+pub fn unread_count(conn: &Connection, feed_id: FeedId) -> Result<i64, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT count(*) FROM entries WHERE feed_id = ?1 AND read = 0")?
+        .query_row([feed_id], |r| r.get(0))?)
+}
+
+/// A subscription in export form: URL, display title, site, folder.
+pub fn export_rows(conn: &Connection) -> Result<Vec<crate::opml::ExportFeed>, StoreError> {
+    Ok(feeds(conn)?
+        .into_iter()
+        .map(|f| crate::opml::ExportFeed {
+            url: f.url,
+            title: f.title,
+            site_url: f.site_url,
+            folder: f.folder,
+        })
+        .collect())
+}

@@ -1,0 +1,428 @@
+//! Writes: each function is one transaction, run on the writer's thread (see [`super::DbThread`]).
+
+use super::StoreError;
+use crate::model::{EntryId, FeedId, NewFeed, ParsedEntry, ParsedFeed};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+/// Caps on what one entry may store, so a hostile feed cannot fill the disk.
+pub const MAX_TITLE_BYTES: usize = 2 * 1024;
+pub const MAX_CONTENT_BYTES: usize = 1024 * 1024;
+pub const MAX_ENTRIES_PER_REFRESH: usize = 5_000;
+
+/// Result of adding subscriptions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportOutcome {
+    pub added: Vec<String>,
+    /// Already subscribed before this import.
+    pub duplicates: Vec<String>,
+}
+
+/// Adds subscriptions (creating their folders), skipping URLs already subscribed. All or nothing.
+pub fn import_feeds(
+    conn: &mut Connection,
+    feeds: &[NewFeed],
+    now: i64,
+) -> Result<ImportOutcome, StoreError> {
+    let tx = conn.transaction()?;
+    let mut outcome = ImportOutcome::default();
+    {
+        let mut exists = tx.prepare_cached("SELECT 1 FROM feeds WHERE url = ?1")?;
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO feeds (url, title, site_url, folder_id, position, added_at)
+             VALUES (?1, ?2, ?3, ?4, (SELECT coalesce(max(position), 0) + 1 FROM feeds), ?5)",
+        )?;
+        for feed in feeds {
+            if exists.exists([&feed.url])? {
+                outcome.duplicates.push(feed.url.clone());
+                continue;
+            }
+            let folder_id = match &feed.folder {
+                Some(name) => Some(folder_id(&tx, name)?),
+                None => None,
+            };
+            insert.execute(params![feed.url, feed.title, feed.site_url, folder_id, now])?;
+            outcome.added.push(feed.url.clone());
+        }
+    }
+    tx.commit()?;
+    Ok(outcome)
+}
+
+/// The id of the folder called `name`, created if needed.
+pub fn folder_id(tx: &Transaction<'_>, name: &str) -> Result<i64, StoreError> {
+    if let Some(id) = tx
+        .prepare_cached("SELECT id FROM folders WHERE name = ?1")?
+        .query_row([name], |r| r.get(0))
+        .optional()?
+    {
+        return Ok(id);
+    }
+    tx.prepare_cached("INSERT INTO folders (name, position) VALUES (?1, (SELECT coalesce(max(position), 0) + 1 FROM folders))")?
+        .execute([name])?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// How a fetch of one feed ended, as the store records it.
+#[derive(Clone, Debug)]
+pub enum FetchRecord {
+    /// A new document was fetched and parsed.
+    Fetched {
+        status: u16,
+        etag: Option<String>,
+        last_modified: Option<String>,
+        feed: ParsedFeed,
+        /// The decoding decision, as JSON.
+        decision: Option<String>,
+    },
+    /// 304: nothing changed since the validators we sent.
+    NotModified {
+        etag: Option<String>,
+        last_modified: Option<String>,
+    },
+    /// The fetch, decoding or parsing failed; stored entries stay as they were.
+    Failed {
+        status: Option<u16>,
+        kind: String,
+        message: String,
+    },
+}
+
+/// What a refresh changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApplyOutcome {
+    pub new: usize,
+    pub updated: usize,
+    pub unread: i64,
+    /// The feed's display title after the refresh.
+    pub title: String,
+}
+
+/// Records one fetch of one feed, entries included, in one transaction.
+pub fn apply_fetch(
+    conn: &mut Connection,
+    feed_id: FeedId,
+    record: &FetchRecord,
+    now: i64,
+) -> Result<ApplyOutcome, StoreError> {
+    let tx = conn.transaction()?;
+    let mut outcome = ApplyOutcome::default();
+    match record {
+        FetchRecord::Fetched {
+            status,
+            etag,
+            last_modified,
+            feed,
+            decision,
+        } => {
+            tx.prepare_cached(
+                "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
+                    etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
+                    failures = 0, last_fetched_at = ?7, last_success_at = ?7,
+                    encoding_decision = coalesce(?8, encoding_decision)
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                feed_id,
+                feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, MAX_TITLE_BYTES)),
+                feed.link,
+                etag,
+                last_modified,
+                status,
+                now,
+                decision
+            ])?;
+            for entry in feed.entries.iter().take(MAX_ENTRIES_PER_REFRESH) {
+                match upsert_entry(&tx, feed_id, entry, now)? {
+                    Upsert::Inserted => outcome.new += 1,
+                    Upsert::Updated => outcome.updated += 1,
+                    Upsert::Unchanged => {}
+                }
+            }
+        }
+        FetchRecord::NotModified {
+            etag,
+            last_modified,
+        } => {
+            tx.prepare_cached(
+                "UPDATE feeds SET etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified),
+                    last_status = 304, last_error = NULL, error_kind = NULL, failures = 0,
+                    last_fetched_at = ?4, last_success_at = ?4
+                 WHERE id = ?1",
+            )?
+            .execute(params![feed_id, etag, last_modified, now])?;
+        }
+        FetchRecord::Failed {
+            status,
+            kind,
+            message,
+        } => {
+            tx.prepare_cached(
+                "UPDATE feeds SET last_status = ?2, error_kind = ?3, last_error = ?4, failures = failures + 1,
+                    last_fetched_at = ?5
+                 WHERE id = ?1",
+            )?
+            .execute(params![feed_id, status, kind, message, now])?;
+        }
+    }
+    outcome.unread = super::read::unread_count(&tx, feed_id)?;
+    outcome.title = tx
+        .prepare_cached("SELECT coalesce(custom_title, title, url) FROM feeds WHERE id = ?1")?
+        .query_row([feed_id], |r| r.get(0))
+        .optional()?
+        .unwrap_or_default();
+    tx.commit()?;
+    Ok(outcome)
+}
+
+enum Upsert {
+    Inserted,
+    Updated,
+    Unchanged,
+}
+
+/// Inserts a new entry or updates a changed one; read and starred flags are never touched here.
+fn upsert_entry(
+    tx: &Transaction<'_>,
+    feed_id: FeedId,
+    e: &ParsedEntry,
+    now: i64,
+) -> Result<Upsert, StoreError> {
+    let cap = |s: &Option<String>, max| {
+        s.as_deref()
+            .map(|s| crate::sanitize::truncate_bytes(s, max).to_string())
+    };
+    let title = cap(&e.title, MAX_TITLE_BYTES);
+    let content = cap(&e.content_html, MAX_CONTENT_BYTES);
+    let summary = cap(&e.summary_html, MAX_CONTENT_BYTES);
+    let published = e.published.map(|d| d.timestamp());
+    let updated = e.updated.map(|d| d.timestamp());
+    let key = crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES);
+
+    type Stored = (
+        EntryId,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+        Option<String>,
+        Option<String>,
+        i64,
+    );
+    let stored: Option<Stored> = tx
+        .prepare_cached(
+            "SELECT id, title, link, author, published_at, updated_at, content_html, summary_html, first_seen_at
+             FROM entries WHERE feed_id = ?1 AND key = ?2",
+        )?
+        .query_row(params![feed_id, key], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
+        })
+        .optional()?;
+
+    match stored {
+        None => {
+            tx.prepare_cached(
+                "INSERT INTO entries (feed_id, key, title, link, author, published_at, updated_at, content_html,
+                    summary_html, first_seen_at, sort_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, coalesce(?6, ?7, ?10))",
+            )?
+            .execute(params![feed_id, key, title, e.link, e.author, published, updated, content, summary, now])?;
+            Ok(Upsert::Inserted)
+        }
+        Some((id, s_title, s_link, s_author, s_pub, s_upd, s_content, s_summary, first_seen)) => {
+            let same = s_title == title
+                && s_link == e.link
+                && s_author == e.author
+                && s_pub == published
+                && s_upd == updated
+                && s_content == content
+                && s_summary == summary;
+            if same {
+                return Ok(Upsert::Unchanged);
+            }
+            tx.prepare_cached(
+                "UPDATE entries SET title = ?2, link = ?3, author = ?4, published_at = ?5, updated_at = ?6,
+                    content_html = ?7, summary_html = ?8, sort_at = coalesce(?5, ?6, ?9)
+                 WHERE id = ?1",
+            )?
+            .execute(params![id, title, e.link, e.author, published, updated, content, summary, first_seen])?;
+            Ok(Upsert::Updated)
+        }
+    }
+}
+
+/// Marks entries read or unread.
+pub fn set_read(conn: &mut Connection, ids: &[EntryId], read: bool) -> Result<(), StoreError> {
+    let tx = conn.transaction()?;
+    {
+        let mut stmt = tx.prepare_cached("UPDATE entries SET read = ?2 WHERE id = ?1")?;
+        for id in ids {
+            stmt.execute(params![id, read])?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Marks every entry of a feed read.
+pub fn mark_feed_read(conn: &mut Connection, feed_id: FeedId) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached("UPDATE entries SET read = 1 WHERE feed_id = ?1 AND read = 0")?
+        .execute([feed_id])?)
+}
+
+/// Marks every entry of every feed in a folder read.
+pub fn mark_folder_read(
+    conn: &mut Connection,
+    folder_id: crate::model::FolderId,
+) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached("UPDATE entries SET read = 1 WHERE read = 0 AND feed_id IN (SELECT id FROM feeds WHERE folder_id = ?1)")?
+        .execute([folder_id])?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FeedKind;
+    use crate::store::{open_write, read};
+
+    fn entry(key: &str, title: &str) -> ParsedEntry {
+        ParsedEntry {
+            key: key.into(),
+            title: Some(title.into()),
+            link: Some(format!("http://example.com/{key}")),
+            author: None,
+            published: chrono::DateTime::from_timestamp(1_700_000_000, 0),
+            updated: None,
+            content_html: Some("<p>body</p>".into()),
+            summary_html: None,
+        }
+    }
+
+    fn fetched(entries: Vec<ParsedEntry>) -> FetchRecord {
+        FetchRecord::Fetched {
+            status: 200,
+            etag: Some("\"v1\"".into()),
+            last_modified: None,
+            feed: ParsedFeed {
+                kind: FeedKind::Rss2,
+                title: Some("Feed".into()),
+                link: None,
+                description: None,
+                entries,
+                warnings: vec![],
+            },
+            decision: None,
+        }
+    }
+
+    fn setup() -> (tempfile::TempDir, Connection, FeedId) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = open_write(&dir.path().join("t.db")).unwrap();
+        let feeds = vec![NewFeed {
+            url: "http://example.com/feed".into(),
+            title: None,
+            site_url: None,
+            folder: None,
+        }];
+        import_feeds(&mut conn, &feeds, 0).unwrap();
+        let id = read::feeds(&conn).unwrap()[0].id;
+        (dir, conn, id)
+    }
+
+    #[test]
+    fn a_second_refresh_of_the_same_feed_adds_no_duplicate() {
+        let (_dir, mut conn, id) = setup();
+        let record = fetched(vec![entry("a", "A"), entry("b", "B")]);
+        let first = apply_fetch(&mut conn, id, &record, 10).unwrap();
+        assert_eq!((first.new, first.updated, first.unread), (2, 0, 2));
+        let second = apply_fetch(&mut conn, id, &record, 20).unwrap();
+        assert_eq!((second.new, second.updated, second.unread), (0, 0, 2));
+        assert_eq!(read::entries(&conn, id).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_changed_entry_is_updated_and_keeps_its_read_flag() {
+        let (_dir, mut conn, id) = setup();
+        apply_fetch(&mut conn, id, &fetched(vec![entry("a", "A")]), 10).unwrap();
+        let entry_id = read::entries(&conn, id).unwrap()[0].id;
+        set_read(&mut conn, &[entry_id], true).unwrap();
+        let outcome = apply_fetch(
+            &mut conn,
+            id,
+            &fetched(vec![entry("a", "A, corrected")]),
+            20,
+        )
+        .unwrap();
+        assert_eq!((outcome.new, outcome.updated, outcome.unread), (0, 1, 0));
+        let detail = read::entry(&conn, entry_id).unwrap().unwrap();
+        assert_eq!(detail.title.as_deref(), Some("A, corrected"));
+        assert!(detail.read);
+    }
+
+    #[test]
+    fn a_failure_keeps_entries_and_validators_and_records_the_error() {
+        let (_dir, mut conn, id) = setup();
+        apply_fetch(&mut conn, id, &fetched(vec![entry("a", "A")]), 10).unwrap();
+        let failed = FetchRecord::Failed {
+            status: Some(500),
+            kind: "http".into(),
+            message: "HTTP 500".into(),
+        };
+        let outcome = apply_fetch(&mut conn, id, &failed, 20).unwrap();
+        assert_eq!(outcome.unread, 1);
+        let row = read::feed(&conn, id).unwrap().unwrap();
+        assert_eq!(row.last_error.as_deref(), Some("HTTP 500"));
+        assert_eq!(row.last_status, Some(500));
+        let target = &read::refresh_targets(&conn, Some(&[id])).unwrap()[0];
+        assert_eq!(target.etag.as_deref(), Some("\"v1\""));
+    }
+
+    #[test]
+    fn import_skips_duplicates_and_creates_folders() {
+        let (_dir, mut conn, _) = setup();
+        let feeds = vec![
+            NewFeed {
+                url: "http://example.com/feed".into(),
+                title: None,
+                site_url: None,
+                folder: None,
+            },
+            NewFeed {
+                url: "http://other.example/rss".into(),
+                title: Some("Other".into()),
+                site_url: None,
+                folder: Some("News".into()),
+            },
+        ];
+        let outcome = import_feeds(&mut conn, &feeds, 0).unwrap();
+        assert_eq!(outcome.added, vec!["http://other.example/rss"]);
+        assert_eq!(outcome.duplicates, vec!["http://example.com/feed"]);
+        let rows = read::feeds(&conn).unwrap();
+        assert_eq!(rows[1].folder.as_deref(), Some("News"));
+        assert_eq!(rows[1].title, "Other");
+    }
+
+    #[test]
+    fn entries_sort_newest_first_and_undated_ones_by_first_seen() {
+        let (_dir, mut conn, id) = setup();
+        let mut old = entry("old", "Old");
+        old.published = chrono::DateTime::from_timestamp(1_000, 0);
+        let mut undated = entry("undated", "Undated");
+        undated.published = None;
+        apply_fetch(
+            &mut conn,
+            id,
+            &fetched(vec![old, entry("new", "New"), undated]),
+            2_000_000_000,
+        )
+        .unwrap();
+        let titles: Vec<_> = read::entries(&conn, id)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.title.unwrap())
+            .collect();
+        assert_eq!(titles, vec!["Undated", "New", "Old"]);
+    }
+}

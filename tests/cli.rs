@@ -1,0 +1,288 @@
+//! The headless commands, run as the real binary against a loopback server and a temp database.
+
+mod support;
+
+use support::server::{Reply, Server};
+use support::{Sandbox, opml, path_str, rss, stderr, stdout};
+
+fn served() -> Server {
+    let server = Server::start();
+    server.route(
+        "/good.xml",
+        Reply::ok(
+            "application/rss+xml",
+            rss(
+                "Good Feed",
+                &[
+                    ("g1", "First", "<p>one</p>"),
+                    ("g2", "Second", "<p>two</p>"),
+                ],
+            ),
+        ),
+    );
+    server.route(
+        "/html",
+        Reply::ok(
+            "text/html; charset=utf-8",
+            "<html><head><title>Home</title></head><body>Welcome</body></html>",
+        ),
+    );
+    server
+}
+
+#[test]
+fn import_prints_a_report_of_added_duplicates_and_failures() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write(
+        "subs.opml",
+        r#"<?xml version="1.0"?><opml version="1.0"><head/><body>
+           <outline text="A" xmlUrl="http://127.0.0.1:9/a.xml"/>
+           <outline text="Tech"><outline text="B" xmlUrl="http://127.0.0.1:9/b.xml"/></outline>
+           <outline text="A again" xmlUrl="http://127.0.0.1:9/a.xml"/>
+           <outline text="Gopher" xmlUrl="gopher://127.0.0.1/x"/>
+           </body></opml>"#,
+    );
+    let out = sandbox.run(&["import", path_str(&file)]);
+    let text = stdout(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "a failed outline gives the documented status 3\n{text}{}",
+        stderr(&out)
+    );
+    assert!(text.contains("added       2"), "{text}");
+    assert!(text.contains("duplicates  1"), "{text}");
+    assert!(text.contains("failed      1"), "{text}");
+    assert!(
+        text.contains("gopher://127.0.0.1/x: unsupported URL scheme 'gopher'"),
+        "{text}"
+    );
+
+    // Importing again adds nothing: everything is a duplicate now.
+    let again = sandbox.run(&["import", path_str(&file)]);
+    assert!(
+        stdout(&again).contains("added       0"),
+        "{}",
+        stdout(&again)
+    );
+    assert!(
+        stdout(&again).contains("duplicates  3"),
+        "{}",
+        stdout(&again)
+    );
+}
+
+#[test]
+fn a_file_that_is_not_opml_is_refused_by_name_and_nothing_is_imported() {
+    let sandbox = Sandbox::new();
+    let good = sandbox.write(
+        "good.opml",
+        opml(&[(None, "A", "http://127.0.0.1:9/a.xml")]),
+    );
+    assert!(sandbox.run(&["import", path_str(&good)]).status.success());
+    let feed = sandbox.write("feed.xml", rss("Not a list", &[("x", "y", "z")]));
+    let out = sandbox.run(&["import", path_str(&feed)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("feed.xml"), "the error names the file: {err}");
+    assert!(
+        err.contains("not an OPML file") && err.contains("<rss>"),
+        "and says what is wrong: {err}"
+    );
+    let unread = sandbox.run(&["unread"]);
+    assert_eq!(
+        stdout(&unread).lines().count(),
+        2,
+        "still only the first import's feed and the total: {}",
+        stdout(&unread)
+    );
+}
+
+#[test]
+fn refresh_reports_each_failed_feed_and_exits_with_status_3() {
+    let server = served();
+    let sandbox = Sandbox::new();
+    let list = opml(&[
+        (None, "Good", &server.url("/good.xml")),
+        (None, "Gone", &server.url("/missing.xml")),
+        (None, "Home", &server.url("/html")),
+    ]);
+    let file = sandbox.write("subs.opml", list);
+    let out = sandbox
+        .tidings()
+        .arg("--opml")
+        .arg(&file)
+        .arg("refresh")
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("Refreshed 3 feeds: 1 updated (2 new entries), 0 not modified, 2 failed."),
+        "{text}"
+    );
+    assert!(
+        text.contains("FAILED  Gone [http]") && text.contains("HTTP 404"),
+        "{text}"
+    );
+    assert!(
+        text.contains("FAILED  Home [not-a-feed]") && text.contains("tidings discover"),
+        "{text}"
+    );
+
+    // JSON summary, and a second refresh that finds nothing new.
+    let out = sandbox.run(&["refresh", "--json"]);
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["feeds"], 3);
+    assert_eq!(summary["new_entries"], 0);
+    assert_eq!(summary["failed"].as_array().unwrap().len(), 2);
+    assert_eq!(summary["failed"][0]["kind"], "http");
+}
+
+#[test]
+fn refresh_with_every_feed_fine_exits_0() {
+    let server = served();
+    let sandbox = Sandbox::new();
+    let file = sandbox.write(
+        "subs.opml",
+        opml(&[(None, "Good", &server.url("/good.xml"))]),
+    );
+    let out = sandbox
+        .tidings()
+        .arg("--opml")
+        .arg(&file)
+        .arg("refresh")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+#[test]
+fn unread_prints_counts_per_feed_and_the_total() {
+    let server = served();
+    let sandbox = Sandbox::new();
+    let file = sandbox.write(
+        "subs.opml",
+        opml(&[
+            (None, "Good", &server.url("/good.xml")),
+            (None, "Gone", &server.url("/nope")),
+        ]),
+    );
+    sandbox
+        .tidings()
+        .arg("--opml")
+        .arg(&file)
+        .arg("refresh")
+        .output()
+        .unwrap();
+    let out = sandbox.run(&["unread"]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.trim_start().starts_with("2  Good Feed")),
+        "{text}"
+    );
+    assert!(
+        lines.iter().any(|l| l.trim_start().starts_with("0  Gone")),
+        "{text}"
+    );
+    assert_eq!(lines[2].trim_start(), "2  total");
+}
+
+#[test]
+fn export_then_import_into_an_empty_database_gives_the_same_subscriptions() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write(
+        "subs.opml",
+        opml(&[
+            (None, "Top", "http://127.0.0.1:9/top.xml"),
+            (Some("News"), "N1", "http://127.0.0.1:9/n1.xml"),
+            (Some("News"), "N2", "http://127.0.0.1:9/n2.xml"),
+        ]),
+    );
+    sandbox.run(&["import", path_str(&file)]);
+    let exported = sandbox.path("out.opml");
+    let out = sandbox.run(&["export", "-o", path_str(&exported)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let other = Sandbox::new();
+    let out = other.run(&["import", path_str(&exported)]);
+    assert!(stdout(&out).contains("added       3"), "{}", stdout(&out));
+    let before = sandbox.run(&["export"]);
+    let after = other.run(&["export"]);
+    let body = |o: &std::process::Output| {
+        stdout(o)
+            .lines()
+            .filter(|l| !l.contains("dateCreated"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(body(&before), body(&after));
+    assert!(
+        body(&after).contains("<outline text=\"News\" title=\"News\">"),
+        "{}",
+        body(&after)
+    );
+}
+
+#[test]
+fn a_bad_config_key_is_an_error_naming_the_key() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.write("config.toml", "concurrency = 4\nrefresh_evry = 5\n");
+    let out = sandbox
+        .tidings()
+        .arg("--config")
+        .arg(&config)
+        .arg("unread")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("config.toml") && err.contains("refresh_evry") && err.contains("line 2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_database_from_a_newer_tidings_is_refused_and_left_alone() {
+    let sandbox = Sandbox::new();
+    {
+        let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
+        conn.execute_batch("CREATE TABLE x(y); PRAGMA user_version = 99;")
+            .unwrap();
+    }
+    let before = std::fs::read(sandbox.db()).unwrap();
+    let out = sandbox.run(&["unread"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("newer tidings"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(sandbox.db()).unwrap(), before);
+}
+
+#[test]
+fn files_default_to_the_xdg_directories() {
+    let sandbox = Sandbox::new();
+    let home = sandbox.path("home");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tidings"))
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("cfg"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .arg("unread")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(home.join("data/tidings/tidings.db").exists());
+    assert!(home.join("state/tidings/tidings.log").exists());
+}

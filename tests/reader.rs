@@ -1,0 +1,340 @@
+//! The reader end to end: a loopback server, a real SQLite file, the real runtime and UI on ratatui's
+//! TestBackend. Keys go in through the same inbox the terminal uses.
+
+mod support;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::time::Duration;
+use support::server::{Reply, Server};
+use support::{Sandbox, atom, opml, rss, screen};
+use tidings::app::{Event, FeedListRow, Pane, State};
+use tidings::config::Config;
+use tidings::runtime::{App, Options};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn key(app: &mut App, code: KeyCode) {
+    app.dispatch(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn draw(app: &App, terminal: &mut Terminal<TestBackend>) -> String {
+    terminal.draw(|f| tidings::ui::draw(f, &app.state)).unwrap();
+    screen(terminal.backend())
+}
+
+/// The rows of the feeds pane, inside its borders, trimmed.
+fn feeds_pane(terminal: &Terminal<TestBackend>) -> Vec<String> {
+    let buffer = terminal.backend().buffer();
+    let area = tidings::ui::layout(buffer.area).feeds;
+    (area.y + 1..area.y + area.height - 1)
+        .map(|y| {
+            (area.x + 1..area.x + area.width - 1)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect()
+}
+
+/// The feeds pane row showing `text`.
+fn feed_row(terminal: &Terminal<TestBackend>, text: &str) -> String {
+    let rows = feeds_pane(terminal);
+    rows.iter()
+        .find(|r| r.contains(text))
+        .cloned()
+        .unwrap_or_else(|| panic!("{text} is not in the feeds pane: {rows:#?}"))
+}
+
+/// Moves the feed cursor to the feed titled `title`.
+fn select_feed(app: &mut App, title: &str) {
+    while app.state.focus != Pane::Feeds {
+        key(app, KeyCode::Char('h'));
+    }
+    key(app, KeyCode::Char('g'));
+    let row = app
+        .state
+        .rows
+        .iter()
+        .position(|r| matches!(r, FeedListRow::Feed(i) if app.state.feeds[*i].title == title))
+        .unwrap_or_else(|| panic!("no feed titled {title}"));
+    for _ in 0..row {
+        key(app, KeyCode::Char('j'));
+    }
+}
+
+fn all_fetched(s: &State) -> bool {
+    s.feeds_loaded
+        && s.progress.is_idle()
+        && !s.feeds.is_empty()
+        && s.feeds.iter().all(|f| f.last_fetched_at.is_some())
+}
+
+struct World {
+    server: Server,
+    sandbox: Sandbox,
+}
+
+fn world() -> World {
+    let server = Server::start();
+    server.route(
+        "/one.xml",
+        Reply::ok(
+            "application/rss+xml",
+            rss(
+                "Feed One",
+                &[
+                    ("a1", "Alpha arrives", "<p>The <b>alpha</b> body text.</p>"),
+                    ("a2", "Beta follows", "<p>Second body.</p>"),
+                    ("a3", "Gamma last", "<p>Third body.</p>"),
+                ],
+            ),
+        )
+        .with_header("ETag", "\"one-v1\""),
+    );
+    server.route(
+        "/two.atom",
+        Reply::ok(
+            "application/atom+xml",
+            atom(
+                "Feed Two",
+                &[
+                    ("t1", "Tau entry", "<p>Atom body.</p>"),
+                    ("t2", "Upsilon", "<p>x</p>"),
+                ],
+            ),
+        ),
+    );
+    server.route(
+        "/page.html",
+        Reply::ok(
+            "text/html",
+            "<!DOCTYPE html><html><head><title>A page</title></head><body>hi</body></html>",
+        ),
+    );
+    // /missing.xml is not routed: 404.
+    let sandbox = Sandbox::new();
+    let list = opml(&[
+        (None, "One", &server.url("/one.xml")),
+        (Some("Folder"), "Two", &server.url("/two.atom")),
+        (None, "Missing", &server.url("/missing.xml")),
+        (None, "Page", &server.url("/page.html")),
+    ]);
+    let file = sandbox.write("subs.opml", list);
+    let report = tidings::cli::import_file(&sandbox.db(), &file).unwrap();
+    assert_eq!(report.added.len(), 4);
+    World { server, sandbox }
+}
+
+fn options(w: &World, refresh_on_startup: bool) -> Options {
+    Options {
+        db: w.sandbox.db(),
+        config: Config {
+            refresh_on_startup,
+            ..Config::default()
+        },
+        notice: None,
+        size: (140, 30),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_refresh_read_an_entry_and_see_errors_per_feed() {
+    let w = world();
+    let mut app = App::new(options(&w, true)).unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
+    app.start();
+    app.run_until(WAIT, all_fetched).await.unwrap();
+
+    // The feeds pane lists every feed with its unread count; the two bad ones carry an error marker.
+    draw(&app, &mut terminal);
+    assert!(
+        feed_row(&terminal, "Feed One").ends_with(" 3"),
+        "{}",
+        feed_row(&terminal, "Feed One")
+    );
+    assert!(feed_row(&terminal, "Feed Two").ends_with(" 2"));
+    assert!(
+        feed_row(&terminal, "▾ Folder").ends_with(" 2"),
+        "the folder shows its unread sum"
+    );
+    assert!(
+        feed_row(&terminal, "Missing").starts_with("! "),
+        "{}",
+        feed_row(&terminal, "Missing")
+    );
+    assert!(feed_row(&terminal, "Page").starts_with("! "));
+    assert!(!feed_row(&terminal, "Feed One").starts_with("!"));
+
+    // Each bad feed has its own error, and the good ones loaded.
+    let by_title = |t: &str| {
+        app.state
+            .feeds
+            .iter()
+            .find(|f| f.title == t)
+            .unwrap()
+            .clone()
+    };
+    assert!(
+        by_title("Missing")
+            .last_error
+            .as_deref()
+            .unwrap()
+            .contains("HTTP 404")
+    );
+    assert!(
+        by_title("Page")
+            .last_error
+            .as_deref()
+            .unwrap()
+            .contains("tidings discover")
+    );
+    assert_eq!(by_title("Feed One").last_error, None);
+
+    // Open the second entry of Feed One.
+    select_feed(&mut app, "Feed One");
+    app.run_until(WAIT, |s| s.entries.len() == 3).await.unwrap();
+    key(&mut app, KeyCode::Char('l'));
+    assert_eq!(app.state.focus, Pane::Entries);
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Enter);
+    app.run_until(WAIT, |s| {
+        s.article
+            .as_ref()
+            .is_some_and(|a| a.rendered_width.is_some())
+    })
+    .await
+    .unwrap();
+    let shown = draw(&app, &mut terminal);
+    assert!(shown.contains("Beta follows"), "{shown}");
+    assert!(app.state.entries[1].read);
+    assert!(
+        shown.contains("Second body."),
+        "the article pane shows the entry's text:\n{shown}"
+    );
+    assert!(
+        feed_row(&terminal, "Feed One").ends_with(" 2"),
+        "opening an entry drops the unread count"
+    );
+
+    // The entry is read in the database.
+    app.flush_writes().await.unwrap();
+    let conn = rusqlite::Connection::open(w.sandbox.db()).unwrap();
+    let read: bool = conn
+        .query_row(
+            "SELECT read FROM entries WHERE title = 'Beta follows'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(read);
+    let unread: i64 = conn
+        .query_row("SELECT count(*) FROM entries WHERE read = 0", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(unread, 4);
+
+    // The 404 feed shows its error where its entries would be.
+    select_feed(&mut app, "Missing");
+    app.run_until(WAIT, |s| s.entries_of.is_some())
+        .await
+        .unwrap();
+    let shown = draw(&app, &mut terminal);
+    assert!(shown.contains("Last refresh failed"), "{shown}");
+    assert!(shown.contains("HTTP 404"), "{shown}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_refresh_stores_validators_and_the_second_sends_them() {
+    let w = world();
+    let mut app = App::new(options(&w, true)).unwrap();
+    app.start();
+    app.run_until(WAIT, all_fetched).await.unwrap();
+    assert_eq!(w.server.requests_for("/one.xml").len(), 1);
+    assert_eq!(
+        w.server.requests_for("/one.xml")[0].header("if-none-match"),
+        None
+    );
+
+    key(&mut app, KeyCode::Char('R'));
+    assert!(!app.state.progress.is_idle());
+    app.run_until(WAIT, |s| {
+        s.progress.is_idle()
+            && s.message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("Refreshed"))
+    })
+    .await
+    .unwrap();
+    let second = &w.server.requests_for("/one.xml")[1];
+    assert_eq!(second.header("if-none-match"), Some("\"one-v1\""));
+    assert!(second.header("user-agent").unwrap().starts_with("tidings/"));
+    // A 304 adds nothing and keeps the counts.
+    assert_eq!(
+        app.state
+            .feeds
+            .iter()
+            .find(|f| f.title == "Feed One")
+            .unwrap()
+            .unread,
+        3
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cached_entries_show_at_once_with_no_network() {
+    let w = world();
+    {
+        let mut app = App::new(options(&w, true)).unwrap();
+        app.start();
+        app.run_until(WAIT, all_fetched).await.unwrap();
+    }
+    let World { server, sandbox } = w;
+    drop(server);
+    let w2 = Options {
+        db: sandbox.db(),
+        config: Config {
+            refresh_on_startup: false,
+            ..Config::default()
+        },
+        notice: None,
+        size: (140, 30),
+    };
+    let mut app = App::new(w2).unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
+    app.start();
+    app.run_until(WAIT, |s| s.feeds_loaded && !s.entries.is_empty())
+        .await
+        .unwrap();
+    assert!(app.state.progress.is_idle(), "no refresh was started");
+    let shown = draw(&app, &mut terminal);
+    assert!(shown.contains("Alpha arrives"), "{shown}");
+    assert!(shown.contains("Gamma last"), "{shown}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn help_overlay_lists_the_keys_and_resizing_reflows() {
+    let w = world();
+    let mut app = App::new(options(&w, false)).unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
+    app.start();
+    app.run_until(WAIT, |s| s.feeds_loaded).await.unwrap();
+    key(&mut app, KeyCode::Char('?'));
+    let shown = draw(&app, &mut terminal);
+    for (keys, what) in tidings::app::KEYS {
+        assert!(shown.contains(keys), "help lists {keys}:\n{shown}");
+        assert!(shown.contains(what), "help explains {what}");
+    }
+    key(&mut app, KeyCode::Char('?'));
+    assert!(!app.state.help);
+
+    terminal.backend_mut().resize(80, 24);
+    app.dispatch(Event::Resize(80, 24));
+    let shown = draw(&app, &mut terminal);
+    assert_eq!(shown.lines().count(), 24);
+    assert!(shown.lines().all(|l| l.chars().count() == 80));
+    assert!(shown.contains("Feeds"));
+}

@@ -1,0 +1,127 @@
+//! Shared by the integration tests: the loopback server, feed fixtures, and helpers to run the binary.
+#![allow(dead_code)]
+
+pub mod server;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// An RSS 2.0 document with one item per `(guid, title, body)`.
+pub fn rss(title: &str, items: &[(&str, &str, &str)]) -> String {
+    let mut xml = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<rss version=\"2.0\"><channel><title>{title}</title>\
+         <link>http://example.com/</link><description>test feed</description>\n"
+    );
+    for (i, (guid, item_title, body)) in items.iter().enumerate() {
+        xml.push_str(&format!(
+            "<item><guid>{guid}</guid><title>{item_title}</title><link>http://example.com/{guid}</link>\
+             <pubDate>Tue, {:02} Jun 2025 10:00:00 GMT</pubDate><description><![CDATA[{body}]]></description></item>\n",
+            10 + i
+        ));
+    }
+    xml.push_str("</channel></rss>\n");
+    xml
+}
+
+/// An Atom 1.0 document with one entry per `(id, title, body)`.
+pub fn atom(title: &str, entries: &[(&str, &str, &str)]) -> String {
+    let mut xml = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>{title}</title>\
+         <id>urn:test:{title}</id><updated>2025-06-01T00:00:00Z</updated>\n"
+    );
+    for (id, entry_title, body) in entries {
+        xml.push_str(&format!(
+            "<entry><id>urn:test:{id}</id><title>{entry_title}</title><updated>2025-06-02T00:00:00Z</updated>\
+             <author><name>Ann Author</name></author><content type=\"html\"><![CDATA[{body}]]></content></entry>\n"
+        ));
+    }
+    xml.push_str("</feed>\n");
+    xml
+}
+
+/// An OPML document: `(folder, title, url)` per feed.
+pub fn opml(feeds: &[(Option<&str>, &str, &str)]) -> String {
+    let mut xml = String::from(
+        "<?xml version=\"1.0\"?>\n<opml version=\"2.0\"><head><title>test</title></head><body>\n",
+    );
+    for (folder, title, url) in feeds {
+        let outline = format!("<outline type=\"rss\" text=\"{title}\" xmlUrl=\"{url}\"/>");
+        match folder {
+            Some(f) => xml.push_str(&format!("<outline text=\"{f}\">{outline}</outline>\n")),
+            None => xml.push_str(&format!("{outline}\n")),
+        }
+    }
+    xml.push_str("</body></opml>\n");
+    xml
+}
+
+/// A scratch home for one test: its own HOME/XDG folders, database and files.
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        Sandbox {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.path("tidings.db")
+    }
+
+    pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(name);
+        std::fs::write(&path, contents).expect("write a fixture");
+        path
+    }
+
+    /// The real binary, with this sandbox as its home and database.
+    pub fn tidings(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tidings"));
+        let home = self.path("home");
+        cmd.env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_DATA_HOME", home.join(".local/share"))
+            .env("XDG_CACHE_HOME", home.join(".cache"))
+            .env("XDG_STATE_HOME", home.join(".local/state"))
+            .env_remove("TIDINGS_LOG")
+            .arg("--db")
+            .arg(self.db());
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.tidings().args(args).output().expect("run tidings")
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every cell of a TestBackend screen, row by row.
+pub fn screen(backend: &ratatui::backend::TestBackend) -> String {
+    let buffer = backend.buffer();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+pub fn path_str(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}

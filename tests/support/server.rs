@@ -1,0 +1,277 @@
+//! A small HTTP/1.1 server on 127.0.0.1 for tests and benchmarks: fixed routes, conditional GET, keep-alive,
+//! a request log, and the misbehaviours real servers show (slow answers, resets, truncated or endless bodies).
+//! Threads, not async, so it runs the same under any test harness.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What the server does for a path.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// A normal response. With an `ETag` header, a matching `If-None-Match` gets 304.
+    Ok {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    },
+    /// Waits, then sends the inner reply.
+    Delay(Duration, Box<Reply>),
+    /// Closes the connection without answering.
+    Reset,
+    /// Sends headers announcing `announced` bytes, sends `body`, then closes.
+    Truncated { announced: usize, body: Vec<u8> },
+    /// Streams `total` bytes of filler with no Content-Length, in chunks.
+    Endless { content_type: String, total: u64 },
+}
+
+impl Reply {
+    pub fn ok(content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
+        Reply::Ok {
+            status: 200,
+            headers: vec![("Content-Type".into(), content_type.into())],
+            body: body.into(),
+        }
+    }
+
+    pub fn status(status: u16) -> Reply {
+        Reply::Ok {
+            status,
+            headers: vec![("Content-Type".into(), "text/plain".into())],
+            body: format!("status {status}").into(),
+        }
+    }
+
+    pub fn with_header(mut self, name: &str, value: &str) -> Reply {
+        if let Reply::Ok { headers, .. } = &mut self {
+            headers.push((name.into(), value.into()));
+        }
+        self
+    }
+}
+
+/// A request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub path: String,
+    pub headers: HashMap<String, String>,
+}
+
+impl Request {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
+    }
+}
+
+pub struct Server {
+    addr: SocketAddr,
+    routes: Arc<Mutex<HashMap<String, Reply>>>,
+    log: Arc<Mutex<Vec<Request>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Server {
+    pub fn start() -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let addr = listener.local_addr().expect("local address");
+        let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
+        let log: Arc<Mutex<Vec<Request>>> = Arc::default();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (r, l, s) = (routes.clone(), log.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if s.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok(stream) = stream else { continue };
+                let (r, l) = (r.clone(), l.clone());
+                std::thread::spawn(move || serve_connection(stream, &r, &l));
+            }
+        });
+        Server {
+            addr,
+            routes,
+            log,
+            stop,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    pub fn route(&self, path: &str, reply: Reply) {
+        self.routes.lock().unwrap().insert(path.to_string(), reply);
+    }
+
+    pub fn requests(&self) -> Vec<Request> {
+        self.log.lock().unwrap().clone()
+    }
+
+    pub fn requests_for(&self, path: &str) -> Vec<Request> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path == path)
+            .collect()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect(self.addr);
+    }
+}
+
+fn serve_connection(
+    stream: TcpStream,
+    routes: &Mutex<HashMap<String, Reply>>,
+    log: &Mutex<Vec<Request>>,
+) {
+    let _ = stream.set_nodelay(true);
+    let mut reader = BufReader::new(stream.try_clone().expect("clone the stream"));
+    let mut writer = stream;
+    loop {
+        let mut request_line = String::new();
+        match reader.read_line(&mut request_line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let path = request_line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("/")
+            .to_string();
+        let mut headers = HashMap::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':') {
+                headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
+            }
+        }
+        let request = Request {
+            path: path.clone(),
+            headers,
+        };
+        log.lock().unwrap().push(request.clone());
+        let reply = routes
+            .lock()
+            .unwrap()
+            .get(&path)
+            .cloned()
+            .unwrap_or_else(|| Reply::status(404));
+        if !send(&mut writer, &request, reply) {
+            return;
+        }
+    }
+}
+
+/// Writes one reply; false when the connection must close.
+fn send(w: &mut TcpStream, request: &Request, reply: Reply) -> bool {
+    match reply {
+        Reply::Ok {
+            status,
+            headers,
+            body,
+        } => {
+            let etag = headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case("etag"))
+                .map(|(_, v)| v.clone());
+            let last_modified = headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case("last-modified"))
+                .map(|(_, v)| v.clone());
+            let not_modified = status == 200
+                && ((etag.is_some() && request.header("if-none-match") == etag.as_deref())
+                    || (etag.is_none()
+                        && last_modified.is_some()
+                        && request.header("if-modified-since") == last_modified.as_deref()));
+            let (status, body) = if not_modified {
+                (304, Vec::new())
+            } else {
+                (status, body)
+            };
+            let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+            for (name, value) in &headers {
+                if not_modified && name.eq_ignore_ascii_case("content-type") {
+                    continue;
+                }
+                head.push_str(&format!("{name}: {value}\r\n"));
+            }
+            if status != 304 {
+                head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+            }
+            head.push_str("\r\n");
+            w.write_all(head.as_bytes()).is_ok() && w.write_all(&body).is_ok() && w.flush().is_ok()
+        }
+        Reply::Delay(wait, inner) => {
+            std::thread::sleep(wait);
+            send(w, request, *inner)
+        }
+        Reply::Reset => {
+            let _ = w.shutdown(Shutdown::Both);
+            false
+        }
+        Reply::Truncated { announced, body } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: {announced}\r\n\r\n"
+            );
+            let _ = w.write_all(head.as_bytes());
+            let _ = w.write_all(&body);
+            let _ = w.flush();
+            let _ = w.shutdown(Shutdown::Both);
+            false
+        }
+        Reply::Endless {
+            content_type,
+            total,
+        } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n"
+            );
+            if w.write_all(head.as_bytes()).is_err() {
+                return false;
+            }
+            let chunk = vec![b' '; 64 * 1024];
+            let mut sent = 0u64;
+            while sent < total {
+                if w.write_all(&chunk).is_err() {
+                    break;
+                }
+                sent += chunk.len() as u64;
+            }
+            let _ = w.shutdown(Shutdown::Both);
+            false
+        }
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        301 => "Moved Permanently",
+        302 => "Found",
+        304 => "Not Modified",
+        404 => "Not Found",
+        410 => "Gone",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "Status",
+    }
+}
