@@ -47,15 +47,8 @@ pub enum Effect {
     LoadFeeds,
     LoadEntries(ListKey),
     LoadArticle(EntryId),
-    RenderArticle {
-        entry_id: EntryId,
-        html: String,
-        width: u16,
-    },
-    SetRead {
-        ids: Vec<EntryId>,
-        read: bool,
-    },
+    RenderArticle { entry_id: EntryId, html: String, width: u16 },
+    SetRead { ids: Vec<EntryId>, read: bool },
     MarkAllRead(ListKey),
     Refresh(Vec<FeedId>),
 }
@@ -212,12 +205,9 @@ impl State {
     fn feed_ids_of(&self, list: ListKey) -> Vec<FeedId> {
         match list {
             ListKey::Feed(id) => vec![id],
-            ListKey::Folder(folder) => self
-                .feeds
-                .iter()
-                .filter(|f| f.folder_id == Some(folder))
-                .map(|f| f.id)
-                .collect(),
+            ListKey::Folder(folder) => {
+                self.feeds.iter().filter(|f| f.folder_id == Some(folder)).map(|f| f.id).collect()
+            }
         }
     }
 
@@ -230,12 +220,7 @@ impl State {
                 && current_folder != Some(folder_id)
             {
                 current_folder = Some(folder_id);
-                let unread = self
-                    .feeds
-                    .iter()
-                    .filter(|f| f.folder_id == Some(folder_id))
-                    .map(|f| f.unread)
-                    .sum();
+                let unread = self.feeds.iter().filter(|f| f.folder_id == Some(folder_id)).map(|f| f.unread).sum();
                 rows.push(FeedListRow::Folder {
                     id: folder_id,
                     name: feed.folder.clone().unwrap_or_default(),
@@ -271,9 +256,7 @@ impl State {
     }
 
     fn max_scroll(&self) -> usize {
-        self.article
-            .as_ref()
-            .map_or(0, |a| a.lines.len().saturating_sub(self.article_height()))
+        self.article.as_ref().map_or(0, |a| a.lines.len().saturating_sub(self.article_height()))
     }
 }
 
@@ -283,13 +266,8 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
         Event::Key(key) => on_key(state, key),
         Event::Resize(w, h) => {
             state.size = (w, h);
-            state.feed_offset =
-                State::scroll_into_view(state.feed_cursor, state.feed_offset, state.list_height());
-            state.entry_offset = State::scroll_into_view(
-                state.entry_cursor,
-                state.entry_offset,
-                state.list_height(),
-            );
+            state.feed_offset = State::scroll_into_view(state.feed_cursor, state.feed_offset, state.list_height());
+            state.entry_offset = State::scroll_into_view(state.entry_cursor, state.entry_offset, state.list_height());
             rerender_if_needed(state)
         }
         Event::Tick => Vec::new(),
@@ -299,29 +277,18 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
             }
             on_feeds_loaded(state, feeds)
         }
-        Event::EntriesLoaded {
-            list,
-            entries,
-            seen_writes,
-        } => {
+        Event::EntriesLoaded { list, entries, seen_writes } => {
             if state.selected_list() != Some(list) {
                 return Vec::new();
             }
             if seen_writes < state.writes_issued {
                 return vec![Effect::LoadEntries(list)];
             }
-            let keep = if state.entries_of == Some(list) {
-                state.selected_entry().map(|e| e.id)
-            } else {
-                None
-            };
+            let keep = if state.entries_of == Some(list) { state.selected_entry().map(|e| e.id) } else { None };
             state.entries = entries;
             state.entries_of = Some(list);
-            state.entry_cursor = keep
-                .and_then(|id| state.entries.iter().position(|e| e.id == id))
-                .unwrap_or(0);
-            state.entry_offset =
-                State::scroll_into_view(state.entry_cursor, 0, state.list_height());
+            state.entry_cursor = keep.and_then(|id| state.entries.iter().position(|e| e.id == id)).unwrap_or(0);
+            state.entry_offset = State::scroll_into_view(state.entry_cursor, 0, state.list_height());
             Vec::new()
         }
         Event::ArticleLoaded { entry_id, detail } => {
@@ -338,28 +305,12 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
             let mut lines = article_header(&detail, usize::from(width));
             lines.push(vec![Span {
                 text: "Rendering…".into(),
-                style: render::Style {
-                    italic: true,
-                    ..Default::default()
-                },
+                style: render::Style { italic: true, ..Default::default() },
             }]);
-            state.article = Some(ArticleView {
-                detail: *detail,
-                lines,
-                rendered_width: None,
-                scroll: 0,
-            });
-            vec![Effect::RenderArticle {
-                entry_id,
-                html,
-                width,
-            }]
+            state.article = Some(ArticleView { detail: *detail, lines, rendered_width: None, scroll: 0 });
+            vec![Effect::RenderArticle { entry_id, html, width }]
         }
-        Event::ArticleRendered {
-            entry_id,
-            width,
-            lines,
-        } => {
+        Event::ArticleRendered { entry_id, width, lines } => {
             let current_width = crate::ui::article_width(state.size);
             let Some(article) = state.article.as_mut().filter(|a| a.detail.id == entry_id) else {
                 return Vec::new();
@@ -401,12 +352,8 @@ fn on_feeds_loaded(state: &mut State, feeds: Vec<FeedRow>) -> Vec<Effect> {
             _ => false,
         })
     };
-    state.feed_cursor = keep
-        .and_then(find)
-        .unwrap_or(0)
-        .min(state.rows.len().saturating_sub(1));
-    state.feed_offset =
-        State::scroll_into_view(state.feed_cursor, state.feed_offset, state.list_height());
+    state.feed_cursor = keep.and_then(find).unwrap_or(0).min(state.rows.len().saturating_sub(1));
+    state.feed_offset = State::scroll_into_view(state.feed_cursor, state.feed_offset, state.list_height());
     let mut effects = match state.selected_list() {
         Some(list) => vec![Effect::LoadEntries(list)],
         None => {
@@ -434,24 +381,14 @@ fn on_refresh(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
     let mut effects = Vec::new();
     let feed = state.feeds.iter_mut().find(|f| f.id == feed_id);
     match ev {
-        RefreshEvent::Done {
-            unread,
-            title,
-            new,
-            updated,
-            ..
-        } => {
+        RefreshEvent::Done { unread, title, new, updated, .. } => {
             if let Some(feed) = feed {
                 feed.unread = unread;
                 feed.title = title;
                 feed.last_error = None;
                 feed.error_kind = None;
             }
-            if new + updated > 0
-                && state
-                    .entries_of
-                    .is_some_and(|l| state.feed_ids_of(l).contains(&feed_id))
-            {
+            if new + updated > 0 && state.entries_of.is_some_and(|l| state.feed_ids_of(l).contains(&feed_id)) {
                 effects.extend(state.entries_of.map(Effect::LoadEntries));
             }
         }
@@ -461,12 +398,7 @@ fn on_refresh(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
                 feed.error_kind = None;
             }
         }
-        RefreshEvent::Failed {
-            title,
-            kind,
-            message,
-            ..
-        } => {
+        RefreshEvent::Failed { title, kind, message, .. } => {
             state.progress.failed += 1;
             state.last_error = Some(format!("{title}: {message}"));
             if let Some(feed) = feed {
@@ -492,10 +424,7 @@ fn on_refresh(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
 
 /// Queues a refresh of `ids`, leaving out those already on their way.
 fn request_refresh(state: &mut State, ids: Vec<FeedId>) -> Vec<Effect> {
-    let fresh: Vec<FeedId> = ids
-        .into_iter()
-        .filter(|id| state.progress.pending.insert(*id))
-        .collect();
+    let fresh: Vec<FeedId> = ids.into_iter().filter(|id| state.progress.pending.insert(*id)).collect();
     if fresh.is_empty() {
         return Vec::new();
     }
@@ -518,10 +447,7 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         return Vec::new();
     }
     if state.help {
-        if matches!(
-            key.code,
-            KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Esc | KeyCode::Enter
-        ) {
+        if matches!(key.code, KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Esc | KeyCode::Enter) {
             state.help = false;
         }
         return Vec::new();
@@ -562,9 +488,7 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         KeyCode::Char('G') | KeyCode::End => move_cursor(state, isize::MAX),
         KeyCode::Enter => match state.focus {
             Pane::Feeds => {
-                if let Some(FeedListRow::Folder { id, .. }) =
-                    state.rows.get(state.feed_cursor).cloned()
-                {
+                if let Some(FeedListRow::Folder { id, .. }) = state.rows.get(state.feed_cursor).cloned() {
                     if !state.collapsed.remove(&id) {
                         state.collapsed.insert(id);
                     }
@@ -629,8 +553,7 @@ fn move_cursor(state: &mut State, delta: isize) -> Vec<Effect> {
         Pane::Feeds => {
             let before = state.selected_list();
             state.feed_cursor = step(state.feed_cursor, delta, state.rows.len());
-            state.feed_offset =
-                State::scroll_into_view(state.feed_cursor, state.feed_offset, state.list_height());
+            state.feed_offset = State::scroll_into_view(state.feed_cursor, state.feed_offset, state.list_height());
             match state.selected_list() {
                 Some(list) if Some(list) != before => {
                     state.entries.clear();
@@ -643,11 +566,7 @@ fn move_cursor(state: &mut State, delta: isize) -> Vec<Effect> {
         }
         Pane::Entries => {
             state.entry_cursor = step(state.entry_cursor, delta, state.entries.len());
-            state.entry_offset = State::scroll_into_view(
-                state.entry_cursor,
-                state.entry_offset,
-                state.list_height(),
-            );
+            state.entry_offset = State::scroll_into_view(state.entry_cursor, state.entry_offset, state.list_height());
             Vec::new()
         }
         Pane::Article => {
@@ -687,13 +606,7 @@ fn open_entry(state: &mut State) -> Vec<Effect> {
             feed.unread = (feed.unread - 1).max(0);
         }
         state.rebuild_rows();
-        effects.push(user_write(
-            state,
-            Effect::SetRead {
-                ids: vec![id],
-                read: true,
-            },
-        ));
+        effects.push(user_write(state, Effect::SetRead { ids: vec![id], read: true }));
     }
     state.wanted_article = Some(id);
     state.focus = Pane::Article;
@@ -702,15 +615,10 @@ fn open_entry(state: &mut State) -> Vec<Effect> {
 
 /// Opens the next unread entry of the current list, else moves to the next feed that has unread entries.
 fn next_unread(state: &mut State) -> Vec<Effect> {
-    let start = if state.article.is_some() {
-        state.entry_cursor + 1
-    } else {
-        state.entry_cursor
-    };
+    let start = if state.article.is_some() { state.entry_cursor + 1 } else { state.entry_cursor };
     if let Some(offset) = state.entries.iter().skip(start).position(|e| !e.read) {
         state.entry_cursor = start + offset;
-        state.entry_offset =
-            State::scroll_into_view(state.entry_cursor, state.entry_offset, state.list_height());
+        state.entry_offset = State::scroll_into_view(state.entry_cursor, state.entry_offset, state.list_height());
         return open_entry(state);
     }
     let next_feed = state
@@ -723,17 +631,12 @@ fn next_unread(state: &mut State) -> Vec<Effect> {
     match next_feed {
         Some(row) => {
             state.feed_cursor = row;
-            state.feed_offset =
-                State::scroll_into_view(row, state.feed_offset, state.list_height());
+            state.feed_offset = State::scroll_into_view(row, state.feed_offset, state.list_height());
             state.entries.clear();
             state.entry_cursor = 0;
             state.focus = Pane::Entries;
             state.message = Some("Next feed with unread entries; press n again to open one".into());
-            state
-                .selected_list()
-                .map(Effect::LoadEntries)
-                .into_iter()
-                .collect()
+            state.selected_list().map(Effect::LoadEntries).into_iter().collect()
         }
         None => {
             state.message = Some("No unread entries".into());
@@ -758,13 +661,7 @@ fn toggle_read(state: &mut State) -> Vec<Effect> {
         feed.unread = (feed.unread + if read { -1 } else { 1 }).max(0);
     }
     state.rebuild_rows();
-    vec![user_write(
-        state,
-        Effect::SetRead {
-            ids: vec![id],
-            read,
-        },
-    )]
+    vec![user_write(state, Effect::SetRead { ids: vec![id], read })]
 }
 
 fn mark_all_read(state: &mut State) -> Vec<Effect> {
@@ -798,11 +695,7 @@ fn rerender_if_needed(state: &mut State) -> Vec<Effect> {
     if article.rendered_width == Some(width) {
         return Vec::new();
     }
-    vec![Effect::RenderArticle {
-        entry_id: article.detail.id,
-        html: article_html(&article.detail),
-        width,
-    }]
+    vec![Effect::RenderArticle { entry_id: article.detail.id, html: article_html(&article.detail), width }]
 }
 
 /// The HTML body to render for an entry: its content, else its summary.
@@ -816,24 +709,11 @@ fn article_html(detail: &EntryDetail) -> String {
 
 /// The article's header lines: title, feed, author and date, link.
 pub fn article_header(detail: &EntryDetail, width: usize) -> Vec<Line> {
-    let bold = render::Style {
-        bold: true,
-        heading: true,
-        ..Default::default()
-    };
-    let dim = render::Style {
-        italic: true,
-        ..Default::default()
-    };
-    let link = render::Style {
-        link: true,
-        ..Default::default()
-    };
-    let title = detail
-        .title
-        .as_deref()
-        .map(|t| crate::sanitize::one_line(t, 500))
-        .unwrap_or_else(|| "(untitled)".into());
+    let bold = render::Style { bold: true, heading: true, ..Default::default() };
+    let dim = render::Style { italic: true, ..Default::default() };
+    let link = render::Style { link: true, ..Default::default() };
+    let title =
+        detail.title.as_deref().map(|t| crate::sanitize::one_line(t, 500)).unwrap_or_else(|| "(untitled)".into());
     let mut lines = render::wrap_text(&title, width, bold);
     let mut byline = crate::sanitize::one_line(&detail.feed_title, 200);
     if let Some(author) = &detail.author {
@@ -846,11 +726,7 @@ pub fn article_header(detail: &EntryDetail, width: usize) -> Vec<Line> {
     }
     lines.extend(render::wrap_text(&byline, width, dim));
     if let Some(url) = &detail.link {
-        lines.extend(render::wrap_text(
-            &crate::sanitize::one_line(url, 2000),
-            width,
-            link,
-        ));
+        lines.extend(render::wrap_text(&crate::sanitize::one_line(url, 2000), width, link));
     }
     lines.push(Vec::new());
     lines
@@ -885,14 +761,7 @@ mod tests {
     }
 
     fn entry(id: EntryId, feed_id: FeedId, read: bool) -> EntryRow {
-        EntryRow {
-            id,
-            feed_id,
-            title: Some(format!("Entry {id}")),
-            date: 0,
-            read,
-            starred: false,
-        }
+        EntryRow { id, feed_id, title: Some(format!("Entry {id}")), date: 0, read, starred: false }
     }
 
     fn loaded() -> State {
@@ -924,32 +793,15 @@ mod tests {
     fn feeds_loaded_builds_folder_rows_with_unread_sums() {
         let s = loaded();
         assert_eq!(s.rows.len(), 4);
-        assert_eq!(
-            s.rows[1],
-            FeedListRow::Folder {
-                id: 7,
-                name: "News".into(),
-                unread: 1,
-                collapsed: false
-            }
-        );
+        assert_eq!(s.rows[1], FeedListRow::Folder { id: 7, name: "News".into(), unread: 1, collapsed: false });
     }
 
     #[test]
     fn j_and_k_move_the_feed_cursor_and_load_entries() {
         let mut s = loaded();
-        assert_eq!(
-            update(&mut s, key('j')),
-            vec![Effect::LoadEntries(ListKey::Folder(7))]
-        );
-        assert_eq!(
-            update(&mut s, code(KeyCode::Down)),
-            vec![Effect::LoadEntries(ListKey::Feed(2))]
-        );
-        assert_eq!(
-            update(&mut s, key('k')),
-            vec![Effect::LoadEntries(ListKey::Folder(7))]
-        );
+        assert_eq!(update(&mut s, key('j')), vec![Effect::LoadEntries(ListKey::Folder(7))]);
+        assert_eq!(update(&mut s, code(KeyCode::Down)), vec![Effect::LoadEntries(ListKey::Feed(2))]);
+        assert_eq!(update(&mut s, key('k')), vec![Effect::LoadEntries(ListKey::Folder(7))]);
         assert_eq!(s.feed_cursor, 1);
         // Moving past the ends stays put and loads nothing.
         update(&mut s, key('g'));
@@ -964,25 +816,13 @@ mod tests {
         assert_eq!(s.focus, Pane::Entries);
         update(&mut s, key('j'));
         let effects = update(&mut s, code(KeyCode::Enter));
-        assert_eq!(
-            effects,
-            vec![
-                Effect::LoadArticle(11),
-                Effect::SetRead {
-                    ids: vec![11],
-                    read: true
-                }
-            ]
-        );
+        assert_eq!(effects, vec![Effect::LoadArticle(11), Effect::SetRead { ids: vec![11], read: true }]);
         assert!(s.entries[1].read);
         assert_eq!(s.feeds[0].unread, 1);
         assert_eq!(s.focus, Pane::Article);
         // Opening it again does not mark it twice.
         update(&mut s, key('h'));
-        assert_eq!(
-            update(&mut s, code(KeyCode::Enter)),
-            vec![Effect::LoadArticle(11)]
-        );
+        assert_eq!(update(&mut s, code(KeyCode::Enter)), vec![Effect::LoadArticle(11)]);
     }
 
     #[test]
@@ -1004,38 +844,16 @@ mod tests {
             read: true,
             starred: false,
         };
-        let effects = update(
-            &mut s,
-            Event::ArticleLoaded {
-                entry_id: 10,
-                detail: Some(Box::new(detail)),
-            },
-        );
+        let effects = update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
         let width = crate::ui::article_width(s.size);
-        assert_eq!(
-            effects,
-            vec![Effect::RenderArticle {
-                entry_id: 10,
-                html: "<p>body</p>".into(),
-                width
-            }]
-        );
+        assert_eq!(effects, vec![Effect::RenderArticle { entry_id: 10, html: "<p>body</p>".into(), width }]);
         let lines = render::render_html("<p>body</p>", usize::from(width));
-        update(
-            &mut s,
-            Event::ArticleRendered {
-                entry_id: 10,
-                width,
-                lines,
-            },
-        );
+        update(&mut s, Event::ArticleRendered { entry_id: 10, width, lines });
         let article = s.article.as_ref().unwrap();
         assert_eq!(article.rendered_width, Some(width));
         assert!(article.lines.iter().any(|l| render::line_text(l) == "body"));
         let effects = update(&mut s, Event::Resize(80, 30));
-        assert!(
-            matches!(effects.as_slice(), [Effect::RenderArticle { entry_id: 10, width: w, .. }] if *w != width)
-        );
+        assert!(matches!(effects.as_slice(), [Effect::RenderArticle { entry_id: 10, width: w, .. }] if *w != width));
     }
 
     #[test]
@@ -1046,16 +864,7 @@ mod tests {
         update(&mut s, key('h'));
         update(&mut s, key('j'));
         update(&mut s, code(KeyCode::Enter)); // wants 11
-        assert!(
-            update(
-                &mut s,
-                Event::ArticleLoaded {
-                    entry_id: 10,
-                    detail: None
-                }
-            )
-            .is_empty()
-        );
+        assert!(update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: None }).is_empty());
         assert!(s.article.is_none());
         assert_eq!(s.wanted_article, Some(11));
     }
@@ -1077,13 +886,7 @@ mod tests {
         assert!(s.progress.active.contains(&1));
         let effects = update(
             &mut s,
-            Event::Refresh(RefreshEvent::Done {
-                feed_id: 1,
-                new: 3,
-                updated: 0,
-                unread: 5,
-                title: "One!".into(),
-            }),
+            Event::Refresh(RefreshEvent::Done { feed_id: 1, new: 3, updated: 0, unread: 5, title: "One!".into() }),
         );
         assert_eq!(effects, vec![Effect::LoadEntries(ListKey::Feed(1))]);
         assert_eq!((s.progress.done, s.progress.total), (1, 3));
@@ -1100,10 +903,7 @@ mod tests {
         );
         assert_eq!(s.feeds[1].last_error.as_deref(), Some("HTTP 404"));
         assert_eq!(s.last_error.as_deref(), Some("Two: HTTP 404"));
-        let effects = update(
-            &mut s,
-            Event::Refresh(RefreshEvent::NotModified { feed_id: 3 }),
-        );
+        let effects = update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 3 }));
         assert_eq!(effects, vec![Effect::LoadFeeds]);
         assert!(s.progress.is_idle());
         assert_eq!(s.message.as_deref(), Some("Refreshed 3 feeds, 1 failed"));
@@ -1115,24 +915,12 @@ mod tests {
         s.refresh_when_loaded = true;
         let effects = update(
             &mut s,
-            Event::FeedsLoaded {
-                feeds: vec![feed(1, "One", 0, None), feed(2, "Two", 0, None)],
-                seen_writes: 0,
-            },
+            Event::FeedsLoaded { feeds: vec![feed(1, "One", 0, None), feed(2, "Two", 0, None)], seen_writes: 0 },
         );
-        assert_eq!(
-            effects,
-            vec![
-                Effect::LoadEntries(ListKey::Feed(1)),
-                Effect::Refresh(vec![1, 2])
-            ]
-        );
+        assert_eq!(effects, vec![Effect::LoadEntries(ListKey::Feed(1)), Effect::Refresh(vec![1, 2])]);
         let effects = update(
             &mut s,
-            Event::FeedsLoaded {
-                feeds: vec![feed(1, "One", 0, None), feed(2, "Two", 0, None)],
-                seen_writes: 0,
-            },
+            Event::FeedsLoaded { feeds: vec![feed(1, "One", 0, None), feed(2, "Two", 0, None)], seen_writes: 0 },
         );
         assert_eq!(effects, vec![Effect::LoadEntries(ListKey::Feed(1))]);
     }
@@ -1143,14 +931,7 @@ mod tests {
         update(&mut s, key('j'));
         update(&mut s, code(KeyCode::Enter));
         assert_eq!(s.rows.len(), 2);
-        assert!(matches!(
-            s.rows[1],
-            FeedListRow::Folder {
-                collapsed: true,
-                unread: 1,
-                ..
-            }
-        ));
+        assert!(matches!(s.rows[1], FeedListRow::Folder { collapsed: true, unread: 1, .. }));
         update(&mut s, code(KeyCode::Enter));
         assert_eq!(s.rows.len(), 4);
     }
@@ -1181,26 +962,11 @@ mod tests {
     fn m_toggles_read_and_a_marks_the_feed_read() {
         let mut s = loaded();
         update(&mut s, key('l'));
-        assert_eq!(
-            update(&mut s, key('m')),
-            vec![Effect::SetRead {
-                ids: vec![10],
-                read: true
-            }]
-        );
+        assert_eq!(update(&mut s, key('m')), vec![Effect::SetRead { ids: vec![10], read: true }]);
         assert_eq!(s.feeds[0].unread, 1);
-        assert_eq!(
-            update(&mut s, key('m')),
-            vec![Effect::SetRead {
-                ids: vec![10],
-                read: false
-            }]
-        );
+        assert_eq!(update(&mut s, key('m')), vec![Effect::SetRead { ids: vec![10], read: false }]);
         assert_eq!(s.feeds[0].unread, 2);
-        assert_eq!(
-            update(&mut s, key('A')),
-            vec![Effect::MarkAllRead(ListKey::Feed(1))]
-        );
+        assert_eq!(update(&mut s, key('A')), vec![Effect::MarkAllRead(ListKey::Feed(1))]);
         assert_eq!(s.feeds[0].unread, 0);
         assert!(s.entries.iter().all(|e| e.read));
     }
@@ -1210,16 +976,7 @@ mod tests {
         let mut s = loaded();
         s.entries[0].read = true;
         let effects = update(&mut s, key('n'));
-        assert_eq!(
-            effects,
-            vec![
-                Effect::LoadArticle(11),
-                Effect::SetRead {
-                    ids: vec![11],
-                    read: true
-                }
-            ]
-        );
+        assert_eq!(effects, vec![Effect::LoadArticle(11), Effect::SetRead { ids: vec![11], read: true }]);
         assert_eq!(s.entry_cursor, 1);
     }
 
@@ -1229,11 +986,7 @@ mod tests {
         update(&mut s, key('j'));
         update(
             &mut s,
-            Event::EntriesLoaded {
-                list: ListKey::Feed(1),
-                entries: vec![entry(99, 1, false)],
-                seen_writes: 0,
-            },
+            Event::EntriesLoaded { list: ListKey::Feed(1), entries: vec![entry(99, 1, false)], seen_writes: 0 },
         );
         assert!(s.entries.is_empty());
     }
@@ -1244,36 +997,15 @@ mod tests {
         update(&mut s, key('l'));
         update(&mut s, code(KeyCode::Enter)); // marks 10 read: write number 1
         let stale = vec![entry(10, 1, false), entry(11, 1, false)];
-        let effects = update(
-            &mut s,
-            Event::EntriesLoaded {
-                list: ListKey::Feed(1),
-                entries: stale,
-                seen_writes: 0,
-            },
-        );
+        let effects = update(&mut s, Event::EntriesLoaded { list: ListKey::Feed(1), entries: stale, seen_writes: 0 });
         assert_eq!(effects, vec![Effect::LoadEntries(ListKey::Feed(1))]);
         assert!(s.entries[0].read, "the stale list did not undo the change");
-        let effects = update(
-            &mut s,
-            Event::FeedsLoaded {
-                feeds: vec![feed(1, "One", 2, None)],
-                seen_writes: 0,
-            },
-        );
+        let effects = update(&mut s, Event::FeedsLoaded { feeds: vec![feed(1, "One", 2, None)], seen_writes: 0 });
         assert_eq!(effects, vec![Effect::LoadFeeds]);
         assert_eq!(s.feeds[0].unread, 1);
         let fresh = vec![entry(10, 1, true), entry(11, 1, false)];
         assert!(
-            update(
-                &mut s,
-                Event::EntriesLoaded {
-                    list: ListKey::Feed(1),
-                    entries: fresh,
-                    seen_writes: 1
-                }
-            )
-            .is_empty()
+            update(&mut s, Event::EntriesLoaded { list: ListKey::Feed(1), entries: fresh, seen_writes: 1 }).is_empty()
         );
     }
 
@@ -1295,24 +1027,11 @@ mod tests {
             starred: false,
         };
         s.wanted_article = Some(10);
-        update(
-            &mut s,
-            Event::ArticleLoaded {
-                entry_id: 10,
-                detail: Some(Box::new(detail)),
-            },
-        );
+        update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
         let width = crate::ui::article_width(s.size);
         let body: String = (0..200).map(|i| format!("<p>line {i}</p>")).collect();
         let lines = render::render_html(&body, usize::from(width));
-        update(
-            &mut s,
-            Event::ArticleRendered {
-                entry_id: 10,
-                width,
-                lines,
-            },
-        );
+        update(&mut s, Event::ArticleRendered { entry_id: 10, width, lines });
         update(&mut s, key(' '));
         let page = s.article.as_ref().unwrap().scroll;
         assert!(page > 10);

@@ -19,12 +19,7 @@ pub const EXIT_SOME_FAILED: u8 = 3;
 pub const EXIT_ERROR: u8 = 1;
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "tidings",
-    version,
-    about = "A terminal feed reader",
-    propagate_version = true
-)]
+#[command(name = "tidings", version, about = "A terminal feed reader", propagate_version = true)]
 pub struct Cli {
     /// Config file (default: config.toml in the platform's config directory).
     #[arg(long, global = true, value_name = "FILE")]
@@ -89,18 +84,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let paths = Paths::resolve(cli.config.as_deref(), cli.db.as_deref())?;
     let config = Config::load(&paths.config, paths.config_explicit)?;
     init_logging(&paths.log);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
 
     // Inspect writes nothing, so it never touches the database.
-    if let Some(Command::Inspect {
-        target,
-        content_type,
-        json,
-    }) = &cli.command
-    {
+    if let Some(Command::Inspect { target, content_type, json }) = &cli.command {
         return runtime.block_on(inspect(&config, target, content_type.as_deref(), *json));
     }
 
@@ -139,8 +127,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let feeds = read::export_rows(&conn)?;
             let xml = opml::write("tidings subscriptions", &feeds, chrono::Utc::now());
             match output {
-                Some(path) => std::fs::write(&path, xml)
-                    .with_context(|| format!("cannot write {}", path.display()))?,
+                Some(path) => std::fs::write(&path, xml).with_context(|| format!("cannot write {}", path.display()))?,
                 None => std::io::stdout().write_all(xml.as_bytes())?,
             }
             Ok(ExitCode::SUCCESS)
@@ -153,12 +140,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let width = total.to_string().len().max(3);
             let mut out = std::io::stdout().lock();
             for feed in &feeds {
-                writeln!(
-                    out,
-                    "{:>width$}  {}",
-                    feed.unread,
-                    one_line(&feed.title, 200)
-                )?;
+                writeln!(out, "{:>width$}  {}", feed.unread, one_line(&feed.title, 200))?;
             }
             writeln!(out, "{total:>width$}  total")?;
             Ok(ExitCode::SUCCESS)
@@ -172,15 +154,10 @@ fn init_logging(path: &Path) {
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    let Ok(file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    else {
+    let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(path) else {
         return;
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TIDINGS_LOG")
-        .unwrap_or_else(|_| "info".into());
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TIDINGS_LOG").unwrap_or_else(|_| "info".into());
     let _ = tracing_subscriber::fmt()
         .with_writer(std::sync::Mutex::new(file))
         .with_ansi(false)
@@ -205,17 +182,12 @@ impl ImportReport {
     pub fn one_line(&self, file: &Path) -> String {
         let mut s = format!(
             "Imported {}: {} added, {} duplicates",
-            file.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             self.added.len(),
             self.duplicates.len()
         );
         if !self.failed.is_empty() || !self.sites.is_empty() {
-            s.push_str(&format!(
-                ", {} failed (see `tidings import`)",
-                self.failed.len() + self.sites.len()
-            ));
+            s.push_str(&format!(", {} failed (see `tidings import`)", self.failed.len() + self.sites.len()));
         }
         s
     }
@@ -224,16 +196,9 @@ impl ImportReport {
         let mut out = format!("Imported {}\n", file.display());
         out.push_str(&format!("  added       {}\n", self.added.len()));
         out.push_str(&format!("  duplicates  {}\n", self.duplicates.len()));
-        out.push_str(&format!(
-            "  failed      {}\n",
-            self.failed.len() + self.sites.len()
-        ));
+        out.push_str(&format!("  failed      {}\n", self.failed.len() + self.sites.len()));
         for r in &self.failed {
-            out.push_str(&format!(
-                "    {}: {}\n",
-                one_line(&r.outline, 300),
-                one_line(&r.reason, 300)
-            ));
+            out.push_str(&format!("    {}: {}\n", one_line(&r.outline, 300), one_line(&r.reason, 300)));
         }
         for site in &self.sites {
             out.push_str(&format!(
@@ -248,8 +213,7 @@ impl ImportReport {
 /// Reads an OPML file and adds its subscriptions in one transaction. A file that is not OPML is an error
 /// naming it; nothing is imported then.
 pub fn import_file(db: &Path, file: &Path) -> anyhow::Result<ImportReport> {
-    let bytes =
-        std::fs::read(file).with_context(|| format!("cannot read OPML file {}", file.display()))?;
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read OPML file {}", file.display()))?;
     let text = crate::decode::decode(&bytes, None, None)
         .map(|d| d.text)
         .map_err(|e| anyhow::anyhow!("{}: not an OPML file: {e}", file.display()))?;
@@ -270,9 +234,7 @@ async fn refresh(db: &Path, config: &Config, json: bool) -> anyhow::Result<ExitC
     let writer = DbThread::spawn("tidings-writer", store::open_write(db)?);
     let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(anyhow::Error::msg)?;
     let refresher = Refresher::new(fetcher, writer.clone(), config.concurrency);
-    let total = writer
-        .call(|c| Ok(read::refresh_targets(c, None)?.len()))
-        .await?;
+    let total = writer.call(|c| Ok(read::refresh_targets(c, None)?.len())).await?;
     let progress = std::io::stderr().is_terminal();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let summary = refresher
@@ -290,13 +252,9 @@ async fn refresh(db: &Path, config: &Config, json: bool) -> anyhow::Result<ExitC
         .failed
         .iter()
         .filter_map(|ev| match ev {
-            RefreshEvent::Failed {
-                title,
-                url,
-                kind,
-                message,
-                ..
-            } => Some((title.clone(), url.clone(), kind.clone(), message.clone())),
+            RefreshEvent::Failed { title, url, kind, message, .. } => {
+                Some((title.clone(), url.clone(), kind.clone(), message.clone()))
+            }
             _ => None,
         })
         .collect();
@@ -320,33 +278,26 @@ async fn refresh(db: &Path, config: &Config, json: bool) -> anyhow::Result<ExitC
             summary.not_modified,
             failures.len()
         );
-        for (title, _url, kind, message) in &failures {
-            println!(
-                "FAILED  {} [{kind}]: {}",
-                one_line(title, 200),
-                one_line(message, 1000)
-            );
+        for (title, url, kind, message) in &failures {
+            let at = if title == url { String::new() } else { format!(" <{}>", one_line(url, 500)) };
+            println!("FAILED  {}{at} [{kind}]: {}", one_line(title, 200), one_line(message, 1000));
         }
     }
-    Ok(if failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_SOME_FAILED)
-    })
+    Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }
 
-async fn inspect(
-    config: &Config,
-    target: &str,
-    content_type: Option<&str>,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
+async fn inspect(config: &Config, target: &str, content_type: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
     let is_url = target.starts_with("http://") || target.starts_with("https://");
     let (bytes, content_type, http) = if is_url {
         let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(anyhow::Error::msg)?;
-        match fetcher.get(target, &Validators::default()).await? {
+        match fetcher
+            .get(target, &Validators::default())
+            .await
+            .map_err(|e| anyhow::anyhow!("{}: {e}", one_line(target, 2000)))?
+        {
             FetchOutcome::Fetched(f) => {
-                let http = serde_json::json!({"status": f.status, "content_type": f.content_type, "final_url": f.final_url});
+                let http =
+                    serde_json::json!({"status": f.status, "content_type": f.content_type, "final_url": f.final_url});
                 (f.body, f.content_type, Some(http))
             }
             FetchOutcome::NotModified { .. } => {
@@ -392,29 +343,20 @@ async fn inspect(
             } else {
                 let feed = &ingested.feed;
                 println!("{}", one_line(target, 2000));
-                println!(
-                    "  encoding: {}",
-                    one_line(&ingested.decision.summary(), 1000)
-                );
+                println!("  encoding: {}", one_line(&ingested.decision.summary(), 1000));
                 for note in &ingested.decision.notes {
                     println!("            {}", one_line(note, 1000));
                 }
                 println!("  format:   {}", feed.kind.as_str());
                 println!(
                     "  title:    {}",
-                    feed.title
-                        .as_deref()
-                        .map(|t| one_line(t, 300))
-                        .unwrap_or_else(|| "(none)".into())
+                    feed.title.as_deref().map(|t| one_line(t, 300)).unwrap_or_else(|| "(none)".into())
                 );
                 println!("  entries:  {}", feed.entries.len());
                 for e in feed.entries.iter().take(20) {
                     println!(
                         "    - {}",
-                        e.title
-                            .as_deref()
-                            .map(|t| one_line(t, 200))
-                            .unwrap_or_else(|| "(untitled)".into())
+                        e.title.as_deref().map(|t| one_line(t, 200)).unwrap_or_else(|| "(untitled)".into())
                     );
                 }
                 for w in &feed.warnings {

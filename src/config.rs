@@ -40,10 +40,7 @@ impl Default for Config {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("config file {path}: {message}")]
     Invalid { path: PathBuf, message: String },
     #[error("cannot find a home directory for tidings's files; pass --config and --db explicitly")]
@@ -60,16 +57,11 @@ impl Config {
                 return Ok(Config::default());
             }
             Err(source) => {
-                return Err(ConfigError::Read {
-                    path: path.to_path_buf(),
-                    source,
-                });
+                return Err(ConfigError::Read { path: path.to_path_buf(), source });
             }
         };
-        let mut config = Config::parse(&text).map_err(|message| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            message,
-        })?;
+        let mut config =
+            Config::parse(&text).map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
         // A relative OPML path is relative to the config file, not to wherever tidings was started.
         if let Some(opml) = &config.import_opml {
             let expanded = expand_home(opml);
@@ -90,11 +82,7 @@ impl Config {
             let line_no = text[..start].matches('\n').count() + 1;
             let line = text.lines().nth(line_no - 1).unwrap_or("");
             // Type and value errors point at the value; name the key they belong to.
-            match line
-                .split_once('=')
-                .map(|(k, _)| k.trim())
-                .filter(|k| !k.is_empty() && !msg.contains(k))
-            {
+            match line.split_once('=').map(|(k, _)| k.trim()).filter(|k| !k.is_empty() && !msg.contains(k)) {
                 Some(key) => format!("line {line_no}, key `{key}`: {msg}"),
                 None => format!("line {line_no}: {msg}"),
             }
@@ -105,32 +93,12 @@ impl Config {
 
     fn validate(&self) -> Result<(), String> {
         let check = |ok: bool, key: &str, want: &str| {
-            if ok {
-                Ok(())
-            } else {
-                Err(format!("key `{key}`: {want}"))
-            }
+            if ok { Ok(()) } else { Err(format!("key `{key}`: {want}")) }
         };
-        check(
-            (1..=256).contains(&self.concurrency),
-            "concurrency",
-            "must be between 1 and 256",
-        )?;
-        check(
-            (1..=600).contains(&self.connect_timeout_secs),
-            "connect_timeout_secs",
-            "must be between 1 and 600",
-        )?;
-        check(
-            (1..=3600).contains(&self.timeout_secs),
-            "timeout_secs",
-            "must be between 1 and 3600",
-        )?;
-        check(
-            (1..=1024).contains(&self.max_feed_size_mb),
-            "max_feed_size_mb",
-            "must be between 1 and 1024",
-        )?;
+        check((1..=256).contains(&self.concurrency), "concurrency", "must be between 1 and 256")?;
+        check((1..=600).contains(&self.connect_timeout_secs), "connect_timeout_secs", "must be between 1 and 600")?;
+        check((1..=3600).contains(&self.timeout_secs), "timeout_secs", "must be between 1 and 3600")?;
+        check((1..=1024).contains(&self.max_feed_size_mb), "max_feed_size_mb", "must be between 1 and 1024")?;
         Ok(())
     }
 
@@ -171,9 +139,7 @@ impl Paths {
     pub fn resolve(config: Option<&Path>, db: Option<&Path>) -> Result<Paths, ConfigError> {
         let dirs = directories::ProjectDirs::from("", "", "tidings");
         let from_dirs = |pick: fn(&directories::ProjectDirs) -> PathBuf, file: &str| {
-            dirs.as_ref()
-                .map(|d| pick(d).join(file))
-                .ok_or(ConfigError::NoHome)
+            dirs.as_ref().map(|d| pick(d).join(file)).ok_or(ConfigError::NoHome)
         };
         let config_path = match config {
             Some(p) => p.to_path_buf(),
@@ -187,12 +153,7 @@ impl Paths {
             Some(d) => d.state_dir().unwrap_or(d.cache_dir()).join("tidings.log"),
             None => std::env::temp_dir().join("tidings.log"),
         };
-        Ok(Paths {
-            config: config_path,
-            config_explicit: config.is_some(),
-            db: db_path,
-            log,
-        })
+        Ok(Paths { config: config_path, config_explicit: config.is_some(), db: db_path, log })
     }
 }
 
@@ -207,10 +168,7 @@ mod tests {
 
     #[test]
     fn keys_are_read() {
-        let c = Config::parse(
-            "refresh_on_startup = false\nconcurrency = 4\nimport_opml = \"subs.opml\"\n",
-        )
-        .unwrap();
+        let c = Config::parse("refresh_on_startup = false\nconcurrency = 4\nimport_opml = \"subs.opml\"\n").unwrap();
         assert!(!c.refresh_on_startup);
         assert_eq!(c.concurrency, 4);
         assert_eq!(c.import_opml, Some(PathBuf::from("subs.opml")));
@@ -241,11 +199,7 @@ mod tests {
         let example = include_str!("../config.example.toml");
         let uncommented: String = example
             .lines()
-            .map(|l| {
-                l.strip_prefix("# ")
-                    .filter(|r| r.contains(" = "))
-                    .unwrap_or(l)
-            })
+            .map(|l| l.strip_prefix("# ").filter(|r| r.contains(" = ")).unwrap_or(l))
             .collect::<Vec<_>>()
             .join("\n");
         Config::parse(&uncommented).unwrap();
@@ -257,10 +211,7 @@ mod tests {
             "timeout_secs",
             "max_feed_size_mb",
         ] {
-            assert!(
-                example.contains(&format!("{key} =")),
-                "config.example.toml does not document {key}"
-            );
+            assert!(example.contains(&format!("{key} =")), "config.example.toml does not document {key}");
         }
     }
 
@@ -278,9 +229,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nope.toml");
         assert_eq!(Config::load(&path, false).unwrap(), Config::default());
-        assert!(matches!(
-            Config::load(&path, true),
-            Err(ConfigError::Read { .. })
-        ));
+        assert!(matches!(Config::load(&path, true), Err(ConfigError::Read { .. })));
     }
 }

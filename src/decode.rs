@@ -66,21 +66,9 @@ impl Decision {
         let mut s = format!("{} from {}", self.encoding, self.source.describe());
         for o in &self.overridden {
             let said = match o.as_str() {
-                "http_charset" => self
-                    .signals
-                    .http_charset
-                    .as_deref()
-                    .map(|l| ("the HTTP charset", l)),
-                "xml_declaration" => self
-                    .signals
-                    .xml_declaration
-                    .as_deref()
-                    .map(|l| ("the XML declaration", l)),
-                "bom" => self
-                    .signals
-                    .bom
-                    .as_deref()
-                    .map(|l| ("the byte order mark", l)),
+                "http_charset" => self.signals.http_charset.as_deref().map(|l| ("the HTTP charset", l)),
+                "xml_declaration" => self.signals.xml_declaration.as_deref().map(|l| ("the XML declaration", l)),
+                "bom" => self.signals.bom.as_deref().map(|l| ("the byte order mark", l)),
                 _ => None,
             };
             if let Some((what, label)) = said {
@@ -106,11 +94,7 @@ pub enum DecodeError {
 
 /// Decodes `bytes` that arrived with `content_type` (`None` for a file, which follows the raw-XML rules).
 /// `forced` is a user-chosen encoding label that beats every signal.
-pub fn decode(
-    bytes: &[u8],
-    content_type: Option<&str>,
-    forced: Option<&str>,
-) -> Result<Decoded, DecodeError> {
+pub fn decode(bytes: &[u8], content_type: Option<&str>, forced: Option<&str>) -> Result<Decoded, DecodeError> {
     if bytes.is_empty() {
         return Err(DecodeError::Empty);
     }
@@ -129,9 +113,7 @@ pub fn decode(
         let label = label.as_deref()?;
         let found = encoding_for_label(label);
         if found.is_none() {
-            notes.push(format!(
-                "{what} names an unknown encoding '{label}'; ignored"
-            ));
+            notes.push(format!("{what} names an unknown encoding '{label}'; ignored"));
         }
         found
     };
@@ -155,11 +137,9 @@ pub fn decode(
     };
 
     let mut overridden = Vec::new();
-    for (name, candidate) in [
-        ("bom", bom.map(|(e, _)| e)),
-        ("http_charset", http_encoding),
-        ("xml_declaration", decl_encoding),
-    ] {
+    for (name, candidate) in
+        [("bom", bom.map(|(e, _)| e)), ("http_charset", http_encoding), ("xml_declaration", decl_encoding)]
+    {
         if candidate.is_some_and(|c| c != encoding) {
             overridden.push(name.to_string());
         }
@@ -167,21 +147,12 @@ pub fn decode(
 
     let (text, had_errors) = encoding.decode_without_bom_handling(body);
     if had_errors {
-        notes.push(format!(
-            "bytes invalid in {} were replaced with U+FFFD",
-            encoding.name()
-        ));
+        notes.push(format!("bytes invalid in {} were replaced with U+FFFD", encoding.name()));
     }
     let text = rewrite_declaration(text).into_owned();
     Ok(Decoded {
         text,
-        decision: Decision {
-            encoding: encoding.name().to_string(),
-            source,
-            signals,
-            overridden,
-            notes,
-        },
+        decision: Decision { encoding: encoding.name().to_string(), source, signals, overridden, notes },
     })
 }
 
@@ -214,10 +185,7 @@ pub fn xml_declared_encoding(bytes: &[u8]) -> Option<String> {
 /// The value of `name="…"` (or `'…'`) inside an XML declaration's text.
 fn pseudo_attribute<'a>(decl: &'a str, name: &str) -> Option<&'a str> {
     let at = decl.find(name)?;
-    let after = decl[at + name.len()..]
-        .trim_start()
-        .strip_prefix('=')?
-        .trim_start();
+    let after = decl[at + name.len()..].trim_start().strip_prefix('=')?.trim_start();
     let quote = after.chars().next().filter(|c| *c == '"' || *c == '\'')?;
     let value = &after[1..];
     let close = value.find(quote)?;
@@ -234,11 +202,7 @@ pub fn rewrite_declaration(text: Cow<'_, str>) -> Cow<'_, str> {
         return text;
     };
     let version = pseudo_attribute(&rest[..end], "version").unwrap_or("1.0");
-    let version = if version.chars().all(|c| c.is_ascii_digit() || c == '.') {
-        version
-    } else {
-        "1.0"
-    };
+    let version = if version.chars().all(|c| c.is_ascii_digit() || c == '.') { version } else { "1.0" };
     let mut out = String::with_capacity(text.len());
     out.push_str(&format!("<?xml version=\"{version}\" encoding=\"utf-8\"?>"));
     out.push_str(&rest[end + 2..]);
@@ -263,15 +227,8 @@ mod tests {
         assert_eq!(d.decision.encoding, "KOI8-R");
         assert_eq!(d.decision.source, Source::HttpCharset);
         assert_eq!(d.decision.overridden, vec!["xml_declaration"]);
-        assert!(
-            d.text
-                .starts_with("<?xml version=\"1.0\" encoding=\"utf-8\"?>")
-        );
-        assert!(
-            d.decision
-                .summary()
-                .contains("the XML declaration said utf-8 and was overridden")
-        );
+        assert!(d.text.starts_with("<?xml version=\"1.0\" encoding=\"utf-8\"?>"));
+        assert!(d.decision.summary().contains("the XML declaration said utf-8 and was overridden"));
     }
 
     #[test]
@@ -293,10 +250,7 @@ mod tests {
         }
         let d = decode(&bytes, None, None).unwrap();
         assert_eq!(d.decision.encoding, "UTF-16LE");
-        assert_eq!(
-            d.text,
-            "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss>日本</rss>"
-        );
+        assert_eq!(d.text, "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss>日本</rss>");
     }
 
     #[test]
@@ -310,12 +264,7 @@ mod tests {
 
     #[test]
     fn iso_8859_1_reads_as_windows_1252() {
-        let d = decode(
-            b"<rss>\x93quoted\x94</rss>",
-            Some("text/xml; charset=\"ISO-8859-1\""),
-            None,
-        )
-        .unwrap();
+        let d = decode(b"<rss>\x93quoted\x94</rss>", Some("text/xml; charset=\"ISO-8859-1\""), None).unwrap();
         assert_eq!(d.text, "<rss>\u{201c}quoted\u{201d}</rss>");
         assert_eq!(d.decision.encoding, "windows-1252");
     }
@@ -350,10 +299,7 @@ mod tests {
 
     #[test]
     fn charset_param_handles_quotes_spaces_and_case() {
-        assert_eq!(
-            charset_param("text/xml;CHARSET = \"koi8-r\" ").as_deref(),
-            Some("koi8-r")
-        );
+        assert_eq!(charset_param("text/xml;CHARSET = \"koi8-r\" ").as_deref(), Some("koi8-r"));
         assert_eq!(charset_param("text/xml; boundary=x"), None);
         assert_eq!(charset_param("text/xml"), None);
     }

@@ -32,30 +32,29 @@ pub enum FetchOutcome {
     },
 }
 
-/// Why a fetch failed, in the words a person needs.
+/// Why a fetch failed, in the words a person needs. Messages leave out the URL: whoever shows them names the
+/// feed.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum FetchError {
     #[error("invalid URL {url}: {reason}")]
     InvalidUrl { url: String, reason: String },
-    #[error("cannot resolve the host name of {url}; check the address and your network")]
+    #[error("cannot resolve the host name; check the address and your network")]
     Dns { url: String },
-    #[error("cannot connect to {url}: {reason}")]
+    #[error("cannot connect: {reason}")]
     Connect { url: String, reason: String },
-    #[error("no answer from {url} within {secs} s; the site may be down or slow, try again later")]
+    #[error("no answer within {secs} s; the site may be down or slow, try again later")]
     Timeout { url: String, secs: u64 },
-    #[error("secure connection to {url} failed: {reason}")]
+    #[error("secure connection failed: {reason}")]
     Tls { url: String, reason: String },
-    #[error("{url} answered HTTP {status}{}", http_hint(*status))]
+    #[error("HTTP {status}{}", http_hint(*status))]
     Status { url: String, status: u16 },
-    #[error(
-        "{url} sent more than {limit_mb} MB; not a feed tidings will read (raise max_feed_size_mb if it is)"
-    )]
+    #[error("the feed is larger than {limit_mb} MB; raise max_feed_size_mb if it really is that big")]
     TooLarge { url: String, limit_mb: u64 },
-    #[error("too many redirects from {url}")]
+    #[error("too many redirects")]
     Redirects { url: String },
-    #[error("the download of {url} broke off: {reason}")]
+    #[error("the download broke off: {reason}")]
     Body { url: String, reason: String },
-    #[error("{url} sent an empty response")]
+    #[error("the server sent an empty response")]
     Empty { url: String },
 }
 
@@ -105,11 +104,7 @@ pub struct FetchConfig {
 
 impl From<&crate::config::Config> for FetchConfig {
     fn from(c: &crate::config::Config) -> Self {
-        FetchConfig {
-            connect_timeout: c.connect_timeout(),
-            timeout: c.timeout(),
-            max_body_bytes: c.max_feed_bytes(),
-        }
+        FetchConfig { connect_timeout: c.connect_timeout(), timeout: c.timeout(), max_body_bytes: c.max_feed_bytes() }
     }
 }
 
@@ -143,20 +138,11 @@ impl Fetcher {
 
     /// GETs `url`, sending `validators` as conditional headers. The body is read in chunks and refused past
     /// the cap, which counts decompressed bytes (so a gzip bomb stops at the cap too).
-    pub async fn get(
-        &self,
-        url: &str,
-        validators: &Validators,
-    ) -> Result<FetchOutcome, FetchError> {
-        let parsed = url::Url::parse(url).map_err(|e| FetchError::InvalidUrl {
-            url: url.into(),
-            reason: e.to_string(),
-        })?;
+    pub async fn get(&self, url: &str, validators: &Validators) -> Result<FetchOutcome, FetchError> {
+        let parsed =
+            url::Url::parse(url).map_err(|e| FetchError::InvalidUrl { url: url.into(), reason: e.to_string() })?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(FetchError::InvalidUrl {
-                url: url.into(),
-                reason: "only http and https are supported".into(),
-            });
+            return Err(FetchError::InvalidUrl { url: url.into(), reason: "only http and https are supported".into() });
         }
         let mut request = self.client.get(parsed).header(
             reqwest::header::ACCEPT,
@@ -171,44 +157,28 @@ impl Fetcher {
         let mut response = request.send().await.map_err(|e| self.classify(url, e))?;
         let status = response.status().as_u16();
         let header = |name: reqwest::header::HeaderName| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
+            response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
         };
         let etag = header(reqwest::header::ETAG);
         let last_modified = header(reqwest::header::LAST_MODIFIED);
         if status == 304 {
-            return Ok(FetchOutcome::NotModified {
-                etag,
-                last_modified,
-            });
+            return Ok(FetchOutcome::NotModified { etag, last_modified });
         }
         if !response.status().is_success() {
-            return Err(FetchError::Status {
-                url: url.into(),
-                status,
-            });
+            return Err(FetchError::Status { url: url.into(), status });
         }
         let content_type = header(reqwest::header::CONTENT_TYPE);
         let final_url = response.url().to_string();
         let limit = self.config.max_body_bytes;
         if response.content_length().is_some_and(|n| n > limit) {
-            return Err(FetchError::TooLarge {
-                url: url.into(),
-                limit_mb: limit / (1024 * 1024),
-            });
+            return Err(FetchError::TooLarge { url: url.into(), limit_mb: limit / (1024 * 1024) });
         }
         let mut body = Vec::new();
         loop {
             match response.chunk().await {
                 Ok(Some(chunk)) => {
                     if body.len() as u64 + chunk.len() as u64 > limit {
-                        return Err(FetchError::TooLarge {
-                            url: url.into(),
-                            limit_mb: limit / (1024 * 1024),
-                        });
+                        return Err(FetchError::TooLarge { url: url.into(), limit_mb: limit / (1024 * 1024) });
                     }
                     body.extend_from_slice(&chunk);
                 }
@@ -219,26 +189,14 @@ impl Fetcher {
         if body.is_empty() {
             return Err(FetchError::Empty { url: url.into() });
         }
-        Ok(FetchOutcome::Fetched(Fetched {
-            status,
-            final_url,
-            content_type,
-            etag,
-            last_modified,
-            body,
-        }))
+        Ok(FetchOutcome::Fetched(Fetched { status, final_url, content_type, etag, last_modified, body }))
     }
 
     fn classify(&self, url: &str, e: reqwest::Error) -> FetchError {
         let chain = error_chain(&e);
         let url = url.to_string();
         if e.is_timeout() || chain.contains("timed out") {
-            let secs = if e.is_connect() {
-                self.config.connect_timeout
-            } else {
-                self.config.timeout
-            }
-            .as_secs();
+            let secs = if e.is_connect() { self.config.connect_timeout } else { self.config.timeout }.as_secs();
             return FetchError::Timeout { url, secs };
         }
         if e.is_redirect() {
@@ -249,21 +207,12 @@ impl Fetcher {
         }
         let lower = chain.to_ascii_lowercase();
         if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
-            return FetchError::Tls {
-                url,
-                reason: last_cause(&e),
-            };
+            return FetchError::Tls { url, reason: last_cause(&e) };
         }
         if e.is_connect() {
-            return FetchError::Connect {
-                url,
-                reason: last_cause(&e),
-            };
+            return FetchError::Connect { url, reason: last_cause(&e) };
         }
-        FetchError::Body {
-            url,
-            reason: last_cause(&e),
-        }
+        FetchError::Body { url, reason: last_cause(&e) }
     }
 }
 

@@ -42,8 +42,5 @@ pub fn ingest(
 ) -> Result<Ingested, IngestError> {
     let decoded = decode::decode(bytes, content_type, forced)?;
     let feed = parse::parse(&decoded.text, url)?;
-    Ok(Ingested {
-        feed,
-        decision: decoded.decision,
-    })
+    Ok(Ingested { feed, decision: decoded.decision })
 }

@@ -71,10 +71,7 @@ pub fn parse(text: &str) -> Result<OpmlDocument, OpmlError> {
         let event = match reader.read_event() {
             Ok(ev) => ev,
             Err(err) if !root_seen => {
-                return Err(OpmlError::NotXml(format!(
-                    "at byte {}: {err}",
-                    reader.error_position()
-                )));
+                return Err(OpmlError::NotXml(format!("at byte {}: {err}", reader.error_position())));
             }
             // Past the root, a broken tail loses only what follows it.
             Err(_) => break,
@@ -137,17 +134,14 @@ fn local_name(e: &BytesStart<'_>) -> String {
 
 /// Reads an attribute by name, case-insensitively, with entities decoded leniently (HTML entities too).
 fn attr(e: &BytesStart<'_>, name: &str) -> Option<String> {
-    e.html_attributes()
-        .with_checks(false)
-        .flatten()
-        .find_map(|a| {
-            let key = a.key.local_name().as_ref().to_string();
-            if !key.eq_ignore_ascii_case(name) {
-                return None;
-            }
-            let value = fold_whitespace(&decode_entities(&a.value));
-            (!value.is_empty()).then_some(value)
-        })
+    e.html_attributes().with_checks(false).flatten().find_map(|a| {
+        let key = a.key.local_name().as_ref().to_string();
+        if !key.eq_ignore_ascii_case(name) {
+            return None;
+        }
+        let value = fold_whitespace(&decode_entities(&a.value));
+        (!value.is_empty()).then_some(value)
+    })
 }
 
 /// Files one `<outline>`; returns the folder name it opens when it is a folder.
@@ -157,11 +151,8 @@ fn handle_outline(
     doc: &mut OpmlDocument,
     seen: &mut std::collections::HashSet<String>,
 ) -> Option<String> {
-    let text = attr(e, "text")
-        .or_else(|| attr(e, "title"))
-        .map(|t| crate::sanitize::one_line(&t, 200));
-    let xml_url =
-        attr(e, "xmlUrl").or_else(|| attr(e, "url").filter(|_| attr(e, "type").is_some()));
+    let text = attr(e, "text").or_else(|| attr(e, "title")).map(|t| crate::sanitize::one_line(&t, 200));
+    let xml_url = attr(e, "xmlUrl").or_else(|| attr(e, "url").filter(|_| attr(e, "type").is_some()));
     let html_url = attr(e, "htmlUrl");
     // A feed inside a feed outline is not a thing; treat it like the top level of the enclosing folder.
     let folder_path: Vec<&str> = stack.iter().flatten().map(String::as_str).collect();
@@ -186,10 +177,7 @@ fn handle_outline(
                         doc.duplicates.push(url);
                     }
                 }
-                Err(reason) => doc.rejected.push(Rejected {
-                    outline: raw,
-                    reason,
-                }),
+                Err(reason) => doc.rejected.push(Rejected { outline: raw, reason }),
             }
             None
         }
@@ -197,27 +185,16 @@ fn handle_outline(
             match normalize_feed_url(&site) {
                 Ok(url) => {
                     if seen.insert(url.clone()) {
-                        doc.sites.push(NewFeed {
-                            url,
-                            title: text,
-                            site_url: None,
-                            folder,
-                        });
+                        doc.sites.push(NewFeed { url, title: text, site_url: None, folder });
                     } else {
                         doc.duplicates.push(url);
                     }
                 }
-                Err(reason) => doc.rejected.push(Rejected {
-                    outline: site,
-                    reason,
-                }),
+                Err(reason) => doc.rejected.push(Rejected { outline: site, reason }),
             }
             None
         }
-        _ => Some(
-            text.map(|t| t.replace('/', "∕"))
-                .unwrap_or_else(|| "Untitled".to_string()),
-        ),
+        _ => Some(text.map(|t| t.replace('/', "∕")).unwrap_or_else(|| "Untitled".to_string())),
     }
 }
 
@@ -230,11 +207,7 @@ fn has_children_hint(e: &BytesStart<'_>) -> bool {
 /// The first path of an OPML 2.0 `category` attribute ("/Tech/Rust,/News" gives "Tech/Rust").
 fn category_folder(category: &str) -> Option<String> {
     let first = category.split(',').next()?.trim().trim_matches('/');
-    let path: Vec<&str> = first
-        .split('/')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
+    let path: Vec<&str> = first.split('/').map(str::trim).filter(|s| !s.is_empty()).collect();
     (!path.is_empty()).then(|| path.join("/"))
 }
 
@@ -252,9 +225,7 @@ pub fn normalize_feed_url(raw: &str) -> Result<String, String> {
     let url = url::Url::parse(&rewritten).map_err(|e| format!("not a valid URL ({e})"))?;
     match url.scheme() {
         "http" | "https" => Ok(url.to_string()),
-        other => Err(format!(
-            "unsupported URL scheme '{other}' (only http and https feeds can be fetched)"
-        )),
+        other => Err(format!("unsupported URL scheme '{other}' (only http and https feeds can be fetched)")),
     }
 }
 
@@ -263,10 +234,7 @@ pub fn write(title: &str, feeds: &[ExportFeed], created: chrono::DateTime<chrono
     let mut out = String::new();
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">\n  <head>\n");
     out.push_str(&format!("    <title>{}</title>\n", escape_xml(title)));
-    out.push_str(&format!(
-        "    <dateCreated>{}</dateCreated>\n",
-        created.to_rfc2822()
-    ));
+    out.push_str(&format!("    <dateCreated>{}</dateCreated>\n", created.to_rfc2822()));
     out.push_str("  </head>\n  <body>\n");
 
     // Top-level feeds first, then folders in order of first appearance.
@@ -282,18 +250,10 @@ pub fn write(title: &str, feeds: &[ExportFeed], created: chrono::DateTime<chrono
     }
     folders.sort_by(|a, b| a.split('/').cmp(b.split('/')));
     for folder in &folders {
-        sorted.extend(
-            feeds
-                .iter()
-                .filter(|f| f.folder.as_deref() == Some(*folder)),
-        );
+        sorted.extend(feeds.iter().filter(|f| f.folder.as_deref() == Some(*folder)));
     }
     for feed in sorted {
-        let path: Vec<&str> = feed
-            .folder
-            .as_deref()
-            .map(|f| f.split('/').collect())
-            .unwrap_or_default();
+        let path: Vec<&str> = feed.folder.as_deref().map(|f| f.split('/').collect()).unwrap_or_default();
         let common = open.iter().zip(&path).take_while(|(a, b)| a == b).count();
         while open.len() > common {
             open.pop();
@@ -301,10 +261,7 @@ pub fn write(title: &str, feeds: &[ExportFeed], created: chrono::DateTime<chrono
         }
         for segment in &path[common..] {
             let s = escape_xml(segment);
-            out.push_str(&format!(
-                "{}<outline text=\"{s}\" title=\"{s}\">\n",
-                indent(open.len())
-            ));
+            out.push_str(&format!("{}<outline text=\"{s}\" title=\"{s}\">\n", indent(open.len())));
             open.push(segment);
         }
         let t = escape_xml(&feed.title);
@@ -368,20 +325,13 @@ mod tests {
     fn nested_outlines_become_folder_paths() {
         let doc = parse(NESTED).unwrap();
         assert_eq!(doc.title.as_deref(), Some("My feeds"));
-        let got: Vec<(&str, Option<&str>, Option<&str>)> = doc
-            .feeds
-            .iter()
-            .map(|f| (f.url.as_str(), f.title.as_deref(), f.folder.as_deref()))
-            .collect();
+        let got: Vec<(&str, Option<&str>, Option<&str>)> =
+            doc.feeds.iter().map(|f| (f.url.as_str(), f.title.as_deref(), f.folder.as_deref())).collect();
         assert_eq!(
             got,
             vec![
                 ("http://a.example/feed", Some("Top"), None),
-                (
-                    "https://b.example/rss",
-                    Some("Only title"),
-                    Some("Tech/Rust")
-                ),
+                ("https://b.example/rss", Some("Only title"), Some("Tech/Rust")),
                 ("http://c.example/atom.xml", None, Some("Tech")),
                 ("http://f.example/", Some("Cat"), Some("News/World")),
             ]
@@ -400,18 +350,14 @@ mod tests {
 
     #[test]
     fn a_feed_is_not_opml() {
-        assert_eq!(
-            parse("<rss version=\"2.0\"><channel/></rss>"),
-            Err(OpmlError::WrongRoot("rss".into()))
-        );
+        assert_eq!(parse("<rss version=\"2.0\"><channel/></rss>"), Err(OpmlError::WrongRoot("rss".into())));
     }
 
     #[test]
     fn text_is_not_opml() {
         assert!(matches!(parse("just some words"), Err(OpmlError::Empty)));
         // A truncated file keeps the outlines before the cut.
-        let cut =
-            parse("<opml><body><outline text=\"x\" xmlUrl=\"http://a/\"/><outline text=\"y\" xmlU");
+        let cut = parse("<opml><body><outline text=\"x\" xmlUrl=\"http://a/\"/><outline text=\"y\" xmlU");
         assert_eq!(cut.map(|d| d.feeds.len()), Ok(1));
     }
 
@@ -425,25 +371,14 @@ mod tests {
 
     #[test]
     fn feed_scheme_is_rewritten_to_http() {
-        assert_eq!(
-            normalize_feed_url("feed://x.example/rss").unwrap(),
-            "http://x.example/rss"
-        );
-        assert_eq!(
-            normalize_feed_url("feed:https://x.example/rss").unwrap(),
-            "https://x.example/rss"
-        );
+        assert_eq!(normalize_feed_url("feed://x.example/rss").unwrap(), "http://x.example/rss");
+        assert_eq!(normalize_feed_url("feed:https://x.example/rss").unwrap(), "https://x.example/rss");
     }
 
     #[test]
     fn written_opml_reads_back_the_same() {
         let feeds = vec![
-            ExportFeed {
-                url: "http://a.example/feed".into(),
-                title: "A & B".into(),
-                site_url: None,
-                folder: None,
-            },
+            ExportFeed { url: "http://a.example/feed".into(), title: "A & B".into(), site_url: None, folder: None },
             ExportFeed {
                 url: "http://b.example/rss".into(),
                 title: "B".into(),
@@ -457,31 +392,16 @@ mod tests {
                 folder: Some("Tech".into()),
             },
         ];
-        let xml = write(
-            "tidings",
-            &feeds,
-            chrono::DateTime::from_timestamp(0, 0).unwrap(),
-        );
+        let xml = write("tidings", &feeds, chrono::DateTime::from_timestamp(0, 0).unwrap());
         let doc = parse(&xml).unwrap();
-        let got: Vec<(String, Option<String>, Option<String>)> = doc
-            .feeds
-            .into_iter()
-            .map(|f| (f.url, f.title, f.folder))
-            .collect();
+        let got: Vec<(String, Option<String>, Option<String>)> =
+            doc.feeds.into_iter().map(|f| (f.url, f.title, f.folder)).collect();
         assert_eq!(
             got,
             vec![
                 ("http://a.example/feed".into(), Some("A & B".into()), None),
-                (
-                    "http://c.example/rss".into(),
-                    Some("C".into()),
-                    Some("Tech".into())
-                ),
-                (
-                    "http://b.example/rss".into(),
-                    Some("B".into()),
-                    Some("Tech/Rust".into())
-                ),
+                ("http://c.example/rss".into(), Some("C".into()), Some("Tech".into())),
+                ("http://b.example/rss".into(), Some("B".into()), Some("Tech/Rust".into())),
             ]
         );
     }

@@ -9,9 +9,7 @@ use feed_rs::model::{Entry, Feed, FeedType, Link, Text};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ParseError {
-    #[error(
-        "not a feed: the document is HTML (a web page); try `tidings discover URL` to find its feed"
-    )]
+    #[error("not a feed: the document is HTML (a web page); try `tidings discover URL` to find its feed")]
     Html,
     #[error("not a feed: {0}")]
     NotAFeed(String),
@@ -33,18 +31,14 @@ pub fn parse(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseErro
 }
 
 fn classify_failure(text: &str, err: feed_rs::parser::ParseFeedError) -> ParseError {
-    let head: String = text
-        .chars()
-        .take(2048)
-        .collect::<String>()
-        .to_ascii_lowercase();
+    let head: String = text.chars().take(2048).collect::<String>().to_ascii_lowercase();
     if head.contains("<html") || head.contains("<!doctype html") {
         return ParseError::Html;
     }
     match err {
-        feed_rs::parser::ParseFeedError::ParseError(
-            feed_rs::parser::ParseErrorKind::NoFeedRoot,
-        ) => ParseError::NotAFeed("no RSS, Atom or JSON Feed root element found".into()),
+        feed_rs::parser::ParseFeedError::ParseError(feed_rs::parser::ParseErrorKind::NoFeedRoot) => {
+            ParseError::NotAFeed("no RSS, Atom or JSON Feed root element found".into())
+        }
         other => ParseError::Malformed(other.to_string()),
     }
 }
@@ -87,45 +81,20 @@ fn map_entry(entry: Entry) -> ParsedEntry {
         .or(entry.links.first())
         .map(|l| l.href.trim().to_string())
         .filter(|h| !h.is_empty());
-    let author = entry
-        .authors
-        .iter()
-        .find_map(|p| person_name(&p.name, p.email.as_deref()));
-    let content_html = entry
-        .content
-        .as_ref()
-        .and_then(|c| c.body.clone())
-        .filter(|b| !b.trim().is_empty());
-    let summary_html = entry
-        .summary
-        .as_ref()
-        .map(text_as_html)
-        .filter(|b| !b.trim().is_empty());
+    let author = entry.authors.iter().find_map(|p| person_name(&p.name, p.email.as_deref()));
+    let content_html = entry.content.as_ref().and_then(|c| c.body.clone()).filter(|b| !b.trim().is_empty());
+    let summary_html = entry.summary.as_ref().map(text_as_html).filter(|b| !b.trim().is_empty());
     let (content_html, summary_html) = match content_html {
         Some(c) => (Some(c), summary_html),
         None => (summary_html, None),
     };
     let published = entry.published.or(entry.updated);
     let key = entry_key(&entry.id, link.as_deref(), title.as_deref(), published);
-    ParsedEntry {
-        key,
-        title,
-        link,
-        author,
-        published,
-        updated: entry.updated,
-        content_html,
-        summary_html,
-    }
+    ParsedEntry { key, title, link, author, published, updated: entry.updated, content_html, summary_html }
 }
 
 /// The identity of an entry within its feed: its id, else its link, else a hash of its title and date.
-fn entry_key(
-    id: &str,
-    link: Option<&str>,
-    title: Option<&str>,
-    date: Option<chrono::DateTime<chrono::Utc>>,
-) -> String {
+fn entry_key(id: &str, link: Option<&str>, title: Option<&str>, date: Option<chrono::DateTime<chrono::Utc>>) -> String {
     let id = id.trim();
     if !id.is_empty() {
         return id.to_string();
@@ -133,19 +102,13 @@ fn entry_key(
     if let Some(link) = link {
         return link.to_string();
     }
-    let material = format!(
-        "{}\u{1f}{}",
-        title.unwrap_or(""),
-        date.map(|d| d.timestamp()).unwrap_or(0)
-    );
+    let material = format!("{}\u{1f}{}", title.unwrap_or(""), date.map(|d| d.timestamp()).unwrap_or(0));
     format!("hash:{:016x}", fnv1a(material.as_bytes()))
 }
 
 /// FNV-1a: a small hash whose value never changes between Rust releases, so stored keys stay valid.
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// A title as one line of plain text: tags stripped and entities decoded when it is (or looks like) HTML.
@@ -226,10 +189,7 @@ mod tests {
         assert_eq!(first.key, "id-1");
         assert_eq!(first.author.as_deref(), Some("Jo Doe"));
         assert_eq!(first.content_html.as_deref(), Some("<p>Hello</p>"));
-        assert_eq!(
-            first.published.unwrap().to_rfc3339(),
-            "2025-06-10T04:00:00+00:00"
-        );
+        assert_eq!(first.published.unwrap().to_rfc3339(), "2025-06-10T04:00:00+00:00");
     }
 
     #[test]
@@ -256,11 +216,7 @@ mod tests {
 
     #[test]
     fn an_html_page_is_reported_as_not_a_feed_with_a_hint() {
-        let err = parse(
-            "<!DOCTYPE html><html><head><title>x</title></head><body></body></html>",
-            None,
-        )
-        .unwrap_err();
+        let err = parse("<!DOCTYPE html><html><head><title>x</title></head><body></body></html>", None).unwrap_err();
         assert!(matches!(err, ParseError::Html));
         assert!(err.to_string().contains("tidings discover"));
     }

@@ -74,11 +74,7 @@ pub struct Refresher {
 
 impl Refresher {
     pub fn new(fetcher: Fetcher, writer: DbThread, concurrency: usize) -> Refresher {
-        Refresher {
-            fetcher,
-            writer,
-            limit: Arc::new(Semaphore::new(concurrency.max(1))),
-        }
+        Refresher { fetcher, writer, limit: Arc::new(Semaphore::new(concurrency.max(1))) }
     }
 
     /// Refreshes the feeds `ids` (every feed for `None`), calling `report` for each step, and returns the
@@ -87,21 +83,14 @@ impl Refresher {
     where
         F: Fn(RefreshEvent) + Send + Sync + 'static,
     {
-        let targets = self
-            .writer
-            .call(move |c| read::refresh_targets(c, ids.as_deref()))
-            .await?;
+        let targets = self.writer.call(move |c| read::refresh_targets(c, ids.as_deref())).await?;
         let report = Arc::new(report);
         let mut tasks = tokio::task::JoinSet::new();
         for target in targets {
             let this = self.clone();
             let report = report.clone();
             tasks.spawn(async move {
-                let _permit = this
-                    .limit
-                    .acquire()
-                    .await
-                    .expect("the refresh semaphore is never closed");
+                let _permit = this.limit.acquire().await.expect("the refresh semaphore is never closed");
                 let event = this.refresh_one(target, &*report).await;
                 report(event.clone());
                 event
@@ -121,29 +110,20 @@ impl Refresher {
                 RefreshEvent::Started { .. } => {}
             }
         }
+        summary.failed.sort_by_key(|ev| match ev {
+            RefreshEvent::Failed { title, .. } => title.to_lowercase(),
+            _ => String::new(),
+        });
         Ok(summary)
     }
 
     /// Fetches, reads and stores one feed; returns the final event (which the caller reports).
-    async fn refresh_one(
-        &self,
-        target: RefreshTarget,
-        report: &(dyn Fn(RefreshEvent) + Send + Sync),
-    ) -> RefreshEvent {
+    async fn refresh_one(&self, target: RefreshTarget, report: &(dyn Fn(RefreshEvent) + Send + Sync)) -> RefreshEvent {
         let feed_id = target.id;
         report(RefreshEvent::Started { feed_id });
-        let validators = Validators {
-            etag: target.etag.clone(),
-            last_modified: target.last_modified.clone(),
-        };
+        let validators = Validators { etag: target.etag.clone(), last_modified: target.last_modified.clone() };
         let record = match self.fetcher.get(&target.url, &validators).await {
-            Ok(FetchOutcome::NotModified {
-                etag,
-                last_modified,
-            }) => FetchRecord::NotModified {
-                etag,
-                last_modified,
-            },
+            Ok(FetchOutcome::NotModified { etag, last_modified }) => FetchRecord::NotModified { etag, last_modified },
             Ok(FetchOutcome::Fetched(fetched)) => {
                 let forced = target.encoding_override.clone();
                 let url = fetched.final_url.clone();
@@ -165,25 +145,17 @@ impl Refresher {
                         decision: serde_json::to_string(&ingested.decision).ok(),
                         feed: ingested.feed,
                     },
-                    Ok((_, Err(e))) => FetchRecord::Failed {
-                        status: None,
-                        kind: e.kind().into(),
-                        message: e.to_string(),
-                    },
+                    Ok((_, Err(e))) => {
+                        FetchRecord::Failed { status: None, kind: e.kind().into(), message: e.to_string() }
+                    }
                     Err(panic) => FetchRecord::Failed {
                         status: None,
                         kind: "internal".into(),
-                        message: format!(
-                            "reading the feed crashed ({panic}); please report this feed"
-                        ),
+                        message: format!("reading the feed crashed ({panic}); please report this feed"),
                     },
                 }
             }
-            Err(e) => FetchRecord::Failed {
-                status: e.status(),
-                kind: e.kind().into(),
-                message: e.to_string(),
-            },
+            Err(e) => FetchRecord::Failed { status: e.status(), kind: e.kind().into(), message: e.to_string() },
         };
         let failure = match &record {
             FetchRecord::Failed { kind, message, .. } => Some((kind.clone(), message.clone())),
@@ -191,10 +163,7 @@ impl Refresher {
         };
         let not_modified = matches!(record, FetchRecord::NotModified { .. });
         let now = chrono::Utc::now().timestamp();
-        let stored = self
-            .writer
-            .call(move |c| write::apply_fetch(c, feed_id, &record, now))
-            .await;
+        let stored = self.writer.call(move |c| write::apply_fetch(c, feed_id, &record, now)).await;
         match (stored, failure) {
             (Err(e), _) => RefreshEvent::Failed {
                 feed_id,
@@ -203,13 +172,9 @@ impl Refresher {
                 kind: "store".into(),
                 message: format!("could not save the feed: {e}"),
             },
-            (Ok(outcome), Some((kind, message))) => RefreshEvent::Failed {
-                feed_id,
-                title: outcome.title,
-                url: target.url,
-                kind,
-                message,
-            },
+            (Ok(outcome), Some((kind, message))) => {
+                RefreshEvent::Failed { feed_id, title: outcome.title, url: target.url, kind, message }
+            }
             (Ok(_), None) if not_modified => RefreshEvent::NotModified { feed_id },
             (Ok(outcome), None) => RefreshEvent::Done {
                 feed_id,

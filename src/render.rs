@@ -48,9 +48,7 @@ pub fn render_html(html: &str, width: usize) -> Vec<Line> {
     } else {
         html
     };
-    let rendered = html2text::config::rich()
-        .link_footnotes(true)
-        .lines_from_read(html.as_bytes(), width);
+    let rendered = html2text::config::rich().link_footnotes(true).lines_from_read(html.as_bytes(), width);
     let mut lines: Vec<Line> = match rendered {
         Ok(lines) => lines
             .into_iter()
@@ -61,10 +59,7 @@ pub fn render_html(html: &str, width: usize) -> Vec<Line> {
                     if text.is_empty() {
                         continue;
                     }
-                    spans.push(Span {
-                        text,
-                        style: style_of(&ts.tag),
-                    });
+                    spans.push(Span { text, style: style_of(&ts.tag) });
                 }
                 mark_block_styles(&mut spans);
                 spans
@@ -75,14 +70,8 @@ pub fn render_html(html: &str, width: usize) -> Vec<Line> {
     if cut {
         lines.push(Vec::new());
         lines.push(vec![Span {
-            text: format!(
-                "[article cut at {} KB; open the link to read the rest]",
-                MAX_RENDER_BYTES / 1024
-            ),
-            style: Style {
-                italic: true,
-                ..Style::default()
-            },
+            text: format!("[article cut at {} KB; open the link to read the rest]", MAX_RENDER_BYTES / 1024),
+            style: Style { italic: true, ..Style::default() },
         }]);
     }
     lines
@@ -127,10 +116,7 @@ pub fn wrap_text(text: &str, width: usize, style: Style) -> Vec<Line> {
         let word = strip_controls(word);
         let word_width = UnicodeWidthStr::width(word.as_ref());
         if current_width > 0 && current_width + 1 + word_width > width {
-            lines.push(vec![Span {
-                text: std::mem::take(&mut current),
-                style,
-            }]);
+            lines.push(vec![Span { text: std::mem::take(&mut current), style }]);
             current_width = 0;
         }
         if current_width > 0 {
@@ -140,10 +126,7 @@ pub fn wrap_text(text: &str, width: usize, style: Style) -> Vec<Line> {
         for c in word.chars() {
             let w = UnicodeWidthChar::width(c).unwrap_or(0);
             if current_width + w > width && current_width > 0 {
-                lines.push(vec![Span {
-                    text: std::mem::take(&mut current),
-                    style,
-                }]);
+                lines.push(vec![Span { text: std::mem::take(&mut current), style }]);
                 current_width = 0;
             }
             current.push(c);
@@ -151,10 +134,7 @@ pub fn wrap_text(text: &str, width: usize, style: Style) -> Vec<Line> {
         }
     }
     if !current.is_empty() {
-        lines.push(vec![Span {
-            text: current,
-            style,
-        }]);
+        lines.push(vec![Span { text: current, style }]);
     }
     lines
 }
@@ -169,66 +149,31 @@ mod tests {
 
     #[test]
     fn paragraphs_wrap_to_the_width() {
-        let lines = render_html(
-            "<p>one two three four five six seven eight nine ten</p>",
-            20,
-        );
+        let lines = render_html("<p>one two three four five six seven eight nine ten</p>", 20);
         assert!(lines.len() > 1);
-        assert!(
-            texts(&lines).iter().all(|l| l.chars().count() <= 20),
-            "{:?}",
-            texts(&lines)
-        );
+        assert!(texts(&lines).iter().all(|l| l.chars().count() <= 20), "{:?}", texts(&lines));
     }
 
     #[test]
     fn strong_emphasis_and_links_are_styled() {
-        let lines = render_html(
-            "<p><b>bold</b> <i>it</i> <a href=\"http://x.example/\">link</a></p>",
-            60,
-        );
+        let lines = render_html("<p><b>bold</b> <i>it</i> <a href=\"http://x.example/\">link</a></p>", 60);
         let spans: Vec<&Span> = lines.iter().flatten().collect();
-        assert!(
-            spans
-                .iter()
-                .any(|s| s.text.contains("bold") && s.style.bold)
-        );
-        assert!(
-            spans
-                .iter()
-                .any(|s| s.text.contains("it") && s.style.italic)
-        );
-        assert!(
-            spans
-                .iter()
-                .any(|s| s.text.contains("link") && s.style.link)
-        );
-        assert!(
-            texts(&lines)
-                .iter()
-                .any(|l| l.contains("http://x.example/")),
-            "footnotes list the link"
-        );
+        assert!(spans.iter().any(|s| s.text.contains("bold") && s.style.bold));
+        assert!(spans.iter().any(|s| s.text.contains("it") && s.style.italic));
+        assert!(spans.iter().any(|s| s.text.contains("link") && s.style.link));
+        assert!(texts(&lines).iter().any(|l| l.contains("http://x.example/")), "footnotes list the link");
     }
 
     #[test]
     fn control_characters_never_come_out() {
         let lines = render_html("<p>a\u{1b}[31mred\u{9b}x</p>", 40);
-        assert!(
-            lines
-                .iter()
-                .flatten()
-                .all(|s| !s.text.chars().any(crate::sanitize::is_forbidden))
-        );
+        assert!(lines.iter().flatten().all(|s| !s.text.chars().any(crate::sanitize::is_forbidden)));
     }
 
     #[test]
     fn scripts_and_styles_are_not_shown() {
-        let text = texts(&render_html(
-            "<style>p{color:red}</style><script>alert(1)</script><p>visible</p>",
-            40,
-        ))
-        .join("\n");
+        let text =
+            texts(&render_html("<style>p{color:red}</style><script>alert(1)</script><p>visible</p>", 40)).join("\n");
         assert!(text.contains("visible"));
         assert!(!text.contains("alert") && !text.contains("color"), "{text}");
     }

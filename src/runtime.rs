@@ -50,8 +50,7 @@ struct WriteBarrier {
 
 impl WriteBarrier {
     fn submit(&self) {
-        self.submitted
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.submitted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     fn applied_one(&self) {
@@ -68,10 +67,7 @@ impl WriteBarrier {
     fn wait_for(&self, mark: u64) {
         let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
         while *applied < mark {
-            applied = self
-                .changed
-                .wait(applied)
-                .unwrap_or_else(|e| e.into_inner());
+            applied = self.changed.wait(applied).unwrap_or_else(|e| e.into_inner());
         }
     }
 }
@@ -129,35 +125,20 @@ impl Services {
                     ListKey::Folder(id) => read::folder_entries(c, id),
                 };
                 let _ = inbox.send(match result {
-                    Ok(entries) => Event::EntriesLoaded {
-                        list,
-                        entries,
-                        seen_writes,
-                    },
+                    Ok(entries) => Event::EntriesLoaded { list, entries, seen_writes },
                     Err(e) => Event::Error(format!("cannot read entries: {e}")),
                 });
             }),
             Effect::LoadArticle(entry_id) => self.read(move |c, _| {
                 let _ = inbox.send(match read::entry(c, entry_id) {
-                    Ok(detail) => Event::ArticleLoaded {
-                        entry_id,
-                        detail: detail.map(Box::new),
-                    },
+                    Ok(detail) => Event::ArticleLoaded { entry_id, detail: detail.map(Box::new) },
                     Err(e) => Event::Error(format!("cannot read the entry: {e}")),
                 });
             }),
-            Effect::RenderArticle {
-                entry_id,
-                html,
-                width,
-            } => {
+            Effect::RenderArticle { entry_id, html, width } => {
                 tokio::task::spawn_blocking(move || {
                     let lines = crate::render::render_html(&html, usize::from(width));
-                    let _ = inbox.send(Event::ArticleRendered {
-                        entry_id,
-                        width,
-                        lines,
-                    });
+                    let _ = inbox.send(Event::ArticleRendered { entry_id, width, lines });
                 });
             }
             Effect::SetRead { ids, read } => self.write(move |c| {
@@ -209,18 +190,8 @@ impl App {
         let mut state = State::new(options.size);
         state.message = options.notice;
         state.refresh_when_loaded = options.config.refresh_on_startup;
-        let services = Services {
-            writer,
-            reader,
-            refresher,
-            inbox: tx,
-            barrier: Default::default(),
-        };
-        Ok(App {
-            state,
-            services,
-            inbox: rx,
-        })
+        let services = Services { writer, reader, refresher, inbox: tx, barrier: Default::default() };
+        Ok(App { state, services, inbox: rx })
     }
 
     /// A handle for sending events into the inbox (terminal input, ticks, tests).
@@ -251,11 +222,7 @@ impl App {
     }
 
     /// Dispatches events until `done` holds for the state, or `limit` passes (an error naming what was awaited).
-    pub async fn run_until(
-        &mut self,
-        limit: Duration,
-        mut done: impl FnMut(&State) -> bool,
-    ) -> Result<(), String> {
+    pub async fn run_until(&mut self, limit: Duration, mut done: impl FnMut(&State) -> bool) -> Result<(), String> {
         let wait = async {
             while !done(&self.state) {
                 match self.inbox.recv().await {
@@ -265,9 +232,7 @@ impl App {
             }
             Ok(())
         };
-        tokio::time::timeout(limit, wait)
-            .await
-            .map_err(|_| format!("the state did not settle within {limit:?}"))?
+        tokio::time::timeout(limit, wait).await.map_err(|_| format!("the state did not settle within {limit:?}"))?
     }
 
     /// The terminal loop: draw, wait for an event, apply it (and whatever else is already waiting), repeat
@@ -278,9 +243,7 @@ impl App {
     {
         self.start();
         loop {
-            terminal
-                .draw(|frame| crate::ui::draw(frame, &self.state))
-                .map_err(Into::into)?;
+            terminal.draw(|frame| crate::ui::draw(frame, &self.state)).map_err(Into::into)?;
             let Some(event) = self.next_event().await else {
                 break;
             };
@@ -304,6 +267,17 @@ impl App {
 pub async fn run_in_terminal(options: Options) -> anyhow::Result<()> {
     let mut app = App::new(options)?;
     let mut terminal = ratatui::try_init()?;
+    // ratatui's hook restores the terminal on any panic; a panic on a worker thread (caught there, and reported
+    // as that feed's error) must neither restore the terminal under the running reader nor print over it.
+    let restore_and_report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some("main") {
+            restore_and_report(info);
+        } else {
+            tracing::error!("panic on thread {:?}: {info}", std::thread::current().name());
+        }
+    }));
+    tracing::info!("reader started");
     let size = terminal.size()?;
     app.dispatch(Event::Resize(size.width, size.height));
     let input = spawn_terminal_input(app.sender());

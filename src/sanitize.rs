@@ -43,10 +43,7 @@ pub fn one_line(s: &str, max_chars: usize) -> String {
         }
     }
     if count > max_chars {
-        let cut = out
-            .char_indices()
-            .nth(max_chars.saturating_sub(1))
-            .map_or(out.len(), |(i, _)| i);
+        let cut = out.char_indices().nth(max_chars.saturating_sub(1)).map_or(out.len(), |(i, _)| i);
         out.truncate(cut);
         out.truncate(out.trim_end().len());
         out.push('…');
@@ -83,10 +80,7 @@ mod tests {
 
     #[test]
     fn one_line_folds_whitespace_and_drops_controls() {
-        assert_eq!(
-            one_line("  Hello,\n\t\u{1b}world \r\n ", 100),
-            "Hello, world"
-        );
+        assert_eq!(one_line("  Hello,\n\t\u{1b}world \r\n ", 100), "Hello, world");
     }
 
     #[test]

@@ -37,34 +37,23 @@ pub fn entity_at(s: &str) -> Option<(String, usize)> {
             Some(hex) => (hex, 16, 3),
             None => (num, 10, 2),
         };
-        let len = digits
-            .bytes()
-            .take_while(|b| (*b as char).is_digit(radix))
-            .count();
+        let len = digits.bytes().take_while(|b| (*b as char).is_digit(radix)).count();
         if len == 0 || len > 8 {
             return None;
         }
         let value = u32::from_str_radix(&digits[..len], radix).ok()?;
-        let c = char::from_u32(value)
-            .filter(|c| *c != '\0')
-            .unwrap_or('\u{FFFD}');
+        let c = char::from_u32(value).filter(|c| *c != '\0').unwrap_or('\u{FFFD}');
         let semi = usize::from(digits[len..].starts_with(';'));
         return Some((c.to_string(), skip + len + semi));
     }
-    let name_len = body
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric())
-        .count();
+    let name_len = body.bytes().take_while(|b| b.is_ascii_alphanumeric()).count();
     if name_len == 0 || name_len > 32 {
         return None;
     }
     let with_semi = body[name_len..].starts_with(';');
     let key = &body[..name_len + usize::from(with_semi)];
     // The table also holds every prefix of every name (for incremental tokenizing), mapped to (0, 0).
-    let (a, b) = markup5ever::data::NAMED_ENTITIES
-        .get(key)
-        .copied()
-        .filter(|(a, _)| *a != 0)?;
+    let (a, b) = markup5ever::data::NAMED_ENTITIES.get(key).copied().filter(|(a, _)| *a != 0)?;
     let mut text = String::new();
     text.extend(char::from_u32(a));
     if b != 0 {
@@ -81,8 +70,7 @@ pub fn html_to_plain(s: &str) -> String {
     while let Some(at) = rest.find('<') {
         stripped.push_str(&rest[..at]);
         let after = &rest[at + 1..];
-        let looks_like_tag = after
-            .starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!' || c == '?');
+        let looks_like_tag = after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!' || c == '?');
         if !looks_like_tag {
             stripped.push('<');
             rest = after;
@@ -90,11 +78,8 @@ pub fn html_to_plain(s: &str) -> String {
         }
         match after.find('>') {
             Some(end) => {
-                let name: String = after
-                    .trim_start_matches('/')
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric())
-                    .collect();
+                let name: String =
+                    after.trim_start_matches('/').chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
                 if BREAKING_TAGS.contains(&name.to_ascii_lowercase().as_str()) {
                     stripped.push(' ');
                 }
@@ -147,9 +132,7 @@ pub fn fold_whitespace(s: &str) -> String {
 /// True when a string looks like it carries markup or character references, so that it should be read as HTML.
 pub fn looks_like_html(s: &str) -> bool {
     let bytes = s.as_bytes();
-    bytes
-        .windows(2)
-        .any(|w| w[0] == b'<' && (w[1].is_ascii_alphabetic() || w[1] == b'/' || w[1] == b'!'))
+    bytes.windows(2).any(|w| w[0] == b'<' && (w[1].is_ascii_alphabetic() || w[1] == b'/' || w[1] == b'!'))
         || (s.contains('&') && s.contains(';'))
 }
 
@@ -159,18 +142,12 @@ mod tests {
 
     #[test]
     fn decodes_named_numeric_and_hex_references() {
-        assert_eq!(
-            decode_entities("caf&eacute; &amp; &#233;&#xE9; &nbsp;&hellip;"),
-            "café & éé \u{a0}…"
-        );
+        assert_eq!(decode_entities("caf&eacute; &amp; &#233;&#xE9; &nbsp;&hellip;"), "café & éé \u{a0}…");
     }
 
     #[test]
     fn leaves_unknown_and_bare_ampersands_alone() {
-        assert_eq!(
-            decode_entities("AT&T &bogus; & more"),
-            "AT&T &bogus; & more"
-        );
+        assert_eq!(decode_entities("AT&T &bogus; & more"), "AT&T &bogus; & more");
     }
 
     #[test]
@@ -180,10 +157,7 @@ mod tests {
 
     #[test]
     fn html_to_plain_strips_tags_and_folds_whitespace() {
-        assert_eq!(
-            html_to_plain("<b>Hello</b>,\n  <i>world</i> &amp; 1 < 2"),
-            "Hello, world & 1 < 2"
-        );
+        assert_eq!(html_to_plain("<b>Hello</b>,\n  <i>world</i> &amp; 1 < 2"), "Hello, world & 1 < 2");
     }
 
     #[test]

@@ -26,18 +26,10 @@ pub fn layout(area: Rect) -> Areas {
     let w = main.width;
     let feeds_w = (w * 22 / 100).clamp(12.min(w), 36);
     let entries_w = (w * 32 / 100).clamp(16.min(w.saturating_sub(feeds_w)), 60);
-    let [feeds, entries, article] = Layout::horizontal([
-        Constraint::Length(feeds_w),
-        Constraint::Length(entries_w),
-        Constraint::Min(0),
-    ])
-    .areas(main);
-    Areas {
-        feeds,
-        entries,
-        article,
-        status,
-    }
+    let [feeds, entries, article] =
+        Layout::horizontal([Constraint::Length(feeds_w), Constraint::Length(entries_w), Constraint::Min(0)])
+            .areas(main);
+    Areas { feeds, entries, article, status }
 }
 
 /// Rows visible inside a list pane (or the article pane) for a terminal of `size`.
@@ -47,32 +39,20 @@ pub fn list_height(size: (u16, u16)) -> u16 {
 
 /// Columns the article body is rendered to (inside the borders and a one-column margin each side).
 pub fn article_width(size: (u16, u16)) -> u16 {
-    layout(Rect::new(0, 0, size.0, size.1))
-        .article
-        .width
-        .saturating_sub(4)
-        .max(8)
+    layout(Rect::new(0, 0, size.0, size.1)).article.width.saturating_sub(4).max(8)
 }
 
 /// A date for the entry list, in local time.
 pub fn format_date(ts: i64) -> String {
     chrono::DateTime::from_timestamp(ts, 0)
-        .map(|d| {
-            d.with_timezone(&chrono::Local)
-                .format("%Y-%m-%d")
-                .to_string()
-        })
+        .map(|d| d.with_timezone(&chrono::Local).format("%Y-%m-%d").to_string())
         .unwrap_or_default()
 }
 
 /// A date and time for the article header, in local time.
 pub fn format_datetime(ts: i64) -> String {
     chrono::DateTime::from_timestamp(ts, 0)
-        .map(|d| {
-            d.with_timezone(&chrono::Local)
-                .format("%Y-%m-%d %H:%M")
-                .to_string()
-        })
+        .map(|d| d.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M").to_string())
         .unwrap_or_default()
 }
 
@@ -88,22 +68,11 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
 }
 
 fn pane_block(title: String, focused: bool) -> Block<'static> {
-    let border = if focused {
-        Style::default().fg(Color::Cyan)
-    } else {
-        Style::default().fg(Color::DarkGray)
-    };
+    let border = if focused { Style::default().fg(Color::Cyan) } else { Style::default().fg(Color::DarkGray) };
     Block::bordered()
-        .border_type(if focused {
-            BorderType::Thick
-        } else {
-            BorderType::Plain
-        })
+        .border_type(if focused { BorderType::Thick } else { BorderType::Plain })
         .border_style(border)
-        .title(Span::styled(
-            title,
-            Style::default().add_modifier(Modifier::BOLD),
-        ))
+        .title(Span::styled(title, Style::default().add_modifier(Modifier::BOLD)))
 }
 
 fn cursor_style(focused: bool) -> Style {
@@ -150,10 +119,7 @@ fn feeds_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
     }
     if state.rows.is_empty() {
         let hint = "No feeds yet.\nStart with --opml FILE, or run `tidings import FILE`.";
-        frame.render_widget(
-            Paragraph::new(hint).wrap(ratatui::widgets::Wrap { trim: true }),
-            inner,
-        );
+        frame.render_widget(Paragraph::new(hint).wrap(ratatui::widgets::Wrap { trim: true }), inner);
         return;
     }
     let width = usize::from(inner.width);
@@ -165,70 +131,32 @@ fn feeds_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
         .take(usize::from(inner.height))
         .map(|(i, row)| {
             let (marker, marker_style, name, count, indent, bold) = match row {
-                FeedListRow::Folder {
-                    name,
-                    unread,
-                    collapsed,
-                    ..
-                } => {
+                FeedListRow::Folder { name, unread, collapsed, .. } => {
                     let arrow = if *collapsed { "▸" } else { "▾" };
-                    (
-                        arrow.to_string(),
-                        Style::default(),
-                        one_line(name, 200),
-                        *unread,
-                        0,
-                        true,
-                    )
+                    (arrow.to_string(), Style::default(), one_line(name, 200), *unread, 0, true)
                 }
                 FeedListRow::Feed(index) => {
                     let feed = &state.feeds[*index];
                     let (marker, style) = if state.progress.active.contains(&feed.id) {
                         ("↻", Style::default().fg(Color::Yellow))
                     } else if feed.last_error.is_some() {
-                        (
-                            "!",
-                            Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
-                        )
+                        ("!", Style::default().fg(Color::Red).add_modifier(Modifier::BOLD))
                     } else {
                         (" ", Style::default())
                     };
                     let indent = usize::from(feed.folder_id.is_some()) * 2;
-                    (
-                        marker.to_string(),
-                        style,
-                        one_line(&feed.title, 300),
-                        feed.unread,
-                        indent,
-                        feed.unread > 0,
-                    )
+                    (marker.to_string(), style, one_line(&feed.title, 300), feed.unread, indent, feed.unread > 0)
                 }
             };
-            let count_text = if count > 0 {
-                format!(" {count}")
-            } else {
-                String::new()
-            };
+            let count_text = if count > 0 { format!(" {count}") } else { String::new() };
             let name_width = width.saturating_sub(2 + indent + count_text.width());
-            let mut style = if bold {
-                Style::default().add_modifier(Modifier::BOLD)
-            } else {
-                Style::default()
-            };
+            let mut style = if bold { Style::default().add_modifier(Modifier::BOLD) } else { Style::default() };
             if i == state.feed_cursor {
                 style = style.patch(cursor_style(focused));
             }
             Line::from(vec![
                 Span::styled(format!("{marker} "), marker_style),
-                Span::styled(
-                    format!(
-                        "{}{}{}",
-                        " ".repeat(indent),
-                        fit(&name, name_width),
-                        count_text
-                    ),
-                    style,
-                ),
+                Span::styled(format!("{}{}{}", " ".repeat(indent), fit(&name, name_width), count_text), style),
             ])
         })
         .collect();
@@ -238,10 +166,7 @@ fn feeds_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
 fn entries_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let focused = state.focus == Pane::Entries;
     let title = match state.selected_list() {
-        Some(crate::app::ListKey::Feed(_)) => state
-            .selected_feed()
-            .map(|f| one_line(&f.title, 80))
-            .unwrap_or_default(),
+        Some(crate::app::ListKey::Feed(_)) => state.selected_feed().map(|f| one_line(&f.title, 80)).unwrap_or_default(),
         Some(crate::app::ListKey::Folder(_)) => match state.rows.get(state.feed_cursor) {
             Some(FeedListRow::Folder { name, .. }) => one_line(name, 80),
             _ => String::new(),
@@ -260,15 +185,10 @@ fn entries_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
                 )
             }
             Some(_) if state.entries_of.is_none() => "Loading…".to_string(),
-            Some(feed) if feed.last_fetched_at.is_none() => {
-                "Not fetched yet; press r to refresh.".to_string()
-            }
+            Some(feed) if feed.last_fetched_at.is_none() => "Not fetched yet; press r to refresh.".to_string(),
             _ => "No entries.".to_string(),
         };
-        frame.render_widget(
-            Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: false }),
-            inner,
-        );
+        frame.render_widget(Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: false }), inner);
         return;
     }
     let width = usize::from(inner.width);
@@ -280,22 +200,12 @@ fn entries_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
         .take(usize::from(inner.height))
         .map(|(i, e)| {
             let marker = if e.read { "  " } else { "● " };
-            let date = if width >= 36 {
-                format_date(e.date)
-            } else {
-                format_date(e.date).get(5..).unwrap_or("").to_string()
-            };
-            let title = e
-                .title
-                .as_deref()
-                .map(|t| one_line(t, 400))
-                .unwrap_or_else(|| "(untitled)".into());
+            let date =
+                if width >= 36 { format_date(e.date) } else { format_date(e.date).get(5..).unwrap_or("").to_string() };
+            let title = e.title.as_deref().map(|t| one_line(t, 400)).unwrap_or_else(|| "(untitled)".into());
             let rest = width.saturating_sub(marker.width() + date.width() + 1);
-            let mut style = if e.read {
-                Style::default().fg(Color::Gray)
-            } else {
-                Style::default().add_modifier(Modifier::BOLD)
-            };
+            let mut style =
+                if e.read { Style::default().fg(Color::Gray) } else { Style::default().add_modifier(Modifier::BOLD) };
             if i == state.entry_cursor {
                 style = style.patch(cursor_style(focused));
             }
@@ -343,36 +253,22 @@ fn article_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
         let block = pane_block(" Article ".into(), focused);
         let inner = block.inner(area);
         frame.render_widget(block, area);
-        let hint = if state.wanted_article.is_some() {
-            "Loading…"
-        } else {
-            "Select an entry and press Enter to read it."
-        };
-        frame.render_widget(
-            Paragraph::new(hint).wrap(ratatui::widgets::Wrap { trim: true }),
-            inner,
-        );
+        let hint =
+            if state.wanted_article.is_some() { "Loading…" } else { "Select an entry and press Enter to read it." };
+        frame.render_widget(Paragraph::new(hint).wrap(ratatui::widgets::Wrap { trim: true }), inner);
         return;
     };
     let total = article.lines.len();
     let height = usize::from(area.height.saturating_sub(2));
     let position = if total > height {
-        format!(
-            " {}% ",
-            ((article.scroll + height).min(total) * 100) / total.max(1)
-        )
+        format!(" {}% ", ((article.scroll + height).min(total) * 100) / total.max(1))
     } else {
         String::new()
     };
-    let block =
-        pane_block(" Article ".into(), focused).title_bottom(Line::from(position).right_aligned());
+    let block = pane_block(" Article ".into(), focused).title_bottom(Line::from(position).right_aligned());
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let body = Rect {
-        x: inner.x + 1,
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
+    let body = Rect { x: inner.x + 1, width: inner.width.saturating_sub(2), ..inner };
     let lines: Vec<Line<'_>> = article
         .lines
         .iter()
@@ -380,10 +276,7 @@ fn article_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
         .take(usize::from(body.height))
         .map(|spans| {
             Line::from(
-                spans
-                    .iter()
-                    .map(|s| Span::styled(s.text.as_str(), to_ratatui_style(s.style)))
-                    .collect::<Vec<_>>(),
+                spans.iter().map(|s| Span::styled(s.text.as_str(), to_ratatui_style(s.style))).collect::<Vec<_>>(),
             )
         })
         .collect();
@@ -394,11 +287,7 @@ fn status_bar(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let mut spans = Vec::new();
     let p = &state.progress;
     if !p.is_idle() {
-        let failed = if p.failed > 0 {
-            format!(", {} failed", p.failed)
-        } else {
-            String::new()
-        };
+        let failed = if p.failed > 0 { format!(", {} failed", p.failed) } else { String::new() };
         spans.push(Span::styled(
             format!(" Refreshing {}/{}{failed} ", p.done, p.total),
             Style::default().fg(Color::Black).bg(Color::Yellow),
@@ -407,10 +296,7 @@ fn status_bar(frame: &mut Frame<'_>, state: &State, area: Rect) {
         spans.push(Span::raw(format!(" {} ", one_line(message, 200))));
     }
     if let Some(error) = &state.last_error {
-        spans.push(Span::styled(
-            format!(" {} ", one_line(error, 300)),
-            Style::default().fg(Color::Red),
-        ));
+        spans.push(Span::styled(format!(" {} ", one_line(error, 300)), Style::default().fg(Color::Red)));
     }
     let help = " ? help  q quit ";
     let used: usize = spans.iter().map(|s| s.content.width()).sum();
@@ -419,10 +305,7 @@ fn status_bar(frame: &mut Frame<'_>, state: &State, area: Rect) {
         spans.push(Span::raw(" ".repeat(width - used - help.len())));
         spans.push(Span::styled(help, Style::default().fg(Color::DarkGray)));
     }
-    frame.render_widget(
-        Paragraph::new(Line::from(spans)).style(Style::default().bg(Color::Black)),
-        area,
-    );
+    frame.render_widget(Paragraph::new(Line::from(spans)).style(Style::default().bg(Color::Black)), area);
 }
 
 fn help_overlay(frame: &mut Frame<'_>) {
@@ -430,27 +313,18 @@ fn help_overlay(frame: &mut Frame<'_>) {
     let key_width = KEYS.iter().map(|(k, _)| k.width()).max().unwrap_or(0);
     let text_width = KEYS.iter().map(|(_, d)| d.width()).max().unwrap_or(0);
     let w = ((key_width + text_width + 7) as u16).min(area.width);
-    let h = ((KEYS.len() + 4) as u16).min(area.height);
-    let popup = Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    };
+    let h = ((KEYS.len() + 2) as u16).min(area.height);
+    let popup = Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h };
     frame.render_widget(Clear, popup);
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .title(" Keys ")
-        .title_bottom(" press ? or q to close ");
+    let block =
+        Block::bordered().border_type(BorderType::Rounded).title(" Keys ").title_bottom(" press ? or q to close ");
     let lines: Vec<Line<'_>> = KEYS
         .iter()
         .map(|(k, d)| {
             Line::from(vec![
                 Span::styled(
                     format!(" {k:<key_width$}  "),
-                    Style::default()
-                        .fg(Color::Cyan)
-                        .add_modifier(Modifier::BOLD),
+                    Style::default().fg(Color::Cyan).add_modifier(Modifier::BOLD),
                 ),
                 Span::raw(*d),
             ])

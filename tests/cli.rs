@@ -11,21 +11,12 @@ fn served() -> Server {
         "/good.xml",
         Reply::ok(
             "application/rss+xml",
-            rss(
-                "Good Feed",
-                &[
-                    ("g1", "First", "<p>one</p>"),
-                    ("g2", "Second", "<p>two</p>"),
-                ],
-            ),
+            rss("Good Feed", &[("g1", "First", "<p>one</p>"), ("g2", "Second", "<p>two</p>")]),
         ),
     );
     server.route(
         "/html",
-        Reply::ok(
-            "text/html; charset=utf-8",
-            "<html><head><title>Home</title></head><body>Welcome</body></html>",
-        ),
+        Reply::ok("text/html; charset=utf-8", "<html><head><title>Home</title></head><body>Welcome</body></html>"),
     );
     server
 }
@@ -44,51 +35,29 @@ fn import_prints_a_report_of_added_duplicates_and_failures() {
     );
     let out = sandbox.run(&["import", path_str(&file)]);
     let text = stdout(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "a failed outline gives the documented status 3\n{text}{}",
-        stderr(&out)
-    );
+    assert_eq!(out.status.code(), Some(3), "a failed outline gives the documented status 3\n{text}{}", stderr(&out));
     assert!(text.contains("added       2"), "{text}");
     assert!(text.contains("duplicates  1"), "{text}");
     assert!(text.contains("failed      1"), "{text}");
-    assert!(
-        text.contains("gopher://127.0.0.1/x: unsupported URL scheme 'gopher'"),
-        "{text}"
-    );
+    assert!(text.contains("gopher://127.0.0.1/x: unsupported URL scheme 'gopher'"), "{text}");
 
     // Importing again adds nothing: everything is a duplicate now.
     let again = sandbox.run(&["import", path_str(&file)]);
-    assert!(
-        stdout(&again).contains("added       0"),
-        "{}",
-        stdout(&again)
-    );
-    assert!(
-        stdout(&again).contains("duplicates  3"),
-        "{}",
-        stdout(&again)
-    );
+    assert!(stdout(&again).contains("added       0"), "{}", stdout(&again));
+    assert!(stdout(&again).contains("duplicates  3"), "{}", stdout(&again));
 }
 
 #[test]
 fn a_file_that_is_not_opml_is_refused_by_name_and_nothing_is_imported() {
     let sandbox = Sandbox::new();
-    let good = sandbox.write(
-        "good.opml",
-        opml(&[(None, "A", "http://127.0.0.1:9/a.xml")]),
-    );
+    let good = sandbox.write("good.opml", opml(&[(None, "A", "http://127.0.0.1:9/a.xml")]));
     assert!(sandbox.run(&["import", path_str(&good)]).status.success());
     let feed = sandbox.write("feed.xml", rss("Not a list", &[("x", "y", "z")]));
     let out = sandbox.run(&["import", path_str(&feed)]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("feed.xml"), "the error names the file: {err}");
-    assert!(
-        err.contains("not an OPML file") && err.contains("<rss>"),
-        "and says what is wrong: {err}"
-    );
+    assert!(err.contains("not an OPML file") && err.contains("<rss>"), "and says what is wrong: {err}");
     let unread = sandbox.run(&["unread"]);
     assert_eq!(
         stdout(&unread).lines().count(),
@@ -108,25 +77,14 @@ fn refresh_reports_each_failed_feed_and_exits_with_status_3() {
         (None, "Home", &server.url("/html")),
     ]);
     let file = sandbox.write("subs.opml", list);
-    let out = sandbox
-        .tidings()
-        .arg("--opml")
-        .arg(&file)
-        .arg("refresh")
-        .output()
-        .unwrap();
+    let out = sandbox.tidings().arg("--opml").arg(&file).arg("refresh").output().unwrap();
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(3), "{text}{}", stderr(&out));
+    assert!(text.contains("Refreshed 3 feeds: 1 updated (2 new entries), 0 not modified, 2 failed."), "{text}");
+    let gone = format!("FAILED  Gone <{}> [http]: HTTP 404", server.url("/missing.xml"));
+    assert!(text.contains(&gone), "{text}");
     assert!(
-        text.contains("Refreshed 3 feeds: 1 updated (2 new entries), 0 not modified, 2 failed."),
-        "{text}"
-    );
-    assert!(
-        text.contains("FAILED  Gone [http]") && text.contains("HTTP 404"),
-        "{text}"
-    );
-    assert!(
-        text.contains("FAILED  Home [not-a-feed]") && text.contains("tidings discover"),
+        text.contains("FAILED  Home <") && text.contains("[not-a-feed]") && text.contains("tidings discover"),
         "{text}"
     );
 
@@ -143,59 +101,25 @@ fn refresh_reports_each_failed_feed_and_exits_with_status_3() {
 fn refresh_with_every_feed_fine_exits_0() {
     let server = served();
     let sandbox = Sandbox::new();
-    let file = sandbox.write(
-        "subs.opml",
-        opml(&[(None, "Good", &server.url("/good.xml"))]),
-    );
-    let out = sandbox
-        .tidings()
-        .arg("--opml")
-        .arg(&file)
-        .arg("refresh")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    let file = sandbox.write("subs.opml", opml(&[(None, "Good", &server.url("/good.xml"))]));
+    let out = sandbox.tidings().arg("--opml").arg(&file).arg("refresh").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
 }
 
 #[test]
 fn unread_prints_counts_per_feed_and_the_total() {
     let server = served();
     let sandbox = Sandbox::new();
-    let file = sandbox.write(
-        "subs.opml",
-        opml(&[
-            (None, "Good", &server.url("/good.xml")),
-            (None, "Gone", &server.url("/nope")),
-        ]),
-    );
-    sandbox
-        .tidings()
-        .arg("--opml")
-        .arg(&file)
-        .arg("refresh")
-        .output()
-        .unwrap();
+    let file = sandbox
+        .write("subs.opml", opml(&[(None, "Good", &server.url("/good.xml")), (None, "Gone", &server.url("/nope"))]));
+    sandbox.tidings().arg("--opml").arg(&file).arg("refresh").output().unwrap();
     let out = sandbox.run(&["unread"]);
     assert!(out.status.success());
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.trim_start().starts_with("2  Good Feed")),
-        "{text}"
-    );
-    assert!(
-        lines.iter().any(|l| l.trim_start().starts_with("0  Gone")),
-        "{text}"
-    );
+    assert!(lines.iter().any(|l| l.trim_start().starts_with("2  Good Feed")), "{text}");
+    assert!(lines.iter().any(|l| l.trim_start().starts_with("0  Gone")), "{text}");
     assert_eq!(lines[2].trim_start(), "2  total");
 }
 
@@ -221,37 +145,33 @@ fn export_then_import_into_an_empty_database_gives_the_same_subscriptions() {
     let before = sandbox.run(&["export"]);
     let after = other.run(&["export"]);
     let body = |o: &std::process::Output| {
-        stdout(o)
-            .lines()
-            .filter(|l| !l.contains("dateCreated"))
-            .collect::<Vec<_>>()
-            .join("\n")
+        stdout(o).lines().filter(|l| !l.contains("dateCreated")).collect::<Vec<_>>().join("\n")
     };
     assert_eq!(body(&before), body(&after));
-    assert!(
-        body(&after).contains("<outline text=\"News\" title=\"News\">"),
-        "{}",
-        body(&after)
-    );
+    assert!(body(&after).contains("<outline text=\"News\" title=\"News\">"), "{}", body(&after));
+}
+
+#[test]
+fn import_opml_in_the_config_imports_at_every_start_relative_to_the_config_file() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .write("subs.opml", opml(&[(None, "A", "http://127.0.0.1:9/a.xml"), (None, "B", "http://127.0.0.1:9/b.xml")]));
+    let config = sandbox.write("config.toml", "import_opml = \"subs.opml\"\nrefresh_on_startup = false\n");
+    let out = sandbox.tidings().arg("--config").arg(&config).arg("unread").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 3, "two feeds and the total: {}", stdout(&out));
+    let again = sandbox.tidings().arg("--config").arg(&config).arg("unread").output().unwrap();
+    assert_eq!(stdout(&again).lines().count(), 3, "duplicates skipped the second time");
 }
 
 #[test]
 fn a_bad_config_key_is_an_error_naming_the_key() {
     let sandbox = Sandbox::new();
     let config = sandbox.write("config.toml", "concurrency = 4\nrefresh_evry = 5\n");
-    let out = sandbox
-        .tidings()
-        .arg("--config")
-        .arg(&config)
-        .arg("unread")
-        .output()
-        .unwrap();
+    let out = sandbox.tidings().arg("--config").arg(&config).arg("unread").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(
-        err.contains("config.toml") && err.contains("refresh_evry") && err.contains("line 2"),
-        "{err}"
-    );
+    assert!(err.contains("config.toml") && err.contains("refresh_evry") && err.contains("line 2"), "{err}");
 }
 
 #[test]
@@ -259,8 +179,7 @@ fn a_database_from_a_newer_tidings_is_refused_and_left_alone() {
     let sandbox = Sandbox::new();
     {
         let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
-        conn.execute_batch("CREATE TABLE x(y); PRAGMA user_version = 99;")
-            .unwrap();
+        conn.execute_batch("CREATE TABLE x(y); PRAGMA user_version = 99;").unwrap();
     }
     let before = std::fs::read(sandbox.db()).unwrap();
     let out = sandbox.run(&["unread"]);

@@ -66,10 +66,7 @@ fn select_feed(app: &mut App, title: &str) {
 }
 
 fn all_fetched(s: &State) -> bool {
-    s.feeds_loaded
-        && s.progress.is_idle()
-        && !s.feeds.is_empty()
-        && s.feeds.iter().all(|f| f.last_fetched_at.is_some())
+    s.feeds_loaded && s.progress.is_idle() && !s.feeds.is_empty() && s.feeds.iter().all(|f| f.last_fetched_at.is_some())
 }
 
 struct World {
@@ -98,21 +95,12 @@ fn world() -> World {
         "/two.atom",
         Reply::ok(
             "application/atom+xml",
-            atom(
-                "Feed Two",
-                &[
-                    ("t1", "Tau entry", "<p>Atom body.</p>"),
-                    ("t2", "Upsilon", "<p>x</p>"),
-                ],
-            ),
+            atom("Feed Two", &[("t1", "Tau entry", "<p>Atom body.</p>"), ("t2", "Upsilon", "<p>x</p>")]),
         ),
     );
     server.route(
         "/page.html",
-        Reply::ok(
-            "text/html",
-            "<!DOCTYPE html><html><head><title>A page</title></head><body>hi</body></html>",
-        ),
+        Reply::ok("text/html", "<!DOCTYPE html><html><head><title>A page</title></head><body>hi</body></html>"),
     );
     // /missing.xml is not routed: 404.
     let sandbox = Sandbox::new();
@@ -131,10 +119,7 @@ fn world() -> World {
 fn options(w: &World, refresh_on_startup: bool) -> Options {
     Options {
         db: w.sandbox.db(),
-        config: Config {
-            refresh_on_startup,
-            ..Config::default()
-        },
+        config: Config { refresh_on_startup, ..Config::default() },
         notice: None,
         size: (140, 30),
     }
@@ -150,47 +135,17 @@ async fn import_refresh_read_an_entry_and_see_errors_per_feed() {
 
     // The feeds pane lists every feed with its unread count; the two bad ones carry an error marker.
     draw(&app, &mut terminal);
-    assert!(
-        feed_row(&terminal, "Feed One").ends_with(" 3"),
-        "{}",
-        feed_row(&terminal, "Feed One")
-    );
+    assert!(feed_row(&terminal, "Feed One").ends_with(" 3"), "{}", feed_row(&terminal, "Feed One"));
     assert!(feed_row(&terminal, "Feed Two").ends_with(" 2"));
-    assert!(
-        feed_row(&terminal, "▾ Folder").ends_with(" 2"),
-        "the folder shows its unread sum"
-    );
-    assert!(
-        feed_row(&terminal, "Missing").starts_with("! "),
-        "{}",
-        feed_row(&terminal, "Missing")
-    );
+    assert!(feed_row(&terminal, "▾ Folder").ends_with(" 2"), "the folder shows its unread sum");
+    assert!(feed_row(&terminal, "Missing").starts_with("! "), "{}", feed_row(&terminal, "Missing"));
     assert!(feed_row(&terminal, "Page").starts_with("! "));
     assert!(!feed_row(&terminal, "Feed One").starts_with("!"));
 
     // Each bad feed has its own error, and the good ones loaded.
-    let by_title = |t: &str| {
-        app.state
-            .feeds
-            .iter()
-            .find(|f| f.title == t)
-            .unwrap()
-            .clone()
-    };
-    assert!(
-        by_title("Missing")
-            .last_error
-            .as_deref()
-            .unwrap()
-            .contains("HTTP 404")
-    );
-    assert!(
-        by_title("Page")
-            .last_error
-            .as_deref()
-            .unwrap()
-            .contains("tidings discover")
-    );
+    let by_title = |t: &str| app.state.feeds.iter().find(|f| f.title == t).unwrap().clone();
+    assert!(by_title("Missing").last_error.as_deref().unwrap().contains("HTTP 404"));
+    assert!(by_title("Page").last_error.as_deref().unwrap().contains("tidings discover"));
     assert_eq!(by_title("Feed One").last_error, None);
 
     // Open the second entry of Feed One.
@@ -200,48 +155,24 @@ async fn import_refresh_read_an_entry_and_see_errors_per_feed() {
     assert_eq!(app.state.focus, Pane::Entries);
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Enter);
-    app.run_until(WAIT, |s| {
-        s.article
-            .as_ref()
-            .is_some_and(|a| a.rendered_width.is_some())
-    })
-    .await
-    .unwrap();
+    app.run_until(WAIT, |s| s.article.as_ref().is_some_and(|a| a.rendered_width.is_some())).await.unwrap();
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("Beta follows"), "{shown}");
     assert!(app.state.entries[1].read);
-    assert!(
-        shown.contains("Second body."),
-        "the article pane shows the entry's text:\n{shown}"
-    );
-    assert!(
-        feed_row(&terminal, "Feed One").ends_with(" 2"),
-        "opening an entry drops the unread count"
-    );
+    assert!(shown.contains("Second body."), "the article pane shows the entry's text:\n{shown}");
+    assert!(feed_row(&terminal, "Feed One").ends_with(" 2"), "opening an entry drops the unread count");
 
     // The entry is read in the database.
     app.flush_writes().await.unwrap();
     let conn = rusqlite::Connection::open(w.sandbox.db()).unwrap();
-    let read: bool = conn
-        .query_row(
-            "SELECT read FROM entries WHERE title = 'Beta follows'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let read: bool = conn.query_row("SELECT read FROM entries WHERE title = 'Beta follows'", [], |r| r.get(0)).unwrap();
     assert!(read);
-    let unread: i64 = conn
-        .query_row("SELECT count(*) FROM entries WHERE read = 0", [], |r| {
-            r.get(0)
-        })
-        .unwrap();
+    let unread: i64 = conn.query_row("SELECT count(*) FROM entries WHERE read = 0", [], |r| r.get(0)).unwrap();
     assert_eq!(unread, 4);
 
     // The 404 feed shows its error where its entries would be.
     select_feed(&mut app, "Missing");
-    app.run_until(WAIT, |s| s.entries_of.is_some())
-        .await
-        .unwrap();
+    app.run_until(WAIT, |s| s.entries_of.is_some()).await.unwrap();
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("Last refresh failed"), "{shown}");
     assert!(shown.contains("HTTP 404"), "{shown}");
@@ -254,34 +185,18 @@ async fn the_first_refresh_stores_validators_and_the_second_sends_them() {
     app.start();
     app.run_until(WAIT, all_fetched).await.unwrap();
     assert_eq!(w.server.requests_for("/one.xml").len(), 1);
-    assert_eq!(
-        w.server.requests_for("/one.xml")[0].header("if-none-match"),
-        None
-    );
+    assert_eq!(w.server.requests_for("/one.xml")[0].header("if-none-match"), None);
 
     key(&mut app, KeyCode::Char('R'));
     assert!(!app.state.progress.is_idle());
-    app.run_until(WAIT, |s| {
-        s.progress.is_idle()
-            && s.message
-                .as_deref()
-                .is_some_and(|m| m.starts_with("Refreshed"))
-    })
-    .await
-    .unwrap();
+    app.run_until(WAIT, |s| s.progress.is_idle() && s.message.as_deref().is_some_and(|m| m.starts_with("Refreshed")))
+        .await
+        .unwrap();
     let second = &w.server.requests_for("/one.xml")[1];
     assert_eq!(second.header("if-none-match"), Some("\"one-v1\""));
     assert!(second.header("user-agent").unwrap().starts_with("tidings/"));
     // A 304 adds nothing and keeps the counts.
-    assert_eq!(
-        app.state
-            .feeds
-            .iter()
-            .find(|f| f.title == "Feed One")
-            .unwrap()
-            .unread,
-        3
-    );
+    assert_eq!(app.state.feeds.iter().find(|f| f.title == "Feed One").unwrap().unread, 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -296,19 +211,14 @@ async fn cached_entries_show_at_once_with_no_network() {
     drop(server);
     let w2 = Options {
         db: sandbox.db(),
-        config: Config {
-            refresh_on_startup: false,
-            ..Config::default()
-        },
+        config: Config { refresh_on_startup: false, ..Config::default() },
         notice: None,
         size: (140, 30),
     };
     let mut app = App::new(w2).unwrap();
     let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
     app.start();
-    app.run_until(WAIT, |s| s.feeds_loaded && !s.entries.is_empty())
-        .await
-        .unwrap();
+    app.run_until(WAIT, |s| s.feeds_loaded && !s.entries.is_empty()).await.unwrap();
     assert!(app.state.progress.is_idle(), "no refresh was started");
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("Alpha arrives"), "{shown}");

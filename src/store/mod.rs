@@ -14,24 +14,14 @@ use std::sync::mpsc;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database {path}: {source}")]
-    Open {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
+    Open { path: PathBuf, source: rusqlite::Error },
     #[error("cannot create the folder for the database {path}: {source}")]
-    CreateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    CreateDir { path: PathBuf, source: std::io::Error },
     #[error(
         "database {path} was written by a newer tidings (schema version {found}, this one knows up to {supported}); \
          upgrade tidings or use another file with --db. The file was left untouched."
     )]
-    TooNew {
-        path: PathBuf,
-        found: i64,
-        supported: i64,
-    },
+    TooNew { path: PathBuf, found: i64, supported: i64 },
     #[error("database {path} is not a tidings database: {reason}")]
     Foreign { path: PathBuf, reason: String },
     #[error("database error: {0}")]
@@ -99,34 +89,18 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// A database from a newer tidings is refused before anything is written to it.
 pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir { path: path.to_path_buf(), source })?;
     }
-    let open_err = |source| StoreError::Open {
-        path: path.to_path_buf(),
-        source,
-    };
+    let open_err = |source| StoreError::Open { path: path.to_path_buf(), source };
     let mut conn = Connection::open(path).map_err(open_err)?;
     // Read-only checks first: a newer or foreign file must be left exactly as it was.
-    let found: i64 = conn
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(|e| classify(path, e))?;
+    let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(|e| classify(path, e))?;
     if found > SCHEMA_VERSION {
-        return Err(StoreError::TooNew {
-            path: path.to_path_buf(),
-            found,
-            supported: SCHEMA_VERSION,
-        });
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found, supported: SCHEMA_VERSION });
     }
     if found == 0 {
         let tables: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
-                [],
-                |r| r.get(0),
-            )
+            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table'", [], |r| r.get(0))
             .map_err(|e| classify(path, e))?;
         if tables > 0 {
             return Err(StoreError::Foreign {
@@ -135,19 +109,14 @@ pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
             });
         }
     }
-    conn.pragma_update(None, "journal_mode", "WAL")
-        .map_err(open_err)?;
-    conn.pragma_update(None, "synchronous", "NORMAL")
-        .map_err(open_err)?;
-    conn.pragma_update(None, "foreign_keys", "ON")
-        .map_err(open_err)?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))
-        .map_err(open_err)?;
+    conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
+    conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
+    conn.pragma_update(None, "foreign_keys", "ON").map_err(open_err)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
     for (i, step) in MIGRATIONS.iter().enumerate().skip(found as usize) {
         let tx = conn.transaction().map_err(open_err)?;
         tx.execute_batch(step).map_err(open_err)?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)
-            .map_err(open_err)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(open_err)?;
         tx.commit().map_err(open_err)?;
     }
     Ok(conn)
@@ -155,26 +124,13 @@ pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
 
 /// Opens a read-only connection to a database that [`open_write`] has already set up.
 pub fn open_read(path: &Path) -> Result<Connection, StoreError> {
-    let open_err = |source| StoreError::Open {
-        path: path.to_path_buf(),
-        source,
-    };
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(open_err)?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))
+    let open_err = |source| StoreError::Open { path: path.to_path_buf(), source };
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .map_err(open_err)?;
-    let found: i64 = conn
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(|e| classify(path, e))?;
+    conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open_err)?;
+    let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(|e| classify(path, e))?;
     if found > SCHEMA_VERSION {
-        return Err(StoreError::TooNew {
-            path: path.to_path_buf(),
-            found,
-            supported: SCHEMA_VERSION,
-        });
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found, supported: SCHEMA_VERSION });
     }
     Ok(conn)
 }
@@ -183,15 +139,9 @@ fn classify(path: &Path, e: rusqlite::Error) -> StoreError {
     if let rusqlite::Error::SqliteFailure(f, _) = &e
         && f.code == rusqlite::ErrorCode::NotADatabase
     {
-        return StoreError::Foreign {
-            path: path.to_path_buf(),
-            reason: "it is not an SQLite file".into(),
-        };
+        return StoreError::Foreign { path: path.to_path_buf(), reason: "it is not an SQLite file".into() };
     }
-    StoreError::Open {
-        path: path.to_path_buf(),
-        source: e,
-    }
+    StoreError::Open { path: path.to_path_buf(), source: e }
 }
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
@@ -252,24 +202,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/tidings.db");
         let conn = open_write(&path).unwrap();
-        let version: i64 = conn
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .unwrap();
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
         assert_eq!(version, SCHEMA_VERSION);
-        let mode: String = conn
-            .pragma_query_value(None, "journal_mode", |r| r.get(0))
-            .unwrap();
+        let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
         assert_eq!(mode, "wal");
-        let fk: i64 = conn
-            .pragma_query_value(None, "foreign_keys", |r| r.get(0))
-            .unwrap();
+        let fk: i64 = conn.pragma_query_value(None, "foreign_keys", |r| r.get(0)).unwrap();
         assert_eq!(fk, 1);
         drop(conn);
         // Opening again migrates nothing and keeps the version.
         let again = open_write(&path).unwrap();
-        let version: i64 = again
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .unwrap();
+        let version: i64 = again.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
         assert_eq!(version, SCHEMA_VERSION);
     }
 
@@ -279,15 +221,11 @@ mod tests {
         let path = dir.path().join("future.db");
         {
             let conn = Connection::open(&path).unwrap();
-            conn.execute_batch("CREATE TABLE t(x); PRAGMA user_version = 999;")
-                .unwrap();
+            conn.execute_batch("CREATE TABLE t(x); PRAGMA user_version = 999;").unwrap();
         }
         let before = std::fs::read(&path).unwrap();
         let err = open_write(&path).unwrap_err();
-        assert!(
-            matches!(err, StoreError::TooNew { found: 999, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, StoreError::TooNew { found: 999, .. }), "{err}");
         assert!(err.to_string().contains("newer tidings"));
         assert_eq!(std::fs::read(&path).unwrap(), before);
         assert!(!dir.path().join("future.db-wal").exists());
@@ -297,11 +235,8 @@ mod tests {
     fn a_foreign_file_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("notes.txt");
-        std::fs::write(
-            &path,
-            "this is not a database, just some text that is long enough to be a header......",
-        )
-        .unwrap();
+        std::fs::write(&path, "this is not a database, just some text that is long enough to be a header......")
+            .unwrap();
         let err = open_write(&path).unwrap_err();
         assert!(matches!(err, StoreError::Foreign { .. }), "{err}");
     }
@@ -311,13 +246,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = DbThread::spawn("test-writer", open_write(&dir.path().join("t.db")).unwrap());
         db.submit(|c| {
-            c.execute("INSERT INTO folders(name) VALUES ('a')", [])
-                .unwrap();
+            c.execute("INSERT INTO folders(name) VALUES ('a')", []).unwrap();
         });
-        let n = db
-            .call(|c| Ok(c.query_row("SELECT count(*) FROM folders", [], |r| r.get::<_, i64>(0))?))
-            .await
-            .unwrap();
+        let n =
+            db.call(|c| Ok(c.query_row("SELECT count(*) FROM folders", [], |r| r.get::<_, i64>(0))?)).await.unwrap();
         assert_eq!(n, 1);
     }
 }

@@ -61,8 +61,7 @@ pub struct RefreshTarget {
     pub encoding_override: Option<String>,
 }
 
-const FEED_COLUMNS: &str =
-    "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id, d.name,
+const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id, d.name,
     (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0),
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at";
 
@@ -90,21 +89,14 @@ pub fn feeds(conn: &Connection) -> Result<Vec<FeedRow>, StoreError> {
                   lower(coalesce(f.custom_title, f.title, f.url))"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt
-        .query_map([], feed_row)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let rows = stmt.query_map([], feed_row)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
 /// One subscription, as the feed list shows it.
 pub fn feed(conn: &Connection, id: FeedId) -> Result<Option<FeedRow>, StoreError> {
-    let sql = format!(
-        "SELECT {FEED_COLUMNS} FROM feeds f LEFT JOIN folders d ON d.id = f.folder_id WHERE f.id = ?1"
-    );
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row([id], feed_row)
-        .optional()?)
+    let sql = format!("SELECT {FEED_COLUMNS} FROM feeds f LEFT JOIN folders d ON d.id = f.folder_id WHERE f.id = ?1");
+    Ok(conn.prepare_cached(&sql)?.query_row([id], feed_row).optional()?)
 }
 
 /// Most entries one list shows (the newest).
@@ -176,10 +168,7 @@ pub fn entry(conn: &Connection, id: EntryId) -> Result<Option<EntryDetail>, Stor
 }
 
 /// URL and validators of the feeds to refresh; `None` means every feed.
-pub fn refresh_targets(
-    conn: &Connection,
-    ids: Option<&[FeedId]>,
-) -> Result<Vec<RefreshTarget>, StoreError> {
+pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<RefreshTarget>, StoreError> {
     let map = |r: &Row<'_>| {
         Ok(RefreshTarget {
             id: r.get(0)?,
@@ -219,11 +208,6 @@ pub fn unread_count(conn: &Connection, feed_id: FeedId) -> Result<i64, StoreErro
 pub fn export_rows(conn: &Connection) -> Result<Vec<crate::opml::ExportFeed>, StoreError> {
     Ok(feeds(conn)?
         .into_iter()
-        .map(|f| crate::opml::ExportFeed {
-            url: f.url,
-            title: f.title,
-            site_url: f.site_url,
-            folder: f.folder,
-        })
+        .map(|f| crate::opml::ExportFeed { url: f.url, title: f.title, site_url: f.site_url, folder: f.folder })
         .collect())
 }

@@ -18,11 +18,7 @@ pub struct ImportOutcome {
 }
 
 /// Adds subscriptions (creating their folders), skipping URLs already subscribed. All or nothing.
-pub fn import_feeds(
-    conn: &mut Connection,
-    feeds: &[NewFeed],
-    now: i64,
-) -> Result<ImportOutcome, StoreError> {
+pub fn import_feeds(conn: &mut Connection, feeds: &[NewFeed], now: i64) -> Result<ImportOutcome, StoreError> {
     let tx = conn.transaction()?;
     let mut outcome = ImportOutcome::default();
     {
@@ -50,15 +46,15 @@ pub fn import_feeds(
 
 /// The id of the folder called `name`, created if needed.
 pub fn folder_id(tx: &Transaction<'_>, name: &str) -> Result<i64, StoreError> {
-    if let Some(id) = tx
-        .prepare_cached("SELECT id FROM folders WHERE name = ?1")?
-        .query_row([name], |r| r.get(0))
-        .optional()?
+    if let Some(id) =
+        tx.prepare_cached("SELECT id FROM folders WHERE name = ?1")?.query_row([name], |r| r.get(0)).optional()?
     {
         return Ok(id);
     }
-    tx.prepare_cached("INSERT INTO folders (name, position) VALUES (?1, (SELECT coalesce(max(position), 0) + 1 FROM folders))")?
-        .execute([name])?;
+    tx.prepare_cached(
+        "INSERT INTO folders (name, position) VALUES (?1, (SELECT coalesce(max(position), 0) + 1 FROM folders))",
+    )?
+    .execute([name])?;
     Ok(tx.last_insert_rowid())
 }
 
@@ -75,16 +71,9 @@ pub enum FetchRecord {
         decision: Option<String>,
     },
     /// 304: nothing changed since the validators we sent.
-    NotModified {
-        etag: Option<String>,
-        last_modified: Option<String>,
-    },
+    NotModified { etag: Option<String>, last_modified: Option<String> },
     /// The fetch, decoding or parsing failed; stored entries stay as they were.
-    Failed {
-        status: Option<u16>,
-        kind: String,
-        message: String,
-    },
+    Failed { status: Option<u16>, kind: String, message: String },
 }
 
 /// What a refresh changed.
@@ -107,13 +96,7 @@ pub fn apply_fetch(
     let tx = conn.transaction()?;
     let mut outcome = ApplyOutcome::default();
     match record {
-        FetchRecord::Fetched {
-            status,
-            etag,
-            last_modified,
-            feed,
-            decision,
-        } => {
+        FetchRecord::Fetched { status, etag, last_modified, feed, decision } => {
             tx.prepare_cached(
                 "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
                     etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
@@ -139,10 +122,7 @@ pub fn apply_fetch(
                 }
             }
         }
-        FetchRecord::NotModified {
-            etag,
-            last_modified,
-        } => {
+        FetchRecord::NotModified { etag, last_modified } => {
             tx.prepare_cached(
                 "UPDATE feeds SET etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified),
                     last_status = 304, last_error = NULL, error_kind = NULL, failures = 0,
@@ -151,11 +131,7 @@ pub fn apply_fetch(
             )?
             .execute(params![feed_id, etag, last_modified, now])?;
         }
-        FetchRecord::Failed {
-            status,
-            kind,
-            message,
-        } => {
+        FetchRecord::Failed { status, kind, message } => {
             tx.prepare_cached(
                 "UPDATE feeds SET last_status = ?2, error_kind = ?3, last_error = ?4, failures = failures + 1,
                     last_fetched_at = ?5
@@ -181,16 +157,8 @@ enum Upsert {
 }
 
 /// Inserts a new entry or updates a changed one; read and starred flags are never touched here.
-fn upsert_entry(
-    tx: &Transaction<'_>,
-    feed_id: FeedId,
-    e: &ParsedEntry,
-    now: i64,
-) -> Result<Upsert, StoreError> {
-    let cap = |s: &Option<String>, max| {
-        s.as_deref()
-            .map(|s| crate::sanitize::truncate_bytes(s, max).to_string())
-    };
+fn upsert_entry(tx: &Transaction<'_>, feed_id: FeedId, e: &ParsedEntry, now: i64) -> Result<Upsert, StoreError> {
+    let cap = |s: &Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max).to_string());
     let title = cap(&e.title, MAX_TITLE_BYTES);
     let content = cap(&e.content_html, MAX_CONTENT_BYTES);
     let summary = cap(&e.summary_html, MAX_CONTENT_BYTES);
@@ -266,18 +234,15 @@ pub fn set_read(conn: &mut Connection, ids: &[EntryId], read: bool) -> Result<()
 
 /// Marks every entry of a feed read.
 pub fn mark_feed_read(conn: &mut Connection, feed_id: FeedId) -> Result<usize, StoreError> {
-    Ok(conn
-        .prepare_cached("UPDATE entries SET read = 1 WHERE feed_id = ?1 AND read = 0")?
-        .execute([feed_id])?)
+    Ok(conn.prepare_cached("UPDATE entries SET read = 1 WHERE feed_id = ?1 AND read = 0")?.execute([feed_id])?)
 }
 
 /// Marks every entry of every feed in a folder read.
-pub fn mark_folder_read(
-    conn: &mut Connection,
-    folder_id: crate::model::FolderId,
-) -> Result<usize, StoreError> {
+pub fn mark_folder_read(conn: &mut Connection, folder_id: crate::model::FolderId) -> Result<usize, StoreError> {
     Ok(conn
-        .prepare_cached("UPDATE entries SET read = 1 WHERE read = 0 AND feed_id IN (SELECT id FROM feeds WHERE folder_id = ?1)")?
+        .prepare_cached(
+            "UPDATE entries SET read = 1 WHERE read = 0 AND feed_id IN (SELECT id FROM feeds WHERE folder_id = ?1)",
+        )?
         .execute([folder_id])?)
 }
 
@@ -320,12 +285,7 @@ mod tests {
     fn setup() -> (tempfile::TempDir, Connection, FeedId) {
         let dir = tempfile::tempdir().unwrap();
         let mut conn = open_write(&dir.path().join("t.db")).unwrap();
-        let feeds = vec![NewFeed {
-            url: "http://example.com/feed".into(),
-            title: None,
-            site_url: None,
-            folder: None,
-        }];
+        let feeds = vec![NewFeed { url: "http://example.com/feed".into(), title: None, site_url: None, folder: None }];
         import_feeds(&mut conn, &feeds, 0).unwrap();
         let id = read::feeds(&conn).unwrap()[0].id;
         (dir, conn, id)
@@ -348,13 +308,7 @@ mod tests {
         apply_fetch(&mut conn, id, &fetched(vec![entry("a", "A")]), 10).unwrap();
         let entry_id = read::entries(&conn, id).unwrap()[0].id;
         set_read(&mut conn, &[entry_id], true).unwrap();
-        let outcome = apply_fetch(
-            &mut conn,
-            id,
-            &fetched(vec![entry("a", "A, corrected")]),
-            20,
-        )
-        .unwrap();
+        let outcome = apply_fetch(&mut conn, id, &fetched(vec![entry("a", "A, corrected")]), 20).unwrap();
         assert_eq!((outcome.new, outcome.updated, outcome.unread), (0, 1, 0));
         let detail = read::entry(&conn, entry_id).unwrap().unwrap();
         assert_eq!(detail.title.as_deref(), Some("A, corrected"));
@@ -365,11 +319,7 @@ mod tests {
     fn a_failure_keeps_entries_and_validators_and_records_the_error() {
         let (_dir, mut conn, id) = setup();
         apply_fetch(&mut conn, id, &fetched(vec![entry("a", "A")]), 10).unwrap();
-        let failed = FetchRecord::Failed {
-            status: Some(500),
-            kind: "http".into(),
-            message: "HTTP 500".into(),
-        };
+        let failed = FetchRecord::Failed { status: Some(500), kind: "http".into(), message: "HTTP 500".into() };
         let outcome = apply_fetch(&mut conn, id, &failed, 20).unwrap();
         assert_eq!(outcome.unread, 1);
         let row = read::feed(&conn, id).unwrap().unwrap();
@@ -383,12 +333,7 @@ mod tests {
     fn import_skips_duplicates_and_creates_folders() {
         let (_dir, mut conn, _) = setup();
         let feeds = vec![
-            NewFeed {
-                url: "http://example.com/feed".into(),
-                title: None,
-                site_url: None,
-                folder: None,
-            },
+            NewFeed { url: "http://example.com/feed".into(), title: None, site_url: None, folder: None },
             NewFeed {
                 url: "http://other.example/rss".into(),
                 title: Some("Other".into()),
@@ -411,18 +356,8 @@ mod tests {
         old.published = chrono::DateTime::from_timestamp(1_000, 0);
         let mut undated = entry("undated", "Undated");
         undated.published = None;
-        apply_fetch(
-            &mut conn,
-            id,
-            &fetched(vec![old, entry("new", "New"), undated]),
-            2_000_000_000,
-        )
-        .unwrap();
-        let titles: Vec<_> = read::entries(&conn, id)
-            .unwrap()
-            .into_iter()
-            .map(|e| e.title.unwrap())
-            .collect();
+        apply_fetch(&mut conn, id, &fetched(vec![old, entry("new", "New"), undated]), 2_000_000_000).unwrap();
+        let titles: Vec<_> = read::entries(&conn, id).unwrap().into_iter().map(|e| e.title.unwrap()).collect();
         assert_eq!(titles, vec!["Undated", "New", "Old"]);
     }
 }

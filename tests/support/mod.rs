@@ -41,9 +41,8 @@ pub fn atom(title: &str, entries: &[(&str, &str, &str)]) -> String {
 
 /// An OPML document: `(folder, title, url)` per feed.
 pub fn opml(feeds: &[(Option<&str>, &str, &str)]) -> String {
-    let mut xml = String::from(
-        "<?xml version=\"1.0\"?>\n<opml version=\"2.0\"><head><title>test</title></head><body>\n",
-    );
+    let mut xml =
+        String::from("<?xml version=\"1.0\"?>\n<opml version=\"2.0\"><head><title>test</title></head><body>\n");
     for (folder, title, url) in feeds {
         let outline = format!("<outline type=\"rss\" text=\"{title}\" xmlUrl=\"{url}\"/>");
         match folder {
@@ -62,9 +61,7 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn new() -> Sandbox {
-        Sandbox {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
+        Sandbox { dir: tempfile::tempdir().expect("temp dir") }
     }
 
     pub fn path(&self, name: &str) -> PathBuf {

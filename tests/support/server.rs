@@ -14,11 +14,7 @@ use std::time::Duration;
 #[derive(Clone, Debug)]
 pub enum Reply {
     /// A normal response. With an `ETag` header, a matching `If-None-Match` gets 304.
-    Ok {
-        status: u16,
-        headers: Vec<(String, String)>,
-        body: Vec<u8>,
-    },
+    Ok { status: u16, headers: Vec<(String, String)>, body: Vec<u8> },
     /// Waits, then sends the inner reply.
     Delay(Duration, Box<Reply>),
     /// Closes the connection without answering.
@@ -31,11 +27,7 @@ pub enum Reply {
 
 impl Reply {
     pub fn ok(content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
-        Reply::Ok {
-            status: 200,
-            headers: vec![("Content-Type".into(), content_type.into())],
-            body: body.into(),
-        }
+        Reply::Ok { status: 200, headers: vec![("Content-Type".into(), content_type.into())], body: body.into() }
     }
 
     pub fn status(status: u16) -> Reply {
@@ -63,9 +55,7 @@ pub struct Request {
 
 impl Request {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .get(&name.to_ascii_lowercase())
-            .map(String::as_str)
+        self.headers.get(&name.to_ascii_lowercase()).map(String::as_str)
     }
 }
 
@@ -94,12 +84,7 @@ impl Server {
                 std::thread::spawn(move || serve_connection(stream, &r, &l));
             }
         });
-        Server {
-            addr,
-            routes,
-            log,
-            stop,
-        }
+        Server { addr, routes, log, stop }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -115,10 +100,7 @@ impl Server {
     }
 
     pub fn requests_for(&self, path: &str) -> Vec<Request> {
-        self.requests()
-            .into_iter()
-            .filter(|r| r.path == path)
-            .collect()
+        self.requests().into_iter().filter(|r| r.path == path).collect()
     }
 }
 
@@ -130,11 +112,7 @@ impl Drop for Server {
     }
 }
 
-fn serve_connection(
-    stream: TcpStream,
-    routes: &Mutex<HashMap<String, Reply>>,
-    log: &Mutex<Vec<Request>>,
-) {
+fn serve_connection(stream: TcpStream, routes: &Mutex<HashMap<String, Reply>>, log: &Mutex<Vec<Request>>) {
     let _ = stream.set_nodelay(true);
     let mut reader = BufReader::new(stream.try_clone().expect("clone the stream"));
     let mut writer = stream;
@@ -144,11 +122,7 @@ fn serve_connection(
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        let path = request_line
-            .split_whitespace()
-            .nth(1)
-            .unwrap_or("/")
-            .to_string();
+        let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_string();
         let mut headers = HashMap::new();
         loop {
             let mut line = String::new();
@@ -163,17 +137,9 @@ fn serve_connection(
                 headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
             }
         }
-        let request = Request {
-            path: path.clone(),
-            headers,
-        };
+        let request = Request { path: path.clone(), headers };
         log.lock().unwrap().push(request.clone());
-        let reply = routes
-            .lock()
-            .unwrap()
-            .get(&path)
-            .cloned()
-            .unwrap_or_else(|| Reply::status(404));
+        let reply = routes.lock().unwrap().get(&path).cloned().unwrap_or_else(|| Reply::status(404));
         if !send(&mut writer, &request, reply) {
             return;
         }
@@ -183,29 +149,16 @@ fn serve_connection(
 /// Writes one reply; false when the connection must close.
 fn send(w: &mut TcpStream, request: &Request, reply: Reply) -> bool {
     match reply {
-        Reply::Ok {
-            status,
-            headers,
-            body,
-        } => {
-            let etag = headers
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case("etag"))
-                .map(|(_, v)| v.clone());
-            let last_modified = headers
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case("last-modified"))
-                .map(|(_, v)| v.clone());
+        Reply::Ok { status, headers, body } => {
+            let etag = headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("etag")).map(|(_, v)| v.clone());
+            let last_modified =
+                headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("last-modified")).map(|(_, v)| v.clone());
             let not_modified = status == 200
                 && ((etag.is_some() && request.header("if-none-match") == etag.as_deref())
                     || (etag.is_none()
                         && last_modified.is_some()
                         && request.header("if-modified-since") == last_modified.as_deref()));
-            let (status, body) = if not_modified {
-                (304, Vec::new())
-            } else {
-                (status, body)
-            };
+            let (status, body) = if not_modified { (304, Vec::new()) } else { (status, body) };
             let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
             for (name, value) in &headers {
                 if not_modified && name.eq_ignore_ascii_case("content-type") {
@@ -228,22 +181,16 @@ fn send(w: &mut TcpStream, request: &Request, reply: Reply) -> bool {
             false
         }
         Reply::Truncated { announced, body } => {
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: {announced}\r\n\r\n"
-            );
+            let head =
+                format!("HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: {announced}\r\n\r\n");
             let _ = w.write_all(head.as_bytes());
             let _ = w.write_all(&body);
             let _ = w.flush();
             let _ = w.shutdown(Shutdown::Both);
             false
         }
-        Reply::Endless {
-            content_type,
-            total,
-        } => {
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n"
-            );
+        Reply::Endless { content_type, total } => {
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n");
             if w.write_all(head.as_bytes()).is_err() {
                 return false;
             }
