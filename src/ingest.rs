@@ -1,7 +1,7 @@
-//! From fetched bytes to a parsed feed: decode, then parse. Pure: the fetcher hands in bytes, the caller gets
-//! values back.
+//! From fetched bytes to a parsed feed: decode, with the parser as the judge of each candidate text, so a
+//! mislabelled feed falls back to the encoding that gives a feed. Pure: bytes in, values out.
 
-use crate::decode::{self, Decision};
+use crate::decode::{self, Decision, Failure, Rejection};
 use crate::model::ParsedFeed;
 use crate::parse::{self, ParseError};
 
@@ -16,8 +16,8 @@ pub struct Ingested {
 pub enum IngestError {
     #[error("cannot decode the document: {0}")]
     Decode(#[from] decode::DecodeError),
-    #[error("{0}")]
-    Parse(#[from] ParseError),
+    #[error("{error}")]
+    Parse { error: ParseError, decision: Box<Decision> },
 }
 
 impl IngestError {
@@ -25,22 +25,40 @@ impl IngestError {
     pub fn kind(&self) -> &'static str {
         match self {
             IngestError::Decode(_) => "decode",
-            IngestError::Parse(ParseError::Html) => "not-a-feed",
-            IngestError::Parse(ParseError::NotAFeed(_)) => "not-a-feed",
-            IngestError::Parse(ParseError::Malformed(_)) => "parse",
+            IngestError::Parse { error: ParseError::Html | ParseError::NotAFeed(_), .. } => "not-a-feed",
+            IngestError::Parse { error: ParseError::Malformed(_), .. } => "parse",
+        }
+    }
+
+    /// The decoding decision, when decoding got as far as one.
+    pub fn decision(&self) -> Option<&Decision> {
+        match self {
+            IngestError::Parse { decision, .. } => Some(decision),
+            IngestError::Decode(_) => None,
         }
     }
 }
 
 /// Decodes and parses a feed document. `content_type` is the HTTP header (`None` for a file); `url` resolves
-/// relative links; `forced` is an encoding the user chose for this feed.
+/// relative links and hints the detector with its top-level domain; `forced` is an encoding the user chose.
 pub fn ingest(
     bytes: &[u8],
     content_type: Option<&str>,
     url: Option<&str>,
     forced: Option<&str>,
 ) -> Result<Ingested, IngestError> {
-    let decoded = decode::decode(bytes, content_type, forced)?;
-    let feed = parse::parse(&decoded.text, url)?;
-    Ok(Ingested { feed, decision: decoded.decision })
+    let tld = url.and_then(decode::tld_of);
+    let options = decode::Options { content_type, forced, tld: tld.as_deref() };
+    let judge = |text: String| {
+        parse::parse(&text, url).map_err(|error| {
+            // An HTML page stays an HTML page in every encoding; anything else may read better in another.
+            let retry = !matches!(error, ParseError::Html);
+            Rejection { error, retry }
+        })
+    };
+    match decode::decode_with(bytes, &options, judge) {
+        Ok((feed, decision)) => Ok(Ingested { feed, decision }),
+        Err(Failure::Decode(e)) => Err(IngestError::Decode(e)),
+        Err(Failure::Rejected { error, decision }) => Err(IngestError::Parse { error, decision }),
+    }
 }

@@ -3,6 +3,8 @@
 //! Pure: no I/O. The input must already be UTF-8 with its XML declaration saying so (see [`crate::decode`]);
 //! feed-rs then never decodes a second time.
 
+pub mod repair;
+
 use crate::model::{FeedKind, ParsedEntry, ParsedFeed};
 use crate::text::{html_to_plain, looks_like_html};
 use feed_rs::model::{Entry, Feed, FeedType, Link, Text};
@@ -17,17 +19,122 @@ pub enum ParseError {
     Malformed(String),
 }
 
-/// Parses decoded feed text. `base_url` (the URL the feed was fetched from) resolves relative links.
+/// Parses decoded feed text. `base_url` (the URL the feed was fetched from) resolves relative links. A document
+/// the parser refuses is repaired (see [`repair`]) and parsed again; the repairs become warnings on the feed.
 pub fn parse(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
+    let is_json = text.trim_start().starts_with('{');
+    if is_json || !repair::is_atom_03(text) {
+        match parse_once(text, base_url) {
+            // Parsed but empty, while the text holds items: they may sit where feed-rs does not look.
+            Ok(feed)
+                if feed.entries.is_empty()
+                    && (text.contains("<item") || text.contains("<entry") || feed.title.is_none()) =>
+            {
+                return Ok(parse_repaired(text, base_url).ok().filter(|r| !r.entries.is_empty()).unwrap_or(feed));
+            }
+            Ok(feed) => return Ok(feed),
+            Err(e @ ParseError::Html) => return Err(e),
+            Err(e) if is_json => return Err(e),
+            Err(first) => return parse_repaired(text, base_url).map_err(|_| first),
+        }
+    }
+    parse_repaired(text, base_url)
+}
+
+fn parse_repaired(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
+    let repaired = repair::repair(text);
+    let mut feed = parse_once(&repaired.text, base_url)?;
+    feed.warnings.extend(repaired.fixes.iter().map(|f| format!("repaired: {f}")));
+    Ok(feed)
+}
+
+fn parse_once(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
     let parser = feed_rs::parser::Builder::new()
         .base_uri(base_url)
         // An empty id means "none": tidings derives its own entry keys.
         .id_generator(|_, _, _| String::new())
         .build();
-    match parser.parse(text.as_bytes()) {
-        Ok(feed) => Ok(map_feed(feed, base_url)),
-        Err(err) => Err(classify_failure(text, err)),
+    // The parser must never take the reader down, whatever the document holds.
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse(text.as_bytes())));
+    match parsed {
+        Ok(Ok(feed)) => {
+            let mut feed = map_feed(feed, base_url);
+            if feed.entries.iter().any(|e| e.title.is_none()) {
+                fill_missing_titles(&mut feed, text);
+            }
+            Ok(feed)
+        }
+        Ok(Err(err)) => Err(classify_failure(text, err)),
+        Err(_) => Err(ParseError::Malformed("the XML parser crashed on this document".into())),
     }
+}
+
+/// Titles feed-rs does not read (`media:title` outside a media group, `dc:title`), from a second look at the
+/// items, matched to the entries by position.
+fn fill_missing_titles(feed: &mut ParsedFeed, text: &str) {
+    let titles = item_titles(text);
+    if titles.len() != feed.entries.len() {
+        return;
+    }
+    for (entry, title) in feed.entries.iter_mut().zip(titles) {
+        if entry.title.is_none() {
+            entry.title = title.map(|t| html_to_plain(&t)).filter(|t| !t.is_empty());
+        }
+    }
+}
+
+/// For each `<item>`/`<entry>` in document order, the text of its first `*:title` child.
+fn item_titles(text: &str) -> Vec<Option<String>> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(text);
+    reader.config_mut().check_end_names = false;
+    let mut titles = Vec::new();
+    let mut depth = 0usize;
+    let mut item_depth: Option<usize> = None;
+    let mut in_title = false;
+    let mut current = String::new();
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => {
+                depth += 1;
+                let local = e.local_name().as_ref().to_string();
+                match item_depth {
+                    None if local == "item" || local == "entry" => {
+                        item_depth = Some(depth);
+                        titles.push(None);
+                    }
+                    Some(d) if depth == d + 1 && local == "title" => {
+                        in_title = titles.last().is_some_and(|t: &Option<String>| t.is_none());
+                        current.clear();
+                    }
+                    _ => {}
+                }
+            }
+            Ok(Event::Empty(e)) if item_depth.is_none() => {
+                let local = e.local_name().as_ref().to_string();
+                if local == "item" || local == "entry" {
+                    titles.push(None);
+                }
+            }
+            Ok(Event::Text(t)) if in_title => current.push_str(&crate::text::decode_entities(&t.clone().into_inner())),
+            Ok(Event::CData(t)) if in_title => current.push_str(&t.clone().into_inner()),
+            Ok(Event::End(_)) => {
+                if in_title {
+                    in_title = false;
+                    if let Some(last) = titles.last_mut() {
+                        *last = Some(std::mem::take(&mut current));
+                    }
+                }
+                if item_depth == Some(depth) {
+                    item_depth = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    titles
 }
 
 fn classify_failure(text: &str, err: feed_rs::parser::ParseFeedError) -> ParseError {
@@ -73,7 +180,11 @@ fn site_link(links: &[Link], base_url: Option<&str>) -> Option<String> {
 }
 
 fn map_entry(entry: Entry) -> ParsedEntry {
-    let title = entry.title.as_ref().and_then(plain_title);
+    let title = entry
+        .title
+        .as_ref()
+        .and_then(plain_title)
+        .or_else(|| entry.media.iter().find_map(|m| m.title.as_ref().and_then(plain_title)));
     let link = entry
         .links
         .iter()
@@ -212,6 +323,15 @@ mod tests {
         assert_eq!(feed.entries[0].content_html.as_deref(), Some("<p>long</p>"));
         assert_eq!(feed.entries[0].summary_html.as_deref(), Some("short"));
         assert_eq!(feed.entries[0].author.as_deref(), Some("Ann"));
+    }
+
+    #[test]
+    fn an_entry_without_a_title_takes_its_media_title() {
+        let rss = r#"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>T</title>
+<item><guid>1</guid><media:title>From media</media:title></item><item><title>Own</title></item></channel></rss>"#;
+        let feed = parse(rss, None).unwrap();
+        assert_eq!(feed.entries[0].title.as_deref(), Some("From media"));
+        assert_eq!(feed.entries[1].title.as_deref(), Some("Own"));
     }
 
     #[test]

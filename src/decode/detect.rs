@@ -1,0 +1,125 @@
+//! Statistical detection, the last resort before the blind defaults: chardetng, with the top-level domain as a
+//! hint, refined where chardetng is blind by design. chardetng never answers x-mac-cyrillic and does not know
+//! IBM855; Russian feeds in those (and in KOI8, IBM866, ISO-8859-5) are told apart here by which reading gives
+//! Russian-looking text.
+
+use super::charset::Charset;
+use super::labels::{Label, resolve};
+
+/// The detector's guess for `bytes`.
+pub fn detect(bytes: &[u8], tld: Option<&str>) -> Charset {
+    let sample = &bytes[..bytes.len().min(256 * 1024)];
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
+    detector.feed(sample, sample.len() == bytes.len());
+    let guess = Charset::Web(detector.guess(tld.map(str::as_bytes), chardetng::Utf8Detection::Allow));
+    refine_cyrillic(sample, guess).unwrap_or(guess)
+}
+
+/// The single-byte encodings Russian text has been published in.
+const CYRILLIC: &[&str] = &["windows-1251", "koi8-r", "koi8-u", "ibm866", "iso-8859-5", "x-mac-cyrillic", "ibm855"];
+
+/// When the guess is a Cyrillic encoding (or windows-1252, which is what chardetng says for IBM855) and the
+/// high bytes form words of their own (as letters of a non-Latin script do), the Cyrillic reading that looks
+/// most like Russian text, if it clearly beats the guess.
+fn refine_cyrillic(bytes: &[u8], guess: Charset) -> Option<Charset> {
+    let candidates: Vec<Charset> = CYRILLIC
+        .iter()
+        .filter_map(|l| match resolve(l) {
+            Label::Charset(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    let plausible_guess = candidates.contains(&guess) || guess == Charset::WINDOWS_1252;
+    if !plausible_guess || !high_bytes_form_words(bytes) {
+        return None;
+    }
+    let guess_score = russian_score(bytes, guess);
+    let (best, best_score) =
+        candidates.iter().map(|c| (*c, russian_score(bytes, *c))).max_by(|a, b| a.1.total_cmp(&b.1))?;
+    (best != guess && best_score > 0.5 && best_score > guess_score + 0.01).then_some(best)
+}
+
+/// True when most bytes above 0x7F sit next to other such bytes rather than inside Latin words: text in a
+/// non-Latin alphabet, not accented Latin.
+fn high_bytes_form_words(bytes: &[u8]) -> bool {
+    let mut high = 0usize;
+    let mut in_runs = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b < 0x80 {
+            continue;
+        }
+        high += 1;
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        let after = bytes.get(i + 1).copied();
+        let latin = |x: Option<u8>| x.is_some_and(|x| x.is_ascii_alphabetic());
+        let highish = |x: Option<u8>| x.is_some_and(|x| x >= 0x80);
+        if (highish(before) || highish(after)) && !latin(before) && !latin(after) {
+            in_runs += 1;
+        }
+    }
+    high >= 16 && in_runs * 10 >= high * 8
+}
+
+/// How Russian the non-ASCII text of a reading looks, from -1 (nothing but symbols) to 1 (common lowercase
+/// letters only). Lowercase letters dominate real text; a wrong reading turns them into capitals, symbols or
+/// letters of other alphabets.
+fn russian_score(bytes: &[u8], charset: Charset) -> f64 {
+    const COMMON: &str = "оеаинтсрвлкмдпуяыьгзб";
+    let (text, _) = charset.decode_lossy(bytes);
+    let mut total = 0.0;
+    let mut count = 0usize;
+    for c in text.chars().filter(|c| !c.is_ascii()) {
+        count += 1;
+        total += match c {
+            c if COMMON.contains(c) => 1.0,
+            'а'..='я' | 'ё' => 0.6,
+            'А'..='Я' | 'Ё' => 0.3,
+            '«' | '»' | '—' | '–' | '№' | '…' | '\u{a0}' | '“' | '”' | '„' => 0.0,
+            _ => -1.0,
+        };
+    }
+    if count == 0 { 0.0 } else { total / count as f64 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RUSSIAN: &str = "Найдены тела двух погибших в авиакатастрофе под Харьковом. Правительство обсудило бюджет \
+        на следующий год, сообщает пресс-служба. В Москве открылся новый парк.";
+
+    fn encoded(label: &str, text: &str) -> Vec<u8> {
+        let Label::Charset(c) = resolve(label) else { panic!("{label}") };
+        match c {
+            Charset::Web(e) => e.encode(text).0.into_owned(),
+            Charset::CodePage(p) => {
+                text.chars()
+                    .map(|ch| {
+                        if ch.is_ascii() {
+                            ch as u8
+                        } else {
+                            p.table.iter().position(|u| *u == ch as u16).unwrap() as u8
+                        }
+                    })
+                    .collect()
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn russian_text_is_read_in_its_own_encoding() {
+        for label in ["windows-1251", "koi8-r", "ibm866", "iso-8859-5", "x-mac-cyrillic", "ibm855"] {
+            let bytes = encoded(label, RUSSIAN);
+            let got = detect(&bytes, None);
+            assert_eq!(got.decode_lossy(&bytes).0, RUSSIAN, "{label} detected as {}", got.name());
+        }
+    }
+
+    #[test]
+    fn accented_latin_text_is_left_to_chardetng() {
+        let french = "Le café de la gare était fermé; Noël approche et les élèves préparent la fête à l'école.";
+        let bytes = encoding_rs::WINDOWS_1252.encode(french).0.into_owned();
+        assert_eq!(detect(&bytes, None), Charset::WINDOWS_1252);
+    }
+}
