@@ -3,6 +3,7 @@
 
 use crate::config::{Config, Paths};
 use crate::fetch::{FetchConfig, FetchOutcome, Fetcher, Validators};
+use crate::inspect::{Http, Report};
 use crate::opml;
 use crate::refresh::{RefreshEvent, Refresher};
 use crate::sanitize::one_line;
@@ -233,7 +234,8 @@ pub fn import_file(db: &Path, file: &Path) -> anyhow::Result<ImportReport> {
 async fn refresh(db: &Path, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let writer = DbThread::spawn("tidings-writer", store::open_write(db)?);
     let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(anyhow::Error::msg)?;
-    let refresher = Refresher::new(fetcher, writer.clone(), config.concurrency);
+    let refresher =
+        Refresher::new(fetcher, writer.clone(), config.concurrency).with_forced_encodings(config.encoding.clone());
     let total = writer.call(|c| Ok(read::refresh_targets(c, None)?.len())).await?;
     let progress = std::io::stderr().is_terminal();
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -288,85 +290,37 @@ async fn refresh(db: &Path, config: &Config, json: bool) -> anyhow::Result<ExitC
 
 async fn inspect(config: &Config, target: &str, content_type: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
     let is_url = target.starts_with("http://") || target.starts_with("https://");
-    let (bytes, content_type, http) = if is_url {
+    let report = if is_url {
         let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(anyhow::Error::msg)?;
-        match fetcher
-            .get(target, &Validators::default())
-            .await
-            .map_err(|e| anyhow::anyhow!("{}: {e}", one_line(target, 2000)))?
-        {
-            FetchOutcome::Fetched(f) => {
+        match fetcher.get(target, &Validators::default()).await {
+            Ok(FetchOutcome::Fetched(f)) => {
                 let http =
-                    serde_json::json!({"status": f.status, "content_type": f.content_type, "final_url": f.final_url});
-                (f.body, f.content_type, Some(http))
+                    Http { status: f.status, content_type: f.content_type.clone(), final_url: f.final_url.clone() };
+                Report::build(target, Some(http), &f.body, f.content_type.as_deref())
             }
-            FetchOutcome::NotModified { .. } => {
-                anyhow::bail!("{target} answered 304 Not Modified to an unconditional request")
-            }
+            Ok(FetchOutcome::NotModified { .. }) => Report {
+                source: target.to_string(),
+                http: None,
+                decision: None,
+                feed: None,
+                error: Some("answered 304 Not Modified to a request without validators".into()),
+            },
+            Err(e) => Report {
+                source: target.to_string(),
+                http: None,
+                decision: None,
+                feed: None,
+                error: Some(e.to_string()),
+            },
         }
     } else {
         let bytes = std::fs::read(target).with_context(|| format!("cannot read {target}"))?;
-        (bytes, content_type.map(str::to_string), None)
+        Report::build(target, None, &bytes, content_type)
     };
-    let base = if is_url { Some(target) } else { None };
-    let result = crate::ingest::ingest(&bytes, content_type.as_deref(), base, None);
-    match result {
-        Ok(ingested) => {
-            if json {
-                let entries: Vec<serde_json::Value> = ingested
-                    .feed
-                    .entries
-                    .iter()
-                    .map(|e| {
-                        serde_json::json!({
-                            "id": e.key, "title": e.title, "link": e.link,
-                            "published": e.published.map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
-                            "authors": e.author.iter().collect::<Vec<_>>(),
-                        })
-                    })
-                    .collect();
-                let value = serde_json::json!({
-                    "source": target,
-                    "http": http,
-                    "encoding": {
-                        "name": ingested.decision.encoding,
-                        "source": ingested.decision.source,
-                        "signals": ingested.decision.signals,
-                        "overridden": ingested.decision.overridden,
-                        "notes": ingested.decision.notes,
-                    },
-                    "feed": {"kind": ingested.feed.kind.as_str(), "title": ingested.feed.title, "link": ingested.feed.link},
-                    "entries": entries,
-                    "warnings": ingested.feed.warnings,
-                });
-                println!("{}", serde_json::to_string_pretty(&value)?);
-            } else {
-                let feed = &ingested.feed;
-                println!("{}", one_line(target, 2000));
-                println!("  encoding: {}", one_line(&ingested.decision.summary(), 1000));
-                for note in &ingested.decision.notes {
-                    println!("            {}", one_line(note, 1000));
-                }
-                println!("  format:   {}", feed.kind.as_str());
-                println!(
-                    "  title:    {}",
-                    feed.title.as_deref().map(|t| one_line(t, 300)).unwrap_or_else(|| "(none)".into())
-                );
-                println!("  entries:  {}", feed.entries.len());
-                for e in feed.entries.iter().take(20) {
-                    println!(
-                        "    - {}",
-                        e.title.as_deref().map(|t| one_line(t, 200)).unwrap_or_else(|| "(untitled)".into())
-                    );
-                }
-                for w in &feed.warnings {
-                    println!("  warning:  {}", one_line(w, 1000));
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => {
-            anyhow::bail!("{}: {e}", one_line(target, 2000))
-        }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report.to_json())?);
+    } else {
+        print!("{}", report.to_text());
     }
+    Ok(if report.error.is_some() { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
 }

@@ -10,6 +10,7 @@ pub mod config;
 pub mod decode;
 pub mod fetch;
 pub mod ingest;
+pub mod inspect;
 pub mod model;
 pub mod opml;
 pub mod parse;

@@ -70,11 +70,19 @@ pub struct Refresher {
     fetcher: Fetcher,
     writer: DbThread,
     limit: Arc<Semaphore>,
+    /// Encodings forced in the config, by feed URL (one forced from the reader, stored with the feed, wins).
+    forced: Arc<std::collections::BTreeMap<String, String>>,
 }
 
 impl Refresher {
     pub fn new(fetcher: Fetcher, writer: DbThread, concurrency: usize) -> Refresher {
-        Refresher { fetcher, writer, limit: Arc::new(Semaphore::new(concurrency.max(1))) }
+        Refresher { fetcher, writer, limit: Arc::new(Semaphore::new(concurrency.max(1))), forced: Arc::default() }
+    }
+
+    /// Decodes the feeds named here with the encodings given (the config's `[encoding]` table).
+    pub fn with_forced_encodings(mut self, forced: std::collections::BTreeMap<String, String>) -> Refresher {
+        self.forced = Arc::new(forced);
+        self
     }
 
     /// Refreshes the feeds `ids` (every feed for `None`), calling `report` for each step, and returns the
@@ -125,7 +133,7 @@ impl Refresher {
         let record = match self.fetcher.get(&target.url, &validators).await {
             Ok(FetchOutcome::NotModified { etag, last_modified }) => FetchRecord::NotModified { etag, last_modified },
             Ok(FetchOutcome::Fetched(fetched)) => {
-                let forced = target.encoding_override.clone();
+                let forced = target.encoding_override.clone().or_else(|| self.forced.get(&target.url).cloned());
                 let url = fetched.final_url.clone();
                 let read = tokio::task::spawn_blocking(move || {
                     let result = crate::ingest::ingest(

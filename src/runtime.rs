@@ -155,6 +155,17 @@ impl Services {
                     let _ = inbox.send(Event::Error(format!("cannot mark entries read: {e}")));
                 }
             }),
+            Effect::LoadFeedInfo(feed_id) => self.read(move |c, _| {
+                let _ = inbox.send(match read::feed_info(c, feed_id) {
+                    Ok(info) => Event::FeedInfoLoaded { feed_id, info: info.map(Box::new) },
+                    Err(e) => Event::Error(format!("cannot read the feed's details: {e}")),
+                });
+            }),
+            Effect::SetEncodingOverride { feed_id, label } => self.write(move |c| {
+                if let Err(e) = write::set_encoding_override(c, feed_id, label.as_deref()) {
+                    let _ = inbox.send(Event::Error(format!("cannot save the forced encoding: {e}")));
+                }
+            }),
             Effect::Refresh(ids) => {
                 let refresher = self.refresher.clone();
                 tokio::spawn(async move {
@@ -185,7 +196,8 @@ impl App {
         let writer = DbThread::spawn("tidings-writer", store::open_write(&options.db)?);
         let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
         let fetcher = Fetcher::new(FetchConfig::from(&options.config)).map_err(StartError::Http)?;
-        let refresher = Refresher::new(fetcher, writer.clone(), options.config.concurrency);
+        let refresher = Refresher::new(fetcher, writer.clone(), options.config.concurrency)
+            .with_forced_encodings(options.config.encoding.clone());
         let (tx, rx) = mpsc::unbounded_channel();
         let mut state = State::new(options.size);
         state.message = options.notice;

@@ -1,9 +1,10 @@
 //! Drawing: a pure function of [`State`] onto a ratatui frame. Three panes side by side (feeds, entries,
 //! article), a status bar, and the help overlay. Nothing here changes state or does I/O.
 
-use crate::app::{FeedListRow, KEYS, Pane, State};
+use crate::app::{FeedListRow, KEYS, Overlay, Pane, Prompt, State};
 use crate::render;
 use crate::sanitize::one_line;
+use crate::store::read::FeedInfo;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -62,9 +63,130 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
     entries_pane(frame, state, areas.entries);
     article_pane(frame, state, areas.article);
     status_bar(frame, state, areas.status);
-    if state.help {
-        help_overlay(frame);
+    match &state.overlay {
+        Some(Overlay::Help) => help_overlay(frame),
+        Some(Overlay::FeedInfo { info, scroll, .. }) => feed_info_overlay(frame, info.as_deref(), *scroll),
+        Some(Overlay::Prompt(prompt)) => prompt_overlay(frame, prompt),
+        None => {}
     }
+}
+
+/// A centered rectangle of at most `w` × `h` cells.
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h }
+}
+
+fn feed_info_overlay(frame: &mut Frame<'_>, info: Option<&FeedInfo>, scroll: usize) {
+    let area = frame.area();
+    let popup = centered(area, area.width.saturating_sub(8).max(40), area.height.saturating_sub(4).max(10));
+    frame.render_widget(Clear, popup);
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .title(" Feed info ")
+        .title_bottom(" e force an encoding · j/k scroll · Esc close ");
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let Some(info) = info else {
+        frame.render_widget(Paragraph::new("Loading…"), inner);
+        return;
+    };
+    let width = usize::from(inner.width.saturating_sub(16)).max(10);
+    let label = Style::default().fg(Color::Cyan).add_modifier(Modifier::BOLD);
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    let mut field = |name: &str, value: String| {
+        for (i, chunk) in
+            render::wrap_text(&one_line(&value, 4000), width, render::Style::default()).into_iter().enumerate()
+        {
+            let text: String = chunk.into_iter().map(|s| s.text).collect();
+            let name = if i == 0 { name } else { "" };
+            lines.push(Line::from(vec![Span::styled(format!(" {name:<14} "), label), Span::raw(text)]));
+        }
+    };
+    let row = &info.row;
+    let when = |ts: Option<i64>| ts.map(format_datetime).unwrap_or_else(|| "never".into());
+    field("Feed", row.title.clone());
+    field("URL", row.url.clone());
+    field("Site", row.site_url.clone().unwrap_or_else(|| "—".into()));
+    field("Folder", row.folder.clone().unwrap_or_else(|| "—".into()));
+    field("Entries", format!("{} ({} unread)", info.entries, row.unread));
+    let status = row.last_status.map(|s| format!(" (HTTP {s})")).unwrap_or_default();
+    field("Last fetched", format!("{}{status}", when(row.last_fetched_at)));
+    field("Last success", when(info.last_success_at));
+    if let Some(error) = &row.last_error {
+        field("Last error", format!("[{}] {error}", row.error_kind.as_deref().unwrap_or("error")));
+        field("Failures", format!("{} in a row", info.failures));
+    }
+    field(
+        "Validators",
+        format!(
+            "ETag {} · Last-Modified {}",
+            info.etag.as_deref().unwrap_or("—"),
+            info.last_modified.as_deref().unwrap_or("—")
+        ),
+    );
+    match &info.decision {
+        Some(d) => {
+            field("Encoding", d.summary());
+            let s = &d.signals;
+            let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+            field("Media type", show(&s.media_type));
+            field(
+                "Signals",
+                format!(
+                    "HTTP charset {} · BOM {} · first bytes {} · declaration {} · detector {}",
+                    show(&s.http_charset),
+                    show(&s.bom),
+                    show(&s.first_bytes),
+                    show(&s.xml_declaration),
+                    s.detected.clone().unwrap_or_else(|| "not asked".into())
+                ),
+            );
+            field(
+                "Strict rules",
+                match &d.strict.encoding {
+                    Some(e) => format!("{e} ({})", d.strict.rule),
+                    None => format!("no answer: {}", d.strict.rule),
+                },
+            );
+            for note in &d.notes {
+                field("Note", note.clone());
+            }
+        }
+        None => field("Encoding", "not read yet".into()),
+    }
+    field("Forced", row.encoding_forced.clone().unwrap_or_else(|| "no (press e to force one)".into()));
+    let scroll = scroll.min(lines.len().saturating_sub(usize::from(inner.height)));
+    frame.render_widget(Paragraph::new(lines.into_iter().skip(scroll).collect::<Vec<_>>()), inner);
+}
+
+fn prompt_overlay(frame: &mut Frame<'_>, prompt: &Prompt) {
+    let area = frame.area();
+    let popup = centered(area, area.width.saturating_sub(10).clamp(30, 90), 7);
+    frame.render_widget(Clear, popup);
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .title(format!(" {} ", one_line(&prompt.title, 80)))
+        .title_bottom(" Enter accept · Esc cancel ");
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let width = usize::from(inner.width.saturating_sub(2)).max(1);
+    // Scroll the text so the cursor stays in view.
+    let chars: Vec<char> = one_line(prompt.input.text(), 4096).chars().collect();
+    let cursor = prompt.input.cursor_chars().min(chars.len());
+    let start = cursor.saturating_sub(width.saturating_sub(1));
+    let visible: String = chars[start..].iter().take(width).collect();
+    let mut lines = vec![
+        Line::from(Span::styled(one_line(&prompt.hint, 300), Style::default().fg(Color::Gray))),
+        Line::from(vec![Span::raw("> "), Span::styled(visible, Style::default().add_modifier(Modifier::BOLD))]),
+    ];
+    if let Some(error) = &prompt.error {
+        lines.push(Line::from(Span::styled(one_line(error, 300), Style::default().fg(Color::Red))));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: true }), inner);
+    let x = inner.x + 2 + u16::try_from(cursor - start).unwrap_or(0);
+    frame.set_cursor_position((x.min(inner.x + inner.width.saturating_sub(1)), inner.y + 1));
 }
 
 fn pane_block(title: String, focused: bool) -> Block<'static> {
@@ -141,6 +263,8 @@ fn feeds_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
                         ("↻", Style::default().fg(Color::Yellow))
                     } else if feed.last_error.is_some() {
                         ("!", Style::default().fg(Color::Red).add_modifier(Modifier::BOLD))
+                    } else if feed.encoding_overridden || feed.encoding_forced.is_some() {
+                        ("~", Style::default().fg(Color::Yellow))
                     } else {
                         (" ", Style::default())
                     };

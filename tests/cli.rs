@@ -205,3 +205,68 @@ fn files_default_to_the_xdg_directories() {
     assert!(home.join("data/tidings/tidings.db").exists());
     assert!(home.join("state/tidings/tidings.log").exists());
 }
+
+/// KOI8-R text served as text/html with a declaration that says utf-8: the case the product is built around.
+fn koi8_as_html() -> Vec<u8> {
+    let xml = "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\"><channel><title>Новости</title>\
+               <item><guid>1</guid><title>Как пережить новогоднюю ночь</title><pubDate>Tue, 10 Jun 2025 04:00:00 GMT</pubDate>\
+               <description>Наверное, единственное, во что сегодня можно верить безоговорочно.</description></item></channel></rss>";
+    encoding_rs::KOI8_R.encode(xml).0.into_owned()
+}
+
+#[test]
+fn inspect_a_url_reads_a_mislabelled_feed_right_and_says_why() {
+    let server = Server::start();
+    server.route(
+        "/ru.xml",
+        Reply::Ok { status: 200, headers: vec![("Content-Type".into(), "text/html".into())], body: koi8_as_html() },
+    );
+    let sandbox = Sandbox::new();
+    let out = sandbox.run(&["inspect", &server.url("/ru.xml")]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(text.contains("Как пережить новогоднюю ночь"), "{text}");
+    assert!(text.contains("KOI8-R from statistical detection (it guessed KOI8-U)"), "{text}");
+    assert!(text.contains("the XML declaration said utf-8 and was overridden"), "{text}");
+    assert!(text.contains("not an XML media type"), "the strict reading's failure is told: {text}");
+
+    let out = sandbox.run(&["inspect", "--json", &server.url("/ru.xml")]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["http"]["status"], 200);
+    assert_eq!(v["http"]["content_type"], "text/html");
+    assert_eq!(v["encoding"]["name"], "KOI8-R");
+    assert_eq!(v["encoding"]["source"], "detector");
+    assert_eq!(v["encoding"]["signals"]["xml_declaration"], "utf-8");
+    assert_eq!(v["encoding"]["signals"]["detected"], "KOI8-U");
+    assert_eq!(v["encoding"]["overridden"][0], "xml_declaration");
+    assert_eq!(v["feed"]["title"], "Новости");
+    assert_eq!(v["entries"][0]["title"], "Как пережить новогоднюю ночь");
+    assert_eq!(v["entries"][0]["published"], "2025-06-10T04:00:00Z");
+}
+
+#[test]
+fn inspect_a_file_with_a_content_type_standing_in_for_the_header() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("ru.xml", koi8_as_html());
+    let out =
+        sandbox.run(&["inspect", "--json", "--content-type", "application/rss+xml; charset=koi8-r", path_str(&file)]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["http"], serde_json::Value::Null);
+    assert_eq!(v["encoding"]["source"], "http-charset");
+    assert_eq!(v["entries"][0]["title"], "Как пережить новогоднюю ночь");
+    // Without the header, the file's own declaration is believed until the text fails to decode.
+    let out = sandbox.run(&["inspect", "--json", path_str(&file)]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["entries"][0]["title"], "Как пережить новогоднюю ночь");
+    assert_eq!(v["encoding"]["strict"]["encoding"], "UTF-8");
+}
+
+#[test]
+fn inspect_of_something_that_is_not_a_feed_exits_3_with_the_reason() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("page.html", "<!DOCTYPE html><html><head><title>x</title></head><body></body></html>");
+    let out = sandbox.run(&["inspect", path_str(&file)]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stdout(&out).contains("tidings discover"), "{}", stdout(&out));
+    assert!(!sandbox.db().exists(), "inspect writes nothing");
+}

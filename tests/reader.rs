@@ -9,7 +9,7 @@ use ratatui::backend::TestBackend;
 use std::time::Duration;
 use support::server::{Reply, Server};
 use support::{Sandbox, atom, opml, rss, screen};
-use tidings::app::{Event, FeedListRow, Pane, State};
+use tidings::app::{Event, FeedListRow, Overlay, Pane, State};
 use tidings::config::Config;
 use tidings::runtime::{App, Options};
 
@@ -239,7 +239,7 @@ async fn help_overlay_lists_the_keys_and_resizing_reflows() {
         assert!(shown.contains(what), "help explains {what}");
     }
     key(&mut app, KeyCode::Char('?'));
-    assert!(!app.state.help);
+    assert!(app.state.overlay.is_none());
 
     terminal.backend_mut().resize(80, 24);
     app.dispatch(Event::Resize(80, 24));
@@ -247,4 +247,73 @@ async fn help_overlay_lists_the_keys_and_resizing_reflows() {
     assert_eq!(shown.lines().count(), 24);
     assert!(shown.lines().all(|l| l.chars().count() == 80));
     assert!(shown.contains("Feeds"));
+}
+
+/// A Russian feed in windows-1251 whose server claims KOI8-R: every byte is valid KOI8-R, so only a person can
+/// tell the text is wrong, and forcing the encoding must fix it.
+fn mislabelled_cyrillic() -> Vec<u8> {
+    let xml = "<?xml version=\"1.0\" encoding=\"windows-1251\"?><rss version=\"2.0\"><channel><title>Новости дня</title>\
+               <item><guid>n1</guid><title>Правительство обсудило бюджет</title><description>Текст</description></item>\
+               </channel></rss>";
+    encoding_rs::WINDOWS_1251.encode(xml).0.into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feed_info_explains_the_decoding_and_a_forced_encoding_fixes_the_text() {
+    let server = Server::start();
+    server.route(
+        "/cyr.xml",
+        Reply::Ok {
+            status: 200,
+            headers: vec![("Content-Type".into(), "text/xml; charset=koi8-r".into()), ("ETag".into(), "\"c1\"".into())],
+            body: mislabelled_cyrillic(),
+        },
+    );
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("subs.opml", opml(&[(None, "Cyr", &server.url("/cyr.xml"))]));
+    tidings::cli::import_file(&sandbox.db(), &file).unwrap();
+    let options = Options { db: sandbox.db(), config: Config::default(), notice: None, size: (140, 30) };
+    let mut app = App::new(options).unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
+    app.start();
+    app.run_until(WAIT, all_fetched).await.unwrap();
+    app.run_until(WAIT, |s| !s.entries.is_empty()).await.unwrap();
+    let garbled = app.state.entries[0].title.clone().unwrap();
+    assert_ne!(garbled, "Правительство обсудило бюджет", "the server's KOI8-R is taken at its word");
+    draw(&app, &mut terminal);
+    assert!(
+        feed_row(&terminal, "").starts_with("~ "),
+        "the overridden declaration is marked: {:?}",
+        feeds_pane(&terminal)
+    );
+
+    // The feed-info view says what happened.
+    key(&mut app, KeyCode::Char('i'));
+    app.run_until(WAIT, |s| matches!(&s.overlay, Some(Overlay::FeedInfo { info: Some(_), .. }))).await.unwrap();
+    let shown = draw(&app, &mut terminal);
+    assert!(
+        shown.contains("KOI8-R from the HTTP charset; the XML declaration said windows-1251 and was overridden"),
+        "{shown}"
+    );
+
+    // Force windows-1251 from the feed-info view; the next refresh re-reads the feed and fixes the entry.
+    key(&mut app, KeyCode::Char('e'));
+    for c in "windows-1251".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    assert!(app.state.overlay.is_none());
+    app.run_until(WAIT, |s| {
+        s.progress.is_idle()
+            && s.entries.first().and_then(|e| e.title.as_deref()) == Some("Правительство обсудило бюджет")
+    })
+    .await
+    .unwrap();
+    assert_eq!(app.state.entries.len(), 1, "the entry was updated in place, not duplicated");
+    let second = &server.requests_for("/cyr.xml")[1];
+    assert_eq!(second.header("if-none-match"), None, "forcing an encoding downloads the feed again");
+    key(&mut app, KeyCode::Char('i'));
+    app.run_until(WAIT, |s| matches!(&s.overlay, Some(Overlay::FeedInfo { info: Some(_), .. }))).await.unwrap();
+    let shown = draw(&app, &mut terminal);
+    assert!(shown.contains("windows-1251 from the encoding forced for this feed"), "{shown}");
 }

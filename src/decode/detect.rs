@@ -6,13 +6,19 @@
 use super::charset::Charset;
 use super::labels::{Label, resolve};
 
-/// The detector's guess for `bytes`.
-pub fn detect(bytes: &[u8], tld: Option<&str>) -> Charset {
+/// chardetng's own answer for `bytes`, and the charset to read them with after refinement.
+pub fn detect(bytes: &[u8], tld: Option<&str>) -> (Charset, Charset) {
     let sample = &bytes[..bytes.len().min(256 * 1024)];
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
     detector.feed(sample, sample.len() == bytes.len());
     let guess = Charset::Web(detector.guess(tld.map(str::as_bytes), chardetng::Utf8Detection::Allow));
-    refine_cyrillic(sample, guess).unwrap_or(guess)
+    let refined = refine_cyrillic(sample, guess).unwrap_or(guess);
+    // chardetng says KOI8-U for KOI8-R; they differ only in eight Ukrainian letters.
+    let koi8_u = Charset::Web(encoding_rs::KOI8_U);
+    if refined == koi8_u && !sample.iter().any(|b| matches!(b, 0xA4 | 0xA6 | 0xA7 | 0xAD | 0xB4 | 0xB6 | 0xB7 | 0xBD)) {
+        return (guess, Charset::Web(encoding_rs::KOI8_R));
+    }
+    (guess, refined)
 }
 
 /// The single-byte encodings Russian text has been published in.
@@ -111,7 +117,7 @@ mod tests {
     fn russian_text_is_read_in_its_own_encoding() {
         for label in ["windows-1251", "koi8-r", "ibm866", "iso-8859-5", "x-mac-cyrillic", "ibm855"] {
             let bytes = encoded(label, RUSSIAN);
-            let got = detect(&bytes, None);
+            let (_, got) = detect(&bytes, None);
             assert_eq!(got.decode_lossy(&bytes).0, RUSSIAN, "{label} detected as {}", got.name());
         }
     }
@@ -120,6 +126,6 @@ mod tests {
     fn accented_latin_text_is_left_to_chardetng() {
         let french = "Le café de la gare était fermé; Noël approche et les élèves préparent la fête à l'école.";
         let bytes = encoding_rs::WINDOWS_1252.encode(french).0.into_owned();
-        assert_eq!(detect(&bytes, None), Charset::WINDOWS_1252);
+        assert_eq!(detect(&bytes, None).1, Charset::WINDOWS_1252);
     }
 }

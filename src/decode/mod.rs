@@ -225,19 +225,22 @@ pub fn decode_with<T, E>(
         Err(StrictError::Unsupported(name)) => Some(name.clone()),
         Err(StrictError::Rule(_)) => None,
     };
-    attempts.extend(a.lenient_chain(unsupported.is_some()));
+    // The lenient chain is worked out only when the strict reading did not hold: a well-labelled feed costs one
+    // validation pass.
+    let only_evidence = unsupported.is_some();
+    let lenient = std::iter::once_with(|| a.lenient_chain(only_evidence)).flatten();
 
     let mut first_rejection: Option<(E, Charset, Source)> = None;
     let mut detected: Option<Charset> = None;
     let mut tried: Vec<Charset> = Vec::new();
-    for attempt in attempts {
+    for attempt in attempts.into_iter().chain(lenient) {
         let (charset, source, lossy) = match attempt {
             Attempt::Clean(c, s) => (c, s, false),
             Attempt::MostlyUtf8 => (Charset::UTF_8, Source::Default, true),
             Attempt::Detect => {
-                let guess = detect::detect(a.body, options.tld);
-                detected = Some(guess);
-                (guess, Source::Detector, false)
+                let (raw, refined) = detect::detect(a.body, options.tld);
+                detected = Some(raw);
+                (refined, Source::Detector, false)
             }
         };
         if tried.contains(&charset) && !lossy {

@@ -78,7 +78,8 @@ fn fill_missing_titles(feed: &mut ParsedFeed, text: &str) {
     }
     for (entry, title) in feed.entries.iter_mut().zip(titles) {
         if entry.title.is_none() {
-            entry.title = title.map(|t| html_to_plain(&t)).filter(|t| !t.is_empty());
+            entry.title =
+                title.map(|t| crate::sanitize::one_line(&html_to_plain(&t), MAX_TITLE_CHARS)).filter(|t| !t.is_empty());
         }
     }
 }
@@ -222,14 +223,14 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// Longest title kept, in characters.
+const MAX_TITLE_CHARS: usize = 1000;
+
 /// A title as one line of plain text: tags stripped and entities decoded when it is (or looks like) HTML.
 fn plain_title(t: &Text) -> Option<String> {
     let is_html = t.content_type.subty() == "html" || t.content_type.subty() == "xhtml+xml";
-    let s = if is_html || looks_like_html(&t.content) {
-        html_to_plain(&t.content)
-    } else {
-        crate::text::fold_whitespace(&t.content)
-    };
+    let s = if is_html || looks_like_html(&t.content) { html_to_plain(&t.content) } else { t.content.clone() };
+    let s = crate::sanitize::one_line(&s, MAX_TITLE_CHARS);
     (!s.is_empty()).then_some(s)
 }
 
@@ -266,11 +267,11 @@ fn person_name(name: &Option<String>, email: Option<&str>) -> Option<String> {
         {
             let inner = raw[open + 1..close].trim();
             if !inner.is_empty() && !inner.contains('@') {
-                return Some(html_to_plain(inner));
+                return Some(crate::sanitize::one_line(&html_to_plain(inner), 200));
             }
         }
         if !raw.is_empty() && !raw.contains('@') {
-            return Some(html_to_plain(raw));
+            return Some(crate::sanitize::one_line(&html_to_plain(raw), 200));
         }
     }
     None

@@ -20,6 +20,10 @@ pub struct FeedRow {
     pub last_error: Option<String>,
     pub error_kind: Option<String>,
     pub last_fetched_at: Option<i64>,
+    /// The last decoding overrode an encoding the feed declared (see [`crate::decode::Decision::overridden`]).
+    pub encoding_overridden: bool,
+    /// The encoding the user forced for this feed, if any.
+    pub encoding_forced: Option<String>,
 }
 
 /// An entry as the entry list shows it.
@@ -63,7 +67,8 @@ pub struct RefreshTarget {
 
 const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id, d.name,
     (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0),
-    f.last_status, f.last_error, f.error_kind, f.last_fetched_at";
+    f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
+    coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override";
 
 fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
     Ok(FeedRow {
@@ -78,6 +83,8 @@ fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
         last_error: r.get(8)?,
         error_kind: r.get(9)?,
         last_fetched_at: r.get(10)?,
+        encoding_overridden: r.get(11)?,
+        encoding_forced: r.get(12)?,
     })
 }
 
@@ -165,6 +172,46 @@ pub fn entry(conn: &Connection, id: EntryId) -> Result<Option<EntryDetail>, Stor
         })
         .optional()?;
     Ok(detail)
+}
+
+/// Everything the feed-info view shows about one subscription.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeedInfo {
+    pub row: FeedRow,
+    pub entries: i64,
+    pub failures: i64,
+    pub last_success_at: Option<i64>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub added_at: i64,
+    /// The last decoding decision, when the feed was ever read.
+    pub decision: Option<crate::decode::Decision>,
+}
+
+/// The feed-info view's data for one subscription.
+pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, StoreError> {
+    let Some(row) = feed(conn, id)? else { return Ok(None) };
+    let info = conn
+        .prepare_cached(
+            "SELECT (SELECT count(*) FROM entries WHERE feed_id = ?1), failures, last_success_at, etag, last_modified,
+                    added_at, encoding_decision
+             FROM feeds WHERE id = ?1",
+        )?
+        .query_row([id], |r| {
+            let decision: Option<String> = r.get(6)?;
+            Ok(FeedInfo {
+                row: row.clone(),
+                entries: r.get(0)?,
+                failures: r.get(1)?,
+                last_success_at: r.get(2)?,
+                etag: r.get(3)?,
+                last_modified: r.get(4)?,
+                added_at: r.get(5)?,
+                decision: decision.and_then(|d| serde_json::from_str(&d).ok()),
+            })
+        })
+        .optional()?;
+    Ok(info)
 }
 
 /// URL and validators of the feeds to refresh; `None` means every feed.

@@ -219,6 +219,14 @@ fn upsert_entry(tx: &Transaction<'_>, feed_id: FeedId, e: &ParsedEntry, now: i64
     }
 }
 
+/// Forces (or with `None`, stops forcing) the encoding of a feed. The validators are dropped so the next
+/// refresh downloads the feed again instead of hearing "not modified".
+pub fn set_encoding_override(conn: &mut Connection, feed_id: FeedId, label: Option<&str>) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE feeds SET encoding_override = ?2, etag = NULL, last_modified = NULL WHERE id = ?1")?
+        .execute(params![feed_id, label])?;
+    Ok(())
+}
+
 /// Marks entries read or unread.
 pub fn set_read(conn: &mut Connection, ids: &[EntryId], read: bool) -> Result<(), StoreError> {
     let tx = conn.transaction()?;
@@ -327,6 +335,27 @@ mod tests {
         assert_eq!(row.last_status, Some(500));
         let target = &read::refresh_targets(&conn, Some(&[id])).unwrap()[0];
         assert_eq!(target.etag.as_deref(), Some("\"v1\""));
+    }
+
+    #[test]
+    fn forcing_an_encoding_drops_the_validators_and_shows_in_the_feed_info() {
+        let (_dir, mut conn, id) = setup();
+        let mut record = fetched(vec![entry("a", "A")]);
+        if let FetchRecord::Fetched { decision, .. } = &mut record {
+            *decision = Some(r#"{"encoding":"KOI8-R","source":"http-charset","signals":{"media_type":null,"http_charset":"koi8-r","bom":null,"first_bytes":null,"xml_declaration":"utf-8","detected":null},"strict":{"encoding":"KOI8-R","rule":"HTTP 2.6"},"overridden":["xml_declaration"],"lenient":false,"notes":[]}"#.into());
+        }
+        apply_fetch(&mut conn, id, &record, 10).unwrap();
+        let row = read::feed(&conn, id).unwrap().unwrap();
+        assert!(row.encoding_overridden);
+        set_encoding_override(&mut conn, id, Some("windows-1251")).unwrap();
+        let info = read::feed_info(&conn, id).unwrap().unwrap();
+        assert_eq!(info.row.encoding_forced.as_deref(), Some("windows-1251"));
+        assert_eq!(info.etag, None);
+        assert_eq!(info.decision.unwrap().encoding, "KOI8-R");
+        assert_eq!(
+            read::refresh_targets(&conn, Some(&[id])).unwrap()[0].encoding_override.as_deref(),
+            Some("windows-1251")
+        );
     }
 
     #[test]

@@ -2,11 +2,14 @@
 //! worker's result) and returns the [`Effect`]s to run. No I/O happens here; every result of work comes back as
 //! another event. The UI draws from [`State`] and never changes it.
 
+pub mod input;
+
 use crate::model::{EntryId, FeedId, FolderId};
 use crate::refresh::RefreshEvent;
 use crate::render::{self, Line, Span};
-use crate::store::read::{EntryDetail, EntryRow, FeedRow};
+use crate::store::read::{EntryDetail, EntryRow, FeedInfo, FeedRow};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use input::TextInput;
 use std::collections::HashSet;
 
 /// Everything that can happen to the reader.
@@ -35,6 +38,10 @@ pub enum Event {
         lines: Vec<Line>,
     },
     Refresh(RefreshEvent),
+    FeedInfoLoaded {
+        feed_id: FeedId,
+        info: Option<Box<FeedInfo>>,
+    },
     /// Something to tell the user (an import report, …).
     Notice(String),
     /// Something went wrong outside a feed (the database, …).
@@ -47,10 +54,52 @@ pub enum Effect {
     LoadFeeds,
     LoadEntries(ListKey),
     LoadArticle(EntryId),
-    RenderArticle { entry_id: EntryId, html: String, width: u16 },
-    SetRead { ids: Vec<EntryId>, read: bool },
+    RenderArticle {
+        entry_id: EntryId,
+        html: String,
+        width: u16,
+    },
+    SetRead {
+        ids: Vec<EntryId>,
+        read: bool,
+    },
     MarkAllRead(ListKey),
     Refresh(Vec<FeedId>),
+    LoadFeedInfo(FeedId),
+    /// Force (or, with `None`, stop forcing) a feed's encoding.
+    SetEncodingOverride {
+        feed_id: FeedId,
+        label: Option<String>,
+    },
+}
+
+/// What covers the panes, if anything.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Overlay {
+    Help,
+    /// The feed-info view; `info` is `None` while it loads.
+    FeedInfo {
+        feed_id: FeedId,
+        info: Option<Box<FeedInfo>>,
+        scroll: usize,
+    },
+    Prompt(Prompt),
+}
+
+/// A question that wants a line of text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    pub title: String,
+    pub hint: String,
+    pub input: TextInput,
+    /// Why the last answer was refused.
+    pub error: Option<String>,
+    pub purpose: PromptPurpose,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptPurpose {
+    ForceEncoding(FeedId),
 }
 
 /// What the entry list shows: one feed, or every feed of a folder.
@@ -108,7 +157,7 @@ impl Progress {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct State {
     pub feeds: Vec<FeedRow>,
     pub rows: Vec<FeedListRow>,
@@ -125,7 +174,7 @@ pub struct State {
     /// The entry whose article was asked for and has not arrived yet.
     pub wanted_article: Option<EntryId>,
     pub focus: Pane,
-    pub help: bool,
+    pub overlay: Option<Overlay>,
     pub progress: Progress,
     pub last_error: Option<String>,
     pub message: Option<String>,
@@ -152,6 +201,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("A", "mark every entry of the feed read"),
     ("r", "refresh the selected feed (or folder)"),
     ("R", "refresh every feed"),
+    ("i", "feed info: status, errors, how it was decoded"),
+    ("e", "force the encoding of the selected feed"),
     ("?", "show or hide this help"),
     ("q", "quit (or close this help)"),
 ];
@@ -172,7 +223,7 @@ impl State {
             article: None,
             wanted_article: None,
             focus: Pane::Feeds,
-            help: false,
+            overlay: None,
             progress: Progress::default(),
             last_error: None,
             message: None,
@@ -329,6 +380,17 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
             Vec::new()
         }
         Event::Refresh(ev) => on_refresh(state, ev),
+        Event::FeedInfoLoaded { feed_id, info } => {
+            if let Some(Overlay::FeedInfo { feed_id: shown, info: slot, .. }) = state.overlay.as_mut()
+                && *shown == feed_id
+            {
+                match info {
+                    Some(info) => *slot = Some(info),
+                    None => state.overlay = None,
+                }
+            }
+            Vec::new()
+        }
         Event::Notice(text) => {
             state.message = Some(text);
             Vec::new()
@@ -446,11 +508,8 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         state.quit = true;
         return Vec::new();
     }
-    if state.help {
-        if matches!(key.code, KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Esc | KeyCode::Enter) {
-            state.help = false;
-        }
-        return Vec::new();
+    if let Some(overlay) = state.overlay.take() {
+        return on_overlay_key(state, overlay, key);
     }
     match key.code {
         KeyCode::Char('q') => {
@@ -458,7 +517,20 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             Vec::new()
         }
         KeyCode::Char('?') => {
-            state.help = true;
+            state.overlay = Some(Overlay::Help);
+            Vec::new()
+        }
+        KeyCode::Char('i') => match info_feed(state) {
+            Some(feed_id) => {
+                state.overlay = Some(Overlay::FeedInfo { feed_id, info: None, scroll: 0 });
+                vec![Effect::LoadFeedInfo(feed_id)]
+            }
+            None => Vec::new(),
+        },
+        KeyCode::Char('e') => {
+            if let Some(feed_id) = info_feed(state) {
+                open_encoding_prompt(state, feed_id);
+            }
             Vec::new()
         }
         KeyCode::Tab => {
@@ -515,6 +587,106 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         },
         KeyCode::Char('R') => refresh_all(state),
         _ => Vec::new(),
+    }
+}
+
+/// The feed that `i` and `e` act on: the selected feed, or the feed of the open article.
+fn info_feed(state: &State) -> Option<FeedId> {
+    match state.focus {
+        Pane::Article => state.article.as_ref().map(|a| a.detail.feed_id),
+        Pane::Entries => state.selected_entry().map(|e| e.feed_id).or(state.selected_feed().map(|f| f.id)),
+        Pane::Feeds => state.selected_feed().map(|f| f.id),
+    }
+}
+
+fn open_encoding_prompt(state: &mut State, feed_id: FeedId) {
+    let feed = state.feeds.iter().find(|f| f.id == feed_id);
+    let title = feed.map(|f| crate::sanitize::one_line(&f.title, 60)).unwrap_or_default();
+    let current = feed.and_then(|f| f.encoding_forced.clone()).unwrap_or_default();
+    state.overlay = Some(Overlay::Prompt(Prompt {
+        title: format!("Force the encoding of {title}"),
+        hint: "an encoding label (windows-1251, koi8-r, shift_jis, iso-8859-2…); empty to decode by the feed's own signals".into(),
+        input: TextInput::new(&current),
+        error: None,
+        purpose: PromptPurpose::ForceEncoding(feed_id),
+    }));
+}
+
+/// A key while an overlay is open; the overlay was taken out of the state and is put back unless it closes.
+fn on_overlay_key(state: &mut State, overlay: Overlay, key: KeyEvent) -> Vec<Effect> {
+    match overlay {
+        Overlay::Help => {
+            if !matches!(key.code, KeyCode::Char('?' | 'q') | KeyCode::Esc | KeyCode::Enter) {
+                state.overlay = Some(Overlay::Help);
+            }
+            Vec::new()
+        }
+        Overlay::FeedInfo { feed_id, info, scroll } => match key.code {
+            KeyCode::Char('q' | 'i') | KeyCode::Esc | KeyCode::Enter => Vec::new(),
+            KeyCode::Char('e') => {
+                open_encoding_prompt(state, feed_id);
+                Vec::new()
+            }
+            KeyCode::Char('j') | KeyCode::Down => {
+                state.overlay = Some(Overlay::FeedInfo { feed_id, info, scroll: scroll + 1 });
+                Vec::new()
+            }
+            KeyCode::Char('k') | KeyCode::Up => {
+                state.overlay = Some(Overlay::FeedInfo { feed_id, info, scroll: scroll.saturating_sub(1) });
+                Vec::new()
+            }
+            _ => {
+                state.overlay = Some(Overlay::FeedInfo { feed_id, info, scroll });
+                Vec::new()
+            }
+        },
+        Overlay::Prompt(mut prompt) => match key.code {
+            KeyCode::Esc => Vec::new(),
+            KeyCode::Enter => submit_prompt(state, prompt),
+            _ => {
+                if prompt.input.handle(key) {
+                    prompt.error = None;
+                }
+                state.overlay = Some(Overlay::Prompt(prompt));
+                Vec::new()
+            }
+        },
+    }
+}
+
+fn submit_prompt(state: &mut State, mut prompt: Prompt) -> Vec<Effect> {
+    match prompt.purpose {
+        PromptPurpose::ForceEncoding(feed_id) => {
+            let label = prompt.input.text().trim().to_string();
+            if !label.is_empty() {
+                use crate::decode::labels::{Label, resolve};
+                let refusal = match resolve(&label) {
+                    Label::Unsupported(name) => Some(format!("{name} cannot be decoded by tidings")),
+                    Label::Unknown => Some(format!("'{label}' is not an encoding tidings knows")),
+                    _ => None,
+                };
+                if let Some(error) = refusal {
+                    prompt.error = Some(error);
+                    state.overlay = Some(Overlay::Prompt(prompt));
+                    return Vec::new();
+                }
+            }
+            let label = (!label.is_empty()).then_some(label);
+            let title = match state.feeds.iter_mut().find(|f| f.id == feed_id) {
+                Some(feed) => {
+                    feed.encoding_forced = label.clone();
+                    crate::sanitize::one_line(&feed.title, 80)
+                }
+                None => String::new(),
+            };
+            state.message = Some(match &label {
+                Some(l) => format!("{title}: decoding as {l} from now on; refreshing"),
+                None => format!("{title}: decoding by the feed's own signals again; refreshing"),
+            });
+            let mut effects = vec![user_write(state, Effect::SetEncodingOverride { feed_id, label })];
+            effects.extend(request_refresh(state, vec![feed_id]));
+            effects
+        }
     }
 }
 
@@ -757,6 +929,8 @@ mod tests {
             last_error: None,
             error_kind: None,
             last_fetched_at: None,
+            encoding_overridden: false,
+            encoding_forced: None,
         }
     }
 
@@ -940,13 +1114,54 @@ mod tests {
     fn help_opens_and_any_closing_key_closes_it_without_quitting() {
         let mut s = loaded();
         update(&mut s, key('?'));
-        assert!(s.help);
+        assert_eq!(s.overlay, Some(Overlay::Help));
         update(&mut s, key('j'));
-        assert!(s.help, "other keys do nothing while help is open");
+        assert_eq!(s.overlay, Some(Overlay::Help), "other keys do nothing while help is open");
         update(&mut s, key('q'));
-        assert!(!s.help && !s.quit);
+        assert!(s.overlay.is_none() && !s.quit);
         update(&mut s, key('q'));
         assert!(s.quit);
+    }
+
+    #[test]
+    fn i_opens_the_feed_info_which_arrives_later() {
+        let mut s = loaded();
+        assert_eq!(update(&mut s, key('i')), vec![Effect::LoadFeedInfo(1)]);
+        assert!(matches!(s.overlay, Some(Overlay::FeedInfo { feed_id: 1, info: None, .. })));
+        update(&mut s, Event::FeedInfoLoaded { feed_id: 2, info: None });
+        assert!(s.overlay.is_some(), "info for another feed is ignored");
+        update(&mut s, code(KeyCode::Esc));
+        assert!(s.overlay.is_none());
+    }
+
+    #[test]
+    fn forcing_an_encoding_validates_the_label_stores_it_and_refreshes() {
+        let mut s = loaded();
+        update(&mut s, key('e'));
+        for c in "klingon".chars() {
+            update(&mut s, key(c));
+        }
+        assert!(update(&mut s, code(KeyCode::Enter)).is_empty());
+        let Some(Overlay::Prompt(prompt)) = &s.overlay else { panic!("the prompt stays open") };
+        assert!(prompt.error.as_deref().unwrap().contains("klingon"));
+        for _ in 0..7 {
+            update(&mut s, code(KeyCode::Backspace));
+        }
+        for c in "koi8-r".chars() {
+            update(&mut s, key(c));
+        }
+        let effects = update(&mut s, code(KeyCode::Enter));
+        assert_eq!(
+            effects,
+            vec![Effect::SetEncodingOverride { feed_id: 1, label: Some("koi8-r".into()) }, Effect::Refresh(vec![1])]
+        );
+        assert!(s.overlay.is_none());
+        assert_eq!(s.feeds[0].encoding_forced.as_deref(), Some("koi8-r"));
+        // An empty answer stops forcing.
+        update(&mut s, key('e'));
+        update(&mut s, Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
+        let effects = update(&mut s, code(KeyCode::Enter));
+        assert_eq!(effects[0], Effect::SetEncodingOverride { feed_id: 1, label: None });
     }
 
     #[test]
