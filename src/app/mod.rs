@@ -473,9 +473,10 @@ fn on_refresh(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
     state.rebuild_rows();
     if state.progress.is_idle() && state.progress.total > 0 {
         let p = &state.progress;
+        let feeds = if p.done == 1 { "1 feed".to_string() } else { format!("{} feeds", p.done) };
         state.message = Some(match p.failed {
-            0 => format!("Refreshed {} feeds", p.done),
-            n => format!("Refreshed {} feeds, {n} failed", p.done),
+            0 => format!("Refreshed {feeds}"),
+            n => format!("Refreshed {feeds}, {n} failed"),
         });
         state.progress = Progress::default();
         // Titles may have changed, and with them the order.

@@ -60,6 +60,19 @@ pub enum Family {
     Ebcdic,
 }
 
+impl Family {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Family::Ascii => "ASCII-compatible",
+            Family::Utf16Be => "UTF-16BE",
+            Family::Utf16Le => "UTF-16LE",
+            Family::Utf32Be => "UTF-32BE",
+            Family::Utf32Le => "UTF-32LE",
+            Family::Ebcdic => "EBCDIC",
+        }
+    }
+}
+
 impl Charset {
     pub const UTF_8: Charset = Charset::Web(encoding_rs::UTF_8);
     pub const WINDOWS_1252: Charset = Charset::Web(encoding_rs::WINDOWS_1252);

@@ -588,7 +588,7 @@ impl<'a> Analysis<'a> {
             media_type: content_type.map(|ct| ct.media_type.clone()).filter(|m| !m.is_empty()),
             http_charset: content_type.and_then(|ct| ct.charset.clone()),
             bom: self.bom.map(|b| b.charset().name().to_string()),
-            first_bytes: self.first.map(|f| format!("{f:?}")),
+            first_bytes: self.first.map(|f| f.describe().to_string()),
             xml_declaration: self.declared.clone(),
             detected: detected.map(|c| c.name().to_string()),
         };
@@ -608,9 +608,8 @@ impl<'a> Analysis<'a> {
                 _ => {}
             }
         }
-        if lenient && strict.encoding.is_none() {
-            notes.insert(0, format!("the strict reading failed: {}", strict.rule));
-        } else if lenient {
+        // (When the strict rules gave no answer, `strict.rule` already says why.)
+        if lenient && strict.encoding.is_some() {
             notes.insert(
                 0,
                 format!(
