@@ -5,6 +5,7 @@
 //! reader is a state machine ([`app`]) drawn by a pure function ([`ui`]) and driven by [`runtime`].
 
 pub mod app;
+pub mod canonical;
 pub mod cli;
 pub mod config;
 pub mod decode;

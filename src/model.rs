@@ -61,6 +61,22 @@ pub struct ParsedEntry {
     pub content_html: Option<String>,
     /// The short summary, as HTML, when the entry has one besides its content.
     pub summary_html: Option<String>,
+    /// Categories and tags, plain text.
+    pub categories: Vec<String>,
+    /// Attached media: podcast episodes, videos, images.
+    pub enclosures: Vec<Enclosure>,
+    /// Where the entry's comments are.
+    pub comments: Option<String>,
+    /// An image that stands for the entry.
+    pub thumbnail: Option<String>,
+}
+
+/// A file attached to an entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Enclosure {
+    pub url: String,
+    pub media_type: Option<String>,
+    pub length: Option<u64>,
 }
 
 /// A subscription to add: what OPML import and `tidings add` produce.

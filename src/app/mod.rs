@@ -1018,6 +1018,10 @@ mod tests {
             summary_html: None,
             read: true,
             starred: false,
+            categories: vec![],
+            enclosures: vec![],
+            comments: None,
+            thumbnail: None,
         };
         let effects = update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
         let width = crate::ui::article_width(s.size);
@@ -1241,6 +1245,10 @@ mod tests {
             summary_html: None,
             read: true,
             starred: false,
+            categories: vec![],
+            enclosures: vec![],
+            comments: None,
+            thumbnail: None,
         };
         s.wanted_article = Some(10);
         update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });

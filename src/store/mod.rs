@@ -80,6 +80,12 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX entries_by_feed_date ON entries(feed_id, sort_at DESC, id DESC);
     CREATE INDEX entries_unread_by_feed ON entries(feed_id) WHERE read = 0;",
+    // 2: what entries carry besides their text, and what reading a feed had to repair.
+    "ALTER TABLE entries ADD COLUMN categories TEXT;
+    ALTER TABLE entries ADD COLUMN enclosures TEXT;
+    ALTER TABLE entries ADD COLUMN comments TEXT;
+    ALTER TABLE entries ADD COLUMN thumbnail TEXT;
+    ALTER TABLE feeds ADD COLUMN parse_warnings TEXT;",
 ];
 
 /// The schema version this build writes.

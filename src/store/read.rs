@@ -53,6 +53,10 @@ pub struct EntryDetail {
     pub summary_html: Option<String>,
     pub read: bool,
     pub starred: bool,
+    pub categories: Vec<String>,
+    pub enclosures: Vec<crate::model::Enclosure>,
+    pub comments: Option<String>,
+    pub thumbnail: Option<String>,
 }
 
 /// What a refresh needs to know about a feed before fetching it.
@@ -150,7 +154,8 @@ fn entry_rows(conn: &Connection, sql: &str, id: i64) -> Result<Vec<EntryRow>, St
 pub fn entry(conn: &Connection, id: EntryId) -> Result<Option<EntryDetail>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT e.id, e.feed_id, coalesce(f.custom_title, f.title, f.url), e.title, e.link, e.author,
-                e.published_at, e.updated_at, e.content_html, e.summary_html, e.read, e.starred
+                e.published_at, e.updated_at, e.content_html, e.summary_html, e.read, e.starred,
+                e.categories, e.enclosures, e.comments, e.thumbnail
          FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE e.id = ?1",
     )?;
     let detail = stmt
@@ -168,10 +173,19 @@ pub fn entry(conn: &Connection, id: EntryId) -> Result<Option<EntryDetail>, Stor
                 summary_html: r.get(9)?,
                 read: r.get(10)?,
                 starred: r.get(11)?,
+                categories: json_list(r.get(12)?),
+                enclosures: json_list(r.get(13)?),
+                comments: r.get(14)?,
+                thumbnail: r.get(15)?,
             })
         })
         .optional()?;
     Ok(detail)
+}
+
+/// A JSON list stored in a column; an unreadable one reads as empty.
+fn json_list<T: serde::de::DeserializeOwned>(column: Option<String>) -> Vec<T> {
+    column.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default()
 }
 
 /// Everything the feed-info view shows about one subscription.
@@ -186,6 +200,8 @@ pub struct FeedInfo {
     pub added_at: i64,
     /// The last decoding decision, when the feed was ever read.
     pub decision: Option<crate::decode::Decision>,
+    /// What the last successful read had to repair or assume.
+    pub warnings: Vec<String>,
 }
 
 /// The feed-info view's data for one subscription.
@@ -194,7 +210,7 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
     let info = conn
         .prepare_cached(
             "SELECT (SELECT count(*) FROM entries WHERE feed_id = ?1), failures, last_success_at, etag, last_modified,
-                    added_at, encoding_decision
+                    added_at, encoding_decision, parse_warnings
              FROM feeds WHERE id = ?1",
         )?
         .query_row([id], |r| {
@@ -208,6 +224,7 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
                 last_modified: r.get(4)?,
                 added_at: r.get(5)?,
                 decision: decision.and_then(|d| serde_json::from_str(&d).ok()),
+                warnings: json_list(r.get(7)?),
             })
         })
         .optional()?;

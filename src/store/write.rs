@@ -97,11 +97,13 @@ pub fn apply_fetch(
     let mut outcome = ApplyOutcome::default();
     match record {
         FetchRecord::Fetched { status, etag, last_modified, feed, decision } => {
+            let warnings =
+                (!feed.warnings.is_empty()).then(|| serde_json::to_string(&feed.warnings).unwrap_or_default());
             tx.prepare_cached(
                 "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
                     etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
                     failures = 0, last_fetched_at = ?7, last_success_at = ?7,
-                    encoding_decision = coalesce(?8, encoding_decision)
+                    encoding_decision = coalesce(?8, encoding_decision), parse_warnings = ?9
                  WHERE id = ?1",
             )?
             .execute(params![
@@ -112,7 +114,8 @@ pub fn apply_fetch(
                 last_modified,
                 status,
                 now,
-                decision
+                decision,
+                warnings
             ])?;
             for entry in feed.entries.iter().take(MAX_ENTRIES_PER_REFRESH) {
                 match upsert_entry(&tx, feed_id, entry, now)? {
@@ -159,64 +162,104 @@ enum Upsert {
 /// Inserts a new entry or updates a changed one; read and starred flags are never touched here.
 fn upsert_entry(tx: &Transaction<'_>, feed_id: FeedId, e: &ParsedEntry, now: i64) -> Result<Upsert, StoreError> {
     let cap = |s: &Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max).to_string());
-    let title = cap(&e.title, MAX_TITLE_BYTES);
-    let content = cap(&e.content_html, MAX_CONTENT_BYTES);
-    let summary = cap(&e.summary_html, MAX_CONTENT_BYTES);
-    let published = e.published.map(|d| d.timestamp());
-    let updated = e.updated.map(|d| d.timestamp());
+    let json = |empty: bool, value: String| (!empty).then_some(value);
+    let row = StoredEntry {
+        title: cap(&e.title, MAX_TITLE_BYTES),
+        link: cap(&e.link, MAX_TITLE_BYTES),
+        author: cap(&e.author, MAX_TITLE_BYTES),
+        published: e.published.map(|d| d.timestamp()),
+        updated: e.updated.map(|d| d.timestamp()),
+        content: cap(&e.content_html, MAX_CONTENT_BYTES),
+        summary: cap(&e.summary_html, MAX_CONTENT_BYTES),
+        categories: json(e.categories.is_empty(), serde_json::to_string(&e.categories).unwrap_or_default()),
+        enclosures: json(e.enclosures.is_empty(), serde_json::to_string(&e.enclosures).unwrap_or_default()),
+        comments: cap(&e.comments, MAX_TITLE_BYTES),
+        thumbnail: cap(&e.thumbnail, MAX_TITLE_BYTES),
+    };
     let key = crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES);
 
-    type Stored = (
-        EntryId,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<i64>,
-        Option<i64>,
-        Option<String>,
-        Option<String>,
-        i64,
-    );
-    let stored: Option<Stored> = tx
+    let stored: Option<(EntryId, i64, StoredEntry)> = tx
         .prepare_cached(
-            "SELECT id, title, link, author, published_at, updated_at, content_html, summary_html, first_seen_at
+            "SELECT id, first_seen_at, title, link, author, published_at, updated_at, content_html, summary_html,
+                    categories, enclosures, comments, thumbnail
              FROM entries WHERE feed_id = ?1 AND key = ?2",
         )?
         .query_row(params![feed_id, key], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                StoredEntry {
+                    title: r.get(2)?,
+                    link: r.get(3)?,
+                    author: r.get(4)?,
+                    published: r.get(5)?,
+                    updated: r.get(6)?,
+                    content: r.get(7)?,
+                    summary: r.get(8)?,
+                    categories: r.get(9)?,
+                    enclosures: r.get(10)?,
+                    comments: r.get(11)?,
+                    thumbnail: r.get(12)?,
+                },
+            ))
         })
         .optional()?;
 
+    let fields = params![
+        row.title,
+        row.link,
+        row.author,
+        row.published,
+        row.updated,
+        row.content,
+        row.summary,
+        row.categories,
+        row.enclosures,
+        row.comments,
+        row.thumbnail
+    ];
     match stored {
         None => {
+            let mut values: Vec<&dyn rusqlite::ToSql> = vec![&feed_id, &key, &now];
+            values.extend_from_slice(fields);
             tx.prepare_cached(
-                "INSERT INTO entries (feed_id, key, title, link, author, published_at, updated_at, content_html,
-                    summary_html, first_seen_at, sort_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, coalesce(?6, ?7, ?10))",
+                "INSERT INTO entries (feed_id, key, first_seen_at, title, link, author, published_at, updated_at,
+                    content_html, summary_html, categories, enclosures, comments, thumbnail, sort_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3))",
             )?
-            .execute(params![feed_id, key, title, e.link, e.author, published, updated, content, summary, now])?;
+            .execute(values.as_slice())?;
             Ok(Upsert::Inserted)
         }
-        Some((id, s_title, s_link, s_author, s_pub, s_upd, s_content, s_summary, first_seen)) => {
-            let same = s_title == title
-                && s_link == e.link
-                && s_author == e.author
-                && s_pub == published
-                && s_upd == updated
-                && s_content == content
-                && s_summary == summary;
-            if same {
-                return Ok(Upsert::Unchanged);
-            }
+        Some((_, _, ref old)) if *old == row => Ok(Upsert::Unchanged),
+        Some((id, first_seen, _)) => {
+            let mut values: Vec<&dyn rusqlite::ToSql> = vec![&id, &first_seen];
+            values.extend_from_slice(fields);
             tx.prepare_cached(
-                "UPDATE entries SET title = ?2, link = ?3, author = ?4, published_at = ?5, updated_at = ?6,
-                    content_html = ?7, summary_html = ?8, sort_at = coalesce(?5, ?6, ?9)
+                "UPDATE entries SET title = ?3, link = ?4, author = ?5, published_at = ?6, updated_at = ?7,
+                    content_html = ?8, summary_html = ?9, categories = ?10, enclosures = ?11, comments = ?12,
+                    thumbnail = ?13, sort_at = coalesce(?6, ?7, ?2)
                  WHERE id = ?1",
             )?
-            .execute(params![id, title, e.link, e.author, published, updated, content, summary, first_seen])?;
+            .execute(values.as_slice())?;
             Ok(Upsert::Updated)
         }
     }
+}
+
+/// The stored fields of an entry that a refresh may change.
+#[derive(Debug, PartialEq, Eq)]
+struct StoredEntry {
+    title: Option<String>,
+    link: Option<String>,
+    author: Option<String>,
+    published: Option<i64>,
+    updated: Option<i64>,
+    content: Option<String>,
+    summary: Option<String>,
+    categories: Option<String>,
+    enclosures: Option<String>,
+    comments: Option<String>,
+    thumbnail: Option<String>,
 }
 
 /// Forces (or with `None`, stops forcing) the encoding of a feed. The validators are dropped so the next
@@ -270,6 +313,10 @@ mod tests {
             updated: None,
             content_html: Some("<p>body</p>".into()),
             summary_html: None,
+            categories: vec!["news".into()],
+            enclosures: vec![],
+            comments: None,
+            thumbnail: None,
         }
     }
 
