@@ -1,4 +1,7 @@
-//! Rendering an article's HTML into styled lines for a given width, through html2text's rich output.
+//! Rendering an article's HTML into styled lines for a given width, through html2text's rich output: headings,
+//! emphasis, code, quotes, list bullets and links styled; images shown as `[alt]`; links numbered in the text
+//! and listed at the end, resolved against the entry's address. `script`, `style`, `iframe` and other embeds
+//! never show.
 //!
 //! Pure: HTML in, lines out. No ratatui types here; the UI maps [`Style`] onto its own. Every string that comes
 //! out has had control characters removed.
@@ -21,6 +24,8 @@ pub struct Style {
     pub image: bool,
     pub heading: bool,
     pub quote: bool,
+    /// Secondary text: bylines, notes, link numbers.
+    pub dim: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,49 +37,190 @@ pub struct Span {
 /// One rendered line: spans left to right.
 pub type Line = Vec<Span>;
 
+/// A rendered article body: its lines, and its links by number (link 1 is `links[0]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rendered {
+    pub lines: Vec<Line>,
+    pub links: Vec<Link>,
+}
+
+/// A link of the article, as it can be opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// The address, made absolute when a base allowed it.
+    pub url: String,
+    /// False for `javascript:` and other schemes tidings never hands to a browser.
+    pub openable: bool,
+}
+
 /// The text of a line, without styles (for tests and searching).
 pub fn line_text(line: &Line) -> String {
     line.iter().map(|s| s.text.as_str()).collect()
 }
 
-/// Renders `html` wrapped to `width` columns. Never fails: what html2text cannot render comes back as plain
-/// wrapped text.
-pub fn render_html(html: &str, width: usize) -> Vec<Line> {
+/// True for the addresses tidings hands to a browser: web pages and mail.
+pub fn openable(url: &str) -> bool {
+    let scheme = url.split(':').next().unwrap_or("").to_ascii_lowercase();
+    matches!(scheme.as_str(), "http" | "https" | "mailto") && url.contains(':')
+}
+
+/// Renders `html` wrapped to `width` columns; relative links resolve against `base` (the entry's address).
+/// Never fails: what html2text cannot render comes back as plain wrapped text.
+pub fn render_article(html: &str, width: usize, base: Option<&str>) -> Rendered {
     let width = width.max(8);
-    let mut cut = false;
-    let html = if html.len() > MAX_RENDER_BYTES {
-        cut = true;
-        crate::sanitize::truncate_bytes(html, MAX_RENDER_BYTES)
-    } else {
-        html
-    };
-    let rendered = html2text::config::rich().link_footnotes(true).lines_from_read(html.as_bytes(), width);
-    let mut lines: Vec<Line> = match rendered {
-        Ok(lines) => lines
-            .into_iter()
-            .map(|line| {
-                let mut spans: Line = Vec::new();
-                for ts in line.tagged_strings() {
-                    let text = strip_controls(&ts.s).replace('\t', "    ");
-                    if text.is_empty() {
-                        continue;
-                    }
-                    spans.push(Span { text, style: style_of(&ts.tag) });
-                }
-                mark_block_styles(&mut spans);
-                spans
-            })
-            .collect(),
-        Err(_) => wrap_text(&crate::text::html_to_plain(html), width, Style::default()),
+    let cut = html.len() > MAX_RENDER_BYTES;
+    let html = strip_embeds(crate::sanitize::truncate_bytes(html, MAX_RENDER_BYTES));
+    let rendered = html2text::config::rich()
+        .link_footnotes(true)
+        .empty_img_mode(html2text::config::ImageRenderMode::Replace("image"))
+        .lines_from_read(html.as_bytes(), width);
+    let mut out = match rendered {
+        Ok(tagged) => from_tagged(tagged, base),
+        Err(_) => Rendered {
+            lines: wrap_text(&crate::text::html_to_plain(&html), width, Style::default()),
+            links: Vec::new(),
+        },
     };
     if cut {
-        lines.push(Vec::new());
-        lines.push(vec![Span {
+        out.lines.push(Vec::new());
+        out.lines.push(vec![Span {
             text: format!("[article cut at {} KB; open the link to read the rest]", MAX_RENDER_BYTES / 1024),
-            style: Style { italic: true, ..Style::default() },
+            style: Style { italic: true, dim: true, ..Style::default() },
         }]);
     }
-    lines
+    out
+}
+
+/// Lines of just the body (for callers that do not need the links).
+pub fn render_html(html: &str, width: usize) -> Vec<Line> {
+    render_article(html, width, None).lines
+}
+
+fn from_tagged(tagged: Vec<html2text::render::TaggedLine<Vec<RichAnnotation>>>, base: Option<&str>) -> Rendered {
+    let mut lines: Vec<Line> = Vec::with_capacity(tagged.len());
+    let mut links: Vec<Link> = Vec::new();
+    for line in tagged {
+        let spans: Vec<(String, Vec<RichAnnotation>)> =
+            line.tagged_strings().map(|ts| (ts.s.clone(), ts.tag.clone())).collect();
+        // html2text ends the document with its footnotes, "[n]: url": collect them as the link list.
+        if let [(text, _)] = spans.as_slice()
+            && let Some(url) = footnote(text, links.len() + 1)
+        {
+            let url = crate::canonical::resolve(url, &[base]).unwrap_or_else(|| url.to_string());
+            links.push(Link { openable: openable(&url), url });
+            continue;
+        }
+        let mut out: Line = Vec::new();
+        for (text, tags) in spans {
+            let text = strip_controls(&text).replace('\t', "    ");
+            if text.is_empty() {
+                continue;
+            }
+            let style = style_of(&tags);
+            if style.image {
+                out.push(Span { text: format!("[{text}]"), style });
+            } else {
+                push_with_link_numbers(&mut out, &text, style);
+            }
+        }
+        mark_block_styles(&mut out);
+        lines.push(out);
+    }
+    while lines.last().is_some_and(|l| line_text(l).trim().is_empty()) {
+        lines.pop();
+    }
+    if !links.is_empty() {
+        lines.push(Vec::new());
+        lines.push(vec![Span { text: "Links".into(), style: Style { bold: true, heading: true, ..Style::default() } }]);
+        for (i, link) in links.iter().enumerate() {
+            let mut line = vec![Span { text: format!("[{}] ", i + 1), style: Style { dim: true, ..Style::default() } }];
+            if link.openable {
+                line.push(Span {
+                    text: strip_controls(&link.url).into_owned(),
+                    style: Style { link: true, ..Style::default() },
+                });
+            } else {
+                line.push(Span {
+                    text: format!("{} (never opened)", strip_controls(&link.url)),
+                    style: Style { dim: true, strike: true, ..Style::default() },
+                });
+            }
+            lines.push(line);
+        }
+    }
+    Rendered { lines, links }
+}
+
+/// The URL of a footnote line "[n]: url" numbered `expected`.
+fn footnote(text: &str, expected: usize) -> Option<&str> {
+    let rest = text.strip_prefix('[')?;
+    let (number, url) = rest.split_once("]: ")?;
+    (number.parse::<usize>().ok()? == expected).then_some(url.trim())
+}
+
+/// Pushes text, giving html2text's inline link markers ("[3]") their own dim style.
+fn push_with_link_numbers(out: &mut Line, text: &str, style: Style) {
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let Some(close) = rest[open..].find(']') else { break };
+        let inner = &rest[open + 1..open + close];
+        if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit()) {
+            push(out, &rest[..open + close + 1], style);
+            rest = &rest[open + close + 1..];
+            continue;
+        }
+        push(out, &rest[..open], style);
+        push(out, &rest[open..open + close + 1], Style { dim: true, ..Style::default() });
+        rest = &rest[open + close + 1..];
+    }
+    push(out, rest, style);
+}
+
+fn push(out: &mut Line, text: &str, style: Style) {
+    if text.is_empty() {
+        return;
+    }
+    match out.last_mut() {
+        Some(last) if last.style == style => last.text.push_str(text),
+        _ => out.push(Span { text: text.to_string(), style }),
+    }
+}
+
+/// Removes elements that must never show or load: iframes, frames, objects and embeds (html2text already
+/// drops scripts and styles).
+fn strip_embeds(html: &str) -> String {
+    const DROPPED: [&str; 5] = ["iframe", "frameset", "frame", "object", "embed"];
+    let lower = html.to_ascii_lowercase();
+    if !DROPPED.iter().any(|t| lower.contains(&format!("<{t}"))) {
+        return html.to_string();
+    }
+    let mut out = String::with_capacity(html.len());
+    let mut i = 0;
+    'scan: while i < html.len() {
+        let Some(next) = lower[i..].find('<') else { break };
+        out.push_str(&html[i..i + next]);
+        i += next;
+        for tag in DROPPED {
+            let open = format!("<{tag}");
+            if !lower[i..].starts_with(&open) {
+                continue;
+            }
+            let after = lower[i + open.len()..].chars().next();
+            if after.is_none_or(|c| c == '>' || c == '/' || c.is_whitespace()) {
+                let close = format!("</{tag}>");
+                let end = match lower[i..].find(&close) {
+                    Some(e) => i + e + close.len(),
+                    None => lower[i..].find('>').map_or(html.len(), |e| i + e + 1),
+                };
+                i = end;
+                continue 'scan;
+            }
+        }
+        out.push('<');
+        i += 1;
+    }
+    out.push_str(&html[i.min(html.len())..]);
+    out
 }
 
 fn style_of(tags: &[RichAnnotation]) -> Style {
@@ -161,7 +307,34 @@ mod tests {
         assert!(spans.iter().any(|s| s.text.contains("bold") && s.style.bold));
         assert!(spans.iter().any(|s| s.text.contains("it") && s.style.italic));
         assert!(spans.iter().any(|s| s.text.contains("link") && s.style.link));
-        assert!(texts(&lines).iter().any(|l| l.contains("http://x.example/")), "footnotes list the link");
+    }
+
+    #[test]
+    fn links_are_numbered_resolved_and_listed_at_the_end() {
+        let r = render_article(
+            "<p><a href=\"http://x.example/a\">one</a> <a href=\"/rel\">two</a> <a href=\"javascript:alert(1)\">js</a></p>",
+            60,
+            Some("https://site.example/post/1"),
+        );
+        let urls: Vec<(&str, bool)> = r.links.iter().map(|l| (l.url.as_str(), l.openable)).collect();
+        assert_eq!(
+            urls,
+            vec![("http://x.example/a", true), ("https://site.example/rel", true), ("javascript:alert(1)", false)]
+        );
+        let all = texts(&r.lines).join("\n");
+        assert!(all.contains("one[1] two[2] js[3]"), "{all}");
+        assert!(
+            all.contains(
+                "Links\n[1] http://x.example/a\n[2] https://site.example/rel\n[3] javascript:alert(1) (never opened)"
+            ),
+            "{all}"
+        );
+    }
+
+    #[test]
+    fn images_show_as_their_alt_text_in_brackets() {
+        let all = texts(&render_html("<p><img src=\"a.png\" alt=\"A cat\"> <img src=\"b.png\"></p>", 60)).join("\n");
+        assert!(all.contains("[A cat]") && all.contains("[image]"), "{all}");
     }
 
     #[test]
@@ -171,11 +344,21 @@ mod tests {
     }
 
     #[test]
-    fn scripts_and_styles_are_not_shown() {
-        let text =
-            texts(&render_html("<style>p{color:red}</style><script>alert(1)</script><p>visible</p>", 40)).join("\n");
+    fn scripts_styles_and_iframes_are_not_shown() {
+        let html = "<style>p{color:red}</style><script>alert(1)</script><p>visible</p>\
+                    <iframe src=\"http://evil.example/\">fallback</iframe><object data=\"x\">obj</object>";
+        let text = texts(&render_html(html, 40)).join("\n");
         assert!(text.contains("visible"));
-        assert!(!text.contains("alert") && !text.contains("color"), "{text}");
+        for hidden in ["alert", "color", "fallback", "obj", "evil"] {
+            assert!(!text.contains(hidden), "{hidden} shown in {text}");
+        }
+    }
+
+    #[test]
+    fn headings_and_quotes_are_marked() {
+        let lines = render_html("<h2>Title</h2><blockquote>said</blockquote>", 40);
+        assert!(lines.iter().flatten().any(|s| s.text.contains("Title") && s.style.heading));
+        assert!(lines.iter().flatten().any(|s| s.text.contains("said") && s.style.quote));
     }
 
     #[test]

@@ -80,6 +80,15 @@ pub struct Services {
     refresher: Refresher,
     inbox: mpsc::UnboundedSender<Event>,
     barrier: std::sync::Arc<WriteBarrier>,
+    opener: Opener,
+}
+
+/// What opens an address in the browser: the platform's opener, or what a test puts in its place.
+pub type Opener = std::sync::Arc<dyn Fn(&str) -> std::io::Result<()> + Send + Sync>;
+
+/// The platform's opener (`xdg-open`, `open`, `start`), detached, with the URL as an argument.
+pub fn system_opener() -> Opener {
+    std::sync::Arc::new(|url: &str| open::that_detached(url))
 }
 
 impl Services {
@@ -135,11 +144,18 @@ impl Services {
                     Err(e) => Event::Error(format!("cannot read the entry: {e}")),
                 });
             }),
-            Effect::RenderArticle { entry_id, html, width } => {
+            Effect::RenderArticle { entry_id, html, width, base } => {
                 tokio::task::spawn_blocking(move || {
-                    let lines = crate::render::render_html(&html, usize::from(width));
-                    let _ = inbox.send(Event::ArticleRendered { entry_id, width, lines });
+                    let body = crate::render::render_article(&html, usize::from(width), base.as_deref());
+                    let _ = inbox.send(Event::ArticleRendered { entry_id, width, body });
                 });
+            }
+            Effect::OpenUrl(url) => {
+                // The URL goes to the platform's opener as an argument, never through a shell; only web and
+                // mail addresses get here (see app::open_url).
+                if let Err(e) = (self.opener)(&url) {
+                    let _ = inbox.send(Event::Error(format!("cannot open the browser: {e}")));
+                }
             }
             Effect::SetRead { ids, read } => self.write(move |c| {
                 if let Err(e) = write::set_read(c, &ids, read) {
@@ -202,8 +218,15 @@ impl App {
         let mut state = State::new(options.size);
         state.message = options.notice;
         state.refresh_when_loaded = options.config.refresh_on_startup;
-        let services = Services { writer, reader, refresher, inbox: tx, barrier: Default::default() };
+        let services =
+            Services { writer, reader, refresher, inbox: tx, barrier: Default::default(), opener: system_opener() };
         Ok(App { state, services, inbox: rx })
+    }
+
+    /// Replaces what opens addresses in the browser.
+    pub fn with_opener(mut self, opener: Opener) -> App {
+        self.services.opener = opener;
+        self
     }
 
     /// A handle for sending events into the inbox (terminal input, ticks, tests).

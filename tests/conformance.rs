@@ -26,6 +26,9 @@ const FLOORS: &[(&str, usize)] = &[
     ("xml-only", 42),
 ];
 
+/// Share of real-world entries carrying a date field that must get a date, in percent.
+const DATE_FLOOR: f64 = 99.0;
+
 /// Cases where tidings reads the document differently on purpose, and why. They are reported, not hidden.
 const DELIBERATE: &[(&str, &str)] = &[
     ("rome:rome-044", "RFC 7303: a BOM beats charset=UTF-16BE (ROME, after RFC 3023, calls it an error)"),
@@ -197,6 +200,92 @@ fn text_case(case: &Case, bytes: &[u8]) -> Outcome {
     }
 }
 
+/// For each `<item>`/`<entry>` of an XML feed, whether it carries a date field with text.
+fn items_with_dates(text: &str) -> Vec<bool> {
+    use quick_xml::events::Event;
+    const DATES: &[&str] = &["pubDate", "date", "published", "updated", "issued", "modified", "created"];
+    let mut reader = quick_xml::Reader::from_str(text);
+    reader.config_mut().check_end_names = false;
+    let mut items = Vec::new();
+    let (mut depth, mut item_depth, mut in_date) = (0usize, None::<usize>, false);
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => {
+                depth += 1;
+                let local = e.local_name().as_ref().to_string();
+                match item_depth {
+                    None if local == "item" || local == "entry" => {
+                        item_depth = Some(depth);
+                        items.push(false);
+                    }
+                    Some(d) if depth == d + 1 && DATES.contains(&local.as_str()) => in_date = true,
+                    _ => {}
+                }
+            }
+            Ok(Event::Text(t)) if in_date && !t.clone().into_inner().trim().is_empty() => {
+                if let Some(last) = items.last_mut() {
+                    *last = true;
+                }
+            }
+            Ok(Event::End(_)) => {
+                in_date = false;
+                if item_depth == Some(depth) {
+                    item_depth = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    items
+}
+
+/// Date coverage over real-world feeds: of the entries whose item carries a date field, how many got a date.
+/// Also whether every feed-rs fixture parses. Returns (dated, with a date field, fixtures parsed, fixtures).
+fn dates_and_fixtures(dir: &Path, cases: &[Case]) -> (usize, usize, usize, usize, Vec<String>) {
+    let (mut dated, mut carrying) = (0, 0);
+    let mut problems = Vec::new();
+    for case in cases.iter().filter(|c| c.profile == "real-world") {
+        let Ok(bytes) = std::fs::read(dir.join(&case.file)) else { continue };
+        let Ok(ingested) = tidings::ingest::ingest(&bytes, case.content_type.as_deref(), None, None) else { continue };
+        let Ok(decoded) = decode::decode(&bytes, case.content_type.as_deref(), None) else { continue };
+        let has = items_with_dates(&decoded.text);
+        if has.len() != ingested.feed.entries.len() {
+            continue;
+        }
+        for (has_date, entry) in has.iter().zip(&ingested.feed.entries) {
+            if *has_date {
+                carrying += 1;
+                if entry.published.is_some() {
+                    dated += 1;
+                } else if problems.len() < 40 {
+                    problems.push(format!("NO DATE {}: entry {:?}", case.id, entry.title));
+                }
+            }
+        }
+    }
+    let (mut parsed, mut fixtures) = (0, 0);
+    let mut stack = vec![dir.join("files/feed-rs")];
+    while let Some(d) = stack.pop() {
+        let Ok(read) = std::fs::read_dir(&d) else { continue };
+        for entry in read.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "xml" || e == "json") {
+                fixtures += 1;
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                match tidings::ingest::ingest(&bytes, None, None, None) {
+                    Ok(_) => parsed += 1,
+                    Err(e) => problems.push(format!("FIXTURE {}: {e}", path.display())),
+                }
+            }
+        }
+    }
+    (dated, carrying, parsed, fixtures, problems)
+}
+
 fn corpus_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("TIDINGS_CORPUS")
         .map(PathBuf::from)
@@ -289,6 +378,25 @@ fn main() {
         println!("{profile:<24} {:>9} {deliberate:>9} {floor:>7}", format!("{pass}/{total}"));
         if *pass < floor {
             below.push(format!("{profile}: {pass} < floor {floor}"));
+        }
+    }
+    if only.is_none() {
+        let (dated, carrying, parsed, fixtures, problems) = dates_and_fixtures(&dir, &cases);
+        if verbose {
+            for p in &problems {
+                println!("{p}");
+            }
+        }
+        let share = if carrying == 0 { 100.0 } else { dated as f64 * 100.0 / carrying as f64 };
+        println!(
+            "dates: {dated}/{carrying} real-world entries with a date field got a date ({share:.2} %, floor {DATE_FLOOR} %)"
+        );
+        println!("feed-rs fixtures: {parsed}/{fixtures} parse");
+        if share < DATE_FLOOR {
+            below.push(format!("dates: {share:.2} % < {DATE_FLOOR} %"));
+        }
+        if parsed < fixtures {
+            below.push(format!("feed-rs fixtures: {parsed}/{fixtures} parse"));
         }
     }
     if !below.is_empty() {

@@ -35,7 +35,7 @@ pub enum Event {
     ArticleRendered {
         entry_id: EntryId,
         width: u16,
-        lines: Vec<Line>,
+        body: render::Rendered,
     },
     Refresh(RefreshEvent),
     FeedInfoLoaded {
@@ -58,7 +58,11 @@ pub enum Effect {
         entry_id: EntryId,
         html: String,
         width: u16,
+        /// The entry's address, against which relative links resolve.
+        base: Option<String>,
     },
+    /// Hand an address to the system's browser (never through a shell).
+    OpenUrl(String),
     SetRead {
         ids: Vec<EntryId>,
         read: bool,
@@ -100,6 +104,8 @@ pub struct Prompt {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PromptPurpose {
     ForceEncoding(FeedId),
+    /// Open link N of the article being read.
+    FollowLink,
 }
 
 /// What the entry list shows: one feed, or every feed of a folder.
@@ -134,6 +140,8 @@ pub enum FeedListRow {
 pub struct ArticleView {
     pub detail: EntryDetail,
     pub lines: Vec<Line>,
+    /// The body's links by number (link 1 first).
+    pub links: Vec<render::Link>,
     /// The width the body was rendered for; `None` while rendering.
     pub rendered_width: Option<u16>,
     pub scroll: usize,
@@ -199,6 +207,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("n", "open the next unread entry"),
     ("m", "toggle read / unread"),
     ("A", "mark every entry of the feed read"),
+    ("o", "open the entry in the browser"),
+    ("f", "follow link N of the article"),
     ("r", "refresh the selected feed (or folder)"),
     ("R", "refresh every feed"),
     ("i", "feed info: status, errors, how it was decoded"),
@@ -358,10 +368,12 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
                 text: "Rendering…".into(),
                 style: render::Style { italic: true, ..Default::default() },
             }]);
-            state.article = Some(ArticleView { detail: *detail, lines, rendered_width: None, scroll: 0 });
-            vec![Effect::RenderArticle { entry_id, html, width }]
+            let base = detail.link.clone();
+            state.article =
+                Some(ArticleView { detail: *detail, lines, links: Vec::new(), rendered_width: None, scroll: 0 });
+            vec![Effect::RenderArticle { entry_id, html, width, base }]
         }
-        Event::ArticleRendered { entry_id, width, lines } => {
+        Event::ArticleRendered { entry_id, width, body } => {
             let current_width = crate::ui::article_width(state.size);
             let Some(article) = state.article.as_mut().filter(|a| a.detail.id == entry_id) else {
                 return Vec::new();
@@ -370,8 +382,9 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
                 return Vec::new();
             }
             let mut all = article_header(&article.detail, usize::from(width));
-            all.extend(lines);
+            all.extend(body.lines);
             article.lines = all;
+            article.links = body.links;
             article.rendered_width = Some(width);
             let max = state.max_scroll();
             if let Some(a) = state.article.as_mut() {
@@ -534,6 +547,30 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             }
             Vec::new()
         }
+        KeyCode::Char('o') => match state.article.as_ref().and_then(|a| a.detail.link.clone()) {
+            Some(url) => open_url(state, url),
+            None => {
+                state.message = Some("Open an entry first; o opens its page in the browser".into());
+                Vec::new()
+            }
+        },
+        KeyCode::Char('f') => {
+            match state.article.as_ref().map(|a| a.links.len()) {
+                Some(n) if n > 0 => {
+                    state.overlay = Some(Overlay::Prompt(Prompt {
+                        title: "Follow a link".into(),
+                        hint: format!(
+                            "the number of the link to open, 1 to {n} (they are listed at the end of the article)"
+                        ),
+                        input: TextInput::default(),
+                        error: None,
+                        purpose: PromptPurpose::FollowLink,
+                    }));
+                }
+                _ => state.message = Some("This article has no links".into()),
+            }
+            Vec::new()
+        }
         KeyCode::Tab => {
             state.focus = next_pane(state, true);
             Vec::new()
@@ -655,8 +692,46 @@ fn on_overlay_key(state: &mut State, overlay: Overlay, key: KeyEvent) -> Vec<Eff
     }
 }
 
+/// Asks the runtime to open `url`, unless it is of a kind tidings never hands to a browser.
+fn open_url(state: &mut State, url: String) -> Vec<Effect> {
+    if render::openable(&url) {
+        state.message = Some(format!("Opening {}", crate::sanitize::one_line(&url, 200)));
+        vec![Effect::OpenUrl(url)]
+    } else {
+        state.last_error = Some(format!(
+            "not opening {}: only web and mail addresses are opened",
+            crate::sanitize::one_line(&url, 200)
+        ));
+        Vec::new()
+    }
+}
+
 fn submit_prompt(state: &mut State, mut prompt: Prompt) -> Vec<Effect> {
     match prompt.purpose {
+        PromptPurpose::FollowLink => {
+            let links = state.article.as_ref().map(|a| a.links.clone()).unwrap_or_default();
+            let chosen = prompt
+                .input
+                .text()
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|i| links.get(i));
+            match chosen {
+                Some(link) if link.openable => open_url(state, link.url.clone()),
+                Some(_) => {
+                    prompt.error = Some("that link is a script, not an address; tidings never opens those".into());
+                    state.overlay = Some(Overlay::Prompt(prompt));
+                    Vec::new()
+                }
+                None => {
+                    prompt.error = Some(format!("type a number from 1 to {}", links.len()));
+                    state.overlay = Some(Overlay::Prompt(prompt));
+                    Vec::new()
+                }
+            }
+        }
         PromptPurpose::ForceEncoding(feed_id) => {
             let label = prompt.input.text().trim().to_string();
             if !label.is_empty() {
@@ -868,7 +943,12 @@ fn rerender_if_needed(state: &mut State) -> Vec<Effect> {
     if article.rendered_width == Some(width) {
         return Vec::new();
     }
-    vec![Effect::RenderArticle { entry_id: article.detail.id, html: article_html(&article.detail), width }]
+    vec![Effect::RenderArticle {
+        entry_id: article.detail.id,
+        html: article_html(&article.detail),
+        width,
+        base: article.detail.link.clone(),
+    }]
 }
 
 /// The HTML body to render for an entry: its content, else its summary.
@@ -901,8 +981,39 @@ pub fn article_header(detail: &EntryDetail, width: usize) -> Vec<Line> {
     if let Some(url) = &detail.link {
         lines.extend(render::wrap_text(&crate::sanitize::one_line(url, 2000), width, link));
     }
+    if !detail.categories.is_empty() {
+        lines.extend(render::wrap_text(
+            &format!("Tags: {}", crate::sanitize::one_line(&detail.categories.join(", "), 500)),
+            width,
+            dim,
+        ));
+    }
+    for enclosure in &detail.enclosures {
+        let mut about = Vec::new();
+        about.extend(enclosure.media_type.clone());
+        about.extend(enclosure.length.filter(|l| *l > 0).map(human_size));
+        let about = if about.is_empty() { String::new() } else { format!(" ({})", about.join(", ")) };
+        lines.extend(render::wrap_text(
+            &crate::sanitize::one_line(&format!("Media: {}{about}", enclosure.url), 2000),
+            width,
+            dim,
+        ));
+    }
+    if let Some(comments) = &detail.comments {
+        lines.extend(render::wrap_text(&crate::sanitize::one_line(&format!("Comments: {comments}"), 2000), width, dim));
+    }
     lines.push(Vec::new());
     lines
+}
+
+/// A byte count for people: "12.3 MB".
+fn human_size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GB", b as f64 / f64::from(1u32 << 30)),
+        b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / f64::from(1u32 << 20)),
+        b if b >= 1 << 10 => format!("{:.0} KB", b as f64 / 1024.0),
+        b => format!("{b} bytes"),
+    }
 }
 
 #[cfg(test)]
@@ -1025,9 +1136,12 @@ mod tests {
         };
         let effects = update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
         let width = crate::ui::article_width(s.size);
-        assert_eq!(effects, vec![Effect::RenderArticle { entry_id: 10, html: "<p>body</p>".into(), width }]);
-        let lines = render::render_html("<p>body</p>", usize::from(width));
-        update(&mut s, Event::ArticleRendered { entry_id: 10, width, lines });
+        assert_eq!(
+            effects,
+            vec![Effect::RenderArticle { entry_id: 10, html: "<p>body</p>".into(), width, base: None }]
+        );
+        let body = render::render_article("<p>body</p>", usize::from(width), None);
+        update(&mut s, Event::ArticleRendered { entry_id: 10, width, body });
         let article = s.article.as_ref().unwrap();
         assert_eq!(article.rendered_width, Some(width));
         assert!(article.lines.iter().any(|l| render::line_text(l) == "body"));
@@ -1254,8 +1368,8 @@ mod tests {
         update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
         let width = crate::ui::article_width(s.size);
         let body: String = (0..200).map(|i| format!("<p>line {i}</p>")).collect();
-        let lines = render::render_html(&body, usize::from(width));
-        update(&mut s, Event::ArticleRendered { entry_id: 10, width, lines });
+        let body = render::render_article(&body, usize::from(width), None);
+        update(&mut s, Event::ArticleRendered { entry_id: 10, width, body });
         update(&mut s, key(' '));
         let page = s.article.as_ref().unwrap().scroll;
         assert!(page > 10);

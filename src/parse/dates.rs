@@ -95,6 +95,36 @@ fn numeric_date(s: &str) -> Option<Parsed> {
 const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 const WEEKDAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 
+/// Month names in the other languages feeds localize RFC 822 dates into (French, German, Spanish, Italian,
+/// Portuguese, Dutch), by prefix, and Thai abbreviations. Checked after the English ones.
+#[rustfmt::skip]
+const LOCAL_MONTHS: &[(&str, u32)] = &[
+    ("janv", 1), ("ene", 1), ("gen", 1), ("jän", 1),
+    ("févr", 2), ("fevr", 2), ("fév", 2), ("fev", 2),
+    ("mär", 3), ("mrz", 3), ("mrt", 3), ("mars", 3),
+    ("avr", 4), ("abr", 4),
+    ("mai", 5), ("mei", 5), ("mag", 5),
+    ("juin", 6), ("giu", 6),
+    ("juil", 7), ("lug", 7),
+    ("août", 8), ("aoû", 8), ("ago", 8),
+    ("sept", 9), ("set", 9),
+    ("okt", 10), ("ott", 10), ("out", 10),
+    ("déc", 12), ("dez", 12), ("dic", 12),
+    ("ม.ค", 1), ("ก.พ", 2), ("มี.ค", 3), ("เม.ย", 4), ("พ.ค", 5), ("มิ.ย", 6),
+    ("ก.ค", 7), ("ส.ค", 8), ("ก.ย", 9), ("ต.ค", 10), ("พ.ย", 11), ("ธ.ค", 12),
+];
+
+/// The month a word names, in English or one of [`LOCAL_MONTHS`].
+fn month_of(word: &str) -> Option<u32> {
+    if word.chars().count() < 3 {
+        return None;
+    }
+    if let Some(m) = MONTHS.iter().position(|m| word.starts_with(m)) {
+        return Some(m as u32 + 1);
+    }
+    LOCAL_MONTHS.iter().find(|(prefix, _)| word.starts_with(prefix)).map(|(_, m)| *m)
+}
+
 /// RFC 822 and its relatives, read as a bag of tokens: a day, a month name, a year, a time, a zone, and a
 /// weekday that is ignored (feeds get it wrong).
 fn words(s: &str) -> Option<Parsed> {
@@ -104,7 +134,25 @@ fn words(s: &str) -> Option<Parsed> {
     let mut time = None;
     let mut offset = None;
     let mut pm: Option<bool> = None;
-    let cleaned = s.replace([',', '.'], " ");
+    // A leading word before a comma is the day of the week, in whatever language: skip it.
+    let s = match s.split_once(',') {
+        Some((head, rest))
+            if !head.trim().is_empty()
+                && !head.trim().contains(char::is_whitespace)
+                && !head.chars().any(|c| c.is_ascii_digit()) =>
+        {
+            rest
+        }
+        _ => s,
+    };
+    // Thai abbreviations carry dots inside ("พ.ย."); keep those, drop the others.
+    let cleaned: String = s
+        .char_indices()
+        .map(|(i, c)| {
+            let thai_before = s[..i].chars().next_back().is_some_and(|p| ('\u{0E00}'..='\u{0E7F}').contains(&p));
+            if c == ',' || (c == '.' && !thai_before) { ' ' } else { c }
+        })
+        .collect();
     let tokens: Vec<&str> = cleaned.split_whitespace().collect();
     let mut i = 0;
     while i < tokens.len() {
@@ -140,13 +188,6 @@ fn words(s: &str) -> Option<Parsed> {
         if let Ok(n) = token.parse::<u32>() {
             if token.len() == 4 || n > 31 {
                 year = Some(n as i32);
-            } else if day.is_none()
-                && month.is_none()
-                && year.is_none()
-                && i < tokens.len()
-                && tokens[i].parse::<u32>().is_err()
-            {
-                day = Some(n);
             } else if day.is_none() {
                 day = Some(n);
             } else if year.is_none() {
@@ -155,10 +196,8 @@ fn words(s: &str) -> Option<Parsed> {
             }
             continue;
         }
-        if lower.len() >= 3
-            && let Some(m) = MONTHS.iter().position(|m| lower.starts_with(m))
-        {
-            month = Some(m as u32 + 1);
+        if let Some(m) = month_of(&lower) {
+            month = Some(m);
             continue;
         }
         if lower.len() >= 3 && WEEKDAYS.iter().any(|d| lower.starts_with(d)) {
@@ -323,6 +362,15 @@ mod tests {
         assert_eq!(utc("01/15/2024"), "2024-01-15T00:00:00Z");
         assert_eq!(utc("1718000000"), "2024-06-10T06:13:20Z");
         assert_eq!(utc("1718000000000"), "2024-06-10T06:13:20Z");
+    }
+
+    #[test]
+    fn localized_month_and_day_names() {
+        assert_eq!(utc("Seg, 24 Set 2018 19:42:40 -0300"), "2018-09-24T22:42:40Z");
+        assert_eq!(utc("mer, 16 nov 2022 00:38:15 +0100"), "2022-11-15T23:38:15Z");
+        assert_eq!(utc("jeu., 12 déc. 2024 10:00:00 +0100"), "2024-12-12T09:00:00Z");
+        assert_eq!(utc("Di, 04 Mär 2025 08:00:00 +0100"), "2025-03-04T07:00:00Z");
+        assert_eq!(utc("พฤ., 03 พ.ย. 2005 21:24:18 +0000"), "2005-11-03T21:24:18Z");
     }
 
     #[test]

@@ -80,11 +80,15 @@ fn map_entry(
         None => (summary_html, None),
     };
 
+    // Attachments: Atom's rel="enclosure" links, JSON Feed's attachments (links with a media type).
+    let is_attachment =
+        |l: &Link| l.rel.as_deref() == Some("enclosure") || (kind == FeedKind::Json && l.media_type.is_some());
     let link = entry
         .links
         .iter()
-        .find(|l| l.rel.as_deref().is_none_or(|r| r == "alternate") && l.target.is_none())
-        .or(entry.links.iter().find(|l| l.target.is_none()))
+        .filter(|l| l.target.is_none() && !is_attachment(l))
+        .find(|l| l.rel.as_deref().is_none_or(|r| r == "alternate"))
+        .or(entry.links.iter().find(|l| l.target.is_none() && !is_attachment(l)))
         .and_then(|l| absolute(&l.href));
     let comments = entry.links.iter().find(|l| l.target == Some(LinkTarget::Comments)).and_then(|l| absolute(&l.href));
 
@@ -119,8 +123,13 @@ fn map_entry(
         }
     }
 
-    let mut enclosures: Vec<Enclosure> = Vec::new();
-    let mut thumbnail = None;
+    let mut enclosures: Vec<Enclosure> = entry
+        .links
+        .iter()
+        .filter(|l| is_attachment(l))
+        .filter_map(|l| Some(Enclosure { url: absolute(&l.href)?, media_type: l.media_type.clone(), length: l.length }))
+        .collect();
+    let mut thumbnail = extra.and_then(|x| x.thumbnail.as_deref()).and_then(absolute);
     for media in &entry.media {
         for c in &media.content {
             let Some(url) = c.url.as_ref().map(|u| u.to_string()) else { continue };

@@ -64,8 +64,9 @@ fn parse_once(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseErr
             Some(parsed.at)
         }
     };
+    // No base URI for feed-rs: it would resolve relative links against the feed's URL before the feed's own
+    // link could be tried (see map.rs for the order).
     let parser = feed_rs::parser::Builder::new()
-        .base_uri(base_url)
         // An empty id means "none": tidings derives its own entry keys.
         .id_generator(|_, _, _| String::new())
         .timestamp_parser(dates.clone())

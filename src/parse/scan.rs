@@ -11,11 +11,16 @@ pub struct ItemExtras {
     pub title: Option<String>,
     pub subjects: Vec<String>,
     pub dc_date: Option<String>,
+    /// The `url` of a `media:thumbnail` directly in the item.
+    pub thumbnail: Option<String>,
 }
 
 /// True when a second look could add something feed-rs missed.
 pub fn worth_scanning(text: &str, missing_titles: bool) -> bool {
-    missing_titles || text.contains("dc:subject") || (text.contains("dc:date") && text.contains("pubDate"))
+    missing_titles
+        || text.contains("dc:subject")
+        || text.contains("media:thumbnail")
+        || (text.contains("dc:date") && text.contains("pubDate"))
 }
 
 /// Every item's extras, in document order.
@@ -46,10 +51,19 @@ pub fn scan_items(text: &str) -> Vec<ItemExtras> {
                     _ => {}
                 }
             }
-            Ok(Event::Empty(e)) if item_depth.is_none() => {
+            Ok(Event::Empty(e)) => {
                 let local = e.local_name().as_ref().to_string();
-                if local == "item" || local == "entry" {
-                    items.push(ItemExtras::default());
+                match item_depth {
+                    None if local == "item" || local == "entry" => items.push(ItemExtras::default()),
+                    Some(d) if depth == d && e.name().as_ref() == "media:thumbnail" => {
+                        let url =
+                            e.attributes().flatten().find(|a| a.key.as_ref() == "url").map(|a| a.value.to_string());
+                        if let (Some(url), Some(item)) = (url, items.last_mut()) {
+                            item.thumbnail =
+                                item.thumbnail.take().or(Some(crate::text::decode_entities(&url).into_owned()));
+                        }
+                    }
+                    _ => {}
                 }
             }
             Ok(Event::Text(t)) if field.is_some() => {
@@ -85,7 +99,7 @@ mod tests {
     fn finds_titles_subjects_and_dc_dates_per_item() {
         let xml = r#"<rss><channel><title>feed</title>
 <item><media:title>M</media:title><dc:subject>a</dc:subject><dc:subject>b</dc:subject><dc:date>2025-01-01</dc:date></item>
-<item><title>T</title><media:title>ignored</media:title></item><item/></channel></rss>"#;
+<item><title>T</title><media:title>ignored</media:title><media:thumbnail url="http://x/t.jpg"/></item><item/></channel></rss>"#;
         let items = scan_items(xml);
         assert_eq!(items.len(), 3);
         assert_eq!(
@@ -93,10 +107,12 @@ mod tests {
             ItemExtras {
                 title: Some("M".into()),
                 subjects: vec!["a".into(), "b".into()],
-                dc_date: Some("2025-01-01".into())
+                dc_date: Some("2025-01-01".into()),
+                thumbnail: None
             }
         );
         assert_eq!(items[1].title.as_deref(), Some("T"));
+        assert_eq!(items[1].thumbnail.as_deref(), Some("http://x/t.jpg"));
         assert_eq!(items[2], ItemExtras::default());
     }
 }

@@ -1,0 +1,212 @@
+//! Every feed format and every kind of breakage tidings recovers from, read from fixtures written for the
+//! project (tests/fixtures), through the same decode + parse path the reader uses.
+
+use tidings::ingest::{Ingested, ingest};
+use tidings::model::{FeedKind, ParsedEntry};
+
+fn read(name: &str, url: Option<&str>) -> Ingested {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    ingest(&bytes, None, url, None).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn titles(entries: &[ParsedEntry]) -> Vec<&str> {
+    entries.iter().map(|e| e.title.as_deref().unwrap_or("")).collect()
+}
+
+fn date(e: &ParsedEntry) -> String {
+    e.published.map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default()
+}
+
+#[test]
+fn rss_090() {
+    let f = read("rss090.xml", None).feed;
+    assert_eq!(f.kind, FeedKind::Rss1);
+    assert_eq!(f.title.as_deref(), Some("Old Netscape News"));
+    assert_eq!(titles(&f.entries), vec!["First headline", "Second headline"]);
+    assert_eq!(f.entries[1].link.as_deref(), Some("http://news.example/2"));
+}
+
+#[test]
+fn rss_091_with_items_after_the_channel() {
+    let r = read("rss091.xml", None);
+    assert_eq!(r.decision.encoding, "windows-1252");
+    assert_eq!(r.feed.kind, FeedKind::Rss0);
+    assert_eq!(titles(&r.feed.entries), vec!["Café opens"]);
+    assert!(r.feed.warnings.iter().any(|w| w.contains("follow </channel>")), "{:?}", r.feed.warnings);
+}
+
+#[test]
+fn rss_092_with_an_enclosure_and_no_title() {
+    let f = read("rss092.xml", None).feed;
+    assert_eq!(f.kind, FeedKind::Rss0);
+    let e = &f.entries[0];
+    assert_eq!(e.title.as_deref(), Some("This week: an hour of field recordings from the harbour"));
+    assert_eq!(e.enclosures.len(), 1);
+    assert_eq!(e.enclosures[0].url, "http://radio.example/show1.mp3");
+    assert_eq!(e.enclosures[0].media_type.as_deref(), Some("audio/mpeg"));
+    assert_eq!(e.enclosures[0].length, Some(12_345_678));
+}
+
+#[test]
+fn rss_20_with_everything_an_item_carries() {
+    let f = read("rss20.xml", Some("https://blog.example/feed.xml")).feed;
+    assert_eq!(f.kind, FeedKind::Rss2);
+    let e = &f.entries[0];
+    assert_eq!(e.title.as_deref(), Some("Release 1.0 is out"), "tags are stripped from titles");
+    assert_eq!(e.key, "urn:uuid:7c9e6679");
+    assert_eq!(e.author.as_deref(), Some("Ann Author"));
+    assert_eq!(e.categories, vec!["releases", "rust"]);
+    assert_eq!(e.comments.as_deref(), Some("https://blog.example/posts/release-1-0/#comments"));
+    assert_eq!(e.thumbnail.as_deref(), Some("https://blog.example/media/demo.jpg"));
+    assert_eq!(e.enclosures[0].url, "https://blog.example/media/demo.mp4");
+    assert!(e.content_html.as_deref().unwrap().contains("<h2>What is new</h2>"), "content:encoded beats description");
+    assert_eq!(e.summary_html.as_deref(), Some("Short summary."));
+    assert_eq!(date(e), "2025-06-10T04:00:00Z");
+
+    let e = &f.entries[1];
+    assert_eq!(e.key, "https://blog.example/posts/no-guid", "no guid: the canonical link is the identity");
+    assert_eq!(date(e), "2025-06-09T06:30:00Z", "dc:date beats pubDate");
+    assert_eq!(e.author.as_deref(), Some("Bob Builder"), "the address is never shown");
+}
+
+#[test]
+fn rss_10_with_dublin_core() {
+    let f = read("rss10.xml", None).feed;
+    assert_eq!(f.kind, FeedKind::Rss1);
+    let e = &f.entries[0];
+    assert_eq!(e.title.as_deref(), Some("A comet returns"));
+    assert_eq!(date(e), "2025-03-01T22:15:00Z");
+    assert_eq!(e.author.as_deref(), Some("Carla Sagan"));
+    assert_eq!(e.categories, vec!["astronomy", "comets"]);
+}
+
+#[test]
+fn atom_10_content_kinds_and_relative_links() {
+    let f = read("atom10.xml", Some("https://atom.example/blog/feed.atom")).feed;
+    assert_eq!(f.kind, FeedKind::Atom);
+    assert_eq!(f.title.as_deref(), Some("Atom & Friends"), "an html title is read as HTML, then as text");
+    assert_eq!(f.link.as_deref(), Some("https://atom.example/blog/"));
+    assert_eq!(titles(&f.entries), vec!["HTML content", "XHTML content", "Text content"]);
+    let html = &f.entries[0];
+    assert_eq!(html.link.as_deref(), Some("https://atom.example/blog/posts/one"));
+    assert_eq!(html.content_html.as_deref(), Some("<p>An <em>HTML</em> body.</p>"));
+    assert_eq!(html.summary_html.as_deref(), Some("The summary loses to the content."));
+    assert_eq!(date(html), "2025-06-10T09:00:00Z", "published beats updated");
+    assert_eq!(html.categories, vec!["The Web"]);
+    assert_eq!(html.author.as_deref(), Some("Dana"));
+    let xhtml = &f.entries[1];
+    assert!(xhtml.content_html.as_deref().unwrap().contains("<strong>XHTML</strong>"));
+    assert_eq!(xhtml.author.as_deref(), Some("erin"), "only an address: its name part");
+    assert_eq!(date(xhtml), "2025-06-09T10:00:00Z");
+    let text = &f.entries[2];
+    assert_eq!(text.content_html.as_deref(), Some("Plain text with &lt;angle brackets&gt; &amp; ampersands."));
+}
+
+#[test]
+fn atom_03() {
+    let r = read("atom03.xml", None);
+    assert_eq!(r.feed.kind, FeedKind::Atom);
+    assert_eq!(r.feed.title.as_deref(), Some("Old Atom"));
+    let e = &r.feed.entries[0];
+    assert_eq!(e.title.as_deref(), Some("An old entry"));
+    assert_eq!(date(e), "2005-07-29T09:05:33Z");
+    assert_eq!(e.content_html.as_deref(), Some("<p>Escaped <b>HTML</b>.</p>"));
+    assert!(r.feed.warnings.iter().any(|w| w.contains("Atom 0.3")));
+}
+
+#[test]
+fn json_feed_10_and_11() {
+    let f = read("jsonfeed10.json", None).feed;
+    assert_eq!(f.kind, FeedKind::Json);
+    let e = &f.entries[0];
+    assert_eq!(e.title.as_deref(), Some("Hello JSON"));
+    assert_eq!(e.link.as_deref(), Some("https://json.example/hello"));
+    assert_eq!(date(e), "2025-05-01T16:00:00Z");
+    assert_eq!(e.author.as_deref(), Some("Jay Son"));
+    assert_eq!(e.categories, vec!["json", "feeds"]);
+
+    let f = read("jsonfeed11.json", None).feed;
+    let e = &f.entries[0];
+    assert_eq!(e.title.as_deref(), Some("Only text here, and no title"));
+    assert_eq!(date(e), "2025-05-02T10:00:00Z");
+    assert_eq!(e.author.as_deref(), Some("Ada"));
+    assert_eq!(e.enclosures[0].url, "https://json11.example/a.mp3");
+}
+
+#[test]
+fn html_entities_become_characters() {
+    let r = read("quirk-entities.xml", None);
+    assert_eq!(r.feed.title.as_deref(), Some("Café Society"));
+    assert_eq!(titles(&r.feed.entries), vec!["Fish & Chips — “classic”"]);
+}
+
+#[test]
+fn bare_ampersands_are_escaped() {
+    let r = read("quirk-bare-ampersand.xml", None);
+    assert_eq!(r.feed.title.as_deref(), Some("AT&T Bulletins"));
+    assert_eq!(r.feed.entries[0].title.as_deref(), Some("R&D spending up"));
+    assert_eq!(r.feed.entries[0].link.as_deref(), Some("http://q.example/rd?x=1&y=2"));
+}
+
+#[test]
+fn rss_without_a_version() {
+    let r = read("quirk-no-version.xml", None);
+    assert_eq!(titles(&r.feed.entries), vec!["Still read"]);
+    assert!(r.feed.warnings.iter().any(|w| w.contains("version")));
+}
+
+#[test]
+fn control_characters_are_dropped() {
+    let r = read("quirk-control-chars.xml", None);
+    assert_eq!(r.feed.title.as_deref(), Some("Control chars"));
+    assert_eq!(titles(&r.feed.entries), vec!["Bell and escape[2J here"]);
+}
+
+#[test]
+fn junk_before_and_after_the_root_is_ignored() {
+    let r = read("quirk-junk-around.xml", None);
+    assert_eq!(r.feed.title.as_deref(), Some("Noisy PHP"));
+    assert_eq!(titles(&r.feed.entries), vec!["Behind the warning"]);
+}
+
+#[test]
+fn a_truncated_feed_keeps_the_entries_before_the_cut() {
+    let r = read("quirk-truncated.xml", None);
+    assert_eq!(&titles(&r.feed.entries)[..2], ["Complete one", "Complete two"]);
+    assert!(r.feed.warnings.iter().any(|w| w.contains("truncated")), "{:?}", r.feed.warnings);
+}
+
+#[test]
+fn dates_in_every_shape_feeds_use() {
+    let r = read("quirk-dates.xml", None);
+    let dates: Vec<String> = r.feed.entries.iter().map(date).collect();
+    assert_eq!(
+        dates,
+        vec![
+            "2025-06-10T09:00:00Z",
+            "2025-06-10T04:00:00Z",
+            "2025-06-10T04:00:00Z",
+            "2025-06-10T04:00:00Z",
+            "2024-01-15T00:00:00Z",
+            "2024-01-15T00:00:00Z",
+            "2024-01-15T00:00:00Z",
+            "2024-06-10T06:13:20Z",
+            "",
+        ]
+    );
+    assert!(r.feed.warnings.iter().any(|w| w.contains("no time zone")), "{:?}", r.feed.warnings);
+}
+
+#[test]
+fn relative_links_resolve_against_xml_base_then_the_site() {
+    let f = read("quirk-relative-links.xml", Some("https://feeds.example/rel.atom")).feed;
+    assert_eq!(f.entries[0].link.as_deref(), Some("https://base.example/dir/page.html"));
+    assert_eq!(f.entries[1].link.as_deref(), Some("https://rel.example/site/other.html"));
+}
+
+#[test]
+fn missing_titles_fall_back_to_text_media_and_dublin_core() {
+    let f = read("quirk-no-titles.xml", None).feed;
+    assert_eq!(titles(&f.entries), vec!["The first line becomes the title", "From media:title", "From dc:title"]);
+}
