@@ -72,6 +72,7 @@ pub fn render_article(html: &str, width: usize, base: Option<&str>) -> Rendered 
     let html = strip_embeds(crate::sanitize::truncate_bytes(html, MAX_RENDER_BYTES));
     let rendered = html2text::config::rich()
         .link_footnotes(true)
+        .unicode_strikeout(false)
         .empty_img_mode(html2text::config::ImageRenderMode::Replace("image"))
         .lines_from_read(html.as_bytes(), width);
     let mut out = match rendered {

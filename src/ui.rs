@@ -157,6 +157,9 @@ fn feed_info_overlay(frame: &mut Frame<'_>, info: Option<&FeedInfo>, scroll: usi
         None => field("Encoding", "not read yet".into()),
     }
     field("Forced", row.encoding_forced.clone().unwrap_or_else(|| "no (press e to force one)".into()));
+    for warning in &info.warnings {
+        field("Reading", warning.clone());
+    }
     let scroll = scroll.min(lines.len().saturating_sub(usize::from(inner.height)));
     frame.render_widget(Paragraph::new(lines.into_iter().skip(scroll).collect::<Vec<_>>()), inner);
 }
@@ -367,6 +370,9 @@ fn to_ratatui_style(s: render::Style) -> Style {
     }
     if s.quote {
         style = style.fg(Color::Green);
+    }
+    if s.dim {
+        style = style.fg(Color::DarkGray);
     }
     style
 }

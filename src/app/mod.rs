@@ -1283,6 +1283,63 @@ mod tests {
         assert_eq!(effects[0], Effect::SetEncodingOverride { feed_id: 1, label: None });
     }
 
+    fn open_article_with_links(s: &mut State, link: Option<&str>, html: &str) {
+        update(s, key('l'));
+        update(s, code(KeyCode::Enter));
+        let detail = EntryDetail {
+            id: 10,
+            feed_id: 1,
+            feed_title: "One".into(),
+            title: Some("T".into()),
+            link: link.map(str::to_string),
+            author: None,
+            published_at: None,
+            updated_at: None,
+            content_html: Some(html.into()),
+            summary_html: None,
+            read: true,
+            starred: false,
+            categories: vec![],
+            enclosures: vec![],
+            comments: None,
+            thumbnail: None,
+        };
+        update(s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
+        let width = crate::ui::article_width(s.size);
+        let body = render::render_article(html, usize::from(width), link);
+        update(s, Event::ArticleRendered { entry_id: 10, width, body });
+    }
+
+    #[test]
+    fn o_opens_the_entry_and_f_follows_a_numbered_link() {
+        let mut s = loaded();
+        let html = "<p><a href=\"/a\">a</a> <a href=\"javascript:x()\">js</a></p>";
+        open_article_with_links(&mut s, Some("https://site.example/post"), html);
+        assert_eq!(update(&mut s, key('o')), vec![Effect::OpenUrl("https://site.example/post".into())]);
+        update(&mut s, key('f'));
+        update(&mut s, key('1'));
+        assert_eq!(update(&mut s, code(KeyCode::Enter)), vec![Effect::OpenUrl("https://site.example/a".into())]);
+        // A script link is refused, and so is a number that names no link.
+        update(&mut s, key('f'));
+        update(&mut s, key('2'));
+        assert!(update(&mut s, code(KeyCode::Enter)).is_empty());
+        let Some(Overlay::Prompt(prompt)) = &s.overlay else { panic!("the prompt stays open") };
+        assert!(prompt.error.as_deref().unwrap().contains("never opens"));
+        update(&mut s, code(KeyCode::Backspace));
+        update(&mut s, key('9'));
+        assert!(update(&mut s, code(KeyCode::Enter)).is_empty());
+        let Some(Overlay::Prompt(prompt)) = &s.overlay else { panic!("the prompt stays open") };
+        assert!(prompt.error.as_deref().unwrap().contains("1 to 2"));
+    }
+
+    #[test]
+    fn an_entry_link_that_is_not_a_web_address_is_never_opened() {
+        let mut s = loaded();
+        open_article_with_links(&mut s, Some("javascript:alert(1)"), "<p>x</p>");
+        assert!(update(&mut s, key('o')).is_empty());
+        assert!(s.last_error.as_deref().unwrap().contains("not opening"));
+    }
+
     #[test]
     fn key_releases_are_ignored() {
         let mut s = loaded();

@@ -1,4 +1,4 @@
-//! Benchmarks, run with `cargo bench --bench bench -- [decode]` (all of them without an argument). They print
+//! Benchmarks, run with `cargo bench --bench bench -- [decode|parse|render]` (all of them without an argument). They print
 //! figures; they assert nothing, since a shared two-core machine is too noisy for timed tests.
 
 use std::time::{Duration, Instant};
@@ -73,11 +73,72 @@ fn decode() {
     );
 }
 
+fn parse() {
+    let feed = typical_rss(2000);
+    let bytes = feed.as_bytes();
+    let (runs, elapsed) = repeat(Duration::from_secs(3), || {
+        let parsed = tidings::ingest::ingest(
+            bytes,
+            Some("application/rss+xml; charset=utf-8"),
+            Some("https://example.com/feed"),
+            None,
+        )
+        .expect("parses");
+        assert_eq!(parsed.feed.entries.len(), 2000);
+        std::hint::black_box(parsed);
+    });
+    println!(
+        "parse: typical RSS 2.0, {:.1} MB, 2000 items, decode + parse + map on one core: {:.0} MB/s ({:.1} ms a run, {runs} runs)",
+        bytes.len() as f64 / 1e6,
+        mb_per_s(bytes.len(), runs, elapsed),
+        elapsed.as_secs_f64() * 1e3 / f64::from(runs)
+    );
+}
+
+/// An article of about `bytes` bytes of typical HTML: paragraphs with links and emphasis, headings, a list.
+fn article_html(bytes: usize) -> String {
+    let mut html = String::new();
+    let mut i = 0;
+    while html.len() < bytes {
+        i += 1;
+        if i % 10 == 1 {
+            html.push_str(&format!("<h2>Section {i}</h2>"));
+        }
+        html.push_str(&format!(
+            "<p>Paragraph {i}: a reader wants <b>clean</b> text, <i>proper</i> wrapping and <a href=\"/link/{i}\">links</a> \
+             that can be followed. Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.</p>"
+        ));
+        if i % 7 == 0 {
+            html.push_str("<ul><li>one point</li><li>another point</li></ul>");
+        }
+    }
+    html
+}
+
+fn render() {
+    let html = article_html(100 * 1024);
+    let (runs, elapsed) = repeat(Duration::from_secs(3), || {
+        let rendered = tidings::render::render_article(&html, 80, Some("https://example.com/post"));
+        std::hint::black_box(rendered);
+    });
+    println!(
+        "render: {} KB article at 80 columns: {:.1} ms a render ({runs} runs)",
+        html.len() / 1024,
+        elapsed.as_secs_f64() * 1e3 / f64::from(runs)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let all = args.is_empty();
     let wants = |name: &str| all || args.iter().any(|a| a == name);
     if wants("decode") {
         decode();
+    }
+    if wants("parse") {
+        parse();
+    }
+    if wants("render") {
+        render();
     }
 }
