@@ -2,7 +2,9 @@
 //! `inspect`). The binary is a thin shell around [`main`].
 
 use crate::config::{Config, Paths};
+use crate::fetch::discovery::{Discovery, discover};
 use crate::fetch::{FetchConfig, FetchOutcome, Fetcher, Validators};
+use crate::import::{ImportReport, discover_sites, import_file};
 use crate::inspect::{Http, Report};
 use crate::opml;
 use crate::refresh::{RefreshEvent, Refresher};
@@ -18,6 +20,8 @@ use std::process::ExitCode;
 pub const EXIT_SOME_FAILED: u8 = 3;
 /// Exit status for a fatal error (bad config, unreadable file, database trouble).
 pub const EXIT_ERROR: u8 = 1;
+/// Exit status for a command that needs another choice (also clap's status for bad arguments).
+pub const EXIT_USAGE: u8 = 2;
 
 #[derive(Debug, Parser)]
 #[command(name = "tidings", version, about = "A terminal feed reader", propagate_version = true)]
@@ -41,6 +45,25 @@ pub enum Command {
     Import {
         /// The OPML file.
         file: PathBuf,
+    },
+    /// Subscribe to a feed; a web page's address goes through discovery.
+    Add {
+        /// A feed's or a site's address.
+        url: String,
+        /// Put the feed in this folder (created if needed).
+        #[arg(long, value_name = "NAME")]
+        folder: Option<String>,
+        /// When the page offers several feeds, take number N of `tidings discover`'s list.
+        #[arg(long, value_name = "N")]
+        pick: Option<usize>,
+    },
+    /// List the feeds a web page offers, each verified by fetching it.
+    Discover {
+        /// A site's or a feed's address.
+        url: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Write every subscription as OPML 2.0, folders kept.
     Export {
@@ -93,14 +116,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return runtime.block_on(inspect(&config, target, content_type.as_deref(), *json));
     }
 
-    // Imports asked for by flag or config come first, whatever the command.
-    let mut notices = Vec::new();
-    let mut import_failed = false;
-    for file in cli.opml.iter().chain(config.import_opml.iter()) {
-        let report = import_file(&paths.db, file)?;
-        import_failed |= report.has_failures();
-        notices.push(report.one_line(file));
+    if let Some(Command::Discover { url, json }) = &cli.command {
+        return runtime.block_on(discover_command(&config, url, *json));
     }
+
+    // Imports asked for by flag or config come first, whatever the command.
+    let mut reports = Vec::new();
+    for file in cli.opml.iter().chain(config.import_opml.iter()) {
+        reports.push(runtime.block_on(import_with_discovery(&paths.db, &config, file))?);
+    }
+    let import_failed = reports.iter().any(ImportReport::has_failures);
 
     match cli.command {
         None => {
@@ -108,15 +133,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let options = crate::runtime::Options {
                 db: paths.db.clone(),
                 config: config.clone(),
-                notice: (!notices.is_empty()).then(|| notices.join("; ")),
+                notice: (!reports.is_empty())
+                    .then(|| reports.iter().map(ImportReport::one_line).collect::<Vec<_>>().join("; ")),
+                report: reports
+                    .iter()
+                    .filter(|r| r.has_failures() || !r.discovered.is_empty())
+                    .flat_map(|r| std::iter::once(format!("Imported {}", r.file)).chain(r.lines()))
+                    .collect(),
                 size,
             };
             runtime.block_on(crate::runtime::run_in_terminal(options))?;
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Add { url, folder, pick }) => {
+            runtime.block_on(add_command(&paths.db, &config, &url, folder, pick))
+        }
         Some(Command::Import { file }) => {
-            let report = import_file(&paths.db, &file)?;
-            print!("{}", report.render(&file));
+            let report = runtime.block_on(import_with_discovery(&paths.db, &config, &file))?;
+            print!("{}", report.render());
             Ok(if report.has_failures() || import_failed {
                 ExitCode::from(EXIT_SOME_FAILED)
             } else {
@@ -146,7 +180,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             writeln!(out, "{total:>width$}  total")?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Inspect { .. }) => unreachable!("handled above"),
+        Some(Command::Inspect { .. } | Command::Discover { .. }) => unreachable!("handled above"),
     }
 }
 
@@ -166,69 +200,104 @@ fn init_logging(path: &Path) {
         .try_init();
 }
 
-/// What an import did.
-#[derive(Debug, Default)]
-pub struct ImportReport {
-    pub added: Vec<String>,
-    pub duplicates: Vec<String>,
-    pub sites: Vec<String>,
-    pub failed: Vec<opml::Rejected>,
+/// Imports an OPML file, then runs discovery for outlines that name only a site.
+async fn import_with_discovery(db: &Path, config: &Config, file: &Path) -> anyhow::Result<ImportReport> {
+    let mut report = import_file(db, file)?;
+    if !report.sites.is_empty() {
+        let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(anyhow::Error::msg)?;
+        discover_sites(db, &fetcher, &mut report).await?;
+    }
+    Ok(report)
 }
 
-impl ImportReport {
-    pub fn has_failures(&self) -> bool {
-        !self.failed.is_empty() || !self.sites.is_empty()
+async fn discover_command(config: &Config, url: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(anyhow::Error::msg)?;
+    let found = discover(&fetcher, url).await;
+    if json {
+        let value = serde_json::json!({
+            "url": found.url,
+            "candidates": found.feeds,
+            "tried": found.tried,
+            "error": found.error,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print!("{}", describe_discovery(&found));
     }
-
-    pub fn one_line(&self, file: &Path) -> String {
-        let mut s = format!(
-            "Imported {}: {} added, {} duplicates",
-            file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            self.added.len(),
-            self.duplicates.len()
-        );
-        if !self.failed.is_empty() || !self.sites.is_empty() {
-            s.push_str(&format!(", {} failed (see `tidings import`)", self.failed.len() + self.sites.len()));
-        }
-        s
-    }
-
-    pub fn render(&self, file: &Path) -> String {
-        let mut out = format!("Imported {}\n", file.display());
-        out.push_str(&format!("  added       {}\n", self.added.len()));
-        out.push_str(&format!("  duplicates  {}\n", self.duplicates.len()));
-        out.push_str(&format!("  failed      {}\n", self.failed.len() + self.sites.len()));
-        for r in &self.failed {
-            out.push_str(&format!("    {}: {}\n", one_line(&r.outline, 300), one_line(&r.reason, 300)));
-        }
-        for site in &self.sites {
-            out.push_str(&format!(
-                "    {}: names a web site, not a feed; add it with `tidings add URL`\n",
-                one_line(site, 300)
-            ));
-        }
-        out
-    }
+    Ok(if found.feeds.is_empty() { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
 }
 
-/// Reads an OPML file and adds its subscriptions in one transaction. A file that is not OPML is an error
-/// naming it; nothing is imported then.
-pub fn import_file(db: &Path, file: &Path) -> anyhow::Result<ImportReport> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read OPML file {}", file.display()))?;
-    let text = crate::decode::decode(&bytes, None, None)
-        .map(|d| d.text)
-        .map_err(|e| anyhow::anyhow!("{}: not an OPML file: {e}", file.display()))?;
-    let doc = opml::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    let mut conn = store::open_write(db)?;
-    let outcome = write::import_feeds(&mut conn, &doc.feeds, chrono::Utc::now().timestamp())?;
-    let mut duplicates = outcome.duplicates;
-    duplicates.extend(doc.duplicates);
-    Ok(ImportReport {
-        added: outcome.added,
-        duplicates,
-        sites: doc.sites.into_iter().map(|s| s.url).collect(),
-        failed: doc.rejected,
-    })
+/// A discovery for people: the numbered feeds, or what was tried.
+fn describe_discovery(found: &Discovery) -> String {
+    let mut out = String::new();
+    if let Some(error) = &found.error {
+        out.push_str(&format!("Cannot read {}: {}\n", one_line(&found.url, 500), one_line(error, 500)));
+        return out;
+    }
+    match found.feeds.len() {
+        0 => {
+            out.push_str(&format!("No feed found at {}. Looked at:\n", one_line(&found.url, 500)));
+            for t in &found.tried {
+                out.push_str(&format!("  - {}\n", one_line(t, 500)));
+            }
+        }
+        n => {
+            out.push_str(&format!("{} offers {n} feed{}:\n", one_line(&found.url, 500), if n == 1 { "" } else { "s" }));
+            for (i, f) in found.feeds.iter().enumerate() {
+                out.push_str(&format!(
+                    "  {}. {} ({})  {}  [{}]\n",
+                    i + 1,
+                    one_line(f.title.as_deref().unwrap_or("(untitled)"), 200),
+                    f.kind.as_str(),
+                    one_line(&f.url, 500),
+                    f.found_by.describe()
+                ));
+            }
+        }
+    }
+    out
+}
+
+async fn add_command(
+    db: &Path,
+    config: &Config,
+    url: &str,
+    folder: Option<String>,
+    pick: Option<usize>,
+) -> anyhow::Result<ExitCode> {
+    let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(anyhow::Error::msg)?;
+    let found = discover(&fetcher, url).await;
+    let chosen = match (found.feeds.len(), pick) {
+        (0, _) => {
+            eprint!("{}", describe_discovery(&found));
+            return Ok(ExitCode::from(EXIT_SOME_FAILED));
+        }
+        (n, Some(p)) if p == 0 || p > n => {
+            eprint!("{}", describe_discovery(&found));
+            eprintln!("--pick {p}: choose a number from 1 to {n}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+        (_, Some(p)) => &found.feeds[p - 1],
+        (1, None) => &found.feeds[0],
+        (n, None) => {
+            eprint!("{}", describe_discovery(&found));
+            eprintln!("{n} feeds found: run again with --pick N to choose one");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    let folder = folder.map(|f| f.trim().to_string()).filter(|f| !f.is_empty());
+    let new = crate::model::NewFeed { url: chosen.url.clone(), title: chosen.title.clone(), site_url: None, folder };
+    let writer = DbThread::spawn("tidings-writer", store::open_write(db)?);
+    let (feed_id, added) = writer.call(move |c| write::add_feed(c, &new, chrono::Utc::now().timestamp())).await?;
+    let title = one_line(chosen.title.as_deref().unwrap_or(&chosen.url), 200);
+    if !added {
+        println!("Already subscribed to {title} ({})", one_line(&chosen.url, 500));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let refresher = Refresher::new(fetcher, writer, 1).with_forced_encodings(config.encoding.clone());
+    let summary = refresher.run(Some(vec![feed_id]), |_| {}).await?;
+    println!("Subscribed to {title} ({}): {} entries", one_line(&chosen.url, 500), summary.new_entries);
+    Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }
 
 async fn refresh(db: &Path, config: &Config, json: bool) -> anyhow::Result<ExitCode> {

@@ -21,8 +21,10 @@ use tokio::sync::mpsc;
 pub struct Options {
     pub db: PathBuf,
     pub config: Config,
-    /// Shown in the status bar once the reader opens (an import report, …).
+    /// Shown in the status bar once the reader opens (an import's summary, …).
     pub notice: Option<String>,
+    /// Shown in a window over the panes when the reader opens (a full import report), when not empty.
+    pub report: Vec<String>,
     /// The terminal size to start with.
     pub size: (u16, u16),
 }
@@ -81,6 +83,7 @@ pub struct Services {
     inbox: mpsc::UnboundedSender<Event>,
     barrier: std::sync::Arc<WriteBarrier>,
     opener: Opener,
+    fetcher: Fetcher,
 }
 
 /// What opens an address in the browser: the platform's opener, or what a test puts in its place.
@@ -118,13 +121,26 @@ impl Services {
         });
     }
 
+    /// A user write whose only result is an error to report.
+    fn store_write<F>(&self, f: F, what: &'static str)
+    where
+        F: FnOnce(&mut rusqlite::Connection) -> Result<(), StoreError> + Send + 'static,
+    {
+        let inbox = self.inbox.clone();
+        self.write(move |c| {
+            if let Err(e) = f(c) {
+                let _ = inbox.send(Event::Error(format!("{what}: {e}")));
+            }
+        });
+    }
+
     /// Hands one effect to its worker. Returns at once.
     pub fn run(&self, effect: Effect) {
         let inbox = self.inbox.clone();
         match effect {
             Effect::LoadFeeds => self.read(move |c, seen_writes| {
-                let _ = inbox.send(match read::feeds(c) {
-                    Ok(feeds) => Event::FeedsLoaded { feeds, seen_writes },
+                let _ = inbox.send(match read::feeds(c).and_then(|feeds| Ok((feeds, read::folders(c)?))) {
+                    Ok((feeds, folders)) => Event::FeedsLoaded { feeds, folders, seen_writes },
                     Err(e) => Event::Error(format!("cannot read the feed list: {e}")),
                 });
             }),
@@ -182,6 +198,41 @@ impl Services {
                     let _ = inbox.send(Event::Error(format!("cannot save the forced encoding: {e}")));
                 }
             }),
+            Effect::Discover(url) => {
+                let fetcher = self.fetcher.clone();
+                tokio::spawn(async move {
+                    let found = crate::fetch::discovery::discover(&fetcher, &url).await;
+                    let _ = inbox.send(Event::Discovered(Box::new(found)));
+                });
+            }
+            Effect::AddFeed { url, title, folder } => self.write(move |c| {
+                let shown = title.clone().unwrap_or_else(|| url.clone());
+                let new = crate::model::NewFeed { url, title, site_url: None, folder };
+                let _ = inbox.send(match write::add_feed(c, &new, chrono::Utc::now().timestamp()) {
+                    Ok((feed_id, added)) => Event::FeedAdded { feed_id, added, title: shown },
+                    Err(e) => Event::Error(format!("cannot add the feed: {e}")),
+                });
+            }),
+            Effect::DeleteFeed(id) => self.store_write(move |c| write::delete_feed(c, id), "cannot delete the feed"),
+            Effect::RenameFeed { feed_id, title } => {
+                self.store_write(move |c| write::rename_feed(c, feed_id, title.as_deref()), "cannot rename the feed")
+            }
+            Effect::MoveFeed { feed_id, folder } => {
+                self.store_write(move |c| write::move_feed(c, feed_id, folder.as_deref()), "cannot move the feed")
+            }
+            Effect::CreateFolder(name) => {
+                self.store_write(move |c| write::create_folder(c, &name).map(|_| ()), "cannot create the folder")
+            }
+            Effect::RenameFolder { folder_id, name } => {
+                self.store_write(move |c| write::rename_folder(c, folder_id, &name), "cannot rename the folder")
+            }
+            Effect::DeleteFolder(id) => {
+                self.store_write(move |c| write::delete_folder(c, id), "cannot delete the folder")
+            }
+            Effect::SetCollapsed { folder_id, collapsed } => self.store_write(
+                move |c| write::set_folder_collapsed(c, folder_id, collapsed),
+                "cannot save the folder's state",
+            ),
             Effect::Refresh(ids) => {
                 let refresher = self.refresher.clone();
                 tokio::spawn(async move {
@@ -212,14 +263,25 @@ impl App {
         let writer = DbThread::spawn("tidings-writer", store::open_write(&options.db)?);
         let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
         let fetcher = Fetcher::new(FetchConfig::from(&options.config)).map_err(StartError::Http)?;
-        let refresher = Refresher::new(fetcher, writer.clone(), options.config.concurrency)
+        let refresher = Refresher::new(fetcher.clone(), writer.clone(), options.config.concurrency)
             .with_forced_encodings(options.config.encoding.clone());
         let (tx, rx) = mpsc::unbounded_channel();
         let mut state = State::new(options.size);
         state.message = options.notice;
+        if !options.report.is_empty() {
+            state.overlay =
+                Some(crate::app::Overlay::Report { title: "Import".into(), lines: options.report, scroll: 0 });
+        }
         state.refresh_when_loaded = options.config.refresh_on_startup;
-        let services =
-            Services { writer, reader, refresher, inbox: tx, barrier: Default::default(), opener: system_opener() };
+        let services = Services {
+            writer,
+            reader,
+            refresher,
+            inbox: tx,
+            barrier: Default::default(),
+            opener: system_opener(),
+            fetcher,
+        };
         Ok(App { state, services, inbox: rx })
     }
 

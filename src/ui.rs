@@ -67,8 +67,66 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
         Some(Overlay::Help) => help_overlay(frame),
         Some(Overlay::FeedInfo { info, scroll, .. }) => feed_info_overlay(frame, info.as_deref(), *scroll),
         Some(Overlay::Prompt(prompt)) => prompt_overlay(frame, prompt),
+        Some(Overlay::Picker { candidates, cursor, .. }) => picker_overlay(frame, candidates, *cursor),
+        Some(Overlay::Confirm { question, .. }) => confirm_overlay(frame, question),
+        Some(Overlay::Report { title, lines, scroll }) => report_overlay(frame, title, lines, *scroll),
         None => {}
     }
+}
+
+fn picker_overlay(frame: &mut Frame<'_>, candidates: &[crate::fetch::discovery::Found], cursor: usize) {
+    let area = frame.area();
+    let height = (candidates.len() * 2 + 2) as u16;
+    let popup = centered(area, area.width.saturating_sub(8).max(40), height.min(area.height));
+    frame.render_widget(Clear, popup);
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .title(" Several feeds: choose one ")
+        .title_bottom(" j/k move · Enter or 1–9 subscribe · Esc cancel ");
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let width = usize::from(inner.width);
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    for (i, c) in candidates.iter().enumerate() {
+        let style = if i == cursor { cursor_style(true) } else { Style::default().add_modifier(Modifier::BOLD) };
+        let title =
+            format!(" {}. {} ({})", i + 1, one_line(c.title.as_deref().unwrap_or("(untitled)"), 200), c.kind.as_str());
+        lines.push(Line::from(Span::styled(fit(&title, width), style)));
+        let detail = format!("    {}  · {}", one_line(&c.url, 500), c.found_by.describe());
+        lines.push(Line::from(Span::styled(fit(&detail, width), Style::default().fg(Color::Gray))));
+    }
+    let visible = usize::from(inner.height);
+    let skip = (cursor * 2 + 2).saturating_sub(visible);
+    frame.render_widget(Paragraph::new(lines.into_iter().skip(skip).collect::<Vec<_>>()), inner);
+}
+
+fn confirm_overlay(frame: &mut Frame<'_>, question: &str) {
+    let area = frame.area();
+    let popup = centered(area, area.width.saturating_sub(10).clamp(30, 80), 5);
+    frame.render_widget(Clear, popup);
+    let block =
+        Block::bordered().border_type(BorderType::Rounded).title(" Are you sure? ").title_bottom(" y yes · n no ");
+    frame.render_widget(
+        Paragraph::new(one_line(question, 500)).block(block).wrap(ratatui::widgets::Wrap { trim: true }),
+        popup,
+    );
+}
+
+fn report_overlay(frame: &mut Frame<'_>, title: &str, lines: &[String], scroll: usize) {
+    let area = frame.area();
+    let height = (lines.len() + 2) as u16;
+    let popup = centered(area, area.width.saturating_sub(8).max(40), height.min(area.height.saturating_sub(2)).max(5));
+    frame.render_widget(Clear, popup);
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .title(format!(" {} ", one_line(title, 80)))
+        .title_bottom(" j/k scroll · Esc close ");
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let scroll = scroll.min(lines.len().saturating_sub(usize::from(inner.height)));
+    let shown: Vec<Line<'_>> =
+        lines.iter().skip(scroll).map(|l| Line::from(crate::sanitize::strip_controls(l).into_owned())).collect();
+    frame.render_widget(Paragraph::new(shown).wrap(ratatui::widgets::Wrap { trim: false }), inner);
 }
 
 /// A centered rectangle of at most `w` × `h` cells.

@@ -111,7 +111,7 @@ fn world() -> World {
         (None, "Page", &server.url("/page.html")),
     ]);
     let file = sandbox.write("subs.opml", list);
-    let report = tidings::cli::import_file(&sandbox.db(), &file).unwrap();
+    let report = tidings::import::import_file(&sandbox.db(), &file).unwrap();
     assert_eq!(report.added.len(), 4);
     World { server, sandbox }
 }
@@ -121,6 +121,7 @@ fn options(w: &World, refresh_on_startup: bool) -> Options {
         db: w.sandbox.db(),
         config: Config { refresh_on_startup, ..Config::default() },
         notice: None,
+        report: vec![],
         size: (140, 30),
     }
 }
@@ -213,6 +214,7 @@ async fn cached_entries_show_at_once_with_no_network() {
         db: sandbox.db(),
         config: Config { refresh_on_startup: false, ..Config::default() },
         notice: None,
+        report: vec![],
         size: (140, 30),
     };
     let mut app = App::new(w2).unwrap();
@@ -271,8 +273,9 @@ async fn feed_info_explains_the_decoding_and_a_forced_encoding_fixes_the_text() 
     );
     let sandbox = Sandbox::new();
     let file = sandbox.write("subs.opml", opml(&[(None, "Cyr", &server.url("/cyr.xml"))]));
-    tidings::cli::import_file(&sandbox.db(), &file).unwrap();
-    let options = Options { db: sandbox.db(), config: Config::default(), notice: None, size: (140, 30) };
+    tidings::import::import_file(&sandbox.db(), &file).unwrap();
+    let options =
+        Options { db: sandbox.db(), config: Config::default(), notice: None, report: vec![], size: (140, 30) };
     let mut app = App::new(options).unwrap();
     let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
     app.start();
@@ -316,4 +319,83 @@ async fn feed_info_explains_the_decoding_and_a_forced_encoding_fixes_the_text() 
     app.run_until(WAIT, |s| matches!(&s.overlay, Some(Overlay::FeedInfo { info: Some(_), .. }))).await.unwrap();
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("windows-1251 from the encoding forced for this feed"), "{shown}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn add_a_site_pick_one_of_its_feeds_then_delete_it() {
+    let server = Server::start();
+    server.route(
+        "/site/",
+        Reply::ok(
+            "text/html",
+            r#"<html><head><link rel="alternate" type="application/rss+xml" href="/site/posts.xml">
+               <link rel="alternate" type="application/atom+xml" href="/site/notes.atom"></head><body>hi</body></html>"#,
+        ),
+    );
+    server.route(
+        "/site/posts.xml",
+        Reply::ok("application/rss+xml", rss("Site Posts", &[("p1", "Post one", "<p>1</p>")])),
+    );
+    server.route(
+        "/site/notes.atom",
+        Reply::ok("application/atom+xml", atom("Site Notes", &[("n1", "Note one", "<p>n</p>")])),
+    );
+    let sandbox = Sandbox::new();
+    let options =
+        Options { db: sandbox.db(), config: Config::default(), notice: None, report: vec![], size: (140, 30) };
+    let mut app = App::new(options).unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
+    app.start();
+    app.run_until(WAIT, |s| s.feeds_loaded).await.unwrap();
+    assert!(draw(&app, &mut terminal).contains("No feeds yet"));
+
+    key(&mut app, KeyCode::Char('a'));
+    for c in server.url("/site/").chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    assert!(draw(&app, &mut terminal).contains("Looking for feeds"));
+    app.run_until(WAIT, |s| matches!(s.overlay, Some(Overlay::Picker { .. }))).await.unwrap();
+    let shown = draw(&app, &mut terminal);
+    assert!(shown.contains("1. Site Posts (rss2)") && shown.contains("2. Site Notes (atom)"), "{shown}");
+
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Enter);
+    app.run_until(WAIT, |s| s.feeds.len() == 1 && s.progress.is_idle() && !s.entries.is_empty()).await.unwrap();
+    draw(&app, &mut terminal);
+    assert!(feed_row(&terminal, "Site Notes").ends_with(" 1"), "subscribed and refreshed: {:?}", feeds_pane(&terminal));
+
+    key(&mut app, KeyCode::Char('D'));
+    assert!(draw(&app, &mut terminal).contains("Unsubscribe from Site Notes?"));
+    key(&mut app, KeyCode::Char('y'));
+    app.run_until(WAIT, |s| s.feeds.is_empty()).await.unwrap();
+    app.flush_writes().await.unwrap();
+    let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let (feeds, entries): (i64, i64) = conn
+        .query_row("SELECT (SELECT count(*) FROM feeds), (SELECT count(*) FROM entries)", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((feeds, entries), (0, 0), "the feed and its entries are gone");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_report_opens_over_the_panes() {
+    let w = world();
+    let options = Options {
+        report: vec![
+            "Imported subs.opml".into(),
+            "failed      1".into(),
+            "  gopher://x: unsupported URL scheme".into(),
+        ],
+        ..options(&w, false)
+    };
+    let mut app = App::new(options).unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
+    app.start();
+    app.run_until(WAIT, |s| s.feeds_loaded).await.unwrap();
+    let shown = draw(&app, &mut terminal);
+    assert!(shown.contains("gopher://x: unsupported URL scheme"), "{shown}");
+    key(&mut app, KeyCode::Esc);
+    assert!(app.state.overlay.is_none());
 }

@@ -25,7 +25,7 @@ fn setup(routes: &[(&str, Reply)]) -> Setup {
     let feeds: Vec<(Option<&str>, &str, String)> = routes.iter().map(|(p, _)| (None, *p, server.url(p))).collect();
     let list: Vec<(Option<&str>, &str, &str)> = feeds.iter().map(|(f, t, u)| (*f, *t, u.as_str())).collect();
     let file = sandbox.write("subs.opml", opml(&list));
-    tidings::cli::import_file(&sandbox.db(), &file).unwrap();
+    tidings::import::import_file(&sandbox.db(), &file).unwrap();
     let writer = DbThread::spawn("test-writer", store::open_write(&sandbox.db()).unwrap());
     let config = FetchConfig {
         connect_timeout: std::time::Duration::from_secs(5),

@@ -3,11 +3,13 @@
 //! another event. The UI draws from [`State`] and never changes it.
 
 pub mod input;
+mod subscriptions;
 
+use crate::fetch::discovery::{Discovery, Found};
 use crate::model::{EntryId, FeedId, FolderId};
 use crate::refresh::RefreshEvent;
 use crate::render::{self, Line, Span};
-use crate::store::read::{EntryDetail, EntryRow, FeedInfo, FeedRow};
+use crate::store::read::{EntryDetail, EntryRow, FeedInfo, FeedRow, FolderRow};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use input::TextInput;
 use std::collections::HashSet;
@@ -21,7 +23,16 @@ pub enum Event {
     /// The feed list, read after the first `seen_writes` user writes were applied.
     FeedsLoaded {
         feeds: Vec<FeedRow>,
+        folders: Vec<FolderRow>,
         seen_writes: u64,
+    },
+    /// Discovery for the add dialog finished.
+    Discovered(Box<Discovery>),
+    /// A subscription was added (`added` is false when it already existed).
+    FeedAdded {
+        feed_id: FeedId,
+        added: bool,
+        title: String,
     },
     EntriesLoaded {
         list: ListKey,
@@ -75,6 +86,33 @@ pub enum Effect {
         feed_id: FeedId,
         label: Option<String>,
     },
+    /// Find the feeds an address offers (the add dialog).
+    Discover(String),
+    AddFeed {
+        url: String,
+        title: Option<String>,
+        folder: Option<String>,
+    },
+    DeleteFeed(FeedId),
+    /// Give a feed the user's name; `None` goes back to the feed's own title.
+    RenameFeed {
+        feed_id: FeedId,
+        title: Option<String>,
+    },
+    MoveFeed {
+        feed_id: FeedId,
+        folder: Option<String>,
+    },
+    CreateFolder(String),
+    RenameFolder {
+        folder_id: FolderId,
+        name: String,
+    },
+    DeleteFolder(FolderId),
+    SetCollapsed {
+        folder_id: FolderId,
+        collapsed: bool,
+    },
 }
 
 /// What covers the panes, if anything.
@@ -88,6 +126,30 @@ pub enum Overlay {
         scroll: usize,
     },
     Prompt(Prompt),
+    /// Feeds discovery found, to choose from.
+    Picker {
+        candidates: Vec<Found>,
+        cursor: usize,
+        folder: Option<String>,
+    },
+    /// A yes/no question before something that cannot be undone.
+    Confirm {
+        question: String,
+        action: Confirmed,
+    },
+    /// Lines to read (an import report, what discovery tried), scrollable.
+    Report {
+        title: String,
+        lines: Vec<String>,
+        scroll: usize,
+    },
+}
+
+/// What a confirmation goes on to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Confirmed {
+    DeleteFeed(FeedId),
+    DeleteFolder(FolderId),
 }
 
 /// A question that wants a line of text.
@@ -106,6 +168,14 @@ pub enum PromptPurpose {
     ForceEncoding(FeedId),
     /// Open link N of the article being read.
     FollowLink,
+    /// The address of a feed or site to subscribe to (into the folder named, if any).
+    AddFeed {
+        folder: Option<FolderId>,
+    },
+    RenameFeed(FeedId),
+    RenameFolder(FolderId),
+    MoveFeed(FeedId),
+    NewFolder,
 }
 
 /// What the entry list shows: one feed, or every feed of a folder.
@@ -168,6 +238,7 @@ impl Progress {
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
     pub feeds: Vec<FeedRow>,
+    pub folders: Vec<FolderRow>,
     pub rows: Vec<FeedListRow>,
     pub collapsed: HashSet<FolderId>,
     pub feed_cursor: usize,
@@ -190,6 +261,12 @@ pub struct State {
     pub quit: bool,
     /// Refresh every feed once the feed list first arrives (the `refresh_on_startup` setting).
     pub refresh_when_loaded: bool,
+    /// The address discovery is looking at for the add dialog.
+    pub discovering: Option<String>,
+    /// The list to put the cursor on when the feed list next arrives (a feed just added).
+    pub select_when_loaded: Option<ListKey>,
+    /// The folder a feed being added goes into.
+    pub pending_add_folder: Option<String>,
     /// User writes (read flags) asked of the store so far. A list read before the latest of them was applied
     /// would undo the user's change on screen, so it is asked for again instead.
     pub writes_issued: u64,
@@ -200,7 +277,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("j / k, ↓ / ↑", "move down / up (scroll in the article)"),
     ("h / l, ← / →", "previous / next pane"),
     ("Tab / Shift-Tab", "next / previous pane"),
-    ("Enter", "open the entry (or the folder)"),
+    ("Enter", "open the entry; on a folder, fold or unfold it"),
     ("Space, PgDn", "scroll the article down a page"),
     ("b, PgUp", "scroll the article up a page"),
     ("g / G", "first / last item"),
@@ -211,6 +288,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("f", "follow link N of the article"),
     ("r", "refresh the selected feed (or folder)"),
     ("R", "refresh every feed"),
+    ("a", "add a feed (a site's address finds its feed)"),
+    ("c", "rename the selected feed or folder"),
+    ("M", "move the selected feed to a folder"),
+    ("F", "create a folder"),
+    ("D", "delete the selected feed or folder"),
     ("i", "feed info: status, errors, how it was decoded"),
     ("e", "force the encoding of the selected feed"),
     ("?", "show or hide this help"),
@@ -221,6 +303,7 @@ impl State {
     pub fn new(size: (u16, u16)) -> State {
         State {
             feeds: Vec::new(),
+            folders: Vec::new(),
             rows: Vec::new(),
             collapsed: HashSet::new(),
             feed_cursor: 0,
@@ -241,6 +324,9 @@ impl State {
             quit: false,
             refresh_when_loaded: false,
             writes_issued: 0,
+            discovering: None,
+            select_when_loaded: None,
+            pending_add_folder: None,
         }
     }
 
@@ -272,25 +358,25 @@ impl State {
         }
     }
 
-    /// Rebuilds the feed list rows: top-level feeds, then each folder followed by its feeds unless collapsed.
+    /// Rebuilds the feed list rows: top-level feeds, then each folder (empty ones too) followed by its feeds
+    /// unless collapsed.
     fn rebuild_rows(&mut self) {
-        let mut rows = Vec::with_capacity(self.feeds.len() + 8);
-        let mut current_folder = None;
-        for (i, feed) in self.feeds.iter().enumerate() {
-            if let Some(folder_id) = feed.folder_id
-                && current_folder != Some(folder_id)
-            {
-                current_folder = Some(folder_id);
-                let unread = self.feeds.iter().filter(|f| f.folder_id == Some(folder_id)).map(|f| f.unread).sum();
-                rows.push(FeedListRow::Folder {
-                    id: folder_id,
-                    name: feed.folder.clone().unwrap_or_default(),
-                    unread,
-                    collapsed: self.collapsed.contains(&folder_id),
-                });
-            }
-            if feed.folder_id.is_none_or(|f| !self.collapsed.contains(&f)) {
-                rows.push(FeedListRow::Feed(i));
+        let mut rows = Vec::with_capacity(self.feeds.len() + self.folders.len());
+        rows.extend(
+            self.feeds.iter().enumerate().filter(|(_, f)| f.folder_id.is_none()).map(|(i, _)| FeedListRow::Feed(i)),
+        );
+        for folder in &self.folders {
+            let members: Vec<usize> =
+                self.feeds.iter().enumerate().filter(|(_, f)| f.folder_id == Some(folder.id)).map(|(i, _)| i).collect();
+            let collapsed = self.collapsed.contains(&folder.id);
+            rows.push(FeedListRow::Folder {
+                id: folder.id,
+                name: folder.name.clone(),
+                unread: members.iter().map(|i| self.feeds[*i].unread).sum(),
+                collapsed,
+            });
+            if !collapsed {
+                rows.extend(members.into_iter().map(FeedListRow::Feed));
             }
         }
         self.rows = rows;
@@ -332,12 +418,14 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
             rerender_if_needed(state)
         }
         Event::Tick => Vec::new(),
-        Event::FeedsLoaded { feeds, seen_writes } => {
+        Event::FeedsLoaded { feeds, folders, seen_writes } => {
             if seen_writes < state.writes_issued {
                 return vec![Effect::LoadFeeds];
             }
-            on_feeds_loaded(state, feeds)
+            on_feeds_loaded(state, feeds, folders)
         }
+        Event::Discovered(discovery) => subscriptions::on_discovered(state, *discovery),
+        Event::FeedAdded { feed_id, added, title } => subscriptions::on_feed_added(state, feed_id, added, title),
         Event::EntriesLoaded { list, entries, seen_writes } => {
             if state.selected_list() != Some(list) {
                 return Vec::new();
@@ -415,9 +503,11 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
     }
 }
 
-fn on_feeds_loaded(state: &mut State, feeds: Vec<FeedRow>) -> Vec<Effect> {
-    let keep = state.selected_list();
+fn on_feeds_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>) -> Vec<Effect> {
+    let keep = state.select_when_loaded.take().or(state.selected_list());
     state.feeds = feeds;
+    state.collapsed = folders.iter().filter(|f| f.collapsed).map(|f| f.id).collect();
+    state.folders = folders;
     state.feeds_loaded = true;
     state.rebuild_rows();
     let find = |key: ListKey| {
@@ -599,11 +689,14 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         KeyCode::Enter => match state.focus {
             Pane::Feeds => {
                 if let Some(FeedListRow::Folder { id, .. }) = state.rows.get(state.feed_cursor).cloned() {
-                    if !state.collapsed.remove(&id) {
+                    let collapsed = !state.collapsed.remove(&id);
+                    if collapsed {
                         state.collapsed.insert(id);
                     }
                     state.rebuild_rows();
-                } else if !state.entries.is_empty() {
+                    return vec![user_write(state, Effect::SetCollapsed { folder_id: id, collapsed })];
+                }
+                if !state.entries.is_empty() {
                     state.focus = Pane::Entries;
                 }
                 Vec::new()
@@ -624,6 +717,11 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             None => Vec::new(),
         },
         KeyCode::Char('R') => refresh_all(state),
+        KeyCode::Char('a') => subscriptions::open_add(state),
+        KeyCode::Char('D') => subscriptions::ask_delete(state),
+        KeyCode::Char('c') => subscriptions::open_rename(state),
+        KeyCode::Char('M') => subscriptions::open_move(state),
+        KeyCode::Char('F') => subscriptions::open_new_folder(state),
         _ => Vec::new(),
     }
 }
@@ -678,6 +776,23 @@ fn on_overlay_key(state: &mut State, overlay: Overlay, key: KeyEvent) -> Vec<Eff
                 Vec::new()
             }
         },
+        Overlay::Picker { candidates, cursor, folder } => {
+            subscriptions::on_picker_key(state, candidates, cursor, folder, key)
+        }
+        Overlay::Confirm { question, action } => subscriptions::on_confirm_key(state, question, action, key),
+        Overlay::Report { title, lines, scroll } => {
+            match key.code {
+                KeyCode::Char('j') | KeyCode::Down => {
+                    state.overlay = Some(Overlay::Report { title, lines, scroll: scroll + 1 });
+                }
+                KeyCode::Char('k') | KeyCode::Up => {
+                    state.overlay = Some(Overlay::Report { title, lines, scroll: scroll.saturating_sub(1) });
+                }
+                KeyCode::Char('q') | KeyCode::Esc | KeyCode::Enter => {}
+                _ => state.overlay = Some(Overlay::Report { title, lines, scroll }),
+            }
+            Vec::new()
+        }
         Overlay::Prompt(mut prompt) => match key.code {
             KeyCode::Esc => Vec::new(),
             KeyCode::Enter => submit_prompt(state, prompt),
@@ -708,6 +823,11 @@ fn open_url(state: &mut State, url: String) -> Vec<Effect> {
 
 fn submit_prompt(state: &mut State, mut prompt: Prompt) -> Vec<Effect> {
     match prompt.purpose {
+        PromptPurpose::AddFeed { .. }
+        | PromptPurpose::RenameFeed(_)
+        | PromptPurpose::RenameFolder(_)
+        | PromptPurpose::MoveFeed(_)
+        | PromptPurpose::NewFolder => subscriptions::submit(state, prompt),
         PromptPurpose::FollowLink => {
             let links = state.article.as_ref().map(|a| a.links.clone()).unwrap_or_default();
             let chosen = prompt
@@ -930,7 +1050,7 @@ fn mark_all_read(state: &mut State) -> Vec<Effect> {
 }
 
 /// Counts a write the user asked for (see [`State::writes_issued`]).
-fn user_write(state: &mut State, effect: Effect) -> Effect {
+pub(crate) fn user_write(state: &mut State, effect: Effect) -> Effect {
     state.writes_issued += 1;
     effect
 }
@@ -1017,14 +1137,14 @@ fn human_size(bytes: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn key(c: char) -> Event {
+    pub(crate) fn key(c: char) -> Event {
         Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
     }
 
-    fn code(code: KeyCode) -> Event {
+    pub(crate) fn code(code: KeyCode) -> Event {
         Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
     }
 
@@ -1050,7 +1170,7 @@ mod tests {
         EntryRow { id, feed_id, title: Some(format!("Entry {id}")), date: 0, read, starred: false }
     }
 
-    fn loaded() -> State {
+    pub(crate) fn loaded() -> State {
         let mut s = State::new((120, 40));
         let effects = update(
             &mut s,
@@ -1060,6 +1180,7 @@ mod tests {
                     feed(2, "Two", 0, Some((7, "News"))),
                     feed(3, "Three", 1, Some((7, "News"))),
                 ],
+                folders: vec![FolderRow { id: 7, name: "News".into(), collapsed: false }],
                 seen_writes: 0,
             },
         );
@@ -1208,12 +1329,20 @@ mod tests {
         s.refresh_when_loaded = true;
         let effects = update(
             &mut s,
-            Event::FeedsLoaded { feeds: vec![feed(1, "One", 0, None), feed(2, "Two", 0, None)], seen_writes: 0 },
+            Event::FeedsLoaded {
+                feeds: vec![feed(1, "One", 0, None), feed(2, "Two", 0, None)],
+                folders: vec![],
+                seen_writes: 0,
+            },
         );
         assert_eq!(effects, vec![Effect::LoadEntries(ListKey::Feed(1)), Effect::Refresh(vec![1, 2])]);
         let effects = update(
             &mut s,
-            Event::FeedsLoaded { feeds: vec![feed(1, "One", 0, None), feed(2, "Two", 0, None)], seen_writes: 0 },
+            Event::FeedsLoaded {
+                feeds: vec![feed(1, "One", 0, None), feed(2, "Two", 0, None)],
+                folders: vec![],
+                seen_writes: 0,
+            },
         );
         assert_eq!(effects, vec![Effect::LoadEntries(ListKey::Feed(1))]);
     }
@@ -1391,7 +1520,10 @@ mod tests {
         let effects = update(&mut s, Event::EntriesLoaded { list: ListKey::Feed(1), entries: stale, seen_writes: 0 });
         assert_eq!(effects, vec![Effect::LoadEntries(ListKey::Feed(1))]);
         assert!(s.entries[0].read, "the stale list did not undo the change");
-        let effects = update(&mut s, Event::FeedsLoaded { feeds: vec![feed(1, "One", 2, None)], seen_writes: 0 });
+        let effects = update(
+            &mut s,
+            Event::FeedsLoaded { feeds: vec![feed(1, "One", 2, None)], folders: vec![], seen_writes: 0 },
+        );
         assert_eq!(effects, vec![Effect::LoadFeeds]);
         assert_eq!(s.feeds[0].unread, 1);
         let fresh = vec![entry(10, 1, true), entry(11, 1, false)];

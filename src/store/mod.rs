@@ -28,6 +28,8 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("the database thread has stopped")]
     Closed,
+    #[error("{0}")]
+    Conflict(String),
 }
 
 /// Each step moves the schema one version up; `PRAGMA user_version` is the number of steps applied.

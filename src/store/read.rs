@@ -5,6 +5,23 @@ use super::StoreError;
 use crate::model::{EntryId, FeedId, FolderId};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+/// A folder of the feed list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FolderRow {
+    pub id: FolderId,
+    pub name: String,
+    pub collapsed: bool,
+}
+
+/// Every folder, in the order the feed list shows them.
+pub fn folders(conn: &Connection) -> Result<Vec<FolderRow>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT id, name, collapsed FROM folders ORDER BY position, lower(name)")?;
+    let rows = stmt
+        .query_map([], |r| Ok(FolderRow { id: r.get(0)?, name: r.get(1)?, collapsed: r.get(2)? }))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
 /// A subscription as the feed list shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FeedRow {

@@ -44,6 +44,76 @@ pub fn import_feeds(conn: &mut Connection, feeds: &[NewFeed], now: i64) -> Resul
     Ok(outcome)
 }
 
+/// Adds one subscription (or finds it, when its URL is already subscribed); returns its id and whether it was
+/// new.
+pub fn add_feed(conn: &mut Connection, feed: &NewFeed, now: i64) -> Result<(FeedId, bool), StoreError> {
+    let outcome = import_feeds(conn, std::slice::from_ref(feed), now)?;
+    let id = conn.prepare_cached("SELECT id FROM feeds WHERE url = ?1")?.query_row([&feed.url], |r| r.get(0))?;
+    Ok((id, !outcome.added.is_empty()))
+}
+
+/// Unsubscribes; the feed's entries go with it.
+pub fn delete_feed(conn: &mut Connection, feed_id: FeedId) -> Result<(), StoreError> {
+    conn.prepare_cached("DELETE FROM feeds WHERE id = ?1")?.execute([feed_id])?;
+    Ok(())
+}
+
+/// Gives a feed the user's own name; `None` goes back to the feed's title.
+pub fn rename_feed(conn: &mut Connection, feed_id: FeedId, title: Option<&str>) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE feeds SET custom_title = ?2 WHERE id = ?1")?.execute(params![feed_id, title])?;
+    Ok(())
+}
+
+/// Moves a feed into the folder called `folder` (created if needed), or to the top level with `None`.
+pub fn move_feed(conn: &mut Connection, feed_id: FeedId, folder: Option<&str>) -> Result<(), StoreError> {
+    let tx = conn.transaction()?;
+    let folder_id = match folder {
+        Some(name) => Some(folder_id(&tx, name)?),
+        None => None,
+    };
+    tx.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE id = ?1")?.execute(params![feed_id, folder_id])?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Creates an empty folder (or finds the one with that name).
+pub fn create_folder(conn: &mut Connection, name: &str) -> Result<crate::model::FolderId, StoreError> {
+    let tx = conn.transaction()?;
+    let id = folder_id(&tx, name)?;
+    tx.commit()?;
+    Ok(id)
+}
+
+/// Renames a folder. Fails with a message for people when another folder has that name.
+pub fn rename_folder(conn: &mut Connection, id: crate::model::FolderId, name: &str) -> Result<(), StoreError> {
+    let taken: bool =
+        conn.prepare_cached("SELECT 1 FROM folders WHERE name = ?1 AND id != ?2")?.exists(params![name, id])?;
+    if taken {
+        return Err(StoreError::Conflict(format!("there is already a folder called '{name}'")));
+    }
+    conn.prepare_cached("UPDATE folders SET name = ?2 WHERE id = ?1")?.execute(params![id, name])?;
+    Ok(())
+}
+
+/// Deletes a folder; its feeds move to the top level.
+pub fn delete_folder(conn: &mut Connection, id: crate::model::FolderId) -> Result<(), StoreError> {
+    let tx = conn.transaction()?;
+    tx.prepare_cached("UPDATE feeds SET folder_id = NULL WHERE folder_id = ?1")?.execute([id])?;
+    tx.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([id])?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Remembers whether a folder is collapsed in the feed list.
+pub fn set_folder_collapsed(
+    conn: &mut Connection,
+    id: crate::model::FolderId,
+    collapsed: bool,
+) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE folders SET collapsed = ?2 WHERE id = ?1")?.execute(params![id, collapsed])?;
+    Ok(())
+}
+
 /// The id of the folder called `name`, created if needed.
 pub fn folder_id(tx: &Transaction<'_>, name: &str) -> Result<i64, StoreError> {
     if let Some(id) =
@@ -403,6 +473,43 @@ mod tests {
             read::refresh_targets(&conn, Some(&[id])).unwrap()[0].encoding_override.as_deref(),
             Some("windows-1251")
         );
+    }
+
+    #[test]
+    fn subscriptions_are_added_renamed_moved_and_deleted_with_their_entries() {
+        let (_dir, mut conn, id) = setup();
+        apply_fetch(&mut conn, id, &fetched(vec![entry("a", "A")]), 10).unwrap();
+        let new =
+            NewFeed { url: "http://two.example/rss".into(), title: Some("Two".into()), site_url: None, folder: None };
+        let (two, added) = add_feed(&mut conn, &new, 0).unwrap();
+        assert!(added);
+        assert_eq!(add_feed(&mut conn, &new, 0).unwrap(), (two, false), "adding again finds the same feed");
+        rename_feed(&mut conn, two, Some("My name")).unwrap();
+        move_feed(&mut conn, two, Some("Later")).unwrap();
+        let row = read::feed(&conn, two).unwrap().unwrap();
+        assert_eq!((row.title.as_str(), row.folder.as_deref()), ("My name", Some("Later")));
+        rename_feed(&mut conn, two, None).unwrap();
+        assert_eq!(read::feed(&conn, two).unwrap().unwrap().title, "Two");
+        delete_feed(&mut conn, id).unwrap();
+        let left: i64 = conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0, "entries go with their feed");
+    }
+
+    #[test]
+    fn folders_are_created_renamed_collapsed_and_deleted() {
+        let (_dir, mut conn, id) = setup();
+        let folder = create_folder(&mut conn, "News").unwrap();
+        let other = create_folder(&mut conn, "Tech").unwrap();
+        assert_eq!(read::folders(&conn).unwrap().len(), 2, "an empty folder is listed");
+        move_feed(&mut conn, id, Some("News")).unwrap();
+        assert!(matches!(rename_folder(&mut conn, folder, "Tech"), Err(StoreError::Conflict(_))));
+        rename_folder(&mut conn, folder, "World").unwrap();
+        set_folder_collapsed(&mut conn, folder, true).unwrap();
+        let folders = read::folders(&conn).unwrap();
+        assert!(folders.iter().any(|f| f.name == "World" && f.collapsed));
+        delete_folder(&mut conn, folder).unwrap();
+        assert_eq!(read::feed(&conn, id).unwrap().unwrap().folder, None, "its feeds move to the top level");
+        assert_eq!(read::folders(&conn).unwrap().iter().map(|f| f.id).collect::<Vec<_>>(), vec![other]);
     }
 
     #[test]

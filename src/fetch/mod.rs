@@ -1,5 +1,8 @@
 //! Fetching over HTTP: one shared client, conditional GET, timeouts, a body cap on decompressed bytes, and
-//! errors classified so a person can act on them. One of the two modules that do I/O (with `store`).
+//! errors classified so a person can act on them; and [`discovery`], which fetches pages and verifies the feeds
+//! they offer. One of the two modules that do I/O (with `store`).
+
+pub mod discovery;
 
 use std::time::Duration;
 
@@ -19,6 +22,8 @@ pub struct Fetched {
     pub content_type: Option<String>,
     pub etag: Option<String>,
     pub last_modified: Option<String>,
+    /// Every `Link:` header, joined with commas (discovery reads feeds announced there).
+    pub link_header: Option<String>,
     pub body: Vec<u8>,
 }
 
@@ -168,6 +173,9 @@ impl Fetcher {
             return Err(FetchError::Status { url: url.into(), status });
         }
         let content_type = header(reqwest::header::CONTENT_TYPE);
+        let links: Vec<&str> =
+            response.headers().get_all(reqwest::header::LINK).iter().filter_map(|v| v.to_str().ok()).collect();
+        let link_header = (!links.is_empty()).then(|| links.join(", "));
         let final_url = response.url().to_string();
         let limit = self.config.max_body_bytes;
         if response.content_length().is_some_and(|n| n > limit) {
@@ -189,7 +197,7 @@ impl Fetcher {
         if body.is_empty() {
             return Err(FetchError::Empty { url: url.into() });
         }
-        Ok(FetchOutcome::Fetched(Fetched { status, final_url, content_type, etag, last_modified, body }))
+        Ok(FetchOutcome::Fetched(Fetched { status, final_url, content_type, etag, last_modified, link_header, body }))
     }
 
     fn classify(&self, url: &str, e: reqwest::Error) -> FetchError {
