@@ -7,7 +7,7 @@ use crate::fetch::{FetchConfig, FetchOutcome, Fetcher, Validators};
 use crate::import::{ImportReport, discover_sites, import_file};
 use crate::inspect::{Http, Report};
 use crate::opml;
-use crate::refresh::{RefreshEvent, Refresher};
+use crate::refresh::{RefreshEvent, Refresher, Which};
 use crate::sanitize::one_line;
 use crate::store::{self, DbThread, read, write};
 use anyhow::Context;
@@ -76,6 +76,9 @@ pub enum Command {
         /// Print the summary as JSON.
         #[arg(long)]
         json: bool,
+        /// Also fetch feeds that are gone or asked to wait (backoff, Retry-After).
+        #[arg(long)]
+        force: bool,
     },
     /// Print the unread count of every feed, and the total.
     Unread,
@@ -167,7 +170,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Refresh { json }) => runtime.block_on(refresh(&paths.db, &config, json)),
+        Some(Command::Refresh { json, force }) => runtime.block_on(refresh(&paths.db, &config, json, force)),
         Some(Command::Unread) => {
             let conn = store::open_write(&paths.db)?;
             let feeds = read::feeds(&conn)?;
@@ -295,21 +298,22 @@ async fn add_command(
         return Ok(ExitCode::SUCCESS);
     }
     let refresher = Refresher::new(fetcher, writer, 1).with_forced_encodings(config.encoding.clone());
-    let summary = refresher.run(Some(vec![feed_id]), |_| {}).await?;
+    let summary = refresher.run(Which::Feeds(vec![feed_id]), true, |_| {}).await?;
     println!("Subscribed to {title} ({}): {} entries", one_line(&chosen.url, 500), summary.new_entries);
     Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }
 
-async fn refresh(db: &Path, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
+async fn refresh(db: &Path, config: &Config, json: bool, force: bool) -> anyhow::Result<ExitCode> {
     let writer = DbThread::spawn("tidings-writer", store::open_write(db)?);
     let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(anyhow::Error::msg)?;
-    let refresher =
-        Refresher::new(fetcher, writer.clone(), config.concurrency).with_forced_encodings(config.encoding.clone());
+    let refresher = Refresher::new(fetcher, writer.clone(), config.concurrency)
+        .with_per_host_limit(config.per_host_concurrency)
+        .with_forced_encodings(config.encoding.clone());
     let total = writer.call(|c| Ok(read::refresh_targets(c, None)?.len())).await?;
     let progress = std::io::stderr().is_terminal();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let summary = refresher
-        .run(None, move |ev: RefreshEvent| {
+        .run(Which::All, force, move |ev: RefreshEvent| {
             if ev.is_final() && progress {
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 eprint!("\rRefreshing {n}/{total}");
@@ -319,13 +323,21 @@ async fn refresh(db: &Path, config: &Config, json: bool) -> anyhow::Result<ExitC
             }
         })
         .await?;
-    let failures: Vec<(String, String, String, String)> = summary
+    let failures: Vec<(&str, &str, &str, &str)> = summary
         .failed
         .iter()
         .filter_map(|ev| match ev {
             RefreshEvent::Failed { title, url, kind, message, .. } => {
-                Some((title.clone(), url.clone(), kind.clone(), message.clone()))
+                Some((title.as_str(), url.as_str(), kind.as_str(), message.as_str()))
             }
+            _ => None,
+        })
+        .collect();
+    let skipped: Vec<(&str, &str)> = summary
+        .skipped
+        .iter()
+        .filter_map(|ev| match ev {
+            RefreshEvent::Skipped { title, reason, .. } => Some((title.as_str(), reason.as_str())),
             _ => None,
         })
         .collect();
@@ -338,20 +350,29 @@ async fn refresh(db: &Path, config: &Config, json: bool) -> anyhow::Result<ExitC
             "failed": failures.iter().map(|(title, url, kind, message)| serde_json::json!({
                 "title": one_line(title, 300), "url": url, "kind": kind, "message": one_line(message, 1000),
             })).collect::<Vec<_>>(),
+            "skipped": skipped.iter().map(|(title, reason)| serde_json::json!({"title": one_line(title, 300), "reason": reason})).collect::<Vec<_>>(),
+            "moved": summary.moved.iter().map(|(title, url)| serde_json::json!({"title": one_line(title, 300), "url": url})).collect::<Vec<_>>(),
         });
         println!("{value}");
     } else {
         println!(
-            "Refreshed {} feeds: {} updated ({} new entries), {} not modified, {} failed.",
+            "Refreshed {} feeds: {} updated ({} new entries), {} not modified, {} failed{}.",
             summary.feeds,
             summary.updated_feeds,
             summary.new_entries,
             summary.not_modified,
-            failures.len()
+            failures.len(),
+            if skipped.is_empty() { String::new() } else { format!(", {} left alone", skipped.len()) }
         );
         for (title, url, kind, message) in &failures {
             let at = if title == url { String::new() } else { format!(" <{}>", one_line(url, 500)) };
             println!("FAILED  {}{at} [{kind}]: {}", one_line(title, 200), one_line(message, 1000));
+        }
+        for (title, reason) in &skipped {
+            println!("SKIPPED {}: {reason} (refresh --force tries it anyway)", one_line(title, 200));
+        }
+        for (title, url) in &summary.moved {
+            println!("MOVED   {}: its address is now {}", one_line(title, 200), one_line(url, 500));
         }
     }
     Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })

@@ -17,6 +17,10 @@ pub struct Config {
     pub import_opml: Option<PathBuf>,
     /// How many feeds are fetched at the same time.
     pub concurrency: usize,
+    /// How many of them may come from one host at the same time.
+    pub per_host_concurrency: usize,
+    /// Minutes between automatic refreshes while the reader runs; 0 turns them off.
+    pub refresh_interval_minutes: u64,
     /// Seconds to wait for a connection to be established.
     pub connect_timeout_secs: u64,
     /// Seconds a whole request (connect, headers and body) may take.
@@ -33,6 +37,8 @@ impl Default for Config {
             refresh_on_startup: true,
             import_opml: None,
             concurrency: 16,
+            per_host_concurrency: 6,
+            refresh_interval_minutes: 60,
             connect_timeout_secs: 10,
             timeout_secs: 30,
             max_feed_size_mb: 20,
@@ -100,6 +106,12 @@ impl Config {
             if ok { Ok(()) } else { Err(format!("key `{key}`: {want}")) }
         };
         check((1..=256).contains(&self.concurrency), "concurrency", "must be between 1 and 256")?;
+        check((1..=256).contains(&self.per_host_concurrency), "per_host_concurrency", "must be between 1 and 256")?;
+        check(
+            self.refresh_interval_minutes <= 7 * 24 * 60,
+            "refresh_interval_minutes",
+            "must be at most a week (10080)",
+        )?;
         check((1..=600).contains(&self.connect_timeout_secs), "connect_timeout_secs", "must be between 1 and 600")?;
         check((1..=3600).contains(&self.timeout_secs), "timeout_secs", "must be between 1 and 3600")?;
         check((1..=1024).contains(&self.max_feed_size_mb), "max_feed_size_mb", "must be between 1 and 1024")?;
@@ -121,6 +133,11 @@ impl Config {
 
     pub fn timeout(&self) -> Duration {
         Duration::from_secs(self.timeout_secs)
+    }
+
+    /// The automatic refresh interval in seconds, or `None` when automatic refreshes are off.
+    pub fn refresh_interval_secs(&self) -> Option<i64> {
+        (self.refresh_interval_minutes > 0).then(|| self.refresh_interval_minutes as i64 * 60)
     }
 
     pub fn max_feed_bytes(&self) -> u64 {

@@ -45,6 +45,8 @@ pub struct ParsedFeed {
     pub entries: Vec<ParsedEntry>,
     /// Things that were repaired or looked wrong but did not stop the parse.
     pub warnings: Vec<String>,
+    /// How often the feed asks to be fetched at most (`<ttl>`, `sy:updatePeriod`), in seconds.
+    pub min_interval_secs: Option<u64>,
 }
 
 /// One entry of a parsed feed.

@@ -233,11 +233,18 @@ impl Services {
                 move |c| write::set_folder_collapsed(c, folder_id, collapsed),
                 "cannot save the folder's state",
             ),
-            Effect::Refresh(ids) => {
+            Effect::LoadDue { interval_secs } => self.read(move |c, _| {
+                let now = chrono::Utc::now().timestamp();
+                let _ = inbox.send(match read::due_feeds(c, now, interval_secs) {
+                    Ok(ids) => Event::DueFeeds(ids),
+                    Err(e) => Event::Error(format!("cannot read which feeds are due: {e}")),
+                });
+            }),
+            Effect::Refresh { ids, force } => {
                 let refresher = self.refresher.clone();
                 tokio::spawn(async move {
                     let report_to = inbox.clone();
-                    let result = refresher.run(Some(ids), move |ev| {
+                    let result = refresher.run(crate::refresh::Which::Feeds(ids), force, move |ev| {
                         let _ = report_to.send(Event::Refresh(ev));
                     });
                     if let Err(e) = result.await {
@@ -264,6 +271,7 @@ impl App {
         let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
         let fetcher = Fetcher::new(FetchConfig::from(&options.config)).map_err(StartError::Http)?;
         let refresher = Refresher::new(fetcher.clone(), writer.clone(), options.config.concurrency)
+            .with_per_host_limit(options.config.per_host_concurrency)
             .with_forced_encodings(options.config.encoding.clone());
         let (tx, rx) = mpsc::unbounded_channel();
         let mut state = State::new(options.size);
@@ -273,6 +281,7 @@ impl App {
                 Some(crate::app::Overlay::Report { title: "Import".into(), lines: options.report, scroll: 0 });
         }
         state.refresh_when_loaded = options.config.refresh_on_startup;
+        state.auto_refresh_secs = options.config.refresh_interval_secs();
         let services = Services {
             writer,
             reader,
@@ -409,7 +418,7 @@ fn spawn_ticks(inbox: mpsc::UnboundedSender<Event>) -> tokio::task::JoinHandle<(
         let mut interval = tokio::time::interval(Duration::from_secs(1));
         loop {
             interval.tick().await;
-            if inbox.send(Event::Tick).is_err() {
+            if inbox.send(Event::Tick(chrono::Utc::now().timestamp())).is_err() {
                 break;
             }
         }

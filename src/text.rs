@@ -136,6 +136,30 @@ pub fn looks_like_html(s: &str) -> bool {
         || (s.contains('&') && s.contains(';'))
 }
 
+/// A date for lists, in local time.
+pub fn format_date(ts: i64) -> String {
+    local(ts).map(|d| d.format("%Y-%m-%d").to_string()).unwrap_or_default()
+}
+
+/// A date and time, in local time.
+pub fn format_datetime(ts: i64) -> String {
+    local(ts).map(|d| d.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_default()
+}
+
+/// A moment in the next hours: the time alone when it is today, else the date too.
+pub fn format_time(ts: i64) -> String {
+    let Some(at) = local(ts) else { return String::new() };
+    if Some(at.date_naive()) == local(chrono::Utc::now().timestamp()).map(|n| n.date_naive()) {
+        at.format("%H:%M").to_string()
+    } else {
+        at.format("%Y-%m-%d %H:%M").to_string()
+    }
+}
+
+fn local(ts: i64) -> Option<chrono::DateTime<chrono::Local>> {
+    chrono::DateTime::from_timestamp(ts, 0).map(|d| d.with_timezone(&chrono::Local))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

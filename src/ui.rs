@@ -43,19 +43,7 @@ pub fn article_width(size: (u16, u16)) -> u16 {
     layout(Rect::new(0, 0, size.0, size.1)).article.width.saturating_sub(4).max(8)
 }
 
-/// A date for the entry list, in local time.
-pub fn format_date(ts: i64) -> String {
-    chrono::DateTime::from_timestamp(ts, 0)
-        .map(|d| d.with_timezone(&chrono::Local).format("%Y-%m-%d").to_string())
-        .unwrap_or_default()
-}
-
-/// A date and time for the article header, in local time.
-pub fn format_datetime(ts: i64) -> String {
-    chrono::DateTime::from_timestamp(ts, 0)
-        .map(|d| d.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M").to_string())
-        .unwrap_or_default()
-}
+pub use crate::text::{format_date, format_datetime, format_time};
 
 pub fn draw(frame: &mut Frame<'_>, state: &State) {
     let areas = layout(frame.area());

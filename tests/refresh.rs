@@ -37,7 +37,7 @@ fn setup(routes: &[(&str, Reply)]) -> Setup {
 }
 
 async fn refresh(s: &Setup) -> Summary {
-    s.refresher.run(None, |_| {}).await.unwrap()
+    s.refresher.run(tidings::refresh::Which::All, false, |_| {}).await.unwrap()
 }
 
 fn db(s: &Setup) -> rusqlite::Connection {

@@ -19,7 +19,10 @@ use std::collections::HashSet;
 pub enum Event {
     Key(KeyEvent),
     Resize(u16, u16),
-    Tick,
+    /// A second passed; the current time (seconds since the epoch).
+    Tick(i64),
+    /// Feeds due for an automatic refresh.
+    DueFeeds(Vec<FeedId>),
     /// The feed list, read after the first `seen_writes` user writes were applied.
     FeedsLoaded {
         feeds: Vec<FeedRow>,
@@ -79,7 +82,15 @@ pub enum Effect {
         read: bool,
     },
     MarkAllRead(ListKey),
-    Refresh(Vec<FeedId>),
+    /// Refresh these feeds; `force` ignores backoff and tries feeds that are gone.
+    Refresh {
+        ids: Vec<FeedId>,
+        force: bool,
+    },
+    /// Find the feeds due for an automatic refresh (not fetched for `interval_secs`).
+    LoadDue {
+        interval_secs: i64,
+    },
     LoadFeedInfo(FeedId),
     /// Force (or, with `None`, stop forcing) a feed's encoding.
     SetEncodingOverride {
@@ -227,6 +238,10 @@ pub struct Progress {
     pub done: usize,
     pub total: usize,
     pub failed: usize,
+    /// Left alone: gone, or asked to wait.
+    pub skipped: usize,
+    /// Feeds that moved for good during the batch, as sentences.
+    pub moved: Vec<String>,
 }
 
 impl Progress {
@@ -267,10 +282,19 @@ pub struct State {
     pub select_when_loaded: Option<ListKey>,
     /// The folder a feed being added goes into.
     pub pending_add_folder: Option<String>,
+    /// The current time, from the last tick (seconds since the epoch).
+    pub now: i64,
+    /// Seconds between automatic refreshes; `None` when they are off.
+    pub auto_refresh_secs: Option<i64>,
+    /// When to next look for feeds due for an automatic refresh.
+    pub next_auto_check: Option<i64>,
     /// User writes (read flags) asked of the store so far. A list read before the latest of them was applied
     /// would undo the user's change on screen, so it is asked for again instead.
     pub writes_issued: u64,
 }
+
+/// How often the reader looks for feeds due for an automatic refresh, in seconds.
+pub const AUTO_CHECK_SECS: i64 = 60;
 
 /// The keys, as the help overlay lists them.
 pub const KEYS: &[(&str, &str)] = &[
@@ -327,6 +351,9 @@ impl State {
             discovering: None,
             select_when_loaded: None,
             pending_add_folder: None,
+            now: chrono::Utc::now().timestamp(),
+            auto_refresh_secs: None,
+            next_auto_check: None,
         }
     }
 
@@ -417,7 +444,22 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
             state.entry_offset = State::scroll_into_view(state.entry_cursor, state.entry_offset, state.list_height());
             rerender_if_needed(state)
         }
-        Event::Tick => Vec::new(),
+        Event::Tick(now) => {
+            state.now = now;
+            let Some(interval_secs) = state.auto_refresh_secs else { return Vec::new() };
+            match state.next_auto_check {
+                None => {
+                    state.next_auto_check = Some(now + AUTO_CHECK_SECS);
+                    Vec::new()
+                }
+                Some(at) if at <= now && state.progress.is_idle() => {
+                    state.next_auto_check = Some(now + AUTO_CHECK_SECS);
+                    vec![Effect::LoadDue { interval_secs }]
+                }
+                Some(_) => Vec::new(),
+            }
+        }
+        Event::DueFeeds(ids) => request_refresh(state, ids, false),
         Event::FeedsLoaded { feeds, folders, seen_writes } => {
             if seen_writes < state.writes_issued {
                 return vec![Effect::LoadFeeds];
@@ -545,63 +587,86 @@ fn on_refresh(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
     }
     let mut effects = Vec::new();
     let feed = state.feeds.iter_mut().find(|f| f.id == feed_id);
+    let succeeded = |feed: &mut FeedRow| {
+        feed.last_error = None;
+        feed.error_kind = None;
+        feed.retry_after = None;
+        feed.dead = false;
+    };
     match ev {
-        RefreshEvent::Done { unread, title, new, updated, .. } => {
+        RefreshEvent::Done { unread, title, new, updated, moved_to, .. } => {
             if let Some(feed) = feed {
+                succeeded(feed);
                 feed.unread = unread;
-                feed.title = title;
-                feed.last_error = None;
-                feed.error_kind = None;
+                feed.title = title.clone();
+                if let Some(url) = &moved_to {
+                    feed.url = url.clone();
+                }
+            }
+            if let Some(url) = moved_to {
+                state.progress.moved.push(format!("{} moved for good to {url}", crate::sanitize::one_line(&title, 80)));
             }
             if new + updated > 0 && state.entries_of.is_some_and(|l| state.feed_ids_of(l).contains(&feed_id)) {
                 effects.extend(state.entries_of.map(Effect::LoadEntries));
             }
         }
-        RefreshEvent::NotModified { .. } => {
+        RefreshEvent::NotModified { moved_to, .. } => {
             if let Some(feed) = feed {
-                feed.last_error = None;
-                feed.error_kind = None;
+                succeeded(feed);
+                if let Some(url) = moved_to {
+                    feed.url = url;
+                }
             }
         }
-        RefreshEvent::Failed { title, kind, message, .. } => {
+        RefreshEvent::Failed { title, kind, message, retry_at, dead, .. } => {
             state.progress.failed += 1;
             state.last_error = Some(format!("{title}: {message}"));
             if let Some(feed) = feed {
                 feed.last_error = Some(message);
                 feed.error_kind = Some(kind);
+                feed.retry_after = retry_at;
+                feed.dead = dead;
             }
         }
+        RefreshEvent::Skipped { .. } => state.progress.skipped += 1,
         RefreshEvent::Started { .. } => {}
     }
     state.rebuild_rows();
     if state.progress.is_idle() && state.progress.total > 0 {
-        let p = &state.progress;
-        let feeds = if p.done == 1 { "1 feed".to_string() } else { format!("{} feeds", p.done) };
-        state.message = Some(match p.failed {
-            0 => format!("Refreshed {feeds}"),
-            n => format!("Refreshed {feeds}, {n} failed"),
-        });
-        state.progress = Progress::default();
+        let p = std::mem::take(&mut state.progress);
+        let fetched = p.done - p.skipped;
+        let mut text = if fetched == 1 { "Refreshed 1 feed".to_string() } else { format!("Refreshed {fetched} feeds") };
+        if p.failed > 0 {
+            text.push_str(&format!(", {} failed", p.failed));
+        }
+        if p.skipped > 0 {
+            text.push_str(&format!(", {} left alone (waiting or gone)", p.skipped));
+        }
+        for moved in &p.moved {
+            text.push_str(&format!("; {moved}"));
+        }
+        state.message = Some(text);
         // Titles may have changed, and with them the order.
         effects.push(Effect::LoadFeeds);
     }
     effects
 }
 
-/// Queues a refresh of `ids`, leaving out those already on their way.
-fn request_refresh(state: &mut State, ids: Vec<FeedId>) -> Vec<Effect> {
+/// Queues a refresh of `ids`, leaving out those already on their way. A `force`d refresh ignores backoff and
+/// tries feeds that are gone (the user asked for them by name).
+fn request_refresh(state: &mut State, ids: Vec<FeedId>, force: bool) -> Vec<Effect> {
     let fresh: Vec<FeedId> = ids.into_iter().filter(|id| state.progress.pending.insert(*id)).collect();
     if fresh.is_empty() {
         return Vec::new();
     }
     state.progress.total += fresh.len();
-    vec![Effect::Refresh(fresh)]
+    vec![Effect::Refresh { ids: fresh, force }]
 }
 
 /// Starts refreshing every feed (used at startup and by `R`).
 pub fn refresh_all(state: &mut State) -> Vec<Effect> {
     let ids = state.feeds.iter().map(|f| f.id).collect();
-    request_refresh(state, ids)
+    request_refresh(state, ids, false)
 }
 
 fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
@@ -712,7 +777,7 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         KeyCode::Char('r') => match state.selected_list() {
             Some(list) => {
                 let ids = state.feed_ids_of(list);
-                request_refresh(state, ids)
+                request_refresh(state, ids, true)
             }
             None => Vec::new(),
         },
@@ -880,7 +945,7 @@ fn submit_prompt(state: &mut State, mut prompt: Prompt) -> Vec<Effect> {
                 None => format!("{title}: decoding by the feed's own signals again; refreshing"),
             });
             let mut effects = vec![user_write(state, Effect::SetEncodingOverride { feed_id, label })];
-            effects.extend(request_refresh(state, vec![feed_id]));
+            effects.extend(request_refresh(state, vec![feed_id], true));
             effects
         }
     }
@@ -1163,6 +1228,8 @@ pub(crate) mod tests {
             last_fetched_at: None,
             encoding_overridden: false,
             encoding_forced: None,
+            retry_after: None,
+            dead: false,
         }
     }
 
@@ -1286,8 +1353,8 @@ pub(crate) mod tests {
     #[test]
     fn r_refreshes_the_selected_feed_and_capital_r_all_without_duplicates() {
         let mut s = loaded();
-        assert_eq!(update(&mut s, key('r')), vec![Effect::Refresh(vec![1])]);
-        assert_eq!(update(&mut s, key('R')), vec![Effect::Refresh(vec![2, 3])]);
+        assert_eq!(update(&mut s, key('r')), vec![Effect::Refresh { ids: vec![1], force: true }]);
+        assert_eq!(update(&mut s, key('R')), vec![Effect::Refresh { ids: vec![2, 3], force: false }]);
         assert!(update(&mut s, key('R')).is_empty());
         assert_eq!(s.progress.total, 3);
     }
@@ -1300,7 +1367,14 @@ pub(crate) mod tests {
         assert!(s.progress.active.contains(&1));
         let effects = update(
             &mut s,
-            Event::Refresh(RefreshEvent::Done { feed_id: 1, new: 3, updated: 0, unread: 5, title: "One!".into() }),
+            Event::Refresh(RefreshEvent::Done {
+                feed_id: 1,
+                new: 3,
+                updated: 0,
+                unread: 5,
+                title: "One!".into(),
+                moved_to: None,
+            }),
         );
         assert_eq!(effects, vec![Effect::LoadEntries(ListKey::Feed(1))]);
         assert_eq!((s.progress.done, s.progress.total), (1, 3));
@@ -1313,11 +1387,13 @@ pub(crate) mod tests {
                 url: "http://example.com/2".into(),
                 kind: "http".into(),
                 message: "HTTP 404".into(),
+                retry_at: None,
+                dead: false,
             }),
         );
         assert_eq!(s.feeds[1].last_error.as_deref(), Some("HTTP 404"));
         assert_eq!(s.last_error.as_deref(), Some("Two: HTTP 404"));
-        let effects = update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 3 }));
+        let effects = update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 3, moved_to: None }));
         assert_eq!(effects, vec![Effect::LoadFeeds]);
         assert!(s.progress.is_idle());
         assert_eq!(s.message.as_deref(), Some("Refreshed 3 feeds, 1 failed"));
@@ -1335,7 +1411,10 @@ pub(crate) mod tests {
                 seen_writes: 0,
             },
         );
-        assert_eq!(effects, vec![Effect::LoadEntries(ListKey::Feed(1)), Effect::Refresh(vec![1, 2])]);
+        assert_eq!(
+            effects,
+            vec![Effect::LoadEntries(ListKey::Feed(1)), Effect::Refresh { ids: vec![1, 2], force: false }]
+        );
         let effects = update(
             &mut s,
             Event::FeedsLoaded {
@@ -1401,7 +1480,10 @@ pub(crate) mod tests {
         let effects = update(&mut s, code(KeyCode::Enter));
         assert_eq!(
             effects,
-            vec![Effect::SetEncodingOverride { feed_id: 1, label: Some("koi8-r".into()) }, Effect::Refresh(vec![1])]
+            vec![
+                Effect::SetEncodingOverride { feed_id: 1, label: Some("koi8-r".into()) },
+                Effect::Refresh { ids: vec![1], force: true }
+            ]
         );
         assert!(s.overlay.is_none());
         assert_eq!(s.feeds[0].encoding_forced.as_deref(), Some("koi8-r"));

@@ -298,7 +298,7 @@ pub fn on_feed_added(state: &mut State, feed_id: FeedId, added: bool, title: Str
     }
     state.message = Some(format!("Subscribed to {}", one_line(&title, 200)));
     let mut effects = vec![Effect::LoadFeeds];
-    effects.extend(request_refresh(state, vec![feed_id]));
+    effects.extend(request_refresh(state, vec![feed_id], true));
     effects
 }
 
@@ -343,7 +343,7 @@ mod tests {
             }]
         );
         let effects = update(&mut s, Event::FeedAdded { feed_id: 9, added: true, title: "Site".into() });
-        assert_eq!(effects, vec![Effect::LoadFeeds, Effect::Refresh(vec![9])]);
+        assert_eq!(effects, vec![Effect::LoadFeeds, Effect::Refresh { ids: vec![9], force: true }]);
         assert_eq!(s.select_when_loaded, Some(ListKey::Feed(9)));
     }
 

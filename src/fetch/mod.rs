@@ -1,6 +1,8 @@
-//! Fetching over HTTP: one shared client, conditional GET, timeouts, a body cap on decompressed bytes, and
-//! errors classified so a person can act on them; and [`discovery`], which fetches pages and verifies the feeds
-//! they offer. One of the two modules that do I/O (with `store`).
+//! Fetching over HTTP: one shared client (connections kept alive and reused, HTTP/2 when offered), conditional
+//! GET, timeouts, a body cap on decompressed bytes, redirects followed by hand (so a permanent move can update
+//! the stored address, and a loop is an error), the server's requests to slow down (`Retry-After`,
+//! `Cache-Control: max-age`), and errors classified so a person can act on them; plus [`discovery`], which
+//! fetches pages and verifies the feeds they offer. One of the two modules that do I/O (with `store`).
 
 pub mod discovery;
 
@@ -19,11 +21,15 @@ pub struct Fetched {
     pub status: u16,
     /// The URL after redirects.
     pub final_url: String,
+    /// Where the feed now lives, when every redirect on the way was permanent (301/308).
+    pub moved_permanently: Option<String>,
     pub content_type: Option<String>,
     pub etag: Option<String>,
     pub last_modified: Option<String>,
     /// Every `Link:` header, joined with commas (discovery reads feeds announced there).
     pub link_header: Option<String>,
+    /// `Cache-Control: max-age`, in seconds: the server asks not to be asked again sooner.
+    pub max_age: Option<u64>,
     pub body: Vec<u8>,
 }
 
@@ -34,6 +40,7 @@ pub enum FetchOutcome {
     NotModified {
         etag: Option<String>,
         last_modified: Option<String>,
+        moved_permanently: Option<String>,
     },
 }
 
@@ -52,11 +59,20 @@ pub enum FetchError {
     #[error("secure connection failed: {reason}")]
     Tls { url: String, reason: String },
     #[error("HTTP {status}{}", http_hint(*status))]
-    Status { url: String, status: u16 },
+    Status {
+        url: String,
+        status: u16,
+        /// For 429 and 503: how long the server asks us to wait, in seconds.
+        retry_after: Option<u64>,
+    },
     #[error("the feed is larger than {limit_mb} MB; raise max_feed_size_mb if it really is that big")]
     TooLarge { url: String, limit_mb: u64 },
-    #[error("too many redirects")]
-    Redirects { url: String },
+    #[error("more than {max} redirects")]
+    Redirects { url: String, max: usize },
+    #[error("the redirects go round in a loop (back to {to})")]
+    RedirectLoop { url: String, to: String },
+    #[error("the server redirected without saying where to")]
+    RedirectWithoutLocation { url: String },
     #[error("the download broke off: {reason}")]
     Body { url: String, reason: String },
     #[error("the server sent an empty response")]
@@ -67,8 +83,9 @@ fn http_hint(status: u16) -> &'static str {
     match status {
         401 | 403 => " (access denied; the feed may need a login)",
         404 => " (not found; the feed may have moved: check the site for its new address)",
-        410 => " (gone; the feed was removed for good)",
-        429 => " (too many requests; tidings will try again later)",
+        410 => " (gone: the feed was removed for good; tidings stops checking it, r tries again)",
+        429 => " (too many requests; tidings waits as long as the server asks)",
+        503 => " (the service is unavailable; tidings waits as long as the server asks)",
         500..=599 => " (a server error; try again later)",
         _ => "",
     }
@@ -85,7 +102,9 @@ impl FetchError {
             FetchError::Tls { .. } => "tls",
             FetchError::Status { .. } => "http",
             FetchError::TooLarge { .. } => "too-large",
-            FetchError::Redirects { .. } => "redirect",
+            FetchError::Redirects { .. }
+            | FetchError::RedirectLoop { .. }
+            | FetchError::RedirectWithoutLocation { .. } => "redirect",
             FetchError::Body { .. } => "body",
             FetchError::Empty { .. } => "empty",
         }
@@ -94,6 +113,14 @@ impl FetchError {
     pub fn status(&self) -> Option<u16> {
         match self {
             FetchError::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// How long the server asked us to wait before trying again, in seconds.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            FetchError::Status { retry_after, .. } => *retry_after,
             _ => None,
         }
     }
@@ -123,6 +150,9 @@ pub struct Fetcher {
 /// The User-Agent tidings sends.
 pub const USER_AGENT: &str = concat!("tidings/", env!("CARGO_PKG_VERSION"));
 
+/// Most redirects followed for one fetch.
+pub const MAX_REDIRECTS: usize = 10;
+
 impl Fetcher {
     pub fn new(config: FetchConfig) -> Result<Fetcher, String> {
         // reqwest is built without a bundled crypto provider; ring is installed once, here.
@@ -134,22 +164,56 @@ impl Fetcher {
             .gzip(true)
             .brotli(true)
             .deflate(true)
-            .redirect(reqwest::redirect::Policy::limited(10))
-            .pool_idle_timeout(Duration::from_secs(60))
+            // Redirects are followed by hand: see `get`.
+            .redirect(reqwest::redirect::Policy::none())
+            .pool_idle_timeout(Duration::from_secs(90))
+            .pool_max_idle_per_host(32)
+            .tcp_nodelay(true)
             .build()
             .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
         Ok(Fetcher { client, config })
     }
 
-    /// GETs `url`, sending `validators` as conditional headers. The body is read in chunks and refused past
-    /// the cap, which counts decompressed bytes (so a gzip bomb stops at the cap too).
+    /// GETs `url`, sending `validators` as conditional headers and following redirects. The body is read in
+    /// chunks and refused past the cap, which counts decompressed bytes (so a gzip bomb stops at the cap too).
     pub async fn get(&self, url: &str, validators: &Validators) -> Result<FetchOutcome, FetchError> {
-        let parsed =
+        let mut current =
             url::Url::parse(url).map_err(|e| FetchError::InvalidUrl { url: url.into(), reason: e.to_string() })?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(FetchError::InvalidUrl { url: url.into(), reason: "only http and https are supported".into() });
+        let mut all_permanent = true;
+        let mut seen = vec![current.to_string()];
+        for hop in 0..=MAX_REDIRECTS {
+            if !matches!(current.scheme(), "http" | "https") {
+                return Err(FetchError::InvalidUrl {
+                    url: current.to_string(),
+                    reason: "only http and https are supported".into(),
+                });
+            }
+            let response = self.send(&current, validators).await?;
+            let status = response.status().as_u16();
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                let location = response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
+                let Some(next) = location.and_then(|l| current.join(l).ok()) else {
+                    return Err(FetchError::RedirectWithoutLocation { url: url.into() });
+                };
+                all_permanent &= matches!(status, 301 | 308);
+                if seen.contains(&next.to_string()) {
+                    return Err(FetchError::RedirectLoop { url: url.into(), to: next.to_string() });
+                }
+                if hop == MAX_REDIRECTS {
+                    break;
+                }
+                seen.push(next.to_string());
+                current = next;
+                continue;
+            }
+            let moved_permanently = (hop > 0 && all_permanent).then(|| current.to_string());
+            return self.finish(url, response, moved_permanently).await;
         }
-        let mut request = self.client.get(parsed).header(
+        Err(FetchError::Redirects { url: url.into(), max: MAX_REDIRECTS })
+    }
+
+    async fn send(&self, url: &url::Url, validators: &Validators) -> Result<reqwest::Response, FetchError> {
+        let mut request = self.client.get(url.clone()).header(
             reqwest::header::ACCEPT,
             "application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8",
         );
@@ -159,7 +223,16 @@ impl Fetcher {
         if let Some(lm) = &validators.last_modified {
             request = request.header(reqwest::header::IF_MODIFIED_SINCE, lm);
         }
-        let mut response = request.send().await.map_err(|e| self.classify(url, e))?;
+        request.send().await.map_err(|e| self.classify(url.as_str(), e))
+    }
+
+    /// Reads a final (non-redirect) response.
+    async fn finish(
+        &self,
+        url: &str,
+        mut response: reqwest::Response,
+        moved_permanently: Option<String>,
+    ) -> Result<FetchOutcome, FetchError> {
         let status = response.status().as_u16();
         let header = |name: reqwest::header::HeaderName| {
             response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
@@ -167,26 +240,32 @@ impl Fetcher {
         let etag = header(reqwest::header::ETAG);
         let last_modified = header(reqwest::header::LAST_MODIFIED);
         if status == 304 {
-            return Ok(FetchOutcome::NotModified { etag, last_modified });
+            return Ok(FetchOutcome::NotModified { etag, last_modified, moved_permanently });
         }
         if !response.status().is_success() {
-            return Err(FetchError::Status { url: url.into(), status });
+            let retry_after = matches!(status, 429 | 503)
+                .then(|| header(reqwest::header::RETRY_AFTER))
+                .flatten()
+                .and_then(|v| parse_retry_after(&v, chrono::Utc::now().timestamp()));
+            return Err(FetchError::Status { url: url.into(), status, retry_after });
         }
         let content_type = header(reqwest::header::CONTENT_TYPE);
+        let max_age = header(reqwest::header::CACHE_CONTROL).and_then(|v| parse_max_age(&v));
         let links: Vec<&str> =
             response.headers().get_all(reqwest::header::LINK).iter().filter_map(|v| v.to_str().ok()).collect();
         let link_header = (!links.is_empty()).then(|| links.join(", "));
         let final_url = response.url().to_string();
         let limit = self.config.max_body_bytes;
+        let too_large = || FetchError::TooLarge { url: url.into(), limit_mb: (limit / (1024 * 1024)).max(1) };
         if response.content_length().is_some_and(|n| n > limit) {
-            return Err(FetchError::TooLarge { url: url.into(), limit_mb: limit / (1024 * 1024) });
+            return Err(too_large());
         }
-        let mut body = Vec::new();
+        let mut body = Vec::with_capacity(response.content_length().unwrap_or(64 * 1024).min(limit) as usize);
         loop {
             match response.chunk().await {
                 Ok(Some(chunk)) => {
                     if body.len() as u64 + chunk.len() as u64 > limit {
-                        return Err(FetchError::TooLarge { url: url.into(), limit_mb: limit / (1024 * 1024) });
+                        return Err(too_large());
                     }
                     body.extend_from_slice(&chunk);
                 }
@@ -197,7 +276,17 @@ impl Fetcher {
         if body.is_empty() {
             return Err(FetchError::Empty { url: url.into() });
         }
-        Ok(FetchOutcome::Fetched(Fetched { status, final_url, content_type, etag, last_modified, link_header, body }))
+        Ok(FetchOutcome::Fetched(Fetched {
+            status,
+            final_url,
+            moved_permanently,
+            content_type,
+            etag,
+            last_modified,
+            link_header,
+            max_age,
+            body,
+        }))
     }
 
     fn classify(&self, url: &str, e: reqwest::Error) -> FetchError {
@@ -206,9 +295,6 @@ impl Fetcher {
         if e.is_timeout() || chain.contains("timed out") {
             let secs = if e.is_connect() { self.config.connect_timeout } else { self.config.timeout }.as_secs();
             return FetchError::Timeout { url, secs };
-        }
-        if e.is_redirect() {
-            return FetchError::Redirects { url };
         }
         if e.is_dns() || chain.contains("dns error") || chain.contains("failed to lookup address") {
             return FetchError::Dns { url };
@@ -222,6 +308,27 @@ impl Fetcher {
         }
         FetchError::Body { url, reason: last_cause(&e) }
     }
+}
+
+/// `Retry-After` as seconds to wait: either a number of seconds or an HTTP date. Capped at a week.
+pub fn parse_retry_after(value: &str, now: i64) -> Option<u64> {
+    let value = value.trim();
+    let secs = match value.parse::<u64>() {
+        Ok(secs) => secs,
+        Err(_) => {
+            let at = crate::parse::dates::parse_date(value)?.at.timestamp();
+            u64::try_from(at - now).unwrap_or(0)
+        }
+    };
+    Some(secs.min(7 * 24 * 3600))
+}
+
+/// `max-age` of a `Cache-Control` header, in seconds.
+pub fn parse_max_age(value: &str) -> Option<u64> {
+    value.split(',').find_map(|d| {
+        let (name, secs) = d.trim().split_once('=')?;
+        name.trim().eq_ignore_ascii_case("max-age").then(|| secs.trim().trim_matches('"').parse().ok()).flatten()
+    })
 }
 
 fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
@@ -244,4 +351,26 @@ fn last_cause(e: &(dyn std::error::Error + 'static)) -> String {
         source = s.source();
     }
     last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        assert_eq!(parse_retry_after("120", 0), Some(120));
+        let now = crate::parse::dates::parse_date("Tue, 10 Jun 2025 04:00:00 GMT").unwrap().at.timestamp();
+        assert_eq!(parse_retry_after("Tue, 10 Jun 2025 04:05:00 GMT", now), Some(300));
+        assert_eq!(parse_retry_after("Tue, 10 Jun 2025 03:00:00 GMT", now), Some(0), "a date in the past: now");
+        assert_eq!(parse_retry_after("99999999", 0), Some(7 * 24 * 3600));
+        assert_eq!(parse_retry_after("soon", 0), None);
+    }
+
+    #[test]
+    fn max_age_from_cache_control() {
+        assert_eq!(parse_max_age("public, max-age=3600"), Some(3600));
+        assert_eq!(parse_max_age("no-cache"), None);
+        assert_eq!(parse_max_age("Max-Age=\"60\", s-maxage=10"), Some(60));
+    }
 }

@@ -45,6 +45,7 @@ pub fn map_feed(
         description: feed.description.as_ref().and_then(plain_title),
         entries,
         warnings: Vec::new(),
+        min_interval_secs: feed.ttl.filter(|t| *t > 0).map(|minutes| u64::from(minutes) * 60),
     }
 }
 

@@ -78,6 +78,9 @@ fn parse_once(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseErr
             let missing_titles = feed.entries.iter().any(|e| e.title.is_none());
             let extras = if scan::worth_scanning(text, missing_titles) { scan::scan_items(text) } else { Vec::new() };
             let mut feed = map::map_feed(feed, base_url, &extras, &dates);
+            if let Some(period) = scan::update_period(text) {
+                feed.min_interval_secs = Some(feed.min_interval_secs.unwrap_or(0).max(period));
+            }
             let zoneless = zoneless.load(Ordering::Relaxed);
             if zoneless > 0 {
                 feed.warnings.push(format!("{zoneless} date(s) had no time zone and were read as UTC"));

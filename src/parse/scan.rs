@@ -91,9 +91,41 @@ pub fn scan_items(text: &str) -> Vec<ItemExtras> {
     items
 }
 
+/// The Syndication module's `sy:updatePeriod` / `sy:updateFrequency` as seconds between updates.
+pub fn update_period(text: &str) -> Option<u64> {
+    if !text.contains("updatePeriod") {
+        return None;
+    }
+    let value = |name: &str| {
+        let open = format!("<sy:{name}>");
+        let start = text.find(&open)? + open.len();
+        let end = text[start..].find('<')? + start;
+        Some(text[start..end].trim().to_ascii_lowercase())
+    };
+    let period: u64 = match value("updatePeriod")?.as_str() {
+        "hourly" => 3600,
+        "daily" => 86_400,
+        "weekly" => 7 * 86_400,
+        "monthly" => 30 * 86_400,
+        "yearly" => 365 * 86_400,
+        _ => return None,
+    };
+    let frequency = value("updateFrequency").and_then(|f| f.parse::<u64>().ok()).filter(|f| *f > 0).unwrap_or(1);
+    Some(period / frequency)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn update_period_from_the_syndication_module() {
+        let xml =
+            "<channel><sy:updatePeriod> daily </sy:updatePeriod><sy:updateFrequency>2</sy:updateFrequency></channel>";
+        assert_eq!(update_period(xml), Some(43_200));
+        assert_eq!(update_period("<sy:updatePeriod>hourly</sy:updatePeriod>"), Some(3600));
+        assert_eq!(update_period("<channel/>"), None);
+    }
 
     #[test]
     fn finds_titles_subjects_and_dc_dates_per_item() {

@@ -87,7 +87,10 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE entries ADD COLUMN enclosures TEXT;
     ALTER TABLE entries ADD COLUMN comments TEXT;
     ALTER TABLE entries ADD COLUMN thumbnail TEXT;
-    ALTER TABLE feeds ADD COLUMN parse_warnings TEXT;",
+        ALTER TABLE feeds ADD COLUMN parse_warnings TEXT;",
+    // 3: politeness: feeds that are gone, and how often a feed asks to be fetched.
+    "ALTER TABLE feeds ADD COLUMN dead INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE feeds ADD COLUMN refresh_every_secs INTEGER;",
 ];
 
 /// The schema version this build writes.

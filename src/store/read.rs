@@ -41,6 +41,10 @@ pub struct FeedRow {
     pub encoding_overridden: bool,
     /// The encoding the user forced for this feed, if any.
     pub encoding_forced: Option<String>,
+    /// Not to be fetched before this time (seconds since the epoch): backoff, or the server's Retry-After.
+    pub retry_after: Option<i64>,
+    /// The server said the feed is gone for good; only an explicit refresh tries it again.
+    pub dead: bool,
 }
 
 /// An entry as the entry list shows it.
@@ -81,15 +85,20 @@ pub struct EntryDetail {
 pub struct RefreshTarget {
     pub id: FeedId,
     pub url: String,
+    /// What to call it in messages.
+    pub title: String,
     pub etag: Option<String>,
     pub last_modified: Option<String>,
     pub encoding_override: Option<String>,
+    pub retry_after: Option<i64>,
+    pub dead: bool,
 }
 
 const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id, d.name,
     (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0),
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
-    coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override";
+        coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override,
+    f.retry_after, f.dead";
 
 fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
     Ok(FeedRow {
@@ -106,6 +115,8 @@ fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
         last_fetched_at: r.get(10)?,
         encoding_overridden: r.get(11)?,
         encoding_forced: r.get(12)?,
+        retry_after: r.get(13)?,
+        dead: r.get(14)?,
     })
 }
 
@@ -257,9 +268,13 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             etag: r.get(2)?,
             last_modified: r.get(3)?,
             encoding_override: r.get(4)?,
+            retry_after: r.get(5)?,
+            dead: r.get(6)?,
+            title: r.get(7)?,
         })
     };
-    let base = "SELECT id, url, etag, last_modified, encoding_override FROM feeds";
+    let base = "SELECT id, url, etag, last_modified, encoding_override, retry_after, dead,
+                       coalesce(custom_title, title, url) FROM feeds";
     match ids {
         None => {
             let mut stmt = conn.prepare_cached(&format!("{base} ORDER BY id"))?;
@@ -276,6 +291,18 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             Ok(out)
         }
     }
+}
+
+/// Feeds due for an automatic refresh at `now`: alive, not asked to wait, and not fetched for `interval` seconds
+/// (or for longer, when the feed itself asks to be fetched less often).
+pub fn due_feeds(conn: &Connection, now: i64, interval: i64) -> Result<Vec<FeedId>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM feeds
+         WHERE dead = 0 AND coalesce(retry_after, 0) <= ?1
+           AND coalesce(last_fetched_at, 0) + max(?2, coalesce(refresh_every_secs, 0)) <= ?1
+         ORDER BY coalesce(last_fetched_at, 0), id",
+    )?;
+    Ok(stmt.query_map(params![now, interval], |r| r.get(0))?.collect::<Result<Vec<_>, _>>()?)
 }
 
 /// Unread entries of a feed.

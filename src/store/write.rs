@@ -139,11 +139,21 @@ pub enum FetchRecord {
         feed: ParsedFeed,
         /// The decoding decision, as JSON.
         decision: Option<String>,
+        /// Where the feed moved for good (every redirect was permanent).
+        moved_to: Option<String>,
+        /// How often the feed (or its server) asks to be fetched at most, in seconds.
+        min_interval_secs: Option<u64>,
     },
     /// 304: nothing changed since the validators we sent.
-    NotModified { etag: Option<String>, last_modified: Option<String> },
+    NotModified { etag: Option<String>, last_modified: Option<String>, moved_to: Option<String> },
     /// The fetch, decoding or parsing failed; stored entries stay as they were.
-    Failed { status: Option<u16>, kind: String, message: String },
+    Failed {
+        status: Option<u16>,
+        kind: String,
+        message: String,
+        /// How long the server asked us to wait (429, 503), in seconds.
+        retry_after: Option<u64>,
+    },
 }
 
 /// What a refresh changed.
@@ -154,6 +164,22 @@ pub struct ApplyOutcome {
     pub unread: i64,
     /// The feed's display title after the refresh.
     pub title: String,
+    /// The feed's new address, when a permanent redirect moved it.
+    pub moved_to: Option<String>,
+    /// When the feed may be fetched again, after a failure (seconds since the epoch).
+    pub retry_at: Option<i64>,
+    /// The server said the feed is gone for good (410).
+    pub dead: bool,
+}
+
+/// How long to leave a feed alone after its `failures`-th failure in a row: nothing after the first (it may
+/// be a blip), then five minutes doubling each time, up to a day.
+pub fn backoff_secs(failures: i64) -> i64 {
+    if failures < 2 {
+        return 0;
+    }
+    let doublings = (failures - 2).min(20) as u32;
+    (300_i64 * 2_i64.pow(doublings)).min(86_400)
 }
 
 /// Records one fetch of one feed, entries included, in one transaction.
@@ -166,14 +192,14 @@ pub fn apply_fetch(
     let tx = conn.transaction()?;
     let mut outcome = ApplyOutcome::default();
     match record {
-        FetchRecord::Fetched { status, etag, last_modified, feed, decision } => {
+        FetchRecord::Fetched { status, etag, last_modified, feed, decision, moved_to, min_interval_secs } => {
             let warnings =
                 (!feed.warnings.is_empty()).then(|| serde_json::to_string(&feed.warnings).unwrap_or_default());
             tx.prepare_cached(
                 "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
                     etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
-                    failures = 0, last_fetched_at = ?7, last_success_at = ?7,
-                    encoding_decision = coalesce(?8, encoding_decision), parse_warnings = ?9
+                    failures = 0, retry_after = NULL, dead = 0, last_fetched_at = ?7, last_success_at = ?7,
+                    encoding_decision = coalesce(?8, encoding_decision), parse_warnings = ?9, refresh_every_secs = ?10
                  WHERE id = ?1",
             )?
             .execute(params![
@@ -185,7 +211,8 @@ pub fn apply_fetch(
                 status,
                 now,
                 decision,
-                warnings
+                warnings,
+                min_interval_secs.map(|s| s as i64)
             ])?;
             for entry in feed.entries.iter().take(MAX_ENTRIES_PER_REFRESH) {
                 match upsert_entry(&tx, feed_id, entry, now)? {
@@ -194,23 +221,35 @@ pub fn apply_fetch(
                     Upsert::Unchanged => {}
                 }
             }
+            outcome.moved_to = move_feed_url(&tx, feed_id, moved_to.as_deref())?;
         }
-        FetchRecord::NotModified { etag, last_modified } => {
+        FetchRecord::NotModified { etag, last_modified, moved_to } => {
             tx.prepare_cached(
                 "UPDATE feeds SET etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified),
-                    last_status = 304, last_error = NULL, error_kind = NULL, failures = 0,
+                    last_status = 304, last_error = NULL, error_kind = NULL, failures = 0, retry_after = NULL, dead = 0,
                     last_fetched_at = ?4, last_success_at = ?4
                  WHERE id = ?1",
             )?
             .execute(params![feed_id, etag, last_modified, now])?;
+            outcome.moved_to = move_feed_url(&tx, feed_id, moved_to.as_deref())?;
         }
-        FetchRecord::Failed { status, kind, message } => {
+        FetchRecord::Failed { status, kind, message, retry_after } => {
+            let failures: i64 = tx
+                .prepare_cached("SELECT failures + 1 FROM feeds WHERE id = ?1")?
+                .query_row([feed_id], |r| r.get(0))
+                .optional()?
+                .unwrap_or(1);
+            let wait = backoff_secs(failures).max(retry_after.map_or(0, |s| s as i64));
+            let retry_at = (wait > 0).then_some(now + wait);
+            let dead = *status == Some(410);
             tx.prepare_cached(
-                "UPDATE feeds SET last_status = ?2, error_kind = ?3, last_error = ?4, failures = failures + 1,
-                    last_fetched_at = ?5
+                "UPDATE feeds SET last_status = ?2, error_kind = ?3, last_error = ?4, failures = ?5, last_fetched_at = ?6,
+                    retry_after = ?7, dead = ?8
                  WHERE id = ?1",
             )?
-            .execute(params![feed_id, status, kind, message, now])?;
+            .execute(params![feed_id, status, kind, message, failures, now, retry_at, dead])?;
+            outcome.retry_at = retry_at;
+            outcome.dead = dead;
         }
     }
     outcome.unread = super::read::unread_count(&tx, feed_id)?;
@@ -221,6 +260,19 @@ pub fn apply_fetch(
         .unwrap_or_default();
     tx.commit()?;
     Ok(outcome)
+}
+
+/// Stores a feed's new address after a permanent redirect, unless another subscription already has it.
+fn move_feed_url(tx: &Transaction<'_>, feed_id: FeedId, to: Option<&str>) -> Result<Option<String>, StoreError> {
+    let Some(to) = to else { return Ok(None) };
+    let taken: bool =
+        tx.prepare_cached("SELECT 1 FROM feeds WHERE url = ?1 AND id != ?2")?.exists(params![to, feed_id])?;
+    if taken {
+        return Ok(None);
+    }
+    let changed =
+        tx.prepare_cached("UPDATE feeds SET url = ?2 WHERE id = ?1 AND url != ?2")?.execute(params![feed_id, to])?;
+    Ok((changed > 0).then(|| to.to_string()))
 }
 
 enum Upsert {
@@ -402,8 +454,11 @@ mod tests {
                 description: None,
                 entries,
                 warnings: vec![],
+                min_interval_secs: None,
             },
             decision: None,
+            moved_to: None,
+            min_interval_secs: None,
         }
     }
 
@@ -444,7 +499,12 @@ mod tests {
     fn a_failure_keeps_entries_and_validators_and_records_the_error() {
         let (_dir, mut conn, id) = setup();
         apply_fetch(&mut conn, id, &fetched(vec![entry("a", "A")]), 10).unwrap();
-        let failed = FetchRecord::Failed { status: Some(500), kind: "http".into(), message: "HTTP 500".into() };
+        let failed = FetchRecord::Failed {
+            status: Some(500),
+            kind: "http".into(),
+            message: "HTTP 500".into(),
+            retry_after: None,
+        };
         let outcome = apply_fetch(&mut conn, id, &failed, 20).unwrap();
         assert_eq!(outcome.unread, 1);
         let row = read::feed(&conn, id).unwrap().unwrap();
@@ -510,6 +570,49 @@ mod tests {
         delete_folder(&mut conn, folder).unwrap();
         assert_eq!(read::feed(&conn, id).unwrap().unwrap().folder, None, "its feeds move to the top level");
         assert_eq!(read::folders(&conn).unwrap().iter().map(|f| f.id).collect::<Vec<_>>(), vec![other]);
+    }
+
+    #[test]
+    fn failures_back_off_and_a_server_can_ask_for_longer() {
+        let (_dir, mut conn, id) = setup();
+        let fail = |retry_after| FetchRecord::Failed {
+            status: Some(503),
+            kind: "http".into(),
+            message: "HTTP 503".into(),
+            retry_after,
+        };
+        assert_eq!(apply_fetch(&mut conn, id, &fail(None), 1000).unwrap().retry_at, None, "one failure may be a blip");
+        assert_eq!(apply_fetch(&mut conn, id, &fail(None), 2000).unwrap().retry_at, Some(2300));
+        assert_eq!(apply_fetch(&mut conn, id, &fail(None), 3000).unwrap().retry_at, Some(3600));
+        assert_eq!(apply_fetch(&mut conn, id, &fail(Some(7200)), 4000).unwrap().retry_at, Some(11_200));
+        assert_eq!(backoff_secs(40), 86_400);
+        // Success clears it all.
+        apply_fetch(&mut conn, id, &fetched(vec![]), 5000).unwrap();
+        let (failures, retry): (i64, Option<i64>) = conn
+            .query_row("SELECT failures, retry_after FROM feeds WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap();
+        assert_eq!((failures, retry), (0, None));
+    }
+
+    #[test]
+    fn gone_marks_a_feed_dead_and_a_permanent_move_updates_its_address() {
+        let (_dir, mut conn, id) = setup();
+        let gone = FetchRecord::Failed {
+            status: Some(410),
+            kind: "http".into(),
+            message: "HTTP 410".into(),
+            retry_after: None,
+        };
+        assert!(apply_fetch(&mut conn, id, &gone, 10).unwrap().dead);
+        let mut moved = fetched(vec![]);
+        if let FetchRecord::Fetched { moved_to, .. } = &mut moved {
+            *moved_to = Some("http://example.com/new-feed".into());
+        }
+        let outcome = apply_fetch(&mut conn, id, &moved, 20).unwrap();
+        assert_eq!(outcome.moved_to.as_deref(), Some("http://example.com/new-feed"));
+        let (url, dead): (String, bool) =
+            conn.query_row("SELECT url, dead FROM feeds WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        assert_eq!((url.as_str(), dead), ("http://example.com/new-feed", false));
     }
 
     #[test]
