@@ -53,7 +53,7 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
     status_bar(frame, state, areas.status);
     match &state.overlay {
         Some(Overlay::Help) => help_overlay(frame),
-        Some(Overlay::FeedInfo { info, scroll, .. }) => feed_info_overlay(frame, info.as_deref(), *scroll),
+        Some(Overlay::FeedInfo { info, scroll, .. }) => feed_info_overlay(frame, info.as_deref(), *scroll, state.now),
         Some(Overlay::Prompt(prompt)) => prompt_overlay(frame, prompt),
         Some(Overlay::Picker { candidates, cursor, .. }) => picker_overlay(frame, candidates, *cursor),
         Some(Overlay::Confirm { question, .. }) => confirm_overlay(frame, question),
@@ -124,7 +124,7 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
     Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h }
 }
 
-fn feed_info_overlay(frame: &mut Frame<'_>, info: Option<&FeedInfo>, scroll: usize) {
+fn feed_info_overlay(frame: &mut Frame<'_>, info: Option<&FeedInfo>, scroll: usize, now: i64) {
     let area = frame.area();
     let popup = centered(area, area.width.saturating_sub(8).max(40), area.height.saturating_sub(4).max(10));
     frame.render_widget(Clear, popup);
@@ -163,6 +163,11 @@ fn feed_info_overlay(frame: &mut Frame<'_>, info: Option<&FeedInfo>, scroll: usi
     if let Some(error) = &row.last_error {
         field("Last error", format!("[{}] {error}", row.error_kind.as_deref().unwrap_or("error")));
         field("Failures", format!("{} in a row", info.failures));
+    }
+    if row.dead {
+        field("Status", "gone (HTTP 410): no automatic refreshes; r tries again".into());
+    } else if let Some(at) = row.retry_after.filter(|at| *at > now) {
+        field("Status", format!("retry after {}, not before (backoff or the server's request)", format_time(at)));
     }
     field(
         "Validators",
@@ -310,6 +315,8 @@ fn feeds_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
                     let feed = &state.feeds[*index];
                     let (marker, style) = if state.progress.active.contains(&feed.id) {
                         ("↻", Style::default().fg(Color::Yellow))
+                    } else if feed.dead {
+                        ("✗", Style::default().fg(Color::Red).add_modifier(Modifier::BOLD))
                     } else if feed.last_error.is_some() {
                         ("!", Style::default().fg(Color::Red).add_modifier(Modifier::BOLD))
                     } else if feed.encoding_overridden || feed.encoding_forced.is_some() {
@@ -321,7 +328,16 @@ fn feeds_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
                     (marker.to_string(), style, one_line(&feed.title, 300), feed.unread, indent, feed.unread > 0)
                 }
             };
-            let count_text = if count > 0 { format!(" {count}") } else { String::new() };
+            // A feed that waits (backoff, Retry-After) says until when.
+            let waiting = match row {
+                FeedListRow::Feed(index) => state.feeds[*index].retry_after.filter(|at| *at > state.now),
+                FeedListRow::Folder { .. } => None,
+            };
+            let count_text = match (waiting, count) {
+                (Some(at), _) => format!(" retry {}", crate::text::format_time(at)),
+                (None, c) if c > 0 => format!(" {c}"),
+                _ => String::new(),
+            };
             let name_width = width.saturating_sub(2 + indent + count_text.width());
             let mut style = if bold { Style::default().add_modifier(Modifier::BOLD) } else { Style::default() };
             if i == state.feed_cursor {

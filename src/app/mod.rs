@@ -1552,6 +1552,60 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn due_feeds_are_refreshed_automatically_every_interval() {
+        let mut s = loaded();
+        s.auto_refresh_secs = Some(3600);
+        assert!(update(&mut s, Event::Tick(1000)).is_empty(), "the first tick only sets the clock");
+        assert!(update(&mut s, Event::Tick(1000 + AUTO_CHECK_SECS - 1)).is_empty());
+        assert_eq!(update(&mut s, Event::Tick(1000 + AUTO_CHECK_SECS)), vec![Effect::LoadDue { interval_secs: 3600 }]);
+        assert_eq!(
+            update(&mut s, Event::DueFeeds(vec![2, 3])),
+            vec![Effect::Refresh { ids: vec![2, 3], force: false }]
+        );
+        assert!(update(&mut s, Event::Tick(1000 + 2 * AUTO_CHECK_SECS)).is_empty(), "not while a refresh runs");
+        let mut off = loaded();
+        update(&mut off, Event::Tick(1));
+        assert!(update(&mut off, Event::Tick(1 + 10 * AUTO_CHECK_SECS)).is_empty(), "off when the interval is 0");
+    }
+
+    #[test]
+    fn skipped_and_backing_off_feeds_are_told_apart() {
+        let mut s = loaded();
+        update(&mut s, key('R'));
+        update(
+            &mut s,
+            Event::Refresh(RefreshEvent::Skipped { feed_id: 1, title: "One".into(), reason: "waiting".into() }),
+        );
+        update(
+            &mut s,
+            Event::Refresh(RefreshEvent::Failed {
+                feed_id: 2,
+                title: "Two".into(),
+                url: "u".into(),
+                kind: "http".into(),
+                message: "HTTP 503".into(),
+                retry_at: Some(99_999),
+                dead: false,
+            }),
+        );
+        assert_eq!(s.feeds[1].retry_after, Some(99_999));
+        update(
+            &mut s,
+            Event::Refresh(RefreshEvent::Failed {
+                feed_id: 3,
+                title: "Three".into(),
+                url: "u".into(),
+                kind: "http".into(),
+                message: "HTTP 410".into(),
+                retry_at: None,
+                dead: true,
+            }),
+        );
+        assert!(s.feeds[2].dead);
+        assert_eq!(s.message.as_deref(), Some("Refreshed 2 feeds, 2 failed, 1 left alone (waiting or gone)"));
+    }
+
+    #[test]
     fn key_releases_are_ignored() {
         let mut s = loaded();
         let mut release = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);

@@ -1,5 +1,9 @@
-//! Benchmarks, run with `cargo bench --bench bench -- [decode|parse|render]` (all of them without an argument). They print
-//! figures; they assert nothing, since a shared two-core machine is too noisy for timed tests.
+//! Benchmarks, run with `cargo bench --bench bench -- [decode|parse|render|refresh]` (all of them without an
+//! argument; `refresh --feeds N --items M` sizes the refresh one). They print figures and assert nothing: a shared
+//! two-core machine is too noisy for timed tests.
+
+#[path = "../support/server.rs"]
+mod server;
 
 use std::time::{Duration, Instant};
 
@@ -128,10 +132,146 @@ fn render() {
     );
 }
 
+/// A finished command: its wall time and peak resident memory.
+struct Measured {
+    wall: Duration,
+    peak_rss: u64,
+    ok: bool,
+    stdout: String,
+}
+
+/// Runs a command and measures it (wall clock, and peak RSS through wait4).
+fn measure(cmd: &mut std::process::Command) -> Measured {
+    use std::io::Read;
+    let start = Instant::now();
+    let mut child =
+        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().expect("spawn");
+    let mut stdout = String::new();
+    child.stdout.take().expect("stdout").read_to_string(&mut stdout).ok();
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting on our own child with valid pointers.
+    unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    Measured {
+        wall,
+        peak_rss: usage.ru_maxrss as u64 * 1024,
+        ok: libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        stdout,
+    }
+}
+
+fn arg_value(args: &[String], name: &str, default: usize) -> usize {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn refresh(args: &[String]) {
+    let feeds = arg_value(args, "--feeds", 1000);
+    let items = arg_value(args, "--items", 50);
+    let server = server::Server::start();
+    let mut urls = Vec::with_capacity(feeds);
+    for f in 0..feeds {
+        let mut xml = format!(
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\"><channel><title>Feed {f}</title>\
+             <link>http://127.0.0.1/{f}/</link><description>bench</description>"
+        );
+        for i in 0..items {
+            xml.push_str(&format!(
+                "<item><title>Feed {f} item {i}</title><link>http://127.0.0.1/{f}/{i}</link><guid>f{f}-i{i}</guid>\
+                 <pubDate>Tue, 10 Jun 2025 04:{:02}:00 GMT</pubDate><description>&lt;p&gt;Item {i} of feed {f}: \
+                 a paragraph of ordinary text, as feeds carry.&lt;/p&gt;</description></item>",
+                i % 60
+            ));
+        }
+        xml.push_str("</channel></rss>");
+        let path = format!("/feed/{f}.xml");
+        server.route(
+            &path,
+            server::Reply::ok("application/rss+xml; charset=utf-8", xml).with_header("ETag", &format!("\"v{f}\"")),
+        );
+        urls.push(server.url(&path));
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("bench.db");
+    let opml: String = urls.iter().map(|u| format!("<outline type=\"rss\" text=\"{u}\" xmlUrl=\"{u}\"/>")).collect();
+    let opml_path = dir.path().join("feeds.opml");
+    std::fs::write(&opml_path, format!("<opml version=\"2.0\"><body>{opml}</body></opml>")).expect("write opml");
+    // All feeds share one host here, so the per-host limit is the global one (as newsboat's threads are).
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "concurrency = 16\nper_host_concurrency = 16\n").expect("write config");
+    let tidings = |sub: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tidings"));
+        cmd.env("HOME", dir.path()).arg("--config").arg(&config).arg("--db").arg(&db).args(sub);
+        cmd
+    };
+    let import = measure(&mut tidings(&["import", opml_path.to_str().expect("utf-8 path")]));
+    assert!(import.ok, "import failed");
+    let cold = measure(&mut tidings(&["refresh"]));
+    let warm = measure(&mut tidings(&["refresh"]));
+    let unread = measure(&mut tidings(&["unread"]));
+    assert!(cold.ok && warm.ok && unread.ok, "a tidings run failed:\n{}{}", cold.stdout, warm.stdout);
+    let total_line = unread.stdout.lines().last().unwrap_or("").trim().to_string();
+    let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
+    println!("refresh: {feeds} feeds × {items} items from 127.0.0.1 ({})", total_line);
+    println!("  tidings cold refresh     {:>8.3} s   peak RSS {:>6.1} MB", cold.wall.as_secs_f64(), mb(cold.peak_rss));
+    println!("  tidings all-304 refresh  {:>8.3} s   peak RSS {:>6.1} MB", warm.wall.as_secs_f64(), mb(warm.peak_rss));
+    println!(
+        "  tidings unread           {:>8.3} s   peak RSS {:>6.1} MB",
+        unread.wall.as_secs_f64(),
+        mb(unread.peak_rss)
+    );
+
+    let has_newsboat =
+        std::process::Command::new("newsboat").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !has_newsboat {
+        println!("  newsboat: not installed (apt-get install newsboat), no comparison");
+        return;
+    }
+    let urls_file = dir.path().join("urls");
+    std::fs::write(&urls_file, urls.join("\n") + "\n").expect("write urls");
+    let nb_config = dir.path().join("newsboat.conf");
+    std::fs::write(&nb_config, "reload-threads 10\nshow-read-feeds yes\n").expect("write newsboat config");
+    let cache = dir.path().join("newsboat.db");
+    let newsboat = |sub: &[&str]| {
+        let mut cmd = std::process::Command::new("newsboat");
+        cmd.env("HOME", dir.path()).arg("-u").arg(&urls_file).arg("-c").arg(&cache).arg("-C").arg(&nb_config).args(sub);
+        cmd
+    };
+    let nb_cold = measure(&mut newsboat(&["-x", "reload"]));
+    let nb_warm = measure(&mut newsboat(&["-x", "reload"]));
+    let nb_unread = measure(&mut newsboat(&["-x", "print-unread"]));
+    let ratio = |a: &Measured, b: &Measured| b.wall.as_secs_f64() / a.wall.as_secs_f64().max(1e-9);
+    println!(
+        "  newsboat cold reload     {:>8.3} s   peak RSS {:>6.1} MB   tidings is {:.1}× faster",
+        nb_cold.wall.as_secs_f64(),
+        mb(nb_cold.peak_rss),
+        ratio(&cold, &nb_cold)
+    );
+    println!(
+        "  newsboat second reload   {:>8.3} s   peak RSS {:>6.1} MB   tidings is {:.1}× faster",
+        nb_warm.wall.as_secs_f64(),
+        mb(nb_warm.peak_rss),
+        ratio(&warm, &nb_warm)
+    );
+    println!(
+        "  newsboat print-unread    {:>8.3} s   peak RSS {:>6.1} MB   tidings is {:.1}× faster ({})",
+        nb_unread.wall.as_secs_f64(),
+        mb(nb_unread.peak_rss),
+        ratio(&unread, &nb_unread),
+        nb_unread.stdout.trim()
+    );
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
-    let all = args.is_empty();
-    let wants = |name: &str| all || args.iter().any(|a| a == name);
+    let raw: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let modes: Vec<&String> = raw
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !raw[i - 1].starts_with("--")))
+        .map(|(_, a)| a)
+        .collect();
+    let all = modes.is_empty();
+    let wants = |name: &str| all || modes.iter().any(|a| *a == name);
     if wants("decode") {
         decode();
     }
@@ -140,5 +280,8 @@ fn main() {
     }
     if wants("render") {
         render();
+    }
+    if wants("refresh") {
+        refresh(&raw);
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -64,6 +64,7 @@ pub struct Server {
     routes: Arc<Mutex<HashMap<String, Reply>>>,
     log: Arc<Mutex<Vec<Request>>>,
     stop: Arc<AtomicBool>,
+    connections: Arc<AtomicUsize>,
 }
 
 impl Server {
@@ -73,18 +74,20 @@ impl Server {
         let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
         let log: Arc<Mutex<Vec<Request>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
-        let (r, l, s) = (routes.clone(), log.clone(), stop.clone());
+        let connections = Arc::new(AtomicUsize::new(0));
+        let (r, l, s, c) = (routes.clone(), log.clone(), stop.clone(), connections.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if s.load(Ordering::Relaxed) {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
+                c.fetch_add(1, Ordering::Relaxed);
                 let (r, l) = (r.clone(), l.clone());
                 std::thread::spawn(move || serve_connection(stream, &r, &l));
             }
         });
-        Server { addr, routes, log, stop }
+        Server { addr, routes, log, stop, connections }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -97,6 +100,11 @@ impl Server {
 
     pub fn requests(&self) -> Vec<Request> {
         self.log.lock().unwrap().clone()
+    }
+
+    /// How many connections clients opened so far.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::Relaxed)
     }
 
     pub fn requests_for(&self, path: &str) -> Vec<Request> {

@@ -1,0 +1,205 @@
+//! One refresh against a loopback server that fails in every way a server can: each broken feed gets its own
+//! error, every other feed refreshes, what was stored before is kept, and the process stays within its memory
+//! bound (measured on the real binary).
+
+mod support;
+
+use std::time::Duration;
+use support::server::{Reply, Server};
+use support::{Sandbox, opml, path_str, rss, stderr, stdout};
+
+fn good(title: &str) -> Reply {
+    Reply::ok("application/rss+xml", rss(title, &[("1", "First", "<p>1</p>"), ("2", "Second", "<p>2</p>")]))
+}
+
+/// Every misbehaviour, by path, with the error kind it must produce.
+fn faults(server: &Server) -> Vec<(&'static str, &'static str)> {
+    let bomb = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bomb-64mb.gz")).unwrap();
+    server.route("/ok-a.xml", good("Good A"));
+    server.route("/ok-b.xml", good("Good B"));
+    // /missing.xml is not routed: 404.
+    server.route("/error.xml", Reply::status(500));
+    server.route("/busy.xml", Reply::status(429).with_header("Retry-After", "120"));
+    server.route("/slow.xml", Reply::Delay(Duration::from_secs(4), Box::new(good("Too late"))));
+    server.route("/loop-a.xml", Reply::status(301).with_header("Location", "/loop-b.xml"));
+    server.route("/loop-b.xml", Reply::status(302).with_header("Location", "/loop-a.xml"));
+    server.route("/huge.xml", Reply::Endless { content_type: "application/rss+xml".into(), total: 200 << 20 });
+    server.route(
+        "/bomb.xml",
+        Reply::Ok {
+            status: 200,
+            headers: vec![
+                ("Content-Type".into(), "application/rss+xml".into()),
+                ("Content-Encoding".into(), "gzip".into()),
+            ],
+            body: bomb,
+        },
+    );
+    server
+        .route("/cut.xml", Reply::Truncated { announced: 100_000, body: rss("Cut", &[("1", "x", "y")]).into_bytes() });
+    server.route("/reset.xml", Reply::Reset);
+    server.route("/page.xml", Reply::ok("text/html", "<!DOCTYPE html><html><body><h1>Home</h1></body></html>"));
+    server.route(
+        "/empty.xml",
+        Reply::Ok { status: 200, headers: vec![("Content-Type".into(), "application/rss+xml".into())], body: vec![] },
+    );
+    vec![
+        ("/missing.xml", "http"),
+        ("/error.xml", "http"),
+        ("/busy.xml", "http"),
+        ("/slow.xml", "timeout"),
+        ("/loop-a.xml", "redirect"),
+        ("/huge.xml", "too-large"),
+        ("/bomb.xml", "too-large"),
+        ("/cut.xml", "body"),
+        ("/reset.xml", "body"),
+        ("/page.xml", "not-a-feed"),
+        ("/empty.xml", "empty"),
+    ]
+}
+
+/// Runs the real binary and returns its output and its peak resident memory in bytes.
+#[cfg(target_os = "linux")]
+fn run_measured(cmd: &mut std::process::Command) -> (std::process::Output, u64) {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let mut out = String::new();
+    let mut err = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting on our own child, with valid pointers to a status word and a rusage struct.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert!(pid > 0, "wait4 failed");
+    let output = std::process::Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: out.into_bytes(),
+        stderr: err.into_bytes(),
+    };
+    (output, usage.ru_maxrss as u64 * 1024)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn every_fault_gets_its_own_error_and_nothing_else_suffers() {
+    let server = Server::start();
+    let expected = faults(&server);
+    let sandbox = Sandbox::new();
+    let config = sandbox.write("config.toml", "timeout_secs = 2\nconnect_timeout_secs = 2\nmax_feed_size_mb = 8\n");
+
+    // First, a good refresh stores entries for the feed that will break next time.
+    server.route("/later-broken.xml", good("Later broken"));
+    let mut feeds: Vec<(Option<&str>, String, String)> =
+        vec![(None, "Later broken".into(), server.url("/later-broken.xml"))];
+    let list = opml(&feeds.iter().map(|(f, t, u)| (*f, t.as_str(), u.as_str())).collect::<Vec<_>>());
+    let file = sandbox.write("first.opml", list);
+    let out = sandbox.tidings().arg("--config").arg(&config).arg("--opml").arg(&file).arg("refresh").output().unwrap();
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    server.route("/later-broken.xml", Reply::status(500));
+
+    feeds.extend([("/ok-a.xml", ""), ("/ok-b.xml", "")].iter().map(|(p, _)| (None, p.to_string(), server.url(p))));
+    feeds.extend(expected.iter().map(|(p, _)| (None, p.to_string(), server.url(p))));
+    let list = opml(&feeds.iter().map(|(f, t, u)| (*f, t.as_str(), u.as_str())).collect::<Vec<_>>());
+    let file = sandbox.write("all.opml", list);
+    assert!(sandbox.run(&["import", path_str(&file)]).status.code().is_some());
+
+    let (out, peak) = run_measured(sandbox.tidings().arg("--config").arg(&config).args(["refresh", "--json"]));
+    assert_eq!(out.status.code(), Some(3), "{}{}", stdout(&out), stderr(&out));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let failed = summary["failed"].as_array().unwrap();
+    for (path, kind) in &expected {
+        let url = server.url(path);
+        let entry = failed.iter().find(|f| f["url"] == url).unwrap_or_else(|| panic!("{path} did not fail: {summary}"));
+        assert_eq!(entry["kind"], *kind, "{path}: {entry}");
+    }
+    assert_eq!(summary["updated"], 2, "both good feeds refreshed: {summary}");
+    assert!(peak < 200 << 20, "peak memory {} MB", peak >> 20);
+
+    let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let kept: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.url LIKE '%later-broken%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(kept, 2, "the entries stored before the failure are kept");
+    let (retry, now): (i64, i64) = conn
+        .query_row(
+            "SELECT retry_after, CAST(strftime('%s','now') AS INTEGER) FROM feeds WHERE url LIKE '%busy.xml'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(retry >= now + 110, "Retry-After: 120 is honoured ({retry} vs {now})");
+    let error: String =
+        conn.query_row("SELECT last_error FROM feeds WHERE url LIKE '%page.xml'", [], |r| r.get(0)).unwrap();
+    assert!(error.contains("tidings discover"), "{error}");
+
+    // The next refresh leaves the 429 feed alone, and says so.
+    let out = sandbox.tidings().arg("--config").arg(&config).args(["refresh"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("SKIPPED /busy.xml: waiting until"), "{text}");
+}
+
+#[test]
+fn a_gone_feed_is_marked_dead_and_left_alone_until_forced() {
+    let server = Server::start();
+    server.route("/gone.xml", Reply::status(410));
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("subs.opml", opml(&[(None, "Gone", &server.url("/gone.xml"))]));
+    let out = sandbox.tidings().arg("--opml").arg(&file).arg("refresh").output().unwrap();
+    assert!(stdout(&out).contains("HTTP 410 (gone"), "{}", stdout(&out));
+    let before = server.requests_for("/gone.xml").len();
+    let out = sandbox.run(&["refresh"]);
+    assert!(stdout(&out).contains("SKIPPED Gone: the feed is gone"), "{}", stdout(&out));
+    assert_eq!(server.requests_for("/gone.xml").len(), before, "not fetched again");
+    server.route("/gone.xml", good("Back"));
+    let out = sandbox.run(&["refresh", "--force"]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    let dead: bool = rusqlite::Connection::open(sandbox.db())
+        .unwrap()
+        .query_row("SELECT dead FROM feeds", [], |r| r.get(0))
+        .unwrap();
+    assert!(!dead, "a forced refresh that works brings it back");
+}
+
+#[test]
+fn a_chain_of_permanent_redirects_moves_the_stored_address() {
+    let server = Server::start();
+    server.route("/old.xml", Reply::status(301).with_header("Location", "/middle.xml"));
+    server.route("/middle.xml", Reply::status(308).with_header("Location", "/new.xml"));
+    server.route("/new.xml", good("Moved"));
+    server.route("/temp.xml", Reply::status(302).with_header("Location", "/new-temp.xml"));
+    server.route("/new-temp.xml", good("Temporary"));
+    let sandbox = Sandbox::new();
+    let file = sandbox
+        .write("subs.opml", opml(&[(None, "Old", &server.url("/old.xml")), (None, "Temp", &server.url("/temp.xml"))]));
+    let out = sandbox.tidings().arg("--opml").arg(&file).arg("refresh").output().unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(&format!("MOVED   Moved: its address is now {}", server.url("/new.xml"))), "{text}");
+    let export = stdout(&sandbox.run(&["export"]));
+    assert!(export.contains(&server.url("/new.xml")) && !export.contains(&server.url("/old.xml")), "{export}");
+    assert!(export.contains(&server.url("/temp.xml")), "a temporary redirect keeps the address: {export}");
+}
+
+#[test]
+fn refreshes_reuse_connections() {
+    let server = Server::start();
+    let mut list = Vec::new();
+    for i in 0..20 {
+        server.route(&format!("/f{i}.xml"), good(&format!("F{i}")));
+        list.push(server.url(&format!("/f{i}.xml")));
+    }
+    let sandbox = Sandbox::new();
+    let config = sandbox.write("config.toml", "concurrency = 4\nper_host_concurrency = 2\n");
+    let file =
+        sandbox.write("subs.opml", opml(&list.iter().map(|u| (None, u.as_str(), u.as_str())).collect::<Vec<_>>()));
+    let out = sandbox.tidings().arg("--config").arg(&config).arg("--opml").arg(&file).arg("refresh").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(server.requests().len(), 20);
+    assert!(server.connections() <= 4, "{} connections for 20 requests with 2 per host", server.connections());
+}
