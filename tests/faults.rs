@@ -58,29 +58,6 @@ fn faults(server: &Server) -> Vec<(&'static str, &'static str)> {
     ]
 }
 
-/// Runs the real binary and returns its output and its peak resident memory in bytes.
-#[cfg(target_os = "linux")]
-fn run_measured(cmd: &mut std::process::Command) -> (std::process::Output, u64) {
-    use std::io::Read;
-    use std::os::unix::process::ExitStatusExt;
-    let mut child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
-    let mut out = String::new();
-    let mut err = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waiting on our own child, with valid pointers to a status word and a rusage struct.
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert!(pid > 0, "wait4 failed");
-    let output = std::process::Output {
-        status: std::process::ExitStatus::from_raw(status),
-        stdout: out.into_bytes(),
-        stderr: err.into_bytes(),
-    };
-    (output, usage.ru_maxrss as u64 * 1024)
-}
-
 #[cfg(target_os = "linux")]
 #[test]
 fn every_fault_gets_its_own_error_and_nothing_else_suffers() {
@@ -105,7 +82,8 @@ fn every_fault_gets_its_own_error_and_nothing_else_suffers() {
     let file = sandbox.write("all.opml", list);
     assert!(sandbox.run(&["import", path_str(&file)]).status.code().is_some());
 
-    let (out, peak) = run_measured(sandbox.tidings().arg("--config").arg(&config).args(["refresh", "--json"]));
+    let measured = support::measure(sandbox.tidings().arg("--config").arg(&config).args(["refresh", "--json"]));
+    let (out, peak) = (measured.output, measured.peak_rss);
     assert_eq!(out.status.code(), Some(3), "{}{}", stdout(&out), stderr(&out));
     let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let failed = summary["failed"].as_array().unwrap();

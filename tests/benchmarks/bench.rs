@@ -2,8 +2,10 @@
 //! argument; `refresh --feeds N --items M` sizes the refresh one). They print figures and assert nothing: a shared
 //! two-core machine is too noisy for timed tests.
 
-#[path = "../support/server.rs"]
-mod server;
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Measured, measure, server};
 
 use std::time::{Duration, Instant};
 
@@ -132,37 +134,6 @@ fn render() {
     );
 }
 
-/// A finished command: its wall time and peak resident memory.
-struct Measured {
-    wall: Duration,
-    peak_rss: u64,
-    ok: bool,
-    stdout: String,
-}
-
-/// Runs a command and measures it (wall clock, and peak RSS through wait4).
-// wait4 reaps the child (std's wait() would not give its rusage).
-#[allow(clippy::zombie_processes)]
-fn measure(cmd: &mut std::process::Command) -> Measured {
-    use std::io::Read;
-    let start = Instant::now();
-    let mut child =
-        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().expect("spawn");
-    let mut stdout = String::new();
-    child.stdout.take().expect("stdout").read_to_string(&mut stdout).ok();
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waiting on our own child with valid pointers.
-    unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    let wall = start.elapsed();
-    Measured {
-        wall,
-        peak_rss: usage.ru_maxrss as u64 * 1024,
-        ok: libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        stdout,
-    }
-}
-
 fn arg_value(args: &[String], name: &str, default: usize) -> usize {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
 }
@@ -207,12 +178,13 @@ fn refresh(args: &[String]) {
         cmd
     };
     let import = measure(&mut tidings(&["import", opml_path.to_str().expect("utf-8 path")]));
-    assert!(import.ok, "import failed");
+    assert!(import.output.status.success(), "import failed");
     let cold = measure(&mut tidings(&["refresh"]));
     let warm = measure(&mut tidings(&["refresh"]));
     let unread = measure(&mut tidings(&["unread"]));
-    assert!(cold.ok && warm.ok && unread.ok, "a tidings run failed:\n{}{}", cold.stdout, warm.stdout);
-    let total_line = unread.stdout.lines().last().unwrap_or("").trim().to_string();
+    let ok = |m: &Measured| m.output.status.success();
+    assert!(ok(&cold) && ok(&warm) && ok(&unread), "a tidings run failed:\n{}", support::stdout(&cold.output));
+    let total_line = support::stdout(&unread.output).lines().last().unwrap_or("").trim().to_string();
     let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
     println!("refresh: {feeds} feeds × {items} items from 127.0.0.1 ({})", total_line);
     println!("  tidings cold refresh     {:>8.3} s   peak RSS {:>6.1} MB", cold.wall.as_secs_f64(), mb(cold.peak_rss));
@@ -260,7 +232,7 @@ fn refresh(args: &[String]) {
         nb_unread.wall.as_secs_f64(),
         mb(nb_unread.peak_rss),
         ratio(&unread, &nb_unread),
-        nb_unread.stdout.trim()
+        support::stdout(&nb_unread.output).trim()
     );
 }
 

@@ -122,3 +122,42 @@ pub fn screen(backend: &ratatui::backend::TestBackend) -> String {
 pub fn path_str(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
+
+/// A finished command: its output, wall time and peak resident memory.
+pub struct Measured {
+    pub output: Output,
+    pub wall: std::time::Duration,
+    pub peak_rss: u64,
+}
+
+/// Runs a command to the end, measuring its wall time and its peak resident memory (through wait4, which also
+/// reaps it).
+#[cfg(target_os = "linux")]
+#[allow(clippy::zombie_processes)]
+pub fn measure(cmd: &mut Command) -> Measured {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let start = std::time::Instant::now();
+    let mut child =
+        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().expect("spawn");
+    let mut stderr_pipe = child.stderr.take().expect("stderr");
+    let err_reader = std::thread::spawn(move || {
+        let mut err = Vec::new();
+        stderr_pipe.read_to_end(&mut err).ok();
+        err
+    });
+    let mut out = Vec::new();
+    child.stdout.take().expect("stdout").read_to_end(&mut out).ok();
+    let err = err_reader.join().unwrap_or_default();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting on our own child, with valid pointers to a status word and a rusage struct.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert!(pid > 0, "wait4 failed");
+    Measured {
+        output: Output { status: std::process::ExitStatus::from_raw(status), stdout: out, stderr: err },
+        wall: start.elapsed(),
+        peak_rss: usage.ru_maxrss as u64 * 1024,
+    }
+}
