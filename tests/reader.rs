@@ -399,3 +399,23 @@ async fn an_import_report_opens_over_the_panes() {
     key(&mut app, KeyCode::Esc);
     assert!(app.state.overlay.is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reader_answers_keys_while_a_refresh_waits_on_the_network() {
+    let w = world();
+    w.server.route(
+        "/one.xml",
+        Reply::Delay(std::time::Duration::from_secs(3), Box::new(Reply::ok("application/rss+xml", rss("Slow", &[])))),
+    );
+    let mut app = App::new(options(&w, true)).unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
+    app.start();
+    app.run_until(WAIT, |s| s.feeds_loaded && s.progress.active.len() == 4).await.unwrap();
+    // The fetch of /one.xml is still out; the keys act at once and the screen draws.
+    assert!(!app.state.progress.is_idle());
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Char('?'));
+    assert_eq!(app.state.feed_cursor, 1);
+    assert!(draw(&app, &mut terminal).contains("Refreshing"), "progress shows while the keys are served");
+    assert!(!app.state.progress.is_idle(), "the slow feed has not answered yet");
+}

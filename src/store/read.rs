@@ -319,3 +319,27 @@ pub fn export_rows(conn: &Connection) -> Result<Vec<crate::opml::ExportFeed>, St
         .map(|f| crate::opml::ExportFeed { url: f.url, title: f.title, site_url: f.site_url, folder: f.folder })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The query plan of a statement, one detail line each.
+    fn plan(conn: &Connection, sql: &str) -> String {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let rows = stmt.query_map([], |r| r.get::<_, String>(3)).unwrap();
+        rows.collect::<Result<Vec<_>, _>>().unwrap().join("\n")
+    }
+
+    #[test]
+    fn unread_counts_and_entry_lists_use_indexes_not_scans() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
+        let feeds =
+            plan(&conn, &format!("SELECT {FEED_COLUMNS} FROM feeds f LEFT JOIN folders d ON d.id = f.folder_id"));
+        assert!(feeds.contains("INDEX entries_unread_by_feed"), "{feeds}");
+        assert!(!feeds.contains("SCAN e"), "{feeds}");
+        let entries = plan(&conn, "SELECT id FROM entries WHERE feed_id = 1 ORDER BY sort_at DESC, id DESC LIMIT 10");
+        assert!(entries.contains("entries_by_feed_date") && !entries.contains("TEMP B-TREE"), "{entries}");
+    }
+}
