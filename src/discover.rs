@@ -100,8 +100,15 @@ fn tags(html: &str) -> Vec<Tag> {
             continue;
         }
         let name = lower[start + 1..start + 1 + name_len].to_string();
-        let Some(end) = tag_end(rest) else { break };
-        let attrs = parse_attributes(&rest[1 + name_len..end - 1]);
+        let Some(end) = crate::markup::tag_end(rest) else {
+            // Not a tag after all (or a broken one): read on after the '<'.
+            i = start + 1;
+            continue;
+        };
+        let attrs = crate::markup::attributes(&rest[1 + name_len..end - 1])
+            .into_iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), decode_entities(&v.unwrap_or_default()).into_owned()))
+            .collect();
         i = start + end;
         if name == "script" || name == "style" {
             let close = format!("</{name}");
@@ -111,54 +118,6 @@ fn tags(html: &str) -> Vec<Tag> {
         let text_end = html[i..].find('<').map_or(html.len(), |e| i + e);
         let text_after = html[i..text_end].to_string();
         out.push(Tag { name, attrs, text_after });
-    }
-    out
-}
-
-/// The end of a tag starting at `s[0] == '<'`, honouring quoted attribute values.
-fn tag_end(s: &str) -> Option<usize> {
-    let mut quote = None;
-    for (i, b) in s.bytes().enumerate().skip(1) {
-        match (quote, b) {
-            (Some(q), b) if b == q => quote = None,
-            (Some(_), _) => {}
-            (None, b'"' | b'\'') => quote = Some(b),
-            (None, b'>') => return Some(i + 1),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Attributes, lowercase names, entity-decoded values; unquoted and bare attributes allowed.
-fn parse_attributes(s: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut rest = s.trim_start_matches('/').trim();
-    while !rest.is_empty() {
-        let key_len = rest.find(|c: char| c.is_whitespace() || c == '=' || c == '/').unwrap_or(rest.len()).max(1);
-        let key = rest[..key_len].to_ascii_lowercase();
-        rest = rest[key_len..].trim_start();
-        let value = if let Some(after) = rest.strip_prefix('=') {
-            let after = after.trim_start();
-            match after.chars().next() {
-                Some(q @ ('"' | '\'')) => {
-                    let close = after[1..].find(q).map_or(after.len(), |i| i + 1);
-                    let v = after[1..close].to_string();
-                    rest = after.get(close + 1..).unwrap_or("").trim_start();
-                    v
-                }
-                _ => {
-                    let end = after.find(char::is_whitespace).unwrap_or(after.len());
-                    let v = after[..end].to_string();
-                    rest = after[end..].trim_start();
-                    v
-                }
-            }
-        } else {
-            String::new()
-        };
-        rest = rest.trim_start_matches('/').trim_start();
-        out.push((key, decode_entities(&value).into_owned()));
     }
     out
 }

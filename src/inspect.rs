@@ -103,24 +103,8 @@ impl Report {
         }
         if let Some(d) = &self.decision {
             line("encoding", &d.summary());
-            let s = &d.signals;
-            let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
-            line(
-                "signals",
-                &format!(
-                    "HTTP charset {} · BOM {} · first bytes {} · declaration {} · detector {}",
-                    show(&s.http_charset),
-                    show(&s.bom),
-                    show(&s.first_bytes),
-                    show(&s.xml_declaration),
-                    s.detected.clone().unwrap_or_else(|| "not asked".into())
-                ),
-            );
-            let strict = match &d.strict.encoding {
-                Some(e) => format!("{e} by {}", d.strict.rule),
-                None => format!("no answer: {}", d.strict.rule),
-            };
-            line("strict", &strict);
+            line("signals", &d.signals_line());
+            line("strict", &d.strict_line());
             for note in &d.notes {
                 line("note", note);
             }

@@ -14,6 +14,7 @@ pub mod fetch;
 pub mod import;
 pub mod ingest;
 pub mod inspect;
+pub mod markup;
 pub mod model;
 pub mod opml;
 pub mod parse;

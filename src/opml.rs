@@ -288,18 +288,7 @@ fn indent(depth: usize) -> String {
 }
 
 fn escape_xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c if crate::sanitize::is_forbidden(c) => {}
-            c => out.push(c),
-        }
-    }
-    out
+    crate::parse::escape_html(&s.chars().filter(|c| !crate::sanitize::is_forbidden(*c)).collect::<String>())
 }
 
 #[cfg(test)]

@@ -76,7 +76,7 @@ pub fn render_article(html: &str, width: usize, base: Option<&str>) -> Rendered 
         .empty_img_mode(html2text::config::ImageRenderMode::Replace("image"))
         .lines_from_read(html.as_bytes(), width);
     let mut out = match rendered {
-        Ok(tagged) => from_tagged(tagged, base),
+        Ok(tagged) => from_tagged(tagged, width, base),
         Err(_) => Rendered {
             lines: wrap_text(&crate::text::html_to_plain(&html), width, Style::default()),
             links: Vec::new(),
@@ -97,7 +97,11 @@ pub fn render_html(html: &str, width: usize) -> Vec<Line> {
     render_article(html, width, None).lines
 }
 
-fn from_tagged(tagged: Vec<html2text::render::TaggedLine<Vec<RichAnnotation>>>, base: Option<&str>) -> Rendered {
+fn from_tagged(
+    tagged: Vec<html2text::render::TaggedLine<Vec<RichAnnotation>>>,
+    width: usize,
+    base: Option<&str>,
+) -> Rendered {
     let mut lines: Vec<Line> = Vec::with_capacity(tagged.len());
     let mut links: Vec<Link> = Vec::new();
     for line in tagged {
@@ -134,19 +138,22 @@ fn from_tagged(tagged: Vec<html2text::render::TaggedLine<Vec<RichAnnotation>>>, 
         lines.push(Vec::new());
         lines.push(vec![Span { text: "Links".into(), style: Style { bold: true, heading: true, ..Style::default() } }]);
         for (i, link) in links.iter().enumerate() {
-            let mut line = vec![Span { text: format!("[{}] ", i + 1), style: Style { dim: true, ..Style::default() } }];
-            if link.openable {
-                line.push(Span {
-                    text: strip_controls(&link.url).into_owned(),
-                    style: Style { link: true, ..Style::default() },
-                });
+            let number = format!("[{}] ", i + 1);
+            let indent = number.len();
+            let (text, style) = if link.openable {
+                (strip_controls(&link.url).into_owned(), Style { link: true, ..Style::default() })
             } else {
-                line.push(Span {
-                    text: format!("{} (never opened)", strip_controls(&link.url)),
-                    style: Style { dim: true, strike: true, ..Style::default() },
-                });
+                (
+                    format!("{} (never opened)", strip_controls(&link.url)),
+                    Style { dim: true, strike: true, ..Style::default() },
+                )
+            };
+            // Long addresses wrap under themselves, so the list never runs past the pane.
+            for (j, mut part) in wrap_text(&text, width.saturating_sub(indent), style).into_iter().enumerate() {
+                let lead = if j == 0 { number.clone() } else { " ".repeat(indent) };
+                part.insert(0, Span { text: lead, style: Style { dim: true, ..Style::default() } });
+                lines.push(part);
             }
-            lines.push(line);
         }
     }
     Rendered { lines, links }

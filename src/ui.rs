@@ -180,27 +180,9 @@ fn feed_info_overlay(frame: &mut Frame<'_>, info: Option<&FeedInfo>, scroll: usi
     match &info.decision {
         Some(d) => {
             field("Encoding", d.summary());
-            let s = &d.signals;
-            let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
-            field("Media type", show(&s.media_type));
-            field(
-                "Signals",
-                format!(
-                    "HTTP charset {} · BOM {} · first bytes {} · declaration {} · detector {}",
-                    show(&s.http_charset),
-                    show(&s.bom),
-                    show(&s.first_bytes),
-                    show(&s.xml_declaration),
-                    s.detected.clone().unwrap_or_else(|| "not asked".into())
-                ),
-            );
-            field(
-                "Strict rules",
-                match &d.strict.encoding {
-                    Some(e) => format!("{e} ({})", d.strict.rule),
-                    None => format!("no answer: {}", d.strict.rule),
-                },
-            );
+            field("Media type", d.signals.media_type.clone().unwrap_or_else(|| "none".into()));
+            field("Signals", d.signals_line());
+            field("Strict rules", d.strict_line());
             for note in &d.notes {
                 field("Note", note.clone());
             }

@@ -24,7 +24,7 @@ fn rss_090() {
     assert_eq!(f.kind, FeedKind::Rss1);
     assert_eq!(f.title.as_deref(), Some("Old Netscape News"));
     assert_eq!(titles(&f.entries), vec!["First headline", "Second headline"]);
-    assert_eq!(f.entries[1].link.as_deref(), Some("http://news.example/2"));
+    assert_eq!(f.entries[1].link.as_deref(), Some("http://news.example.com/2"));
 }
 
 #[test]
@@ -43,29 +43,29 @@ fn rss_092_with_an_enclosure_and_no_title() {
     let e = &f.entries[0];
     assert_eq!(e.title.as_deref(), Some("This week: an hour of field recordings from the harbour"));
     assert_eq!(e.enclosures.len(), 1);
-    assert_eq!(e.enclosures[0].url, "http://radio.example/show1.mp3");
+    assert_eq!(e.enclosures[0].url, "http://radio.example.com/show1.mp3");
     assert_eq!(e.enclosures[0].media_type.as_deref(), Some("audio/mpeg"));
     assert_eq!(e.enclosures[0].length, Some(12_345_678));
 }
 
 #[test]
 fn rss_20_with_everything_an_item_carries() {
-    let f = read("rss20.xml", Some("https://blog.example/feed.xml")).feed;
+    let f = read("rss20.xml", Some("https://blog.example.com/feed.xml")).feed;
     assert_eq!(f.kind, FeedKind::Rss2);
     let e = &f.entries[0];
     assert_eq!(e.title.as_deref(), Some("Release 1.0 is out"), "tags are stripped from titles");
     assert_eq!(e.key, "urn:uuid:7c9e6679");
     assert_eq!(e.author.as_deref(), Some("Ann Author"));
     assert_eq!(e.categories, vec!["releases", "rust"]);
-    assert_eq!(e.comments.as_deref(), Some("https://blog.example/posts/release-1-0/#comments"));
-    assert_eq!(e.thumbnail.as_deref(), Some("https://blog.example/media/demo.jpg"));
-    assert_eq!(e.enclosures[0].url, "https://blog.example/media/demo.mp4");
+    assert_eq!(e.comments.as_deref(), Some("https://blog.example.com/posts/release-1-0/#comments"));
+    assert_eq!(e.thumbnail.as_deref(), Some("https://blog.example.com/media/demo.jpg"));
+    assert_eq!(e.enclosures[0].url, "https://blog.example.com/media/demo.mp4");
     assert!(e.content_html.as_deref().unwrap().contains("<h2>What is new</h2>"), "content:encoded beats description");
     assert_eq!(e.summary_html.as_deref(), Some("Short summary."));
     assert_eq!(date(e), "2025-06-10T04:00:00Z");
 
     let e = &f.entries[1];
-    assert_eq!(e.key, "https://blog.example/posts/no-guid", "no guid: the canonical link is the identity");
+    assert_eq!(e.key, "https://blog.example.com/posts/no-guid", "no guid: the canonical link is the identity");
     assert_eq!(date(e), "2025-06-09T06:30:00Z", "dc:date beats pubDate");
     assert_eq!(e.author.as_deref(), Some("Bob Builder"), "the address is never shown");
 }
@@ -83,13 +83,13 @@ fn rss_10_with_dublin_core() {
 
 #[test]
 fn atom_10_content_kinds_and_relative_links() {
-    let f = read("atom10.xml", Some("https://atom.example/blog/feed.atom")).feed;
+    let f = read("atom10.xml", Some("https://atom.example.com/blog/feed.atom")).feed;
     assert_eq!(f.kind, FeedKind::Atom);
     assert_eq!(f.title.as_deref(), Some("Atom & Friends"), "an html title is read as HTML, then as text");
-    assert_eq!(f.link.as_deref(), Some("https://atom.example/blog/"));
+    assert_eq!(f.link.as_deref(), Some("https://atom.example.com/blog/"));
     assert_eq!(titles(&f.entries), vec!["HTML content", "XHTML content", "Text content"]);
     let html = &f.entries[0];
-    assert_eq!(html.link.as_deref(), Some("https://atom.example/blog/posts/one"));
+    assert_eq!(html.link.as_deref(), Some("https://atom.example.com/blog/posts/one"));
     assert_eq!(html.content_html.as_deref(), Some("<p>An <em>HTML</em> body.</p>"));
     assert_eq!(html.summary_html.as_deref(), Some("The summary loses to the content."));
     assert_eq!(date(html), "2025-06-10T09:00:00Z", "published beats updated");
@@ -121,7 +121,7 @@ fn json_feed_10_and_11() {
     assert_eq!(f.kind, FeedKind::Json);
     let e = &f.entries[0];
     assert_eq!(e.title.as_deref(), Some("Hello JSON"));
-    assert_eq!(e.link.as_deref(), Some("https://json.example/hello"));
+    assert_eq!(e.link.as_deref(), Some("https://json.example.com/hello"));
     assert_eq!(date(e), "2025-05-01T16:00:00Z");
     assert_eq!(e.author.as_deref(), Some("Jay Son"));
     assert_eq!(e.categories, vec!["json", "feeds"]);
@@ -131,7 +131,7 @@ fn json_feed_10_and_11() {
     assert_eq!(e.title.as_deref(), Some("Only text here, and no title"));
     assert_eq!(date(e), "2025-05-02T10:00:00Z");
     assert_eq!(e.author.as_deref(), Some("Ada"));
-    assert_eq!(e.enclosures[0].url, "https://json11.example/a.mp3");
+    assert_eq!(e.enclosures[0].url, "https://json11.example.com/a.mp3");
 }
 
 #[test]
@@ -146,7 +146,7 @@ fn bare_ampersands_are_escaped() {
     let r = read("quirk-bare-ampersand.xml", None);
     assert_eq!(r.feed.title.as_deref(), Some("AT&T Bulletins"));
     assert_eq!(r.feed.entries[0].title.as_deref(), Some("R&D spending up"));
-    assert_eq!(r.feed.entries[0].link.as_deref(), Some("http://q.example/rd?x=1&y=2"));
+    assert_eq!(r.feed.entries[0].link.as_deref(), Some("http://q.example.com/rd?x=1&y=2"));
 }
 
 #[test]
@@ -200,9 +200,9 @@ fn dates_in_every_shape_feeds_use() {
 
 #[test]
 fn relative_links_resolve_against_xml_base_then_the_site() {
-    let f = read("quirk-relative-links.xml", Some("https://feeds.example/rel.atom")).feed;
-    assert_eq!(f.entries[0].link.as_deref(), Some("https://base.example/dir/page.html"));
-    assert_eq!(f.entries[1].link.as_deref(), Some("https://rel.example/site/other.html"));
+    let f = read("quirk-relative-links.xml", Some("https://feeds.example.com/rel.atom")).feed;
+    assert_eq!(f.entries[0].link.as_deref(), Some("https://base.example.com/dir/page.html"));
+    assert_eq!(f.entries[1].link.as_deref(), Some("https://rel.example.com/site/other.html"));
 }
 
 #[test]

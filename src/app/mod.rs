@@ -1233,6 +1233,28 @@ pub(crate) mod tests {
         }
     }
 
+    /// Entry 10 of feed 1, read, with no text: tests override what they need.
+    fn detail_of_entry_10() -> EntryDetail {
+        EntryDetail {
+            id: 10,
+            feed_id: 1,
+            feed_title: "One".into(),
+            title: None,
+            link: None,
+            author: None,
+            published_at: None,
+            updated_at: None,
+            content_html: None,
+            summary_html: None,
+            read: true,
+            starred: false,
+            categories: vec![],
+            enclosures: vec![],
+            comments: None,
+            thumbnail: None,
+        }
+    }
+
     fn entry(id: EntryId, feed_id: FeedId, read: bool) -> EntryRow {
         EntryRow { id, feed_id, title: Some(format!("Entry {id}")), date: 0, read, starred: false }
     }
@@ -1305,22 +1327,10 @@ pub(crate) mod tests {
         update(&mut s, key('l'));
         update(&mut s, code(KeyCode::Enter));
         let detail = EntryDetail {
-            id: 10,
-            feed_id: 1,
-            feed_title: "One".into(),
             title: Some("Hello".into()),
             link: None,
-            author: None,
-            published_at: None,
-            updated_at: None,
             content_html: Some("<p>body</p>".into()),
-            summary_html: None,
-            read: true,
-            starred: false,
-            categories: vec![],
-            enclosures: vec![],
-            comments: None,
-            thumbnail: None,
+            ..detail_of_entry_10()
         };
         let effects = update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
         let width = crate::ui::article_width(s.size);
@@ -1498,22 +1508,10 @@ pub(crate) mod tests {
         update(s, key('l'));
         update(s, code(KeyCode::Enter));
         let detail = EntryDetail {
-            id: 10,
-            feed_id: 1,
-            feed_title: "One".into(),
             title: Some("T".into()),
             link: link.map(str::to_string),
-            author: None,
-            published_at: None,
-            updated_at: None,
             content_html: Some(html.into()),
-            summary_html: None,
-            read: true,
-            starred: false,
-            categories: vec![],
-            enclosures: vec![],
-            comments: None,
-            thumbnail: None,
+            ..detail_of_entry_10()
         };
         update(s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
         let width = crate::ui::article_width(s.size);
@@ -1671,24 +1669,7 @@ pub(crate) mod tests {
     #[test]
     fn space_scrolls_the_article_within_bounds() {
         let mut s = loaded();
-        let detail = EntryDetail {
-            id: 10,
-            feed_id: 1,
-            feed_title: "One".into(),
-            title: Some("T".into()),
-            link: None,
-            author: None,
-            published_at: None,
-            updated_at: None,
-            content_html: None,
-            summary_html: None,
-            read: true,
-            starred: false,
-            categories: vec![],
-            enclosures: vec![],
-            comments: None,
-            thumbnail: None,
-        };
+        let detail = EntryDetail { title: Some("T".into()), link: None, content_html: None, ..detail_of_entry_10() };
         s.wanted_article = Some(10);
         update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
         let width = crate::ui::article_width(s.size);

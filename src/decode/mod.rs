@@ -121,6 +121,28 @@ impl Decision {
         s
     }
 
+    /// Every signal on one line: "HTTP charset koi8-r · BOM none · first bytes ASCII-compatible · …".
+    pub fn signals_line(&self) -> String {
+        let s = &self.signals;
+        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+        format!(
+            "HTTP charset {} · BOM {} · first bytes {} · declaration {} · detector {}",
+            show(&s.http_charset),
+            show(&s.bom),
+            show(&s.first_bytes),
+            show(&s.xml_declaration),
+            s.detected.clone().unwrap_or_else(|| "not asked".into())
+        )
+    }
+
+    /// What the strict rules said: "windows-1251 (HTTP 2.6: the HTTP charset)", or why they had no answer.
+    pub fn strict_line(&self) -> String {
+        match &self.strict.encoding {
+            Some(e) => format!("{e} ({})", self.strict.rule),
+            None => format!("no answer: {}", self.strict.rule),
+        }
+    }
+
     /// True when a declared encoding lost (the feed list marks such feeds).
     pub fn was_overridden(&self) -> bool {
         !self.overridden.is_empty()

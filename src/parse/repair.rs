@@ -132,7 +132,7 @@ impl Repairer<'_> {
         let inner = inner.trim_end_matches('/');
         let name_end = inner.find(|c: char| c.is_whitespace()).unwrap_or(inner.len());
         let mut name = inner[..name_end].to_string();
-        let attributes = parse_attributes(&inner[name_end..]);
+        let attributes = crate::markup::attributes(&inner[name_end..]);
         if self.root_closed {
             self.fix("dropped content after the end of the root element");
             return;
@@ -307,58 +307,6 @@ fn forbidden(c: char) -> bool {
     matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}')
 }
 
-/// Attributes of a start tag, leniently: quoted with " or ', unquoted, or bare names.
-fn parse_attributes(s: &str) -> Vec<(String, Option<String>)> {
-    let mut out = Vec::new();
-    let mut rest = s.trim_start();
-    while !rest.is_empty() {
-        let key_len = rest.find(|c: char| c.is_whitespace() || c == '=').unwrap_or(rest.len());
-        let key = rest[..key_len].to_string();
-        rest = rest[key_len..].trim_start();
-        let valid_key = key.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == ':');
-        let value = if let Some(after) = rest.strip_prefix('=') {
-            let after = after.trim_start();
-            match after.chars().next() {
-                Some(q @ ('"' | '\'')) => {
-                    let close = after[1..].find(q).map_or(after.len(), |i| i + 1);
-                    let value = after[1..close].to_string();
-                    rest = after.get(close + 1..).unwrap_or("").trim_start();
-                    Some(value)
-                }
-                _ => {
-                    let end = after.find(char::is_whitespace).unwrap_or(after.len());
-                    let value = after[..end].to_string();
-                    rest = after[end..].trim_start();
-                    Some(value)
-                }
-            }
-        } else {
-            None
-        };
-        if valid_key {
-            out.push((key, value));
-        }
-    }
-    out
-}
-
-/// Where the tag starting at `s[0] == '<'` ends (the index after its `>`), honouring quoted attribute values.
-fn tag_end(s: &str) -> Option<usize> {
-    let mut quote: Option<u8> = None;
-    for (i, b) in s.bytes().enumerate().skip(1) {
-        match (quote, b) {
-            (Some(q), b) if b == q => quote = None,
-            (Some(_), _) => {}
-            (None, b'"' | b'\'') => quote = Some(b),
-            (None, b'>') => return Some(i + 1),
-            // A new tag starts before this one closed: the attribute quoting is broken; end here.
-            (None, b'<') => return None,
-            _ => {}
-        }
-    }
-    None
-}
-
 /// Repairs `text` (decoded, with its declaration already saying utf-8).
 pub fn repair(text: &str) -> Repaired {
     let mut r = Repairer {
@@ -392,7 +340,7 @@ pub fn repair(text: &str) -> Repaired {
         } else if rest.starts_with("<!") {
             (doctype_end(rest), !r.root_seen)
         } else if rest.starts_with("</") {
-            match tag_end(rest) {
+            match crate::markup::tag_end(rest) {
                 Some(end) => {
                     r.end_tag(&rest[..end]);
                     i += end;
@@ -406,7 +354,7 @@ pub fn repair(text: &str) -> Repaired {
                 }
             }
         } else if rest[1..].starts_with(|c: char| c.is_alphabetic() || c == '_' || c == ':') {
-            match tag_end(rest) {
+            match crate::markup::tag_end(rest) {
                 Some(end) => {
                     r.start_tag(&rest[..end]);
                     i += end;
