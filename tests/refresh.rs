@@ -90,8 +90,8 @@ async fn the_same_guid_in_two_feeds_is_two_entries() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn entries_without_guids_are_matched_by_their_canonical_link() {
-    let first = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>F</title><link>http://x.example/</link>\
-                 <description>d</description><item><title>Post</title><link>http://X.example/post/?utm_source=rss</link></item>\
+    let first = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>F</title><link>http://x.example.com/</link>\
+                 <description>d</description><item><title>Post</title><link>http://X.example.com/post/?utm_source=rss</link></item>\
                  </channel></rss>";
     let second = first.replace("?utm_source=rss", "?utm_source=twitter&amp;fbclid=1");
     let s = setup(&[("/f.xml", Reply::ok("application/rss+xml", first))]);

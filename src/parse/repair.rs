@@ -339,22 +339,13 @@ pub fn repair(text: &str) -> Repaired {
             (rest.find("?>").map(|e| e + 2), true)
         } else if rest.starts_with("<!") {
             (doctype_end(rest), !r.root_seen)
-        } else if rest.starts_with("</") {
+        } else if rest.starts_with("</") || rest[1..].starts_with(|c: char| c.is_alphabetic() || c == '_' || c == ':') {
             match crate::markup::tag_end(rest) {
-                Some(end) => {
+                Some(end) if rest.starts_with("</") => {
                     r.end_tag(&rest[..end]);
                     i += end;
                     continue;
                 }
-                None if rest.find('>').is_none() => (None, false),
-                None => {
-                    r.text("<");
-                    i += 1;
-                    continue;
-                }
-            }
-        } else if rest[1..].starts_with(|c: char| c.is_alphabetic() || c == '_' || c == ':') {
-            match crate::markup::tag_end(rest) {
                 Some(end) => {
                     r.start_tag(&rest[..end]);
                     i += end;
