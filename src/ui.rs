@@ -268,7 +268,8 @@ fn fit(text: &str, width: usize) -> String {
 fn feeds_pane(frame: &mut Frame<'_>, state: &State, area: Rect) {
     let focused = state.focus == Pane::Feeds;
     let total_unread: i64 = state.feeds.iter().map(|f| f.unread).sum();
-    let block = pane_block(format!(" Feeds ({total_unread}) "), focused);
+    let title = if total_unread > 0 { format!(" Feeds · {total_unread} unread ") } else { " Feeds ".to_string() };
+    let block = pane_block(title, focused);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if !state.feeds_loaded {

@@ -135,7 +135,8 @@ async fn import_refresh_read_an_entry_and_see_errors_per_feed() {
     app.run_until(WAIT, all_fetched).await.unwrap();
 
     // The feeds pane lists every feed with its unread count; the two bad ones carry an error marker.
-    draw(&app, &mut terminal);
+    let shown = draw(&app, &mut terminal);
+    assert!(shown.contains("Feeds · 5 unread"), "the pane's title sums the unread entries:\n{shown}");
     assert!(feed_row(&terminal, "Feed One").ends_with(" 3"), "{}", feed_row(&terminal, "Feed One"));
     assert!(feed_row(&terminal, "Feed Two").ends_with(" 2"));
     assert!(feed_row(&terminal, "▾ Folder").ends_with(" 2"), "the folder shows its unread sum");
@@ -162,6 +163,7 @@ async fn import_refresh_read_an_entry_and_see_errors_per_feed() {
     assert!(app.state.entries[1].read);
     assert!(shown.contains("Second body."), "the article pane shows the entry's text:\n{shown}");
     assert!(feed_row(&terminal, "Feed One").ends_with(" 2"), "opening an entry drops the unread count");
+    assert!(shown.contains("Feeds · 4 unread"), "and the total with it");
 
     // The entry is read in the database.
     app.flush_writes().await.unwrap();
