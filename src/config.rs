@@ -2,6 +2,9 @@
 //!
 //! Errors name the file and the key, and say what a good value looks like.
 
+use crate::app::keymap::Keymap;
+use crate::runtime::opener::CommandLine;
+use crate::ui::Theme;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,9 +18,10 @@ pub struct Config {
     pub refresh_on_startup: bool,
     /// An OPML file imported (duplicates skipped) every time the reader starts.
     pub import_opml: Option<PathBuf>,
-    /// How many feeds are fetched at the same time.
+    /// How many feeds are refreshed at the same time (fetched, read or waiting to be stored); fewer when the
+    /// open-files limit allows no more (see [`crate::fetch::socket_budget`]).
     pub concurrency: usize,
-    /// How many of them may come from one host at the same time.
+    /// How many requests may go to one host at the same time.
     pub per_host_concurrency: usize,
     /// Minutes between automatic refreshes while the reader runs; 0 turns them off.
     pub refresh_interval_minutes: u64,
@@ -29,22 +33,84 @@ pub struct Config {
     pub max_feed_size_mb: u64,
     /// Encodings forced for particular feeds, by feed URL (the `e` key does the same from the reader).
     pub encoding: BTreeMap<String, String>,
+    /// The command line that opens pages (`%u` is the address); unset: `$BROWSER`, else the platform's opener.
+    pub browser: Option<String>,
+    /// Whether the browser runs in the terminal (w3m, lynx); unset: known terminal browsers do.
+    pub browser_in_terminal: Option<bool>,
+    /// The command line that plays media (podcasts, videos); unset: the browser.
+    pub player: Option<String>,
+    /// Whether the player runs in the terminal; unset: known terminal players (mpv, mplayer…) do.
+    pub player_in_terminal: Option<bool>,
+    /// The mouse: the wheel scrolls the pane under the pointer, a click selects. Off leaves the mouse to the
+    /// terminal (selecting text to copy).
+    pub mouse: bool,
+    /// The widest the article's text gets, in columns.
+    pub text_width: u16,
+    /// Centre the article's text in a wider pane (false: keep it at the left).
+    pub text_centered: bool,
+    /// Read entries are deleted this many days after they arrived; 0 keeps them for ever.
+    pub keep_days: u32,
+    /// At most this many entries per feed (its newest); 0 is no limit.
+    pub max_entries_per_feed: u32,
+    /// Unread entries are purged too (by `keep_days` and `max_entries_per_feed`); starred ones never are.
+    pub purge_unread: bool,
+    /// `[feeds."URL"]`: retention of particular feeds, by feed URL.
+    pub feeds: BTreeMap<String, FeedConfig>,
+    /// `[keys]`: rebinds actions (see the keymap in README).
+    pub keys: toml::Table,
+    /// `[colors]`: a style per element the reader draws.
+    pub colors: toml::Table,
+    /// The keymap in effect: the defaults with `[keys]` applied.
+    #[serde(skip)]
+    pub keymap: Keymap,
+    /// The colours in effect: the default theme (monochrome under `NO_COLOR`) with `[colors]` applied.
+    #[serde(skip)]
+    pub theme: Theme,
 }
+
+/// Feeds refreshed at once by default: enough that a refresh waits on round trips to the slowest hosts, not on
+/// a queue (a thousand feeds on two hundred hosts 100 ms away take four round trips), while the feeds in flight
+/// stay a few tens of megabytes and the sockets well inside the usual open-files limit.
+pub const DEFAULT_CONCURRENCY: usize = 256;
 
 impl Default for Config {
     fn default() -> Self {
         Config {
             refresh_on_startup: true,
             import_opml: None,
-            concurrency: 16,
+            concurrency: DEFAULT_CONCURRENCY,
             per_host_concurrency: 6,
             refresh_interval_minutes: 60,
             connect_timeout_secs: 10,
             timeout_secs: 30,
             max_feed_size_mb: 20,
             encoding: BTreeMap::new(),
+            browser: None,
+            browser_in_terminal: None,
+            player: None,
+            player_in_terminal: None,
+            mouse: true,
+            text_width: 100,
+            text_centered: true,
+            keep_days: 90,
+            max_entries_per_feed: 0,
+            purge_unread: false,
+            feeds: BTreeMap::new(),
+            keys: toml::Table::new(),
+            colors: toml::Table::new(),
+            keymap: Keymap::default(),
+            theme: Theme::default(),
         }
     }
+}
+
+/// `[feeds."URL"]`: settings of one feed; what is not set comes from the top level.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FeedConfig {
+    pub keep_days: Option<u32>,
+    pub max_entries_per_feed: Option<u32>,
+    pub purge_unread: Option<bool>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -70,8 +136,9 @@ impl Config {
                 return Err(ConfigError::Read { path: path.to_path_buf(), source });
             }
         };
-        let mut config =
-            Config::parse(&text).map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let mut config = Config::parse_with(&text, no_color)
+            .map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
         // A relative OPML path is relative to the config file, not to wherever tidings was started.
         if let Some(opml) = &config.import_opml {
             let expanded = expand_home(opml);
@@ -83,9 +150,21 @@ impl Config {
         Ok(config)
     }
 
+    /// The configuration when there is no file: the defaults, and no colours under `NO_COLOR`.
+    pub fn defaults_for_terminal() -> Config {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Config::parse_with("", no_color).unwrap_or_default()
+    }
+
     /// Parses and validates config text; the error message names the key.
     pub fn parse(text: &str) -> Result<Config, String> {
-        let config: Config = toml::from_str(text).map_err(|e| {
+        Config::parse_with(text, false)
+    }
+
+    /// Parses and validates config text; `no_color` starts from the monochrome theme (`NO_COLOR`), which
+    /// `[colors]` may still change. The error message names the line and the key.
+    pub fn parse_with(text: &str, no_color: bool) -> Result<Config, String> {
+        let mut config: Config = toml::from_str(text).map_err(|e| {
             let msg = e.message().to_string();
             let Some(span) = e.span() else { return msg };
             let start = span.start.min(text.len());
@@ -98,6 +177,13 @@ impl Config {
             }
         })?;
         config.validate()?;
+        let at = |key: &str| match line_of(text, key) {
+            Some(line) => format!("line {line}, key `{key}`"),
+            None => format!("key `{key}`"),
+        };
+        config.keymap = Keymap::with_config(&config.keys).map_err(|e| format!("{}: {}", at(&e.key), e.message))?;
+        let base = if no_color { Theme::monochrome() } else { Theme::default() };
+        config.theme = base.with_config(&config.colors).map_err(|(key, message)| format!("{}: {message}", at(&key)))?;
         Ok(config)
     }
 
@@ -105,7 +191,7 @@ impl Config {
         let check = |ok: bool, key: &str, want: &str| {
             if ok { Ok(()) } else { Err(format!("key `{key}`: {want}")) }
         };
-        check((1..=256).contains(&self.concurrency), "concurrency", "must be between 1 and 256")?;
+        check((1..=4096).contains(&self.concurrency), "concurrency", "must be between 1 and 4096")?;
         check((1..=256).contains(&self.per_host_concurrency), "per_host_concurrency", "must be between 1 and 256")?;
         check(
             self.refresh_interval_minutes <= 7 * 24 * 60,
@@ -115,6 +201,26 @@ impl Config {
         check((1..=600).contains(&self.connect_timeout_secs), "connect_timeout_secs", "must be between 1 and 600")?;
         check((1..=3600).contains(&self.timeout_secs), "timeout_secs", "must be between 1 and 3600")?;
         check((1..=1024).contains(&self.max_feed_size_mb), "max_feed_size_mb", "must be between 1 and 1024")?;
+        check((20..=1000).contains(&self.text_width), "text_width", "must be between 20 and 1000 columns")?;
+        let retention_keys = std::iter::once((String::new(), Some(self.keep_days), Some(self.max_entries_per_feed)))
+            .chain(
+                self.feeds.iter().map(|(url, f)| (format!("feeds.\"{url}\"."), f.keep_days, f.max_entries_per_feed)),
+            );
+        for (table, keep_days, max_entries) in retention_keys {
+            let days = format!("{table}keep_days");
+            check(
+                keep_days.is_none_or(|d| d <= 36_500),
+                &days,
+                "must be at most 36500 days (0 keeps entries for ever)",
+            )?;
+            let max = format!("{table}max_entries_per_feed");
+            check(max_entries.is_none_or(|m| m <= 10_000_000), &max, "must be at most 10000000 (0 is no limit)")?;
+        }
+        for (key, line) in [("browser", &self.browser), ("player", &self.player)] {
+            if let Some(line) = line {
+                CommandLine::parse(line, None).map_err(|e| format!("key `{key}`: {e} (write it like \"w3m %u\")"))?;
+            }
+        }
         for (url, label) in &self.encoding {
             use crate::decode::labels::{Label, resolve};
             let key = format!("encoding.\"{url}\"");
@@ -125,6 +231,16 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The `browser` setting, when there is one.
+    pub fn browser_command(&self) -> Option<CommandLine> {
+        CommandLine::parse(self.browser.as_deref()?, self.browser_in_terminal).ok()
+    }
+
+    /// The `player` setting, when there is one.
+    pub fn player_command(&self) -> Option<CommandLine> {
+        CommandLine::parse(self.player.as_deref()?, self.player_in_terminal).ok()
     }
 
     pub fn connect_timeout(&self) -> Duration {
@@ -143,6 +259,50 @@ impl Config {
     pub fn max_feed_bytes(&self) -> u64 {
         self.max_feed_size_mb * 1024 * 1024
     }
+
+    /// What is kept and for how long: the top-level keys, and each `[feeds."URL"]` over them.
+    pub fn retention(&self) -> crate::store::purge::Policy {
+        use crate::store::purge::{Policy, Retention};
+        let default = Retention {
+            keep_days: self.keep_days,
+            max_entries: self.max_entries_per_feed,
+            purge_unread: self.purge_unread,
+        };
+        let feeds = self
+            .feeds
+            .iter()
+            .map(|(url, f)| {
+                let retention = Retention {
+                    keep_days: f.keep_days.unwrap_or(default.keep_days),
+                    max_entries: f.max_entries_per_feed.unwrap_or(default.max_entries),
+                    purge_unread: f.purge_unread.unwrap_or(default.purge_unread),
+                };
+                (url.clone(), retention)
+            })
+            .collect();
+        Policy { default, feeds }
+    }
+}
+
+/// The line (from 1) where a dotted key such as `keys.entries.open` is set: under its table's header, or as a
+/// dotted key under a parent's.
+fn line_of(text: &str, dotted: &str) -> Option<usize> {
+    let parts: Vec<&str> = dotted.split('.').collect();
+    let mut table: Vec<String> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if let Some(header) = line.strip_prefix('[').and_then(|l| l.split(']').next()) {
+            table = header.split('.').map(|p| p.trim().trim_matches('"').to_string()).collect();
+            continue;
+        }
+        let Some((key, _)) = line.split_once('=') else { continue };
+        let mut path = table.clone();
+        path.extend(key.split('.').map(|p| p.trim().trim_matches('"').to_string()));
+        if path == parts {
+            return Some(i + 1);
+        }
+    }
+    None
 }
 
 fn expand_home(path: &Path) -> PathBuf {
@@ -222,6 +382,16 @@ mod tests {
     fn out_of_range_value_is_an_error_naming_the_key() {
         let err = Config::parse("concurrency = 0").unwrap_err();
         assert!(err.contains("`concurrency`"), "{err}");
+        let err = Config::parse("concurrency = 4097").unwrap_err();
+        assert!(err.contains("`concurrency`") && err.contains("4096"), "{err}");
+    }
+
+    #[test]
+    fn concurrency_defaults_to_hundreds_of_feeds_and_a_few_per_host() {
+        let c = Config::default();
+        assert_eq!((c.concurrency, c.per_host_concurrency), (DEFAULT_CONCURRENCY, 6));
+        const { assert!(DEFAULT_CONCURRENCY >= 200, "a refresh must not queue on a small constant") };
+        assert_eq!(Config::parse("concurrency = 1024").unwrap().concurrency, 1024);
     }
 
     #[test]
@@ -237,7 +407,16 @@ mod tests {
         let example = include_str!("../config.example.toml");
         let uncommented: String = example
             .lines()
-            .map(|l| l.strip_prefix("# ").filter(|r| r.contains(" = ")).unwrap_or(l))
+            // A commented-out setting is `# key = value`; prose and indented examples stay comments.
+            .map(|l| {
+                l.strip_prefix("# ")
+                    .filter(|r| {
+                        r.split_once(" = ").is_some_and(|(key, _)| {
+                            key.starts_with(|c: char| c.is_ascii_lowercase() || c == '"') && !key.contains(' ')
+                        })
+                    })
+                    .unwrap_or(l)
+            })
             .collect::<Vec<_>>()
             .join("\n");
         Config::parse(&uncommented).unwrap();
@@ -245,15 +424,110 @@ mod tests {
             "refresh_on_startup",
             "import_opml",
             "concurrency",
+            "per_host_concurrency",
+            "refresh_interval_minutes",
             "connect_timeout_secs",
             "timeout_secs",
             "max_feed_size_mb",
+            "browser",
+            "browser_in_terminal",
+            "player",
+            "player_in_terminal",
+            "mouse",
+            "text_width",
+            "text_centered",
+            "keep_days",
+            "max_entries_per_feed",
+            "purge_unread",
         ] {
             assert!(
                 example.contains(&format!("{key} =")) || example.contains(key),
                 "config.example.toml does not document {key}"
             );
         }
+    }
+
+    #[test]
+    fn browser_and_player_are_command_lines_checked_when_read() {
+        let c =
+            Config::parse("browser = \"w3m -T text/html %u\"\nplayer = \"mpv\"\nplayer_in_terminal = false\n").unwrap();
+        let browser = c.browser_command().unwrap();
+        assert_eq!(browser.words, ["w3m", "-T", "text/html", "%u"]);
+        assert!(browser.in_terminal);
+        assert!(!c.player_command().unwrap().in_terminal);
+        let err = Config::parse("browser = \"firefox 'unclosed\"").unwrap_err();
+        assert!(err.contains("key `browser`") && err.contains("unclosed"), "{err}");
+    }
+
+    #[test]
+    fn vim_and_emacs_style_key_sets_are_read() {
+        let vim = "[keys]\nhalf_page_down = \"Ctrl-d\"\npage_down = [\"PgDn\", \"Ctrl-f\"]\npage_up = [\"PgUp\", \"Ctrl-b\"]\n";
+        let c = Config::parse(vim).unwrap();
+        let ctrl_f = crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char('f'),
+            crossterm::event::KeyModifiers::CONTROL,
+        );
+        use crate::app::keymap::{Action, Context};
+        assert_eq!(c.keymap.action(Context::Entries, &ctrl_f), Some(Action::PageDown));
+        let emacs = "[keys]\ndown = [\"Ctrl-n\", \"Down\"]\nup = [\"Ctrl-p\", \"Up\"]\n\
+                     page_down = [\"PgDn\", \"Ctrl-v\"]\npage_up = [\"PgUp\", \"Alt-v\"]\n\
+                     [keys.prompt]\nclose = [\"Esc\", \"Ctrl-g\"]\n";
+        let c = Config::parse(emacs).unwrap();
+        let alt_v =
+            crossterm::event::KeyEvent::new(crossterm::event::KeyCode::Char('v'), crossterm::event::KeyModifiers::ALT);
+        assert_eq!(c.keymap.action(Context::Feeds, &alt_v), Some(Action::PageUp));
+    }
+
+    #[test]
+    fn a_bad_binding_is_an_error_naming_the_line_and_the_key() {
+        let err = Config::parse("refresh_on_startup = true\n[keys]\ndown = \"x\"\nup = \"x\"\n").unwrap_err();
+        assert!(err.contains("line 4, key `keys.up`") && err.contains("x is also bound"), "{err}");
+        let err = Config::parse("[keys]\nfrobnicate = \"x\"\n").unwrap_err();
+        assert!(err.contains("line 2, key `keys.frobnicate`") && err.contains("not an action"), "{err}");
+        let err = Config::parse("[keys.entries]\nopen = \"Ctrl-Banana\"\n").unwrap_err();
+        assert!(err.contains("line 2, key `keys.entries.open`") && err.contains("Ctrl-Banana"), "{err}");
+    }
+
+    #[test]
+    fn colours_are_read_and_a_bad_one_is_named() {
+        let c = Config::parse("[colors]\nlink = \"#ff8800 underlined\"\n").unwrap();
+        assert_eq!(c.theme.link.fg, Some(ratatui::style::Color::Rgb(255, 136, 0)));
+        let err = Config::parse("\n[colors]\nlink = \"purplish\"\n").unwrap_err();
+        assert!(err.contains("line 3, key `colors.link`") && err.contains("purplish"), "{err}");
+    }
+
+    #[test]
+    fn no_color_starts_from_the_monochrome_theme_and_colours_set_still_apply() {
+        assert_eq!(Config::parse_with("", true).unwrap().theme, Theme::monochrome());
+        let c = Config::parse_with("[colors]\nlink = \"red\"\n", true).unwrap();
+        assert_eq!(c.theme.link.fg, Some(ratatui::style::Color::Red));
+        assert_eq!(c.theme.selection, Theme::monochrome().selection);
+    }
+
+    #[test]
+    fn retention_is_read_per_feed_over_the_top_level() {
+        let c = Config::parse(
+            "keep_days = 30\nmax_entries_per_feed = 500\n\
+             [feeds.\"http://example.com/podcast\"]\nkeep_days = 0\npurge_unread = true\n",
+        )
+        .unwrap();
+        let policy = c.retention();
+        let podcast = policy.for_feed("http://example.com/podcast");
+        assert_eq!((podcast.keep_days, podcast.max_entries, podcast.purge_unread), (0, 500, true));
+        let other = policy.for_feed("http://example.com/other");
+        assert_eq!((other.keep_days, other.max_entries, other.purge_unread), (30, 500, false));
+        let defaults = Config::default().retention().default;
+        assert_eq!((defaults.keep_days, defaults.max_entries, defaults.purge_unread), (90, 0, false));
+    }
+
+    #[test]
+    fn a_bad_retention_key_is_named() {
+        let err = Config::parse("[feeds.\"http://x\"]\nkeep_dayz = 3\n").unwrap_err();
+        assert!(err.contains("keep_dayz"), "{err}");
+        let err = Config::parse("[feeds.\"http://x\"]\nkeep_days = 99999\n").unwrap_err();
+        assert!(err.contains("key `feeds.\"http://x\".keep_days`"), "{err}");
+        let err = Config::parse("keep_days = -1\n").unwrap_err();
+        assert!(err.contains("keep_days"), "{err}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! OPML import: read the file (naming it in every error), add its subscriptions in one transaction, and find
-//! the feeds of outlines that name only a web site. Orchestrates `opml` (pure), `store` and `fetch`.
+//! OPML import: read the file (naming it in every error), add its subscriptions in one transaction (linear in
+//! their number, with progress for long files), and find the feeds of outlines that name only a web site.
+//! Orchestrates `opml` (pure), `store` and `fetch`.
 
 use crate::fetch::Fetcher;
 use crate::fetch::discovery::discover;
@@ -104,9 +105,29 @@ pub fn read_opml(file: &Path) -> Result<opml::OpmlDocument, ImportError> {
 /// Reads an OPML file and adds its subscriptions in one transaction; nothing is added when the file is not
 /// OPML. Site-only outlines are left in [`ImportReport::sites`] for [`discover_sites`].
 pub fn import_file(db: &Path, file: &Path) -> Result<ImportReport, ImportError> {
+    import_file_with_progress(db, file, |_| {})
+}
+
+/// How far an import has got: the subscriptions it has handled, of how many.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImportProgress {
+    pub done: usize,
+    pub total: usize,
+}
+
+/// [`import_file`], telling `progress` how far it has got while it adds subscriptions.
+pub fn import_file_with_progress(
+    db: &Path,
+    file: &Path,
+    mut progress: impl FnMut(ImportProgress),
+) -> Result<ImportReport, ImportError> {
     let doc = read_opml(file)?;
     let mut conn = store::open_write(db)?;
-    let outcome = write::import_feeds(&mut conn, &doc.feeds, chrono::Utc::now().timestamp())?;
+    let total = doc.feeds.len();
+    let now = chrono::Utc::now().timestamp();
+    let outcome = write::import_feeds_with_progress(&mut conn, &doc.feeds, &doc.folders, now, |done| {
+        progress(ImportProgress { done, total })
+    })?;
     let mut duplicates = outcome.duplicates;
     duplicates.extend(doc.duplicates);
     Ok(ImportReport {
@@ -142,7 +163,8 @@ pub async fn discover_sites(db: &Path, fetcher: &Fetcher, report: &mut ImportRep
     for (site, feed) in found {
         let new = NewFeed {
             url: feed.url.clone(),
-            title: site.title.or(feed.title),
+            title: feed.title,
+            name: site.name,
             site_url: Some(site.url.clone()),
             folder: site.folder,
         };

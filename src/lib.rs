@@ -1,27 +1,28 @@
 //! tidings: a terminal feed reader.
 //!
-//! The pure core ([`decode`], [`parse`], [`ingest`], [`opml`], [`render`], [`text`], [`sanitize`]) takes bytes
-//! and strings and returns values. I/O lives in [`fetch`] and [`store`]; [`refresh`] orchestrates them. The
-//! reader is a state machine ([`app`]) drawn by a pure function ([`ui`]) and driven by [`runtime`].
+//! The crate is laid out in three layers; each may use the ones below it and never the ones above.
+//!
+//! 1. **The pure core** — the `tidings-core` crate (`crates/core`), re-exported here: [`decode`], [`parse`],
+//!    [`ingest`], [`feedlinks`], [`opml`], [`render`], [`extract`], [`inspect`], [`model`], [`search`], [`text`],
+//!    [`sanitize`], [`canonical`], [`markup`], [`clock`]. Bytes and strings in, values out; its manifest lists
+//!    no I/O crate.
+//! 2. **The I/O edge** — [`fetch`] (one shared HTTP client, discovery over the network), [`store`] (SQLite:
+//!    schema, one writer thread, queries) and [`refresh`] (the work queue that fetches, ingests and stores).
+//! 3. **The front ends** — the reader: [`app`] (the state machine: `update(state, event) → effects`, no I/O),
+//!    [`ui`] (drawing, a pure function of the state), [`runtime`] (the terminal loop and the workers that run
+//!    effects); and the command line: [`cli`] with [`import`], configured by [`config`].
+
+pub use tidings_core::{
+    canonical, clock, decode, extract, feedlinks, ingest, inspect, markup, model, opml, parse, render, sanitize,
+    search, text,
+};
 
 pub mod app;
-pub mod canonical;
 pub mod cli;
 pub mod config;
-pub mod decode;
-pub mod discover;
 pub mod fetch;
 pub mod import;
-pub mod ingest;
-pub mod inspect;
-pub mod markup;
-pub mod model;
-pub mod opml;
-pub mod parse;
 pub mod refresh;
-pub mod render;
 pub mod runtime;
-pub mod sanitize;
 pub mod store;
-pub mod text;
 pub mod ui;

@@ -1,74 +1,38 @@
-//! Refreshing feeds: a work queue with a global concurrency limit and a per-host limit (one host is never
-//! hammered), fetch, decode + parse off the async threads, and one write transaction per feed. Politeness: a
-//! feed that failed waits out its backoff, a server's `Retry-After` is honoured, a feed that is gone (410) is
-//! left alone — unless the refresh is forced (the user asked for that very feed). Reports progress as
-//! [`RefreshEvent`]s to whoever asked (the reader's inbox, or the `refresh` command).
+//! Refreshing feeds: the work queue that fetches, reads and stores each feed, and reports every step as a
+//! [`RefreshEvent`] to whoever asked (the reader's inbox, or the `refresh` command).
+//!
+//! - Concurrency follows the hosts: hundreds of feeds in flight at once (the `concurrency` setting, bounded by the
+//!   open-files limit), never more than `per_host_concurrency` requests to one host, and the work interleaved by
+//!   host so that one big host's queue waits on its own limit without holding everyone else back. Both limits
+//!   are shared by every run of one [`Refresher`], so two runs at once (a key press during an automatic refresh)
+//!   are still polite together.
+//! - CPU work stays off the network: decoding and parsing run on the blocking pool, at most one per core, and
+//!   one writer thread stores the results, several feeds per transaction when they arrive together, each feed
+//!   still all-or-nothing (its own savepoint).
+//! - Politeness: a feed that failed waits out its backoff, a server's `Retry-After` is honoured, a feed that is
+//!   gone (410) is left alone — unless the refresh is forced (the user asked for that very feed). How often a feed
+//!   asks to be fetched (`<ttl>`, `sy:updatePeriod`, `Cache-Control: max-age`) is capped at
+//!   [`MAX_REFRESH_EVERY_SECS`], so no server can switch a feed off.
+//! - Worker failures are events: a feed whose task panics or is cancelled still gets its one final event.
 
 use crate::fetch::{FetchOutcome, Fetcher, Validators};
-use crate::model::FeedId;
+pub use crate::model::RefreshEvent;
+use crate::model::{EntryId, ErrorKind, FeedId};
+pub use crate::store::read::MAX_REFRESH_EVERY_SECS;
 use crate::store::read::RefreshTarget;
-use crate::store::write::{self, FetchRecord};
+use crate::store::write::{self, ApplyOutcome, FetchRecord};
 use crate::store::{DbThread, StoreError, read};
-use std::collections::HashMap;
+use futures::StreamExt;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, oneshot};
 
-/// Progress of one feed's refresh.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RefreshEvent {
-    Started {
-        feed_id: FeedId,
-    },
-    /// New content was stored.
-    Done {
-        feed_id: FeedId,
-        new: usize,
-        updated: usize,
-        unread: i64,
-        title: String,
-        moved_to: Option<String>,
-    },
-    /// The server said nothing changed (304).
-    NotModified {
-        feed_id: FeedId,
-        moved_to: Option<String>,
-    },
-    /// The refresh failed; stored entries are untouched.
-    Failed {
-        feed_id: FeedId,
-        title: String,
-        url: String,
-        kind: String,
-        message: String,
-        /// Not before this time (seconds since the epoch) will it be tried again automatically.
-        retry_at: Option<i64>,
-        /// Gone for good (410): no more automatic refreshes.
-        dead: bool,
-    },
-    /// Left alone: gone, or asked to wait (backoff, Retry-After).
-    Skipped {
-        feed_id: FeedId,
-        title: String,
-        reason: String,
-    },
-}
-
-impl RefreshEvent {
-    pub fn feed_id(&self) -> FeedId {
-        match self {
-            RefreshEvent::Started { feed_id }
-            | RefreshEvent::Done { feed_id, .. }
-            | RefreshEvent::NotModified { feed_id, .. }
-            | RefreshEvent::Failed { feed_id, .. }
-            | RefreshEvent::Skipped { feed_id, .. } => *feed_id,
-        }
-    }
-
-    /// True for the event that ends a feed's refresh.
-    pub fn is_final(&self) -> bool {
-        !matches!(self, RefreshEvent::Started { .. })
-    }
-}
+/// New entries older than this are not fetched in full on refresh (a feed just switched to full text does not
+/// fetch its whole history).
+const FULL_TEXT_MAX_AGE_SECS: i64 = 7 * 24 * 3600;
+/// Most pages one refresh fetches in full, and how many at once.
+const FULL_TEXT_PER_PASS: usize = 100;
+const FULL_TEXT_AT_ONCE: usize = 4;
 
 /// Which feeds a refresh run covers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,27 +58,74 @@ pub struct Summary {
     pub moved: Vec<(String, String)>,
 }
 
-/// Runs refreshes with a shared global limit and per-host limits. Cheap to clone.
+impl Summary {
+    /// Counts one feed's final event.
+    fn count(&mut self, event: RefreshEvent) {
+        if !event.is_final() {
+            return;
+        }
+        self.feeds += 1;
+        match event {
+            RefreshEvent::Done { new, title, moved_to, .. } => {
+                self.updated_feeds += 1;
+                self.new_entries += new;
+                if let Some(to) = moved_to {
+                    self.moved.push((title, to));
+                }
+            }
+            RefreshEvent::NotModified { .. } => self.not_modified += 1,
+            failed @ RefreshEvent::Failed { .. } => self.failed.push(failed),
+            skipped @ RefreshEvent::Skipped { .. } => self.skipped.push(skipped),
+            RefreshEvent::Started { .. } => {}
+        }
+    }
+}
+
+/// A hook the tests run at the start of each feed's task, with the feed's URL (to make one panic).
+type TestHook = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Runs refreshes with a shared global limit and per-host limits. Cheap to clone; clones share the limits.
 #[derive(Clone)]
 pub struct Refresher {
     fetcher: Fetcher,
     writer: DbThread,
+    writes: Arc<WriteQueue>,
+    /// Feeds being refreshed at once (fetching, reading or waiting to be saved), across every run.
     limit: Arc<Semaphore>,
     per_host: usize,
+    /// One semaphore of `per_host` permits for each host with a request in flight or waiting.
     hosts: Arc<Mutex<HashMap<String, Arc<Semaphore>>>>,
+    /// Feeds being decoded and parsed at once: one per core, so reading never starves the network tasks.
+    reading: Arc<Semaphore>,
     /// Encodings forced in the config, by feed URL (one forced from the reader, stored with the feed, wins).
-    forced: Arc<std::collections::BTreeMap<String, String>>,
+    forced: Arc<BTreeMap<String, String>>,
+    /// Held by the full-text pass that runs: passes after overlapping refreshes take turns, so no page is
+    /// fetched twice.
+    full_text_pass: Arc<tokio::sync::Mutex<()>>,
+    test_hook: Option<TestHook>,
 }
 
 impl Refresher {
+    /// A refresher fetching at most `concurrency` feeds at once — fewer when the process may not open enough
+    /// files for that many connections (see [`crate::fetch::socket_budget`]) — and, until
+    /// [`Refresher::with_per_host_limit`] says otherwise, as many from one host.
     pub fn new(fetcher: Fetcher, writer: DbThread, concurrency: usize) -> Refresher {
+        let limit = concurrency.min(crate::fetch::socket_budget()).max(1);
+        if limit < concurrency {
+            tracing::info!("refreshing {limit} feeds at once, not {concurrency}: the open-files limit allows no more");
+        }
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
         Refresher {
             fetcher,
+            writes: Arc::new(WriteQueue { pending: Mutex::default(), writer: writer.clone() }),
             writer,
-            limit: Arc::new(Semaphore::new(concurrency.max(1))),
-            per_host: concurrency.max(1),
+            limit: Arc::new(Semaphore::new(limit)),
+            per_host: limit,
             hosts: Arc::default(),
+            reading: Arc::new(Semaphore::new(cores)),
             forced: Arc::default(),
+            full_text_pass: Arc::default(),
+            test_hook: None,
         }
     }
 
@@ -125,20 +136,34 @@ impl Refresher {
     }
 
     /// Decodes the feeds named here with the encodings given (the config's `[encoding]` table).
-    pub fn with_forced_encodings(mut self, forced: std::collections::BTreeMap<String, String>) -> Refresher {
+    pub fn with_forced_encodings(mut self, forced: BTreeMap<String, String>) -> Refresher {
         self.forced = Arc::new(forced);
         self
     }
 
+    /// Runs `hook` with each feed's URL at the start of its task. For tests: a hook that panics stands for a
+    /// bug in tidings, to check that a dead worker still ends its feed with an event.
+    #[doc(hidden)]
+    pub fn with_test_hook(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Refresher {
+        self.test_hook = Some(Arc::new(hook));
+        self
+    }
+
+    /// The per-host semaphore of `url`'s host.
     fn host_limit(&self, url: &str) -> Arc<Semaphore> {
-        let host =
-            url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_default();
         let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
-        hosts.entry(host).or_insert_with(|| Arc::new(Semaphore::new(self.per_host))).clone()
+        hosts.entry(host_key(url)).or_insert_with(|| Arc::new(Semaphore::new(self.per_host))).clone()
     }
 
     /// Refreshes the feeds `which` names, calling `report` for each step, and returns the totals when all are
     /// done. Unless `force`d, feeds that are gone or asked to wait are skipped (and reported as such).
+    ///
+    /// Every feed the run covers gets exactly one final event (`Done`, `NotModified`, `Failed` or `Skipped`;
+    /// see [`RefreshEvent::is_final`]), after its `Started` if it was fetched — also when its task panics (it is
+    /// reported `Failed` with [`ErrorKind::Internal`] and stored as failed) and when the run itself is dropped
+    /// before the end (each feed not yet done is then reported `Failed` with [`ErrorKind::Internal`], as
+    /// stopped). So a reader counting final events never waits on a feed forever. The `Err` case (the feeds
+    /// could not be listed) comes before any event.
     pub async fn run<F>(&self, which: Which, force: bool, report: F) -> Result<Summary, StoreError>
     where
         F: Fn(RefreshEvent) + Send + Sync + 'static,
@@ -154,48 +179,42 @@ impl Refresher {
                 }
             })
             .await?;
-        let report = Arc::new(report);
+        let reporter = Arc::new(Reporter { report: Box::new(report), open: Mutex::new(true) });
         let mut summary = Summary::default();
+        let mut unfinished = Unfinished { feeds: HashMap::new(), reporter: reporter.clone() };
         let mut tasks = tokio::task::JoinSet::new();
-        for target in targets {
+        for target in interleave_by_host(targets) {
             if !force && let Some(reason) = skip_reason(&target, now) {
                 let event = RefreshEvent::Skipped { feed_id: target.id, title: target.title.clone(), reason };
-                report(event.clone());
-                summary.feeds += 1;
-                summary.skipped.push(event);
+                reporter.send(event.clone());
+                summary.count(event);
                 continue;
             }
+            let feed = FeedName::of(&target);
             let this = self.clone();
-            let report = report.clone();
-            tasks.spawn(async move {
-                let host = this.host_limit(&target.url);
-                let _host = host.acquire_owned().await.expect("host semaphores are never closed");
-                let _permit = this.limit.acquire().await.expect("the refresh semaphore is never closed");
-                let event = this.refresh_one(target, &*report).await;
-                report(event.clone());
-                event
-            });
+            let reporter = reporter.clone();
+            let task = tasks.spawn(async move { this.refresh_one(target, &reporter).await });
+            unfinished.feeds.insert(task.id(), feed);
         }
-        while let Some(joined) = tasks.join_next().await {
-            let Ok(event) = joined else { continue };
-            summary.feeds += 1;
-            match event {
-                RefreshEvent::Done { new, ref title, ref moved_to, .. } => {
-                    summary.updated_feeds += 1;
-                    summary.new_entries += new;
-                    if let Some(to) = moved_to {
-                        summary.moved.push((title.clone(), to.clone()));
-                    }
+        while let Some(joined) = tasks.join_next_with_id().await {
+            let event = match joined {
+                Ok((task, event)) => {
+                    unfinished.feeds.remove(&task);
+                    event
                 }
-                RefreshEvent::NotModified { .. } => summary.not_modified += 1,
-                failed @ RefreshEvent::Failed { .. } => summary.failed.push(failed),
-                RefreshEvent::Started { .. } | RefreshEvent::Skipped { .. } => {}
-            }
+                Err(died) => {
+                    let Some(feed) = unfinished.feeds.remove(&died.id()) else { continue };
+                    self.worker_died(feed, died).await
+                }
+            };
+            reporter.send(event.clone());
+            summary.count(event);
         }
         summary.failed.sort_by_key(|ev| match ev {
             RefreshEvent::Failed { title, .. } => title.to_lowercase(),
             _ => String::new(),
         });
+        self.forget_idle_hosts();
         if summary.feeds >= 10 {
             // A big batch changed the tables' statistics; let SQLite refresh what its planner relies on.
             self.writer.submit(|c| {
@@ -205,87 +224,134 @@ impl Refresher {
         Ok(summary)
     }
 
-    /// Fetches, reads and stores one feed; returns the final event (which the caller reports).
-    async fn refresh_one(&self, target: RefreshTarget, report: &(dyn Fn(RefreshEvent) + Send + Sync)) -> RefreshEvent {
-        let feed_id = target.id;
-        report(RefreshEvent::Started { feed_id });
+    /// Fetches the full article of one entry (its page, extracted) with the same client and per-host limits as
+    /// feeds, and stores it — or why there is none — with the entry. Returns the article's HTML or the reason.
+    pub async fn fetch_full_text(&self, entry_id: EntryId, url: &str) -> Result<String, String> {
+        let fetched = {
+            let _host = self.host_limit(url).acquire_owned().await.expect("host semaphores are never closed");
+            crate::fetch::article::fetch_article(&self.fetcher, url).await
+        };
+        let result = fetched.map(|article| article.extracted.html).map_err(|e| e.to_string());
+        let stored = result.clone();
+        let now = chrono::Utc::now().timestamp();
+        self.writer
+            .call(move |c| {
+                crate::store::articles::set_full_text(c, entry_id, stored.as_deref().map_err(String::as_str), now)
+            })
+            .await
+            .map_err(|e| format!("could not save the article: {e}"))?;
+        result
+    }
+
+    /// Fetches in full the recent new entries of the feeds that ask for it (see
+    /// [`crate::store::articles::pending`]), a few at a time, reporting each as it is stored. Returns how many
+    /// were tried.
+    pub async fn fetch_full_texts<F>(&self, now: i64, report: F) -> Result<usize, StoreError>
+    where
+        F: Fn(EntryId, Result<String, String>) + Send + Sync + 'static,
+    {
+        let _turn = self.full_text_pass.lock().await;
+        let pending = self
+            .writer
+            .call(move |c| crate::store::articles::pending(c, now, FULL_TEXT_MAX_AGE_SECS, FULL_TEXT_PER_PASS))
+            .await?;
+        let tried = pending.len();
+        let report = Arc::new(report);
+        futures::stream::iter(pending)
+            .for_each_concurrent(FULL_TEXT_AT_ONCE, |(entry_id, url)| {
+                let report = report.clone();
+                async move { report(entry_id, self.fetch_full_text(entry_id, &url).await) }
+            })
+            .await;
+        Ok(tried)
+    }
+
+    /// Waits for its turn (the host's limit first, so a busy host's backlog holds no global slot), then fetches,
+    /// reads and stores one feed; returns the final event (which `run` reports).
+    async fn refresh_one(&self, target: RefreshTarget, reporter: &Reporter) -> RefreshEvent {
+        if let Some(hook) = &self.test_hook {
+            hook(&target.url);
+        }
+        let host = self.host_limit(&target.url).acquire_owned().await.expect("host semaphores are never closed");
+        let _slot = self.limit.acquire().await.expect("the refresh semaphore is never closed");
+        reporter.send(RefreshEvent::Started { feed_id: target.id });
         let validators = Validators { etag: target.etag.clone(), last_modified: target.last_modified.clone() };
-        let record = match self.fetcher.get(&target.url, &validators).await {
+        let fetched = self.fetcher.get(&target.url, &validators).await;
+        // The request is over: the host may take the next one while this feed is read and stored.
+        drop(host);
+        let record = match fetched {
             Ok(FetchOutcome::NotModified { etag, last_modified, moved_permanently }) => {
                 FetchRecord::NotModified { etag, last_modified, moved_to: moved_permanently }
             }
-            Ok(FetchOutcome::Fetched(fetched)) => {
-                let forced = target.encoding_override.clone().or_else(|| self.forced.get(&target.url).cloned());
-                let url = fetched.final_url.clone();
-                let read = tokio::task::spawn_blocking(move || {
-                    let result = crate::ingest::ingest(
-                        &fetched.body,
-                        fetched.content_type.as_deref(),
-                        Some(&url),
-                        forced.as_deref(),
-                    );
-                    (fetched, result)
-                })
-                .await;
-                match read {
-                    Ok((fetched, Ok(mut ingested))) => {
-                        // Decoding that had to replace bytes or override a declaration is worth a note.
-                        ingested.feed.warnings.extend(
-                            ingested
-                                .decision
-                                .notes
-                                .iter()
-                                .filter(|n| n.contains("replaced"))
-                                .map(|n| format!("decoding: {n}")),
-                        );
-                        let interval = ingested.feed.min_interval_secs.max(fetched.max_age);
-                        FetchRecord::Fetched {
-                            status: fetched.status,
-                            etag: fetched.etag,
-                            last_modified: fetched.last_modified,
-                            decision: serde_json::to_string(&ingested.decision).ok(),
-                            feed: ingested.feed,
-                            moved_to: fetched.moved_permanently,
-                            min_interval_secs: interval,
-                        }
-                    }
-                    Ok((_, Err(e))) => FetchRecord::Failed {
-                        status: None,
-                        kind: e.kind().into(),
-                        message: e.to_string(),
-                        retry_after: None,
-                    },
-                    Err(panic) => FetchRecord::Failed {
-                        status: None,
-                        kind: "internal".into(),
-                        message: format!("reading the feed crashed ({panic}); please report this feed"),
-                        retry_after: None,
-                    },
-                }
-            }
+            Ok(FetchOutcome::Fetched(fetched)) => self.read(&target, fetched).await,
             Err(e) => FetchRecord::Failed {
                 status: e.status(),
-                kind: e.kind().into(),
+                kind: e.kind(),
                 message: e.to_string(),
-                retry_after: e.retry_after(),
+                retry_after_secs: e.retry_after_secs(),
             },
         };
+        self.save(FeedName::of(&target), record).await
+    }
+
+    /// Decodes and parses a fetched feed on the blocking pool, one feed per core at a time.
+    async fn read(&self, target: &RefreshTarget, fetched: crate::fetch::Fetched) -> FetchRecord {
+        let forced = target.encoding_override.clone().or_else(|| self.forced.get(&target.url).cloned());
+        let _core = self.reading.acquire().await.expect("the reading semaphore is never closed");
+        let read = tokio::task::spawn_blocking(move || {
+            let url = fetched.final_url.as_str();
+            let result =
+                crate::ingest::ingest(&fetched.body, fetched.content_type.as_deref(), Some(url), forced.as_deref());
+            (fetched, result)
+        })
+        .await;
+        match read {
+            Ok((fetched, Ok(mut ingested))) => {
+                // Decoding that had to replace bytes or override a declaration is worth a note.
+                ingested.feed.warnings.extend(
+                    ingested.decision.notes.iter().filter(|n| n.contains("replaced")).map(|n| format!("decoding: {n}")),
+                );
+                let asked = ingested.feed.min_interval_secs.max(fetched.max_age);
+                FetchRecord::Fetched {
+                    status: fetched.status,
+                    etag: fetched.etag,
+                    last_modified: fetched.last_modified,
+                    decision: serde_json::to_string(&ingested.decision).ok(),
+                    feed: Box::new(ingested.feed),
+                    moved_to: fetched.moved_permanently,
+                    min_interval_secs: asked.map(|secs| secs.min(MAX_REFRESH_EVERY_SECS as u64)),
+                }
+            }
+            Ok((_, Err(e))) => {
+                FetchRecord::Failed { status: None, kind: e.kind(), message: e.to_string(), retry_after_secs: None }
+            }
+            Err(panic) => FetchRecord::Failed {
+                status: None,
+                kind: ErrorKind::Internal,
+                message: format!("reading the feed crashed ({panic}); please report this feed"),
+                retry_after_secs: None,
+            },
+        }
+    }
+
+    /// Stores how one feed's refresh ended and turns it into the feed's final event.
+    async fn save(&self, feed: FeedName, record: FetchRecord) -> RefreshEvent {
         let failure = match &record {
-            FetchRecord::Failed { kind, message, .. } => Some((kind.clone(), message.clone())),
+            FetchRecord::Failed { kind, message, .. } => Some((*kind, message.clone())),
             _ => None,
         };
         if let Some((kind, message)) = &failure {
-            tracing::warn!(feed = %target.url, %kind, "refresh failed: {message}");
+            tracing::warn!(feed = %feed.url, %kind, "refresh failed: {message}");
         }
         let not_modified = matches!(record, FetchRecord::NotModified { .. });
-        let now = chrono::Utc::now().timestamp();
-        let stored = self.writer.call(move |c| write::apply_fetch(c, feed_id, &record, now)).await;
-        match (stored, failure) {
+        let saved = self.writes.save(feed.id, record).await;
+        let FeedName { id: feed_id, title, url } = feed;
+        match (saved, failure) {
             (Err(e), _) => RefreshEvent::Failed {
                 feed_id,
-                title: target.url.clone(),
-                url: target.url,
-                kind: "store".into(),
+                title,
+                url,
+                kind: ErrorKind::Store,
                 message: format!("could not save the feed: {e}"),
                 retry_at: None,
                 dead: false,
@@ -293,7 +359,7 @@ impl Refresher {
             (Ok(outcome), Some((kind, message))) => RefreshEvent::Failed {
                 feed_id,
                 title: outcome.title,
-                url: target.url,
+                url,
                 kind,
                 message,
                 retry_at: outcome.retry_at,
@@ -310,6 +376,229 @@ impl Refresher {
             },
         }
     }
+
+    /// The final event of a feed whose task panicked (stored as a failure, so the feed list shows it) or was
+    /// cancelled.
+    async fn worker_died(&self, feed: FeedName, died: tokio::task::JoinError) -> RefreshEvent {
+        if !died.is_panic() {
+            return feed.failed(STOPPED);
+        }
+        let panic = died.into_panic();
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no details".into());
+        tracing::error!(feed = %feed.url, "the refresh task panicked: {what}");
+        let message = format!(
+            "tidings failed while refreshing this feed (internal error: {}); the other feeds were not affected. It \
+             is tried again at the next refresh; if this keeps happening, please report it with the feed's address",
+            crate::sanitize::one_line(&what, 300)
+        );
+        let record = FetchRecord::Failed { status: None, kind: ErrorKind::Internal, message, retry_after_secs: None };
+        self.save(feed, record).await
+    }
+
+    /// Drops the semaphores of hosts nobody is waiting on, so the map does not grow with every host ever seen.
+    fn forget_idle_hosts(&self) {
+        let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        hosts.retain(|_, limit| Arc::strong_count(limit) > 1 || limit.available_permits() < self.per_host);
+    }
+}
+
+/// Why a feed was reported failed without a result of its own: its refresh was cancelled.
+const STOPPED: &str = "the refresh stopped before this feed was done (tidings was closing, or the refresh was cancelled); it is \
+     tried again at the next refresh";
+
+/// Who a feed is, for its events.
+struct FeedName {
+    id: FeedId,
+    title: String,
+    url: String,
+}
+
+impl FeedName {
+    fn of(target: &RefreshTarget) -> FeedName {
+        FeedName { id: target.id, title: target.title.clone(), url: target.url.clone() }
+    }
+
+    /// A failure of tidings itself, not stored.
+    fn failed(self, message: &str) -> RefreshEvent {
+        RefreshEvent::Failed {
+            feed_id: self.id,
+            title: self.title,
+            url: self.url,
+            kind: ErrorKind::Internal,
+            message: message.into(),
+            retry_at: None,
+            dead: false,
+        }
+    }
+}
+
+/// Passes a run's events to its caller's `report`, until the run is over: once the run is dropped, a task that
+/// has not yet noticed it was cancelled cannot report a `Started` after its feed's final event.
+struct Reporter {
+    report: Box<dyn Fn(RefreshEvent) + Send + Sync>,
+    open: Mutex<bool>,
+}
+
+impl Reporter {
+    fn send(&self, event: RefreshEvent) {
+        if *self.open.lock().unwrap_or_else(|e| e.into_inner()) {
+            (self.report)(event);
+        }
+    }
+
+    /// Reports these last events, and nothing after them.
+    fn close_with(&self, last: impl Iterator<Item = RefreshEvent>) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if *open {
+            last.for_each(|event| (self.report)(event));
+        }
+        *open = false;
+    }
+}
+
+/// The feeds of a run whose task has not ended. When `run` is dropped before the end (its caller gave up on it),
+/// this goes with it and reports each of them as stopped, so none is left pending.
+struct Unfinished {
+    feeds: HashMap<tokio::task::Id, FeedName>,
+    reporter: Arc<Reporter>,
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        self.reporter.close_with(self.feeds.drain().map(|(_, feed)| feed.failed(STOPPED)));
+    }
+}
+
+/// The results waiting for the writer thread. The first to arrive sends the writer a job; whatever arrives
+/// before that job runs goes into the same transaction (group commit), so one writer keeps up with many hosts
+/// answering at once.
+/// Most feeds stored in one transaction. Batches save the writer a commit per feed, but every feed in a batch
+/// waits for its commit, holding its refresh slot: small batches keep the slots (and so the network) flowing.
+const MAX_BATCH: usize = 16;
+
+struct WriteQueue {
+    pending: Mutex<Vec<PendingWrite>>,
+    writer: DbThread,
+}
+
+struct PendingWrite {
+    feed_id: FeedId,
+    record: FetchRecord,
+    saved: oneshot::Sender<Result<ApplyOutcome, String>>,
+}
+
+impl WriteQueue {
+    /// Sends the writer a job that stores the next batch (and sends the job after it, when more are waiting).
+    fn drain(self: &Arc<Self>) {
+        let mut job = Drain { queue: self.clone(), ran: false };
+        self.writer.submit(move |conn| {
+            job.ran = true;
+            let (batch, more) = {
+                let mut pending = job.queue.pending.lock().unwrap_or_else(|e| e.into_inner());
+                let take = pending.len().min(MAX_BATCH);
+                let batch: Vec<PendingWrite> = pending.drain(..take).collect();
+                (batch, !pending.is_empty())
+            };
+            if more {
+                job.queue.drain();
+            }
+            write_batch(conn, batch);
+        });
+    }
+
+    /// Stores one feed's result; returns when it is committed.
+    async fn save(self: &Arc<Self>, feed_id: FeedId, record: FetchRecord) -> Result<ApplyOutcome, String> {
+        let (saved, outcome) = oneshot::channel();
+        let first = {
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            pending.push(PendingWrite { feed_id, record, saved });
+            pending.len() == 1
+        };
+        if first {
+            self.drain();
+        }
+        outcome.await.map_err(|_| StoreError::Closed.to_string())?
+    }
+}
+
+/// A writer job that stores the next batch. Dropped without running — the writer thread is gone — it drops
+/// every waiting result's answer channel, so each waiting feed fails (could not be saved) instead of waiting
+/// forever.
+struct Drain {
+    queue: Arc<WriteQueue>,
+    ran: bool,
+}
+
+impl Drop for Drain {
+    fn drop(&mut self) {
+        if !self.ran {
+            let abandoned = std::mem::take(&mut *self.queue.pending.lock().unwrap_or_else(|e| e.into_inner()));
+            drop(abandoned);
+        }
+    }
+}
+
+/// Writes a batch of results in one transaction, each feed in its own savepoint (a feed that cannot be stored
+/// leaves no trace and does not stop the others); answers each once the transaction is committed.
+fn write_batch(conn: &mut rusqlite::Connection, batch: Vec<PendingWrite>) {
+    let now = chrono::Utc::now().timestamp();
+    let mut tx = match conn.transaction() {
+        Ok(tx) => tx,
+        Err(e) => {
+            for write in batch {
+                let _ = write.saved.send(Err(e.to_string()));
+            }
+            return;
+        }
+    };
+    let mut answers = Vec::with_capacity(batch.len());
+    for write in batch {
+        let outcome = tx.savepoint().map_err(StoreError::from).and_then(|savepoint| {
+            let outcome = write::record_fetch(&savepoint, write.feed_id, &write.record, now)?;
+            savepoint.commit()?;
+            Ok(outcome)
+        });
+        answers.push((write.saved, outcome.map_err(|e| e.to_string())));
+    }
+    let committed = tx.commit().map_err(|e| e.to_string());
+    for (saved, outcome) in answers {
+        let _ = saved.send(committed.clone().and(outcome));
+    }
+}
+
+/// The host a feed's URL names, lowercased; per-host limits count by it.
+fn host_key(url: &str) -> String {
+    url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_default()
+}
+
+/// The targets reordered round-robin by host (first feed of each host, then the second of each, …), keeping
+/// each host's own order: the first feeds to start are spread over as many hosts as possible.
+fn interleave_by_host(targets: Vec<RefreshTarget>) -> Vec<RefreshTarget> {
+    let total = targets.len();
+    let mut order: Vec<String> = Vec::new();
+    let mut by_host: HashMap<String, VecDeque<RefreshTarget>> = HashMap::new();
+    for target in targets {
+        let host = host_key(&target.url);
+        by_host
+            .entry(host)
+            .or_insert_with_key(|host| {
+                order.push(host.clone());
+                VecDeque::new()
+            })
+            .push_back(target);
+    }
+    let mut queues: Vec<VecDeque<RefreshTarget>> = order.iter().filter_map(|host| by_host.remove(host)).collect();
+    let mut out = Vec::with_capacity(total);
+    while out.len() < total {
+        for queue in &mut queues {
+            out.extend(queue.pop_front());
+        }
+    }
+    out
 }
 
 /// Why a feed is left alone by an unforced refresh, if it is.
@@ -317,6 +606,59 @@ fn skip_reason(target: &RefreshTarget, now: i64) -> Option<String> {
     if target.dead {
         return Some("the feed is gone (HTTP 410); press r on it to try anyway".into());
     }
-    let until = target.retry_after.filter(|at| *at > now)?;
-    Some(format!("waiting until {} before trying again", crate::text::format_time(until)))
+    let until = target.retry_at.filter(|at| *at > now)?;
+    Some(format!("waiting until {} before trying again", crate::clock::Zone::Local.moment(until, now)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(id: FeedId, url: &str) -> RefreshTarget {
+        RefreshTarget {
+            id,
+            url: url.into(),
+            title: url.into(),
+            etag: None,
+            last_modified: None,
+            encoding_override: None,
+            retry_at: None,
+            dead: false,
+        }
+    }
+
+    #[test]
+    fn work_is_interleaved_by_host_keeping_each_hosts_order() {
+        let targets = vec![
+            target(1, "http://big.example/1"),
+            target(2, "http://big.example/2"),
+            target(3, "http://BIG.example:8080/3"),
+            target(4, "http://a.example/4"),
+            target(5, "https://b.example/5"),
+            target(6, "http://a.example/6"),
+            target(7, "not a url"),
+        ];
+        let order: Vec<FeedId> = interleave_by_host(targets).iter().map(|t| t.id).collect();
+        assert_eq!(order, vec![1, 4, 5, 7, 2, 6, 3]);
+    }
+
+    #[test]
+    fn a_summary_counts_each_final_event_once() {
+        let mut summary = Summary::default();
+        summary.count(RefreshEvent::Started { feed_id: 1 });
+        summary.count(RefreshEvent::Done {
+            feed_id: 1,
+            new: 3,
+            updated: 0,
+            unread: 3,
+            title: "A".into(),
+            moved_to: Some("http://a.example/new".into()),
+        });
+        summary.count(RefreshEvent::NotModified { feed_id: 2, moved_to: None });
+        summary.count(FeedName { id: 3, title: "C".into(), url: "http://c.example/".into() }.failed(STOPPED));
+        summary.count(RefreshEvent::Skipped { feed_id: 4, title: "D".into(), reason: "waiting".into() });
+        assert_eq!((summary.feeds, summary.updated_feeds, summary.not_modified, summary.new_entries), (4, 1, 1, 3));
+        assert_eq!((summary.failed.len(), summary.skipped.len()), (1, 1));
+        assert_eq!(summary.moved, vec![("A".to_string(), "http://a.example/new".to_string())]);
+    }
 }

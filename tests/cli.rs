@@ -118,7 +118,8 @@ fn unread_prints_counts_per_feed_and_the_total() {
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
-    assert!(lines.iter().any(|l| l.trim_start().starts_with("2  Good Feed")), "{text}");
+    // The names the OPML file gave are the user's: they stay after the feed says it is "Good Feed".
+    assert!(lines.iter().any(|l| l.trim_start() == "2  Good"), "{text}");
     assert!(lines.iter().any(|l| l.trim_start().starts_with("0  Gone")), "{text}");
     assert_eq!(lines[2].trim_start(), "2  total");
 }
@@ -192,13 +193,15 @@ fn a_database_from_a_newer_tidings_is_refused_and_left_alone() {
 fn files_default_to_the_xdg_directories() {
     let sandbox = Sandbox::new();
     let home = sandbox.path("home");
+    let file = sandbox.write("subs.opml", opml(&[(None, "A", "http://127.0.0.1:9/a.xml")]));
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tidings"))
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join("cfg"))
         .env("XDG_DATA_HOME", home.join("data"))
         .env("XDG_STATE_HOME", home.join("state"))
         .env("XDG_CACHE_HOME", home.join("cache"))
-        .arg("unread")
+        .arg("import")
+        .arg(&file)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -269,4 +272,180 @@ fn inspect_of_something_that_is_not_a_feed_exits_3_with_the_reason() {
     assert_eq!(out.status.code(), Some(3));
     assert!(stdout(&out).contains("tidings discover"), "{}", stdout(&out));
     assert!(!sandbox.db().exists(), "inspect writes nothing");
+}
+
+#[test]
+fn read_only_commands_on_a_missing_database_say_what_to_do_and_create_nothing() {
+    let sandbox = Sandbox::new();
+    for command in ["unread", "export"] {
+        let out = sandbox.run(&[command]);
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        let err = stderr(&out);
+        assert!(err.contains("no database at") && err.contains("tidings import"), "{command}: {err}");
+        assert_eq!(err.lines().count(), 1, "{command}: {err}");
+        assert!(!sandbox.db().exists(), "{command} created the database");
+    }
+}
+
+#[test]
+fn export_and_unread_leave_the_database_file_as_it_was() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("subs.opml", opml(&[(None, "A", "http://127.0.0.1:9/a.xml")]));
+    assert!(sandbox.run(&["import", path_str(&file)]).status.success());
+    let before = std::fs::read(sandbox.db()).unwrap();
+    for command in ["unread", "export"] {
+        assert!(sandbox.run(&[command]).status.success(), "{command}");
+    }
+    assert_eq!(std::fs::read(sandbox.db()).unwrap(), before);
+}
+
+/// A database of `n` subscriptions, imported.
+fn imported(sandbox: &Sandbox, n: usize) {
+    let feeds: Vec<(Option<&str>, String, String)> =
+        (0..n).map(|i| (None, format!("Feed number {i}"), format!("http://127.0.0.1:9/feed/{i}.xml"))).collect();
+    let list: Vec<(Option<&str>, &str, &str)> = feeds.iter().map(|(f, t, u)| (*f, t.as_str(), u.as_str())).collect();
+    let file = sandbox.write("many.opml", opml(&list));
+    assert!(sandbox.run(&["import", path_str(&file)]).status.success());
+}
+
+#[test]
+fn a_closed_pipe_ends_export_and_unread_quietly_with_status_0() {
+    let sandbox = Sandbox::new();
+    // Far more output than a pipe holds, so the writes meet the closed pipe.
+    imported(&sandbox, 5_000);
+    for command in ["export", "unread"] {
+        let mut child = sandbox
+            .tidings()
+            .arg(command)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{command}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{command} says nothing");
+    }
+}
+
+#[test]
+fn a_missing_file_is_said_once() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.run(&["import", path_str(&sandbox.path("nowhere.opml"))]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("nowhere.opml"), "{err}");
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+}
+
+#[test]
+fn a_damaged_database_is_said_once_with_what_to_do() {
+    let sandbox = Sandbox::new();
+    imported(&sandbox, 3_000);
+    // Keep the header page, overwrite every other page.
+    let mut bytes = std::fs::read(sandbox.db()).unwrap();
+    assert!(bytes.len() > 3 * 4096, "{}", bytes.len());
+    for b in &mut bytes[4096..] {
+        *b = 0xA5;
+    }
+    std::fs::write(sandbox.db(), bytes).unwrap();
+    for command in ["unread", "export", "refresh"] {
+        let out = sandbox.run(&[command]);
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        let err = stderr(&out);
+        assert_eq!(err.matches("malformed").count(), 1, "{command}: {err}");
+        assert!(!err.contains("Error code"), "{command}: {err}");
+        assert!(err.contains("damaged") && err.contains("move it aside"), "{command}: {err}");
+    }
+}
+
+#[test]
+fn a_long_opml_file_is_imported_with_progress_on_stderr() {
+    let sandbox = Sandbox::new();
+    let n = 20_000;
+    let mut xml = String::from("<?xml version=\"1.0\"?><opml version=\"2.0\"><body>\n");
+    for i in 0..n {
+        xml.push_str(&format!(
+            "<outline text=\"F{}\"><outline text=\"Feed {i}\" xmlUrl=\"http://127.0.0.1:9/{i}.xml\"/></outline>\n",
+            i % 50
+        ));
+    }
+    xml.push_str("</body></opml>\n");
+    let file = sandbox.write("long.opml", xml);
+    let out = sandbox.run(&["import", path_str(&file)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&format!("added       {n}")), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("Importing {n}/{n} subscriptions")), "{err}");
+    assert!(err.lines().count() >= 3, "progress along the way: {err}");
+    let unread = stdout(&sandbox.run(&["unread"]));
+    assert_eq!(unread.lines().count(), n + 1, "every feed and the total");
+}
+
+/// A Japanese feed in ISO-2022-JP, declaring utf-8: 7-bit bytes whose escape sequences are the only signal.
+fn iso_2022_jp_feed() -> Vec<u8> {
+    let xml = "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\"><channel><title>天気予報</title>\
+               <item><guid>1</guid><title>東京は晴れ、気温は二十度</title></item></channel></rss>";
+    encoding_rs::ISO_2022_JP.encode(xml).0.into_owned()
+}
+
+#[test]
+fn inspect_reads_iso_2022_jp_by_its_escape_sequences_whatever_the_label_says() {
+    let server = Server::start();
+    let content_types = ["text/xml", "application/octet-stream", "application/rss+xml; charset=us-ascii", ""];
+    for (i, content_type) in content_types.iter().enumerate() {
+        let headers = match *content_type {
+            "" => vec![],
+            ct => vec![("Content-Type".to_string(), ct.to_string())],
+        };
+        server.route(&format!("/jp{i}.xml"), Reply::Ok { status: 200, headers, body: iso_2022_jp_feed() });
+    }
+    let sandbox = Sandbox::new();
+    for (i, content_type) in content_types.iter().enumerate() {
+        let out = sandbox.run(&["inspect", "--json", &server.url(&format!("/jp{i}.xml"))]);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(v["entries"][0]["title"], "東京は晴れ、気温は二十度", "{content_type}: {v}");
+        assert_eq!(v["encoding"]["name"], "ISO-2022-JP", "{content_type}");
+        assert_eq!(v["encoding"]["source"], "escape-sequences", "{content_type}");
+        assert_eq!(v["encoding"]["signals"]["escape_sequences"], "ISO-2022-JP", "{content_type}");
+    }
+    let out = sandbox.run(&["inspect", &server.url("/jp0.xml")]);
+    assert!(stdout(&out).contains("ISO-2022-JP from its escape sequences"), "{}", stdout(&out));
+}
+
+#[test]
+fn bidi_overrides_never_reach_the_command_line_and_hebrew_stays_readable() {
+    let server = Server::start();
+    let title = "\u{202e}gnp.exe\u{2066} שלום עולם";
+    server.route(
+        "/spoof.xml",
+        Reply::ok("application/rss+xml", rss(title, &[("1", "\u{202b}חדשות\u{202c} today \u{2067}x", "<p>b</p>")])),
+    );
+    let sandbox = Sandbox::new();
+    // Subscribed by address, so the feed's own title is its name.
+    let added = sandbox.run(&["add", &server.url("/spoof.xml")]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    assert!(!stdout(&added).chars().any(tidings::sanitize::is_bidi_control), "{:?}", stdout(&added));
+    let out = sandbox.run(&["refresh"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let unread = stdout(&sandbox.run(&["unread"]));
+    let inspect = stdout(&sandbox.run(&["inspect", "--json", &server.url("/spoof.xml")]));
+    for text in [&unread, &inspect] {
+        assert!(!text.chars().any(tidings::sanitize::is_bidi_control), "{text:?}");
+    }
+    assert!(unread.contains("1  gnp.exe שלום עולם"), "{unread:?}");
+    let v: serde_json::Value = serde_json::from_str(&inspect).unwrap();
+    assert_eq!(v["feed"]["title"], "gnp.exe שלום עולם");
+    assert_eq!(v["entries"][0]["title"], "חדשות today x");
+}
+
+#[test]
+fn a_document_that_crashes_the_parser_is_an_error_not_a_panic_on_the_terminal() {
+    let sandbox = Sandbox::new();
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fuzz");
+    for name in ["author-email-next-to-a-multibyte-character.bin", "date-cut-inside-a-character.bin"] {
+        let out = sandbox.run(&["inspect", &format!("{fixtures}/{name}")]);
+        assert!(matches!(out.status.code(), Some(0 | 3)), "{name}: {:?} {}", out.status, stderr(&out));
+        assert_eq!(stderr(&out), "", "{name}: nothing but the report");
+    }
 }

@@ -19,7 +19,7 @@ const FLOORS: &[(&str, usize)] = &[
     ("generated-http", 194),
     ("feedparser", 129),
     ("real-world", 548),
-    ("real-world-undeclared", 294),
+    ("real-world-undeclared", 296),
     ("rome-strict", 61),
     ("rome-lenient", 17),
     ("xml-spec", 42),
@@ -27,7 +27,7 @@ const FLOORS: &[(&str, usize)] = &[
 ];
 
 /// Share of real-world entries carrying a date field that must get a date, in percent.
-const DATE_FLOOR: f64 = 99.0;
+const DATE_FLOOR: f64 = 99.8;
 
 /// Cases where tidings reads the document differently on purpose, and why. They are reported, not hidden.
 const DELIBERATE: &[(&str, &str)] = &[
@@ -43,7 +43,7 @@ const DELIBERATE: &[(&str, &str)] = &[
     ),
     (
         "fp:generated/test_doctype_replacement.xml",
-        "entities of an internal DTD are not expanded (entity bombs); feedparser rewrites them",
+        "an internal DTD's entities expand one level, never into each other (entity bombs); feedparser drops the DTD",
     ),
     (
         "chardet:SHIFT_JIS/ooganemochi.com.xml",

@@ -5,7 +5,7 @@ mod support;
 
 use support::server::{Reply, Server};
 use support::{Sandbox, atom, rss, stderr, stdout};
-use tidings::discover::FoundBy;
+use tidings::feedlinks::FoundBy;
 use tidings::fetch::discovery::{Discovery, discover};
 use tidings::fetch::{FetchConfig, Fetcher};
 

@@ -106,7 +106,7 @@ fn every_fault_gets_its_own_error_and_nothing_else_suffers() {
     assert_eq!(kept, 2, "the entries stored before the failure are kept");
     let (retry, now): (i64, i64) = conn
         .query_row(
-            "SELECT retry_after, CAST(strftime('%s','now') AS INTEGER) FROM feeds WHERE url LIKE '%busy.xml'",
+            "SELECT retry_at, CAST(strftime('%s','now') AS INTEGER) FROM feeds WHERE url LIKE '%busy.xml'",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
@@ -158,7 +158,8 @@ fn a_chain_of_permanent_redirects_moves_the_stored_address() {
     let out = sandbox.tidings().arg("--opml").arg(&file).arg("refresh").output().unwrap();
     let text = stdout(&out);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains(&format!("MOVED   Moved: its address is now {}", server.url("/new.xml"))), "{text}");
+    // "Old" is the name the OPML file gave it, and stays its name.
+    assert!(text.contains(&format!("MOVED   Old: its address is now {}", server.url("/new.xml"))), "{text}");
     let export = stdout(&sandbox.run(&["export"]));
     assert!(export.contains(&server.url("/new.xml")) && !export.contains(&server.url("/old.xml")), "{export}");
     assert!(export.contains(&server.url("/temp.xml")), "a temporary redirect keeps the address: {export}");

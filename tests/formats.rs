@@ -41,7 +41,8 @@ fn rss_092_with_an_enclosure_and_no_title() {
     let f = read("rss092.xml", None).feed;
     assert_eq!(f.kind, FeedKind::Rss0);
     let e = &f.entries[0];
-    assert_eq!(e.title.as_deref(), Some("This week: an hour of field recordings from the harbour"));
+    assert_eq!(e.display_title().as_deref(), Some("This week: an hour of field recordings from the harbour"));
+    assert_eq!(e.title, None);
     assert_eq!(e.enclosures.len(), 1);
     assert_eq!(e.enclosures[0].url, "http://radio.example.com/show1.mp3");
     assert_eq!(e.enclosures[0].media_type.as_deref(), Some("audio/mpeg"));
@@ -55,7 +56,7 @@ fn rss_20_with_everything_an_item_carries() {
     let e = &f.entries[0];
     assert_eq!(e.title.as_deref(), Some("Release 1.0 is out"), "tags are stripped from titles");
     assert_eq!(e.key, "urn:uuid:7c9e6679");
-    assert_eq!(e.author.as_deref(), Some("Ann Author"));
+    assert_eq!(e.authors, ["Ann Author"]);
     assert_eq!(e.categories, vec!["releases", "rust"]);
     assert_eq!(e.comments.as_deref(), Some("https://blog.example.com/posts/release-1-0/#comments"));
     assert_eq!(e.thumbnail.as_deref(), Some("https://blog.example.com/media/demo.jpg"));
@@ -67,7 +68,7 @@ fn rss_20_with_everything_an_item_carries() {
     let e = &f.entries[1];
     assert_eq!(e.key, "https://blog.example.com/posts/no-guid", "no guid: the canonical link is the identity");
     assert_eq!(date(e), "2025-06-09T06:30:00Z", "dc:date beats pubDate");
-    assert_eq!(e.author.as_deref(), Some("Bob Builder"), "the address is never shown");
+    assert_eq!(e.authors, ["Bob Builder"], "the address is never shown");
 }
 
 #[test]
@@ -77,7 +78,7 @@ fn rss_10_with_dublin_core() {
     let e = &f.entries[0];
     assert_eq!(e.title.as_deref(), Some("A comet returns"));
     assert_eq!(date(e), "2025-03-01T22:15:00Z");
-    assert_eq!(e.author.as_deref(), Some("Carla Sagan"));
+    assert_eq!(e.authors, ["Carla Sagan"]);
     assert_eq!(e.categories, vec!["astronomy", "comets"]);
 }
 
@@ -94,10 +95,10 @@ fn atom_10_content_kinds_and_relative_links() {
     assert_eq!(html.summary_html.as_deref(), Some("The summary loses to the content."));
     assert_eq!(date(html), "2025-06-10T09:00:00Z", "published beats updated");
     assert_eq!(html.categories, vec!["The Web"]);
-    assert_eq!(html.author.as_deref(), Some("Dana"));
+    assert_eq!(html.authors, ["Dana"]);
     let xhtml = &f.entries[1];
     assert!(xhtml.content_html.as_deref().unwrap().contains("<strong>XHTML</strong>"));
-    assert_eq!(xhtml.author.as_deref(), Some("erin"), "only an address: its name part");
+    assert_eq!(xhtml.authors, ["erin"], "only an address: its name part");
     assert_eq!(date(xhtml), "2025-06-09T10:00:00Z");
     let text = &f.entries[2];
     assert_eq!(text.content_html.as_deref(), Some("Plain text with &lt;angle brackets&gt; &amp; ampersands."));
@@ -123,15 +124,52 @@ fn json_feed_10_and_11() {
     assert_eq!(e.title.as_deref(), Some("Hello JSON"));
     assert_eq!(e.link.as_deref(), Some("https://json.example.com/hello"));
     assert_eq!(date(e), "2025-05-01T16:00:00Z");
-    assert_eq!(e.author.as_deref(), Some("Jay Son"));
+    assert_eq!(e.authors, ["Jay Son"]);
     assert_eq!(e.categories, vec!["json", "feeds"]);
 
     let f = read("jsonfeed11.json", None).feed;
     let e = &f.entries[0];
-    assert_eq!(e.title.as_deref(), Some("Only text here, and no title"));
+    assert_eq!(e.title, None);
+    assert_eq!(e.display_title().as_deref(), Some("Only text here, and no title"));
     assert_eq!(date(e), "2025-05-02T10:00:00Z");
-    assert_eq!(e.author.as_deref(), Some("Ada"));
+    assert_eq!(e.authors, ["Ada"]);
     assert_eq!(e.enclosures[0].url, "https://json11.example.com/a.mp3");
+}
+
+#[test]
+fn json_feed_as_loosely_written_as_the_wild_writes_it_is_read_whole() {
+    let r = read("jsonfeed-loose.json", Some("https://loose.example/blog/feed.json"));
+    let f = &r.feed;
+    assert_eq!(f.kind, FeedKind::Json);
+    assert_eq!(f.title.as_deref(), Some("Loose & relative"));
+    assert_eq!(f.link.as_deref(), Some("https://loose.example/blog/"));
+    assert!(f.warnings.iter().any(|w| w.contains("states no version")), "{:?}", f.warnings);
+    assert!(f.warnings.iter().any(|w| w.starts_with("1 date(s) had no time zone")), "{:?}", f.warnings);
+    assert_eq!(f.entries.len(), 3, "the item that is not an object is skipped");
+
+    let e = &f.entries[0];
+    assert_eq!(e.key, "101", "a numeric id");
+    assert_eq!(e.link.as_deref(), Some("https://loose.example/blog/posts/101"));
+    assert_eq!(e.thumbnail.as_deref(), Some("https://loose.example/img/101.png"));
+    assert_eq!(e.authors, ["Feed Keeper"], "an author given as a string, inherited");
+    assert_eq!(e.categories, ["loose", "2025"]);
+    assert_eq!(
+        (date(e).as_str(), e.updated.map(|d| d.to_rfc3339())),
+        ("2025-07-01T07:00:00Z", Some("2025-07-02T09:00:00+00:00".into()))
+    );
+    assert_eq!((e.content_html.as_deref(), e.summary_html.as_deref()), (Some("<p>Body</p>"), Some("Short")));
+    assert_eq!(e.enclosures.len(), 1, "an attachment without an address is skipped");
+    assert_eq!(e.enclosures[0].url, "https://loose.example/blog/media/101.mp3");
+    assert_eq!((e.enclosures[0].media_type.as_deref(), e.enclosures[0].length), (None, Some(4096)));
+
+    let e = &f.entries[1];
+    assert_eq!(e.link.as_deref(), Some("https://elsewhere.example/story"));
+    assert_eq!(e.content_html.as_deref(), Some("Plain &lt;text&gt; here."));
+    assert_eq!(e.authors, ["Guest Writer"]);
+
+    let e = &f.entries[2];
+    assert!(e.key.starts_with("hash:"), "{}", e.key);
+    assert_eq!(date(e), "2025-07-03T08:00:00Z");
 }
 
 #[test]
@@ -206,7 +244,99 @@ fn relative_links_resolve_against_xml_base_then_the_site() {
 }
 
 #[test]
-fn missing_titles_fall_back_to_text_media_and_dublin_core() {
+fn missing_titles_fall_back_to_media_and_dublin_core_and_are_shown_by_their_text() {
     let f = read("quirk-no-titles.xml", None).feed;
-    assert_eq!(titles(&f.entries), vec!["The first line becomes the title", "From media:title", "From dc:title"]);
+    assert_eq!(titles(&f.entries), vec!["", "From media:title", "From dc:title"]);
+    assert_eq!(f.entries[0].title, None, "the feed gives no title: none is made up");
+    assert_eq!(f.entries[0].display_title().as_deref(), Some("The first line becomes the title"));
+}
+
+fn plain(html: Option<&str>) -> String {
+    tidings::text::html_to_plain(html.unwrap_or(""))
+}
+
+#[test]
+fn atom_text_constructs_are_read_by_rfc_4287() {
+    let f = read("atom-text-constructs.xml", None).feed;
+    assert_eq!(f.title.as_deref(), Some("Markup <tags> &amp; their names"), "type=text is literal");
+    assert_eq!(
+        titles(&f.entries),
+        vec!["History of the <blink> tag", "Escaped HTML & an entity", "Inline XHTML", "<title>"]
+    );
+    let e = &f.entries;
+    assert_eq!(e[0].content_html.as_deref(), Some("The &lt;details&gt; element &amp;amp; more"));
+    assert_eq!(plain(e[1].content_html.as_deref()), "Example test left unescaped", "naked markup keeps its text");
+    assert_eq!(plain(e[2].content_html.as_deref()), "Styled text", "style and script go with their content");
+    assert_eq!(plain(e[3].content_html.as_deref()), "Shown as the summary");
+}
+
+#[test]
+fn atom_entries_without_authors_inherit_the_feeds() {
+    let f = read("atom-text-constructs.xml", None).feed;
+    assert!(f.entries.iter().all(|e| e.authors == ["Feed Author"]), "{:?}", f.entries);
+}
+
+#[test]
+fn untyped_rss_titles_are_html_only_on_evidence() {
+    let f = read("rss-untyped-text.xml", None).feed;
+    assert_eq!(f.title.as_deref(), Some("Naked markup title"));
+    assert_eq!(
+        titles(&f.entries),
+        vec!["Nice <gorilla> what's he weigh?", "A<B", "The & entity", "Bold news", "Fish & chips <3", "Linked title",]
+    );
+}
+
+#[test]
+fn rss_metadata_falls_back_through_dublin_core_atom_and_itunes() {
+    let f = read("rss-fallbacks.xml", Some("https://fallback.example.com/feed.xml")).feed;
+    assert_eq!(f.title.as_deref(), Some("Fallback Weekly"), "dc:title");
+    assert_eq!(f.link.as_deref(), Some("https://fallback.example.com/"), "atom:link rel=alternate, not self");
+    assert_eq!(f.authors, ["Eda Editor"], "managingEditor");
+    let [first, second, third] = &f.entries[..] else { panic!("three entries: {:?}", f.entries) };
+    assert_eq!(first.link.as_deref(), Some("https://fallback.example.com/posts/1"), "a guid is a permalink");
+    assert_eq!(first.authors, ["First Writer", "Second Writer"], "every dc:creator");
+    assert_eq!(date(first), "2025-06-01T06:00:00Z", "dcterms:issued");
+    assert_eq!(first.content_html.as_deref(), Some("Summary from iTunes"));
+    assert_eq!(second.link.as_deref(), Some("https://fallback.example.com/posts/2"), "atom:link");
+    assert_eq!(second.key, "urn:fallback:2", "atom:id");
+    assert_eq!(second.authors, ["Pod Host"], "itunes:author");
+    assert_eq!(date(second), "2025-06-02T08:00:00Z", "atom:published");
+    assert_eq!(second.content_html.as_deref(), Some("Summary from Dublin Core"));
+    assert_eq!(third.link, None, "isPermaLink=false");
+    assert_eq!(third.key, "fallback-3");
+    assert_eq!(third.authors, ["Atom Author"], "atom:author");
+    assert_eq!(date(third), "2025-06-03T00:00:00Z", "dc:date");
+}
+
+#[test]
+fn rss_items_without_a_channel_are_read_with_a_warning() {
+    let r = read("rss-no-channel.xml", None);
+    assert_eq!(titles(&r.feed.entries), vec!["An item with no channel", "Another"]);
+    assert!(r.feed.warnings.iter().any(|w| w.contains("no <channel>")), "{:?}", r.feed.warnings);
+}
+
+#[test]
+fn atom_03_plain_escaped_base64_and_inline_constructs() {
+    let r = read("atom03-modes.xml", None);
+    let f = &r.feed;
+    assert_eq!(f.title.as_deref(), Some("Plain <typed> title"), "type=\"plain\" is text");
+    assert_eq!(titles(&f.entries), vec!["Escaped title", "Encoded & plain"]);
+    assert_eq!(f.entries[0].content_html.as_deref(), Some("<p>Base <b>64</b></p>"), "mode=base64");
+    assert_eq!(plain(f.entries[1].content_html.as_deref()), "Inline markup (mode=\"xml\")");
+    assert_eq!(date(&f.entries[1]), "2005-07-30T09:05:33Z", "modified when nothing was issued");
+    assert!(f.entries.iter().all(|e| e.authors == ["Zero Three"]));
+    assert!(r.feed.warnings.iter().any(|w| w.contains("Atom 0.3")), "{:?}", r.feed.warnings);
+}
+
+#[test]
+fn json_feed_whose_version_is_a_number_is_read_by_its_structure() {
+    let r = read("jsonfeed-versions.json", None);
+    let f = &r.feed;
+    assert_eq!(f.title.as_deref(), Some("Versioned & loose"));
+    assert_eq!(f.entries[0].key, "1", "a numeric id");
+    assert_eq!(f.entries[0].authors, ["Site Author"], "items inherit the feed's authors");
+    assert_eq!(date(&f.entries[0]), "2025-06-10T06:00:00Z");
+    assert_eq!(f.entries[1].title, None);
+    assert_eq!(f.entries[1].authors, ["Old Style", "New Style"], "author (1.0) and authors (1.1)");
+    assert!(f.warnings.iter().any(|w| w.contains("\"1.1\"")), "{:?}", f.warnings);
 }

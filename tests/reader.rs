@@ -9,25 +9,26 @@ use ratatui::backend::TestBackend;
 use std::time::Duration;
 use support::server::{Reply, Server};
 use support::{Sandbox, atom, opml, rss, screen};
-use tidings::app::{Event, FeedListRow, Overlay, Pane, State};
+use tidings::app::dialogs::Dialog;
+use tidings::app::{Event, FeedListRow, Pane, State};
 use tidings::config::Config;
-use tidings::runtime::{App, Options};
+use tidings::runtime::{NoHost, Options, Reader};
 
 const WAIT: Duration = Duration::from_secs(20);
 
-fn key(app: &mut App, code: KeyCode) {
+fn key(app: &mut Reader, code: KeyCode) {
     app.dispatch(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
 }
 
-fn draw(app: &App, terminal: &mut Terminal<TestBackend>) -> String {
-    terminal.draw(|f| tidings::ui::draw(f, &app.state)).unwrap();
+fn draw(app: &Reader, terminal: &mut Terminal<TestBackend>) -> String {
+    app.draw(terminal).unwrap();
     screen(terminal.backend())
 }
 
 /// The rows of the feeds pane, inside its borders, trimmed.
 fn feeds_pane(terminal: &Terminal<TestBackend>) -> Vec<String> {
     let buffer = terminal.backend().buffer();
-    let area = tidings::ui::layout(buffer.area).feeds;
+    let area = tidings::app::layout::screen(buffer.area.width, buffer.area.height, Pane::Feeds, false).feeds.unwrap();
     (area.y + 1..area.y + area.height - 1)
         .map(|y| {
             (area.x + 1..area.x + area.width - 1)
@@ -49,16 +50,17 @@ fn feed_row(terminal: &Terminal<TestBackend>, text: &str) -> String {
 }
 
 /// Moves the feed cursor to the feed titled `title`.
-fn select_feed(app: &mut App, title: &str) {
+fn select_feed(app: &mut Reader, title: &str) {
     while app.state.focus != Pane::Feeds {
         key(app, KeyCode::Char('h'));
     }
     key(app, KeyCode::Char('g'));
     let row = app
         .state
+        .feeds
         .rows
         .iter()
-        .position(|r| matches!(r, FeedListRow::Feed(i) if app.state.feeds[*i].title == title))
+        .position(|r| matches!(r, FeedListRow::Feed { index, .. } if app.state.feeds.feeds[*index].title == title))
         .unwrap_or_else(|| panic!("no feed titled {title}"));
     for _ in 0..row {
         key(app, KeyCode::Char('j'));
@@ -66,7 +68,10 @@ fn select_feed(app: &mut App, title: &str) {
 }
 
 fn all_fetched(s: &State) -> bool {
-    s.feeds_loaded && s.progress.is_idle() && !s.feeds.is_empty() && s.feeds.iter().all(|f| f.last_fetched_at.is_some())
+    s.feeds.loaded
+        && s.progress.is_idle()
+        && !s.feeds.feeds.is_empty()
+        && s.feeds.feeds.iter().all(|f| f.last_fetched_at.is_some())
 }
 
 struct World {
@@ -123,46 +128,48 @@ fn options(w: &World, refresh_on_startup: bool) -> Options {
         notice: None,
         report: vec![],
         size: (140, 30),
+        zone: tidings::clock::Zone::utc(),
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn import_refresh_read_an_entry_and_see_errors_per_feed() {
     let w = world();
-    let mut app = App::new(options(&w, true)).unwrap();
+    let mut app = Reader::new(options(&w, true)).unwrap();
     let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
     app.start();
     app.run_until(WAIT, all_fetched).await.unwrap();
 
-    // The feeds pane lists every feed with its unread count; the two bad ones carry an error marker.
+    // The feeds pane lists every feed, by the name the OPML file gave it (the feed calls itself "Feed One"), with
+    // its unread count; the two bad ones carry an error marker.
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("Feeds · 5 unread"), "the pane's title sums the unread entries:\n{shown}");
-    assert!(feed_row(&terminal, "Feed One").ends_with(" 3"), "{}", feed_row(&terminal, "Feed One"));
-    assert!(feed_row(&terminal, "Feed Two").ends_with(" 2"));
+    assert!(feed_row(&terminal, "One").ends_with(" 3"), "{}", feed_row(&terminal, "One"));
+    assert!(feed_row(&terminal, "Two").ends_with(" 2"));
     assert!(feed_row(&terminal, "▾ Folder").ends_with(" 2"), "the folder shows its unread sum");
     assert!(feed_row(&terminal, "Missing").starts_with("! "), "{}", feed_row(&terminal, "Missing"));
     assert!(feed_row(&terminal, "Page").starts_with("! "));
-    assert!(!feed_row(&terminal, "Feed One").starts_with("!"));
+    assert!(!feed_row(&terminal, "One").starts_with("!"));
 
     // Each bad feed has its own error, and the good ones loaded.
-    let by_title = |t: &str| app.state.feeds.iter().find(|f| f.title == t).unwrap().clone();
+    let by_title = |t: &str| app.state.feeds.feeds.iter().find(|f| f.title == t).unwrap().clone();
     assert!(by_title("Missing").last_error.as_deref().unwrap().contains("HTTP 404"));
     assert!(by_title("Page").last_error.as_deref().unwrap().contains("tidings discover"));
-    assert_eq!(by_title("Feed One").last_error, None);
+    assert_eq!(by_title("One").last_error, None);
 
-    // Open the second entry of Feed One.
-    select_feed(&mut app, "Feed One");
+    // Open the second entry of One.
+    select_feed(&mut app, "One");
     app.run_until(WAIT, |s| s.entries.len() == 3).await.unwrap();
     key(&mut app, KeyCode::Char('l'));
     assert_eq!(app.state.focus, Pane::Entries);
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Enter);
-    app.run_until(WAIT, |s| s.article.as_ref().is_some_and(|a| a.rendered_width.is_some())).await.unwrap();
+    app.run_until(WAIT, |s| s.article.view.as_ref().is_some_and(|a| a.rendered_width.is_some())).await.unwrap();
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("Beta follows"), "{shown}");
-    assert!(app.state.entries[1].read);
+    assert!(app.state.entries.refs[1].read);
     assert!(shown.contains("Second body."), "the article pane shows the entry's text:\n{shown}");
-    assert!(feed_row(&terminal, "Feed One").ends_with(" 2"), "opening an entry drops the unread count");
+    assert!(feed_row(&terminal, "One").ends_with(" 2"), "opening an entry drops the unread count");
     assert!(shown.contains("Feeds · 4 unread"), "and the total with it");
 
     // The entry is read in the database.
@@ -175,7 +182,7 @@ async fn import_refresh_read_an_entry_and_see_errors_per_feed() {
 
     // The 404 feed shows its error where its entries would be.
     select_feed(&mut app, "Missing");
-    app.run_until(WAIT, |s| s.entries_of.is_some()).await.unwrap();
+    app.run_until(WAIT, |s| s.entries.loaded).await.unwrap();
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("Last refresh failed"), "{shown}");
     assert!(shown.contains("HTTP 404"), "{shown}");
@@ -184,7 +191,7 @@ async fn import_refresh_read_an_entry_and_see_errors_per_feed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_first_refresh_stores_validators_and_the_second_sends_them() {
     let w = world();
-    let mut app = App::new(options(&w, true)).unwrap();
+    let mut app = Reader::new(options(&w, true)).unwrap();
     app.start();
     app.run_until(WAIT, all_fetched).await.unwrap();
     assert_eq!(w.server.requests_for("/one.xml").len(), 1);
@@ -192,21 +199,21 @@ async fn the_first_refresh_stores_validators_and_the_second_sends_them() {
 
     key(&mut app, KeyCode::Char('R'));
     assert!(!app.state.progress.is_idle());
-    app.run_until(WAIT, |s| s.progress.is_idle() && s.message.as_deref().is_some_and(|m| m.starts_with("Refreshed")))
+    app.run_until(WAIT, |s| s.progress.is_idle() && s.status.log.iter().any(|m| m.text.starts_with("Refreshed")))
         .await
         .unwrap();
     let second = &w.server.requests_for("/one.xml")[1];
     assert_eq!(second.header("if-none-match"), Some("\"one-v1\""));
     assert!(second.header("user-agent").unwrap().starts_with("tidings/"));
     // A 304 adds nothing and keeps the counts.
-    assert_eq!(app.state.feeds.iter().find(|f| f.title == "Feed One").unwrap().unread, 3);
+    assert_eq!(app.state.feeds.feeds.iter().find(|f| f.title == "One").unwrap().unread, 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cached_entries_show_at_once_with_no_network() {
     let w = world();
     {
-        let mut app = App::new(options(&w, true)).unwrap();
+        let mut app = Reader::new(options(&w, true)).unwrap();
         app.start();
         app.run_until(WAIT, all_fetched).await.unwrap();
     }
@@ -218,11 +225,12 @@ async fn cached_entries_show_at_once_with_no_network() {
         notice: None,
         report: vec![],
         size: (140, 30),
+        zone: tidings::clock::Zone::utc(),
     };
-    let mut app = App::new(w2).unwrap();
+    let mut app = Reader::new(w2).unwrap();
     let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
     app.start();
-    app.run_until(WAIT, |s| s.feeds_loaded && !s.entries.is_empty()).await.unwrap();
+    app.run_until(WAIT, |s| s.feeds.loaded && !s.entries.is_empty()).await.unwrap();
     assert!(app.state.progress.is_idle(), "no refresh was started");
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("Alpha arrives"), "{shown}");
@@ -230,27 +238,40 @@ async fn cached_entries_show_at_once_with_no_network() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn help_overlay_lists_the_keys_and_resizing_reflows() {
+async fn help_lists_every_key_of_the_keymap_and_resizing_reflows_the_screen() {
     let w = world();
-    let mut app = App::new(options(&w, false)).unwrap();
+    let mut app = Reader::new(options(&w, false)).unwrap();
     let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
     app.start();
-    app.run_until(WAIT, |s| s.feeds_loaded).await.unwrap();
+    app.run_until(WAIT, |s| s.feeds.loaded).await.unwrap();
     key(&mut app, KeyCode::Char('?'));
-    let shown = draw(&app, &mut terminal);
-    for (keys, what) in tidings::app::KEYS {
-        assert!(shown.contains(keys), "help lists {keys}:\n{shown}");
-        assert!(shown.contains(what), "help explains {what}");
+    // Scroll through the whole help: every binding of the keymap is shown somewhere.
+    let mut seen = String::new();
+    for _ in 0..40 {
+        seen.push_str(&draw(&app, &mut terminal));
+        key(&mut app, KeyCode::PageDown);
+    }
+    let words = seen.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (_, keys, what) in app.state.keymap.help_rows() {
+        assert!(words.contains(&keys), "help lists {keys}");
+        assert!(words.contains(&what.split_whitespace().collect::<Vec<_>>().join(" ")), "help explains {what}");
     }
     key(&mut app, KeyCode::Char('?'));
-    assert!(app.state.overlay.is_none());
+    assert!(app.state.dialog.is_none());
 
-    terminal.backend_mut().resize(80, 24);
-    app.dispatch(Event::Resize(80, 24));
-    let shown = draw(&app, &mut terminal);
-    assert_eq!(shown.lines().count(), 24);
-    assert!(shown.lines().all(|l| l.chars().count() == 80));
-    assert!(shown.contains("Feeds"));
+    // Three panes at 140 columns; at 60 only the pane with the focus, filling the screen.
+    let wide = draw(&app, &mut terminal);
+    assert!(wide.contains("Article"), "{wide}");
+    terminal.backend_mut().resize(60, 20);
+    app.dispatch(Event::Resize { width: 60, height: 20 });
+    let narrow = draw(&app, &mut terminal);
+    assert_eq!(narrow.lines().count(), 20);
+    assert!(narrow.lines().all(|l| l.chars().count() == 60));
+    assert!(narrow.contains("Feeds") && !narrow.contains("Article"), "one pane at 60 columns:\n{narrow}");
+    let top = narrow.lines().next().unwrap();
+    let corners = top.chars().filter(|c| matches!(c, '┏' | '┌')).count();
+    assert_eq!(corners, 1, "one pane across the whole width: {top}");
+    assert!(top.ends_with('┓') || top.ends_with('┐'), "the feeds pane spans the whole width: {top}");
 }
 
 /// A Russian feed in windows-1251 whose server claims KOI8-R: every byte is valid KOI8-R, so only a person can
@@ -276,25 +297,38 @@ async fn feed_info_explains_the_decoding_and_a_forced_encoding_fixes_the_text() 
     let sandbox = Sandbox::new();
     let file = sandbox.write("subs.opml", opml(&[(None, "Cyr", &server.url("/cyr.xml"))]));
     tidings::import::import_file(&sandbox.db(), &file).unwrap();
-    let options =
-        Options { db: sandbox.db(), config: Config::default(), notice: None, report: vec![], size: (140, 30) };
-    let mut app = App::new(options).unwrap();
+    let options = Options {
+        db: sandbox.db(),
+        config: Config::default(),
+        notice: None,
+        report: vec![],
+        size: (140, 30),
+        zone: tidings::clock::Zone::utc(),
+    };
+    let mut app = Reader::new(options).unwrap();
     let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
     app.start();
     app.run_until(WAIT, all_fetched).await.unwrap();
     app.run_until(WAIT, |s| !s.entries.is_empty()).await.unwrap();
-    let garbled = app.state.entries[0].title.clone().unwrap();
+    // The feed list is read again after the refresh, with what decoding decided.
+    app.run_until(WAIT, |s| s.feeds.feeds[0].encoding_overridden).await.unwrap();
+    let garbled = app.state.entries.row(0).unwrap().title.clone().unwrap();
     assert_ne!(garbled, "Правительство обсудило бюджет", "the server's KOI8-R is taken at its word");
     draw(&app, &mut terminal);
+    // Below the three smart views, the one feed's row.
     assert!(
-        feed_row(&terminal, "").starts_with("~ "),
+        feeds_pane(&terminal)[3].starts_with("~ "),
         "the overridden declaration is marked: {:?}",
         feeds_pane(&terminal)
     );
 
-    // The feed-info view says what happened.
+    // The feed-info view of the feed says what happened.
+    while app.state.feeds.selected_feed().is_none() {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    app.run_until(WAIT, |s| s.entries.loaded && !s.entries.is_empty()).await.unwrap();
     key(&mut app, KeyCode::Char('i'));
-    app.run_until(WAIT, |s| matches!(&s.overlay, Some(Overlay::FeedInfo { info: Some(_), .. }))).await.unwrap();
+    app.run_until(WAIT, |s| matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.is_some())).await.unwrap();
     let shown = draw(&app, &mut terminal);
     assert!(
         shown.contains("KOI8-R from the HTTP charset; the XML declaration said windows-1251 and was overridden"),
@@ -307,10 +341,10 @@ async fn feed_info_explains_the_decoding_and_a_forced_encoding_fixes_the_text() 
         key(&mut app, KeyCode::Char(c));
     }
     key(&mut app, KeyCode::Enter);
-    assert!(app.state.overlay.is_none());
+    assert!(app.state.dialog.is_none());
     app.run_until(WAIT, |s| {
         s.progress.is_idle()
-            && s.entries.first().and_then(|e| e.title.as_deref()) == Some("Правительство обсудило бюджет")
+            && s.entries.row(0).and_then(|e| e.title.as_deref()) == Some("Правительство обсудило бюджет")
     })
     .await
     .unwrap();
@@ -318,7 +352,7 @@ async fn feed_info_explains_the_decoding_and_a_forced_encoding_fixes_the_text() 
     let second = &server.requests_for("/cyr.xml")[1];
     assert_eq!(second.header("if-none-match"), None, "forcing an encoding downloads the feed again");
     key(&mut app, KeyCode::Char('i'));
-    app.run_until(WAIT, |s| matches!(&s.overlay, Some(Overlay::FeedInfo { info: Some(_), .. }))).await.unwrap();
+    app.run_until(WAIT, |s| matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.is_some())).await.unwrap();
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("windows-1251 from the encoding forced for this feed"), "{shown}");
 }
@@ -343,12 +377,18 @@ async fn add_a_site_pick_one_of_its_feeds_then_delete_it() {
         Reply::ok("application/atom+xml", atom("Site Notes", &[("n1", "Note one", "<p>n</p>")])),
     );
     let sandbox = Sandbox::new();
-    let options =
-        Options { db: sandbox.db(), config: Config::default(), notice: None, report: vec![], size: (140, 30) };
-    let mut app = App::new(options).unwrap();
+    let options = Options {
+        db: sandbox.db(),
+        config: Config::default(),
+        notice: None,
+        report: vec![],
+        size: (140, 30),
+        zone: tidings::clock::Zone::utc(),
+    };
+    let mut app = Reader::new(options).unwrap();
     let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
     app.start();
-    app.run_until(WAIT, |s| s.feeds_loaded).await.unwrap();
+    app.run_until(WAIT, |s| s.feeds.loaded).await.unwrap();
     assert!(draw(&app, &mut terminal).contains("No feeds yet"));
 
     key(&mut app, KeyCode::Char('a'));
@@ -357,20 +397,20 @@ async fn add_a_site_pick_one_of_its_feeds_then_delete_it() {
     }
     key(&mut app, KeyCode::Enter);
     assert!(draw(&app, &mut terminal).contains("Looking for feeds"));
-    app.run_until(WAIT, |s| matches!(s.overlay, Some(Overlay::Picker { .. }))).await.unwrap();
+    app.run_until(WAIT, |s| matches!(s.dialog, Some(Dialog::Picker(_)))).await.unwrap();
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("1. Site Posts (rss2)") && shown.contains("2. Site Notes (atom)"), "{shown}");
 
     key(&mut app, KeyCode::Char('j'));
     key(&mut app, KeyCode::Enter);
-    app.run_until(WAIT, |s| s.feeds.len() == 1 && s.progress.is_idle() && !s.entries.is_empty()).await.unwrap();
+    app.run_until(WAIT, |s| s.feeds.feeds.len() == 1 && s.progress.is_idle() && !s.entries.is_empty()).await.unwrap();
     draw(&app, &mut terminal);
     assert!(feed_row(&terminal, "Site Notes").ends_with(" 1"), "subscribed and refreshed: {:?}", feeds_pane(&terminal));
 
     key(&mut app, KeyCode::Char('D'));
     assert!(draw(&app, &mut terminal).contains("Unsubscribe from Site Notes?"));
     key(&mut app, KeyCode::Char('y'));
-    app.run_until(WAIT, |s| s.feeds.is_empty()).await.unwrap();
+    app.run_until(WAIT, |s| s.feeds.feeds.is_empty()).await.unwrap();
     app.flush_writes().await.unwrap();
     let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
     let (feeds, entries): (i64, i64) = conn
@@ -392,32 +432,164 @@ async fn an_import_report_opens_over_the_panes() {
         ],
         ..options(&w, false)
     };
-    let mut app = App::new(options).unwrap();
+    let mut app = Reader::new(options).unwrap();
     let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
     app.start();
-    app.run_until(WAIT, |s| s.feeds_loaded).await.unwrap();
+    app.run_until(WAIT, |s| s.feeds.loaded).await.unwrap();
     let shown = draw(&app, &mut terminal);
     assert!(shown.contains("gopher://x: unsupported URL scheme"), "{shown}");
     key(&mut app, KeyCode::Esc);
-    assert!(app.state.overlay.is_none());
+    assert!(app.state.dialog.is_none());
+}
+
+/// The real terminal loop, on a TestBackend, with keys sent through the inbox as the terminal would: it must
+/// answer them, and quit, while a feed's answer is held back by the server. A refresh that blocked the loop
+/// would keep the `q` from being read until the gate opens, and the deadline would fail the test.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_real_loop_answers_keys_and_quits_while_a_refresh_waits_on_the_network() {
+    use crossterm::event::KeyModifiers;
+    let w = world();
+    let gate = support::server::Gate::default();
+    w.server.route("/one.xml", Reply::Held(gate.clone(), Box::new(Reply::ok("application/rss+xml", rss("Slow", &[])))));
+    let mut app = Reader::new(options(&w, true)).unwrap();
+    let inbox = app.sender();
+    let reader = tokio::spawn(async move {
+        let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
+        let mut host = NoHost::default();
+        let result = tokio::time::timeout(WAIT, app.run(&mut terminal, &mut host)).await;
+        (app, terminal, host, result)
+    });
+    // Wait until the held feed is being fetched (its request reached the server).
+    let deadline = std::time::Instant::now() + WAIT;
+    while w.server.requests_for("/one.xml").is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the refresh never asked for the held feed");
+        tokio::task::yield_now().await;
+    }
+    for c in ['j', '?'] {
+        inbox.send(Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))).unwrap();
+    }
+    inbox.send(Event::Key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL))).unwrap();
+    inbox.send(Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))).unwrap();
+    let (app, _terminal, host, result) = reader.await.unwrap();
+    let first = app.state.feeds.row_of(tidings::app::ListKey::Unread).unwrap();
+    let still_held = !app.state.progress.is_idle();
+    gate.open();
+    result.expect("the loop ended within the deadline").unwrap();
+    assert!(app.state.quit);
+    assert!(still_held, "the held feed had not answered when the loop quit");
+    assert_eq!(app.state.feeds.cursor.index, first + 1, "j moved the cursor");
+    assert!(matches!(app.state.dialog, Some(Dialog::Help { .. })), "? opened the help");
+    assert_eq!(host.suspended, 1, "Ctrl-Z reached the terminal, from the help");
+}
+
+/// Search through the real reader: `/`, words, Enter, right after the refresh that brought the entry; the
+/// Search view lists what matches, from every feed and folder; opening one marks the words in the article.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_finds_an_entry_in_any_feed_and_marks_the_words() {
+    let w = world();
+    let mut app = Reader::new(options(&w, true)).unwrap();
+    app.start();
+    app.run_until(WAIT, all_fetched).await.unwrap();
+    key(&mut app, KeyCode::Char('/'));
+    for c in "upsilon".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    app.run_until(WAIT, |s| s.entries.of == Some(tidings::app::ListKey::Search) && s.entries.loaded).await.unwrap();
+    assert_eq!(app.state.entries.len(), 1, "one entry, in the feed inside Folder");
+    assert_eq!(app.state.entries.row(0).and_then(|r| r.title.as_deref()), Some("Upsilon"));
+    assert_eq!(app.state.feeds.search.as_ref().and_then(|s| s.count), Some(1), "the view counts it");
+    key(&mut app, KeyCode::Enter);
+    app.run_until(WAIT, |s| s.article.view.as_ref().is_some_and(|v| v.rendered_width.is_some())).await.unwrap();
+    let view = app.state.article.view.as_ref().unwrap();
+    assert!(view.marks.iter().any(|m| !m.is_empty()), "the title's word is marked");
+    // A query that means nothing is a message, not an error screen.
+    key(&mut app, KeyCode::Char('/'));
+    key(&mut app, KeyCode::Char('u'));
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
+    for c in "-only".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    app.run_until(WAIT, |s| s.entries.error.is_some()).await.unwrap();
+    assert!(app.state.status.current(app.state.clock.now).is_some_and(|m| m.error));
+}
+
+/// An entry purged while it was on screen (retention ran after an old entry was read): starring it says it is
+/// gone instead of looking done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn starring_an_entry_the_store_has_purged_meanwhile_says_so() {
+    let w = world();
+    let mut app = Reader::new(options(&w, true)).unwrap();
+    app.start();
+    app.run_until(WAIT, all_fetched).await.unwrap();
+    select_feed(&mut app, "One");
+    app.run_until(WAIT, |s| s.entries.loaded && !s.entries.is_empty()).await.unwrap();
+    key(&mut app, KeyCode::Char('l'));
+    let id = app.state.entries.selected_ref().unwrap().id;
+    app.flush_writes().await.unwrap();
+    rusqlite::Connection::open(w.sandbox.db()).unwrap().execute("DELETE FROM entries WHERE id = ?1", [id]).unwrap();
+    key(&mut app, KeyCode::Char('s'));
+    app.run_until(WAIT, |s| s.status.last_error().is_some_and(|m| m.text.contains("purged meanwhile"))).await.unwrap();
+    let message = app.state.status.last_error().unwrap();
+    assert!(message.text.starts_with("1 entry was not starred"), "{}", message.text);
+}
+
+/// A terminal that cannot say where its cursor is, as a real one cannot while the input task reads the answer
+/// to that question: the loop must never ask (after Ctrl-Z and `fg` it once failed with "the cursor position
+/// could not be read").
+struct NoCursorQueries(TestBackend);
+
+impl ratatui::backend::Backend for NoCursorQueries {
+    type Error = std::io::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> std::io::Result<()>
+    where
+        I: Iterator<Item = (u16, u16, &'a ratatui::buffer::Cell)>,
+    {
+        self.0.draw(content).map_err(|e| match e {})
+    }
+    fn hide_cursor(&mut self) -> std::io::Result<()> {
+        self.0.hide_cursor().map_err(|e| match e {})
+    }
+    fn show_cursor(&mut self) -> std::io::Result<()> {
+        self.0.show_cursor().map_err(|e| match e {})
+    }
+    fn get_cursor_position(&mut self) -> std::io::Result<ratatui::layout::Position> {
+        Err(std::io::Error::other("the cursor position could not be read within a normal duration"))
+    }
+    fn set_cursor_position<P: Into<ratatui::layout::Position>>(&mut self, position: P) -> std::io::Result<()> {
+        self.0.set_cursor_position(position).map_err(|e| match e {})
+    }
+    fn clear(&mut self) -> std::io::Result<()> {
+        self.0.clear().map_err(|e| match e {})
+    }
+    fn clear_region(&mut self, clear_type: ratatui::backend::ClearType) -> std::io::Result<()> {
+        self.0.clear_region(clear_type).map_err(|e| match e {})
+    }
+    fn size(&self) -> std::io::Result<ratatui::layout::Size> {
+        self.0.size().map_err(|e| match e {})
+    }
+    fn window_size(&mut self) -> std::io::Result<ratatui::backend::WindowSize> {
+        self.0.window_size().map_err(|e| match e {})
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush().map_err(|e| match e {})
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_reader_answers_keys_while_a_refresh_waits_on_the_network() {
+async fn after_ctrl_z_the_loop_redraws_without_asking_the_terminal_where_its_cursor_is() {
+    use crossterm::event::KeyModifiers;
     let w = world();
-    w.server.route(
-        "/one.xml",
-        Reply::Delay(std::time::Duration::from_secs(3), Box::new(Reply::ok("application/rss+xml", rss("Slow", &[])))),
-    );
-    let mut app = App::new(options(&w, true)).unwrap();
-    let mut terminal = Terminal::new(TestBackend::new(140, 30)).unwrap();
-    app.start();
-    app.run_until(WAIT, |s| s.feeds_loaded && s.progress.active.len() == 4).await.unwrap();
-    // The fetch of /one.xml is still out; the keys act at once and the screen draws.
-    assert!(!app.state.progress.is_idle());
-    key(&mut app, KeyCode::Char('j'));
-    key(&mut app, KeyCode::Char('?'));
-    assert_eq!(app.state.feed_cursor, 1);
-    assert!(draw(&app, &mut terminal).contains("Refreshing"), "progress shows while the keys are served");
-    assert!(!app.state.progress.is_idle(), "the slow feed has not answered yet");
+    let mut app = Reader::new(options(&w, false)).unwrap();
+    let inbox = app.sender();
+    let mut terminal = Terminal::new(NoCursorQueries(TestBackend::new(140, 30))).unwrap();
+    let mut host = NoHost::default();
+    inbox.send(Event::Key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL))).unwrap();
+    inbox.send(Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))).unwrap();
+    let result = tokio::time::timeout(WAIT, app.run(&mut terminal, &mut host)).await.expect("the loop ended");
+    result.expect("the loop came back from the suspension and quit");
+    assert_eq!(host.suspended, 1);
+    assert!(app.state.quit);
 }

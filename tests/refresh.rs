@@ -1,12 +1,16 @@
-//! Refreshing against a loopback server with a real SQLite file: identity, updates and read state across
-//! refreshes.
+//! Refreshing against loopback servers with a real SQLite file: identity, updates and read state across
+//! refreshes; per-host limits and host interleaving on a farm of loopback hosts; results stored all-or-nothing
+//! per feed; the cap on "fetch less often"; and the one final event every feed gets, even when its task dies.
 
 mod support;
 
-use support::server::{Reply, Server};
+use std::collections::HashMap;
+use std::time::Duration;
+use support::server::{Farm, Reply, Server};
 use support::{Sandbox, opml, rss};
 use tidings::fetch::{FetchConfig, Fetcher};
-use tidings::refresh::{Refresher, Summary};
+use tidings::model::{ErrorKind, FeedId};
+use tidings::refresh::{RefreshEvent, Refresher, Summary, Which};
 use tidings::store::{self, DbThread, read, write};
 
 struct Setup {
@@ -22,22 +26,56 @@ fn setup(routes: &[(&str, Reply)]) -> Setup {
         server.route(path, reply.clone());
     }
     let sandbox = Sandbox::new();
-    let feeds: Vec<(Option<&str>, &str, String)> = routes.iter().map(|(p, _)| (None, *p, server.url(p))).collect();
-    let list: Vec<(Option<&str>, &str, &str)> = feeds.iter().map(|(f, t, u)| (*f, *t, u.as_str())).collect();
-    let file = sandbox.write("subs.opml", opml(&list));
-    tidings::import::import_file(&sandbox.db(), &file).unwrap();
-    let writer = DbThread::spawn("test-writer", store::open_write(&sandbox.db()).unwrap());
-    let config = FetchConfig {
-        connect_timeout: std::time::Duration::from_secs(5),
-        timeout: std::time::Duration::from_secs(5),
-        max_body_bytes: 1 << 20,
-    };
-    let refresher = Refresher::new(Fetcher::new(config).unwrap(), writer.clone(), 4);
+    let urls: Vec<String> = routes.iter().map(|(p, _)| server.url(p)).collect();
+    let writer = subscribe(&sandbox, &urls);
+    let refresher = Refresher::new(fetcher(), writer.clone(), 4);
     Setup { server, sandbox, writer, refresher }
 }
 
+/// Subscribes the sandbox's database to `urls` (each titled by its address); returns its writer thread.
+fn subscribe(sandbox: &Sandbox, urls: &[String]) -> DbThread {
+    let list: Vec<(Option<&str>, &str, &str)> = urls.iter().map(|u| (None, u.as_str(), u.as_str())).collect();
+    let file = sandbox.write("subs.opml", opml(&list));
+    tidings::import::import_file(&sandbox.db(), &file).unwrap();
+    DbThread::spawn("test-writer", store::open_write(&sandbox.db()).unwrap())
+}
+
+fn fetcher() -> Fetcher {
+    Fetcher::new(FetchConfig {
+        connect_timeout: Duration::from_secs(5),
+        timeout: Duration::from_secs(5),
+        max_body_bytes: 1 << 20,
+    })
+    .unwrap()
+}
+
+/// Feed ids by URL.
+async fn feed_ids(writer: &DbThread) -> HashMap<String, FeedId> {
+    writer.call(|c| Ok(read::feeds(c)?.into_iter().map(|f| (f.url, f.id)).collect())).await.unwrap()
+}
+
+/// A reporter that sends every event to a channel the test reads, and that channel.
+fn events() -> (impl Fn(RefreshEvent) + Send + Sync + 'static, tokio::sync::mpsc::UnboundedReceiver<RefreshEvent>) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    (move |ev| tx.send(ev).unwrap_or(()), rx)
+}
+
+/// Every event left in the channel, once its sender is gone.
+async fn all_events(mut rx: tokio::sync::mpsc::UnboundedReceiver<RefreshEvent>) -> Vec<RefreshEvent> {
+    let mut out = Vec::new();
+    while let Some(ev) = rx.recv().await {
+        out.push(ev);
+    }
+    out
+}
+
+/// The final events of one feed.
+fn finals_of(events: &[RefreshEvent], feed: FeedId) -> Vec<&RefreshEvent> {
+    events.iter().filter(|ev| ev.feed_id() == feed && ev.is_final()).collect()
+}
+
 async fn refresh(s: &Setup) -> Summary {
-    s.refresher.run(tidings::refresh::Which::All, false, |_| {}).await.unwrap()
+    s.refresher.run(Which::All, false, |_| {}).await.unwrap()
 }
 
 fn db(s: &Setup) -> rusqlite::Connection {
@@ -101,4 +139,187 @@ async fn entries_without_guids_are_matched_by_their_canonical_link() {
     assert_eq!(summary.new_entries, 0, "a tracking parameter does not make a new entry");
     let count: i64 = db(&s).query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
     assert_eq!(count, 1);
+}
+
+fn good(title: &str) -> Reply {
+    Reply::ok("application/rss+xml", rss(title, &[("1", "First", "<p>1</p>"), ("2", "Second", "<p>2</p>")]))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_whose_task_panics_still_ends_with_one_failed_event_and_the_others_refresh() {
+    let s = setup(&[("/a.xml", good("A")), ("/crash.xml", good("Crash")), ("/c.xml", good("C"))]);
+    let crash = s.server.url("/crash.xml");
+    let doomed = crash.clone();
+    let refresher = s.refresher.clone().with_test_hook(move |url| assert_ne!(url, doomed, "a bug in tidings"));
+    let (report, rx) = events();
+    let summary = refresher.run(Which::All, false, report).await.unwrap();
+    drop(refresher);
+    let events = all_events(rx).await;
+
+    let ids = feed_ids(&s.writer).await;
+    for (url, id) in &ids {
+        assert_eq!(finals_of(&events, *id).len(), 1, "{url}: exactly one final event in {events:#?}");
+    }
+    let crashed = finals_of(&events, ids[&crash])[0];
+    let RefreshEvent::Failed { kind, message, .. } = crashed else { panic!("{crashed:?}") };
+    assert_eq!(*kind, ErrorKind::Internal);
+    assert!(message.contains("a bug in tidings") && message.contains("next refresh"), "{message}");
+    assert_eq!((summary.feeds, summary.updated_feeds, summary.failed.len()), (3, 2, 1), "{summary:?}");
+    let stored: String =
+        db(&s).query_row("SELECT error_kind FROM feeds WHERE url = ?1", [&crash], |r| r.get(0)).unwrap();
+    assert_eq!(stored, "internal", "the feed list shows the failure too");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_dropped_midway_ends_each_unfinished_feed_with_a_failed_event() {
+    let s = setup(&[
+        ("/quick.xml", good("Quick")),
+        ("/stuck.xml", Reply::Delay(Duration::from_secs(60), Box::new(good("Stuck")))),
+    ]);
+    let ids = feed_ids(&s.writer).await;
+    let (quick, stuck) = (ids[&s.server.url("/quick.xml")], ids[&s.server.url("/stuck.xml")]);
+    let (report, mut rx) = events();
+    let refresher = s.refresher.clone();
+    let run = tokio::spawn(async move { refresher.run(Which::All, false, report).await });
+    // Wait until the quick feed is done and the stuck one is being fetched, then give up on the run.
+    let mut seen = Vec::new();
+    while !(seen.iter().any(|ev: &RefreshEvent| ev.feed_id() == quick && ev.is_final())
+        && seen.iter().any(|ev| matches!(ev, RefreshEvent::Started { feed_id } if *feed_id == stuck)))
+    {
+        seen.push(tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.unwrap().unwrap());
+    }
+    run.abort();
+    assert!(run.await.unwrap_err().is_cancelled());
+    seen.extend(all_events(rx).await);
+
+    assert_eq!(finals_of(&seen, quick).len(), 1, "{seen:#?}");
+    let stopped = finals_of(&seen, stuck);
+    assert_eq!(stopped.len(), 1, "the stuck feed is not left pending: {seen:#?}");
+    let RefreshEvent::Failed { kind, message, .. } = stopped[0] else { panic!("{:?}", stopped[0]) };
+    assert_eq!(*kind, ErrorKind::Internal);
+    assert!(message.contains("stopped before this feed was done"), "{message}");
+}
+
+/// Requests to host 0 of a farm of three wait, unanswered, until the test releases them; the other two hosts'
+/// feeds must be done meanwhile, and no host ever sees more than its limit.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_hosts_queue_holds_no_other_host_back_and_no_host_sees_more_than_its_limit() {
+    let farm = Farm::start(3, Duration::ZERO).unwrap();
+    let mut urls = Vec::new();
+    for f in 0..24 {
+        let path = format!("/big/{f}.xml");
+        farm.route(&path, good(&format!("Big {f}")));
+        urls.push(farm.url(0, &path));
+    }
+    for (host, name) in [(1, "b"), (2, "c")] {
+        for f in 0..3 {
+            let path = format!("/{name}/{f}.xml");
+            farm.route(&path, good(&format!("{name} {f}")));
+            urls.push(farm.url(host, &path));
+        }
+    }
+    let sandbox = Sandbox::new();
+    let writer = subscribe(&sandbox, &urls);
+    let refresher = Refresher::new(fetcher(), writer.clone(), 4).with_per_host_limit(2);
+    farm.hold(0);
+    let (report, mut rx) = events();
+    let run = tokio::spawn(async move { refresher.run(Which::All, false, report).await.unwrap() });
+
+    let others: Vec<FeedId> =
+        feed_ids(&writer).await.into_iter().filter(|(url, _)| !url.contains("/big/")).map(|(_, id)| id).collect();
+    let mut done = Vec::new();
+    while !others.iter().all(|id| done.contains(id)) {
+        let ev = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await.expect("the other hosts finish");
+        let ev = ev.unwrap();
+        if ev.is_final() {
+            assert!(matches!(ev, RefreshEvent::Done { .. }), "{ev:?}");
+            done.push(ev.feed_id());
+        }
+    }
+    assert_eq!(farm.peak_of(0), 2, "the busy host has exactly its limit waiting");
+    farm.release(0);
+    let summary = run.await.unwrap();
+    assert_eq!((summary.feeds, summary.updated_feeds), (30, 30), "{summary:?}");
+    assert_eq!(farm.peak_per_host(), 2, "no host saw more than per_host_concurrency requests at once");
+}
+
+/// A feed whose second entry the database refuses (a trigger stands for any failure half-way through) fails
+/// alone and leaves no trace — not its first entry, not its new state — while the feeds stored in the same
+/// transactions are kept whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_that_cannot_be_stored_whole_leaves_no_trace_and_fails_alone() {
+    let poisoned = rss("Poisoned", &[("fine", "Fine", "<p>1</p>"), ("poison", "Poison", "<p>2</p>")]);
+    let mut routes =
+        vec![("/poisoned.xml".to_string(), Reply::ok("application/rss+xml", poisoned).with_header("ETag", "\"p\""))];
+    routes.extend((0..20).map(|f| (format!("/f{f}.xml"), good(&format!("F{f}")))));
+    let routes: Vec<(&str, Reply)> = routes.iter().map(|(p, r)| (p.as_str(), r.clone())).collect();
+    let s = setup(&routes);
+    s.writer
+        .call(|c| {
+            Ok(c.execute_batch(
+                "CREATE TRIGGER poison BEFORE INSERT ON entries WHEN NEW.key = 'poison'
+                 BEGIN SELECT RAISE(ABORT, 'poisoned entry'); END;",
+            )?)
+        })
+        .await
+        .unwrap();
+    let (report, rx) = events();
+    let summary = s.refresher.run(Which::All, false, report).await.unwrap();
+    let events = all_events(rx).await;
+
+    let url = s.server.url("/poisoned.xml");
+    let failed = finals_of(&events, feed_ids(&s.writer).await[&url]);
+    assert!(matches!(failed[..], [RefreshEvent::Failed { kind: ErrorKind::Store, .. }]), "{failed:?}");
+    assert_eq!((summary.updated_feeds, summary.failed.len()), (20, 1), "{summary:?}");
+    let conn = db(&s);
+    let (entries, etag, fetched): (i64, Option<String>, Option<i64>) = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM entries WHERE feed_id = f.id), etag, last_fetched_at FROM feeds f WHERE url = ?1",
+            [&url],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((entries, etag, fetched), (0, None, None), "nothing of the failed feed was kept");
+    let kept: i64 = conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
+    assert_eq!(kept, 40, "every other feed stored whole");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_asking_to_be_left_alone_for_a_year_is_still_refreshed_within_a_day() {
+    let year = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Slow</title><link>http://example.com/</link>\
+                <description>d</description><ttl>525600</ttl><item><guid>1</guid><title>One</title></item></channel></rss>";
+    let s = setup(&[(
+        "/year.xml",
+        Reply::ok("application/rss+xml", year).with_header("Cache-Control", "public, max-age=31536000"),
+    )]);
+    refresh(&s).await;
+    let every: i64 = db(&s).query_row("SELECT refresh_every_secs FROM feeds", [], |r| r.get(0)).unwrap();
+    assert_eq!(every, tidings::refresh::MAX_REFRESH_EVERY_SECS, "stored capped at a day");
+
+    // A row stored by an older tidings, uncapped, is read capped too.
+    db(&s).execute("UPDATE feeds SET refresh_every_secs = 31536000, last_fetched_at = 1000000", []).unwrap();
+    let due = |at: i64| s.writer.call(move |c| read::due_feeds(c, at, 3600));
+    assert!(due(1_000_000 + 86_399).await.unwrap().is_empty(), "not before a day");
+    assert_eq!(due(1_000_000 + 86_400).await.unwrap().len(), 1, "but after a day, not a year");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_name_is_looked_up_once_for_all_its_connections() {
+    let server = Server::start();
+    let port = server.url("/").trim_start_matches("http://127.0.0.1:").trim_end_matches('/').to_string();
+    let mut urls = Vec::new();
+    for f in 0..8 {
+        let path = format!("/f{f}.xml");
+        server.route(&path, Reply::Delay(Duration::from_millis(100), Box::new(good(&format!("F{f}")))));
+        urls.push(format!("http://localhost:{port}{path}"));
+    }
+    let sandbox = Sandbox::new();
+    let writer = subscribe(&sandbox, &urls);
+    let fetcher = fetcher();
+    let refresher = Refresher::new(fetcher.clone(), writer, 8).with_per_host_limit(4);
+    let summary = refresher.run(Which::All, false, |_| {}).await.unwrap();
+    assert_eq!(summary.updated_feeds, 8, "{summary:?}");
+    assert!(server.connections() >= 2, "{} connections", server.connections());
+    assert_eq!(fetcher.dns_lookups(), 1, "one lookup for {} connections", server.connections());
 }

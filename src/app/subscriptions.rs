@@ -1,444 +1,323 @@
-//! Managing subscriptions from the keyboard: the add dialog and its picker, rename, move, delete with
-//! confirmation, and folders. Part of the pure state machine: keys in, effects out.
+//! Managing subscriptions from the keyboard: adding a feed by its address or its site's (discovery, then a
+//! picker when a site offers several), rename, move, folders (a tree: paths are typed "Tech/Rust"), and delete
+//! after a yes.
 
-use super::input::TextInput;
-use super::{
-    Confirmed, Effect, FeedListRow, ListKey, Overlay, Prompt, PromptPurpose, State, request_refresh, user_write,
-};
-use crate::fetch::discovery::{Discovery, Found};
-use crate::model::{FeedId, FolderId};
+use super::dialogs::{Confirm, Confirmed, Dialog, Picker, Prompt, PromptPurpose, Report};
+use super::event::RequestId;
+use super::{Effect, FeedListRow, ListKey, Pane, State, progress};
+use crate::model::{Discovery, FeedId, Found};
 use crate::sanitize::one_line;
-use crossterm::event::{KeyCode, KeyEvent};
+use std::collections::BTreeMap;
 
-/// The folder the cursor is in: a folder row, or a feed inside a folder.
-fn folder_under_cursor(state: &State) -> Option<FolderId> {
-    match state.rows.get(state.feed_cursor)? {
-        FeedListRow::Folder { id, .. } => Some(*id),
-        FeedListRow::Feed(i) => state.feeds.get(*i)?.folder_id,
-    }
+/// Discoveries on their way, each with the folder its feed goes into.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Subscriptions {
+    next_request: RequestId,
+    pub pending: BTreeMap<RequestId, Pending>,
 }
 
-fn folder_name(state: &State, id: FolderId) -> Option<String> {
-    state.folders.iter().find(|f| f.id == id).map(|f| f.name.clone())
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pending {
+    pub url: String,
+    /// The path of the folder the feed goes into; empty: the top level.
+    pub folder: Vec<String>,
 }
 
-fn prompt(state: &mut State, title: String, hint: &str, initial: &str, purpose: PromptPurpose) {
-    state.overlay = Some(Overlay::Prompt(Prompt {
-        title,
-        hint: hint.to_string(),
-        input: TextInput::new(initial),
-        error: None,
-        purpose,
-    }));
+/// A folder path as typed: names separated by `/`, blanks around them dropped.
+fn typed_path(text: &str) -> Vec<String> {
+    text.split('/').map(|s| one_line(s, 200)).filter(|s| !s.is_empty()).collect()
 }
 
 pub fn open_add(state: &mut State) -> Vec<Effect> {
-    let folder = folder_under_cursor(state);
-    let title = match folder.and_then(|f| folder_name(state, f)) {
-        Some(name) => format!("Add a feed to {}", one_line(&name, 40)),
+    let folder = state.feeds.folder_under_cursor();
+    let title = match folder {
+        Some(f) => format!("Add a feed to {}", one_line(&state.feeds.folder_path(f), 60)),
         None => "Add a feed".to_string(),
     };
-    prompt(
-        state,
-        title,
-        "a feed's address, or a site's (its feed is found for you)",
-        "",
-        PromptPurpose::AddFeed { folder },
-    );
+    let hint = "a feed's address, or a site's (its feed is found for you)";
+    state.dialog = Some(Dialog::Prompt(Prompt::new(&title, hint, "", PromptPurpose::AddFeed { folder })));
     Vec::new()
 }
 
 pub fn open_rename(state: &mut State) -> Vec<Effect> {
-    match state.rows.get(state.feed_cursor).cloned() {
-        Some(FeedListRow::Feed(i)) => {
-            let feed = &state.feeds[i];
-            let (id, current) = (feed.id, feed.title.clone());
-            prompt(
-                state,
-                "Rename the feed".into(),
+    let prompt = match state.feeds.selected_row().cloned() {
+        Some(FeedListRow::Feed { index, .. }) => {
+            let feed = &state.feeds.feeds[index];
+            Prompt::new(
+                "Rename the feed",
                 "its name in tidings; empty for the feed's own title",
-                &current,
-                PromptPurpose::RenameFeed(id),
-            );
+                &feed.title,
+                PromptPurpose::RenameFeed(feed.id),
+            )
         }
-        Some(FeedListRow::Folder { id, name, .. }) => {
-            prompt(
-                state,
-                "Rename the folder".into(),
-                "a name no other folder has",
-                &name,
-                PromptPurpose::RenameFolder(id),
-            );
-        }
-        None => {}
-    }
+        Some(FeedListRow::Folder { id, name, .. }) => Prompt::new(
+            "Rename the folder",
+            "a name no folder beside it has; what is inside goes with it",
+            &name,
+            PromptPurpose::RenameFolder(id),
+        ),
+        Some(FeedListRow::View(_)) | None => return Vec::new(),
+    };
+    state.dialog = Some(Dialog::Prompt(prompt));
     Vec::new()
 }
 
+/// `M`: moves the selected feed into a folder, or the selected folder (with what is inside it) under another.
 pub fn open_move(state: &mut State) -> Vec<Effect> {
-    if let Some(FeedListRow::Feed(i)) = state.rows.get(state.feed_cursor) {
-        let feed = &state.feeds[*i];
-        let (id, current) = (feed.id, feed.folder.clone().unwrap_or_default());
-        let names: Vec<String> = state.folders.iter().map(|f| f.name.clone()).collect();
-        let hint = if names.is_empty() {
-            "a folder name (a new one is created); empty for the top level".to_string()
-        } else {
-            format!("a folder ({}), or a new name; empty for the top level", names.join(", "))
-        };
-        prompt(
-            state,
-            format!("Move {} to a folder", one_line(&feed.title, 40)),
-            &hint,
-            &current,
-            PromptPurpose::MoveFeed(id),
-        );
-    }
+    let paths: Vec<String> = state.feeds.folders.iter().map(|f| state.feeds.folder_path(f.id)).collect();
+    let known = if paths.is_empty() { String::new() } else { format!(" ({})", paths.join(", ")) };
+    let prompt = match state.feeds.selected_row().cloned() {
+        Some(FeedListRow::Feed { index, .. }) => {
+            let feed = &state.feeds.feeds[index];
+            Prompt::new(
+                &format!("Move {} to a folder", one_line(&feed.title, 40)),
+                &format!("a folder{known}, or a new one; Tech/Rust nests; empty for the top level"),
+                feed.folder.as_deref().unwrap_or_default(),
+                PromptPurpose::MoveFeed(feed.id),
+            )
+        }
+        Some(FeedListRow::Folder { id, name, .. }) => {
+            let parent = state.feeds.folder(id).and_then(|f| f.parent).map(|p| state.feeds.folder_path(p));
+            Prompt::new(
+                &format!("Move the folder {} into", one_line(&name, 40)),
+                &format!("a folder{known}, or a new one; empty for the top level; what is inside goes with it"),
+                parent.as_deref().unwrap_or_default(),
+                PromptPurpose::MoveFolder(id),
+            )
+        }
+        _ => {
+            let now = state.clock.now;
+            state.status.info("Select a feed or a folder to move it", now);
+            return Vec::new();
+        }
+    };
+    state.dialog = Some(Dialog::Prompt(prompt));
     Vec::new()
 }
 
 pub fn open_new_folder(state: &mut State) -> Vec<Effect> {
-    prompt(state, "Create a folder".into(), "its name; then move feeds into it with M", "", PromptPurpose::NewFolder);
+    let prompt = Prompt::new(
+        "Create a folder",
+        "its name (Tech/Rust makes Rust inside Tech); then move feeds into it with M",
+        "",
+        PromptPurpose::NewFolder,
+    );
+    state.dialog = Some(Dialog::Prompt(prompt));
     Vec::new()
 }
 
 pub fn ask_delete(state: &mut State) -> Vec<Effect> {
-    let (question, action) = match state.rows.get(state.feed_cursor).cloned() {
-        Some(FeedListRow::Feed(i)) => {
-            let feed = &state.feeds[i];
+    let (question, action) = match state.feeds.selected_row().cloned() {
+        Some(FeedListRow::Feed { index, .. }) => {
+            let feed = &state.feeds.feeds[index];
             (
                 format!("Unsubscribe from {}? Its stored entries are deleted too. (y/n)", one_line(&feed.title, 80)),
                 Confirmed::DeleteFeed(feed.id),
             )
         }
-        Some(FeedListRow::Folder { id, name, .. }) => (
-            format!("Delete the folder {}? Its feeds move to the top level. (y/n)", one_line(&name, 80)),
-            Confirmed::DeleteFolder(id),
-        ),
-        None => return Vec::new(),
+        Some(FeedListRow::Folder { id, name, .. }) => {
+            let up = match state.feeds.folder(id).and_then(|f| f.parent) {
+                Some(parent) => format!("move up into {}", one_line(&state.feeds.folder_path(parent), 60)),
+                None => "move up to the top level".to_string(),
+            };
+            let inside = state.feeds.feed_ids_of(ListKey::Folder(id)).len();
+            (
+                format!(
+                    "Delete the folder {}? y: its {inside} feed(s) and its folders {up} · D: delete them too, \
+                     with their entries · n: keep it",
+                    one_line(&name, 80)
+                ),
+                Confirmed::DeleteFolder(id),
+            )
+        }
+        Some(FeedListRow::View(_)) | None => return Vec::new(),
     };
-    state.overlay = Some(Overlay::Confirm { question, action });
+    state.dialog = Some(Dialog::Confirm(Confirm { question, action }));
     Vec::new()
 }
 
-pub fn on_confirm_key(state: &mut State, question: String, action: Confirmed, key: KeyEvent) -> Vec<Effect> {
-    match key.code {
-        KeyCode::Char('y' | 'Y') => match action {
-            Confirmed::DeleteFeed(id) => {
-                let title = state.feeds.iter().find(|f| f.id == id).map(|f| one_line(&f.title, 80)).unwrap_or_default();
-                state.feeds.retain(|f| f.id != id);
-                if state.entries_of == Some(ListKey::Feed(id)) {
-                    state.entries.clear();
-                    state.entries_of = None;
-                }
-                if state.article.as_ref().is_some_and(|a| a.detail.feed_id == id) {
-                    state.article = None;
-                }
-                state.progress.pending.remove(&id);
-                state.rebuild_rows();
-                state.feed_cursor = state.feed_cursor.min(state.rows.len().saturating_sub(1));
-                state.message = Some(format!("Unsubscribed from {title}"));
-                vec![user_write(state, Effect::DeleteFeed(id)), Effect::LoadFeeds]
+/// The user said yes (`with_contents`: deleting a folder, take what is inside it too).
+pub fn confirmed(state: &mut State, action: Confirmed, with_contents: bool) -> Vec<Effect> {
+    let now = state.clock.now;
+    match action {
+        Confirmed::DeleteFeed(id) => {
+            let title = state.feeds.feed(id).map(|f| one_line(&f.title, 80)).unwrap_or_default();
+            state.feeds.feeds.retain(|f| f.id != id);
+            if state.entries.of == Some(ListKey::Feed(id)) {
+                state.entries = Default::default();
             }
-            Confirmed::DeleteFolder(id) => {
-                let name = folder_name(state, id).unwrap_or_default();
-                state.message = Some(format!("Deleted the folder {}", one_line(&name, 80)));
-                vec![user_write(state, Effect::DeleteFolder(id)), Effect::LoadFeeds]
+            if state.article.view.as_ref().is_some_and(|a| a.detail.feed_id == id) {
+                state.article = Default::default();
             }
-        },
-        KeyCode::Char('n' | 'N' | 'q') | KeyCode::Esc => Vec::new(),
-        _ => {
-            state.overlay = Some(Overlay::Confirm { question, action });
-            Vec::new()
+            state.progress.pending.remove(&id);
+            state.feeds.rebuild_rows();
+            state.status.info(format!("Unsubscribed from {title}"), now);
+            let mut effects = vec![state.user_write(Effect::DeleteFeed(id)), Effect::LoadFeeds];
+            // It may have been the last feed of a refresh.
+            effects.extend(progress::end_of_batch(state));
+            effects
         }
+        Confirmed::DeleteFolder(id) => {
+            let name = state.feeds.folder_name(id).map(|n| one_line(n, 80)).unwrap_or_default();
+            state.status.info(
+                if with_contents {
+                    format!("Deleted the folder {name} and everything in it")
+                } else {
+                    format!("Deleted the folder {name}; what was inside moved up")
+                },
+                now,
+            );
+            vec![state.user_write(Effect::DeleteFolder { folder_id: id, with_contents }), Effect::LoadFeeds]
+        }
+        Confirmed::MarkRead(_) => unreachable!("answered by the feed list"),
     }
 }
 
-/// Submits one of this module's prompts.
-pub fn submit(state: &mut State, mut prompt: Prompt) -> Vec<Effect> {
-    let text = prompt.input.text().trim().to_string();
-    let refuse = |state: &mut State, mut prompt: Prompt, why: &str| {
-        prompt.error = Some(why.to_string());
-        state.overlay = Some(Overlay::Prompt(prompt));
-        Vec::new()
-    };
-    match prompt.purpose {
-        PromptPurpose::AddFeed { .. } if text.is_empty() => refuse(state, prompt, "type an address, or press Esc"),
-        PromptPurpose::AddFeed { .. } if text.contains(char::is_whitespace) => {
-            refuse(state, prompt, "an address has no spaces")
-        }
+/// The answer to one of this module's prompts; an error keeps the prompt open with the reason.
+pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result<Vec<Effect>, String> {
+    let text = answer.trim();
+    let now = state.clock.now;
+    match purpose {
+        PromptPurpose::AddFeed { .. } if text.is_empty() => Err("type an address, or press Esc".into()),
+        PromptPurpose::AddFeed { .. } if text.contains(char::is_whitespace) => Err("an address has no spaces".into()),
         PromptPurpose::AddFeed { folder } => {
-            state.discovering = Some(text.clone());
-            state.message = Some(format!("Looking for feeds at {}…", one_line(&text, 200)));
-            state.pending_add_folder = folder.and_then(|f| folder_name(state, f));
-            vec![Effect::Discover(text)]
+            let request = state.subscriptions.next_request;
+            state.subscriptions.next_request += 1;
+            let folder = folder.map(|f| state.feeds.folder_names(f)).unwrap_or_default();
+            state.subscriptions.pending.insert(request, Pending { url: text.to_string(), folder });
+            state.status.info(format!("Looking for feeds at {}…", one_line(text, 200)), now);
+            Ok(vec![Effect::Discover { request, url: text.to_string() }])
         }
         PromptPurpose::RenameFeed(feed_id) => {
-            let title = (!text.is_empty()).then(|| one_line(&text, 300));
-            if let Some(feed) = state.feeds.iter_mut().find(|f| f.id == feed_id)
-                && let Some(t) = &title
-            {
+            let title = (!text.is_empty()).then(|| one_line(text, 300));
+            if let (Some(feed), Some(t)) = (state.feeds.feed_mut(feed_id), &title) {
                 feed.title = t.clone();
             }
-            state.rebuild_rows();
-            vec![user_write(state, Effect::RenameFeed { feed_id, title }), Effect::LoadFeeds]
+            state.feeds.rebuild_rows();
+            state.status.info(
+                match &title {
+                    Some(t) => format!("Renamed to {t}"),
+                    None => "Back to the feed's own title".to_string(),
+                },
+                now,
+            );
+            Ok(vec![state.user_write(Effect::RenameFeed { feed_id, title }), Effect::LoadFeeds])
         }
         PromptPurpose::RenameFolder(_) | PromptPurpose::NewFolder if text.is_empty() => {
-            refuse(state, prompt, "a folder needs a name")
+            Err("a folder needs a name".into())
+        }
+        PromptPurpose::RenameFolder(_) if text.contains('/') => {
+            Err("a name cannot hold '/' (it separates folders in a path); move the folder with M instead".into())
         }
         PromptPurpose::RenameFolder(folder_id) => {
-            let name = one_line(&text, 200);
-            if state.folders.iter().any(|f| f.name == name && f.id != folder_id) {
-                prompt.error = Some(format!("there is already a folder called {name}"));
-                state.overlay = Some(Overlay::Prompt(prompt));
-                return Vec::new();
+            let name = one_line(text, 200);
+            let parent = state.feeds.folder(folder_id).and_then(|f| f.parent);
+            if state.feeds.folders.iter().any(|f| f.name == name && f.parent == parent && f.id != folder_id) {
+                return Err(format!("there is already a folder called {name} beside it"));
             }
-            vec![user_write(state, Effect::RenameFolder { folder_id, name }), Effect::LoadFeeds]
+            state.status.info(format!("Renamed the folder to {name}"), now);
+            Ok(vec![state.user_write(Effect::RenameFolder { folder_id, name }), Effect::LoadFeeds])
         }
         PromptPurpose::NewFolder => {
-            let name = one_line(&text, 200);
-            if state.folders.iter().any(|f| f.name == name) {
-                return refuse(state, prompt, "there is already a folder with that name");
+            let path = typed_path(text);
+            let existing = state.feeds.folders.iter().any(|f| state.feeds.folder_names(f.id) == path);
+            if existing {
+                return Err("there is already a folder there with that name".into());
             }
-            state.message = Some(format!("Created the folder {name}; move feeds into it with M"));
-            vec![user_write(state, Effect::CreateFolder(name)), Effect::LoadFeeds]
+            state.status.info(format!("Created the folder {}; move feeds into it with M", path.join("/")), now);
+            Ok(vec![state.user_write(Effect::CreateFolder(path)), Effect::LoadFeeds])
         }
         PromptPurpose::MoveFeed(feed_id) => {
-            let folder = (!text.is_empty()).then(|| one_line(&text, 200));
-            state.select_when_loaded = Some(ListKey::Feed(feed_id));
-            vec![user_write(state, Effect::MoveFeed { feed_id, folder }), Effect::LoadFeeds]
+            let folder = typed_path(text);
+            state.feeds.select_when_loaded = Some(ListKey::Feed(feed_id));
+            state.status.info(
+                if folder.is_empty() {
+                    "Moved to the top level".to_string()
+                } else {
+                    format!("Moved to {}", folder.join("/"))
+                },
+                now,
+            );
+            Ok(vec![state.user_write(Effect::MoveFeed { feed_id, folder }), Effect::LoadFeeds])
         }
-        PromptPurpose::ForceEncoding(_) | PromptPurpose::FollowLink => unreachable!("handled in app"),
+        PromptPurpose::MoveFolder(folder_id) => {
+            let parent = typed_path(text);
+            // Not into itself, nor into a folder inside it.
+            let own = state.feeds.folder_names(folder_id);
+            if parent.starts_with(&own) {
+                return Err("a folder cannot go inside itself".into());
+            }
+            state.feeds.select_when_loaded = Some(ListKey::Folder(folder_id));
+            state.status.info(
+                if parent.is_empty() {
+                    "Moved to the top level".to_string()
+                } else {
+                    format!("Moved into {}", parent.join("/"))
+                },
+                now,
+            );
+            Ok(vec![state.user_write(Effect::MoveFolder { folder_id, parent }), Effect::LoadFeeds])
+        }
+        PromptPurpose::ForceEncoding(_)
+        | PromptPurpose::FollowLink
+        | PromptPurpose::PlayMedia
+        | PromptPurpose::Search { .. } => {
+            unreachable!("answered by the modules that ask them")
+        }
     }
 }
 
-/// Discovery came back: subscribe to the one feed, offer a choice among several, or say what was tried.
-pub fn on_discovered(state: &mut State, discovery: Discovery) -> Vec<Effect> {
-    // Discovery that nobody waits for any more (the dialog was answered again since) is dropped.
-    if state.discovering.take().is_none() {
-        return Vec::new();
-    }
-    let folder = state.pending_add_folder.take();
+/// A discovery came back: subscribe to its one feed, offer a choice among several, or say what was tried. An
+/// answer nobody waits for any more is dropped.
+pub fn on_discovered(state: &mut State, request: RequestId, discovery: Discovery) -> Vec<Effect> {
+    let Some(pending) = state.subscriptions.pending.remove(&request) else { return Vec::new() };
+    let now = state.clock.now;
     if let Some(error) = &discovery.error {
-        state.message = None;
-        state.last_error = Some(format!("cannot read {}: {error}", one_line(&discovery.url, 200)));
+        state.status.error(format!("cannot read {}: {error}", one_line(&discovery.url, 200)), now);
         return Vec::new();
     }
     match discovery.feeds.len() {
         0 => {
-            state.message = None;
+            state.status.info(format!("No feed found at {}", one_line(&discovery.url, 200)), now);
             let mut lines = vec![
                 format!("No feed found at {}.", one_line(&discovery.url, 300)),
                 String::new(),
                 "Looked at:".into(),
             ];
             lines.extend(discovery.tried.iter().map(|t| format!("  - {t}")));
-            state.overlay = Some(Overlay::Report { title: "No feed found".into(), lines, scroll: 0 });
+            state.show_dialog(Dialog::Report(Report::new("No feed found", lines)));
             Vec::new()
         }
         1 => {
             let feed = discovery.feeds.into_iter().next().expect("one feed");
-            subscribe(state, feed, folder)
+            subscribe(state, feed, pending.folder)
         }
-        _ => {
-            state.message = Some(format!("{} feeds found; choose one", discovery.feeds.len()));
-            state.overlay = Some(Overlay::Picker { candidates: discovery.feeds, cursor: 0, folder });
+        n => {
+            state.status.info(format!("{n} feeds found at {}; choose one", one_line(&pending.url, 200)), now);
+            let picker = Picker { candidates: discovery.feeds, cursor: Default::default(), folder: pending.folder };
+            state.show_dialog(Dialog::Picker(picker));
             Vec::new()
         }
     }
 }
 
-fn subscribe(state: &mut State, feed: Found, folder: Option<String>) -> Vec<Effect> {
-    state.message = Some(format!("Subscribing to {}…", one_line(feed.title.as_deref().unwrap_or(&feed.url), 200)));
-    vec![user_write(state, Effect::AddFeed { url: feed.url, title: feed.title, folder })]
-}
-
-pub fn on_picker_key(
-    state: &mut State,
-    candidates: Vec<Found>,
-    cursor: usize,
-    folder: Option<String>,
-    key: KeyEvent,
-) -> Vec<Effect> {
-    let last = candidates.len().saturating_sub(1);
-    match key.code {
-        KeyCode::Char('j') | KeyCode::Down => {
-            state.overlay = Some(Overlay::Picker { candidates, cursor: (cursor + 1).min(last), folder });
-            Vec::new()
-        }
-        KeyCode::Char('k') | KeyCode::Up => {
-            state.overlay = Some(Overlay::Picker { candidates, cursor: cursor.saturating_sub(1), folder });
-            Vec::new()
-        }
-        KeyCode::Char(c @ '1'..='9') if (c as usize - '1' as usize) <= last => {
-            let chosen = candidates.into_iter().nth(c as usize - '1' as usize).expect("in range");
-            subscribe(state, chosen, folder)
-        }
-        KeyCode::Enter => {
-            let chosen = candidates.into_iter().nth(cursor).expect("cursor in range");
-            subscribe(state, chosen, folder)
-        }
-        KeyCode::Esc | KeyCode::Char('q') => {
-            state.message = None;
-            Vec::new()
-        }
-        _ => {
-            state.overlay = Some(Overlay::Picker { candidates, cursor, folder });
-            Vec::new()
-        }
-    }
+pub fn subscribe(state: &mut State, feed: Found, folder: Vec<String>) -> Vec<Effect> {
+    let now = state.clock.now;
+    state.status.info(format!("Subscribing to {}…", one_line(feed.title.as_deref().unwrap_or(&feed.url), 200)), now);
+    vec![state.user_write(Effect::AddFeed { url: feed.url, title: feed.title, folder })]
 }
 
 /// The store added (or already had) the feed: show it, and fetch it.
 pub fn on_feed_added(state: &mut State, feed_id: FeedId, added: bool, title: String) -> Vec<Effect> {
-    state.select_when_loaded = Some(ListKey::Feed(feed_id));
-    state.focus = super::Pane::Feeds;
+    let now = state.clock.now;
+    state.feeds.select_when_loaded = Some(ListKey::Feed(feed_id));
+    state.focus = Pane::Feeds;
     if !added {
-        state.message = Some(format!("Already subscribed to {}", one_line(&title, 200)));
+        state.status.info(format!("Already subscribed to {}", one_line(&title, 200)), now);
         return vec![Effect::LoadFeeds];
     }
-    state.message = Some(format!("Subscribed to {}", one_line(&title, 200)));
+    state.status.info(format!("Subscribed to {}", one_line(&title, 200)), now);
     let mut effects = vec![Effect::LoadFeeds];
-    effects.extend(request_refresh(state, vec![feed_id], true));
+    effects.extend(progress::request(state, vec![feed_id], true));
     effects
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::tests::{code, key, loaded};
-    use super::super::{Event, Overlay, update};
-    use super::*;
-    use crate::discover::FoundBy;
-    use crate::model::FeedKind;
-
-    fn typed(s: &mut State, text: &str) {
-        for c in text.chars() {
-            update(s, key(c));
-        }
-    }
-
-    fn found(url: &str, title: &str) -> Found {
-        Found { url: url.into(), title: Some(title.into()), kind: FeedKind::Rss2, found_by: FoundBy::LinkTag }
-    }
-
-    #[test]
-    fn adding_a_site_with_one_feed_subscribes_into_the_folder_under_the_cursor() {
-        let mut s = loaded();
-        update(&mut s, key('j')); // the News folder
-        update(&mut s, key('a'));
-        typed(&mut s, "site.example");
-        assert_eq!(update(&mut s, code(KeyCode::Enter)), vec![Effect::Discover("site.example".into())]);
-        assert!(s.message.as_deref().unwrap().starts_with("Looking for feeds"));
-        let discovery = Discovery {
-            url: "https://site.example".into(),
-            feeds: vec![found("https://site.example/feed", "Site")],
-            ..Default::default()
-        };
-        let effects = update(&mut s, Event::Discovered(Box::new(discovery)));
-        assert_eq!(
-            effects,
-            vec![Effect::AddFeed {
-                url: "https://site.example/feed".into(),
-                title: Some("Site".into()),
-                folder: Some("News".into())
-            }]
-        );
-        let effects = update(&mut s, Event::FeedAdded { feed_id: 9, added: true, title: "Site".into() });
-        assert_eq!(effects, vec![Effect::LoadFeeds, Effect::Refresh { ids: vec![9], force: true }]);
-        assert_eq!(s.select_when_loaded, Some(ListKey::Feed(9)));
-    }
-
-    #[test]
-    fn several_feeds_open_a_picker() {
-        let mut s = loaded();
-        update(&mut s, key('a'));
-        typed(&mut s, "https://multi.example/");
-        update(&mut s, code(KeyCode::Enter));
-        let feeds = vec![
-            found("https://multi.example/posts.xml", "Posts"),
-            found("https://multi.example/comments.xml", "Comments"),
-        ];
-        update(
-            &mut s,
-            Event::Discovered(Box::new(Discovery {
-                url: "https://multi.example/".into(),
-                feeds,
-                ..Default::default()
-            })),
-        );
-        assert!(matches!(s.overlay, Some(Overlay::Picker { cursor: 0, .. })));
-        update(&mut s, key('j'));
-        let effects = update(&mut s, code(KeyCode::Enter));
-        assert!(matches!(&effects[..], [Effect::AddFeed { url, .. }] if url == "https://multi.example/comments.xml"));
-    }
-
-    #[test]
-    fn nothing_found_says_what_was_tried() {
-        let mut s = loaded();
-        update(&mut s, key('a'));
-        typed(&mut s, "empty.example");
-        update(&mut s, code(KeyCode::Enter));
-        let tried = vec![
-            "<link> tags in the page: 0 feed link(s)".to_string(),
-            "common feed addresses: /feed, /rss".to_string(),
-        ];
-        update(
-            &mut s,
-            Event::Discovered(Box::new(Discovery { url: "https://empty.example".into(), tried, ..Default::default() })),
-        );
-        let Some(Overlay::Report { lines, .. }) = &s.overlay else { panic!("a report opens") };
-        assert!(lines.iter().any(|l| l.contains("common feed addresses")));
-    }
-
-    #[test]
-    fn deleting_asks_first_and_removes_the_feed() {
-        let mut s = loaded();
-        update(&mut s, key('D'));
-        assert!(matches!(s.overlay, Some(Overlay::Confirm { action: Confirmed::DeleteFeed(1), .. })));
-        assert!(update(&mut s, key('n')).is_empty());
-        assert_eq!(s.feeds.len(), 3, "no deletes without a yes");
-        update(&mut s, key('D'));
-        assert_eq!(update(&mut s, key('y')), vec![Effect::DeleteFeed(1), Effect::LoadFeeds]);
-        assert_eq!(s.feeds.len(), 2);
-        assert!(s.entries.is_empty());
-    }
-
-    #[test]
-    fn rename_move_and_folders() {
-        let mut s = loaded();
-        update(&mut s, key('c'));
-        update(&mut s, Event::Key(KeyEvent::new(KeyCode::Char('u'), crossterm::event::KeyModifiers::CONTROL)));
-        typed(&mut s, "Mine");
-        assert_eq!(
-            update(&mut s, code(KeyCode::Enter)),
-            vec![Effect::RenameFeed { feed_id: 1, title: Some("Mine".into()) }, Effect::LoadFeeds]
-        );
-        update(&mut s, key('M'));
-        typed(&mut s, "Later");
-        assert_eq!(
-            update(&mut s, code(KeyCode::Enter)),
-            vec![Effect::MoveFeed { feed_id: 1, folder: Some("Later".into()) }, Effect::LoadFeeds]
-        );
-        update(&mut s, key('F'));
-        typed(&mut s, "News");
-        assert!(update(&mut s, code(KeyCode::Enter)).is_empty(), "a taken name is refused");
-        update(&mut s, code(KeyCode::Esc));
-        update(&mut s, key('j')); // the News folder
-        update(&mut s, key('c'));
-        update(&mut s, Event::Key(KeyEvent::new(KeyCode::Char('u'), crossterm::event::KeyModifiers::CONTROL)));
-        typed(&mut s, "World");
-        assert_eq!(
-            update(&mut s, code(KeyCode::Enter)),
-            vec![Effect::RenameFolder { folder_id: 7, name: "World".into() }, Effect::LoadFeeds]
-        );
-        update(&mut s, key('D'));
-        assert_eq!(update(&mut s, key('y')), vec![Effect::DeleteFolder(7), Effect::LoadFeeds]);
-    }
-
-    #[test]
-    fn folding_a_folder_is_remembered() {
-        let mut s = loaded();
-        update(&mut s, key('j'));
-        assert_eq!(update(&mut s, code(KeyCode::Enter)), vec![Effect::SetCollapsed { folder_id: 7, collapsed: true }]);
-        assert_eq!(update(&mut s, code(KeyCode::Enter)), vec![Effect::SetCollapsed { folder_id: 7, collapsed: false }]);
-    }
 }

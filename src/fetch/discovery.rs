@@ -1,34 +1,11 @@
-//! Finding the feeds of a web address: fetch the page, read what it offers ([`crate::discover`]), and verify each
+//! Finding the feeds of a web address: fetch the page, read what it offers ([`crate::feedlinks`]), and verify each
 //! candidate by fetching and parsing it. Common feed addresses are probed only when the page names none.
 
 use super::{FetchOutcome, Fetcher, Validators};
 use crate::canonical::canonical_url;
-use crate::discover::{FoundBy, Lead, common_paths, decode_page, leads};
-use crate::model::FeedKind;
+use crate::feedlinks::{FoundBy, Lead, common_paths, decode_page, leads};
+pub use crate::model::{Discovery, Found};
 use futures::StreamExt;
-use serde::Serialize;
-
-/// A verified feed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Found {
-    /// Its address (after redirects).
-    pub url: String,
-    pub title: Option<String>,
-    pub kind: FeedKind,
-    pub found_by: FoundBy,
-}
-
-/// What discovery found at an address, and what it tried.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Discovery {
-    /// The address as asked for, with a scheme added when it had none.
-    pub url: String,
-    pub feeds: Vec<Found>,
-    /// What was looked at, for a person reading why nothing was found.
-    pub tried: Vec<String>,
-    /// Why the page itself could not be read, if it could not.
-    pub error: Option<String>,
-}
 
 /// Most candidates verified from one page, and how many at a time.
 const MAX_LEADS: usize = 30;

@@ -1,12 +1,19 @@
-//! Fetching over HTTP: one shared client (connections kept alive and reused, HTTP/2 when offered), conditional
-//! GET, timeouts, a body cap on decompressed bytes, redirects followed by hand (so a permanent move can update
-//! the stored address, and a loop is an error), the server's requests to slow down (`Retry-After`,
-//! `Cache-Control: max-age`), and errors classified so a person can act on them; plus [`discovery`], which
-//! fetches pages and verifies the feeds they offer. One of the two modules that do I/O (with `store`).
+//! Fetching over HTTP: one shared client (connections kept alive and reused, HTTP/2 when offered, DNS answers
+//! cached), conditional GET, timeouts, a body cap on decompressed bytes, redirects followed by hand (so a
+//! permanent move can update the stored address, and a loop is an error), the server's requests to slow down
+//! (`Retry-After`, `Cache-Control: max-age`), errors classified so a person can act on them, and how many
+//! sockets the process can afford ([`socket_budget`]); plus [`discovery`], which fetches pages and verifies the
+//! feeds they offer. One of the two modules that do I/O (with `store`).
 
+pub mod article;
 pub mod discovery;
 
-use std::time::Duration;
+use crate::model::ErrorKind;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The validators a previous fetch left, sent back as `If-None-Match` / `If-Modified-Since`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,7 +70,7 @@ pub enum FetchError {
         url: String,
         status: u16,
         /// For 429 and 503: how long the server asks us to wait, in seconds.
-        retry_after: Option<u64>,
+        retry_after_secs: Option<u64>,
     },
     #[error("the feed is larger than {limit_mb} MB; raise max_feed_size_mb if it really is that big")]
     TooLarge { url: String, limit_mb: u64 },
@@ -93,20 +100,20 @@ fn http_hint(status: u16) -> &'static str {
 
 impl FetchError {
     /// A short, stable name for the kind of failure, stored with the feed.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            FetchError::InvalidUrl { .. } => "url",
-            FetchError::Dns { .. } => "dns",
-            FetchError::Connect { .. } => "connect",
-            FetchError::Timeout { .. } => "timeout",
-            FetchError::Tls { .. } => "tls",
-            FetchError::Status { .. } => "http",
-            FetchError::TooLarge { .. } => "too-large",
+            FetchError::InvalidUrl { .. } => ErrorKind::Url,
+            FetchError::Dns { .. } => ErrorKind::Dns,
+            FetchError::Connect { .. } => ErrorKind::Connect,
+            FetchError::Timeout { .. } => ErrorKind::Timeout,
+            FetchError::Tls { .. } => ErrorKind::Tls,
+            FetchError::Status { .. } => ErrorKind::Http,
+            FetchError::TooLarge { .. } => ErrorKind::TooLarge,
             FetchError::Redirects { .. }
             | FetchError::RedirectLoop { .. }
-            | FetchError::RedirectWithoutLocation { .. } => "redirect",
-            FetchError::Body { .. } => "body",
-            FetchError::Empty { .. } => "empty",
+            | FetchError::RedirectWithoutLocation { .. } => ErrorKind::Redirect,
+            FetchError::Body { .. } => ErrorKind::Body,
+            FetchError::Empty { .. } => ErrorKind::Empty,
         }
     }
 
@@ -118,9 +125,9 @@ impl FetchError {
     }
 
     /// How long the server asked us to wait before trying again, in seconds.
-    pub fn retry_after(&self) -> Option<u64> {
+    pub fn retry_after_secs(&self) -> Option<u64> {
         match self {
-            FetchError::Status { retry_after, .. } => *retry_after,
+            FetchError::Status { retry_after_secs, .. } => *retry_after_secs,
             _ => None,
         }
     }
@@ -140,11 +147,12 @@ impl From<&crate::config::Config> for FetchConfig {
     }
 }
 
-/// One HTTP client shared by every fetch (connections are pooled and reused).
+/// One HTTP client shared by every fetch (connections are pooled and reused, DNS answers cached).
 #[derive(Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
     config: FetchConfig,
+    dns: DnsCache,
 }
 
 /// The User-Agent tidings sends.
@@ -157,7 +165,9 @@ impl Fetcher {
     pub fn new(config: FetchConfig) -> Result<Fetcher, String> {
         // reqwest is built without a bundled crypto provider; ring is installed once, here.
         let _ = rustls::crypto::ring::default_provider().install_default();
+        let dns = DnsCache::default();
         let client = reqwest::Client::builder()
+            .dns_resolver(dns.clone())
             .user_agent(USER_AGENT)
             .connect_timeout(config.connect_timeout)
             .timeout(config.timeout)
@@ -171,7 +181,12 @@ impl Fetcher {
             .tcp_nodelay(true)
             .build()
             .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
-        Ok(Fetcher { client, config })
+        Ok(Fetcher { client, config, dns })
+    }
+
+    /// How many host names this fetcher looked up in the DNS (the others came from its cache).
+    pub fn dns_lookups(&self) -> usize {
+        self.dns.0.lookups.load(Ordering::Relaxed)
     }
 
     /// GETs `url`, sending `validators` as conditional headers and following redirects. The body is read in
@@ -243,11 +258,11 @@ impl Fetcher {
             return Ok(FetchOutcome::NotModified { etag, last_modified, moved_permanently });
         }
         if !response.status().is_success() {
-            let retry_after = matches!(status, 429 | 503)
+            let retry_after_secs = matches!(status, 429 | 503)
                 .then(|| header(reqwest::header::RETRY_AFTER))
                 .flatten()
                 .and_then(|v| parse_retry_after(&v, chrono::Utc::now().timestamp()));
-            return Err(FetchError::Status { url: url.into(), status, retry_after });
+            return Err(FetchError::Status { url: url.into(), status, retry_after_secs });
         }
         let content_type = header(reqwest::header::CONTENT_TYPE);
         let max_age = header(reqwest::header::CACHE_CONTROL).and_then(|v| parse_max_age(&v));
@@ -310,6 +325,111 @@ impl Fetcher {
     }
 }
 
+/// How long a DNS answer is reused: long enough to cover a refresh, short enough to follow a host that moves.
+const DNS_TTL: Duration = Duration::from_secs(300);
+
+/// The system resolver (getaddrinfo, on tokio's blocking pool) with its answers kept for [`DNS_TTL`]: a refresh
+/// opening several connections to one host looks it up once, and lookups of one name at the same time share
+/// one query. Failures are not kept (the next connection asks again); expired answers are dropped when many
+/// hosts have been seen.
+#[derive(Clone, Default)]
+struct DnsCache(Arc<DnsCacheInner>);
+
+#[derive(Default)]
+struct DnsCacheInner {
+    answers: Mutex<HashMap<String, Arc<DnsAnswer>>>,
+    lookups: AtomicUsize,
+}
+
+struct DnsAnswer {
+    asked_at: Instant,
+    addrs: tokio::sync::OnceCell<Result<Vec<SocketAddr>, String>>,
+}
+
+impl reqwest::dns::Resolve for DnsCache {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_ascii_lowercase();
+        let answer = {
+            let mut answers = self.0.answers.lock().unwrap_or_else(|e| e.into_inner());
+            match answers.get(&host) {
+                Some(answer) if answer.asked_at.elapsed() < DNS_TTL => answer.clone(),
+                _ => {
+                    if answers.len() >= 4096 {
+                        answers.retain(|_, answer| answer.asked_at.elapsed() < DNS_TTL);
+                    }
+                    let answer = Arc::new(DnsAnswer { asked_at: Instant::now(), addrs: Default::default() });
+                    answers.insert(host.clone(), answer.clone());
+                    answer
+                }
+            }
+        };
+        let cache = self.0.clone();
+        Box::pin(async move {
+            let addrs = answer
+                .addrs
+                .get_or_init(|| async {
+                    cache.lookups.fetch_add(1, Ordering::Relaxed);
+                    match tokio::net::lookup_host((host.as_str(), 0)).await {
+                        Ok(found) => {
+                            let addrs: Vec<SocketAddr> = found.collect();
+                            if addrs.is_empty() { Err("the name has no addresses".to_string()) } else { Ok(addrs) }
+                        }
+                        Err(e) => Err(e.to_string()),
+                    }
+                })
+                .await;
+            match addrs {
+                Ok(addrs) => Ok(Box::new(addrs.clone().into_iter()) as reqwest::dns::Addrs),
+                Err(e) => {
+                    let mut answers = cache.answers.lock().unwrap_or_else(|e| e.into_inner());
+                    if answers.get(&host).is_some_and(|a| Arc::ptr_eq(a, &answer)) {
+                        answers.remove(&host);
+                    }
+                    Err(Box::new(std::io::Error::other(format!("failed to lookup address: {e}"))) as _)
+                }
+            }
+        })
+    }
+}
+
+/// How many feeds the process can afford to fetch at once, by its open-files limit: half of what the limit
+/// leaves after a reserve (for the database, the log, the terminal), the other half for connections kept alive
+/// in the pool. The soft limit is first raised to the hard one (as Go programs do), once per process: on Linux
+/// the soft limit is often 1024 while the hard one is far higher.
+pub fn socket_budget() -> usize {
+    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(|| {
+        const RESERVE: u64 = 64;
+        let files = raise_open_files_limit();
+        usize::try_from(files.saturating_sub(RESERVE) / 2).unwrap_or(usize::MAX).max(1)
+    })
+}
+
+/// Raises the soft `RLIMIT_NOFILE` to the hard limit; returns the soft limit now in force.
+#[cfg(unix)]
+fn raise_open_files_limit() -> u64 {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct we own; it has no other effect.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return 1024;
+    }
+    if limit.rlim_cur < limit.rlim_max {
+        let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
+        // SAFETY: setrlimit reads the struct we own; raising the soft limit up to the hard one is always allowed
+        // (some systems refuse an unlimited value: the old limit then stays).
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            limit = raised;
+        }
+    }
+    #[allow(clippy::useless_conversion)] // rlim_t is u64 on 64-bit systems only
+    u64::try_from(limit.rlim_cur).unwrap_or(u64::MAX)
+}
+
+#[cfg(not(unix))]
+fn raise_open_files_limit() -> u64 {
+    8192
+}
+
 /// `Retry-After` as seconds to wait: either a number of seconds or an HTTP date. Capped at a week.
 pub fn parse_retry_after(value: &str, now: i64) -> Option<u64> {
     let value = value.trim();
@@ -365,6 +485,32 @@ mod tests {
         assert_eq!(parse_retry_after("Tue, 10 Jun 2025 03:00:00 GMT", now), Some(0), "a date in the past: now");
         assert_eq!(parse_retry_after("99999999", 0), Some(7 * 24 * 3600));
         assert_eq!(parse_retry_after("soon", 0), None);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn dns_answers_are_cached_and_shared_by_lookups_at_the_same_time() {
+        use reqwest::dns::Resolve;
+        let cache = DnsCache::default();
+        let name = || "LocalHost".parse::<reqwest::dns::Name>().unwrap();
+        let at_once: Vec<_> = (0..8).map(|_| cache.resolve(name())).collect();
+        for resolving in at_once {
+            let addrs: Vec<SocketAddr> = resolving.await.unwrap().collect();
+            assert!(addrs.iter().all(|a| a.ip().is_loopback()) && !addrs.is_empty(), "{addrs:?}");
+        }
+        let later: Vec<SocketAddr> = cache.resolve(name()).await.unwrap().collect();
+        assert!(!later.is_empty());
+        assert_eq!(cache.0.lookups.load(Ordering::Relaxed), 1, "one lookup for nine connections");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_socket_budget_fits_the_open_files_limit() {
+        let budget = socket_budget();
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit writes into the struct we own.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
+        assert!(budget >= 1 && budget as u128 * 2 <= limit.rlim_cur as u128, "{budget} of {}", limit.rlim_cur);
+        assert_eq!(limit.rlim_cur, limit.rlim_max, "the soft limit was raised to the hard one");
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Writes: each function is one transaction, run on the writer's thread (see [`super::DbThread`]).
 
 use super::StoreError;
-use crate::model::{EntryId, FeedId, NewFeed, ParsedEntry, ParsedFeed};
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use crate::model::{EntryId, ErrorKind, FeedId, NewFeed, ParsedEntry, ParsedFeed};
+use rusqlite::{Connection, OptionalExtension, params};
 
 /// Caps on what one entry may store, so a hostile feed cannot fill the disk.
 pub const MAX_TITLE_BYTES: usize = 2 * 1024;
@@ -19,28 +19,60 @@ pub struct ImportOutcome {
 
 /// Adds subscriptions (creating their folders), skipping URLs already subscribed. All or nothing.
 pub fn import_feeds(conn: &mut Connection, feeds: &[NewFeed], now: i64) -> Result<ImportOutcome, StoreError> {
+    import_feeds_with_progress(conn, feeds, &[], now, |_| {})
+}
+
+/// How many subscriptions [`import_feeds_with_progress`] adds between two progress calls.
+pub const IMPORT_PROGRESS_EVERY: usize = 1_000;
+
+/// [`import_feeds`], creating the `folders` listed too (an OPML file's empty folders), and calling `progress`
+/// with the number of subscriptions handled so far every [`IMPORT_PROGRESS_EVERY`], and once at the end. One
+/// transaction, and linear: each subscription costs an index lookup and an insert (positions and folder ids are
+/// counted here, not looked up again each time). A name the file gives a feed is the user's name for it.
+pub fn import_feeds_with_progress(
+    conn: &mut Connection,
+    feeds: &[NewFeed],
+    folders: &[Vec<String>],
+    now: i64,
+    mut progress: impl FnMut(usize),
+) -> Result<ImportOutcome, StoreError> {
     let tx = conn.transaction()?;
     let mut outcome = ImportOutcome::default();
     {
         let mut exists = tx.prepare_cached("SELECT 1 FROM feeds WHERE url = ?1")?;
         let mut insert = tx.prepare_cached(
-            "INSERT INTO feeds (url, title, site_url, folder_id, position, added_at)
-             VALUES (?1, ?2, ?3, ?4, (SELECT coalesce(max(position), 0) + 1 FROM feeds), ?5)",
+            "INSERT INTO feeds (url, title, custom_title, site_url, folder_id, position, added_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
-        for feed in feeds {
+        let mut position: i64 = tx.query_row("SELECT coalesce(max(position), 0) FROM feeds", [], |r| r.get(0))?;
+        let mut folder_ids = super::folders::FolderIds::default();
+        for path in folders {
+            folder_ids.path(&tx, path)?;
+        }
+        for (done, feed) in feeds.iter().enumerate() {
+            if done > 0 && done % IMPORT_PROGRESS_EVERY == 0 {
+                progress(done);
+            }
             if exists.exists([&feed.url])? {
                 outcome.duplicates.push(feed.url.clone());
                 continue;
             }
-            let folder_id = match &feed.folder {
-                Some(name) => Some(folder_id(&tx, name)?),
-                None => None,
-            };
-            insert.execute(params![feed.url, feed.title, feed.site_url, folder_id, now])?;
+            let folder_id = folder_ids.path(&tx, &feed.folder)?;
+            position += 1;
+            insert.execute(params![
+                feed.url,
+                feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, MAX_TITLE_BYTES)),
+                feed.name.as_deref().map(|t| crate::sanitize::truncate_bytes(t, MAX_TITLE_BYTES)),
+                feed.site_url,
+                folder_id,
+                position,
+                now
+            ])?;
             outcome.added.push(feed.url.clone());
         }
     }
     tx.commit()?;
+    progress(feeds.len());
     Ok(outcome)
 }
 
@@ -64,70 +96,6 @@ pub fn rename_feed(conn: &mut Connection, feed_id: FeedId, title: Option<&str>) 
     Ok(())
 }
 
-/// Moves a feed into the folder called `folder` (created if needed), or to the top level with `None`.
-pub fn move_feed(conn: &mut Connection, feed_id: FeedId, folder: Option<&str>) -> Result<(), StoreError> {
-    let tx = conn.transaction()?;
-    let folder_id = match folder {
-        Some(name) => Some(folder_id(&tx, name)?),
-        None => None,
-    };
-    tx.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE id = ?1")?.execute(params![feed_id, folder_id])?;
-    tx.commit()?;
-    Ok(())
-}
-
-/// Creates an empty folder (or finds the one with that name).
-pub fn create_folder(conn: &mut Connection, name: &str) -> Result<crate::model::FolderId, StoreError> {
-    let tx = conn.transaction()?;
-    let id = folder_id(&tx, name)?;
-    tx.commit()?;
-    Ok(id)
-}
-
-/// Renames a folder. Fails with a message for people when another folder has that name.
-pub fn rename_folder(conn: &mut Connection, id: crate::model::FolderId, name: &str) -> Result<(), StoreError> {
-    let taken: bool =
-        conn.prepare_cached("SELECT 1 FROM folders WHERE name = ?1 AND id != ?2")?.exists(params![name, id])?;
-    if taken {
-        return Err(StoreError::Conflict(format!("there is already a folder called '{name}'")));
-    }
-    conn.prepare_cached("UPDATE folders SET name = ?2 WHERE id = ?1")?.execute(params![id, name])?;
-    Ok(())
-}
-
-/// Deletes a folder; its feeds move to the top level.
-pub fn delete_folder(conn: &mut Connection, id: crate::model::FolderId) -> Result<(), StoreError> {
-    let tx = conn.transaction()?;
-    tx.prepare_cached("UPDATE feeds SET folder_id = NULL WHERE folder_id = ?1")?.execute([id])?;
-    tx.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([id])?;
-    tx.commit()?;
-    Ok(())
-}
-
-/// Remembers whether a folder is collapsed in the feed list.
-pub fn set_folder_collapsed(
-    conn: &mut Connection,
-    id: crate::model::FolderId,
-    collapsed: bool,
-) -> Result<(), StoreError> {
-    conn.prepare_cached("UPDATE folders SET collapsed = ?2 WHERE id = ?1")?.execute(params![id, collapsed])?;
-    Ok(())
-}
-
-/// The id of the folder called `name`, created if needed.
-pub fn folder_id(tx: &Transaction<'_>, name: &str) -> Result<i64, StoreError> {
-    if let Some(id) =
-        tx.prepare_cached("SELECT id FROM folders WHERE name = ?1")?.query_row([name], |r| r.get(0)).optional()?
-    {
-        return Ok(id);
-    }
-    tx.prepare_cached(
-        "INSERT INTO folders (name, position) VALUES (?1, (SELECT coalesce(max(position), 0) + 1 FROM folders))",
-    )?
-    .execute([name])?;
-    Ok(tx.last_insert_rowid())
-}
-
 /// How a fetch of one feed ended, as the store records it.
 #[derive(Clone, Debug)]
 pub enum FetchRecord {
@@ -136,7 +104,8 @@ pub enum FetchRecord {
         status: u16,
         etag: Option<String>,
         last_modified: Option<String>,
-        feed: ParsedFeed,
+        /// Boxed: a parsed feed is much larger than the other variants.
+        feed: Box<ParsedFeed>,
         /// The decoding decision, as JSON.
         decision: Option<String>,
         /// Where the feed moved for good (every redirect was permanent).
@@ -149,10 +118,10 @@ pub enum FetchRecord {
     /// The fetch, decoding or parsing failed; stored entries stay as they were.
     Failed {
         status: Option<u16>,
-        kind: String,
+        kind: ErrorKind,
         message: String,
         /// How long the server asked us to wait (429, 503), in seconds.
-        retry_after: Option<u64>,
+        retry_after_secs: Option<u64>,
     },
 }
 
@@ -190,6 +159,19 @@ pub fn apply_fetch(
     now: i64,
 ) -> Result<ApplyOutcome, StoreError> {
     let tx = conn.transaction()?;
+    let outcome = record_fetch(&tx, feed_id, record, now)?;
+    tx.commit()?;
+    Ok(outcome)
+}
+
+/// Records one fetch of one feed, entries included, inside a transaction (or savepoint) the caller opened and
+/// commits: the refresher stores several feeds per transaction, each in its own savepoint.
+pub fn record_fetch(
+    tx: &Connection,
+    feed_id: FeedId,
+    record: &FetchRecord,
+    now: i64,
+) -> Result<ApplyOutcome, StoreError> {
     let mut outcome = ApplyOutcome::default();
     match record {
         FetchRecord::Fetched { status, etag, last_modified, feed, decision, moved_to, min_interval_secs } => {
@@ -198,7 +180,7 @@ pub fn apply_fetch(
             tx.prepare_cached(
                 "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
                     etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
-                    failures = 0, retry_after = NULL, dead = 0, last_fetched_at = ?7, last_success_at = ?7,
+                    failures = 0, retry_at = NULL, dead = 0, last_fetched_at = ?7, last_success_at = ?7,
                     encoding_decision = coalesce(?8, encoding_decision), parse_warnings = ?9, refresh_every_secs = ?10
                  WHERE id = ?1",
             )?
@@ -215,55 +197,57 @@ pub fn apply_fetch(
                 min_interval_secs.map(|s| s as i64)
             ])?;
             for entry in feed.entries.iter().take(MAX_ENTRIES_PER_REFRESH) {
-                match upsert_entry(&tx, feed_id, entry, now)? {
+                match upsert_entry(tx, feed_id, entry, now)? {
                     Upsert::Inserted => outcome.new += 1,
                     Upsert::Updated => outcome.updated += 1,
                     Upsert::Unchanged => {}
                 }
             }
-            outcome.moved_to = move_feed_url(&tx, feed_id, moved_to.as_deref())?;
+            if !feed.entries.is_empty() {
+                super::purge::forget_unlisted(tx, feed_id, now)?;
+            }
+            outcome.moved_to = move_feed_url(tx, feed_id, moved_to.as_deref())?;
         }
         FetchRecord::NotModified { etag, last_modified, moved_to } => {
             tx.prepare_cached(
                 "UPDATE feeds SET etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified),
-                    last_status = 304, last_error = NULL, error_kind = NULL, failures = 0, retry_after = NULL, dead = 0,
+                    last_status = 304, last_error = NULL, error_kind = NULL, failures = 0, retry_at = NULL, dead = 0,
                     last_fetched_at = ?4, last_success_at = ?4
                  WHERE id = ?1",
             )?
             .execute(params![feed_id, etag, last_modified, now])?;
-            outcome.moved_to = move_feed_url(&tx, feed_id, moved_to.as_deref())?;
+            outcome.moved_to = move_feed_url(tx, feed_id, moved_to.as_deref())?;
         }
-        FetchRecord::Failed { status, kind, message, retry_after } => {
+        FetchRecord::Failed { status, kind, message, retry_after_secs } => {
             let failures: i64 = tx
                 .prepare_cached("SELECT failures + 1 FROM feeds WHERE id = ?1")?
                 .query_row([feed_id], |r| r.get(0))
                 .optional()?
                 .unwrap_or(1);
-            let wait = backoff_secs(failures).max(retry_after.map_or(0, |s| s as i64));
+            let wait = backoff_secs(failures).max(retry_after_secs.map_or(0, |s| s as i64));
             let retry_at = (wait > 0).then_some(now + wait);
             let dead = *status == Some(410);
             tx.prepare_cached(
                 "UPDATE feeds SET last_status = ?2, error_kind = ?3, last_error = ?4, failures = ?5, last_fetched_at = ?6,
-                    retry_after = ?7, dead = ?8
+                    retry_at = ?7, dead = ?8
                  WHERE id = ?1",
             )?
-            .execute(params![feed_id, status, kind, message, failures, now, retry_at, dead])?;
+            .execute(params![feed_id, status, kind.as_str(), message, failures, now, retry_at, dead])?;
             outcome.retry_at = retry_at;
             outcome.dead = dead;
         }
     }
-    outcome.unread = super::read::unread_count(&tx, feed_id)?;
+    outcome.unread = super::read::unread_count(tx, feed_id)?;
     outcome.title = tx
         .prepare_cached("SELECT coalesce(custom_title, title, url) FROM feeds WHERE id = ?1")?
         .query_row([feed_id], |r| r.get(0))
         .optional()?
         .unwrap_or_default();
-    tx.commit()?;
     Ok(outcome)
 }
 
 /// Stores a feed's new address after a permanent redirect, unless another subscription already has it.
-fn move_feed_url(tx: &Transaction<'_>, feed_id: FeedId, to: Option<&str>) -> Result<Option<String>, StoreError> {
+fn move_feed_url(tx: &Connection, feed_id: FeedId, to: Option<&str>) -> Result<Option<String>, StoreError> {
     let Some(to) = to else { return Ok(None) };
     let taken: bool =
         tx.prepare_cached("SELECT 1 FROM feeds WHERE url = ?1 AND id != ?2")?.exists(params![to, feed_id])?;
@@ -282,13 +266,13 @@ enum Upsert {
 }
 
 /// Inserts a new entry or updates a changed one; read and starred flags are never touched here.
-fn upsert_entry(tx: &Transaction<'_>, feed_id: FeedId, e: &ParsedEntry, now: i64) -> Result<Upsert, StoreError> {
+fn upsert_entry(tx: &Connection, feed_id: FeedId, e: &ParsedEntry, now: i64) -> Result<Upsert, StoreError> {
     let cap = |s: &Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max).to_string());
     let json = |empty: bool, value: String| (!empty).then_some(value);
     let row = StoredEntry {
-        title: cap(&e.title, MAX_TITLE_BYTES),
+        title: cap(&e.display_title(), MAX_TITLE_BYTES),
         link: cap(&e.link, MAX_TITLE_BYTES),
-        author: cap(&e.author, MAX_TITLE_BYTES),
+        author: cap(&(!e.authors.is_empty()).then(|| e.authors.join(", ")), MAX_TITLE_BYTES),
         published: e.published.map(|d| d.timestamp()),
         updated: e.updated.map(|d| d.timestamp()),
         content: cap(&e.content_html, MAX_CONTENT_BYTES),
@@ -341,6 +325,7 @@ fn upsert_entry(tx: &Transaction<'_>, feed_id: FeedId, e: &ParsedEntry, now: i64
         row.thumbnail
     ];
     match stored {
+        None if super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
         None => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&feed_id, &key, &now];
             values.extend_from_slice(fields);
@@ -393,16 +378,17 @@ pub fn set_encoding_override(conn: &mut Connection, feed_id: FeedId, label: Opti
 }
 
 /// Marks entries read or unread.
-pub fn set_read(conn: &mut Connection, ids: &[EntryId], read: bool) -> Result<(), StoreError> {
+pub fn set_read(conn: &mut Connection, ids: &[EntryId], read: bool) -> Result<usize, StoreError> {
     let tx = conn.transaction()?;
+    let mut found = 0;
     {
         let mut stmt = tx.prepare_cached("UPDATE entries SET read = ?2 WHERE id = ?1")?;
         for id in ids {
-            stmt.execute(params![id, read])?;
+            found += stmt.execute(params![id, read])?;
         }
     }
     tx.commit()?;
-    Ok(())
+    Ok(ids.len() - found)
 }
 
 /// Marks every entry of a feed read.
@@ -430,7 +416,7 @@ mod tests {
             key: key.into(),
             title: Some(title.into()),
             link: Some(format!("http://example.com/{key}")),
-            author: None,
+            authors: vec![],
             published: chrono::DateTime::from_timestamp(1_700_000_000, 0),
             updated: None,
             content_html: Some("<p>body</p>".into()),
@@ -447,15 +433,16 @@ mod tests {
             status: 200,
             etag: Some("\"v1\"".into()),
             last_modified: None,
-            feed: ParsedFeed {
+            feed: Box::new(ParsedFeed {
                 kind: FeedKind::Rss2,
                 title: Some("Feed".into()),
                 link: None,
                 description: None,
+                authors: vec![],
                 entries,
                 warnings: vec![],
                 min_interval_secs: None,
-            },
+            }),
             decision: None,
             moved_to: None,
             min_interval_secs: None,
@@ -465,7 +452,13 @@ mod tests {
     fn setup() -> (tempfile::TempDir, Connection, FeedId) {
         let dir = tempfile::tempdir().unwrap();
         let mut conn = open_write(&dir.path().join("t.db")).unwrap();
-        let feeds = vec![NewFeed { url: "http://example.com/feed".into(), title: None, site_url: None, folder: None }];
+        let feeds = vec![NewFeed {
+            url: "http://example.com/feed".into(),
+            title: None,
+            name: None,
+            site_url: None,
+            folder: vec![],
+        }];
         import_feeds(&mut conn, &feeds, 0).unwrap();
         let id = read::feeds(&conn).unwrap()[0].id;
         (dir, conn, id)
@@ -501,9 +494,9 @@ mod tests {
         apply_fetch(&mut conn, id, &fetched(vec![entry("a", "A")]), 10).unwrap();
         let failed = FetchRecord::Failed {
             status: Some(500),
-            kind: "http".into(),
+            kind: ErrorKind::Http,
             message: "HTTP 500".into(),
-            retry_after: None,
+            retry_after_secs: None,
         };
         let outcome = apply_fetch(&mut conn, id, &failed, 20).unwrap();
         assert_eq!(outcome.unread, 1);
@@ -539,13 +532,18 @@ mod tests {
     fn subscriptions_are_added_renamed_moved_and_deleted_with_their_entries() {
         let (_dir, mut conn, id) = setup();
         apply_fetch(&mut conn, id, &fetched(vec![entry("a", "A")]), 10).unwrap();
-        let new =
-            NewFeed { url: "http://two.example/rss".into(), title: Some("Two".into()), site_url: None, folder: None };
+        let new = NewFeed {
+            url: "http://two.example/rss".into(),
+            title: Some("Two".into()),
+            name: None,
+            site_url: None,
+            folder: vec![],
+        };
         let (two, added) = add_feed(&mut conn, &new, 0).unwrap();
         assert!(added);
         assert_eq!(add_feed(&mut conn, &new, 0).unwrap(), (two, false), "adding again finds the same feed");
         rename_feed(&mut conn, two, Some("My name")).unwrap();
-        move_feed(&mut conn, two, Some("Later")).unwrap();
+        crate::store::folders::move_feed(&mut conn, two, &["Later".to_string()]).unwrap();
         let row = read::feed(&conn, two).unwrap().unwrap();
         assert_eq!((row.title.as_str(), row.folder.as_deref()), ("My name", Some("Later")));
         rename_feed(&mut conn, two, None).unwrap();
@@ -557,17 +555,19 @@ mod tests {
 
     #[test]
     fn folders_are_created_renamed_collapsed_and_deleted() {
+        use crate::store::folders;
         let (_dir, mut conn, id) = setup();
-        let folder = create_folder(&mut conn, "News").unwrap();
-        let other = create_folder(&mut conn, "Tech").unwrap();
+        let path = |p: &str| folders::split_path(p);
+        let folder = folders::create(&mut conn, &path("News")).unwrap().unwrap();
+        let other = folders::create(&mut conn, &path("Tech")).unwrap().unwrap();
         assert_eq!(read::folders(&conn).unwrap().len(), 2, "an empty folder is listed");
-        move_feed(&mut conn, id, Some("News")).unwrap();
-        assert!(matches!(rename_folder(&mut conn, folder, "Tech"), Err(StoreError::Conflict(_))));
-        rename_folder(&mut conn, folder, "World").unwrap();
-        set_folder_collapsed(&mut conn, folder, true).unwrap();
-        let folders = read::folders(&conn).unwrap();
-        assert!(folders.iter().any(|f| f.name == "World" && f.collapsed));
-        delete_folder(&mut conn, folder).unwrap();
+        folders::move_feed(&mut conn, id, &path("News")).unwrap();
+        assert!(matches!(folders::rename(&mut conn, folder, "Tech"), Err(StoreError::Conflict(_))));
+        folders::rename(&mut conn, folder, "World").unwrap();
+        folders::set_collapsed(&mut conn, folder, true).unwrap();
+        let listed = read::folders(&conn).unwrap();
+        assert!(listed.iter().any(|f| f.name == "World" && f.collapsed));
+        folders::delete(&mut conn, folder, folders::Contents::MoveUp).unwrap();
         assert_eq!(read::feed(&conn, id).unwrap().unwrap().folder, None, "its feeds move to the top level");
         assert_eq!(read::folders(&conn).unwrap().iter().map(|f| f.id).collect::<Vec<_>>(), vec![other]);
     }
@@ -575,11 +575,11 @@ mod tests {
     #[test]
     fn failures_back_off_and_a_server_can_ask_for_longer() {
         let (_dir, mut conn, id) = setup();
-        let fail = |retry_after| FetchRecord::Failed {
+        let fail = |retry_after_secs| FetchRecord::Failed {
             status: Some(503),
-            kind: "http".into(),
+            kind: ErrorKind::Http,
             message: "HTTP 503".into(),
-            retry_after,
+            retry_after_secs,
         };
         assert_eq!(apply_fetch(&mut conn, id, &fail(None), 1000).unwrap().retry_at, None, "one failure may be a blip");
         assert_eq!(apply_fetch(&mut conn, id, &fail(None), 2000).unwrap().retry_at, Some(2300));
@@ -589,7 +589,7 @@ mod tests {
         // Success clears it all.
         apply_fetch(&mut conn, id, &fetched(vec![]), 5000).unwrap();
         let (failures, retry): (i64, Option<i64>) = conn
-            .query_row("SELECT failures, retry_after FROM feeds WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row("SELECT failures, retry_at FROM feeds WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))
             .unwrap();
         assert_eq!((failures, retry), (0, None));
     }
@@ -599,9 +599,9 @@ mod tests {
         let (_dir, mut conn, id) = setup();
         let gone = FetchRecord::Failed {
             status: Some(410),
-            kind: "http".into(),
+            kind: ErrorKind::Http,
             message: "HTTP 410".into(),
-            retry_after: None,
+            retry_after_secs: None,
         };
         assert!(apply_fetch(&mut conn, id, &gone, 10).unwrap().dead);
         let mut moved = fetched(vec![]);
@@ -619,12 +619,13 @@ mod tests {
     fn import_skips_duplicates_and_creates_folders() {
         let (_dir, mut conn, _) = setup();
         let feeds = vec![
-            NewFeed { url: "http://example.com/feed".into(), title: None, site_url: None, folder: None },
+            NewFeed { url: "http://example.com/feed".into(), title: None, name: None, site_url: None, folder: vec![] },
             NewFeed {
                 url: "http://other.example/rss".into(),
                 title: Some("Other".into()),
+                name: None,
                 site_url: None,
-                folder: Some("News".into()),
+                folder: vec!["News".into()],
             },
         ];
         let outcome = import_feeds(&mut conn, &feeds, 0).unwrap();
@@ -633,6 +634,36 @@ mod tests {
         let rows = read::feeds(&conn).unwrap();
         assert_eq!(rows[1].folder.as_deref(), Some("News"));
         assert_eq!(rows[1].title, "Other");
+    }
+
+    #[test]
+    fn a_big_import_keeps_order_and_folders_and_reports_progress() {
+        let (_dir, mut conn, _) = setup();
+        let feeds: Vec<NewFeed> = (0..2_500)
+            .map(|i| NewFeed {
+                url: format!("http://h{}.example/{i}", i % 7),
+                title: Some(format!("F{i}")),
+                name: None,
+                site_url: None,
+                folder: if i % 3 != 0 { vec![format!("Folder {}", i % 5)] } else { vec![] },
+            })
+            .collect();
+        let mut calls = Vec::new();
+        let outcome = import_feeds_with_progress(&mut conn, &feeds, &[], 0, |n| calls.push(n)).unwrap();
+        assert_eq!(outcome.added.len(), 2_500);
+        assert_eq!(calls, vec![1_000, 2_000, 2_500]);
+        let rows = read::feeds(&conn).unwrap();
+        let positions: Vec<i64> = conn
+            .prepare("SELECT position FROM feeds ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(positions, (1..=2_501).collect::<Vec<i64>>(), "the first feed of setup() then these, in order");
+        assert_eq!(read::folders(&conn).unwrap().len(), 5);
+        let f4 = rows.iter().find(|r| r.title == "F4").unwrap();
+        assert_eq!(f4.folder.as_deref(), Some("Folder 4"));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Benchmarks, run with `cargo bench --bench bench -- [decode|parse|render|refresh]` (all of them without an
-//! argument; `refresh --feeds N --items M` sizes the refresh one). They print figures and assert nothing: a shared
-//! two-core machine is too noisy for timed tests.
+//! argument). `refresh` takes `--feeds N --items M` (1000 × 50), `--hosts H --latency-ms L` (one host, no delay:
+//! H > 1 serves the feeds from 127.0.1.1 … 127.0.1.H, L ms added to every answer), `--concurrency N --per-host N`
+//! (tidings's defaults) and `--tidings-only` (no curl, newsboat or sfeed). They print figures and assert nothing:
+//! a shared two-core machine is too noisy for timed tests.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -48,6 +50,43 @@ fn typical_rss(items: usize) -> String {
     xml
 }
 
+/// A typical JSON Feed of `items` items, the same entries as [`typical_rss`] with tags, and an attachment on
+/// every tenth.
+fn typical_json_feed(items: usize) -> String {
+    let entries: Vec<serde_json::Value> = (0..items)
+        .map(|i| {
+            let mut item = serde_json::json!({
+                "id": format!("urn:bench:{i}"),
+                "url": format!("https://example.com/posts/{i}"),
+                "title": format!("Entry {i}: café, naïve, Grüße, Привет, 日本語"),
+                "summary": format!("Summary of entry {i} with & entities."),
+                "content_html": format!(
+                    "<p>Paragraph one of entry {i}. Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do \
+                     eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam.</p>\
+                     <p>Paragraph two — with <a href=\"https://example.com/{i}\">a link</a> and <b>bold</b> text, \
+                     «quotes» and emoji 🎉.</p>"
+                ),
+                "date_published": format!("2025-06-10T04:{:02}:00Z", i % 60),
+                "authors": [{"name": "Ann Author"}],
+                "tags": ["bench", "feeds"],
+            });
+            if i % 10 == 0 {
+                item["attachments"] = serde_json::json!([
+                    {"url": format!("https://example.com/{i}.mp3"), "mime_type": "audio/mpeg", "size_in_bytes": 1000}
+                ]);
+            }
+            item
+        })
+        .collect();
+    serde_json::json!({
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "Bench — a typical feed",
+        "home_page_url": "https://example.com/",
+        "items": entries,
+    })
+    .to_string()
+}
+
 fn decode() {
     use tidings::decode::{Options, decode_with};
     let feed = typical_rss(2000);
@@ -80,21 +119,22 @@ fn decode() {
 }
 
 fn parse() {
-    let feed = typical_rss(2000);
+    let rss = typical_rss(2000);
+    parse_one("typical RSS 2.0", &rss, "application/rss+xml; charset=utf-8", "https://example.com/feed");
+    let json = typical_json_feed(2000);
+    parse_one("typical JSON Feed 1.1", &json, "application/feed+json", "https://example.com/feed.json");
+}
+
+/// Times decode + parse + map of a 2000-item feed served with `content_type` from `url`.
+fn parse_one(name: &str, feed: &str, content_type: &str, url: &str) {
     let bytes = feed.as_bytes();
     let (runs, elapsed) = repeat(Duration::from_secs(3), || {
-        let parsed = tidings::ingest::ingest(
-            bytes,
-            Some("application/rss+xml; charset=utf-8"),
-            Some("https://example.com/feed"),
-            None,
-        )
-        .expect("parses");
+        let parsed = tidings::ingest::ingest(bytes, Some(content_type), Some(url), None).expect("parses");
         assert_eq!(parsed.feed.entries.len(), 2000);
         std::hint::black_box(parsed);
     });
     println!(
-        "parse: typical RSS 2.0, {:.1} MB, 2000 items, decode + parse + map on one core: {:.0} MB/s ({:.1} ms a run, {runs} runs)",
+        "parse: {name}, {:.1} MB, 2000 items, decode + parse + map on one core: {:.0} MB/s ({:.1} ms a run, {runs} runs)",
         bytes.len() as f64 / 1e6,
         mb_per_s(bytes.len(), runs, elapsed),
         elapsed.as_secs_f64() * 1e3 / f64::from(runs)
@@ -138,110 +178,253 @@ fn arg_value(args: &[String], name: &str, default: usize) -> usize {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-fn refresh(args: &[String]) {
-    let feeds = arg_value(args, "--feeds", 1000);
-    let items = arg_value(args, "--items", 50);
-    let server = server::Server::start();
-    let mut urls = Vec::with_capacity(feeds);
-    for f in 0..feeds {
-        let mut xml = format!(
-            "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\"><channel><title>Feed {f}</title>\
-             <link>http://127.0.0.1/{f}/</link><description>bench</description>"
-        );
-        for i in 0..items {
-            xml.push_str(&format!(
-                "<item><title>Feed {f} item {i}</title><link>http://127.0.0.1/{f}/{i}</link><guid>f{f}-i{i}</guid>\
-                 <pubDate>Tue, 10 Jun 2025 04:{:02}:00 GMT</pubDate><description>&lt;p&gt;Item {i} of feed {f}: \
-                 a paragraph of ordinary text, as feeds carry.&lt;/p&gt;</description></item>",
-                i % 60
-            ));
+/// The shape of a refresh benchmark, from its arguments.
+struct RefreshShape {
+    feeds: usize,
+    items: usize,
+    hosts: usize,
+    latency: Duration,
+    /// tidings's settings for the run: the defaults unless `--concurrency` / `--per-host` say otherwise.
+    concurrency: usize,
+    per_host: usize,
+    /// `--tidings-only`: leave out curl, newsboat and sfeed (quicker while working on tidings).
+    tidings_only: bool,
+}
+
+impl RefreshShape {
+    fn from_args(args: &[String]) -> RefreshShape {
+        let defaults = tidings::config::Config::default();
+        RefreshShape {
+            feeds: arg_value(args, "--feeds", 1000),
+            items: arg_value(args, "--items", 50),
+            hosts: arg_value(args, "--hosts", 1).clamp(1, 254 * 254),
+            latency: Duration::from_millis(arg_value(args, "--latency-ms", 0) as u64),
+            concurrency: arg_value(args, "--concurrency", defaults.concurrency),
+            per_host: arg_value(args, "--per-host", defaults.per_host_concurrency),
+            tidings_only: args.iter().any(|a| a == "--tidings-only"),
         }
-        xml.push_str("</channel></rss>");
+    }
+
+    /// The network's floor: every host answers its feeds in batches of `per_host`, one round trip each, all hosts
+    /// at once (and no more than the global limit in flight).
+    fn floor(&self) -> Duration {
+        let per_host = self.feeds.div_ceil(self.hosts).div_ceil(self.per_host);
+        let global = self.feeds.div_ceil(self.concurrency.min(self.per_host * self.hosts));
+        self.latency * per_host.max(global) as u32
+    }
+}
+
+/// Feed `f` of the benchmark: `items` ordinary items, links on its own host.
+fn bench_feed(f: usize, items: usize, host: &str) -> String {
+    let mut xml = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\"><channel><title>Feed {f}</title>\
+         <link>http://{host}/{f}/</link><description>bench</description>"
+    );
+    for i in 0..items {
+        xml.push_str(&format!(
+            "<item><title>Feed {f} item {i}</title><link>http://{host}/{f}/{i}</link><guid>f{f}-i{i}</guid>\
+             <pubDate>Tue, 10 Jun 2025 04:{:02}:00 GMT</pubDate><description>&lt;p&gt;Item {i} of feed {f}: \
+             a paragraph of ordinary text, as feeds carry.&lt;/p&gt;</description></item>",
+            i % 60
+        ));
+    }
+    xml.push_str("</channel></rss>");
+    xml
+}
+
+/// The argument that makes this benchmark a measuring helper (see [`measure_alone`]).
+const MEASURE_MODE: &str = "__measure";
+
+/// Runs `cmd` through a fresh copy of this benchmark, which measures it; returns it measured, with the processor
+/// time it used (user and system, all its threads and children: steadier than wall time on a busy machine).
+/// Measuring it directly would report the benchmark's own peak memory whenever that is larger: a child spawned by
+/// vfork (as `Command` does) starts its peak at the parent's, and this process holds every feed of the farm.
+fn measure_alone(cmd: &std::process::Command) -> (Measured, Duration) {
+    let mut helper = std::process::Command::new(std::env::current_exe().expect("the benchmark's own path"));
+    helper.arg(MEASURE_MODE).arg(cmd.get_program()).args(cmd.get_args());
+    for (name, value) in cmd.get_envs() {
+        match value {
+            Some(value) => helper.env(name, value),
+            None => helper.env_remove(name),
+        };
+    }
+    let mut measured = measure(&mut helper);
+    let stderr = String::from_utf8_lossy(&measured.output.stderr).into_owned();
+    let (rest, figures) = stderr.rsplit_once(MEASURE_MODE).expect("the measuring helper reports its figures");
+    let mut numbers = figures.split_whitespace().map(|n| n.parse::<u64>().expect("a figure"));
+    measured.peak_rss = numbers.next().expect("peak memory");
+    measured.wall = Duration::from_nanos(numbers.next().expect("wall time"));
+    let cpu = Duration::from_nanos(numbers.next().expect("processor time"));
+    measured.output.stderr = rest.as_bytes().to_vec();
+    (measured, cpu)
+}
+
+/// The measuring helper: runs the command in `args`, passes its output on, and reports its peak memory, wall time
+/// and processor time last on stderr; exits as it did.
+fn measure_for_parent(args: &[String]) -> std::process::ExitCode {
+    use std::io::Write;
+    let measured = measure(std::process::Command::new(&args[0]).args(&args[1..]));
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct, which getrusage then fills.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a struct we own; the only child this process waited for is the command.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    let cpu_nanos = (micros(usage.ru_utime) + micros(usage.ru_stime)) * 1000;
+    let _ = std::io::stdout().write_all(&measured.output.stdout);
+    let _ = std::io::stderr().write_all(&measured.output.stderr);
+    eprintln!("{MEASURE_MODE} {} {} {cpu_nanos}", measured.peak_rss, measured.wall.as_nanos());
+    std::process::ExitCode::from(measured.output.status.code().unwrap_or(1).clamp(0, 255) as u8)
+}
+
+/// Whether `program` is installed (an executable file of that name on `PATH`).
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}
+
+/// Times the real binary refreshing generated feeds served by a farm of loopback hosts (one host by default),
+/// beside the network's floor, curl, newsboat and sfeed on the same farm when they are installed.
+fn refresh(args: &[String]) {
+    let shape = RefreshShape::from_args(args);
+    let farm = server::Farm::start(shape.hosts, shape.latency).expect("bind the farm's loopback addresses");
+    let mut urls = Vec::with_capacity(shape.feeds);
+    for f in 0..shape.feeds {
+        let host = f % shape.hosts;
         let path = format!("/feed/{f}.xml");
-        server.route(
+        let xml = bench_feed(f, shape.items, &server::farm_address(host).to_string());
+        farm.route(
             &path,
             server::Reply::ok("application/rss+xml; charset=utf-8", xml).with_header("ETag", &format!("\"v{f}\"")),
         );
-        urls.push(server.url(&path));
+        urls.push(farm.url(host, &path));
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("bench.db");
     let opml: String = urls.iter().map(|u| format!("<outline type=\"rss\" text=\"{u}\" xmlUrl=\"{u}\"/>")).collect();
     let opml_path = dir.path().join("feeds.opml");
     std::fs::write(&opml_path, format!("<opml version=\"2.0\"><body>{opml}</body></opml>")).expect("write opml");
-    // All feeds share one host here, so the per-host limit is the global one (as newsboat's threads are).
     let config = dir.path().join("config.toml");
-    std::fs::write(&config, "concurrency = 16\nper_host_concurrency = 16\n").expect("write config");
+    let settings = format!("concurrency = {}\nper_host_concurrency = {}\n", shape.concurrency, shape.per_host);
+    std::fs::write(&config, &settings).expect("write config");
     let tidings = |sub: &[&str]| {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tidings"));
         cmd.env("HOME", dir.path()).arg("--config").arg(&config).arg("--db").arg(&db).args(sub);
         cmd
     };
-    let import = measure(&mut tidings(&["import", opml_path.to_str().expect("utf-8 path")]));
-    assert!(import.output.status.success(), "import failed");
-    let cold = measure(&mut tidings(&["refresh"]));
-    let warm = measure(&mut tidings(&["refresh"]));
-    let unread = measure(&mut tidings(&["unread"]));
+    let import = tidings(&["import", opml_path.to_str().expect("utf-8 path")]).output().expect("run tidings import");
+    assert!(import.status.success(), "import failed: {}", support::stderr(&import));
+
+    let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
+    // Runs one measured command against the farm and prints its line, with what the farm saw.
+    let run = |label: &str, cmd: &std::process::Command, versus: Option<&Measured>| -> Measured {
+        farm.reset_counts();
+        let (m, cpu) = measure_alone(cmd);
+        let ratio = versus
+            .map(|t| format!("   tidings is {:.1}× faster", m.wall.as_secs_f64() / t.wall.as_secs_f64().max(1e-9)))
+            .unwrap_or_default();
+        println!(
+            "  {label:<26}{:>8.3} s   cpu {:>6.2} s   peak RSS {:>6.1} MB   {:>5} requests, at most {} at once on one \
+             host{ratio}",
+            m.wall.as_secs_f64(),
+            cpu.as_secs_f64(),
+            mb(m.peak_rss),
+            farm.requests(),
+            farm.peak_per_host()
+        );
+        m
+    };
+    let first = server::farm_address(0);
+    let hosts = match shape.hosts {
+        1 => format!("1 host ({first})"),
+        n => format!("{n} hosts ({first}–{})", server::farm_address(n - 1)),
+    };
+    println!(
+        "refresh: {} feeds × {} items on {hosts}, {} ms added to every answer; tidings with concurrency = {}, \
+         per_host_concurrency = {}",
+        shape.feeds,
+        shape.items,
+        shape.latency.as_millis(),
+        shape.concurrency,
+        shape.per_host
+    );
+    println!(
+        "  {:<26}{:>8.3} s                                     (one round trip per host batch of {}, at most {} \
+         in flight)",
+        "network floor",
+        shape.floor().as_secs_f64(),
+        shape.per_host,
+        shape.concurrency
+    );
+    let cold = run("tidings cold refresh", &tidings(&["refresh"]), None);
+    let warm = run("tidings all-304 refresh", &tidings(&["refresh"]), None);
+    let unread = run("tidings unread", &tidings(&["unread"]), None);
     let ok = |m: &Measured| m.output.status.success();
     assert!(ok(&cold) && ok(&warm) && ok(&unread), "a tidings run failed:\n{}", support::stdout(&cold.output));
     let total_line = support::stdout(&unread.output).lines().last().unwrap_or("").trim().to_string();
-    let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
-    println!("refresh: {feeds} feeds × {items} items from 127.0.0.1 ({})", total_line);
-    println!("  tidings cold refresh     {:>8.3} s   peak RSS {:>6.1} MB", cold.wall.as_secs_f64(), mb(cold.peak_rss));
-    println!("  tidings all-304 refresh  {:>8.3} s   peak RSS {:>6.1} MB", warm.wall.as_secs_f64(), mb(warm.peak_rss));
-    println!(
-        "  tidings unread           {:>8.3} s   peak RSS {:>6.1} MB",
-        unread.wall.as_secs_f64(),
-        mb(unread.peak_rss)
-    );
-
-    let has_newsboat =
-        std::process::Command::new("newsboat").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !has_newsboat {
-        println!("  newsboat: not installed (apt-get install newsboat), no comparison");
+    println!("  ({total_line}; {})", support::stdout(&cold.output).lines().next().unwrap_or("").trim());
+    if shape.tidings_only {
         return;
     }
-    let urls_file = dir.path().join("urls");
-    std::fs::write(&urls_file, urls.join("\n") + "\n").expect("write urls");
-    let nb_config = dir.path().join("newsboat.conf");
-    std::fs::write(&nb_config, "reload-threads 10\nshow-read-feeds yes\n").expect("write newsboat config");
-    let cache = dir.path().join("newsboat.db");
-    let newsboat = |sub: &[&str]| {
-        let mut cmd = std::process::Command::new("newsboat");
-        cmd.env("HOME", dir.path()).arg("-u").arg(&urls_file).arg("-c").arg(&cache).arg("-C").arg(&nb_config).args(sub);
-        cmd
-    };
-    let nb_cold = measure(&mut newsboat(&["-x", "reload"]));
-    let nb_warm = measure(&mut newsboat(&["-x", "reload"]));
-    let nb_unread = measure(&mut newsboat(&["-x", "print-unread"]));
-    let ratio = |a: &Measured, b: &Measured| b.wall.as_secs_f64() / a.wall.as_secs_f64().max(1e-9);
-    println!(
-        "  newsboat cold reload     {:>8.3} s   peak RSS {:>6.1} MB   tidings is {:.1}× faster",
-        nb_cold.wall.as_secs_f64(),
-        mb(nb_cold.peak_rss),
-        ratio(&cold, &nb_cold)
-    );
-    println!(
-        "  newsboat second reload   {:>8.3} s   peak RSS {:>6.1} MB   tidings is {:.1}× faster",
-        nb_warm.wall.as_secs_f64(),
-        mb(nb_warm.peak_rss),
-        ratio(&warm, &nb_warm)
-    );
-    println!(
-        "  newsboat print-unread    {:>8.3} s   peak RSS {:>6.1} MB   tidings is {:.1}× faster ({})",
-        nb_unread.wall.as_secs_f64(),
-        mb(nb_unread.peak_rss),
-        ratio(&unread, &nb_unread),
-        support::stdout(&nb_unread.output).trim()
-    );
+
+    if on_path("curl") {
+        let list = dir.path().join("curl.conf");
+        let lines: String = urls.iter().map(|u| format!("url = \"{u}\"\noutput = \"/dev/null\"\n")).collect();
+        std::fs::write(&list, lines).expect("write curl's list");
+        let mut curl = std::process::Command::new("curl");
+        curl.args(["--silent", "--parallel", "--parallel-max", "200", "--config"]).arg(&list);
+        run("curl --parallel, 200", &curl, None);
+    }
+
+    if on_path("newsboat") {
+        let urls_file = dir.path().join("urls");
+        std::fs::write(&urls_file, urls.join("\n") + "\n").expect("write urls");
+        let nb_config = dir.path().join("newsboat.conf");
+        std::fs::write(&nb_config, "reload-threads 10\nshow-read-feeds yes\n").expect("write newsboat config");
+        let cache = dir.path().join("newsboat.db");
+        let newsboat = |sub: &[&str]| {
+            let mut cmd = std::process::Command::new("newsboat");
+            cmd.env("HOME", dir.path())
+                .arg("-u")
+                .arg(&urls_file)
+                .arg("-c")
+                .arg(&cache)
+                .arg("-C")
+                .arg(&nb_config)
+                .args(sub);
+            cmd
+        };
+        run("newsboat cold reload", &newsboat(&["-x", "reload"]), Some(&cold));
+        run("newsboat second reload", &newsboat(&["-x", "reload"]), Some(&warm));
+        let nb_unread = run("newsboat print-unread", &newsboat(&["-x", "print-unread"]), Some(&unread));
+        println!("  ({})", support::stdout(&nb_unread.output).trim());
+    } else {
+        println!("  newsboat: not installed (apt-get install newsboat), no comparison");
+    }
+
+    if on_path("sfeed_update") {
+        let sfeedrc = dir.path().join("sfeedrc");
+        let feeds: String = urls.iter().enumerate().map(|(i, u)| format!("\tfeed \"f{i}\" \"{u}\"\n")).collect();
+        let sfeed_dir = dir.path().join("sfeed");
+        let rc = format!("sfeedpath=\"{}\"\nmaxjobs=16\nfeeds() {{\n{feeds}}}\n", sfeed_dir.display());
+        std::fs::write(&sfeedrc, rc).expect("write sfeedrc");
+        let mut sfeed = std::process::Command::new("sfeed_update");
+        sfeed.env("HOME", dir.path()).arg(&sfeedrc);
+        run("sfeed_update, 16 jobs", &sfeed, Some(&cold));
+    } else {
+        println!("  sfeed: not installed (apt-get install sfeed), no comparison");
+    }
 }
 
-fn main() {
+fn main() -> std::process::ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    if raw.first().is_some_and(|a| a == MEASURE_MODE) {
+        return measure_for_parent(&raw[1..]);
+    }
     let modes: Vec<&String> = raw
         .iter()
         .enumerate()
-        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !raw[i - 1].starts_with("--")))
+        .filter(|(i, a)| {
+            !a.starts_with("--") && (*i == 0 || !raw[i - 1].starts_with("--") || raw[i - 1] == "--tidings-only")
+        })
         .map(|(_, a)| a)
         .collect();
     let all = modes.is_empty();
@@ -258,4 +441,5 @@ fn main() {
     if wants("refresh") {
         refresh(&raw);
     }
+    std::process::ExitCode::SUCCESS
 }

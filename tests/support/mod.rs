@@ -1,6 +1,8 @@
-//! Shared by the integration tests: the loopback server, feed fixtures, and helpers to run the binary.
+//! Shared by the integration tests: the loopback server, feed fixtures, helpers to run the binary, and the farm
+//! (a big database built straight through the store).
 #![allow(dead_code)]
 
+pub mod farm;
 pub mod server;
 
 use std::path::{Path, PathBuf};

@@ -23,6 +23,26 @@ pub enum Reply {
     Truncated { announced: usize, body: Vec<u8> },
     /// Streams `total` bytes of filler with no Content-Length, in chunks.
     Endless { content_type: String, total: u64 },
+    /// Holds the answer until the test opens the gate, then sends the inner reply.
+    Held(Gate, Box<Reply>),
+}
+
+/// A gate a test holds a reply behind: the server waits until the test opens it.
+#[derive(Clone, Debug, Default)]
+pub struct Gate(Arc<(Mutex<bool>, std::sync::Condvar)>);
+
+impl Gate {
+    pub fn open(&self) {
+        *self.0.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.0.1.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut open = self.0.0.lock().unwrap_or_else(|e| e.into_inner());
+        while !*open {
+            open = self.0.1.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+    }
 }
 
 impl Reply {
@@ -124,34 +144,37 @@ fn serve_connection(stream: TcpStream, routes: &Mutex<HashMap<String, Reply>>, l
     let _ = stream.set_nodelay(true);
     let mut reader = BufReader::new(stream.try_clone().expect("clone the stream"));
     let mut writer = stream;
-    loop {
-        let mut request_line = String::new();
-        match reader.read_line(&mut request_line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_string();
-        let mut headers = HashMap::new();
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':') {
-                headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
-            }
-        }
-        let request = Request { path: path.clone(), headers };
+    while let Some(request) = read_request(&mut reader) {
         log.lock().unwrap().push(request.clone());
-        let reply = routes.lock().unwrap().get(&path).cloned().unwrap_or_else(|| Reply::status(404));
+        let reply = routes.lock().unwrap().get(&request.path).cloned().unwrap_or_else(|| Reply::status(404));
         if !send(&mut writer, &request, reply) {
             return;
         }
     }
+}
+
+/// Reads one request's line and headers; `None` when the client closed the connection.
+fn read_request(reader: &mut impl BufRead) -> Option<Request> {
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).ok()? == 0 {
+        return None;
+    }
+    let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let mut headers = HashMap::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
+        }
+    }
+    Some(Request { path, headers })
 }
 
 /// Writes one reply; false when the connection must close.
@@ -182,6 +205,10 @@ fn send(w: &mut TcpStream, request: &Request, reply: Reply) -> bool {
         }
         Reply::Delay(wait, inner) => {
             std::thread::sleep(wait);
+            send(w, request, *inner)
+        }
+        Reply::Held(gate, inner) => {
+            gate.wait();
             send(w, request, *inner)
         }
         Reply::Reset => {
@@ -228,5 +255,172 @@ fn reason(status: u16) -> &'static str {
         500 => "Internal Server Error",
         503 => "Service Unavailable",
         _ => "Status",
+    }
+}
+
+/// A farm of hosts for the refresh benchmark and tests: one listener on each of `hosts` loopback addresses
+/// (127.0.1.1, 127.0.1.2, …; Linux routes all of 127/8 to the loopback device), every path served by every host,
+/// each answer held back by a fixed latency (as the real web's round trips are), and for each host the most
+/// requests it was answering at the same time; a host can also hold its answers until told to release them.
+/// Threads, like [`Server`]: a connection is a thread, so a held-back answer holds only its own connection.
+pub struct Farm {
+    hosts: Vec<FarmHost>,
+    routes: Arc<Mutex<HashMap<String, Reply>>>,
+}
+
+struct FarmHost {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    load: Arc<HostLoad>,
+}
+
+/// Requests one host is answering now, and the most it answered at once; and whether it holds its answers.
+#[derive(Default)]
+struct HostLoad {
+    now: AtomicUsize,
+    peak: AtomicUsize,
+    requests: AtomicUsize,
+    held: Mutex<bool>,
+    released: std::sync::Condvar,
+}
+
+impl HostLoad {
+    fn begin(&self) {
+        let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+        self.requests.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn end(&self) {
+        self.now.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Returns once the host is not holding its answers.
+    fn wait_until_released(&self) {
+        let mut held = self.held.lock().unwrap();
+        while *held {
+            held = self.released.wait(held).unwrap();
+        }
+    }
+
+    fn set_held(&self, hold: bool) {
+        *self.held.lock().unwrap() = hold;
+        self.released.notify_all();
+    }
+}
+
+/// The loopback address of farm host `index` (0-based): 127.0.1.1 … 127.0.1.254, then 127.0.2.1, …
+pub fn farm_address(index: usize) -> std::net::Ipv4Addr {
+    std::net::Ipv4Addr::new(127, 0, 1 + (index / 254) as u8, 1 + (index % 254) as u8)
+}
+
+impl Farm {
+    /// Starts `hosts` listeners (at most 254 × 254), each answering after `latency`.
+    pub fn start(hosts: usize, latency: Duration) -> std::io::Result<Farm> {
+        let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
+        let mut started = Vec::with_capacity(hosts);
+        for index in 0..hosts {
+            let listener = TcpListener::bind((farm_address(index), 0))?;
+            let addr = listener.local_addr()?;
+            let stop = Arc::new(AtomicBool::new(false));
+            let load = Arc::new(HostLoad::default());
+            let (routes, stop_flag, host_load) = (routes.clone(), stop.clone(), load.clone());
+            std::thread::Builder::new().stack_size(128 * 1024).spawn(move || {
+                for stream in listener.incoming() {
+                    if stop_flag.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let Ok(stream) = stream else { continue };
+                    let (routes, load) = (routes.clone(), host_load.clone());
+                    let spawned = std::thread::Builder::new()
+                        .stack_size(256 * 1024)
+                        .spawn(move || serve_farm_connection(stream, &routes, &load, latency));
+                    if spawned.is_err() {
+                        eprintln!("farm host {addr}: cannot start a thread for a connection");
+                    }
+                }
+            })?;
+            started.push(FarmHost { addr, stop, load });
+        }
+        Ok(Farm { hosts: started, routes })
+    }
+
+    pub fn hosts(&self) -> usize {
+        self.hosts.len()
+    }
+
+    /// The address of `path` on host `index`.
+    pub fn url(&self, index: usize, path: &str) -> String {
+        format!("http://{}{}", self.hosts[index].addr, path)
+    }
+
+    /// Every host serves `path` with `reply`.
+    pub fn route(&self, path: &str, reply: Reply) {
+        self.routes.lock().unwrap().insert(path.to_string(), reply);
+    }
+
+    /// The most requests any one host answered at the same time since the last [`Farm::reset_counts`].
+    pub fn peak_per_host(&self) -> usize {
+        self.hosts.iter().map(|h| h.load.peak.load(Ordering::SeqCst)).max().unwrap_or(0)
+    }
+
+    /// Requests answered by all hosts since the last [`Farm::reset_counts`].
+    pub fn requests(&self) -> usize {
+        self.hosts.iter().map(|h| h.load.requests.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Host `index` keeps every request it receives waiting, unanswered, until [`Farm::release`].
+    pub fn hold(&self, index: usize) {
+        self.hosts[index].load.set_held(true);
+    }
+
+    /// Host `index` answers the requests it held, and the next ones as usual.
+    pub fn release(&self, index: usize) {
+        self.hosts[index].load.set_held(false);
+    }
+
+    /// The most requests host `index` answered at the same time since the last [`Farm::reset_counts`].
+    pub fn peak_of(&self, index: usize) -> usize {
+        self.hosts[index].load.peak.load(Ordering::SeqCst)
+    }
+
+    /// Starts counting afresh (between two measured runs).
+    pub fn reset_counts(&self) {
+        for host in &self.hosts {
+            host.load.peak.store(host.load.now.load(Ordering::SeqCst), Ordering::SeqCst);
+            host.load.requests.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Drop for Farm {
+    fn drop(&mut self) {
+        for host in &self.hosts {
+            host.stop.store(true, Ordering::Relaxed);
+            host.load.set_held(false);
+            let _ = TcpStream::connect(host.addr);
+        }
+    }
+}
+
+fn serve_farm_connection(
+    stream: TcpStream,
+    routes: &Mutex<HashMap<String, Reply>>,
+    load: &HostLoad,
+    latency: Duration,
+) {
+    let _ = stream.set_nodelay(true);
+    let mut reader = BufReader::new(stream.try_clone().expect("clone the stream"));
+    let mut writer = stream;
+    while let Some(request) = read_request(&mut reader) {
+        load.begin();
+        load.wait_until_released();
+        std::thread::sleep(latency);
+        let reply = routes.lock().unwrap().get(&request.path).cloned().unwrap_or_else(|| Reply::status(404));
+        let open = send(&mut writer, &request, reply);
+        load.end();
+        if !open {
+            return;
+        }
     }
 }

@@ -1,0 +1,455 @@
+//! tidings's own model of a parsed feed and of what the store holds. The UI and the store see only these types.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+/// Row id of a subscription in the store.
+pub type FeedId = i64;
+/// Row id of an entry in the store.
+pub type EntryId = i64;
+/// Row id of a folder in the store.
+pub type FolderId = i64;
+
+/// The syndication format a document was parsed as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FeedKind {
+    Rss0,
+    Rss1,
+    Rss2,
+    Atom,
+    Json,
+}
+
+impl FeedKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FeedKind::Rss0 => "rss0",
+            FeedKind::Rss1 => "rss1",
+            FeedKind::Rss2 => "rss2",
+            FeedKind::Atom => "atom",
+            FeedKind::Json => "json",
+        }
+    }
+}
+
+/// A feed document after decoding and parsing: plain-text titles, absolute links, UTC dates.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ParsedFeed {
+    pub kind: FeedKind,
+    pub title: Option<String>,
+    /// The site the feed belongs to (its `<link>` / alternate link).
+    pub link: Option<String>,
+    pub description: Option<String>,
+    /// Who writes the feed (Atom's feed-level authors, RSS's `managingEditor`, `dc:creator`, `itunes:author`).
+    pub authors: Vec<String>,
+    pub entries: Vec<ParsedEntry>,
+    /// Things that were repaired or looked wrong but did not stop the parse.
+    pub warnings: Vec<String>,
+    /// How often the feed asks to be fetched at most (`<ttl>`, `sy:updatePeriod`), in seconds.
+    pub min_interval_secs: Option<u64>,
+}
+
+/// One entry of a parsed feed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ParsedEntry {
+    /// Identity within its feed: the GUID/id, else the link, else a hash of title and date.
+    pub key: String,
+    /// The entry's own title (`None` when the feed gives it none; see [`ParsedEntry::display_title`]).
+    pub title: Option<String>,
+    pub link: Option<String>,
+    /// Every author's name (never an address), in document order.
+    pub authors: Vec<String>,
+    pub published: Option<DateTime<Utc>>,
+    pub updated: Option<DateTime<Utc>>,
+    /// The richest body the entry has, as HTML.
+    pub content_html: Option<String>,
+    /// The short summary, as HTML, when the entry has one besides its content.
+    pub summary_html: Option<String>,
+    /// Categories and tags, plain text.
+    pub categories: Vec<String>,
+    /// Attached media: podcast episodes, videos, images.
+    pub enclosures: Vec<Enclosure>,
+    /// Where the entry's comments are.
+    pub comments: Option<String>,
+    /// An image that stands for the entry.
+    pub thumbnail: Option<String>,
+}
+
+impl ParsedEntry {
+    /// What to call the entry: its title, else the first line of its text.
+    pub fn display_title(&self) -> Option<String> {
+        self.title.clone().or_else(|| crate::parse::first_line(self.content_html.as_deref()))
+    }
+}
+
+/// A file attached to an entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Enclosure {
+    pub url: String,
+    pub media_type: Option<String>,
+    pub length: Option<u64>,
+}
+
+/// A subscription to add: what OPML import and `tidings add` produce.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewFeed {
+    pub url: String,
+    /// The feed's own title, when it is known before the first fetch (discovery read it).
+    pub title: Option<String>,
+    /// The name the user gave the feed (an OPML file's `text`): it stays the feed's name, whatever the feed
+    /// calls itself, until the user renames it.
+    pub name: Option<String>,
+    pub site_url: Option<String>,
+    /// The folder's path of names from the top (`["Tech", "Rust"]` for nested outlines); empty for the top.
+    pub folder: Vec<String>,
+}
+
+/// Why a feed's refresh failed, as a stable kind: stored with the feed, shown in brackets, printed by
+/// `tidings refresh`. The message beside it says the details.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorKind {
+    /// The address is not a usable URL.
+    Url,
+    Dns,
+    Connect,
+    Timeout,
+    Tls,
+    /// The server answered with an error status.
+    Http,
+    TooLarge,
+    Redirect,
+    /// The download broke off.
+    Body,
+    Empty,
+    Decode,
+    /// An HTML page or some other document that is not a feed.
+    NotAFeed,
+    Parse,
+    /// The database could not save the result.
+    Store,
+    /// tidings itself failed (a panic while reading the feed, a refresh task that died).
+    Internal,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 15] = [
+        ErrorKind::Url,
+        ErrorKind::Dns,
+        ErrorKind::Connect,
+        ErrorKind::Timeout,
+        ErrorKind::Tls,
+        ErrorKind::Http,
+        ErrorKind::TooLarge,
+        ErrorKind::Redirect,
+        ErrorKind::Body,
+        ErrorKind::Empty,
+        ErrorKind::Decode,
+        ErrorKind::NotAFeed,
+        ErrorKind::Parse,
+        ErrorKind::Store,
+        ErrorKind::Internal,
+    ];
+
+    /// The name stored in the database and printed by the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Url => "url",
+            ErrorKind::Dns => "dns",
+            ErrorKind::Connect => "connect",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Tls => "tls",
+            ErrorKind::Http => "http",
+            ErrorKind::TooLarge => "too-large",
+            ErrorKind::Redirect => "redirect",
+            ErrorKind::Body => "body",
+            ErrorKind::Empty => "empty",
+            ErrorKind::Decode => "decode",
+            ErrorKind::NotAFeed => "not-a-feed",
+            ErrorKind::Parse => "parse",
+            ErrorKind::Store => "store",
+            ErrorKind::Internal => "internal",
+        }
+    }
+
+    /// The kind a stored name stands for; `None` for a name this build does not know.
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A folder of the feed list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FolderRow {
+    pub id: FolderId,
+    /// Its own name, not a path ("Rust", not "Tech/Rust").
+    pub name: String,
+    /// The folder it is in; `None` at the top level.
+    pub parent: Option<FolderId>,
+    pub collapsed: bool,
+}
+
+/// A subscription as the feed list shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FeedRow {
+    pub id: FeedId,
+    pub url: String,
+    /// What to call it: the user's name for it, else the feed's title, else its URL.
+    pub title: String,
+    pub site_url: Option<String>,
+    pub folder_id: Option<FolderId>,
+    pub folder: Option<String>,
+    pub unread: i64,
+    pub last_status: Option<i64>,
+    pub last_error: Option<String>,
+    pub error_kind: Option<ErrorKind>,
+    /// When it was last fetched (seconds since the epoch).
+    pub last_fetched_at: Option<i64>,
+    /// The last decoding overrode an encoding the feed declared (see [`crate::decode::Decision::overridden`]).
+    pub encoding_overridden: bool,
+    /// The encoding the user forced for this feed, if any.
+    pub encoding_forced: Option<String>,
+    /// Not to be fetched automatically before this time (seconds since the epoch): backoff, or the server's
+    /// Retry-After.
+    pub retry_at: Option<i64>,
+    /// The server said the feed is gone for good; only an explicit refresh tries it again.
+    pub dead: bool,
+    /// New entries are fetched in full (the page behind their link) on refresh: a feed of snippets.
+    pub full_text: bool,
+}
+
+/// An entry as the entry list shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryRow {
+    pub id: EntryId,
+    pub feed_id: FeedId,
+    pub title: Option<String>,
+    /// The entry's own page.
+    pub link: Option<String>,
+    /// Published, else updated, else first seen (seconds since the epoch, UTC).
+    pub date: i64,
+    pub read: bool,
+    pub starred: bool,
+}
+
+/// Everything the article pane shows about one entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryDetail {
+    pub id: EntryId,
+    pub feed_id: FeedId,
+    pub feed_title: String,
+    pub title: Option<String>,
+    pub link: Option<String>,
+    pub author: Option<String>,
+    pub published_at: Option<i64>,
+    pub updated_at: Option<i64>,
+    pub content_html: Option<String>,
+    pub summary_html: Option<String>,
+    pub read: bool,
+    pub starred: bool,
+    pub categories: Vec<String>,
+    pub enclosures: Vec<Enclosure>,
+    pub comments: Option<String>,
+    pub thumbnail: Option<String>,
+    /// The full article extracted from the entry's page, when it was fetched.
+    pub full_html: Option<String>,
+    /// Why the page gave no article, when fetching it failed.
+    pub full_error: Option<String>,
+}
+
+/// Everything the feed-info view shows about one subscription.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeedInfo {
+    pub row: FeedRow,
+    /// What the feed calls itself (the row's title is the name the user gave it, when there is one).
+    pub own_title: Option<String>,
+    pub entries: i64,
+    pub failures: i64,
+    pub last_success_at: Option<i64>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub added_at: i64,
+    /// The last decoding decision, when the feed was ever read.
+    pub decision: Option<crate::decode::Decision>,
+    /// What the last successful read had to repair or assume.
+    pub warnings: Vec<String>,
+}
+
+/// Progress of one feed's refresh, as the refresher reports it to the reader and to `tidings refresh`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefreshEvent {
+    Started {
+        feed_id: FeedId,
+    },
+    /// New content was stored.
+    Done {
+        feed_id: FeedId,
+        new: usize,
+        updated: usize,
+        unread: i64,
+        title: String,
+        moved_to: Option<String>,
+    },
+    /// The server said nothing changed (304).
+    NotModified {
+        feed_id: FeedId,
+        moved_to: Option<String>,
+    },
+    /// The refresh failed; stored entries are untouched.
+    Failed {
+        feed_id: FeedId,
+        title: String,
+        url: String,
+        kind: ErrorKind,
+        message: String,
+        /// Not before this time (seconds since the epoch) will it be tried again automatically.
+        retry_at: Option<i64>,
+        /// Gone for good (410): no more automatic refreshes.
+        dead: bool,
+    },
+    /// Left alone: gone, or asked to wait (backoff, Retry-After).
+    Skipped {
+        feed_id: FeedId,
+        title: String,
+        reason: String,
+    },
+}
+
+impl RefreshEvent {
+    pub fn feed_id(&self) -> FeedId {
+        match self {
+            RefreshEvent::Started { feed_id }
+            | RefreshEvent::Done { feed_id, .. }
+            | RefreshEvent::NotModified { feed_id, .. }
+            | RefreshEvent::Failed { feed_id, .. }
+            | RefreshEvent::Skipped { feed_id, .. } => *feed_id,
+        }
+    }
+
+    /// True for the event that ends a feed's refresh.
+    pub fn is_final(&self) -> bool {
+        !matches!(self, RefreshEvent::Started { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_kinds_round_trip_through_their_stored_names() {
+        for kind in ErrorKind::ALL {
+            assert_eq!(ErrorKind::from_name(kind.as_str()), Some(kind));
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
+        assert_eq!(ErrorKind::from_name("martian"), None);
+    }
+}
+
+/// A feed that discovery found and verified (fetched and parsed).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Found {
+    /// Its address (after redirects).
+    pub url: String,
+    pub title: Option<String>,
+    pub kind: FeedKind,
+    pub found_by: crate::feedlinks::FoundBy,
+}
+
+/// What discovery found at an address, and what it tried.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Discovery {
+    /// The address as asked for, with a scheme added when it had none.
+    pub url: String,
+    pub feeds: Vec<Found>,
+    /// What was looked at, for a person reading why nothing was found.
+    pub tried: Vec<String>,
+    /// Why the page itself could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+/// An entry as a list knows it before its row is read: enough to count, filter and walk unread entries in
+/// lists of any size (a 400,000-entry view holds these, and reads titles only for the rows on screen).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntryRef {
+    pub id: EntryId,
+    pub feed_id: FeedId,
+    pub read: bool,
+    pub starred: bool,
+}
+
+/// Where a list's entries come from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ListSource {
+    Feed(FeedId),
+    /// Every feed of a folder and of the folders inside it.
+    Folder(FolderId),
+    /// Every entry of every feed.
+    All,
+    /// Every unread entry.
+    Unread,
+    Starred,
+    /// Entries matching a search (see `search`), within a feed or folder when `within` is set.
+    Search {
+        query: String,
+        within: Option<Box<ListSource>>,
+    },
+}
+
+/// The order of a list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Sort {
+    #[default]
+    Newest,
+    Oldest,
+    /// By feed title, newest first within a feed.
+    ByFeed,
+    /// By entry title, A to Z.
+    ByTitle,
+}
+
+impl Sort {
+    pub const ALL: [Sort; 4] = [Sort::Newest, Sort::Oldest, Sort::ByFeed, Sort::ByTitle];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Sort::Newest => "newest",
+            Sort::Oldest => "oldest",
+            Sort::ByFeed => "feed",
+            Sort::ByTitle => "title",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Sort> {
+        Sort::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// The next order in the cycle.
+    pub fn next(self) -> Sort {
+        let i = Sort::ALL.iter().position(|s| *s == self).unwrap_or(0);
+        Sort::ALL[(i + 1) % Sort::ALL.len()]
+    }
+}
+
+/// A list to read: where its entries come from, their order, and whether read ones are left out.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ListQuery {
+    pub source: ListSource,
+    pub sort: Sort,
+    pub unread_only: bool,
+}
+
+/// The counts the smart views show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ViewCounts {
+    pub all: i64,
+    pub unread: i64,
+    pub starred: i64,
+}

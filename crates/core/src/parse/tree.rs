@@ -1,0 +1,621 @@
+//! A feed document as a tree of elements whose names are resolved to namespaces, read leniently from decoded
+//! text: end tags that close nothing are dropped, elements left open are closed where their parent ends (or at
+//! the end of a truncated document), HTML named entities become characters, undeclared prefixes that feeds use
+//! (`dc:`, `itunes:`, `media:`…) get their usual namespace, and `xml:base` is resolved on every element.
+//!
+//! Pure: text in, a tree out. Documents that the XML reader refuses outright go through [`super::repair`] first.
+
+use crate::canonical::resolve;
+use quick_xml::events::{BytesStart, Event};
+use std::rc::Rc;
+
+/// Deepest element kept; deeper ones give their text to their ancestor (feeds never nest this deep, and the tree
+/// is walked recursively).
+const MAX_DEPTH: usize = 128;
+/// Most attributes (namespace declarations included) read on one element; hostile documents carry thousands.
+const MAX_ATTRIBUTES: usize = 256;
+
+/// The vocabularies feed fields are looked up in. Namespace URIs that mean the same thing share one value: the
+/// RSS 0.90 and 1.0 namespaces read as plain RSS (`None`), Atom 0.3 as Atom, Dublin Core 1.0 as 1.1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ns {
+    /// No namespace, or one of the RSS namespaces.
+    None,
+    Atom,
+    Rdf,
+    Dc,
+    Dcterms,
+    Content,
+    /// Podcast directories: iTunes, and Google Play, whose elements mirror iTunes's.
+    Itunes,
+    Media,
+    Xhtml,
+    Syndication,
+    Other,
+}
+
+pub const ATOM_10: &str = "http://www.w3.org/2005/Atom";
+pub const ATOM_03: &str = "http://purl.org/atom/ns#";
+pub const RSS_090: &str = "http://my.netscape.com/rdf/simple/0.9/";
+pub const RSS_10: &str = "http://purl.org/rss/1.0/";
+const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
+const DC_11: &str = "http://purl.org/dc/elements/1.1/";
+const DC_10: &str = "http://purl.org/dc/elements/1.0/";
+const DCTERMS: &str = "http://purl.org/dc/terms/";
+const CONTENT: &str = "http://purl.org/rss/1.0/modules/content/";
+const ITUNES: &str = "http://www.itunes.com/dtds/podcast-1.0.dtd";
+const GOOGLE_PLAY: &str = "http://www.google.com/schemas/play-podcasts/1.0";
+const MEDIA: &str = "http://search.yahoo.com/mrss/";
+const XHTML: &str = "http://www.w3.org/1999/xhtml";
+const SYNDICATION: &str = "http://purl.org/rss/1.0/modules/syndication/";
+const XML: &str = "http://www.w3.org/XML/1998/namespace";
+
+/// The vocabulary a namespace URI names.
+pub fn ns_of(uri: &str) -> Ns {
+    let uri = uri.trim();
+    let lower = uri.to_ascii_lowercase();
+    let lower = lower.strip_prefix("https://").map_or(lower.clone(), |rest| format!("http://{rest}"));
+    match lower.as_str() {
+        "" | RSS_10 | RSS_090 | "http://purl.org/net/rss1.1#" | "http://purl.org/rss/1.0/modules/rss091#" => Ns::None,
+        u if u.starts_with("http://backend.userland.com/rss")
+            || u.starts_with("http://blogs.law.harvard.edu/tech/rss") =>
+        {
+            Ns::None
+        }
+        // Atom 1.0, 0.3, and the drafts before it (feedparser's list).
+        "http://www.w3.org/2005/atom"
+        | ATOM_03
+        | "http://purl.org/echo/"
+        | "http://purl.org/pie/"
+        | "http://example.com/newformat#"
+        | "http://example.com/necho"
+        | "uri/of/echo/namespace#" => Ns::Atom,
+        RDF => Ns::Rdf,
+        DC_11 | DC_10 => Ns::Dc,
+        DCTERMS => Ns::Dcterms,
+        CONTENT => Ns::Content,
+        ITUNES | GOOGLE_PLAY | "http://example.com/dtds/podcast-1.0.dtd" => Ns::Itunes,
+        MEDIA | "http://search.yahoo.com/mrss" => Ns::Media,
+        XHTML => Ns::Xhtml,
+        SYNDICATION => Ns::Syndication,
+        _ => Ns::Other,
+    }
+}
+
+/// The namespace feeds mean by a prefix they use without declaring it.
+fn well_known_prefix(prefix: &str) -> Option<&'static str> {
+    Some(match prefix {
+        "dc" => DC_11,
+        "dcterms" => DCTERMS,
+        "content" => CONTENT,
+        "atom" | "atom10" => ATOM_10,
+        "itunes" => ITUNES,
+        "googleplay" => GOOGLE_PLAY,
+        "media" => MEDIA,
+        "rdf" => RDF,
+        "xhtml" => XHTML,
+        "sy" => SYNDICATION,
+        "xml" => XML,
+        _ => return None,
+    })
+}
+
+/// One element: its vocabulary, its local name, its name as written, attributes, children, and the base URI that
+/// `xml:base` puts in force on it (resolved against its ancestors' and the document's address; `None` where no
+/// `xml:base` applies).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Element {
+    pub ns: Ns,
+    pub name: String,
+    pub qname: String,
+    pub attrs: Vec<Attr>,
+    pub children: Vec<Node>,
+    pub base: Option<Rc<str>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attr {
+    /// The local name (`about` for `rdf:about`).
+    pub name: String,
+    pub qname: String,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    Element(Element),
+    Text(String),
+}
+
+impl Element {
+    /// True when the element is `name` in `ns`.
+    pub fn is(&self, ns: Ns, name: &str) -> bool {
+        self.ns == ns && self.name == name
+    }
+
+    /// Child elements, in document order.
+    pub fn elements(&self) -> impl Iterator<Item = &Element> {
+        self.children.iter().filter_map(|n| match n {
+            Node::Element(e) => Some(e),
+            Node::Text(_) => None,
+        })
+    }
+
+    /// Child elements named `name` in `ns`.
+    pub fn all<'a>(&'a self, ns: Ns, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
+        self.elements().filter(move |e| e.is(ns, name))
+    }
+
+    /// The first child element named `name` in `ns`.
+    pub fn child(&self, ns: Ns, name: &str) -> Option<&Element> {
+        self.elements().find(|e| e.is(ns, name))
+    }
+
+    /// An attribute by local name, ignoring case (`isPermaLink`, `ispermalink`), whatever its prefix.
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs.iter().find(|a| a.name.eq_ignore_ascii_case(name)).map(|a| a.value.as_str())
+    }
+
+    /// True when the element holds child elements (markup) and not only text.
+    pub fn has_elements(&self) -> bool {
+        self.children.iter().any(|n| matches!(n, Node::Element(_)))
+    }
+
+    /// All the text inside, markup dropped.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        self.collect_text(&mut out);
+        out
+    }
+
+    fn collect_text(&self, out: &mut String) {
+        for node in &self.children {
+            match node {
+                Node::Text(t) => out.push_str(t),
+                Node::Element(e) => e.collect_text(out),
+            }
+        }
+    }
+
+    /// The content as markup: text escaped, child elements written back as tags. XHTML elements lose their
+    /// prefix, so `<xhtml:b>` reads as HTML's `<b>`.
+    pub fn inner_markup(&self) -> String {
+        let mut out = String::new();
+        for node in &self.children {
+            write_node(node, &mut out);
+        }
+        out
+    }
+}
+
+fn write_node(node: &Node, out: &mut String) {
+    match node {
+        Node::Text(t) => escape_into(t, false, out),
+        Node::Element(e) => {
+            let name = if e.ns == Ns::Xhtml { e.name.as_str() } else { e.qname.as_str() };
+            out.push('<');
+            out.push_str(name);
+            for a in &e.attrs {
+                out.push(' ');
+                out.push_str(&a.qname);
+                out.push_str("=\"");
+                escape_into(&a.value, true, out);
+                out.push('"');
+            }
+            if e.children.is_empty() {
+                out.push_str(" />");
+                return;
+            }
+            out.push('>');
+            for child in &e.children {
+                write_node(child, out);
+            }
+            out.push_str("</");
+            out.push_str(name);
+            out.push('>');
+        }
+    }
+}
+
+fn escape_into(s: &str, attribute: bool, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if attribute => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// A parsed document: its root element, the namespace URI the root declared, and what had to be forgiven.
+#[derive(Debug)]
+pub struct Document {
+    pub root: Element,
+    /// The root's namespace URI as written (tells Atom 0.3 from 1.0).
+    pub root_ns_uri: String,
+    /// Every namespace URI the root declares, as written (tells RSS 0.90 from 1.0).
+    pub root_namespaces: Vec<String>,
+    pub fixes: Vec<&'static str>,
+}
+
+/// Why the XML reader gave up on a document.
+#[derive(Debug, thiserror::Error)]
+pub enum TreeError {
+    #[error("the document has no root element")]
+    NoRoot,
+    #[error("{0}")]
+    Syntax(String),
+}
+
+/// Reads a document. `base_url` is where it came from, for `xml:base` and relative links. Names are
+/// case-folded when the root element is upper case (CDF, Microsoft's Channel Definition Format).
+pub fn read(text: &str, base_url: Option<&str>) -> Result<Document, TreeError> {
+    let mut reader = quick_xml::Reader::from_str(text);
+    let config = reader.config_mut();
+    config.check_end_names = false;
+    config.allow_unmatched_ends = true;
+    config.allow_dangling_amp = true;
+    config.check_comments = false;
+    let document_base: Option<Rc<str>> = base_url.map(Rc::from);
+    let mut builder = Builder {
+        stack: Vec::new(),
+        scopes: Vec::new(),
+        root: None,
+        root_ns_uri: String::new(),
+        root_namespaces: Vec::new(),
+        fixes: Vec::new(),
+        skipped: 0,
+        fold_case: false,
+        document_base,
+        entities: Vec::new(),
+        expanded_bytes: 0,
+    };
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => builder.start(&e, false),
+            Ok(Event::Empty(e)) => builder.start(&e, true),
+            Ok(Event::End(e)) => builder.end(e.name().as_ref()),
+            Ok(Event::Text(t)) => builder.text(&t.xml10_content()),
+            Ok(Event::CData(t)) => builder.text(&t.into_inner()),
+            Ok(Event::GeneralRef(r)) => {
+                let name = r.into_inner();
+                let text = builder.expand(&name).unwrap_or_else(|| reference(&name));
+                builder.text(&text);
+            }
+            Ok(Event::DocType(d)) => builder.entities = internal_entities(&d.into_inner()),
+            Ok(Event::Eof) => break,
+            Ok(_) => {}
+            Err(e) => return Err(TreeError::Syntax(format!("{e} (at byte {})", reader.error_position()))),
+        }
+        if builder.root.is_some() {
+            break;
+        }
+    }
+    if builder.root.is_none() && !builder.stack.is_empty() {
+        builder.fix("closed a truncated document (entries before the cut were kept)");
+        while !builder.stack.is_empty() {
+            builder.close_top();
+        }
+    }
+    let root = builder.root.ok_or(TreeError::NoRoot)?;
+    Ok(Document {
+        root,
+        root_ns_uri: builder.root_ns_uri,
+        root_namespaces: builder.root_namespaces,
+        fixes: builder.fixes,
+    })
+}
+
+/// Most entities an internal DTD subset may declare, the longest value one may have, and how much text their
+/// expansions may add to a document: enough for the feeds that use them, too little for an entity bomb (and an
+/// entity's value is never expanded again).
+const MAX_ENTITIES: usize = 64;
+const MAX_ENTITY_CHARS: usize = 1024;
+const MAX_EXPANSION_BYTES: usize = 1 << 20;
+
+/// The general entities an internal DTD subset declares with a literal value: `<!ENTITY name "value">`.
+/// Parameter entities and external ones are not read.
+fn internal_entities(doctype: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = doctype;
+    while let Some(at) = rest.find("<!ENTITY") {
+        rest = &rest[at + 8..];
+        let decl = rest.trim_start();
+        if decl.starts_with('%') {
+            continue;
+        }
+        let name_len = decl.find(|c: char| c.is_whitespace()).unwrap_or(decl.len());
+        let (name, after) = decl.split_at(name_len);
+        let after = after.trim_start();
+        let Some(quote) = after.chars().next().filter(|q| *q == '"' || *q == '\'') else { continue };
+        let Some(end) = after[1..].find(quote) else { break };
+        let value = crate::text::decode_entities(&after[1..1 + end]).into_owned();
+        if !name.is_empty() && value.chars().count() <= MAX_ENTITY_CHARS && out.len() < MAX_ENTITIES {
+            out.push((name.to_string(), value));
+        }
+    }
+    out
+}
+
+/// The text an entity or character reference (`amp`, `#233`, `eacute`) stands for; unknown names stay as written.
+fn reference(name: &str) -> String {
+    let written = format!("&{name};");
+    match crate::text::entity_at(&written) {
+        Some((text, len)) if len == written.len() => text,
+        _ => match name {
+            "apos" => "'".into(),
+            _ => written,
+        },
+    }
+}
+
+struct Builder {
+    stack: Vec<Element>,
+    /// Namespace bindings per open element: (prefix, URI); the default namespace has the prefix "".
+    scopes: Vec<Vec<(String, String)>>,
+    root: Option<Element>,
+    root_ns_uri: String,
+    root_namespaces: Vec<String>,
+    fixes: Vec<&'static str>,
+    /// Start tags past [`MAX_DEPTH`] still open.
+    skipped: usize,
+    fold_case: bool,
+    document_base: Option<Rc<str>>,
+    /// Entities the document's internal DTD subset declares, and how many bytes their expansions added.
+    entities: Vec<(String, String)>,
+    expanded_bytes: usize,
+}
+
+impl Builder {
+    /// The value of an entity the document declared, while the expansion budget lasts.
+    fn expand(&mut self, name: &str) -> Option<String> {
+        let value = self.entities.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())?;
+        self.expanded_bytes += value.len();
+        (self.expanded_bytes <= MAX_EXPANSION_BYTES).then_some(value)
+    }
+
+    fn fix(&mut self, what: &'static str) {
+        if !self.fixes.contains(&what) {
+            self.fixes.push(what);
+        }
+    }
+
+    fn lookup(&self, prefix: &str) -> Option<&str> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(p, _)| p == prefix).map(|(_, uri)| uri.as_str())
+    }
+
+    fn start(&mut self, e: &BytesStart, empty: bool) {
+        if self.stack.len() >= MAX_DEPTH {
+            if !empty {
+                self.skipped += 1;
+            }
+            return;
+        }
+        let mut qname = e.name().as_ref().to_string();
+        if self.stack.is_empty() {
+            self.fold_case = !qname.chars().any(|c| c.is_ascii_lowercase());
+        }
+        if self.fold_case {
+            qname = qname.to_ascii_lowercase();
+        }
+        // An item (entry) belongs right under its channel (feed): close what was left open in between, as an
+        // unclosed `<itunes:category>` before the first item.
+        let parent = match qname.as_str() {
+            _ if empty => None,
+            "item" => self.stack.iter().rposition(|open| open.name == "channel" || open.name == "RDF"),
+            "entry" => self.stack.iter().rposition(|open| open.name == "feed"),
+            _ => None,
+        };
+        if let Some(parent) = parent
+            && parent + 1 < self.stack.len()
+        {
+            self.fix("closed elements left open before an item");
+            while self.stack.len() > parent + 1 {
+                self.close_top();
+            }
+        }
+        let mut bindings = Vec::new();
+        let mut raw_attrs = Vec::new();
+        for attr in e.html_attributes().with_checks(false).flatten().take(MAX_ATTRIBUTES) {
+            let key = attr.key.as_ref();
+            let key = if self.fold_case { key.to_ascii_lowercase() } else { key.to_string() };
+            let value = crate::text::decode_entities(&attr.value).into_owned();
+            if key == "xmlns" {
+                bindings.push((String::new(), value));
+            } else if let Some(prefix) = key.strip_prefix("xmlns:") {
+                bindings.push((prefix.to_string(), value));
+            } else if !raw_attrs.iter().any(|(k, _): &(String, String)| *k == key) {
+                raw_attrs.push((key, value));
+            }
+        }
+        self.scopes.push(bindings);
+        let (prefix, local) = match qname.split_once(':') {
+            Some((p, l)) => (p, l),
+            None => ("", qname.as_str()),
+        };
+        let uri = match self.lookup(prefix) {
+            Some(uri) => uri.to_string(),
+            None if prefix.is_empty() => String::new(),
+            None => well_known_prefix(prefix).unwrap_or("urn:undeclared").to_string(),
+        };
+        let ns = ns_of(&uri);
+        let mut base = self.stack.last().and_then(|p| p.base.clone());
+        let mut attrs = Vec::with_capacity(raw_attrs.len());
+        for (key, value) in raw_attrs {
+            let name = key.rsplit(':').next().unwrap_or(&key).to_string();
+            if key == "xml:base" {
+                let against = base.clone().or_else(|| self.document_base.clone());
+                base = resolve(value.trim(), &[against.as_deref()]).map(Rc::from).or(base);
+                continue;
+            }
+            attrs.push(Attr { name, qname: key, value });
+        }
+        let element = Element { ns, name: local.to_string(), qname: qname.clone(), attrs, children: Vec::new(), base };
+        if self.stack.is_empty() {
+            self.root_ns_uri = uri;
+            self.root_namespaces =
+                self.scopes.last().map(|s| s.iter().map(|(_, u)| u.clone()).collect()).unwrap_or_default();
+        }
+        self.stack.push(element);
+        if empty {
+            self.close_top();
+        }
+    }
+
+    /// Closes the innermost open element, attaching it to its parent (or making it the root).
+    fn close_top(&mut self) {
+        let Some(element) = self.stack.pop() else { return };
+        self.scopes.pop();
+        match self.stack.last_mut() {
+            Some(parent) => parent.children.push(Node::Element(element)),
+            None => self.root = Some(element),
+        }
+    }
+
+    fn end(&mut self, name: &str) {
+        if self.skipped > 0 {
+            self.skipped -= 1;
+            return;
+        }
+        let name = if self.fold_case { name.trim().to_ascii_lowercase() } else { name.trim().to_string() };
+        match self.stack.iter().rposition(|open| open.qname == name) {
+            Some(at) => {
+                if at + 1 < self.stack.len() {
+                    self.fix("closed elements that were left open");
+                }
+                while self.stack.len() > at {
+                    self.close_top();
+                }
+            }
+            None => self.fix("dropped end tags that closed nothing"),
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        let Some(current) = self.stack.last_mut() else { return };
+        match current.children.last_mut() {
+            Some(Node::Text(t)) => t.push_str(text),
+            _ => current.children.push(Node::Text(text.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(xml: &str) -> Element {
+        read(xml, None).unwrap().root
+    }
+
+    #[test]
+    fn names_resolve_to_namespaces_declared_or_well_known() {
+        let r = root(
+            r#"<rss xmlns:d="http://purl.org/dc/elements/1.0/"><channel><d:creator>a</d:creator><dc:date>b</dc:date>
+            <x:y>c</x:y><title>t</title></channel></rss>"#,
+        );
+        let channel = r.child(Ns::None, "channel").unwrap();
+        assert_eq!(channel.child(Ns::Dc, "creator").unwrap().text(), "a", "Dublin Core 1.0 reads as 1.1");
+        assert_eq!(channel.child(Ns::Dc, "date").unwrap().text(), "b", "an undeclared dc: prefix is Dublin Core");
+        assert_eq!(channel.elements().nth(2).unwrap().ns, Ns::Other);
+        assert_eq!(channel.child(Ns::None, "title").unwrap().text(), "t");
+    }
+
+    #[test]
+    fn rss_namespaces_read_as_no_namespace() {
+        let r = root(
+            r#"<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><item/></rdf:RDF>"#,
+        );
+        assert!(r.is(Ns::Rdf, "RDF"));
+        assert!(r.child(Ns::None, "item").is_some());
+    }
+
+    #[test]
+    fn entities_of_html_become_characters_and_unknown_ones_stay() {
+        let r = root("<t>caf&eacute; &amp;amp; &#233; &bogus; &apos;</t>");
+        assert_eq!(r.text(), "café &amp; é &bogus; '");
+    }
+
+    #[test]
+    fn entities_of_the_internal_subset_expand_once_within_a_budget() {
+        let doc = r#"<!DOCTYPE rss [<!ENTITY id "tag:example.com,"><!ENTITY a "&id;&id;"><!ENTITY % p "x">]>
+            <rss><guid>&id;2006:/blog/</guid><x>&a;</x></rss>"#;
+        let r = root(doc);
+        assert_eq!(r.child(Ns::None, "guid").unwrap().text(), "tag:example.com,2006:/blog/");
+        assert_eq!(r.child(Ns::None, "x").unwrap().text(), "&id;&id;", "an entity's value is not expanded again");
+        let bomb = format!("<!DOCTYPE r [<!ENTITY big \"{}\">]><r>{}</r>", "x".repeat(1000), "&big;".repeat(2000));
+        assert!(root(&bomb).text().len() <= MAX_EXPANSION_BYTES + 10_000);
+    }
+
+    #[test]
+    fn markup_is_written_back_with_xhtml_prefixes_dropped() {
+        let r = root(r#"<t xmlns:h="http://www.w3.org/1999/xhtml">a <h:b class="x&quot;">b &lt; c</h:b><br/></t>"#);
+        assert_eq!(r.inner_markup(), r#"a <b class="x&quot;">b &lt; c</b><br />"#);
+        assert!(r.has_elements());
+    }
+
+    #[test]
+    fn xml_base_resolves_through_ancestors() {
+        let doc = read(
+            r#"<feed xml:base="http://example.com/a/"><entry xml:base="b/"><link href="c"/></entry></feed>"#,
+            Some("http://feeds.example.org/feed"),
+        )
+        .unwrap();
+        let entry = doc.root.elements().next().unwrap();
+        assert_eq!(entry.elements().next().unwrap().base.as_deref(), Some("http://example.com/a/b/"));
+        assert_eq!(doc.root.base.as_deref(), Some("http://example.com/a/"));
+        let doc = read(r#"<feed><entry xml:base="b/"/><entry/></feed>"#, Some("http://e.org/f/feed")).unwrap();
+        let bases: Vec<_> = doc.root.elements().map(|e| e.base.as_deref().map(str::to_string)).collect();
+        assert_eq!(bases, [Some("http://e.org/f/b/".to_string()), None], "the document's address is no xml:base");
+    }
+
+    #[test]
+    fn unclosed_and_stray_end_tags_are_forgiven() {
+        let doc = read("<a><b>x</c><d>y</a>", None).unwrap();
+        assert_eq!(doc.root.inner_markup(), "<b>x<d>y</d></b>");
+        assert!(doc.fixes.contains(&"dropped end tags that closed nothing"));
+        let doc = read("<a><b>cut", None).unwrap();
+        assert_eq!(doc.root.text(), "cut");
+        assert!(doc.fixes.iter().any(|f| f.contains("truncated")));
+    }
+
+    #[test]
+    fn an_item_closes_what_was_left_open_in_the_channel() {
+        let doc = read("<rss><channel><itunes:category text='A'><item><title>I</title></item></channel></rss>", None);
+        let doc = doc.unwrap();
+        let channel = doc.root.child(Ns::None, "channel").unwrap();
+        assert_eq!(channel.all(Ns::None, "item").count(), 1);
+        assert!(doc.fixes.contains(&"closed elements left open before an item"));
+        let nested = read("<rss><channel><item><title>I</title><item/></item></channel></rss>", None).unwrap();
+        assert_eq!(
+            nested.root.elements().next().unwrap().all(Ns::None, "item").count(),
+            1,
+            "an empty item splits nothing"
+        );
+    }
+
+    #[test]
+    fn upper_case_documents_are_case_folded() {
+        let r = root(r#"<CHANNEL HREF="http://x/"><TITLE>T</TITLE></CHANNEL>"#);
+        assert!(r.is(Ns::None, "channel"));
+        assert_eq!(r.attr("href"), Some("http://x/"));
+        assert_eq!(r.child(Ns::None, "title").unwrap().text(), "T");
+    }
+
+    #[test]
+    fn only_so_many_attributes_are_read_on_one_element() {
+        let attrs: String = (0..1000).map(|i| format!(" a{i}=\"{i}\" xmlns:p{i}=\"urn:{i}\"")).collect();
+        let r = root(&format!("<r{attrs}><p0:x/></r>"));
+        assert_eq!(r.attrs.len(), MAX_ATTRIBUTES / 2);
+        assert_eq!(r.attr("a127"), Some("127"));
+        assert_eq!(r.attr("a999"), None);
+    }
+
+    #[test]
+    fn very_deep_nesting_keeps_its_text() {
+        let xml = format!("<r>{}deep{}</r>", "<x>".repeat(500), "</x>".repeat(500));
+        assert_eq!(root(&xml).text(), "deep");
+    }
+}

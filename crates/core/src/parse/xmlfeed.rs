@@ -1,0 +1,776 @@
+//! RSS (0.90 to 2.0, and RSS 1.0's RDF), Atom (1.0 and 0.3) and CDF, from the element tree to tidings's model.
+//!
+//! Every field is looked up by namespace, in the document's own vocabulary first and then in the modules feeds
+//! mix in, whatever the format: an RSS item's link may be its `<link>`, an `atom:link rel="alternate"`, or its
+//! `<guid>` when that is a permalink; its authors are every `<author>`, `dc:creator`, `itunes:author` and
+//! `atom:author`; its date the first of `dc:date`, `pubDate`, `dcterms:*` and `atom:*` that parses. Atom entries
+//! without an author inherit their source's, then their feed's (RFC 4287 §4.2.1).
+//!
+//! Pure: a tree in, a [`ParsedFeed`] out.
+
+use super::ParseError;
+use super::construct::{self, Text, Untyped};
+use super::fields::{self, DateReader, absolute, add_author, add_category, person_name, title_of};
+use super::tree::{ATOM_03, Document, Element, Ns, RSS_090};
+use crate::model::{Enclosure, FeedKind, ParsedEntry, ParsedFeed};
+use chrono::{DateTime, Utc};
+
+/// Which vocabulary the document's own elements are in.
+#[derive(Clone, Copy)]
+struct Format {
+    atom: bool,
+    /// The namespace of the document's own elements; no-namespace elements count as its own too.
+    home: Ns,
+}
+
+impl Format {
+    fn own(self, el: &Element, name: &str) -> bool {
+        el.name == name && (el.ns == self.home || el.ns == Ns::None)
+    }
+
+    /// The first own child named `name`.
+    fn child<'a>(self, parent: &'a Element, name: &str) -> Option<&'a Element> {
+        parent.elements().find(|e| self.own(e, name))
+    }
+
+    /// Reads an element as a text construct, Atom's rules for Atom's elements.
+    fn text(self, el: &Element, untyped: Untyped) -> Option<Text> {
+        construct::read(el, el.ns == Ns::Atom || (self.atom && el.ns == Ns::None), untyped)
+    }
+
+    /// The first of several text fields that holds something. Each field is one or more names (of which the
+    /// first in document order counts), either the document's own or in a namespace.
+    fn first_text(self, parent: &Element, fields: &[(Option<Ns>, &[&str], Untyped)]) -> Option<Text> {
+        fields.iter().find_map(|(ns, names, untyped)| {
+            let mut found = parent.elements().filter(|e| match ns {
+                None => names.iter().any(|name| self.own(e, name)),
+                Some(ns) => e.ns == *ns && names.contains(&e.name.as_str()),
+            });
+            found.find_map(|e| self.text(e, *untyped))
+        })
+    }
+}
+
+/// Reads a feed document.
+pub fn read(doc: &Document, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
+    let root = &doc.root;
+    let mut warnings: Vec<String> = doc.fixes.iter().map(|f| format!("repaired: {f}")).collect();
+    // An Atom Entry Document (RFC 4287 §4.1.2) has an entry and no feed around it.
+    let no_feed = Element {
+        ns: root.ns,
+        name: "feed".into(),
+        qname: "feed".into(),
+        attrs: Vec::new(),
+        children: Vec::new(),
+        base: root.base.clone(),
+    };
+    let (kind, format, channel, items) = match root.name.as_str() {
+        "entry" if matches!(root.ns, Ns::Atom | Ns::None) => {
+            (FeedKind::Atom, Format { atom: true, home: root.ns }, &no_feed, vec![root])
+        }
+        "feed" if matches!(root.ns, Ns::Atom | Ns::None | Ns::Other) => {
+            if doc.root_ns_uri.trim().eq_ignore_ascii_case(ATOM_03) || root.attr("version") == Some("0.3") {
+                warnings.push("read Atom 0.3 (the draft Atom 1.0 replaced) by Atom 1.0's rules".into());
+            }
+            let format = Format { atom: true, home: root.ns };
+            let entries: Vec<&Element> = root.elements().filter(|e| format.own(e, "entry")).collect();
+            (FeedKind::Atom, format, root, entries)
+        }
+        "rss" => {
+            let version = root.attr("version").map(str::trim).unwrap_or("");
+            let kind = if version.starts_with("0.9") { FeedKind::Rss0 } else { FeedKind::Rss2 };
+            if !matches!(version, "0.91" | "0.92" | "0.93" | "0.94" | "2.0" | "2.0.1") {
+                warnings.push(match version {
+                    "" => "the <rss> element has no version; read as RSS 2.0".to_string(),
+                    v => format!("read RSS of unknown version {v:?} as RSS 2.0"),
+                });
+            }
+            let format = Format { atom: false, home: root.ns };
+            let channel = format.child(root, "channel");
+            let outside: Vec<&Element> = root.elements().filter(|e| format.own(e, "item")).collect();
+            let mut items: Vec<&Element> =
+                channel.map(|c| c.elements().filter(|e| format.own(e, "item")).collect()).unwrap_or_default();
+            if !outside.is_empty() {
+                warnings.push(match channel {
+                    Some(_) => "moved items that follow </channel> into the channel".to_string(),
+                    None => "read items that have no <channel> around them".to_string(),
+                });
+                items.extend(outside);
+            }
+            (kind, format, channel.unwrap_or(root), items)
+        }
+        "RDF" | "rdf" => {
+            let format = Format { atom: false, home: Ns::None };
+            if doc.root_namespaces.iter().any(|uri| uri.trim() == RSS_090) {
+                warnings.push("read RSS 0.90 as RSS 1.0".into());
+            }
+            let channel = format.child(root, "channel");
+            let mut items: Vec<&Element> = root.elements().filter(|e| format.own(e, "item")).collect();
+            if let Some(c) = channel {
+                items.extend(c.elements().filter(|e| format.own(e, "item")));
+            }
+            (FeedKind::Rss1, format, channel.unwrap_or(root), items)
+        }
+        "channel" => {
+            warnings.push("read a <channel> that has no <rss> around it".into());
+            let format = Format { atom: false, home: root.ns };
+            let items = root.elements().filter(|e| format.own(e, "item")).collect();
+            (FeedKind::Rss2, format, root, items)
+        }
+        "html" | "HTML" => return Err(ParseError::Html),
+        other => {
+            return Err(ParseError::NotAFeed(format!("the root element is <{other}>, not <rss>, <feed> or <rdf:RDF>")));
+        }
+    };
+
+    let mut dates = DateReader::default();
+    let link = feed_link(format, channel, base_url);
+    let feed_authors = authors(format, channel, None);
+    let bases = [link.as_deref(), base_url];
+    let entries: Vec<ParsedEntry> = items
+        .into_iter()
+        .map(|item| {
+            let mut entry = read_entry(format, item, &bases, &mut dates);
+            // RFC 4287 §4.2.1: an Atom entry without authors has its source's, else its feed's.
+            if format.atom && entry.authors.is_empty() {
+                entry.authors = feed_authors.clone();
+            }
+            entry
+        })
+        .collect();
+    warnings.extend(dates.warning());
+
+    let title = title_of(format.first_text(
+        channel,
+        &[
+            (None, &["title"], Untyped::Guess),
+            (Some(Ns::Atom), &["title"], Untyped::Guess),
+            (Some(Ns::Dc), &["title"], Untyped::Guess),
+            (Some(Ns::Dcterms), &["title"], Untyped::Guess),
+            (Some(Ns::Itunes), &["title"], Untyped::Guess),
+        ],
+    ));
+    let description = title_of(format.first_text(
+        channel,
+        &[
+            (None, &["subtitle"], Untyped::Guess),
+            (None, &["tagline"], Untyped::Guess),
+            (None, &["description"], Untyped::Html),
+            (None, &["abstract"], Untyped::Guess),
+            (Some(Ns::Atom), &["subtitle"], Untyped::Guess),
+            (Some(Ns::Itunes), &["summary"], Untyped::Guess),
+            (Some(Ns::Itunes), &["subtitle"], Untyped::Guess),
+            (Some(Ns::Dc), &["description"], Untyped::Html),
+        ],
+    ));
+    let ttl = format.child(channel, "ttl").and_then(|t| t.text().trim().parse::<u64>().ok()).filter(|t| *t > 0);
+    let mut min_interval_secs = ttl.map(|minutes| minutes * 60);
+    if let Some(period) = update_period(channel) {
+        min_interval_secs = Some(min_interval_secs.unwrap_or(0).max(period));
+    }
+    Ok(ParsedFeed { kind, title, link, description, authors: feed_authors, entries, warnings, min_interval_secs })
+}
+
+/// The site the feed belongs to: its `<link>` (text, or an `href`), else its alternate Atom link, else the
+/// `href` of a CDF channel. Never the feed's own address.
+fn feed_link(format: Format, channel: &Element, base_url: Option<&str>) -> Option<String> {
+    let bases = [channel.base.as_deref(), base_url];
+    let link = if format.atom {
+        alternate_link(channel.elements().filter(|e| format.own(e, "link")), &bases, false)
+    } else {
+        rss_link(format, channel, &bases)
+            .or_else(|| alternate_link(channel.all(Ns::Atom, "link"), &bases, false))
+            .or_else(|| channel.attr("href").and_then(|h| absolute(h, &bases)))
+    };
+    link.filter(|l| Some(l.as_str()) != base_url)
+}
+
+/// An RSS `<link>`: its text, or its `href` when written Atom's way without Atom's namespace.
+fn rss_link(format: Format, parent: &Element, bases: &[Option<&str>]) -> Option<String> {
+    parent.elements().filter(|e| format.own(e, "link")).find_map(|l| {
+        let rel = l.attr("rel").map(|r| r.trim().to_ascii_lowercase());
+        if rel.as_deref().is_some_and(|r| r != "alternate") {
+            return None;
+        }
+        let href = l.attr("href").map(str::to_string).unwrap_or_else(|| l.text());
+        absolute(&href, &[l.base.as_deref()].iter().chain(bases).copied().collect::<Vec<_>>())
+    })
+}
+
+/// The `rel="alternate"` link among Atom-style links (no `rel` means alternate), an HTML one first. With
+/// `any`, other page-like links (`related`, `via`) do when there is no alternate.
+fn alternate_link<'a>(links: impl Iterator<Item = &'a Element>, bases: &[Option<&str>], any: bool) -> Option<String> {
+    let links: Vec<&Element> = links.filter(|l| l.attr("href").is_some_and(|h| !h.trim().is_empty())).collect();
+    let rel = |l: &Element| {
+        let rel = l.attr("rel").map(|r| r.trim().to_ascii_lowercase()).unwrap_or_else(|| "alternate".into());
+        rel.strip_prefix("http://www.iana.org/assignments/relation/").map(str::to_string).unwrap_or(rel)
+    };
+    let html = |l: &Element| {
+        l.attr("type").is_none_or(|t| {
+            let t = t.trim().to_ascii_lowercase();
+            t.is_empty() || t.starts_with("text/html") || t.starts_with("application/xhtml+xml")
+        })
+    };
+    let chosen = links
+        .iter()
+        .find(|l| rel(l) == "alternate" && html(l))
+        .or_else(|| links.iter().find(|l| rel(l) == "alternate"))
+        .or_else(|| if any { links.iter().find(|l| matches!(rel(l).as_str(), "related" | "via")) } else { None })?;
+    let own_bases: Vec<Option<&str>> = std::iter::once(chosen.base.as_deref()).chain(bases.iter().copied()).collect();
+    absolute(chosen.attr("href")?, &own_bases)
+}
+
+/// Every author of an element (a channel, a feed, an item, an entry), by every name feeds give them. For an
+/// Atom entry that names none, its `source`'s.
+fn authors(format: Format, el: &Element, source: Option<&Element>) -> Vec<String> {
+    let mut out = Vec::new();
+    for child in el.elements() {
+        let is_person = format.own(child, "author")
+            || (!format.atom && format.own(child, "managingEditor"))
+            || child.is(Ns::Atom, "author")
+            || child.is(Ns::Dc, "creator")
+            || child.is(Ns::Dc, "author")
+            || child.is(Ns::Itunes, "author");
+        if is_person {
+            add_author(&mut out, person(child));
+        }
+    }
+    match source {
+        Some(source) if out.is_empty() => authors(format, source, None),
+        _ => out,
+    }
+}
+
+/// The name of a person: an Atom person construct (`<name>`, else `<email>`), or text ("jo@x.org (Jo Doe)").
+fn person(el: &Element) -> Option<String> {
+    if el.has_elements() {
+        let part = |name: &str| el.elements().find(|e| e.name == name).map(|e| e.text());
+        let name = part("name");
+        let email = part("email");
+        if name.is_some() || email.is_some() {
+            return person_name(name.as_deref(), email.as_deref());
+        }
+    }
+    person_name(Some(&el.text()), None)
+}
+
+/// Reads one `<item>` or `<entry>`. `bases` are the feed's site link and the feed's address, for relative links.
+fn read_entry(format: Format, item: &Element, bases: &[Option<&str>], dates: &mut DateReader) -> ParsedEntry {
+    let own_bases: Vec<Option<&str>> = std::iter::once(item.base.as_deref()).chain(bases.iter().copied()).collect();
+    let bases = own_bases.as_slice();
+
+    // Content: the full text first, then the summary; what is left of the two is the summary.
+    let content = format.first_text(
+        item,
+        &[
+            (Some(Ns::Content), &["encoded"], Untyped::Html),
+            (None, &["content"], Untyped::Html),
+            (None, &["fullitem"], Untyped::Html),
+            (None, &["body"], Untyped::Html),
+            (Some(Ns::Xhtml), &["body"], Untyped::Html),
+            (Some(Ns::Atom), &["content"], Untyped::Html),
+        ],
+    );
+    let summary = format
+        .first_text(
+            item,
+            &[
+                // Whichever comes first is the summary (feedparser's reading of RSS with both).
+                (None, &["description", "summary"], Untyped::Html),
+                (None, &["abstract"], Untyped::Html),
+                (Some(Ns::Atom), &["summary"], Untyped::Html),
+                (Some(Ns::Itunes), &["summary"], Untyped::Html),
+                (Some(Ns::Dc), &["description"], Untyped::Html),
+                (Some(Ns::Itunes), &["subtitle"], Untyped::Guess),
+            ],
+        )
+        .or_else(|| media_description(item));
+    let (content_html, summary_html) = fields::body(content.map(Text::into_html), summary.map(Text::into_html));
+
+    let guid = format.child(item, if format.atom { "id" } else { "guid" });
+    // RSS 1.0 names each item by `rdf:about`, which "should be identical to" its link.
+    let about = item.attrs.iter().find(|a| a.name == "about").map(|a| a.value.trim()).filter(|a| !a.is_empty());
+    let id = guid
+        .map(|g| g.text().trim().to_string())
+        .filter(|g| !g.is_empty())
+        .or_else(|| item.child(Ns::Atom, "id").map(|e| e.text().trim().to_string()).filter(|i| !i.is_empty()))
+        .or_else(|| item.child(Ns::Dc, "identifier").map(|e| e.text().trim().to_string()))
+        .filter(|i| !i.is_empty());
+
+    let link = if format.atom {
+        alternate_link(item.elements().filter(|e| format.own(e, "link")), bases, true)
+    } else {
+        rss_link(format, item, bases)
+            .or_else(|| alternate_link(item.all(Ns::Atom, "link"), bases, true))
+            .or_else(|| guid.filter(|g| is_permalink(g)).and_then(|g| http_url(&g.text())))
+            .or_else(|| about.and_then(http_url))
+            .or_else(|| item.attr("href").and_then(|h| absolute(h, bases)))
+    };
+
+    let comments = format.child(item, "comments").and_then(|c| absolute(&c.text(), bases)).or_else(|| {
+        let replies = item.elements().filter(|e| {
+            (e.ns == Ns::Atom || format.own(e, "link"))
+                && e.name == "link"
+                && e.attr("rel") == Some("replies")
+                && e.attr("type").is_none_or(|t| t.contains("html"))
+        });
+        replies.filter_map(|l| absolute(l.attr("href")?, bases)).next()
+    });
+
+    let title = title_of(format.first_text(
+        item,
+        &[
+            (None, &["title"], Untyped::Guess),
+            (Some(Ns::Atom), &["title"], Untyped::Guess),
+            (Some(Ns::Dc), &["title"], Untyped::Guess),
+            (Some(Ns::Dcterms), &["title"], Untyped::Guess),
+            (Some(Ns::Media), &["title"], Untyped::Guess),
+            (Some(Ns::Itunes), &["title"], Untyped::Guess),
+        ],
+    ))
+    .or_else(|| {
+        title_of(
+            item.all(Ns::Media, "group")
+                .find_map(|g| g.child(Ns::Media, "title"))
+                .and_then(|t| format.text(t, Untyped::Guess)),
+        )
+    });
+
+    let source = if format.atom { format.child(item, "source") } else { None };
+    let authors = authors(format, item, source);
+
+    // Dates, the first that parses: RSS's dc:date before pubDate, Atom's published before updated.
+    let texts = |names: &[(Ns, &str)]| -> Vec<String> {
+        names
+            .iter()
+            .flat_map(|(ns, name)| {
+                item.elements()
+                    .filter(move |e| e.name == *name && (e.ns == *ns || (*ns == Ns::None && format.own(e, name))))
+            })
+            .map(Element::text)
+            .collect()
+    };
+    let published_names: &[(Ns, &str)] = if format.atom {
+        &[
+            (Ns::None, "published"),
+            (Ns::None, "issued"),
+            (Ns::None, "created"),
+            (Ns::None, "updated"),
+            (Ns::None, "modified"),
+            (Ns::Dc, "date"),
+            (Ns::Dcterms, "issued"),
+            (Ns::Dcterms, "created"),
+            (Ns::Dcterms, "modified"),
+        ]
+    } else {
+        &[
+            (Ns::Dc, "date"),
+            (Ns::None, "pubDate"),
+            (Ns::Dcterms, "issued"),
+            (Ns::Dcterms, "created"),
+            (Ns::Dcterms, "date"),
+            (Ns::Dcterms, "modified"),
+            (Ns::Atom, "published"),
+            (Ns::Atom, "issued"),
+            (Ns::Atom, "updated"),
+            (Ns::Atom, "modified"),
+        ]
+    };
+    let published = dates.first(texts(published_names).iter().map(String::as_str)).or_else(|| {
+        // CDF writes the date as an attribute.
+        item.attr("lastmod").and_then(|d| dates.read(d))
+    });
+    let updated_names: &[(Ns, &str)] = if format.atom {
+        &[(Ns::None, "updated"), (Ns::None, "modified"), (Ns::Dcterms, "modified")]
+    } else {
+        &[(Ns::Atom, "updated"), (Ns::Dcterms, "modified")]
+    };
+    let updated: Option<DateTime<Utc>> = dates.first(texts(updated_names).iter().map(String::as_str));
+
+    let mut categories = Vec::new();
+    for el in item.elements() {
+        if format.own(el, "category") || el.is(Ns::Atom, "category") {
+            let term = el.attr("label").or(el.attr("term")).map(str::to_string).unwrap_or_else(|| el.text());
+            add_category(&mut categories, &term);
+        } else if el.is(Ns::Dc, "subject") {
+            add_category(&mut categories, &el.text());
+        }
+    }
+
+    let (enclosures, thumbnail) = media(format, item, bases);
+    // Keys hash the title a reader is shown, so they stay what they were before titles of text were kept apart.
+    let fallback = title.clone().or_else(|| fields::first_line(content_html.as_deref()));
+    // An item with no id of its own is keyed by its link (as it always was), else by its rdf:about.
+    let id = id.or_else(|| if link.is_none() { about.map(str::to_string) } else { None });
+    let key = fields::entry_key(id.as_deref(), link.as_deref(), fallback.as_deref(), published);
+    ParsedEntry {
+        key,
+        title,
+        link,
+        authors,
+        published,
+        updated,
+        content_html,
+        summary_html,
+        categories,
+        enclosures,
+        comments,
+        thumbnail,
+    }
+}
+
+/// A `<guid>` is the item's permalink unless it says `isPermaLink="false"` (RSS 2.0).
+fn is_permalink(guid: &Element) -> bool {
+    guid.attr("isPermaLink").is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"))
+}
+
+/// The text when it is an absolute http(s) URL: a permalink that is not a web address is no link.
+fn http_url(s: &str) -> Option<String> {
+    let s = s.trim();
+    let url = url::Url::parse(s).ok()?;
+    matches!(url.scheme(), "http" | "https").then(|| s.to_string())
+}
+
+/// `media:description`, directly in the item or in its `media:group` (YouTube's feeds keep the text there).
+fn media_description(item: &Element) -> Option<Text> {
+    let groups = std::iter::once(item).chain(item.all(Ns::Media, "group"));
+    groups.flat_map(|g| g.all(Ns::Media, "description")).find_map(|d| construct::read(d, false, Untyped::Guess))
+}
+
+/// Attachments (RSS enclosures, Atom `rel="enclosure"` links, Media RSS content) and the entry's picture.
+fn media(format: Format, item: &Element, bases: &[Option<&str>]) -> (Vec<Enclosure>, Option<String>) {
+    let mut enclosures: Vec<Enclosure> = Vec::new();
+    let mut add = |url: Option<&str>, media_type: Option<&str>, length: Option<&str>| {
+        let Some(url) = url.and_then(|u| absolute(u, bases)) else { return };
+        if !enclosures.iter().any(|e| e.url == url) {
+            enclosures.push(Enclosure {
+                url,
+                media_type: media_type.map(|t| t.trim().to_string()).filter(|t| !t.is_empty()),
+                length: length.and_then(|l| l.trim().parse().ok()),
+            });
+        }
+    };
+    for el in item.elements() {
+        if format.own(el, "enclosure") && !format.atom {
+            add(el.attr("url").or(el.attr("href")), el.attr("type"), el.attr("length"));
+        } else if (el.ns == Ns::Atom || format.own(el, "link"))
+            && el.name == "link"
+            && el.attr("rel") == Some("enclosure")
+        {
+            add(el.attr("href"), el.attr("type"), el.attr("length"));
+        }
+    }
+    let groups: Vec<&Element> = std::iter::once(item).chain(item.all(Ns::Media, "group")).collect();
+    for content in groups.iter().flat_map(|g| g.all(Ns::Media, "content")) {
+        add(content.attr("url"), content.attr("type"), content.attr("fileSize"));
+    }
+    let thumbnail = groups
+        .iter()
+        .flat_map(|g| {
+            g.all(Ns::Media, "thumbnail").chain(g.all(Ns::Media, "content").flat_map(|c| c.all(Ns::Media, "thumbnail")))
+        })
+        .find_map(|t| t.attr("url").and_then(|u| absolute(u, bases)))
+        .or_else(|| item.all(Ns::Itunes, "image").find_map(|i| i.attr("href").and_then(|u| absolute(u, bases))));
+    (enclosures, thumbnail)
+}
+
+/// The Syndication module's `sy:updatePeriod` / `sy:updateFrequency` as seconds between updates.
+fn update_period(channel: &Element) -> Option<u64> {
+    let period: u64 = match channel.child(Ns::Syndication, "updatePeriod")?.text().trim().to_ascii_lowercase().as_str()
+    {
+        "hourly" => 3600,
+        "daily" => 86_400,
+        "weekly" => 7 * 86_400,
+        "monthly" => 30 * 86_400,
+        "yearly" => 365 * 86_400,
+        _ => return None,
+    };
+    let frequency = channel
+        .child(Ns::Syndication, "updateFrequency")
+        .and_then(|f| f.text().trim().parse::<u64>().ok())
+        .filter(|f| *f > 0)
+        .unwrap_or(1);
+    Some(period / frequency)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{FeedKind, ParsedEntry, ParsedFeed};
+    use crate::parse::parse;
+
+    const NAMESPACES: &str = r#"xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/"
+        xmlns:atom="http://www.w3.org/2005/Atom" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"
+        xmlns:media="http://search.yahoo.com/mrss/""#;
+
+    /// An RSS 2.0 feed with `channel` inside its channel (before any item).
+    fn rss(channel: &str) -> ParsedFeed {
+        let xml = format!(r#"<rss version="2.0" {NAMESPACES}><channel>{channel}</channel></rss>"#);
+        parse(&xml, Some("http://feeds.example.com/feed.xml")).unwrap()
+    }
+
+    /// The one entry of an RSS 2.0 feed whose item holds `item`.
+    fn item(item: &str) -> ParsedEntry {
+        rss(&format!("<title>F</title><item>{item}</item>")).entries.remove(0)
+    }
+
+    fn atom(feed: &str) -> ParsedFeed {
+        let xml = format!(r#"<feed xmlns="http://www.w3.org/2005/Atom" {NAMESPACES}>{feed}</feed>"#);
+        parse(&xml.replace(r#"xmlns:atom="http://www.w3.org/2005/Atom""#, ""), None).unwrap()
+    }
+
+    fn date(e: &ParsedEntry) -> String {
+        e.published.map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default()
+    }
+
+    #[test]
+    fn feed_title_falls_back_to_dc_title() {
+        assert_eq!(rss("<dc:title>From DC</dc:title>").title.as_deref(), Some("From DC"));
+        assert_eq!(rss("<title>Own</title><dc:title>From DC</dc:title>").title.as_deref(), Some("Own"));
+    }
+
+    #[test]
+    fn feed_title_falls_back_to_atom_title_inside_rss() {
+        assert_eq!(rss("<atom:title type='html'>A &amp;amp; B</atom:title>").title.as_deref(), Some("A & B"));
+    }
+
+    #[test]
+    fn feed_title_is_never_the_image_title() {
+        assert_eq!(rss("<image><title>Logo</title></image><title>Feed</title>").title.as_deref(), Some("Feed"));
+    }
+
+    #[test]
+    fn feed_link_falls_back_to_atom_link_alternate_and_never_self() {
+        let feed = rss(r#"<atom:link rel="self" href="http://feeds.example.com/feed.xml"/>
+            <atom:link rel="alternate" href="http://www.example.com/"/>"#);
+        assert_eq!(feed.link.as_deref(), Some("http://www.example.com/"));
+        assert_eq!(rss(r#"<atom:link rel="self" href="http://x.example.com/f"/>"#).link, None);
+    }
+
+    #[test]
+    fn feed_authors_from_managing_editor_dc_creator_and_itunes_author() {
+        let feed = rss("<managingEditor>ed@example.com (Ed Itor)</managingEditor><dc:creator>Dee Creator</dc:creator>\
+            <itunes:author>Pod Caster</itunes:author>");
+        assert_eq!(feed.authors, ["Ed Itor", "Dee Creator", "Pod Caster"]);
+    }
+
+    #[test]
+    fn entry_title_falls_back_to_dc_title() {
+        assert_eq!(item("<dc:title>DC title</dc:title>").title.as_deref(), Some("DC title"));
+    }
+
+    #[test]
+    fn entry_title_falls_back_to_media_title_in_a_media_group() {
+        let e = item("<media:group><media:title>In the group</media:title></media:group>");
+        assert_eq!(e.title.as_deref(), Some("In the group"));
+    }
+
+    #[test]
+    fn entry_title_keeps_the_text_of_naked_markup() {
+        assert_eq!(item("<title><p>Feed <b>Title</b></p></title>").title.as_deref(), Some("Feed Title"));
+    }
+
+    #[test]
+    fn entry_title_with_a_greater_than_sign_inside_an_attribute() {
+        let e = item(r#"<title>&lt;a title="x &gt; y"&gt;Linked&lt;/a&gt; title</title>"#);
+        assert_eq!(e.title.as_deref(), Some("Linked title"));
+    }
+
+    #[test]
+    fn entry_title_and_summary_drop_scripts_and_styles() {
+        let e = item(
+            "<title>&lt;script&gt;location.href='x'&lt;/script&gt;Safe&lt;b&gt;!&lt;/b&gt;</title>\
+            <description>&lt;style&gt;p{}&lt;/style&gt;&lt;p&gt;Text&lt;/p&gt;</description>",
+        );
+        assert_eq!(e.title.as_deref(), Some("Safe!"));
+        assert_eq!(crate::text::html_to_plain(e.content_html.as_deref().unwrap()), "Text");
+    }
+
+    #[test]
+    fn entry_link_falls_back_to_atom_link_alternate_in_rss() {
+        let e = item(r#"<atom:link rel="related" href="http://e.com/rel"/><atom:link href="http://e.com/alt"/>"#);
+        assert_eq!(e.link.as_deref(), Some("http://e.com/alt"));
+    }
+
+    #[test]
+    fn entry_link_falls_back_to_a_permalink_guid() {
+        assert_eq!(item("<guid>http://e.com/post/1</guid>").link.as_deref(), Some("http://e.com/post/1"));
+        let explicit = item(r#"<guid isPermaLink="true">http://e.com/post/2</guid>"#);
+        assert_eq!(explicit.link.as_deref(), Some("http://e.com/post/2"));
+    }
+
+    #[test]
+    fn a_guid_that_is_not_a_permalink_is_no_link() {
+        assert_eq!(item(r#"<guid isPermaLink="false">http://e.com/post/1</guid>"#).link, None);
+        assert_eq!(item("<guid>post-1</guid>").link, None, "a guid that is no web address");
+        let both = item("<link>http://e.com/link</link><guid>http://e.com/guid</guid>");
+        assert_eq!(both.link.as_deref(), Some("http://e.com/link"), "the item's own link comes first");
+    }
+
+    #[test]
+    fn entry_id_falls_back_to_atom_id_then_dc_identifier() {
+        assert_eq!(item("<atom:id>urn:atom</atom:id>").key, "urn:atom");
+        assert_eq!(item("<dc:identifier>urn:dc</dc:identifier>").key, "urn:dc");
+        assert_eq!(item("<guid>g</guid><atom:id>urn:atom</atom:id>").key, "g");
+    }
+
+    #[test]
+    fn entry_authors_are_all_kept() {
+        let e =
+            item("<dc:creator>One</dc:creator><dc:creator>Two</dc:creator><author>three@example.com (Three)</author>");
+        assert_eq!(e.authors, ["One", "Two", "Three"]);
+    }
+
+    #[test]
+    fn entry_author_falls_back_to_itunes_author() {
+        assert_eq!(item("<itunes:author>Host</itunes:author>").authors, ["Host"]);
+    }
+
+    #[test]
+    fn entry_author_falls_back_to_atom_author_in_rss() {
+        assert_eq!(item("<atom:author><name>Ann</name><email>a@e.com</email></atom:author>").authors, ["Ann"]);
+    }
+
+    #[test]
+    fn rss_entries_do_not_inherit_the_channel_author() {
+        let feed = rss("<managingEditor>Ed</managingEditor><item><title>t</title></item>");
+        assert!(feed.entries[0].authors.is_empty());
+    }
+
+    #[test]
+    fn atom_entries_inherit_the_feed_author() {
+        let feed = atom(
+            "<author><name>Feed Author</name></author><entry><id>1</id></entry>\
+            <entry><id>2</id><author><name>Own</name></author></entry>",
+        );
+        assert_eq!(feed.entries[0].authors, ["Feed Author"]);
+        assert_eq!(feed.entries[1].authors, ["Own"]);
+    }
+
+    #[test]
+    fn atom_entries_inherit_their_source_author_before_the_feed_author() {
+        let feed = atom(
+            "<author><name>Feed</name></author>\
+            <entry><id>1</id><source><author><name>Source</name></author></source></entry>",
+        );
+        assert_eq!(feed.entries[0].authors, ["Source"]);
+    }
+
+    #[test]
+    fn entry_date_falls_back_to_dc_date() {
+        assert_eq!(date(&item("<dc:date>2025-06-10T04:00:00Z</dc:date>")), "2025-06-10T04:00:00Z");
+    }
+
+    #[test]
+    fn entry_date_falls_back_to_dcterms_dates() {
+        assert_eq!(date(&item("<dcterms:issued>2025-06-10</dcterms:issued>")), "2025-06-10T00:00:00Z");
+        assert_eq!(date(&item("<dcterms:created>2025-06-11</dcterms:created>")), "2025-06-11T00:00:00Z");
+        assert_eq!(date(&item("<dcterms:modified>2025-06-12</dcterms:modified>")), "2025-06-12T00:00:00Z");
+    }
+
+    #[test]
+    fn entry_date_falls_back_to_atom_published_and_updated_in_rss() {
+        let both = item(
+            "<atom:updated>2025-06-11T00:00:00Z</atom:updated><atom:published>2025-06-10T00:00:00Z</atom:published>",
+        );
+        assert_eq!(date(&both), "2025-06-10T00:00:00Z");
+        assert_eq!(date(&item("<atom:updated>2025-06-11T00:00:00Z</atom:updated>")), "2025-06-11T00:00:00Z");
+    }
+
+    #[test]
+    fn entry_date_skips_a_date_that_does_not_parse() {
+        assert_eq!(
+            date(&item("<pubDate>soon</pubDate><dcterms:created>2025-06-11</dcterms:created>")),
+            "2025-06-11T00:00:00Z"
+        );
+    }
+
+    #[test]
+    fn atom_03_dates_issued_modified_and_created() {
+        let xml = r#"<feed version="0.3" xmlns="http://purl.org/atom/ns#"><entry><modified>2004-01-02T00:00:00Z</modified>
+            <issued>2004-01-01T00:00:00Z</issued></entry><entry><created>2004-01-03T00:00:00Z</created></entry></feed>"#;
+        let feed = parse(xml, None).unwrap();
+        assert_eq!(date(&feed.entries[0]), "2004-01-01T00:00:00Z");
+        assert_eq!(date(&feed.entries[1]), "2004-01-03T00:00:00Z");
+    }
+
+    #[test]
+    fn entry_summary_falls_back_to_itunes_summary() {
+        assert_eq!(item("<itunes:summary>Show notes</itunes:summary>").content_html.as_deref(), Some("Show notes"));
+    }
+
+    #[test]
+    fn entry_summary_falls_back_to_dc_description() {
+        assert_eq!(
+            item("<dc:description>&lt;p&gt;DC&lt;/p&gt;</dc:description>").content_html.as_deref(),
+            Some("<p>DC</p>")
+        );
+    }
+
+    #[test]
+    fn entry_summary_falls_back_to_media_description() {
+        let e = item("<media:group><media:description>Video text</media:description></media:group>");
+        assert_eq!(e.content_html.as_deref(), Some("Video text"));
+    }
+
+    #[test]
+    fn rss_10_items_without_link_are_kept_keyed_by_rdf_about() {
+        let xml = r#"<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">
+            <channel rdf:about="http://e.com/"><title>T</title></channel>
+            <item rdf:about="http://e.com/1"><title>One</title></item><item rdf:about="urn:2"><title>Two</title></item>
+            </rdf:RDF>"#;
+        let feed = parse(xml, None).unwrap();
+        assert_eq!(feed.kind, FeedKind::Rss1);
+        assert_eq!(feed.entries.len(), 2);
+        assert_eq!(feed.entries[0].key, "http://e.com/1");
+        assert_eq!(feed.entries[0].link.as_deref(), Some("http://e.com/1"));
+        assert_eq!(feed.entries[1].key, "urn:2");
+        assert_eq!(feed.entries[1].link, None);
+    }
+
+    #[test]
+    fn the_old_dublin_core_namespace_is_dublin_core() {
+        let xml = r#"<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.0/"><channel><item>
+            <dc:creator>Old DC</dc:creator><dc:date>2003-12-31</dc:date></item></channel></rss>"#;
+        let e = &parse(xml, None).unwrap().entries[0];
+        assert_eq!(e.authors, ["Old DC"]);
+        assert_eq!(date(e), "2003-12-31T00:00:00Z");
+    }
+
+    #[test]
+    fn rss_items_without_a_channel_are_read_with_a_warning() {
+        let feed = parse("<rss version='2.0'><title>T</title><item><title>Loose</title></item></rss>", None).unwrap();
+        assert_eq!(feed.entries[0].title.as_deref(), Some("Loose"));
+        assert!(feed.warnings.iter().any(|w| w.contains("no <channel>")), "{:?}", feed.warnings);
+    }
+
+    #[test]
+    fn rss_090_is_read_with_a_warning() {
+        let xml = r#"<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+            xmlns="http://my.netscape.com/rdf/simple/0.9/"><channel><title>Old</title></channel>
+            <item><title>I</title><link>http://e.com/i</link></item></rdf:RDF>"#;
+        let feed = parse(xml, None).unwrap();
+        assert_eq!(feed.title.as_deref(), Some("Old"));
+        assert_eq!(feed.entries[0].link.as_deref(), Some("http://e.com/i"));
+        assert!(feed.warnings.iter().any(|w| w.contains("RSS 0.90")), "{:?}", feed.warnings);
+    }
+
+    #[test]
+    fn atom_03_plain_escaped_and_base64_constructs_are_read_with_a_warning() {
+        let xml = r#"<feed version="0.3" xmlns="http://purl.org/atom/ns#"><title type="plain">A &lt;b&gt;</title>
+            <entry><title mode="escaped" type="text/html">&lt;i&gt;Esc&lt;/i&gt;</title>
+            <summary mode="base64" type="text/html">PGI+NjQ8L2I+</summary></entry></feed>"#;
+        let feed = parse(xml, None).unwrap();
+        assert_eq!(feed.title.as_deref(), Some("A <b>"));
+        assert_eq!(feed.entries[0].title.as_deref(), Some("Esc"));
+        assert_eq!(feed.entries[0].content_html.as_deref(), Some("<b>64</b>"));
+        assert!(feed.warnings.iter().any(|w| w.contains("Atom 0.3")), "{:?}", feed.warnings);
+    }
+
+    #[test]
+    fn an_atom_entry_document_is_a_feed_of_one_entry() {
+        let xml = r#"<entry xmlns="http://www.w3.org/2005/Atom"><id>urn:e</id><title>Alone</title></entry>"#;
+        let feed = parse(xml, None).unwrap();
+        assert_eq!((feed.title, feed.entries.len()), (None, 1));
+        assert_eq!(feed.entries[0].title.as_deref(), Some("Alone"));
+    }
+}

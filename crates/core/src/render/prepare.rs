@@ -1,0 +1,161 @@
+//! Preparing article HTML for layout, on the parsed document rather than on the text of the markup: elements
+//! that must never show or load are dropped, block elements html2text does not know become `div`s, control
+//! characters leave text and alt text (html5ever has already decoded references such as `&#27;`, so none slips
+//! through), and an image that touches the next word gets a space after it, so
+//! `<a><img alt="Cover"></a>Text` reads `[Cover][1] Text`.
+//!
+//! Pure: HTML in, HTML out.
+
+use crate::sanitize::{is_forbidden, strip_controls};
+use dom_query::{Document, NodeRef};
+
+/// Elements dropped with everything inside them: scripts and styles, embedded documents and plugins, and
+/// document metadata that has no place in an article body.
+const DROPPED: &str = "script, style, template, iframe, frame, frameset, noframes, object, embed, applet, \
+                       noembed, title, meta, link, base";
+
+/// Inline elements an image may end without ending the run of text it sits in.
+const INLINE: [&str; 28] = [
+    "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins", "kbd",
+    "label", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "u",
+];
+
+/// Block elements html2text does not know: it would run their text into the line before (a figure's caption
+/// after its image, one section's last words before the next's first). They become `div`s, which it knows.
+const BLOCKS_AS_DIV: &str = "address, article, aside, center, details, dialog, fieldset, figcaption, figure, \
+                             footer, form, header, hgroup, legend, main, menu, nav, section, summary";
+
+/// Elements html2text starts a new line at, so an image before them needs no space.
+const BREAKS_LINE: &str = "br p div blockquote pre ul ol li dl dt dd table tr td th h1 h2 h3 h4 h5 h6 hr";
+
+/// The HTML, ready for html2text.
+pub(super) fn prepare(html: &str) -> String {
+    let doc = Document::fragment(html);
+    doc.select(DROPPED).remove();
+    for block in doc.select(BLOCKS_AS_DIV).nodes() {
+        block.rename("div");
+    }
+    // The node where the last image ends (the image itself, or the inline elements it closes), while no text
+    // has followed it yet.
+    let mut after_image: Option<NodeRef> = None;
+    for node in doc.root().descendants() {
+        if node.is_text() {
+            let text = node.text();
+            if text.chars().any(is_forbidden) {
+                node.set_text(strip_controls(&text).as_ref());
+            }
+            let Some(first) = node.text().chars().next() else { continue };
+            if let Some(end) = after_image.take()
+                && !first.is_whitespace()
+            {
+                end.insert_after(&doc.tree.new_text(" "));
+            }
+            continue;
+        }
+        let Some(name) = node.node_name() else { continue };
+        if &*name == "img" {
+            if !give_source(&node) {
+                node.remove_from_parent();
+                continue;
+            }
+            if let Some(end) = after_image.take() {
+                end.insert_after(&doc.tree.new_text(" "));
+            }
+            if let Some(alt) = node.attr("alt")
+                && alt.chars().any(is_forbidden)
+            {
+                node.set_attr("alt", &strip_controls(&alt));
+            }
+            after_image = Some(image_end(node));
+        } else if BREAKS_LINE.split(' ').any(|tag| tag == &*name) {
+            after_image = None;
+        }
+    }
+    doc.html().to_string()
+}
+
+/// Makes sure html2text shows an image that a browser would show — one with an address to load (lazy loaders
+/// keep theirs in `data-src` or `srcset`) or, broken, its alt text — by giving it a placeholder `src` where it
+/// has none (html2text skips an image without one). False for an image that shows nothing.
+fn give_source(image: &NodeRef) -> bool {
+    let filled = |name: &str| image.attr(name).is_some_and(|v| !v.trim().is_empty());
+    if filled("src") {
+        return true;
+    }
+    let lazy = ["data-src", "data-lazy-src", "data-original", "srcset", "data-srcset"].into_iter().any(filled);
+    if lazy || filled("alt") {
+        image.set_attr("src", "about:blank");
+        return true;
+    }
+    false
+}
+
+/// Where an image's run ends: the image, or the outermost inline element it is the last child of (a linked
+/// image ends where the link does, after the link's number).
+fn image_end(image: NodeRef) -> NodeRef {
+    let mut end = image;
+    while end.next_sibling().is_none()
+        && let Some(parent) = end.parent()
+        && parent.node_name().is_some_and(|n| INLINE.contains(&&*n))
+    {
+        end = parent;
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_linked_image_gets_a_space_after_the_link() {
+        let out = prepare("<p><a href=\"x\"><img alt=\"Cover\"></a>Text</p>");
+        assert!(out.contains("</a> Text"), "{out}");
+    }
+
+    #[test]
+    fn an_image_gets_a_space_before_the_next_word_or_image_only_when_none_is_there() {
+        let out = prepare("<p><img src=a><img src=b><b>bold</b> <img src=c> next</p>");
+        assert_eq!(out, "<html><p><img src=\"a\"> <img src=\"b\"> <b>bold</b> <img src=\"c\"> next</p></html>");
+    }
+
+    #[test]
+    fn an_image_inside_a_link_with_text_gets_the_space_inside_the_link() {
+        let out = prepare("<a href=\"x\"><img src=\"a\">caption</a>");
+        assert!(out.contains("<img src=\"a\"> caption</a>"), "{out}");
+    }
+
+    #[test]
+    fn images_without_an_address_show_by_their_alt_text_and_vanish_without_one() {
+        let out = prepare("<p><img alt=\"Alt only\">x<img data-src=\"lazy.png\">y<img>z</p>");
+        assert_eq!(
+            out,
+            "<html><p><img alt=\"Alt only\" src=\"about:blank\"> x<img data-src=\"lazy.png\" src=\"about:blank\"> yz</p></html>"
+        );
+    }
+
+    #[test]
+    fn blocks_html2text_does_not_know_become_divs() {
+        let out = prepare(
+            "<figure><img src=\"a.png\" alt=\"A\"><figcaption>Caption</figcaption></figure><section>s</section>",
+        );
+        assert_eq!(out, "<html><div><img src=\"a.png\" alt=\"A\"><div>Caption</div></div><div>s</div></html>");
+    }
+
+    #[test]
+    fn control_characters_leave_text_and_alt_even_as_references() {
+        let out = prepare("<p>a&#27;[31mb\u{9b}c <img alt=\"x&#7;y\"></p>");
+        assert!(!out.chars().any(is_forbidden), "{out:?}");
+        assert!(out.contains("a[31mbc") && out.contains("alt=\"xy\""), "{out}");
+    }
+
+    #[test]
+    fn embeds_scripts_and_styles_go_with_their_content() {
+        let out =
+            prepare("<p>keep</p><script>s()</script><style>p{}</style><iframe src=x>f</iframe><object>o</object>");
+        assert!(out.contains("keep"));
+        for gone in ["s()", "p{}", "<iframe", ">f<", ">o<"] {
+            assert!(!out.contains(gone), "{gone} in {out}");
+        }
+    }
+}

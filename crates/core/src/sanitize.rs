@@ -1,0 +1,174 @@
+//! Cleaning of hostile text before it reaches a terminal or a one-line field.
+//!
+//! Feed content is untrusted: a title can carry an ESC sequence that recolours or clears the terminal, a C1
+//! control that some terminals treat as CSI, a right-to-left override that makes `moc.elgoog` read as
+//! `google.com` and reorders the rest of its row, or a megabyte of text. Everything drawn or printed goes
+//! through [`strip_controls`] (multi-line text) or [`one_line`] (titles, names, authors, URLs). This module owns
+//! no I/O.
+//!
+//! Bidirectional text: the explicit formatting characters (embeddings, overrides, isolates) are removed
+//! everywhere. Nothing in a feed needs them to be read, and a terminal row is one paragraph, so one left open
+//! reorders everything after it on the row; they are not added either (a row cut to its column's width would
+//! lose the closing one). Right-to-left letters themselves are kept in logical order, for the terminal's own
+//! bidi support to show. The implicit marks (LRM, RLM, ALM) have no scope and place punctuation in
+//! right-to-left text: [`one_line`] keeps them in fields that hold right-to-left letters and drops them
+//! elsewhere, where they could only move neutral characters around.
+
+use std::borrow::Cow;
+
+/// True for the characters that must never reach a terminal: C0 controls except tab and newline, DEL, C1
+/// controls (which include the 8-bit CSI), the BOM/ZWNBSP that shows as garbage in some terminals, and the
+/// explicit bidirectional formatting characters ([`is_bidi_control`]).
+pub fn is_forbidden(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{feff}') || is_bidi_control(c)
+}
+
+/// True for the explicit bidirectional formatting characters: the embeddings and overrides LRE, RLE, PDF, LRO,
+/// RLO (U+202A–U+202E) and the isolates LRI, RLI, FSI, PDI (U+2066–U+2069).
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// True for the implicit bidirectional marks: LEFT-TO-RIGHT MARK, RIGHT-TO-LEFT MARK and ARABIC LETTER MARK.
+pub fn is_bidi_mark(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{61c}')
+}
+
+/// True for letters of the right-to-left scripts: Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan, Mandaic and
+/// their presentation forms, and the right-to-left blocks of the supplementary planes.
+pub fn is_right_to_left(c: char) -> bool {
+    matches!(c,
+        '\u{590}'..='\u{8ff}' | '\u{fb1d}'..='\u{fdff}' | '\u{fe70}'..='\u{fefe}'
+        | '\u{10800}'..='\u{10fff}' | '\u{1e800}'..='\u{1efff}')
+        && c.is_alphabetic()
+}
+
+/// Removes control characters (keeping newline and tab). Borrowed when nothing had to go.
+pub fn strip_controls(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_forbidden) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.chars().filter(|c| !is_forbidden(*c)).collect())
+}
+
+/// A single display line: control characters and explicit bidirectional formatting removed (and the
+/// bidirectional marks too, unless the text holds right-to-left letters), every run of whitespace (newlines,
+/// tabs and the Unicode line and paragraph separators included) folded to one space, trimmed, and cut to
+/// `max_chars` characters with an ellipsis.
+pub fn one_line(s: &str, max_chars: usize) -> String {
+    let keep_marks = s.chars().any(is_right_to_left);
+    let keep = |c: &char| !is_forbidden(*c) && (keep_marks || !is_bidi_mark(*c));
+    let mut out = String::with_capacity(s.len().min(max_chars.saturating_mul(4)));
+    let mut count = 0;
+    for word in s.split(|c: char| c.is_whitespace()) {
+        let mut chars = word.chars().filter(keep).peekable();
+        if chars.peek().is_none() {
+            continue;
+        }
+        if count > 0 {
+            out.push(' ');
+            count += 1;
+        }
+        for c in chars {
+            out.push(c);
+            count += 1;
+        }
+        if count > max_chars {
+            break;
+        }
+    }
+    if count > max_chars {
+        let cut = out.char_indices().nth(max_chars.saturating_sub(1)).map_or(out.len(), |(i, _)| i);
+        out.truncate(cut);
+        out.truncate(out.trim_end().len());
+        out.push('…');
+    }
+    out
+}
+
+/// Cuts `s` to at most `max_bytes` bytes on a character boundary.
+pub fn truncate_bytes(s: &str, max_bytes: usize) -> &str {
+    if s.len() <= max_bytes {
+        return s;
+    }
+    let mut end = max_bytes;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_controls_removes_escape_sequences_c1_and_del_but_keeps_newline_and_tab() {
+        let hostile = "a\u{1b}[2Jb\u{9b}31mc\u{7f}d\u{0}e\tf\ng\r";
+        assert_eq!(strip_controls(hostile), "a[2Jb31mcde\tf\ng");
+    }
+
+    #[test]
+    fn strip_controls_borrows_clean_text() {
+        assert!(matches!(strip_controls("plain ünïcode"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn one_line_folds_whitespace_and_drops_controls() {
+        assert_eq!(one_line("  Hello,\n\t\u{1b}world \r\n ", 100), "Hello, world");
+    }
+
+    #[test]
+    fn one_line_cuts_long_text_with_an_ellipsis() {
+        assert_eq!(one_line("abcdefghij", 5), "abcd…");
+        assert_eq!(one_line("abcde", 5), "abcde");
+        assert_eq!(one_line("ab cd ef", 4), "ab…");
+    }
+
+    const OVERRIDES_AND_ISOLATES: [char; 9] =
+        ['\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}'];
+
+    #[test]
+    fn one_line_drops_every_bidi_override_embedding_and_isolate() {
+        for c in OVERRIDES_AND_ISOLATES {
+            let spoof = format!("Invoice {c}fdp.exe and the rest of the row");
+            assert_eq!(one_line(&spoof, 100), "Invoice fdp.exe and the rest of the row", "U+{:04X}", c as u32);
+        }
+        // An override left open cannot reach what the row shows after the field.
+        let row = format!("{}  {}", one_line("Breaking\u{202e} news", 100), "12 unread");
+        assert_eq!(row, "Breaking news  12 unread");
+    }
+
+    #[test]
+    fn one_line_keeps_hebrew_and_arabic_in_logical_order_with_their_marks() {
+        let hebrew = "שלום עולם: חדשות היום!\u{200f}";
+        assert_eq!(one_line(hebrew, 100), hebrew);
+        let arabic = "مرحبا بالعالم\u{61c} 2024";
+        assert_eq!(one_line(arabic, 100), arabic);
+        // Mixed with English, and with an override slipped in: the override goes, the letters stay in order.
+        let mixed = "Rust \u{202e}גרסה חדשה\u{202c} released";
+        assert_eq!(one_line(mixed, 100), "Rust גרסה חדשה released");
+    }
+
+    #[test]
+    fn one_line_drops_bidi_marks_from_left_to_right_text() {
+        assert_eq!(one_line("paypal\u{200f}.com\u{200e}/login\u{61c}", 100), "paypal.com/login");
+    }
+
+    #[test]
+    fn one_line_folds_unicode_line_and_paragraph_separators() {
+        assert_eq!(one_line("one\u{2028}two\u{2029}three\u{85}four", 100), "one two three four");
+    }
+
+    #[test]
+    fn strip_controls_drops_overrides_but_keeps_right_to_left_text() {
+        let link = "[1] https://example.com/\u{202e}fdp.exe\nשלום\u{200f}";
+        assert_eq!(strip_controls(link), "[1] https://example.com/fdp.exe\nשלום\u{200f}");
+    }
+
+    #[test]
+    fn truncate_bytes_respects_char_boundaries() {
+        assert_eq!(truncate_bytes("жжж", 3), "ж");
+        assert_eq!(truncate_bytes("abc", 10), "abc");
+    }
+}

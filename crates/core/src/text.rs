@@ -1,0 +1,339 @@
+//! Plain-text helpers shared by the parser, OPML and discovery: HTML entity decoding and tag stripping.
+//! Pure functions over strings.
+
+use std::borrow::Cow;
+
+/// Decodes HTML character references (`&amp;`, `&eacute;`, `&#233;`, `&#xE9;`, and every HTML5 named
+/// entity). Unknown references are left as written.
+pub fn decode_entities(s: &str) -> Cow<'_, str> {
+    if !s.contains('&') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        match entity_at(rest) {
+            Some((decoded, len)) => {
+                out.push_str(&decoded);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// The character reference at the start of `s` (which starts with `&`): its text and its length in bytes.
+pub fn entity_at(s: &str) -> Option<(String, usize)> {
+    let body = &s[1..];
+    if let Some(num) = body.strip_prefix('#') {
+        let (digits, radix, skip) = match num.strip_prefix(['x', 'X']) {
+            Some(hex) => (hex, 16, 3),
+            None => (num, 10, 2),
+        };
+        let len = digits.bytes().take_while(|b| (*b as char).is_digit(radix)).count();
+        if len == 0 || len > 8 {
+            return None;
+        }
+        let value = u32::from_str_radix(&digits[..len], radix).ok()?;
+        let c = char::from_u32(value).filter(|c| *c != '\0').unwrap_or('\u{FFFD}');
+        let semi = usize::from(digits[len..].starts_with(';'));
+        return Some((c.to_string(), skip + len + semi));
+    }
+    let name_len = body.bytes().take_while(|b| b.is_ascii_alphanumeric()).count();
+    if name_len == 0 || name_len > 32 {
+        return None;
+    }
+    let with_semi = body[name_len..].starts_with(';');
+    let key = &body[..name_len + usize::from(with_semi)];
+    // The table also holds every prefix of every name (for incremental tokenizing), mapped to (0, 0).
+    let (a, b) = markup5ever::data::NAMED_ENTITIES.get(key).copied().filter(|(a, _)| *a != 0)?;
+    let mut text = String::new();
+    text.extend(char::from_u32(a));
+    if b != 0 {
+        text.extend(char::from_u32(b));
+    }
+    Some((text, 1 + key.len()))
+}
+
+/// Turns a fragment of HTML into one line of plain text: tags removed (`<br>` and block ends become spaces),
+/// elements that are not content (`<script>`, `<style>`, `<head>`, `<template>`…) removed with what they hold,
+/// comments dropped, entities decoded, whitespace folded and trimmed. Only HTML's own elements are markup: a `<`
+/// that starts no known tag (`Nice <gorilla>`, `A<B`) is text and stays. For titles, names and summaries, not for
+/// article bodies.
+pub fn html_to_plain(s: &str) -> String {
+    to_plain(s, false)
+}
+
+/// An article body's text, on one line, for indexing: as [`html_to_plain`], except that every tag is markup,
+/// whatever its name (a body is HTML for sure, and unknown elements are shown by their content, as browsers do).
+pub fn html_body_to_plain(s: &str) -> String {
+    to_plain(s, true)
+}
+
+fn to_plain(s: &str, every_tag_is_markup: bool) -> String {
+    let mut stripped = String::with_capacity(s.len());
+    let mut rest = s;
+    // Inside `<svg>` or `<math>` every tag is markup, whatever its name.
+    let mut foreign = 0usize;
+    while let Some(at) = rest.find('<') {
+        stripped.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if let Some(after) = rest.strip_prefix("<!--") {
+            // A comment never closed ends at the first `>`, rather than swallowing the text after it.
+            rest = match after.find("-->") {
+                Some(end) => &after[end + 3..],
+                None => after.find('>').map_or("", |end| &after[end + 1..]),
+            };
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix("<![CDATA[") {
+            let end = after.find("]]>").unwrap_or(after.len());
+            stripped.push_str(&after[..end]);
+            rest = after.get(end + 3..).unwrap_or("");
+            continue;
+        }
+        let declaration = rest.starts_with("<?")
+            || rest[1..].strip_prefix('!').is_some_and(|d| d.starts_with(|c: char| c.is_ascii_alphabetic()));
+        if declaration && let Some(end) = rest.find('>') {
+            rest = &rest[end + 1..];
+            continue;
+        }
+        let closing = rest.starts_with("</");
+        let name: String = rest[if closing { 2 } else { 1 }..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | ':' | '_'))
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if name.is_empty() || (foreign == 0 && !every_tag_is_markup && !is_html_element(&name)) {
+            // Not markup: the `<` is text.
+            stripped.push('<');
+            rest = &rest[1..];
+            continue;
+        }
+        // A `>` inside a quoted attribute value does not end the tag, unless the quoting is broken (a `<` inside
+        // the "value" says so) and the first `>` is the better guess.
+        let first_gt = rest.find('>').map(|e| e + 1);
+        let end = match (crate::markup::tag_end(rest), first_gt) {
+            (Some(quoted), Some(first)) if quoted > first && rest[first..quoted].contains('<') => Some(first),
+            (quoted, first) => quoted.or(first),
+        };
+        let Some(end) = end else {
+            // A tag cut off at the end of the text: drop it when it had begun its attributes ("<img src=x"),
+            // keep it as text when it is only a word ("A<B").
+            let tail = &rest[1..];
+            if tail.trim_end().contains(char::is_whitespace) {
+                rest = "";
+            } else {
+                stripped.push('<');
+                rest = tail;
+            }
+            continue;
+        };
+        let self_closing = rest[..end].ends_with("/>");
+        rest = &rest[end..];
+        if name == "svg" || name == "math" {
+            if closing {
+                foreign = foreign.saturating_sub(1);
+            } else if !self_closing {
+                foreign += 1;
+            }
+        }
+        if BREAKING_TAGS.contains(&name.as_str()) {
+            stripped.push(' ');
+        }
+        if !closing && !self_closing && foreign == 0 && NOT_CONTENT.contains(&name.as_str()) && !rest.is_empty() {
+            rest = after_end_tag(rest, &name);
+        }
+    }
+    stripped.push_str(rest);
+    fold_whitespace(&decode_entities(&stripped))
+}
+
+/// What follows the end tag `</name>` in `s` (nothing, when the element is never closed).
+fn after_end_tag<'s>(s: &'s str, name: &str) -> &'s str {
+    let mut from = 0;
+    while let Some(at) = s[from..].find("</").map(|i| i + from) {
+        let after = &s.as_bytes()[at + 2..];
+        let named = after.len() >= name.len() && after[..name.len()].eq_ignore_ascii_case(name.as_bytes());
+        if named && after.get(name.len()).is_none_or(|c| *c == b'>' || *c == b'/' || c.is_ascii_whitespace()) {
+            return s[at..].find('>').map_or("", |end| &s[at + end + 1..]);
+        }
+        from = at + 2;
+    }
+    ""
+}
+
+/// Tags that separate words when stripped; inline tags (`b`, `a`, `span`…) do not.
+#[rustfmt::skip]
+const BREAKING_TAGS: &[&str] = &[
+    "br", "p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "td", "th", "table", "hr",
+    "blockquote", "pre", "section", "article", "header", "footer", "dd", "dt", "img", "figure", "figcaption",
+    "main", "nav", "aside", "address", "details", "summary", "dl", "caption", "option", "textarea",
+];
+
+/// Elements whose content is not text a reader shows: code, styles, document metadata, templates, applets.
+const NOT_CONTENT: &[&str] = &["script", "style", "template", "head", "title", "applet"];
+
+/// True for the names HTML (with its obsolete elements, SVG and MathML roots) defines, for custom elements
+/// (`my-widget`) and for prefixed ones (`o:p`, written by word processors).
+pub fn is_html_element(name: &str) -> bool {
+    !name.is_empty()
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && (name.contains('-')
+            || name.contains(':')
+            || HTML_ELEMENTS.binary_search(&name).is_ok()
+            || FEED_HTML_ELEMENTS.contains(&name))
+}
+
+/// HTML's elements, current and obsolete, sorted.
+#[rustfmt::skip]
+const HTML_ELEMENTS: &[&str] = &[
+    "a", "abbr", "acronym", "address", "applet", "area", "article", "aside", "audio", "b", "base", "basefont",
+    "bdi", "bdo", "bgsound", "big", "blink", "blockquote", "body", "br", "button", "canvas", "caption", "center",
+    "cite", "code", "col", "colgroup", "command", "content", "data", "datagrid", "datalist", "dd", "del",
+    "details", "dfn", "dialog", "dir", "div", "dl", "dt", "em", "embed", "fieldset", "figcaption", "figure",
+    "font", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hgroup",
+    "hr", "html", "i", "iframe", "image", "img", "input", "ins", "isindex", "kbd", "keygen", "label", "legend",
+    "li", "link", "listing", "main", "map", "mark", "marquee", "math", "menu", "menuitem", "meta", "meter",
+    "multicol", "nav", "nextid", "nobr", "noembed", "noframes", "noscript", "object", "ol", "optgroup", "option",
+    "output", "p", "param", "picture", "plaintext", "pre", "progress", "q", "rb", "rp", "rt", "rtc", "ruby", "s",
+    "samp", "script", "search", "section", "select", "slot", "small", "source", "spacer", "span", "strike",
+    "strong", "style", "sub", "summary", "sup", "svg", "table", "tbody", "td", "template", "textarea", "tfoot",
+    "th", "thead", "time", "title", "tr", "track", "tt", "u", "ul", "var", "video", "wbr", "xmp",
+];
+
+/// Collapses every run of whitespace into one space and trims the ends.
+pub fn fold_whitespace(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether text that has no declared type is HTML, judged by evidence the way feedparser judges it: it must hold
+/// an end tag (`</b>`) or a character reference (`&amp;`, `&#39;`), every tag must be an element HTML feeds
+/// use (or `<script>` / `<style>`, which are never words), and every named reference must be one HTML defines.
+/// False positives would delete words, so doubt reads as text: `Nice <gorilla> what's he weigh?` and `A<B` are
+/// text.
+pub fn looks_like_html(s: &str) -> bool {
+    let has_end_tag = s.match_indices("</").any(|(i, _)| {
+        let name = word_at(&s[i + 2..]);
+        !name.is_empty() && s[i + 2 + name.len()..].starts_with('>')
+    });
+    let has_reference = s.match_indices('&').any(|(i, _)| {
+        let after = &s[i + 1..];
+        let after = after.strip_prefix('#').unwrap_or(after);
+        let name = word_at(after);
+        !name.is_empty() && after[name.len()..].starts_with(';')
+    });
+    if !has_end_tag && !has_reference {
+        return false;
+    }
+    let tags_known = s.match_indices('<').all(|(i, _)| {
+        let after = &s[i + 1..];
+        let name = word_at(after.strip_prefix('/').unwrap_or(after));
+        let name = name.to_ascii_lowercase();
+        name.is_empty() || FEED_HTML_ELEMENTS.contains(&name.as_str()) || name == "script" || name == "style"
+    });
+    let references_known = s.match_indices('&').all(|(i, _)| {
+        let after = &s[i + 1..];
+        let name = word_at(after);
+        name.is_empty() || !after[name.len()..].starts_with(';') || entity_at(&s[i..]).is_some()
+    });
+    tags_known && references_known
+}
+
+/// The run of word characters (letters, digits, `_`) at the start of `s`.
+fn word_at(s: &str) -> &str {
+    let len = s.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(s.len());
+    &s[..len]
+}
+
+/// The elements feeds put in text (feedparser's list of acceptable elements): tags of any other name are not
+/// evidence of HTML.
+#[rustfmt::skip]
+const FEED_HTML_ELEMENTS: &[&str] = &[
+    "a", "abbr", "acronym", "address", "area", "article", "aside", "audio", "b", "big", "blockquote", "br",
+    "button", "canvas", "caption", "center", "cite", "code", "col", "colgroup", "command", "datagrid", "datalist",
+    "dd", "del", "details", "dfn", "dialog", "dir", "div", "dl", "dt", "em", "event-source", "fieldset",
+    "figcaption", "figure", "font", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "i",
+    "img", "input", "ins", "kbd", "keygen", "label", "legend", "li", "m", "map", "menu", "meter", "multicol",
+    "nav", "nextid", "noscript", "ol", "optgroup", "option", "output", "p", "pre", "progress", "q", "s", "samp",
+    "section", "select", "small", "sound", "source", "spacer", "span", "strike", "strong", "sub", "sup", "table",
+    "tbody", "td", "textarea", "tfoot", "th", "thead", "time", "tr", "tt", "u", "ul", "var", "video",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_named_numeric_and_hex_references() {
+        assert_eq!(decode_entities("caf&eacute; &amp; &#233;&#xE9; &nbsp;&hellip;"), "café & éé \u{a0}…");
+    }
+
+    #[test]
+    fn leaves_unknown_and_bare_ampersands_alone() {
+        assert_eq!(decode_entities("AT&T &bogus; & more"), "AT&T &bogus; & more");
+    }
+
+    #[test]
+    fn numeric_reference_to_nul_becomes_replacement_character() {
+        assert_eq!(decode_entities("a&#0;b"), "a\u{FFFD}b");
+    }
+
+    #[test]
+    fn a_body_is_markup_through_and_through_but_a_title_keeps_what_is_not_html() {
+        assert_eq!(html_to_plain("Nice <gorilla>kept</gorilla>"), "Nice <gorilla>kept</gorilla>");
+        assert_eq!(html_body_to_plain("Nice <gorilla>kept</gorilla>"), "Nice kept");
+        assert_eq!(html_body_to_plain("1 < 2 <script>x()</script>"), "1 < 2");
+    }
+
+    #[test]
+    fn html_to_plain_strips_tags_and_folds_whitespace() {
+        assert_eq!(html_to_plain("<b>Hello</b>,\n  <i>world</i> &amp; 1 < 2"), "Hello, world & 1 < 2");
+    }
+
+    #[test]
+    fn html_to_plain_keeps_what_is_not_markup() {
+        assert_eq!(html_to_plain("Nice <gorilla> what's he weigh?"), "Nice <gorilla> what's he weigh?");
+        assert_eq!(html_to_plain("A<B"), "A<B");
+        assert_eq!(html_to_plain("<!DOCTYPE"), "<!DOCTYPE");
+        assert_eq!(html_to_plain("<!' <a href=\"foo\">"), "<!'");
+        assert_eq!(html_to_plain("1 < 2 <3 &lt;4"), "1 < 2 <3 <4");
+    }
+
+    #[test]
+    fn html_to_plain_drops_scripts_styles_and_comments_with_their_content() {
+        let html = "<style>p{color:red}</style><p>safe<script>location.href='http:/'+'/example.com/'</script> \
+                    description<!-- note --></p><SCRIPT type=x>a<b</SCRIPT>!";
+        assert_eq!(html_to_plain(html), "safe description !");
+        assert_eq!(html_to_plain("<a title='x > y'>link</a>"), "link", "> inside an attribute value");
+        assert_eq!(html_to_plain("<a href=\"'f(\"\"x\");'\">spec</a><b>tator</b>"), "spectator", "broken quoting");
+        assert_eq!(html_to_plain("<blink>safe</blink> text"), "safe text");
+        assert_eq!(html_to_plain("sa<!-- -- never closed >fe"), "safe");
+    }
+
+    #[test]
+    fn html_to_plain_reads_svg_and_mathml_as_markup() {
+        assert_eq!(html_to_plain("<math><mrow><mi>a</mi><mo>+</mo><mi>b</mi></mrow></math>"), "a+b");
+        assert_eq!(html_to_plain("<svg><title>foo</title><circle r=\"1\"/></svg> after"), "foo after");
+    }
+
+    #[test]
+    fn html_to_plain_drops_an_unclosed_tag() {
+        assert_eq!(html_to_plain("Title <img src=x"), "Title");
+        assert_eq!(html_to_plain("one<br/>two<p>three</p>"), "one two three");
+    }
+
+    #[test]
+    fn looks_like_html_spots_tags_and_references() {
+        assert!(looks_like_html("a <b>b</b>"));
+        assert!(looks_like_html("Tom &amp; Jerry"));
+        assert!(!looks_like_html("1 < 2 & 3"));
+    }
+}

@@ -1,0 +1,346 @@
+//! The article pane: the entry being read, its header and body rendered for the pane's width (off the UI
+//! thread), scrolling, and the links it offers (`o` opens the entry, `f N` follows link N).
+
+mod header;
+
+use super::dialogs::{Dialog, Prompt, PromptPurpose};
+use super::list::{Step, scroll};
+use super::{Effect, OpenKind, Pane, State};
+use crate::model::{EntryDetail, EntryId};
+use crate::render::{self, Line, Span};
+use crate::sanitize::one_line;
+
+/// The article being read: its entry, and its lines (header and body) rendered for the pane's width.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArticleView {
+    pub detail: EntryDetail,
+    /// Header and body, as shown.
+    pub lines: Vec<Line>,
+    /// The body alone (while it renders, a placeholder).
+    pub body: Vec<Line>,
+    /// The header lists media, comments and tags in full.
+    pub details: bool,
+    /// The full article from the entry's page is shown, not the feed's text.
+    pub full: bool,
+    /// The body's links by number (link 1 first).
+    pub links: Vec<render::Link>,
+    /// The width the body was rendered for; `None` while rendering.
+    pub rendered_width: Option<u16>,
+    pub scroll: usize,
+    /// What the search that found this entry matches in it: byte ranges of each line's text (empty when the
+    /// entry was not opened from search results).
+    pub marks: Vec<Vec<std::ops::Range<usize>>>,
+    /// The search whose matches are marked.
+    pub search: Option<crate::search::SearchQuery>,
+}
+
+impl ArticleView {
+    /// Puts the header (for `width` columns) and the body together again, and marks the search's matches.
+    fn relayout(&mut self, width: u16, zone: crate::clock::Zone) {
+        let mut lines = header::lines(&self.detail, usize::from(width), zone, self.details, self.full);
+        lines.extend(self.body.iter().cloned());
+        self.marks = match &self.search {
+            Some(query) => lines.iter().map(|l| query.highlight_ranges(&render::line_text(l))).collect(),
+            None => Vec::new(),
+        };
+        self.lines = lines;
+    }
+
+    /// The first line with a match, to scroll to it.
+    fn first_mark(&self) -> Option<usize> {
+        self.marks.iter().position(|m| !m.is_empty())
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Article {
+    pub view: Option<ArticleView>,
+    /// The entry whose article was asked for and has not arrived yet.
+    pub wanted: Option<EntryId>,
+}
+
+/// The entry arrived from the store: show its header at once and render its body.
+pub fn on_loaded(state: &mut State, entry_id: EntryId, detail: Option<Box<EntryDetail>>) -> Vec<Effect> {
+    if state.article.wanted != Some(entry_id) {
+        return Vec::new();
+    }
+    state.article.wanted = None;
+    let Some(detail) = detail else {
+        let now = state.clock.now;
+        state.status.error("that entry is no longer in the database", now);
+        return Vec::new();
+    };
+    let width = state.article_width();
+    let placeholder = render::Style { italic: true, ..Default::default() };
+    let body = vec![vec![Span { text: "Rendering…".into(), style: placeholder }]];
+    // A feed of snippets whose articles are fetched in full shows the full article first.
+    let full = detail.full_html.is_some() && state.feeds.feed(detail.feed_id).is_some_and(|f| f.full_text);
+    let mut view = ArticleView {
+        detail: *detail,
+        lines: Vec::new(),
+        body,
+        details: false,
+        full,
+        links: Vec::new(),
+        rendered_width: None,
+        scroll: 0,
+        marks: Vec::new(),
+        search: super::search::highlights(state),
+    };
+    view.relayout(width, state.clock.zone);
+    let effect = render_effect(&view, width);
+    state.article.view = Some(view);
+    vec![effect]
+}
+
+/// A body came back from the renderer; one rendered for another entry or another width is dropped.
+pub fn on_rendered(
+    state: &mut State,
+    entry_id: EntryId,
+    width: u16,
+    body: Result<render::Rendered, String>,
+) -> Vec<Effect> {
+    let zone = state.clock.zone;
+    let height = state.article_height();
+    if width != state.article_width() {
+        return Vec::new();
+    }
+    let Some(view) = state.article.view.as_mut().filter(|a| a.detail.id == entry_id) else {
+        return Vec::new();
+    };
+    match body {
+        Ok(body) => {
+            view.body = body.lines;
+            view.links = body.links;
+        }
+        Err(reason) => {
+            let notice = format!("This entry could not be shown ({reason}); o opens it in the browser.");
+            let style = render::Style { italic: true, ..Default::default() };
+            view.body = render::wrap_text(&notice, usize::from(width), style);
+            view.links = Vec::new();
+        }
+    }
+    let first_render = view.rendered_width.is_none() && view.scroll == 0;
+    view.relayout(width, zone);
+    if first_render && let Some(line) = view.first_mark() {
+        // Opened from a search: start where the body first matches, with a line of context.
+        if line >= height {
+            view.scroll = line.saturating_sub(1);
+        }
+    }
+    view.rendered_width = Some(width);
+    view.scroll = view.scroll.min(view.lines.len().saturating_sub(height));
+    Vec::new()
+}
+
+/// The article's width changed (a resize, zoom): render it again for the new width.
+pub fn rerender_if_needed(state: &mut State) -> Vec<Effect> {
+    let width = state.article_width();
+    match &state.article.view {
+        Some(view) if view.rendered_width != Some(width) => vec![render_effect(view, width)],
+        _ => Vec::new(),
+    }
+}
+
+fn render_effect(view: &ArticleView, width: u16) -> Effect {
+    let detail = &view.detail;
+    Effect::RenderArticle { entry_id: detail.id, html: body_html(detail, view.full), width, base: detail.link.clone() }
+}
+
+/// `t`: the full article from the entry's page, fetched the first time (the feed's own text stays one key away).
+pub fn full_text(state: &mut State) -> Vec<Effect> {
+    let now = state.clock.now;
+    let width = state.article_width();
+    let Some(view) = state.article.view.as_mut() else {
+        state.status.info("Open an entry first; t fetches its full article from its page", now);
+        return Vec::new();
+    };
+    if view.detail.full_html.is_some() {
+        view.full = !view.full;
+        view.scroll = 0;
+        view.rendered_width = None;
+        let shown =
+            if view.full { "the full article (t: the feed's text)" } else { "the feed's text (t: the full article)" };
+        let effect = render_effect(view, width);
+        state.status.info(format!("Showing {shown}"), now);
+        return vec![effect];
+    }
+    let Some(url) = view.detail.link.clone().filter(|u| render::openable(u) && !u.starts_with("mailto:")) else {
+        state.status.info("This entry has no page to fetch", now);
+        return Vec::new();
+    };
+    let entry_id = view.detail.id;
+    state.status.info(format!("Fetching the article from {}…", one_line(&url, 200)), now);
+    vec![Effect::FetchFullText { entry_id, url }]
+}
+
+/// The full article (or why there is none) arrived for an entry; the open one shows it at once.
+pub fn on_full_text(state: &mut State, entry_id: EntryId, result: Result<String, String>) -> Vec<Effect> {
+    let now = state.clock.now;
+    let width = state.article_width();
+    let Some(view) = state.article.view.as_mut().filter(|v| v.detail.id == entry_id) else { return Vec::new() };
+    match result {
+        Ok(html) => {
+            view.detail.full_html = Some(html);
+            view.full = true;
+            view.scroll = 0;
+            view.rendered_width = None;
+            state.status.info("Showing the full article (t: the feed's text)", now);
+            let effect = render_effect(view, width);
+            vec![effect]
+        }
+        Err(why) => {
+            view.detail.full_error = Some(why.clone());
+            state.status.error(format!("No full article: {why}; the feed's text stays"), now);
+            Vec::new()
+        }
+    }
+}
+
+/// `d`: media, comments and tags folded into one line of the header, or listed in full.
+pub fn toggle_details(state: &mut State) -> Vec<Effect> {
+    let (width, zone) = (state.article_width(), state.clock.zone);
+    if let Some(view) = state.article.view.as_mut() {
+        view.details = !view.details;
+        view.relayout(width, zone);
+    }
+    Vec::new()
+}
+
+/// `v`: plays the entry's media file with the player; with several, asks which.
+pub fn open_media(state: &mut State) -> Vec<Effect> {
+    let now = state.clock.now;
+    let Some(view) = state.article.view.as_ref() else {
+        state.status.info("Open an entry first; v plays its media", now);
+        return Vec::new();
+    };
+    match view.detail.enclosures.len() {
+        0 => {
+            state.status.info("This entry has no media", now);
+            Vec::new()
+        }
+        1 => {
+            let url = view.detail.enclosures[0].url.clone();
+            open(state, url, OpenKind::Media)
+        }
+        n => {
+            state.dialog = Some(Dialog::Prompt(Prompt::new(
+                "Play a media file",
+                &format!("the number of the file to play, 1 to {n} (d lists them in the header)"),
+                "",
+                PromptPurpose::PlayMedia,
+            )));
+            Vec::new()
+        }
+    }
+}
+
+/// The answer to the media prompt.
+pub fn play_media(state: &mut State, answer: &str) -> Result<Vec<Effect>, String> {
+    let media = state.article.view.as_ref().map(|a| a.detail.enclosures.as_slice()).unwrap_or_default();
+    match answer.trim().parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|i| media.get(i)) {
+        Some(enclosure) => {
+            let url = enclosure.url.clone();
+            Ok(open(state, url, OpenKind::Media))
+        }
+        None => Err(format!("type a number from 1 to {}", media.len())),
+    }
+}
+
+/// Scrolls the article by `step`.
+pub fn scroll_by(state: &mut State, step: Step) -> Vec<Effect> {
+    let height = state.article_height();
+    if let Some(view) = state.article.view.as_mut() {
+        view.scroll = scroll(view.scroll, step, view.lines.len(), height);
+    }
+    Vec::new()
+}
+
+/// `o`: the open article's page in the article pane; the selected entry's in the entry list (it is then
+/// read, as in newsboat); the feed's site in the feed list.
+pub fn open_in_browser(state: &mut State) -> Vec<Effect> {
+    let now = state.clock.now;
+    let link = match state.focus {
+        Pane::Article => state.article.view.as_ref().map(|a| a.detail.link.clone()),
+        Pane::Entries => state.entries.selected().map(|e| e.link.clone()),
+        Pane::Feeds => state.feeds.selected_feed().map(|f| f.site_url.clone()),
+    };
+    match link {
+        Some(Some(url)) => {
+            let mut effects = open_url(state, url);
+            if state.focus == Pane::Entries && !effects.is_empty() {
+                effects.extend(super::marks::mark_selected_read(state));
+            }
+            effects
+        }
+        Some(None) => {
+            state.status.info("It has no address to open", now);
+            Vec::new()
+        }
+        None => {
+            state.status.info("Select an entry first; o opens its page in the browser", now);
+            Vec::new()
+        }
+    }
+}
+
+/// Asks the runtime to open `url` in the browser, unless it is of a kind tidings never hands to one.
+pub fn open_url(state: &mut State, url: String) -> Vec<Effect> {
+    open(state, url, OpenKind::Page)
+}
+
+fn open(state: &mut State, url: String, kind: OpenKind) -> Vec<Effect> {
+    let now = state.clock.now;
+    if render::openable(&url) {
+        state.status.info(format!("Opening {}", one_line(&url, 2000)), now);
+        vec![Effect::Open { url, kind }]
+    } else {
+        state.status.error(format!("not opening {}: only web and mail addresses are opened", one_line(&url, 200)), now);
+        Vec::new()
+    }
+}
+
+/// `f`: asks for the number of the link to follow.
+pub fn ask_link(state: &mut State) -> Vec<Effect> {
+    match state.article.view.as_ref().map(|a| a.links.len()) {
+        Some(n) if n > 0 => {
+            state.dialog = Some(Dialog::Prompt(Prompt::new(
+                "Follow a link",
+                &format!("the number of the link to open, 1 to {n} (they are listed at the end of the article)"),
+                "",
+                PromptPurpose::FollowLink,
+            )));
+        }
+        _ => {
+            let now = state.clock.now;
+            state.status.info("This article has no links", now);
+        }
+    }
+    Vec::new()
+}
+
+/// The answer to the link prompt: open that link, or say why not (the prompt stays open).
+pub fn follow_link(state: &mut State, answer: &str) -> Result<Vec<Effect>, String> {
+    let links = state.article.view.as_ref().map(|a| a.links.as_slice()).unwrap_or_default();
+    let chosen = answer.trim().parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|i| links.get(i));
+    match chosen {
+        Some(link) if link.openable => {
+            let url = link.url.clone();
+            Ok(open_url(state, url))
+        }
+        Some(_) => Err("that link is a script, not an address; tidings never opens those".into()),
+        None => Err(format!("type a number from 1 to {}", links.len())),
+    }
+}
+
+/// The HTML body to render for an entry: its content, else its summary.
+fn body_html(detail: &EntryDetail, full: bool) -> String {
+    if full && let Some(html) = &detail.full_html {
+        return html.clone();
+    }
+    detail
+        .content_html
+        .clone()
+        .or_else(|| detail.summary_html.clone())
+        .unwrap_or_else(|| "<p><i>This entry has no text; open its link to read it.</i></p>".into())
+}

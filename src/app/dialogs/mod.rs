@@ -1,0 +1,200 @@
+//! Dialogs: windows over the panes that take the keys while they are open. Each owns its state and answers a
+//! key with what happens next ([`Next`]): stay open, close, or give way to another dialog, and the effects to
+//! run. The router in [`on_key`] is the one place a dialog is taken out of the state and put back.
+
+mod confirm;
+mod help;
+mod info;
+mod picker;
+mod prompt;
+
+pub use confirm::{Confirm, Confirmed};
+pub use help::{HelpLine, help_lines};
+pub use info::{Info, on_loaded as on_info_loaded, open as open_info};
+pub use picker::Picker;
+pub use prompt::{Prompt, PromptPurpose, encoding_prompt};
+
+/// Layout of the windows that scroll, shared with drawing.
+pub mod areas {
+    pub use super::help::{area as help, keys_column as help_keys_column};
+    pub use super::info::{LABEL_WIDTH as INFO_LABEL_WIDTH, area as info, text_width as info_text_width};
+    pub use super::report_area as report;
+}
+
+use super::keymap::{Action, Context};
+use super::list::{Step, scroll};
+use super::{Effect, State, layout};
+use crossterm::event::KeyEvent;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dialog {
+    /// The key table; `scroll` is its first line shown.
+    Help {
+        scroll: usize,
+    },
+    Info(Info),
+    Prompt(Prompt),
+    Picker(Picker),
+    Confirm(Confirm),
+    /// Lines to read (an import report, what discovery tried, the message log), scrollable.
+    Report(Report),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    pub title: String,
+    pub lines: Vec<String>,
+    pub scroll: usize,
+}
+
+impl Report {
+    pub fn new(title: impl Into<String>, lines: Vec<String>) -> Report {
+        Report { title: title.into(), lines, scroll: 0 }
+    }
+
+    /// Its lines wrapped to `width` columns, control characters removed: what the window shows.
+    pub fn wrapped(&self, width: u16) -> Vec<String> {
+        let width = usize::from(width.max(10));
+        let mut out = Vec::new();
+        for line in &self.lines {
+            let clean = crate::sanitize::strip_controls(line);
+            if clean.trim().is_empty() {
+                out.push(String::new());
+                continue;
+            }
+            // Indentation carries structure ("  - tried this"): wrapped lines keep it.
+            let indent = clean.len() - clean.trim_start_matches(' ').len();
+            let indent = " ".repeat(indent.min(width / 2));
+            out.extend(
+                crate::render::wrap_text(&clean, width - indent.len(), crate::render::Style::default())
+                    .into_iter()
+                    .map(|spans| format!("{indent}{}", spans.into_iter().map(|s| s.text).collect::<String>())),
+            );
+        }
+        out
+    }
+}
+
+/// What happens to a dialog after a key.
+pub enum Next {
+    Keep,
+    Close,
+    /// Close, and open this one instead.
+    Open(Dialog),
+}
+
+impl Dialog {
+    /// The keymap context its keys are looked up in.
+    pub fn context(&self) -> Context {
+        match self {
+            Dialog::Help { .. } => Context::Help,
+            Dialog::Info(_) => Context::Info,
+            Dialog::Prompt(_) => Context::Prompt,
+            Dialog::Picker(_) => Context::Picker,
+            Dialog::Confirm(_) => Context::Confirm,
+            Dialog::Report(_) => Context::Report,
+        }
+    }
+}
+
+/// A key while a dialog is open.
+pub fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
+    let Some(mut dialog) = state.dialog.take() else { return Vec::new() };
+    let action = state.keymap.action(dialog.context(), &key);
+    match action {
+        // Quit's keys that a dialog does not claim for itself (Ctrl-C) still quit; Ctrl-Z still suspends.
+        Some(Action::Quit) => {
+            state.quit = true;
+            state.dialog = Some(dialog);
+            return Vec::new();
+        }
+        Some(Action::Suspend) => {
+            state.dialog = Some(dialog);
+            return vec![Effect::Suspend];
+        }
+        _ => {}
+    }
+    let (next, effects) = match &mut dialog {
+        Dialog::Help { scroll } => {
+            let (width, height) = state.viewport;
+            let area = help::area(&state.keymap, width, height);
+            let len = help_lines(&state.keymap, area.width.saturating_sub(2)).len();
+            on_text_key(action, scroll, len, usize::from(area.height.saturating_sub(2)))
+        }
+        Dialog::Report(report) => {
+            let (width, height) = state.viewport;
+            let area = report_area(width, height, report.lines.len());
+            let len = report.wrapped(area.width.saturating_sub(2)).len();
+            on_text_key(action, &mut report.scroll, len, usize::from(area.height.saturating_sub(2)))
+        }
+        Dialog::Info(info) => info::on_key(state, info, action),
+        Dialog::Prompt(prompt) => prompt::on_key(state, prompt, action, key),
+        Dialog::Picker(picker) => picker::on_key(state, picker, action, key),
+        Dialog::Confirm(confirm) => confirm::on_key(state, confirm, action),
+    };
+    match next {
+        Next::Keep => state.dialog = Some(dialog),
+        Next::Close => state.dialog = state.queued_dialogs.pop_front(),
+        Next::Open(other) => state.dialog = Some(other),
+    }
+    effects
+}
+
+/// Opens the message log: every recent message and error, in full, newest last.
+pub fn open_log(state: &mut State) {
+    let zone = state.clock.zone;
+    let lines: Vec<String> = if state.status.log.is_empty() {
+        vec!["Nothing has been said yet.".to_string()]
+    } else {
+        state
+            .status
+            .log
+            .iter()
+            .map(|m| format!("{} {}{}", zone.format(m.at, "%H:%M:%S"), if m.error { "error: " } else { "" }, m.text))
+            .collect()
+    };
+    let mut report = Report::new("Messages", lines);
+    // The newest are at the end: start there.
+    let (width, height) = state.viewport;
+    let area = report_area(width, height, report.lines.len());
+    report.scroll = scroll(
+        0,
+        Step::Last,
+        report.wrapped(area.width.saturating_sub(2)).len(),
+        usize::from(area.height.saturating_sub(2)),
+    );
+    state.dialog = Some(Dialog::Report(report));
+}
+
+/// Keys in a window of text: scroll, or close.
+fn on_text_key(action: Option<Action>, offset: &mut usize, len: usize, rows: usize) -> (Next, Vec<Effect>) {
+    let step = match action {
+        Some(Action::Close | Action::Help | Action::MessageLog) => return (Next::Close, Vec::new()),
+        Some(action) => text_step(action),
+        None => None,
+    };
+    if let Some(step) = step {
+        *offset = scroll(*offset, step, len, rows);
+    }
+    (Next::Keep, Vec::new())
+}
+
+/// The scroll a movement action means in a window of text.
+pub fn text_step(action: Action) -> Option<Step> {
+    Some(match action {
+        Action::Down => Step::By(1),
+        Action::Up => Step::By(-1),
+        Action::PageDown => Step::Pages(1),
+        Action::PageUp => Step::Pages(-1),
+        Action::HalfPageDown => Step::HalfPages(1),
+        Action::HalfPageUp => Step::HalfPages(-1),
+        Action::Top => Step::First,
+        Action::Bottom => Step::Last,
+        _ => return None,
+    })
+}
+
+/// Where a report of `lines` lines goes on a terminal of `width` × `height`.
+pub fn report_area(width: u16, height: u16, lines: usize) -> ratatui::layout::Rect {
+    layout::text_dialog(width, height, width.saturating_sub(8).max(40), (lines + 2).max(5) as u16)
+}

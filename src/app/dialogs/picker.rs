@@ -1,0 +1,50 @@
+//! The feeds discovery found at a site, to choose one from: move and press Enter, or press its number.
+
+use super::{Next, text_step};
+use crate::app::keymap::Action;
+use crate::app::list::ListCursor;
+use crate::app::{Effect, State, subscriptions};
+use crate::model::Found;
+use crossterm::event::KeyEvent;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Picker {
+    pub candidates: Vec<Found>,
+    pub cursor: ListCursor,
+    /// The path of the folder the chosen feed goes into (empty: the top level).
+    pub folder: Vec<String>,
+}
+
+pub(super) fn on_key(
+    state: &mut State,
+    picker: &mut Picker,
+    action: Option<Action>,
+    key: KeyEvent,
+) -> (Next, Vec<Effect>) {
+    let len = picker.candidates.len();
+    let digit = crate::app::keymap::Key::from_event(&key).plain_char().and_then(|c| c.to_digit(10));
+    if let Some(n) = digit.filter(|n| (1..=len as u32).contains(n)) {
+        return (Next::Close, choose(state, picker, n as usize - 1));
+    }
+    match action {
+        Some(Action::Accept | Action::Open) => (Next::Close, choose(state, picker, picker.cursor.index)),
+        Some(Action::Close) => {
+            state.status.clear();
+            (Next::Close, Vec::new())
+        }
+        Some(action) => {
+            if let Some(step) = text_step(action) {
+                picker.cursor.step(step, len, len);
+            }
+            (Next::Keep, Vec::new())
+        }
+        None => (Next::Keep, Vec::new()),
+    }
+}
+
+fn choose(state: &mut State, picker: &mut Picker, index: usize) -> Vec<Effect> {
+    match picker.candidates.get(index).cloned() {
+        Some(feed) => subscriptions::subscribe(state, feed, picker.folder.clone()),
+        None => Vec::new(),
+    }
+}

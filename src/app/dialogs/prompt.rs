@@ -1,0 +1,101 @@
+//! A question that wants a line of text. The answer goes to the module that asked ([`PromptPurpose`]); a
+//! refused answer keeps the prompt open with the reason under it.
+
+use super::Next;
+use crate::app::input::TextInput;
+use crate::app::keymap::Action;
+use crate::app::{Effect, State, article, feeds, subscriptions};
+use crate::model::{FeedId, FolderId};
+use crate::sanitize::one_line;
+use crossterm::event::KeyEvent;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    pub title: String,
+    pub hint: String,
+    pub input: TextInput,
+    /// Why the last answer was refused.
+    pub error: Option<String>,
+    pub purpose: PromptPurpose,
+}
+
+/// What the answer is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptPurpose {
+    ForceEncoding(FeedId),
+    /// Open link N of the article being read.
+    FollowLink,
+    /// Play media file N of the entry being read.
+    PlayMedia,
+    /// Words to search for, in every feed or within one feed or folder.
+    Search {
+        within: Option<crate::app::ListKey>,
+    },
+    /// The address of a feed or site to subscribe to (into the folder named, if any).
+    AddFeed {
+        folder: Option<FolderId>,
+    },
+    RenameFeed(FeedId),
+    RenameFolder(FolderId),
+    MoveFeed(FeedId),
+    MoveFolder(FolderId),
+    NewFolder,
+}
+
+impl Prompt {
+    pub fn new(title: &str, hint: &str, initial: &str, purpose: PromptPurpose) -> Prompt {
+        Prompt { title: title.into(), hint: hint.into(), input: TextInput::new(initial), error: None, purpose }
+    }
+}
+
+pub(super) fn on_key(
+    state: &mut State,
+    prompt: &mut Prompt,
+    action: Option<Action>,
+    key: KeyEvent,
+) -> (Next, Vec<Effect>) {
+    match action {
+        Some(Action::Close) => (Next::Close, Vec::new()),
+        Some(Action::ToggleScope) => {
+            crate::app::search::toggle_scope(state, prompt);
+            (Next::Keep, Vec::new())
+        }
+        Some(Action::Accept) => {
+            let answer = prompt.input.text().to_string();
+            let result = match prompt.purpose {
+                PromptPurpose::ForceEncoding(feed_id) => feeds::force_encoding(state, feed_id, &answer),
+                PromptPurpose::FollowLink => article::follow_link(state, &answer),
+                PromptPurpose::PlayMedia => article::play_media(state, &answer),
+                PromptPurpose::Search { within } => crate::app::search::submit(state, within, &answer),
+                other => subscriptions::submit(state, other, &answer),
+            };
+            match result {
+                // An answer may open another dialog (it is in the state now, where this one was taken from).
+                Ok(effects) => (state.dialog.take().map_or(Next::Close, Next::Open), effects),
+                Err(why) => {
+                    prompt.error = Some(why);
+                    (Next::Keep, Vec::new())
+                }
+            }
+        }
+        _ => {
+            if prompt.input.handle(key) {
+                prompt.error = None;
+            }
+            (Next::Keep, Vec::new())
+        }
+    }
+}
+
+/// The prompt that forces a feed's encoding, filled with the one forced now.
+pub fn encoding_prompt(state: &State, feed_id: FeedId) -> Prompt {
+    let feed = state.feeds.feed(feed_id);
+    let title = feed.map(|f| one_line(&f.title, 60)).unwrap_or_default();
+    let current = feed.and_then(|f| f.encoding_forced.clone()).unwrap_or_default();
+    Prompt::new(
+        &format!("Force the encoding of {title}"),
+        "an encoding label (windows-1251, koi8-r, shift_jis, iso-8859-2…); empty to decode by the feed's own signals",
+        &current,
+        PromptPurpose::ForceEncoding(feed_id),
+    )
+}

@@ -1,0 +1,404 @@
+//! The feed list: the smart views (All, Unread, Starred, the last search), then folders as a tree and the
+//! subscriptions in them, the cursor over the rows, and what the keys do there (fold a folder, read a feed in
+//! full, force its encoding). Knows feeds by id; the store's rows arrive in events. Marking a whole list read
+//! is in [`super::marks`].
+
+use super::list::{ListCursor, Step};
+use super::{Effect, ListKey, Pane, State};
+use crate::model::{FeedId, FeedRow, FolderId, FolderRow, ViewCounts};
+use std::collections::{HashMap, HashSet};
+
+/// A row of the feed list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FeedListRow {
+    /// A smart view: All, Unread, Starred, or the last search.
+    View(ListKey),
+    Folder {
+        id: FolderId,
+        name: String,
+        /// How deep in the tree (0 at the top level).
+        depth: usize,
+        /// Unread entries of every feed in the folder and the folders inside it.
+        unread: i64,
+        collapsed: bool,
+    },
+    /// Index into [`FeedList::feeds`].
+    Feed { index: usize, depth: usize },
+}
+
+/// The last search, shown as a view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchView {
+    pub query: String,
+    /// The feed or folder searched in; `None` for every feed.
+    pub within: Option<ListKey>,
+    /// How many entries matched, once known.
+    pub count: Option<usize>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FeedList {
+    pub feeds: Vec<FeedRow>,
+    pub folders: Vec<FolderRow>,
+    pub views: ViewCounts,
+    pub search: Option<SearchView>,
+    pub rows: Vec<FeedListRow>,
+    pub collapsed: HashSet<FolderId>,
+    pub cursor: ListCursor,
+    /// Whether the list has been read from the store at least once.
+    pub loaded: bool,
+    /// The list to put the cursor on when the feed list next arrives (a feed just added or moved).
+    pub select_when_loaded: Option<ListKey>,
+}
+
+impl FeedList {
+    pub fn feed(&self, id: FeedId) -> Option<&FeedRow> {
+        self.feeds.iter().find(|f| f.id == id)
+    }
+
+    pub fn feed_mut(&mut self, id: FeedId) -> Option<&mut FeedRow> {
+        self.feeds.iter_mut().find(|f| f.id == id)
+    }
+
+    pub fn folder(&self, id: FolderId) -> Option<&FolderRow> {
+        self.folders.iter().find(|f| f.id == id)
+    }
+
+    pub fn folder_name(&self, id: FolderId) -> Option<&str> {
+        self.folder(id).map(|f| f.name.as_str())
+    }
+
+    /// A folder's path of names from the top.
+    pub fn folder_names(&self, id: FolderId) -> Vec<String> {
+        let mut names = Vec::new();
+        let mut next = Some(id);
+        while let Some(folder) = next.and_then(|id| self.folder(id)) {
+            names.push(folder.name.clone());
+            next = folder.parent.filter(|_| names.len() < 64);
+        }
+        names.reverse();
+        names
+    }
+
+    /// A folder's path from the top, as people read it: "Tech/Rust".
+    pub fn folder_path(&self, id: FolderId) -> String {
+        self.folder_names(id).join("/")
+    }
+
+    pub fn selected_row(&self) -> Option<&FeedListRow> {
+        self.rows.get(self.cursor.index)
+    }
+
+    /// The list under the cursor.
+    pub fn selected_list(&self) -> Option<ListKey> {
+        self.rows.get(self.cursor.index).and_then(|r| self.list_of(r))
+    }
+
+    pub fn list_of(&self, row: &FeedListRow) -> Option<ListKey> {
+        match row {
+            FeedListRow::View(list) => Some(*list),
+            FeedListRow::Folder { id, .. } => Some(ListKey::Folder(*id)),
+            FeedListRow::Feed { index, .. } => self.feeds.get(*index).map(|f| ListKey::Feed(f.id)),
+        }
+    }
+
+    pub fn selected_feed(&self) -> Option<&FeedRow> {
+        match self.selected_row()? {
+            FeedListRow::Feed { index, .. } => self.feeds.get(*index),
+            _ => None,
+        }
+    }
+
+    /// The folder the cursor is in: a folder row, or a feed inside a folder.
+    pub fn folder_under_cursor(&self) -> Option<FolderId> {
+        match self.selected_row()? {
+            FeedListRow::Folder { id, .. } => Some(*id),
+            FeedListRow::Feed { index, .. } => self.feeds.get(*index)?.folder_id,
+            FeedListRow::View(_) => None,
+        }
+    }
+
+    /// A folder and every folder inside it.
+    pub fn subtree(&self, root: FolderId) -> HashSet<FolderId> {
+        let mut inside = HashSet::from([root]);
+        loop {
+            let before = inside.len();
+            for f in &self.folders {
+                if f.parent.is_some_and(|p| inside.contains(&p)) {
+                    inside.insert(f.id);
+                }
+            }
+            if inside.len() == before {
+                return inside;
+            }
+        }
+    }
+
+    /// The feeds a feed or folder list covers (none for the smart views: they cover everything).
+    pub fn feed_ids_of(&self, list: ListKey) -> Vec<FeedId> {
+        match list {
+            ListKey::Feed(id) => vec![id],
+            ListKey::Folder(folder) => {
+                let inside = self.subtree(folder);
+                self.feeds.iter().filter(|f| f.folder_id.is_some_and(|id| inside.contains(&id))).map(|f| f.id).collect()
+            }
+            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search => Vec::new(),
+        }
+    }
+
+    /// Whether an entry of `feed_id` belongs in `list`, as far as the feed list can tell.
+    pub fn covers(&self, list: ListKey, feed_id: FeedId) -> bool {
+        match list {
+            ListKey::Feed(_) | ListKey::Folder(_) => self.feed_ids_of(list).contains(&feed_id),
+            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search => true,
+        }
+    }
+
+    pub fn total_unread(&self) -> i64 {
+        self.feeds.iter().map(|f| f.unread).sum()
+    }
+
+    /// The unread entries a list holds, as the counts know them.
+    pub fn unread_of(&self, list: ListKey) -> i64 {
+        match list {
+            ListKey::Feed(_) | ListKey::Folder(_) => {
+                let ids = self.feed_ids_of(list);
+                self.feeds.iter().filter(|f| ids.contains(&f.id)).map(|f| f.unread).sum()
+            }
+            ListKey::All | ListKey::Unread => self.total_unread(),
+            // Unknown without the list: the caller counts its refs when it has them.
+            ListKey::Starred | ListKey::Search => 0,
+        }
+    }
+
+    /// Rebuilds the rows: the smart views, the top-level feeds, then each folder (empty ones too) followed by its
+    /// feeds and the folders inside it, unless folded.
+    pub fn rebuild_rows(&mut self) {
+        let mut rows = vec![
+            FeedListRow::View(ListKey::All),
+            FeedListRow::View(ListKey::Unread),
+            FeedListRow::View(ListKey::Starred),
+        ];
+        if self.search.is_some() {
+            rows.push(FeedListRow::View(ListKey::Search));
+        }
+        let known: HashSet<FolderId> = self.folders.iter().map(|f| f.id).collect();
+        let mut children: HashMap<Option<FolderId>, Vec<&FolderRow>> = HashMap::new();
+        for f in &self.folders {
+            // A parent that is not there (or a cycle's way in) puts the folder at the top level.
+            let parent = f.parent.filter(|p| known.contains(p) && *p != f.id);
+            children.entry(parent).or_default().push(f);
+        }
+        let mut feeds_in: HashMap<Option<FolderId>, Vec<usize>> = HashMap::new();
+        for (i, f) in self.feeds.iter().enumerate() {
+            let folder = f.folder_id.filter(|id| known.contains(id));
+            feeds_in.entry(folder).or_default().push(i);
+        }
+        let unread = self.folder_unread();
+        let mut visited = HashSet::new();
+        self.push_level(&mut rows, None, 0, &children, &feeds_in, &unread, &mut visited);
+        // Folders a cycle cut off from the top are shown at the top level rather than lost.
+        let orphans: Vec<FolderId> = self.folders.iter().map(|f| f.id).filter(|id| !visited.contains(id)).collect();
+        for id in orphans {
+            if !visited.contains(&id) {
+                self.push_folder(&mut rows, id, 0, &children, &feeds_in, &unread, &mut visited);
+            }
+        }
+        self.rows = rows;
+        self.cursor.index = self.cursor.index.min(self.rows.len().saturating_sub(1));
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_level(
+        &self,
+        rows: &mut Vec<FeedListRow>,
+        parent: Option<FolderId>,
+        depth: usize,
+        children: &HashMap<Option<FolderId>, Vec<&FolderRow>>,
+        feeds_in: &HashMap<Option<FolderId>, Vec<usize>>,
+        unread: &HashMap<FolderId, i64>,
+        visited: &mut HashSet<FolderId>,
+    ) {
+        for index in feeds_in.get(&parent).into_iter().flatten() {
+            rows.push(FeedListRow::Feed { index: *index, depth });
+        }
+        for folder in children.get(&parent).into_iter().flatten() {
+            self.push_folder(rows, folder.id, depth, children, feeds_in, unread, visited);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_folder(
+        &self,
+        rows: &mut Vec<FeedListRow>,
+        id: FolderId,
+        depth: usize,
+        children: &HashMap<Option<FolderId>, Vec<&FolderRow>>,
+        feeds_in: &HashMap<Option<FolderId>, Vec<usize>>,
+        unread: &HashMap<FolderId, i64>,
+        visited: &mut HashSet<FolderId>,
+    ) {
+        if !visited.insert(id) {
+            return;
+        }
+        let collapsed = self.collapsed.contains(&id);
+        let name = self.folder_name(id).unwrap_or_default().to_string();
+        rows.push(FeedListRow::Folder { id, name, depth, unread: unread.get(&id).copied().unwrap_or(0), collapsed });
+        if !collapsed {
+            self.push_level(rows, Some(id), depth + 1, children, feeds_in, unread, visited);
+        } else {
+            // Folded: its subtree is not shown, but it is still visited (so it is not taken for an orphan).
+            for inside in self.subtree(id) {
+                visited.insert(inside);
+            }
+        }
+    }
+
+    /// Unread entries under each folder, the folders inside it included.
+    fn folder_unread(&self) -> HashMap<FolderId, i64> {
+        let parent: HashMap<FolderId, Option<FolderId>> = self.folders.iter().map(|f| (f.id, f.parent)).collect();
+        let mut sums: HashMap<FolderId, i64> = HashMap::new();
+        for feed in self.feeds.iter().filter(|f| f.unread > 0) {
+            let mut next = feed.folder_id;
+            // Each ancestor once, even if the tree has a cycle.
+            let mut seen = HashSet::new();
+            while let Some(id) = next.filter(|id| seen.insert(*id)) {
+                *sums.entry(id).or_default() += feed.unread;
+                next = parent.get(&id).copied().flatten();
+            }
+        }
+        sums
+    }
+
+    /// The row showing `list`, if it is shown.
+    pub fn row_of(&self, list: ListKey) -> Option<usize> {
+        self.rows.iter().position(|r| self.list_of(r) == Some(list))
+    }
+
+    /// Counts an entry's change of read state in its feed's unread count and the views'.
+    pub fn count_read(&mut self, feed_id: FeedId, read: bool) {
+        let delta = if read { -1 } else { 1 };
+        if let Some(feed) = self.feed_mut(feed_id) {
+            feed.unread = (feed.unread + delta).max(0);
+        }
+        self.views.unread = (self.views.unread + delta).max(0);
+        self.rebuild_rows();
+    }
+}
+
+/// The feed list arrived from the store: keep the cursor on the same list, and load its entries.
+pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>, views: ViewCounts) -> Vec<Effect> {
+    let list = &mut state.feeds;
+    let keep = list.select_when_loaded.take().or(list.selected_list());
+    list.feeds = feeds;
+    list.collapsed = folders.iter().filter(|f| f.collapsed).map(|f| f.id).collect();
+    list.folders = folders;
+    list.views = views;
+    list.loaded = true;
+    list.rebuild_rows();
+    // The first time, the Unread view: what is new is what a reader opens tidings for.
+    let index = keep.or(Some(ListKey::Unread)).and_then(|k| list.row_of(k)).unwrap_or(0);
+    let height = state.list_height(Pane::Feeds);
+    state.feeds.cursor.select(index, state.feeds.rows.len(), height);
+    let mut effects = super::entries::show_selected_list(state);
+    if std::mem::take(&mut state.refresh.when_loaded) {
+        effects.extend(super::progress::refresh_all(state));
+    }
+    effects
+}
+
+/// Moves the cursor; a new list under it is loaded into the entry pane.
+pub fn step(state: &mut State, step: Step) -> Vec<Effect> {
+    let height = state.list_height(Pane::Feeds);
+    let len = state.feeds.rows.len();
+    state.feeds.cursor.step(step, len, height);
+    super::entries::show_selected_list(state)
+}
+
+/// Puts the cursor on `list`'s row (when it is shown) and shows its entries.
+pub fn select(state: &mut State, list: ListKey) -> Vec<Effect> {
+    let Some(row) = state.feeds.row_of(list) else { return Vec::new() };
+    let height = state.list_height(Pane::Feeds);
+    let len = state.feeds.rows.len();
+    state.feeds.cursor.select(row, len, height);
+    super::entries::show_selected_list(state)
+}
+
+/// Enter on the feed list: fold or unfold a folder, or go to the entries of a feed or view.
+pub fn open(state: &mut State) -> Vec<Effect> {
+    if let Some(FeedListRow::Folder { id, .. }) = state.feeds.selected_row().cloned() {
+        let collapsed = !state.feeds.collapsed.remove(&id);
+        if collapsed {
+            state.feeds.collapsed.insert(id);
+        }
+        state.feeds.rebuild_rows();
+        return vec![state.user_write(Effect::SetCollapsed { folder_id: id, collapsed })];
+    }
+    if !state.entries.refs.is_empty() {
+        state.focus = Pane::Entries;
+    }
+    Vec::new()
+}
+
+/// `T`: the selected feed's new entries are fetched in full on refresh (a feed of snippets), or no longer.
+pub fn toggle_full_text(state: &mut State) -> Vec<Effect> {
+    let now = state.clock.now;
+    let Some(feed_id) = feed_in_focus(state) else {
+        state.status.info("Select a feed to fetch its entries in full", now);
+        return Vec::new();
+    };
+    let Some(feed) = state.feeds.feed_mut(feed_id) else { return Vec::new() };
+    feed.full_text = !feed.full_text;
+    let on = feed.full_text;
+    let title = crate::sanitize::one_line(&feed.title, 80);
+    state.status.info(
+        if on {
+            format!("{title}: new entries are fetched in full on refresh (t on an entry does it now)")
+        } else {
+            format!("{title}: entries are no longer fetched in full")
+        },
+        now,
+    );
+    vec![state.user_write(Effect::SetFeedFullText { feed_id, on })]
+}
+
+/// The feed that feed info and forcing an encoding act on: the selected feed, or the feed of the open entry.
+pub fn feed_in_focus(state: &State) -> Option<FeedId> {
+    match state.focus {
+        Pane::Article => state.article.view.as_ref().map(|a| a.detail.feed_id),
+        Pane::Entries => state.entries.selected_ref().map(|e| e.feed_id).or(state.feeds.selected_feed().map(|f| f.id)),
+        Pane::Feeds => state.feeds.selected_feed().map(|f| f.id),
+    }
+}
+
+/// The answer to the encoding prompt: force that encoding (or, empty, stop forcing one) and refresh the feed.
+pub fn force_encoding(state: &mut State, feed_id: FeedId, answer: &str) -> Result<Vec<Effect>, String> {
+    let label = answer.trim().to_string();
+    if !label.is_empty() {
+        use crate::decode::labels::{Label, resolve};
+        match resolve(&label) {
+            Label::Unsupported(name) => return Err(format!("{name} cannot be decoded by tidings")),
+            Label::Unknown => return Err(format!("'{label}' is not an encoding tidings knows")),
+            _ => {}
+        }
+    }
+    let label = (!label.is_empty()).then_some(label);
+    let title = match state.feeds.feed_mut(feed_id) {
+        Some(feed) => {
+            feed.encoding_forced = label.clone();
+            crate::sanitize::one_line(&feed.title, 80)
+        }
+        None => String::new(),
+    };
+    let now = state.clock.now;
+    state.status.info(
+        match &label {
+            Some(l) => format!("{title}: decoding as {l} from now on; refreshing"),
+            None => format!("{title}: decoding by the feed's own signals again; refreshing"),
+        },
+        now,
+    );
+    let mut effects = vec![state.user_write(Effect::SetEncodingOverride { feed_id, label })];
+    effects.extend(super::progress::request(state, vec![feed_id], true));
+    Ok(effects)
+}

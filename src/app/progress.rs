@@ -1,0 +1,232 @@
+//! Refreshing, as the reader sees it: which feeds are on their way, counting their results as they arrive,
+//! the summary at the end, and the automatic refresh that the clock drives.
+
+use super::{Effect, State};
+use crate::model::{FeedId, RefreshEvent};
+use crate::sanitize::one_line;
+use std::collections::{HashMap, HashSet};
+
+/// How often the reader looks for feeds due for an automatic refresh, in seconds.
+pub const AUTO_CHECK_SECS: i64 = 60;
+
+/// Refresh progress of the current batch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Feeds asked for and not finished, with the batch that asked.
+    pub pending: HashMap<FeedId, u64>,
+    /// Feeds being fetched right now.
+    pub active: HashSet<FeedId>,
+    pub done: usize,
+    pub total: usize,
+    pub failed: usize,
+    /// Left alone: gone, or asked to wait.
+    pub skipped: usize,
+    /// Entries new to the store, and the feeds they came in.
+    pub new_entries: usize,
+    pub feeds_with_new: usize,
+    /// Feeds that moved for good during the batch, as sentences.
+    pub moved: Vec<String>,
+}
+
+impl Progress {
+    pub fn is_idle(&self) -> bool {
+        self.pending.is_empty()
+    }
+}
+
+/// When refreshes start without a key.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AutoRefresh {
+    /// The number of the next batch of refreshes.
+    pub next_batch: u64,
+    /// Refresh every feed once the feed list first arrives (the `refresh_on_startup` setting).
+    pub when_loaded: bool,
+    /// Seconds between automatic refreshes; `None` when they are off.
+    pub interval_secs: Option<i64>,
+    /// When to next look for feeds due.
+    pub next_check: Option<i64>,
+}
+
+/// The clock ticked: time to look for feeds due for an automatic refresh?
+pub fn on_tick(state: &mut State, now: i64) -> Vec<Effect> {
+    let Some(interval_secs) = state.refresh.interval_secs else { return Vec::new() };
+    match state.refresh.next_check {
+        None => {
+            state.refresh.next_check = Some(now + AUTO_CHECK_SECS);
+            Vec::new()
+        }
+        Some(at) if at <= now && state.progress.is_idle() => {
+            state.refresh.next_check = Some(now + AUTO_CHECK_SECS);
+            vec![Effect::LoadDue { now, interval_secs }]
+        }
+        Some(_) => Vec::new(),
+    }
+}
+
+/// Queues a refresh of `ids`, leaving out those already on their way. A `force`d refresh ignores backoff and
+/// tries feeds that are gone (the user asked for them by name).
+pub fn request(state: &mut State, ids: Vec<FeedId>, force: bool) -> Vec<Effect> {
+    let batch = state.refresh.next_batch;
+    let mut fresh = Vec::new();
+    for id in ids {
+        if let std::collections::hash_map::Entry::Vacant(slot) = state.progress.pending.entry(id) {
+            slot.insert(batch);
+            fresh.push(id);
+        }
+    }
+    if fresh.is_empty() {
+        return Vec::new();
+    }
+    state.refresh.next_batch += 1;
+    state.progress.total += fresh.len();
+    vec![Effect::Refresh { batch, ids: fresh, force }]
+}
+
+/// Starts refreshing every feed (at startup, and `R`).
+pub fn refresh_all(state: &mut State) -> Vec<Effect> {
+    let ids = state.feeds.feeds.iter().map(|f| f.id).collect();
+    request(state, ids, false)
+}
+
+/// `r`: the selected feed, or every feed of the selected folder, forced.
+pub fn refresh_selected(state: &mut State) -> Vec<Effect> {
+    let Some(list) = state.feeds.selected_list() else { return Vec::new() };
+    let ids = state.feeds.feed_ids_of(list);
+    request(state, ids, true)
+}
+
+/// One feed's refresh reported.
+pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
+    let feed_id = ev.feed_id();
+    if !ev.is_final() {
+        state.progress.active.insert(feed_id);
+        return Vec::new();
+    }
+    let now = state.clock.now;
+    finish(state, feed_id);
+    let mut effects = Vec::new();
+    match ev {
+        RefreshEvent::Done { unread, title, new, updated, moved_to, .. } => {
+            if let Some(feed) = state.feeds.feed_mut(feed_id) {
+                recovered(feed);
+                feed.unread = unread;
+                feed.title = title.clone();
+                feed.last_fetched_at = Some(now);
+                if let Some(url) = &moved_to {
+                    feed.url = url.clone();
+                }
+            }
+            state.status.feed_recovered(feed_id);
+            if new > 0 {
+                state.progress.new_entries += new;
+                state.progress.feeds_with_new += 1;
+            }
+            if let Some(url) = moved_to {
+                state.progress.moved.push(format!("{} moved for good to {url}", one_line(&title, 80)));
+            }
+            let shown = state.entries.of.is_some_and(|l| state.feeds.covers(l, feed_id));
+            if new + updated > 0 && shown {
+                effects.extend(super::entries::changed(state));
+            }
+        }
+        RefreshEvent::NotModified { moved_to, .. } => {
+            if let Some(feed) = state.feeds.feed_mut(feed_id) {
+                recovered(feed);
+                feed.last_fetched_at = Some(now);
+                if let Some(url) = moved_to {
+                    feed.url = url;
+                }
+            }
+            state.status.feed_recovered(feed_id);
+        }
+        RefreshEvent::Failed { title, kind, message, retry_at, dead, .. } => {
+            state.progress.failed += 1;
+            state.status.feed_error(feed_id, format!("{}: {message}", one_line(&title, 200)), now);
+            if let Some(feed) = state.feeds.feed_mut(feed_id) {
+                feed.last_error = Some(message);
+                feed.error_kind = Some(kind);
+                feed.retry_at = retry_at;
+                feed.dead = dead;
+                feed.last_fetched_at = Some(now);
+            }
+        }
+        RefreshEvent::Skipped { .. } => state.progress.skipped += 1,
+        RefreshEvent::Started { .. } => {}
+    }
+    state.feeds.rebuild_rows();
+    effects.extend(end_of_batch(state));
+    effects
+}
+
+/// Refresh `batch` ended: those of its feeds it did not report on (its task died) count as failed, and the
+/// progress still ends.
+pub fn on_stopped(state: &mut State, batch: u64, ids: Vec<FeedId>, reason: String) -> Vec<Effect> {
+    let now = state.clock.now;
+    let mut stopped = 0;
+    for id in ids {
+        if state.progress.pending.get(&id) == Some(&batch) {
+            finish(state, id);
+            state.progress.failed += 1;
+            stopped += 1;
+        }
+    }
+    if stopped > 0 {
+        state.status.error(format!("the refresh of {stopped} feed(s) stopped: {reason}"), now);
+    }
+    end_of_batch(state)
+}
+
+fn finish(state: &mut State, feed_id: FeedId) {
+    state.progress.active.remove(&feed_id);
+    if state.progress.pending.remove(&feed_id).is_some() {
+        state.progress.done += 1;
+    }
+}
+
+fn recovered(feed: &mut crate::model::FeedRow) {
+    feed.last_error = None;
+    feed.error_kind = None;
+    feed.retry_at = None;
+    feed.dead = false;
+}
+
+/// When the last feed of a batch is in: say what it brought, and read the feed list again (titles and order
+/// may have changed).
+pub fn end_of_batch(state: &mut State) -> Vec<Effect> {
+    if !state.progress.is_idle() || state.progress.total == 0 {
+        return Vec::new();
+    }
+    let p = std::mem::take(&mut state.progress);
+    let fetched = p.done - p.skipped;
+    let mut text = match (p.new_entries, p.feeds_with_new) {
+        (0, _) if fetched == 1 => "Refreshed 1 feed, nothing new".to_string(),
+        (0, _) => format!("Refreshed {fetched} feeds, nothing new"),
+        (1, _) => "1 new entry".to_string(),
+        (n, 1) => format!("{n} new entries in 1 feed"),
+        (n, f) => format!("{n} new entries in {f} feeds"),
+    };
+    if p.new_entries > 0 {
+        text.push_str(&if fetched == 1 {
+            " (1 feed refreshed)".to_string()
+        } else {
+            format!(" ({fetched} feeds refreshed)")
+        });
+    }
+    if p.failed > 0 {
+        text.push_str(&format!(", {} failed", p.failed));
+    }
+    if p.skipped > 0 {
+        text.push_str(&format!(", {} left alone (waiting or gone)", p.skipped));
+    }
+    for moved in &p.moved {
+        text.push_str(&format!("; {moved}"));
+    }
+    let now = state.clock.now;
+    // One feed that failed: its own error says more than a summary would.
+    if !(p.failed > 0 && fetched == 1) {
+        state.status.info(text, now);
+    }
+    let mut effects = vec![Effect::LoadFeeds];
+    effects.extend(super::entries::catch_up(state));
+    effects
+}

@@ -1,0 +1,208 @@
+//! The reader's whole state — one field per noun, each owned by its module — and what every module asks of it:
+//! the screen's geometry for the current viewport, the names and sources of lists, the dialog queue.
+
+use super::dialogs::Dialog;
+use super::keymap::{Context, Keymap};
+use super::{Effect, article, entries, feeds, layout, progress, status, subscriptions};
+use crate::clock::Zone;
+use crate::model::{EntryId, FeedId, FolderId, ListSource};
+use std::collections::VecDeque;
+
+/// What the entry list shows: one feed, every feed of a folder, or a smart view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ListKey {
+    Feed(FeedId),
+    Folder(FolderId),
+    All,
+    Unread,
+    Starred,
+    /// The last search.
+    Search,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    Feeds,
+    Entries,
+    Article,
+}
+
+/// The time as the reader knows it: the last tick, and the zone dates are shown in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// Seconds since the epoch, from the last [`super::Event::Tick`].
+    pub now: i64,
+    pub zone: Zone,
+}
+
+/// How the reader starts: settings that come from the configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setup {
+    pub keymap: Keymap,
+    pub zone: Zone,
+    pub text_column: layout::TextColumn,
+    /// Refresh every feed once the feed list first arrives.
+    pub refresh_on_startup: bool,
+    /// Seconds between automatic refreshes; `None` when they are off.
+    pub auto_refresh_secs: Option<i64>,
+}
+
+impl Default for Setup {
+    fn default() -> Setup {
+        Setup {
+            keymap: Keymap::default(),
+            zone: Zone::utc(),
+            text_column: layout::TextColumn::default(),
+            refresh_on_startup: false,
+            auto_refresh_secs: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub keymap: Keymap,
+    pub clock: Clock,
+    /// The terminal's size, in cells.
+    pub viewport: (u16, u16),
+    pub text_column: layout::TextColumn,
+    pub focus: Pane,
+    /// The focused pane alone, full screen.
+    pub zoom: bool,
+    pub feeds: feeds::FeedList,
+    pub entries: entries::EntryList,
+    pub article: article::Article,
+    pub progress: progress::Progress,
+    pub refresh: progress::AutoRefresh,
+    pub subscriptions: subscriptions::Subscriptions,
+    pub status: status::Status,
+    /// The window over the panes that takes the keys.
+    pub dialog: Option<Dialog>,
+    /// Dialogs that arrived while another was open; each opens when the one before it closes.
+    pub queued_dialogs: VecDeque<Dialog>,
+    /// The entries the last marking read changed, for `u` to mark unread again.
+    pub undo: Option<Vec<EntryId>>,
+    /// User writes (read flags, renames…) asked of the store so far. A list read before the latest of them was
+    /// applied would undo the user's change on screen, so it is asked for again instead.
+    pub writes_issued: u64,
+    pub quit: bool,
+}
+
+impl State {
+    /// A reader with nothing loaded yet, for a terminal of `viewport` cells.
+    pub fn new(setup: Setup, viewport: (u16, u16)) -> State {
+        State {
+            keymap: setup.keymap,
+            clock: Clock { now: 0, zone: setup.zone },
+            viewport,
+            text_column: setup.text_column,
+            focus: Pane::Feeds,
+            zoom: false,
+            feeds: Default::default(),
+            entries: Default::default(),
+            article: Default::default(),
+            progress: Default::default(),
+            refresh: progress::AutoRefresh {
+                next_batch: 0,
+                when_loaded: setup.refresh_on_startup,
+                interval_secs: setup.auto_refresh_secs,
+                next_check: None,
+            },
+            subscriptions: Default::default(),
+            status: Default::default(),
+            dialog: None,
+            queued_dialogs: VecDeque::new(),
+            undo: None,
+            writes_issued: 0,
+            quit: false,
+        }
+    }
+
+    /// The rectangles of the screen as it is now.
+    pub fn screen(&self) -> layout::Screen {
+        layout::screen(self.viewport.0, self.viewport.1, self.focus, self.zoom)
+    }
+
+    /// Rows a list pane shows (the same in every layout).
+    pub fn list_height(&self, pane: Pane) -> usize {
+        let screen = layout::screen(self.viewport.0, self.viewport.1, pane, self.zoom);
+        screen.pane(pane).map_or(1, layout::rows_inside).max(1)
+    }
+
+    /// Where the article's text goes whenever the article is shown (it is shown when it has the focus).
+    pub fn article_text_area(&self) -> ratatui::layout::Rect {
+        let screen = layout::screen(self.viewport.0, self.viewport.1, Pane::Article, self.zoom);
+        layout::article_text(screen.article.unwrap_or_default(), self.text_column)
+    }
+
+    /// Columns the article is rendered to.
+    pub fn article_width(&self) -> u16 {
+        self.article_text_area().width.max(8)
+    }
+
+    pub fn article_height(&self) -> usize {
+        usize::from(self.article_text_area().height).max(1)
+    }
+
+    /// Counts a write the user asked for (see [`State::writes_issued`]).
+    pub fn user_write(&mut self, effect: Effect) -> Effect {
+        self.writes_issued += 1;
+        effect
+    }
+
+    /// Where a list's entries come from, for the store.
+    pub fn source_of(&self, list: ListKey) -> ListSource {
+        match list {
+            ListKey::Feed(id) => ListSource::Feed(id),
+            ListKey::Folder(id) => ListSource::Folder(id),
+            ListKey::All => ListSource::All,
+            ListKey::Unread => ListSource::Unread,
+            ListKey::Starred => ListSource::Starred,
+            ListKey::Search => {
+                let search = self.feeds.search.as_ref();
+                ListSource::Search {
+                    query: search.map(|s| s.query.clone()).unwrap_or_default(),
+                    within: search
+                        .and_then(|s| s.within)
+                        .filter(|w| *w != ListKey::Search)
+                        .map(|w| Box::new(self.source_of(w))),
+                }
+            }
+        }
+    }
+
+    /// What to call a list in titles and questions.
+    pub fn list_name(&self, list: ListKey) -> String {
+        match list {
+            ListKey::Feed(id) => {
+                self.feeds.feed(id).map(|f| crate::sanitize::one_line(&f.title, 80)).unwrap_or_default()
+            }
+            ListKey::Folder(id) => crate::sanitize::one_line(&self.feeds.folder_path(id), 80),
+            ListKey::All => "All".into(),
+            ListKey::Unread => "Unread".into(),
+            ListKey::Starred => "Starred".into(),
+            ListKey::Search => match &self.feeds.search {
+                Some(s) => format!("Search: {}", crate::sanitize::one_line(&s.query, 60)),
+                None => "Search".into(),
+            },
+        }
+    }
+
+    /// Opens a dialog, or queues it behind the one that is open.
+    pub fn show_dialog(&mut self, dialog: Dialog) {
+        if self.dialog.is_none() {
+            self.dialog = Some(dialog);
+        } else {
+            self.queued_dialogs.push_back(dialog);
+        }
+    }
+
+    /// The keymap context of the pane with the focus.
+    pub(super) fn pane_context(&self) -> Context {
+        match self.focus {
+            Pane::Feeds => Context::Feeds,
+            Pane::Entries => Context::Entries,
+            Pane::Article => Context::Article,
+        }
+    }
+}

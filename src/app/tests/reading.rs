@@ -1,0 +1,294 @@
+//! The article: opening, rendering, scrolling, links and the browser, zoom, and messages.
+
+use super::*;
+
+#[test]
+fn a_loaded_article_is_rendered_for_the_text_width_and_rerendered_on_resize() {
+    let mut s = loaded();
+    update(&mut s, key('l'));
+    update(&mut s, code(KeyCode::Enter));
+    let detail =
+        EntryDetail { title: Some("Hello".into()), content_html: Some("<p>body</p>".into()), ..detail_of_entry_10() };
+    let effects = update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
+    let width = s.article_width();
+    assert_eq!(effects, vec![Effect::RenderArticle { entry_id: 10, html: "<p>body</p>".into(), width, base: None }]);
+    let body = render::render_article("<p>body</p>", usize::from(width), None);
+    update(&mut s, Event::ArticleRendered { entry_id: 10, width, body: Ok(body) });
+    let view = s.article.view.as_ref().unwrap();
+    assert_eq!(view.rendered_width, Some(width));
+    assert!(view.lines.iter().any(|l| render::line_text(l) == "body"));
+    let effects = update(&mut s, Event::Resize { width: 80, height: 30 });
+    assert!(matches!(effects.as_slice(), [Effect::RenderArticle { entry_id: 10, width: w, .. }] if *w != width));
+}
+
+#[test]
+fn a_renderer_failure_is_shown_instead_of_rendering_forever() {
+    let mut s = loaded();
+    update(&mut s, key('l'));
+    update(&mut s, code(KeyCode::Enter));
+    update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail_of_entry_10())) });
+    let width = s.article_width();
+    update(&mut s, Event::ArticleRendered { entry_id: 10, width, body: Err("the renderer failed: boom".into()) });
+    let view = s.article.view.as_ref().unwrap();
+    assert_eq!(view.rendered_width, Some(width));
+    let text: String = view.lines.iter().map(render::line_text).collect::<Vec<_>>().join(" ");
+    assert!(text.contains("could not be shown") && text.contains("boom"), "{text}");
+    assert!(!text.contains("Rendering…"));
+}
+
+#[test]
+fn a_stale_article_result_is_ignored() {
+    let mut s = loaded();
+    update(&mut s, key('l'));
+    update(&mut s, code(KeyCode::Enter)); // wants 10
+    update(&mut s, key('h'));
+    update(&mut s, key('j'));
+    update(&mut s, code(KeyCode::Enter)); // wants 11
+    assert!(update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: None }).is_empty());
+    assert!(s.article.view.is_none());
+    assert_eq!(s.article.wanted, Some(11));
+}
+
+#[test]
+fn moving_to_another_feed_clears_an_article_from_elsewhere() {
+    let mut s = loaded();
+    open_article(&mut s, None, "<p>x</p>");
+    assert!(s.article.view.is_some());
+    update(&mut s, key('h'));
+    update(&mut s, key('h'));
+    update(&mut s, key('j')); // the News folder: feed 1's article does not belong there
+    assert!(s.article.view.is_none(), "the article pane shows nothing from another list");
+    update(&mut s, key('k')); // back to feed 1: nothing is open until an entry is opened again
+    assert!(s.article.view.is_none());
+}
+
+#[test]
+fn ctrl_z_asks_to_suspend_and_ctrl_f_is_not_f() {
+    let mut s = loaded();
+    assert_eq!(update(&mut s, ctrl('z')), vec![Effect::Suspend]);
+    open_article(&mut s, None, "<p><a href=\"/a\">a</a></p>");
+    update(&mut s, ctrl('f'));
+    assert!(s.dialog.is_none(), "Ctrl-F does not open the link prompt");
+    update(&mut s, key('f'));
+    assert!(matches!(s.dialog, Some(Dialog::Prompt(_))));
+}
+
+#[test]
+fn i_opens_the_feed_info_which_arrives_later() {
+    let mut s = loaded();
+    assert_eq!(update(&mut s, key('i')), vec![Effect::LoadFeedInfo(1)]);
+    assert!(matches!(&s.dialog, Some(Dialog::Info(info)) if info.feed_id == 1 && info.info.is_none()));
+    update(&mut s, Event::FeedInfoLoaded { feed_id: 2, info: None });
+    assert!(s.dialog.is_some(), "info for another feed is ignored");
+    update(&mut s, code(KeyCode::Esc));
+    assert!(s.dialog.is_none());
+}
+
+#[test]
+fn o_opens_the_entry_and_f_follows_a_numbered_link() {
+    let mut s = loaded();
+    let html = "<p><a href=\"/a\">a</a> <a href=\"javascript:x()\">js</a></p>";
+    open_article(&mut s, Some("https://site.example/post"), html);
+    assert_eq!(
+        update(&mut s, key('o')),
+        vec![Effect::Open { url: "https://site.example/post".into(), kind: OpenKind::Page }]
+    );
+    update(&mut s, key('f'));
+    update(&mut s, key('1'));
+    assert_eq!(
+        update(&mut s, code(KeyCode::Enter)),
+        vec![Effect::Open { url: "https://site.example/a".into(), kind: OpenKind::Page }]
+    );
+    update(&mut s, key('f'));
+    update(&mut s, key('2'));
+    assert!(update(&mut s, code(KeyCode::Enter)).is_empty());
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
+    assert!(prompt.error.as_deref().unwrap().contains("never opens"));
+    update(&mut s, code(KeyCode::Backspace));
+    update(&mut s, key('9'));
+    assert!(update(&mut s, code(KeyCode::Enter)).is_empty());
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
+    assert!(prompt.error.as_deref().unwrap().contains("1 to 2"));
+}
+
+#[test]
+fn o_in_the_entry_list_opens_the_selected_entry_and_marks_it_read() {
+    let mut s = loaded();
+    update(&mut s, key('l'));
+    update(&mut s, key('j'));
+    let effects = update(&mut s, key('o'));
+    assert_eq!(
+        effects,
+        vec![
+            Effect::Open { url: "https://example.com/entry/11".into(), kind: OpenKind::Page },
+            Effect::SetRead { ids: vec![11], read: true }
+        ]
+    );
+    assert!(s.entries.refs[1].read);
+}
+
+#[test]
+fn an_entry_link_that_is_not_a_web_address_is_never_opened() {
+    let mut s = loaded();
+    open_article(&mut s, Some("javascript:alert(1)"), "<p>x</p>");
+    assert!(update(&mut s, key('o')).is_empty());
+    assert!(s.status.current(s.clock.now).unwrap().text.contains("not opening"));
+}
+
+#[test]
+fn entries_for_a_list_no_longer_selected_are_dropped() {
+    let mut s = loaded();
+    update(&mut s, key('j'));
+    entries_loaded(&mut s, ListKey::Feed(1), vec![entry(99, 1, false)]);
+    assert!(s.entries.refs.is_empty());
+}
+
+#[test]
+fn space_scrolls_the_article_within_bounds() {
+    let mut s = loaded();
+    let html: String = (0..200).map(|i| format!("<p>line {i}</p>")).collect();
+    open_article(&mut s, None, &html);
+    update(&mut s, key(' '));
+    let page = s.article.view.as_ref().unwrap().scroll;
+    assert!(page > 10);
+    for _ in 0..100 {
+        update(&mut s, key(' '));
+    }
+    let view = s.article.view.as_ref().unwrap();
+    let max = view.lines.len() - s.article_height();
+    assert_eq!(view.scroll, max);
+    update(&mut s, key('b'));
+    assert_eq!(s.article.view.as_ref().unwrap().scroll, max - page);
+}
+
+#[test]
+fn zoom_shows_the_focused_pane_alone_and_renders_the_article_for_its_width() {
+    let mut s = loaded();
+    open_article(&mut s, None, "<p>x</p>");
+    let before = s.article_width();
+    let effects = update(&mut s, key('z'));
+    assert!(s.zoom);
+    assert!(s.screen().feeds.is_none() && s.screen().entries.is_none());
+    assert!(
+        matches!(effects.as_slice(), [Effect::RenderArticle { width, .. }] if *width > before || before == s.text_column.max_width)
+    );
+    update(&mut s, key('z'));
+    assert!(!s.zoom);
+}
+
+#[test]
+fn the_message_log_keeps_messages_in_full() {
+    let mut s = loaded();
+    let long = format!("a very long error {}", "x".repeat(500));
+    update(&mut s, Event::Error(long.clone()));
+    update(&mut s, key('L'));
+    let Some(Dialog::Report(report)) = &s.dialog else { panic!("the log opens") };
+    assert!(report.lines.iter().any(|l| l.ends_with(&long)));
+}
+
+#[test]
+fn messages_expire() {
+    let mut s = loaded();
+    update(&mut s, key('l'));
+    update(&mut s, key('m'));
+    let now = s.clock.now;
+    assert_eq!(s.status.current(now).unwrap().text, "Marked read");
+    update(&mut s, Event::Tick(now + status::INFO_SECS));
+    assert!(s.status.current(s.clock.now).is_none());
+}
+
+#[test]
+fn adding_a_site_with_one_feed_subscribes_into_the_folder_under_the_cursor() {
+    let mut s = loaded();
+    update(&mut s, key('j')); // the News folder
+    update(&mut s, key('a'));
+    typed(&mut s, "site.example");
+    assert_eq!(update(&mut s, code(KeyCode::Enter)), vec![Effect::Discover { request: 0, url: "site.example".into() }]);
+    assert!(s.status.current(s.clock.now).unwrap().text.starts_with("Looking for feeds"));
+    let discovery = Discovery {
+        url: "https://site.example".into(),
+        feeds: vec![found("https://site.example/feed", "Site")],
+        ..Default::default()
+    };
+    let effects = update(&mut s, Event::Discovered { request: 0, discovery: Box::new(discovery) });
+    assert_eq!(
+        effects,
+        vec![Effect::AddFeed {
+            url: "https://site.example/feed".into(),
+            title: Some("Site".into()),
+            folder: vec!["News".into()]
+        }]
+    );
+    let effects = update(&mut s, Event::FeedAdded { feed_id: 9, added: true, title: "Site".into() });
+    assert_eq!(effects, vec![Effect::LoadFeeds, refresh(0, vec![9], true)]);
+    assert_eq!(s.feeds.select_when_loaded, Some(ListKey::Feed(9)));
+}
+
+#[test]
+fn two_adds_in_flight_each_keep_their_own_folder_and_result() {
+    let mut s = loaded();
+    update(&mut s, key('j')); // News
+    update(&mut s, key('a'));
+    typed(&mut s, "a.example");
+    update(&mut s, code(KeyCode::Enter)); // request 0, into News
+    update(&mut s, key('g')); // the top level
+    update(&mut s, key('a'));
+    typed(&mut s, "b.example");
+    update(&mut s, code(KeyCode::Enter)); // request 1, top level
+    let answer =
+        |url: &str, feed: &str| Discovery { url: url.into(), feeds: vec![found(feed, feed)], ..Default::default() };
+    let b = update(
+        &mut s,
+        Event::Discovered { request: 1, discovery: Box::new(answer("https://b.example", "https://b.example/feed")) },
+    );
+    assert_eq!(
+        b,
+        vec![Effect::AddFeed {
+            url: "https://b.example/feed".into(),
+            title: Some("https://b.example/feed".into()),
+            folder: vec![]
+        }]
+    );
+    let a = update(
+        &mut s,
+        Event::Discovered { request: 0, discovery: Box::new(answer("https://a.example", "https://a.example/feed")) },
+    );
+    assert_eq!(
+        a,
+        vec![Effect::AddFeed {
+            url: "https://a.example/feed".into(),
+            title: Some("https://a.example/feed".into()),
+            folder: vec!["News".into()]
+        }]
+    );
+    assert!(
+        update(&mut s, Event::Discovered { request: 0, discovery: Box::default() }).is_empty(),
+        "an answer comes once"
+    );
+}
+
+#[test]
+fn n_crosses_to_the_next_feed_with_unread_entries_in_one_press_and_p_goes_back() {
+    let mut s = loaded();
+    update(&mut s, key('l'));
+    update(&mut s, key('n')); // entry 10
+    update(&mut s, key('n')); // entry 11, the last unread of feed 1
+    assert_eq!(s.article.wanted, Some(11));
+    // Feed 2 has nothing unread; the folder News is open, so Three (1 unread) is next.
+    let effects = update(&mut s, key('n'));
+    assert_eq!(effects, vec![load(ListKey::Feed(3), ListSource::Feed(3))]);
+    assert_eq!(s.feeds.selected_list(), Some(ListKey::Feed(3)), "the selection follows");
+    let effects = entries_loaded(&mut s, ListKey::Feed(3), vec![entry(30, 3, true), entry(31, 3, false)]);
+    assert_eq!(effects[0], Effect::LoadArticle(31), "its first unread entry opens as it arrives");
+    assert_eq!(s.entries.cursor.index, 1);
+    // Nothing unread left after it: n wraps round to feed 1, which has none left either, and stops.
+    let effects = update(&mut s, key('n'));
+    assert!(effects.is_empty(), "{effects:?}");
+    assert_eq!(s.status.current(s.clock.now).unwrap().text, "No unread entries");
+    // p walks back: mark 10 unread again and go back to it from feed 3.
+    s.feeds.feed_mut(1).unwrap().unread = 1;
+    s.feeds.rebuild_rows();
+    assert_eq!(update(&mut s, key('p')), vec![load(ListKey::Feed(1), ListSource::Feed(1))]);
+    let effects = entries_loaded(&mut s, ListKey::Feed(1), vec![entry(10, 1, false), entry(11, 1, true)]);
+    assert_eq!(effects[0], Effect::LoadArticle(10), "p opens the last unread entry of the feed before");
+}

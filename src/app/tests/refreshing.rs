@@ -1,0 +1,209 @@
+//! Refreshing: progress, errors, backoff, workers that die, automatic refresh.
+
+use super::*;
+
+#[test]
+fn r_refreshes_the_selected_feed_and_capital_r_all_without_duplicates() {
+    let mut s = loaded();
+    assert_eq!(update(&mut s, key('r')), vec![refresh(0, vec![1], true)]);
+    assert_eq!(update(&mut s, key('R')), vec![refresh(1, vec![2, 3], false)]);
+    assert!(update(&mut s, key('R')).is_empty());
+    assert_eq!(s.progress.total, 3);
+}
+
+#[test]
+fn refresh_events_count_progress_record_errors_and_reload_at_the_end() {
+    let mut s = loaded();
+    update(&mut s, key('R'));
+    update(&mut s, Event::Refresh(RefreshEvent::Started { feed_id: 1 }));
+    assert!(s.progress.active.contains(&1));
+    let done = RefreshEvent::Done { feed_id: 1, new: 3, updated: 0, unread: 5, title: "One!".into(), moved_to: None };
+    let reload = Effect::LoadEntries {
+        list: ListKey::Feed(1),
+        source: ListSource::Feed(1),
+        order: Some((Sort::Newest, false)),
+        keep: Some(10),
+    };
+    assert_eq!(update(&mut s, Event::Refresh(done)), vec![reload], "the list shown is read again, keeping the cursor");
+    assert_eq!((s.progress.done, s.progress.total), (1, 3));
+    assert_eq!(s.feeds.feeds[0].unread, 5);
+    update(
+        &mut s,
+        Event::Refresh(RefreshEvent::Failed {
+            feed_id: 2,
+            title: "Two".into(),
+            url: "http://example.com/2".into(),
+            kind: ErrorKind::Http,
+            message: "HTTP 404".into(),
+            retry_at: None,
+            dead: false,
+        }),
+    );
+    assert_eq!(s.feeds.feeds[1].last_error.as_deref(), Some("HTTP 404"));
+    assert_eq!(s.status.current(s.clock.now).unwrap().text, "Two: HTTP 404");
+    let effects = update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 3, moved_to: None }));
+    assert_eq!(effects, vec![Effect::LoadFeeds]);
+    assert!(s.progress.is_idle());
+    assert_eq!(s.status.current(s.clock.now).unwrap().text, "3 new entries in 1 feed (3 feeds refreshed), 1 failed");
+}
+
+#[test]
+fn an_error_stays_while_its_feed_fails_and_goes_when_it_recovers() {
+    let mut s = loaded();
+    let failed = RefreshEvent::Failed {
+        feed_id: 1,
+        title: "One".into(),
+        url: "u".into(),
+        kind: ErrorKind::Http,
+        message: "HTTP 500".into(),
+        retry_at: None,
+        dead: false,
+    };
+    update(&mut s, key('r'));
+    update(&mut s, Event::Refresh(failed));
+    let now = s.clock.now;
+    assert_eq!(s.status.current(now).unwrap().text, "One: HTTP 500", "one failed feed keeps its own error");
+    update(&mut s, key('R'));
+    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 1, moved_to: None }));
+    assert!(s.status.current(now).is_none(), "the feed recovered: its error is no longer news");
+    assert!(s.feeds.feeds[0].last_error.is_none());
+    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 2, moved_to: None }));
+    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 3, moved_to: None }));
+    assert_eq!(s.status.current(now).unwrap().text, "Refreshed 3 feeds, nothing new");
+    assert!(!s.status.current(now).unwrap().error);
+}
+
+#[test]
+fn a_refresh_that_dies_ends_the_progress_and_automatic_refresh_goes_on() {
+    let mut s = loaded();
+    s.refresh.interval_secs = Some(3600);
+    update(&mut s, key('R'));
+    update(
+        &mut s,
+        Event::Refresh(RefreshEvent::Done {
+            feed_id: 2,
+            new: 0,
+            updated: 0,
+            unread: 0,
+            title: "Two".into(),
+            moved_to: None,
+        }),
+    );
+    let effects = update(&mut s, Event::RefreshStopped { batch: 0, ids: vec![1, 2, 3], reason: "it panicked".into() });
+    assert_eq!(effects, vec![Effect::LoadFeeds]);
+    assert!(s.progress.is_idle(), "no feed stays pending");
+    assert!(s.status.log.iter().any(|m| m.error && m.text.contains("it panicked")), "{:?}", s.status.log);
+    let now = s.clock.now;
+    update(&mut s, Event::Tick(now + 1));
+    assert_eq!(
+        update(&mut s, Event::Tick(now + 1 + progress::AUTO_CHECK_SECS)),
+        vec![Effect::LoadDue { now: now + 1 + progress::AUTO_CHECK_SECS, interval_secs: 3600 }]
+    );
+}
+
+#[test]
+fn the_end_of_an_older_batch_does_not_fail_a_feed_asked_for_again() {
+    let mut s = loaded();
+    update(&mut s, key('r')); // batch 0: feed 1
+    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 1, moved_to: None }));
+    update(&mut s, key('r')); // batch 1: feed 1 again
+    update(&mut s, Event::RefreshStopped { batch: 0, ids: vec![1], reason: "ended".into() });
+    assert!(s.progress.pending.contains_key(&1), "batch 1 still waits for feed 1");
+}
+
+#[test]
+fn the_first_feed_list_starts_the_startup_refresh_once() {
+    let mut s = State::new(Setup { refresh_on_startup: true, ..Setup::default() }, (100, 30));
+    let feeds = || vec![feed(1, "One", 0, None), feed(2, "Two", 0, None)];
+    assert_eq!(
+        feeds_loaded(&mut s, feeds(), vec![]),
+        vec![load(ListKey::Unread, ListSource::Unread), refresh(0, vec![1, 2], false)]
+    );
+    assert_eq!(feeds_loaded(&mut s, feeds(), vec![]), vec![]);
+}
+
+#[test]
+fn forcing_an_encoding_validates_the_label_stores_it_and_refreshes() {
+    let mut s = loaded();
+    update(&mut s, key('e'));
+    typed(&mut s, "klingon");
+    assert!(update(&mut s, code(KeyCode::Enter)).is_empty());
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
+    assert!(prompt.error.as_deref().unwrap().contains("klingon"));
+    update(&mut s, ctrl('u'));
+    typed(&mut s, "koi8-r");
+    assert_eq!(
+        update(&mut s, code(KeyCode::Enter)),
+        vec![Effect::SetEncodingOverride { feed_id: 1, label: Some("koi8-r".into()) }, refresh(0, vec![1], true)]
+    );
+    assert!(s.dialog.is_none());
+    assert_eq!(s.feeds.feeds[0].encoding_forced.as_deref(), Some("koi8-r"));
+    update(&mut s, key('e'));
+    update(&mut s, ctrl('u'));
+    let effects = update(&mut s, code(KeyCode::Enter));
+    assert_eq!(effects[0], Effect::SetEncodingOverride { feed_id: 1, label: None }, "an empty answer stops forcing");
+}
+
+#[test]
+fn due_feeds_are_refreshed_automatically_every_interval() {
+    let mut s = loaded();
+    s.refresh.interval_secs = Some(3600);
+    assert!(update(&mut s, Event::Tick(1000)).is_empty(), "the first tick only sets the clock");
+    assert!(update(&mut s, Event::Tick(1000 + progress::AUTO_CHECK_SECS - 1)).is_empty());
+    let at = 1000 + progress::AUTO_CHECK_SECS;
+    assert_eq!(update(&mut s, Event::Tick(at)), vec![Effect::LoadDue { now: at, interval_secs: 3600 }]);
+    assert_eq!(update(&mut s, Event::DueFeeds(vec![2, 3])), vec![refresh(0, vec![2, 3], false)]);
+    assert!(update(&mut s, Event::Tick(1000 + 2 * progress::AUTO_CHECK_SECS)).is_empty(), "not while a refresh runs");
+    let mut off = loaded();
+    update(&mut off, Event::Tick(1));
+    assert!(update(&mut off, Event::Tick(1 + 10 * progress::AUTO_CHECK_SECS)).is_empty(), "off when the interval is 0");
+}
+
+#[test]
+fn skipped_and_backing_off_feeds_are_told_apart() {
+    let mut s = loaded();
+    update(&mut s, key('R'));
+    update(&mut s, Event::Refresh(RefreshEvent::Skipped { feed_id: 1, title: "One".into(), reason: "waiting".into() }));
+    let failed = |feed_id, message: &str, retry_at, dead| RefreshEvent::Failed {
+        feed_id,
+        title: "x".into(),
+        url: "u".into(),
+        kind: ErrorKind::Http,
+        message: message.into(),
+        retry_at,
+        dead,
+    };
+    update(&mut s, Event::Refresh(failed(2, "HTTP 503", Some(99_999_999), false)));
+    assert_eq!(s.feeds.feeds[1].retry_at, Some(99_999_999));
+    update(&mut s, Event::Refresh(failed(3, "HTTP 410", None, true)));
+    assert!(s.feeds.feeds[2].dead);
+    assert_eq!(
+        s.status.current(s.clock.now).unwrap().text,
+        "Refreshed 2 feeds, nothing new, 2 failed, 1 left alone (waiting or gone)"
+    );
+}
+
+#[test]
+fn a_refresh_into_the_list_on_screen_reads_it_again_once_at_a_time_and_catches_up_at_the_end() {
+    let mut s = loaded();
+    go_to(&mut s, ListKey::All);
+    entries_loaded(&mut s, ListKey::All, vec![entry(10, 1, false)]);
+    update(&mut s, key('R'));
+    let done = |feed_id| {
+        Event::Refresh(RefreshEvent::Done { feed_id, new: 5, updated: 0, unread: 5, title: "T".into(), moved_to: None })
+    };
+    let reads = |effects: &[Effect]| effects.iter().filter(|e| matches!(e, Effect::LoadEntries { .. })).count();
+    assert_eq!(reads(&update(&mut s, done(1))), 1, "the first feed's entries are shown at once");
+    assert_eq!(reads(&update(&mut s, done(2))), 0, "not while that read is on its way");
+    // The read arrives within the same second: the next waits for a tick.
+    assert_eq!(reads(&entries_loaded(&mut s, ListKey::All, vec![entry(10, 1, false), entry(20, 2, false)])), 0);
+    let now = s.clock.now;
+    assert_eq!(reads(&update(&mut s, Event::Tick(now + 1))), 1, "a tick reads what was held back");
+    assert_eq!(reads(&update(&mut s, Event::Tick(now + 2))), 0, "one read at a time");
+    assert_eq!(reads(&update(&mut s, done(3))), 0);
+    // The refresh ended while a read was on its way: its arrival asks for the rest.
+    assert!(s.progress.is_idle());
+    assert_eq!(reads(&entries_loaded(&mut s, ListKey::All, vec![entry(10, 1, false)])), 1);
+    assert_eq!(reads(&entries_loaded(&mut s, ListKey::All, vec![entry(10, 1, false)])), 0, "and then it rests");
+    assert_eq!(reads(&update(&mut s, Event::Tick(now + 3))), 0);
+}

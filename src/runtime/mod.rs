@@ -1,0 +1,249 @@
+//! The reader's runtime: owns the [`State`], the event inbox and the workers (`services`), runs the effects
+//! [`crate::app::update`] asks for, and drives the terminal loop `draw → next event → update`. The loop never
+//! waits on the network or the disk: every effect is handed to a worker and its result comes back through the
+//! inbox. [`terminal`] is the real terminal: raw mode, input, ticks, and giving the terminal back on Ctrl-Z.
+
+pub mod opener;
+mod services;
+pub mod terminal;
+mod upkeep;
+
+use crate::app::{self, Effect, Event, State};
+use crate::config::Config;
+use crate::fetch::{FetchConfig, Fetcher};
+use crate::refresh::Refresher;
+use crate::store::{self, DbThread, StoreError};
+use crate::ui::Theme;
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use services::Services;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How to start the reader.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub db: PathBuf,
+    pub config: Config,
+    /// Shown in the status bar once the reader opens (an import's summary, …).
+    pub notice: Option<String>,
+    /// Shown in a window over the panes when the reader opens (a full import report), when not empty.
+    pub report: Vec<String>,
+    /// The terminal size to start with.
+    pub size: (u16, u16),
+    /// The zone dates are shown in: the system's for a person, a fixed one for tests.
+    pub zone: crate::clock::Zone,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Http(String),
+}
+
+/// What the terminal loop needs from the terminal besides drawing.
+pub trait Host {
+    /// Gives the terminal back to the shell until the user resumes tidings (Ctrl-Z), then takes it again.
+    fn suspend(&mut self) -> std::io::Result<()>;
+
+    /// Runs a terminal program (w3m, mpv…) with the terminal to itself until it exits.
+    fn run_foreground(&mut self, command: std::process::Command) -> std::io::Result<std::process::ExitStatus>;
+}
+
+/// A host with no terminal to hand over (tests): suspending only counts, programs run with no terminal.
+#[derive(Debug, Default)]
+pub struct NoHost {
+    /// How many times the reader asked to suspend.
+    pub suspended: usize,
+    /// The programs run in the foreground, as program and arguments.
+    pub ran: Vec<Vec<String>>,
+}
+
+impl Host for NoHost {
+    fn suspend(&mut self) -> std::io::Result<()> {
+        self.suspended += 1;
+        Ok(())
+    }
+
+    fn run_foreground(&mut self, mut command: std::process::Command) -> std::io::Result<std::process::ExitStatus> {
+        let words = std::iter::once(command.get_program())
+            .chain(command.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        self.ran.push(words);
+        command.stdin(std::process::Stdio::null()).status()
+    }
+}
+
+/// The reader: its state, its inbox and its workers. The terminal is passed to [`Reader::run`], so tests drive
+/// the same code on ratatui's `TestBackend`.
+pub struct Reader {
+    pub state: State,
+    pub theme: Theme,
+    services: Services,
+    inbox: mpsc::UnboundedReceiver<Event>,
+    /// Effects only the terminal loop can carry out (suspending, running a terminal program), in order.
+    for_terminal: Vec<Effect>,
+    launcher: std::sync::Arc<opener::Launcher>,
+}
+
+impl Reader {
+    /// Opens the store and starts the workers. Must be called inside a tokio runtime.
+    pub fn new(options: Options) -> Result<Reader, StartError> {
+        let writer = DbThread::spawn("tidings-writer", store::open_write(&options.db)?);
+        let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
+        let config = &options.config;
+        let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(StartError::Http)?;
+        let refresher = Refresher::new(fetcher.clone(), writer.clone(), config.concurrency)
+            .with_per_host_limit(config.per_host_concurrency)
+            .with_forced_encodings(config.encoding.clone());
+        let (tx, rx) = mpsc::unbounded_channel();
+        let setup = app::Setup {
+            keymap: config.keymap.clone(),
+            zone: options.zone,
+            text_column: app::layout::TextColumn { max_width: config.text_width, centered: config.text_centered },
+            refresh_on_startup: config.refresh_on_startup,
+            auto_refresh_secs: config.refresh_interval_secs(),
+        };
+        let mut state = State::new(setup, options.size);
+        if let Some(notice) = options.notice {
+            state.status.info(notice, 0);
+        }
+        if !options.report.is_empty() {
+            state.show_dialog(app::dialogs::Dialog::Report(app::dialogs::Report::new("Import", options.report)));
+        }
+        let launcher = std::sync::Arc::new(opener::Launcher::new(
+            config.browser_command(),
+            config.player_command(),
+            std::env::var("BROWSER").ok().as_deref(),
+        ));
+        let services = Services {
+            writer,
+            reader,
+            refresher,
+            inbox: tx,
+            barrier: Default::default(),
+            launcher: launcher.clone(),
+            fetcher,
+            retention: std::sync::Arc::new(config.retention()),
+        };
+        Ok(Reader { state, theme: config.theme.clone(), services, inbox: rx, for_terminal: Vec::new(), launcher })
+    }
+
+    /// A handle for sending events into the inbox (terminal input, ticks, tests).
+    pub fn sender(&self) -> mpsc::UnboundedSender<Event> {
+        self.services.inbox.clone()
+    }
+
+    /// Asks for the first feed list (everything else follows from the events), and in the background purges
+    /// what retention lets go (a [`Event::Purged`] when it did) and brings the search index up to date (a
+    /// headless refresh leaves its entries to index).
+    pub fn start(&mut self) {
+        self.services.run(Effect::LoadFeeds);
+        let (writer, retention, inbox) =
+            (self.services.writer.clone(), self.services.retention.clone(), self.services.inbox.clone());
+        tokio::spawn(async move { upkeep::purge_and_index(&writer, retention, &inbox).await });
+    }
+
+    /// Applies one event and starts the work it calls for.
+    pub fn dispatch(&mut self, event: Event) {
+        for effect in app::update(&mut self.state, event) {
+            match effect {
+                Effect::Suspend => self.for_terminal.push(effect),
+                Effect::Open { kind, .. } if self.launcher.takes_terminal(kind) => self.for_terminal.push(effect),
+                other => self.services.run(other),
+            }
+        }
+    }
+
+    /// Waits until every write asked for so far has been applied (the writer runs jobs in order).
+    pub async fn flush_writes(&self) -> Result<(), StoreError> {
+        self.services.writer.call(|_| Ok(())).await
+    }
+
+    /// Waits for the next event in the inbox.
+    pub async fn next_event(&mut self) -> Option<Event> {
+        self.inbox.recv().await
+    }
+
+    /// Dispatches events until `done` holds for the state, or `limit` passes (an error naming what was awaited).
+    pub async fn run_until(&mut self, limit: Duration, mut done: impl FnMut(&State) -> bool) -> Result<(), String> {
+        let wait = async {
+            while !done(&self.state) {
+                match self.inbox.recv().await {
+                    Some(ev) => self.dispatch(ev),
+                    None => return Err("the inbox closed".to_string()),
+                }
+            }
+            Ok(())
+        };
+        tokio::time::timeout(limit, wait).await.map_err(|_| format!("the state did not settle within {limit:?}"))?
+    }
+
+    /// Draws the state on `terminal`.
+    pub fn draw<B: Backend>(&self, terminal: &mut Terminal<B>) -> std::io::Result<()>
+    where
+        B::Error: std::error::Error + Send + Sync + 'static,
+    {
+        terminal.draw(|frame| crate::ui::draw(frame, &self.state, &self.theme)).map_err(std::io::Error::other)?;
+        Ok(())
+    }
+
+    /// The terminal loop: draw, wait for an event, apply it (and whatever else is already waiting), carry out
+    /// what needs the terminal, repeat until the user quits.
+    pub async fn run<B: Backend>(
+        &mut self,
+        terminal: &mut Terminal<B>,
+        host: &mut (dyn Host + Send),
+    ) -> std::io::Result<()>
+    where
+        B::Error: std::error::Error + Send + Sync + 'static,
+    {
+        self.start();
+        loop {
+            self.draw(terminal)?;
+            let Some(event) = self.next_event().await else {
+                break;
+            };
+            self.dispatch(event);
+            // Apply what has piled up before drawing again, so a burst of worker events costs one frame.
+            for _ in 0..512 {
+                match self.inbox.try_recv() {
+                    Ok(event) => self.dispatch(event),
+                    Err(_) => break,
+                }
+            }
+            for effect in std::mem::take(&mut self.for_terminal) {
+                match effect {
+                    Effect::Suspend => host.suspend()?,
+                    Effect::Open { url, kind } => {
+                        let opener::Launch::Foreground(command) = self.launcher.launch(&url, kind) else { continue };
+                        let program = command.get_program().to_string_lossy().into_owned();
+                        match host.run_foreground(command) {
+                            Ok(status) if status.success() => {}
+                            Ok(status) => self.dispatch(Event::Error(format!("{program} ended with {status}"))),
+                            Err(e) => self.dispatch(Event::Error(format!(
+                                "cannot start {program}: {e}; check `browser` and `player` in the config"
+                            ))),
+                        }
+                    }
+                    _ => {}
+                }
+                // The shell or the program drew over the screen meanwhile: clear it and draw every cell again.
+                // (Not `Terminal::clear`, which asks the terminal where its cursor is: the input task reads
+                // the answer first, and the question times out.)
+                let size = terminal.size().map_err(std::io::Error::other)?;
+                terminal
+                    .resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
+                    .map_err(std::io::Error::other)?;
+            }
+            if self.state.quit {
+                break;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,86 @@
+//! Full articles: the extracted page behind an entry's link, stored beside the entry's own text (which stays),
+//! or why it could not be had; and which feeds have their new entries fetched in full on refresh.
+
+use super::StoreError;
+use crate::model::{EntryId, FeedId};
+use rusqlite::{Connection, params};
+
+/// Largest article stored, as for an entry's content.
+pub const MAX_ARTICLE_BYTES: usize = super::write::MAX_CONTENT_BYTES;
+
+/// Stores what fetching an entry's page gave: the article's sanitized HTML, or the reason there is none (the
+/// entry is then not tried again automatically). The entry's own content is untouched.
+pub fn set_full_text(
+    conn: &Connection,
+    entry_id: EntryId,
+    result: Result<&str, &str>,
+    now: i64,
+) -> Result<(), StoreError> {
+    let (html, error) = match result {
+        Ok(html) => (Some(crate::sanitize::truncate_bytes(html, MAX_ARTICLE_BYTES)), None),
+        Err(why) => (None, Some(crate::sanitize::truncate_bytes(why, 2048))),
+    };
+    conn.prepare_cached("UPDATE entries SET full_html = ?2, full_error = ?3, full_fetched_at = ?4 WHERE id = ?1")?
+        .execute(params![entry_id, html, error, now])?;
+    Ok(())
+}
+
+/// Fetch the new entries of this feed in full on refresh, or stop.
+pub fn set_feed_full_text(conn: &Connection, feed_id: FeedId, on: bool) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE feeds SET full_text = ?2 WHERE id = ?1")?.execute(params![feed_id, on])?;
+    Ok(())
+}
+
+/// Entries whose page is to be fetched in full: of feeds that ask for it, never tried, first seen in the last
+/// `max_age_secs`, with a link; the newest first, at most `limit`.
+pub fn pending(
+    conn: &Connection,
+    now: i64,
+    max_age_secs: i64,
+    limit: usize,
+) -> Result<Vec<(EntryId, String)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        // The few full-text feeds first, then each one's recent entries through its own index (CROSS JOIN keeps
+        // that order even before the planner has statistics): no index of every entry is kept for this.
+        "SELECT e.id, e.link FROM feeds f CROSS JOIN entries e ON e.feed_id = f.id
+         WHERE f.full_text = 1 AND e.full_html IS NULL AND e.full_error IS NULL AND e.link IS NOT NULL
+           AND e.first_seen_at >= ?1
+         ORDER BY e.first_seen_at DESC, e.id DESC LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![now - max_age_secs, limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::NewFeed;
+
+    #[test]
+    fn only_new_untried_entries_of_full_text_feeds_are_pending() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
+        let feeds = ["http://example.com/a", "http://example.com/b"].map(|url| NewFeed {
+            url: url.into(),
+            title: None,
+            name: None,
+            site_url: None,
+            folder: vec![],
+        });
+        crate::store::write::import_feeds(&mut conn, &feeds, 0).unwrap();
+        conn.execute_batch(
+            "INSERT INTO entries (feed_id, key, link, first_seen_at, sort_at) VALUES
+               (1, 'old', 'http://example.com/old', 10, 10),
+               (1, 'new', 'http://example.com/new', 1000, 1000),
+               (1, 'nolink', NULL, 1000, 1000),
+               (2, 'other', 'http://example.com/other', 1000, 1000);",
+        )
+        .unwrap();
+        assert!(pending(&conn, 1000, 500, 10).unwrap().is_empty(), "no feed asks for full text yet");
+        set_feed_full_text(&conn, 1, true).unwrap();
+        let due = pending(&conn, 1000, 500, 10).unwrap();
+        assert_eq!(due, vec![(2, "http://example.com/new".to_string())]);
+        set_full_text(&conn, 2, Err("the page is a PDF"), 1001).unwrap();
+        assert!(pending(&conn, 1000, 500, 10).unwrap().is_empty(), "a failure is not tried again");
+    }
+}

@@ -1,0 +1,341 @@
+//! Folders as a tree: each has a name and a parent (none at the top level); a name is unique among its siblings,
+//! not everywhere ("Tech/News" and "World/News" are two folders). A folder is found or created by its path of
+//! names, renamed in place (its subtree goes with it), moved under another folder (never under itself), and
+//! deleted either with its contents moving up to its parent or with everything inside it.
+
+use super::StoreError;
+use crate::model::FolderId;
+use rusqlite::{Connection, OptionalExtension, params};
+use std::collections::HashMap;
+
+/// Folder ids by (parent, name) for one transaction, with the next free position, so that many subscriptions
+/// in many folders cost one lookup per folder.
+#[derive(Default)]
+pub struct FolderIds {
+    ids: HashMap<(Option<FolderId>, String), FolderId>,
+    last_position: Option<i64>,
+}
+
+impl FolderIds {
+    /// The folder at `path` (names from the top), created with its missing ancestors; `None` for the top level.
+    pub fn path(&mut self, conn: &Connection, path: &[String]) -> Result<Option<FolderId>, StoreError> {
+        let mut parent = None;
+        for name in path.iter().filter(|n| !n.trim().is_empty()) {
+            parent = Some(self.child(conn, parent, name.trim())?);
+        }
+        Ok(parent)
+    }
+
+    fn child(&mut self, conn: &Connection, parent: Option<FolderId>, name: &str) -> Result<FolderId, StoreError> {
+        let key = (parent, name.to_string());
+        if let Some(id) = self.ids.get(&key) {
+            return Ok(*id);
+        }
+        let id = match find(conn, parent, name)? {
+            Some(id) => id,
+            None => {
+                let last = match self.last_position {
+                    Some(p) => p,
+                    None => conn.query_row("SELECT coalesce(max(position), 0) FROM folders", [], |r| r.get(0))?,
+                };
+                self.last_position = Some(last + 1);
+                conn.prepare_cached("INSERT INTO folders (name, parent_id, position) VALUES (?1, ?2, ?3)")?
+                    .execute(params![name, parent, last + 1])?;
+                conn.last_insert_rowid()
+            }
+        };
+        self.ids.insert(key, id);
+        Ok(id)
+    }
+}
+
+/// The child of `parent` called `name`.
+fn find(conn: &Connection, parent: Option<FolderId>, name: &str) -> Result<Option<FolderId>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT id FROM folders WHERE coalesce(parent_id, 0) = coalesce(?1, 0) AND name = ?2")?
+        .query_row(params![parent, name], |r| r.get(0))
+        .optional()?)
+}
+
+/// A path as people type it: names separated by `/` ("Tech/Rust"), blanks around them ignored.
+pub fn split_path(typed: &str) -> Vec<String> {
+    typed.split('/').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
+}
+
+/// Creates the folder at `path` (and its missing ancestors), or finds it.
+pub fn create(conn: &mut Connection, path: &[String]) -> Result<Option<FolderId>, StoreError> {
+    let tx = conn.transaction()?;
+    let id = FolderIds::default().path(&tx, path)?;
+    tx.commit()?;
+    Ok(id)
+}
+
+/// Renames a folder in place; its feeds and the folders inside it go with it. Fails with a message for people
+/// when a sibling has that name.
+pub fn rename(conn: &mut Connection, id: FolderId, name: &str) -> Result<(), StoreError> {
+    let name = name.trim();
+    let parent: Option<FolderId> =
+        conn.prepare_cached("SELECT parent_id FROM folders WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
+    if find(conn, parent, name)?.is_some_and(|other| other != id) {
+        return Err(StoreError::Conflict(format!("there is already a folder called '{name}' there")));
+    }
+    conn.prepare_cached("UPDATE folders SET name = ?2 WHERE id = ?1")?.execute(params![id, name])?;
+    Ok(())
+}
+
+/// Moves a folder, with everything inside it, under the folder at `path` (created if needed), or to the top
+/// level. A folder cannot go inside itself.
+pub fn move_to(conn: &mut Connection, id: FolderId, path: &[String]) -> Result<(), StoreError> {
+    let tx = conn.transaction()?;
+    let parent = FolderIds::default().path(&tx, path)?;
+    if let Some(parent) = parent
+        && subtree(&tx, id)?.contains(&parent)
+    {
+        return Err(StoreError::Conflict("a folder cannot go inside itself".into()));
+    }
+    let name: String = tx.prepare_cached("SELECT name FROM folders WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
+    if find(&tx, parent, &name)?.is_some_and(|other| other != id) {
+        return Err(StoreError::Conflict(format!("there is already a folder called '{name}' there")));
+    }
+    tx.prepare_cached("UPDATE folders SET parent_id = ?2 WHERE id = ?1")?.execute(params![id, parent])?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Moves a feed into the folder at `path` (created if needed); an empty path is the top level.
+pub fn move_feed(conn: &mut Connection, feed_id: crate::model::FeedId, path: &[String]) -> Result<(), StoreError> {
+    let tx = conn.transaction()?;
+    let folder = FolderIds::default().path(&tx, path)?;
+    tx.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE id = ?1")?.execute(params![feed_id, folder])?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// What deleting a folder does with what is inside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contents {
+    /// Its feeds and folders move up to its parent (the top level, for a top-level folder).
+    MoveUp,
+    /// Its feeds (with their entries) and the folders inside it are deleted too.
+    Delete,
+}
+
+/// Deletes a folder. Returns how many feeds were unsubscribed.
+pub fn delete(conn: &mut Connection, id: FolderId, contents: Contents) -> Result<usize, StoreError> {
+    let tx = conn.transaction()?;
+    let mut unsubscribed = 0;
+    match contents {
+        Contents::MoveUp => {
+            let parent: Option<FolderId> =
+                tx.prepare_cached("SELECT parent_id FROM folders WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
+            tx.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE folder_id = ?1")?.execute(params![id, parent])?;
+            // A child whose name its new siblings already use is merged into that sibling.
+            let children: Vec<(FolderId, String)> = tx
+                .prepare_cached("SELECT id, name FROM folders WHERE parent_id = ?1")?
+                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            for (child, name) in children {
+                match find(&tx, parent, &name)? {
+                    Some(sibling) if sibling != child => merge(&tx, child, sibling)?,
+                    _ => {
+                        tx.prepare_cached("UPDATE folders SET parent_id = ?2 WHERE id = ?1")?
+                            .execute(params![child, parent])?;
+                    }
+                }
+            }
+        }
+        Contents::Delete => {
+            let inside = subtree(&tx, id)?;
+            for folder in &inside {
+                unsubscribed += tx.prepare_cached("DELETE FROM feeds WHERE folder_id = ?1")?.execute([folder])?;
+            }
+        }
+    }
+    // The folders inside (when deleting everything) go with it: parent_id cascades.
+    tx.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([id])?;
+    tx.commit()?;
+    Ok(unsubscribed)
+}
+
+/// Moves everything in folder `from` into folder `into` (merging children of the same name), then deletes
+/// `from`.
+fn merge(conn: &Connection, from: FolderId, into: FolderId) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE folder_id = ?1")?.execute(params![from, into])?;
+    let children: Vec<(FolderId, String)> = conn
+        .prepare_cached("SELECT id, name FROM folders WHERE parent_id = ?1")?
+        .query_map([from], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (child, name) in children {
+        match find(conn, Some(into), &name)? {
+            Some(existing) if existing != child => merge(conn, child, existing)?,
+            _ => {
+                conn.prepare_cached("UPDATE folders SET parent_id = ?2 WHERE id = ?1")?
+                    .execute(params![child, into])?;
+            }
+        }
+    }
+    conn.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([from])?;
+    Ok(())
+}
+
+/// A folder and every folder inside it.
+pub fn subtree(conn: &Connection, id: FolderId) -> Result<Vec<FolderId>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "WITH RECURSIVE inside(id) AS (SELECT ?1 UNION SELECT f.id FROM folders f JOIN inside i ON f.parent_id = i.id)
+         SELECT id FROM inside",
+    )?;
+    Ok(stmt.query_map([id], |r| r.get(0))?.collect::<Result<_, _>>()?)
+}
+
+/// Remembers whether a folder is collapsed in the feed list.
+pub fn set_collapsed(conn: &mut Connection, id: FolderId, collapsed: bool) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE folders SET collapsed = ?2 WHERE id = ?1")?.execute(params![id, collapsed])?;
+    Ok(())
+}
+
+/// Every folder's path of names from the top.
+pub fn paths(conn: &Connection) -> Result<HashMap<FolderId, Vec<String>>, StoreError> {
+    let rows: Vec<(FolderId, String, Option<FolderId>)> = conn
+        .prepare_cached("SELECT id, name, parent_id FROM folders")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    let by_id: HashMap<FolderId, (&String, Option<FolderId>)> = rows.iter().map(|(id, n, p)| (*id, (n, *p))).collect();
+    let mut paths = HashMap::with_capacity(rows.len());
+    for (id, _, _) in &rows {
+        let mut path = Vec::new();
+        let mut next = Some(*id);
+        // A cycle (which the store never makes) cannot loop forever.
+        while let Some((name, parent)) = next.and_then(|i| by_id.get(&i)).filter(|_| path.len() < 256) {
+            path.push((*name).clone());
+            next = *parent;
+        }
+        path.reverse();
+        paths.insert(*id, path);
+    }
+    Ok(paths)
+}
+
+/// Migration step: folders used to be flat, with paths in their names ("Tech/Rust"). Each becomes a folder
+/// inside its parent (created when missing); one whose place is taken is merged into the one there.
+pub(super) fn migrate_paths_to_tree(conn: &Connection) -> rusqlite::Result<()> {
+    let flat: Vec<(FolderId, String)> = conn
+        .prepare("SELECT id, name FROM folders WHERE instr(name, '/') > 0 ORDER BY length(name), id")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let sql_err = |e: StoreError| match e {
+        StoreError::Sqlite(e) => e,
+        other => rusqlite::Error::ToSqlConversionFailure(other.to_string().into()),
+    };
+    let mut ids = FolderIds::default();
+    for (id, name) in flat {
+        let path = split_path(&name);
+        let Some((last, parents)) = path.split_last() else { continue };
+        let parent = ids.path(conn, parents).map_err(sql_err)?;
+        match find(conn, parent, last).map_err(sql_err)? {
+            Some(existing) if existing != id => merge(conn, id, existing).map_err(sql_err)?,
+            _ => {
+                conn.execute("UPDATE folders SET name = ?2, parent_id = ?3 WHERE id = ?1", params![id, last, parent])?;
+            }
+        }
+    }
+    conn.execute_batch("CREATE UNIQUE INDEX folders_by_name ON folders(coalesce(parent_id, 0), name);")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::NewFeed;
+    use crate::store::{open_write, read, write};
+
+    fn path(p: &str) -> Vec<String> {
+        split_path(p)
+    }
+
+    fn feed(url: &str, folder: &str) -> NewFeed {
+        NewFeed { url: url.into(), title: None, name: None, site_url: None, folder: path(folder) }
+    }
+
+    #[test]
+    fn folders_nest_by_path_and_names_repeat_in_other_places() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = open_write(&dir.path().join("t.db")).unwrap();
+        let feeds = [
+            feed("http://a.example/", "Tech/News"),
+            feed("http://b.example/", "World/News"),
+            feed("http://c.example/", "Tech"),
+        ];
+        write::import_feeds(&mut conn, &feeds, 0).unwrap();
+        let folders = read::folders(&conn).unwrap();
+        assert_eq!(folders.len(), 4, "Tech, Tech/News, World, World/News: {folders:?}");
+        let paths = paths(&conn).unwrap();
+        let mut all: Vec<String> = paths.values().map(|p| p.join("/")).collect();
+        all.sort();
+        assert_eq!(all, ["Tech", "Tech/News", "World", "World/News"]);
+        let rows = read::feeds(&conn).unwrap();
+        let folder_of = |url: &str| rows.iter().find(|f| f.url == url).unwrap().folder.clone();
+        assert_eq!(folder_of("http://a.example/").as_deref(), Some("Tech/News"));
+    }
+
+    #[test]
+    fn rename_and_move_carry_the_subtree_and_never_loop() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = open_write(&dir.path().join("t.db")).unwrap();
+        write::import_feeds(&mut conn, &[feed("http://a.example/", "Tech/Deep")], 0).unwrap();
+        let tech = create(&mut conn, &path("Tech")).unwrap().unwrap();
+        let deep = create(&mut conn, &path("Tech/Deep")).unwrap().unwrap();
+        rename(&mut conn, tech, "Computing").unwrap();
+        assert_eq!(paths(&conn).unwrap()[&deep], ["Computing", "Deep"], "renaming Tech renames what is inside");
+        assert!(matches!(move_to(&mut conn, tech, &path("Computing/Deep")), Err(StoreError::Conflict(_))));
+        move_to(&mut conn, deep, &[]).unwrap();
+        assert_eq!(paths(&conn).unwrap()[&deep], ["Deep"]);
+        assert!(
+            create(&mut conn, &path("Computing/Deep")).unwrap().is_some_and(|id| id != deep),
+            "cousins may share a name"
+        );
+        assert!(matches!(rename(&mut conn, tech, "Deep"), Err(StoreError::Conflict(_))), "siblings may not");
+    }
+
+    #[test]
+    fn delete_moves_contents_up_or_takes_them_along() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = open_write(&dir.path().join("t.db")).unwrap();
+        let feeds = [
+            feed("http://a.example/", "Tech"),
+            feed("http://b.example/", "Tech/Deep"),
+            feed("http://c.example/", "Old/Gone"),
+        ];
+        write::import_feeds(&mut conn, &feeds, 0).unwrap();
+        let tech = create(&mut conn, &path("Tech")).unwrap().unwrap();
+        assert_eq!(delete(&mut conn, tech, Contents::MoveUp).unwrap(), 0);
+        let rows = read::feeds(&conn).unwrap();
+        let folder_of = |url: &str| rows.iter().find(|f| f.url == url).unwrap().folder.clone();
+        assert_eq!(folder_of("http://a.example/"), None, "its feed moved up to the top");
+        assert_eq!(folder_of("http://b.example/").as_deref(), Some("Deep"), "its folder too");
+        let old = create(&mut conn, &path("Old")).unwrap().unwrap();
+        assert_eq!(delete(&mut conn, old, Contents::Delete).unwrap(), 1);
+        assert_eq!(read::feeds(&conn).unwrap().len(), 2);
+        let names: Vec<String> = read::folders(&conn).unwrap().into_iter().map(|f| f.name).collect();
+        assert_eq!(names, ["Deep"], "Old and Old/Gone are gone");
+    }
+
+    #[test]
+    fn flat_path_names_of_old_databases_become_a_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = Connection::open(dir.path().join("old.db")).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE folders (id INTEGER PRIMARY KEY, name TEXT NOT NULL, parent_id INTEGER, position INTEGER,
+                 collapsed INTEGER);
+             CREATE TABLE feeds (id INTEGER PRIMARY KEY, folder_id INTEGER);
+             INSERT INTO folders (id, name) VALUES (1, 'Tech'), (2, 'Tech/Rust'), (3, 'News/World'), (4, 'News/World/Europe');
+             INSERT INTO feeds (id, folder_id) VALUES (10, 2), (11, 4);",
+        )
+        .unwrap();
+        migrate_paths_to_tree(&conn).unwrap();
+        let paths = paths(&conn).unwrap();
+        assert_eq!(paths[&2], ["Tech", "Rust"]);
+        assert_eq!(paths[&4], ["News", "World", "Europe"]);
+        assert_eq!(paths[&3], ["News", "World"]);
+        let folder_of: i64 = conn.query_row("SELECT folder_id FROM feeds WHERE id = 11", [], |r| r.get(0)).unwrap();
+        assert_eq!(folder_of, 4, "feeds stay in their folder");
+    }
+}

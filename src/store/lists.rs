@@ -1,0 +1,510 @@
+//! Lists of any size: every entry of a feed, a folder tree, a smart view (All, Unread, Starred) or a search, in
+//! its order, with no row limit. A list is read as [`EntryRef`]s: ids and feeds from one covering index per order,
+//! read and starred flags from the small partial indexes of unread and starred entries (400,000 come back in
+//! about 50 ms); the rows on screen are read by id with [`entry_rows`]. Also here: the counts of the smart views, starring, marking a whole list read (returning what
+//! changed, for undo), and each list's remembered sort and unread-only setting.
+
+use super::StoreError;
+use super::search::{self, SearchError};
+use crate::model::{EntryId, EntryRef, EntryRow, FeedId, ListQuery, ListSource, Sort, ViewCounts};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use std::collections::HashMap;
+
+/// Every entry of the list, in its order; nothing is cut. Only a search can fail on its query.
+pub fn entry_refs(conn: &Connection, query: &ListQuery) -> Result<Vec<EntryRef>, SearchError> {
+    refs(conn, &query.source, query.sort, query.unread_only)
+}
+
+/// The entries of `source` in `sort` order, unread ones only when `unread_only`.
+pub(super) fn refs(
+    conn: &Connection,
+    source: &ListSource,
+    sort: Sort,
+    unread_only: bool,
+) -> Result<Vec<EntryRef>, SearchError> {
+    let filter = Filter::of(source)?;
+    let unread = filter.unread || unread_only;
+    // The unread index orders by date; by title, or among a search's matches, the read flag would cost a row
+    // read per entry: there, read entries are left out after the flags are known instead.
+    let unread_in_sql = unread && sort != Sort::ByTitle && !filter.matches;
+    // By feed is the newest-first list put in the feed list's order, newest first within each feed: cheaper
+    // than sorting every row in SQL.
+    let order = match sort {
+        Sort::Newest | Sort::ByFeed => "e.sort_at DESC, e.id DESC",
+        Sort::Oldest => "e.sort_at, e.id",
+        Sort::ByTitle => "e.title COLLATE NOCASE, e.sort_at DESC, e.id DESC",
+    };
+    let sql =
+        format!("SELECT e.id, e.feed_id FROM entries e WHERE {} ORDER BY {order}", filter.condition(unread_in_sql));
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut refs = stmt
+        .query_map(params_from_iter(&filter.params), |r| {
+            Ok(EntryRef { id: r.get(0)?, feed_id: r.get(1)?, read: false, starred: filter.starred })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    attach_flags(conn, &mut refs, unread_in_sql, filter.starred)?;
+    if unread && !unread_in_sql {
+        refs.retain(|r| !r.read);
+    }
+    if sort == Sort::ByFeed {
+        refs = in_feed_order(conn, refs)?;
+    }
+    Ok(refs)
+}
+
+/// Lists up to this long read their entries' flags row by row; longer ones from the partial indexes.
+const FLAGS_BY_ROW: usize = 1_000;
+
+/// Sets the read and starred flags of `refs` (those not already known: every entry unread, every entry
+/// starred): row by row for a short list, else from the sets of unread and starred ids, read from their
+/// partial indexes, which are small and never need the rows.
+fn attach_flags(
+    conn: &Connection,
+    refs: &mut [EntryRef],
+    all_unread: bool,
+    all_starred: bool,
+) -> Result<(), StoreError> {
+    if all_unread && all_starred {
+        return Ok(());
+    }
+    if refs.len() <= FLAGS_BY_ROW {
+        let mut stmt = conn.prepare_cached("SELECT read, starred FROM entries WHERE id = ?1")?;
+        for r in refs.iter_mut() {
+            (r.read, r.starred) = stmt.query_row([r.id], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        }
+        return Ok(());
+    }
+    let max_id = refs.iter().map(|r| r.id).max().unwrap_or(0).max(0) as usize;
+    if !all_unread {
+        let unread = id_set(conn, "SELECT id FROM entries WHERE read = 0", max_id)?;
+        refs.iter_mut().for_each(|r| r.read = !unread.contains(r.id));
+    }
+    if !all_starred {
+        let starred = id_set(conn, "SELECT id FROM entries WHERE starred = 1", max_id)?;
+        refs.iter_mut().for_each(|r| r.starred = starred.contains(r.id));
+    }
+    Ok(())
+}
+
+/// A set of entry ids up to `max_id`, as a bitmap (ids are dense: 400,000 of them take 50 KB).
+struct IdSet(Vec<u64>);
+
+impl IdSet {
+    fn contains(&self, id: EntryId) -> bool {
+        let id = id.max(0) as usize;
+        self.0.get(id / 64).is_some_and(|word| word & (1 << (id % 64)) != 0)
+    }
+}
+
+fn id_set(conn: &Connection, sql: &str, max_id: usize) -> Result<IdSet, StoreError> {
+    let mut bits = vec![0u64; max_id / 64 + 1];
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let id = row.get::<_, i64>(0)?.max(0) as usize;
+        if let Some(word) = bits.get_mut(id / 64) {
+            *word |= 1 << (id % 64);
+        }
+    }
+    Ok(IdSet(bits))
+}
+
+/// A newest-first list regrouped feed by feed, in the order of the feeds' names (each feed's entries keep their
+/// order).
+fn in_feed_order(conn: &Connection, refs: Vec<EntryRef>) -> Result<Vec<EntryRef>, StoreError> {
+    if refs.windows(2).all(|pair| pair[0].feed_id == pair[1].feed_id) {
+        return Ok(refs);
+    }
+    let rank: HashMap<FeedId, usize> = conn
+        .prepare_cached("SELECT id FROM feeds ORDER BY lower(coalesce(custom_title, title, url)), id")?
+        .query_map([], |r| r.get(0))?
+        .enumerate()
+        .map(|(i, id)| id.map(|id| (id, i)))
+        .collect::<Result<_, _>>()?;
+    let mut by_feed: Vec<Vec<EntryRef>> = vec![Vec::new(); rank.len() + 1];
+    for r in refs {
+        by_feed[rank.get(&r.feed_id).copied().unwrap_or(rank.len())].push(r);
+    }
+    Ok(by_feed.concat())
+}
+
+/// A condition on `entries e` that selects a list's entries, with its parameters.
+struct Filter {
+    sql: String,
+    params: Vec<Value>,
+    /// Only unread entries (the condition leaves that out: see [`Filter::condition`]).
+    unread: bool,
+    /// Only starred entries.
+    starred: bool,
+    /// The entries match a search.
+    matches: bool,
+}
+
+impl Filter {
+    fn of(source: &ListSource) -> Result<Filter, SearchError> {
+        let mut filter = Filter { sql: "1".into(), params: Vec::new(), unread: false, starred: false, matches: false };
+        filter.add(source)?;
+        Ok(filter)
+    }
+
+    /// The SQL condition, with `e.read = 0` when `unread` is asked and the list is of unread entries.
+    fn condition(&self, unread: bool) -> String {
+        if unread { format!("{} AND e.read = 0", self.sql) } else { self.sql.clone() }
+    }
+
+    fn and(&mut self, condition: &str, param: Option<Value>) {
+        self.sql = if self.sql == "1" { condition.to_string() } else { format!("{} AND {condition}", self.sql) };
+        self.params.extend(param);
+    }
+
+    fn add(&mut self, source: &ListSource) -> Result<(), SearchError> {
+        match source {
+            ListSource::All => {}
+            ListSource::Unread => self.unread = true,
+            ListSource::Starred => {
+                self.and("e.starred = 1", None);
+                self.starred = true;
+            }
+            ListSource::Feed(id) => self.and("e.feed_id = ?", Some(Value::Integer(*id))),
+            ListSource::Folder(id) => self.and(
+                "e.feed_id IN (SELECT id FROM feeds WHERE folder_id IN (
+                    WITH RECURSIVE tree(id) AS (
+                        SELECT ? UNION SELECT d.id FROM folders d JOIN tree ON d.parent_id = tree.id)
+                    SELECT id FROM tree))",
+                Some(Value::Integer(*id)),
+            ),
+            ListSource::Search { query, within } => {
+                let (condition, expression) = search::matching(query)?;
+                self.and(&condition, Some(Value::Text(expression)));
+                self.matches = true;
+                if let Some(within) = within {
+                    self.add(within)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The rows of the entries with these ids, in the order of `ids`; ids that no longer exist are skipped.
+pub fn entry_rows(conn: &Connection, ids: &[EntryId]) -> Result<Vec<EntryRow>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT id, feed_id, title, link, sort_at, read, starred FROM entries WHERE id = ?1")?;
+    let mut rows = Vec::with_capacity(ids.len());
+    for id in ids {
+        let row = stmt
+            .query_row([id], |r| {
+                Ok(EntryRow {
+                    id: r.get(0)?,
+                    feed_id: r.get(1)?,
+                    title: r.get(2)?,
+                    link: r.get(3)?,
+                    date: r.get(4)?,
+                    read: r.get(5)?,
+                    starred: r.get(6)?,
+                })
+            })
+            .optional()?;
+        rows.extend(row);
+    }
+    Ok(rows)
+}
+
+/// The counts the smart views show: every entry, the unread ones, the starred ones.
+pub fn view_counts(conn: &Connection) -> Result<ViewCounts, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT (SELECT count(*) FROM entries), (SELECT count(*) FROM entries WHERE read = 0),
+                    (SELECT count(*) FROM entries WHERE starred = 1)",
+        )?
+        .query_row([], |r| Ok(ViewCounts { all: r.get(0)?, unread: r.get(1)?, starred: r.get(2)? }))?)
+}
+
+/// Stars or unstars entries (starred entries are never purged).
+pub fn set_starred(conn: &mut Connection, ids: &[EntryId], starred: bool) -> Result<usize, StoreError> {
+    let tx = conn.transaction()?;
+    let mut found = 0;
+    {
+        let mut stmt = tx.prepare_cached("UPDATE entries SET starred = ?2 WHERE id = ?1")?;
+        for id in ids {
+            found += stmt.execute(params![id, starred])?;
+        }
+    }
+    tx.commit()?;
+    Ok(ids.len() - found)
+}
+
+/// Marks every unread entry of the list read, in one transaction, and returns exactly the ids it changed (to
+/// undo with `write::set_read(ids, false)`). The list's sort does not matter; its unread-only flag neither.
+pub fn mark_read(conn: &mut Connection, query: &ListQuery) -> Result<Vec<EntryId>, SearchError> {
+    let filter = Filter::of(&query.source)?;
+    let tx = conn.transaction()?;
+    let changed = {
+        let sql = format!("UPDATE entries AS e SET read = 1 WHERE {} RETURNING id", filter.condition(true));
+        let mut stmt = tx.prepare(&sql)?;
+        stmt.query_map(params_from_iter(&filter.params), |r| r.get(0))?.collect::<Result<Vec<EntryId>, _>>()?
+    };
+    tx.commit()?;
+    Ok(changed)
+}
+
+/// How a list is shown, remembered per list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ListSetting {
+    pub sort: Sort,
+    pub unread_only: bool,
+}
+
+/// The stable name a list's setting is kept under: `all`, `unread`, `starred`, `feed:ID`, `folder:ID`, and
+/// `search` (one setting for every search, wherever it looks).
+pub fn list_key(source: &ListSource) -> String {
+    match source {
+        ListSource::All => "all".into(),
+        ListSource::Unread => "unread".into(),
+        ListSource::Starred => "starred".into(),
+        ListSource::Feed(id) => format!("feed:{id}"),
+        ListSource::Folder(id) => format!("folder:{id}"),
+        ListSource::Search { .. } => "search".into(),
+    }
+}
+
+/// The remembered setting of a list (see [`list_key`]); `None` when it was never changed. A sort name this build
+/// does not know reads as the default sort.
+pub fn list_setting(conn: &Connection, key: &str) -> Result<Option<ListSetting>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT sort, unread_only FROM list_settings WHERE list = ?1")?
+        .query_row([key], |r| {
+            let sort: String = r.get(0)?;
+            Ok(ListSetting { sort: Sort::from_name(&sort).unwrap_or_default(), unread_only: r.get(1)? })
+        })
+        .optional()?)
+}
+
+/// Remembers how a list is shown.
+pub fn set_list_setting(conn: &Connection, key: &str, setting: ListSetting) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO list_settings (list, sort, unread_only) VALUES (?1, ?2, ?3)
+         ON CONFLICT (list) DO UPDATE SET sort = excluded.sort, unread_only = excluded.unread_only",
+    )?
+    .execute(params![key, setting.sort.name(), setting.unread_only])?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FeedKind, NewFeed, ParsedEntry, ParsedFeed};
+    use crate::store::write::{self, FetchRecord};
+
+    /// A database with feeds `a` (top level), `b` in folder Tech and `c` in Tech's child Deep; each with
+    /// `per_feed` entries dated one hour apart, titled `"{feed} {i}"`.
+    fn setup(per_feed: usize) -> (tempfile::TempDir, Connection, [i64; 3], i64) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
+        let mut feeds = [0; 3];
+        for (i, (name, folder)) in [("a", None), ("b", Some("Tech")), ("c", Some("Deep"))].into_iter().enumerate() {
+            let new = NewFeed {
+                url: format!("http://example.com/{name}"),
+                title: None,
+                name: None,
+                site_url: None,
+                folder: folder.map(String::from).into_iter().collect(),
+            };
+            feeds[i] = write::add_feed(&mut conn, &new, 0).unwrap().0;
+            let entries = (0..per_feed)
+                .map(|n| ParsedEntry {
+                    key: format!("{name}{n}"),
+                    title: Some(format!("{name} {n}")),
+                    link: None,
+                    authors: vec![],
+                    published: chrono::DateTime::from_timestamp(1_600_000_000 + (n * 3 + i) as i64 * 1200, 0),
+                    updated: None,
+                    content_html: None,
+                    summary_html: None,
+                    categories: vec![],
+                    enclosures: vec![],
+                    comments: None,
+                    thumbnail: None,
+                })
+                .collect();
+            let record = FetchRecord::Fetched {
+                status: 200,
+                etag: None,
+                last_modified: None,
+                feed: Box::new(ParsedFeed {
+                    authors: vec![],
+                    kind: FeedKind::Rss2,
+                    title: Some(format!("Feed {}", name.to_uppercase())),
+                    link: None,
+                    description: None,
+                    entries,
+                    warnings: vec![],
+                    min_interval_secs: None,
+                }),
+                decision: None,
+                moved_to: None,
+                min_interval_secs: None,
+            };
+            write::apply_fetch(&mut conn, feeds[i], &record, 1).unwrap();
+        }
+        let tech: i64 = conn.query_row("SELECT id FROM folders WHERE name = 'Tech'", [], |r| r.get(0)).unwrap();
+        conn.execute("UPDATE folders SET parent_id = ?1 WHERE name = 'Deep'", [tech]).unwrap();
+        (dir, conn, feeds, tech)
+    }
+
+    fn list(source: ListSource, sort: Sort, unread_only: bool) -> ListQuery {
+        ListQuery { source, sort, unread_only }
+    }
+
+    fn titles(conn: &Connection, refs: &[EntryRef]) -> Vec<String> {
+        let ids: Vec<_> = refs.iter().map(|r| r.id).collect();
+        entry_rows(conn, &ids).unwrap().into_iter().map(|r| r.title.unwrap()).collect()
+    }
+
+    #[test]
+    fn lists_come_in_their_order_with_nothing_cut() {
+        let (_dir, conn, _, _) = setup(4);
+        let newest = entry_refs(&conn, &list(ListSource::All, Sort::Newest, false)).unwrap();
+        assert_eq!(titles(&conn, &newest)[..4], ["c 3", "b 3", "a 3", "c 2"]);
+        assert_eq!(newest.len(), 12);
+        let oldest = entry_refs(&conn, &list(ListSource::All, Sort::Oldest, false)).unwrap();
+        assert_eq!(oldest.iter().rev().copied().collect::<Vec<_>>(), newest);
+        let by_feed = entry_refs(&conn, &list(ListSource::All, Sort::ByFeed, false)).unwrap();
+        assert_eq!(titles(&conn, &by_feed)[..5], ["a 3", "a 2", "a 1", "a 0", "b 3"]);
+        let by_title = entry_refs(&conn, &list(ListSource::All, Sort::ByTitle, false)).unwrap();
+        assert_eq!(titles(&conn, &by_title)[..3], ["a 0", "a 1", "a 2"]);
+    }
+
+    #[test]
+    fn a_folder_lists_the_feeds_of_the_folders_inside_it() {
+        let (_dir, conn, [_, b, c], tech) = setup(2);
+        let refs = entry_refs(&conn, &list(ListSource::Folder(tech), Sort::Newest, false)).unwrap();
+        let feeds: std::collections::BTreeSet<_> = refs.iter().map(|r| r.feed_id).collect();
+        assert_eq!(feeds, [b, c].into_iter().collect());
+        assert_eq!(refs.len(), 4);
+    }
+
+    #[test]
+    fn unread_starred_and_counts_follow_the_flags() {
+        let (_dir, mut conn, [a, ..], _) = setup(3);
+        let all = entry_refs(&conn, &list(ListSource::All, Sort::Newest, false)).unwrap();
+        write::set_read(&mut conn, &[all[0].id, all[1].id], true).unwrap();
+        set_starred(&mut conn, &[all[0].id, all[5].id], true).unwrap();
+        assert_eq!(view_counts(&conn).unwrap(), ViewCounts { all: 9, unread: 7, starred: 2 });
+        let unread = entry_refs(&conn, &list(ListSource::Unread, Sort::Newest, false)).unwrap();
+        assert_eq!(unread.iter().map(|r| r.id).collect::<Vec<_>>(), all[2..].iter().map(|r| r.id).collect::<Vec<_>>());
+        assert!(unread.iter().all(|r| !r.read));
+        let starred = entry_refs(&conn, &list(ListSource::Starred, Sort::Newest, true)).unwrap();
+        assert_eq!(starred.iter().map(|r| r.id).collect::<Vec<_>>(), vec![all[5].id]);
+        assert!(starred[0].starred && !starred[0].read);
+        let by_title = entry_refs(&conn, &list(ListSource::Unread, Sort::ByTitle, false)).unwrap();
+        assert_eq!(by_title.len(), 7, "read ones are left out after the sort too");
+        assert!(by_title.iter().all(|r| !r.read));
+        let feed_unread = entry_refs(&conn, &list(ListSource::Feed(a), Sort::Newest, true)).unwrap();
+        assert!(feed_unread.iter().all(|r| r.feed_id == a && !r.read));
+    }
+
+    #[test]
+    fn flags_are_right_in_long_lists_whose_flags_come_from_the_partial_indexes() {
+        let (_dir, mut conn, _, _) = setup(FLAGS_BY_ROW / 3 + 10);
+        let all = entry_refs(&conn, &list(ListSource::All, Sort::Newest, false)).unwrap();
+        assert!(all.len() > FLAGS_BY_ROW);
+        let read: Vec<_> = all.iter().step_by(3).map(|r| r.id).collect();
+        let starred: Vec<_> = all.iter().step_by(7).map(|r| r.id).collect();
+        write::set_read(&mut conn, &read, true).unwrap();
+        set_starred(&mut conn, &starred, true).unwrap();
+        for refs in [
+            entry_refs(&conn, &list(ListSource::All, Sort::Oldest, false)).unwrap(),
+            entry_refs(&conn, &list(ListSource::All, Sort::Newest, false)).unwrap()[..10].to_vec(),
+        ] {
+            for r in refs {
+                assert_eq!(r.read, read.contains(&r.id), "{r:?}");
+                assert_eq!(r.starred, starred.contains(&r.id), "{r:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn mark_read_returns_exactly_what_it_changed_and_undo_restores_it() {
+        let (_dir, mut conn, _, tech) = setup(5);
+        let folder = list(ListSource::Folder(tech), Sort::Newest, false);
+        let before = entry_refs(&conn, &folder).unwrap();
+        write::set_read(&mut conn, &[before[0].id], true).unwrap();
+        let counts = view_counts(&conn).unwrap();
+        let changed = mark_read(&mut conn, &folder).unwrap();
+        assert_eq!(changed.len(), before.len() - 1);
+        assert!(!changed.contains(&before[0].id), "it was read already");
+        assert_eq!(view_counts(&conn).unwrap().unread, counts.unread - changed.len() as i64);
+        assert!(mark_read(&mut conn, &folder).unwrap().is_empty(), "nothing left to change");
+        write::set_read(&mut conn, &changed, false).unwrap();
+        assert_eq!(view_counts(&conn).unwrap(), counts);
+    }
+
+    #[test]
+    fn rows_come_in_the_order_asked_and_missing_ids_are_skipped() {
+        let (_dir, conn, _, _) = setup(2);
+        let refs = entry_refs(&conn, &list(ListSource::All, Sort::Newest, false)).unwrap();
+        let rows = entry_rows(&conn, &[refs[3].id, 999_999, refs[0].id]).unwrap();
+        assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>(), vec![refs[3].id, refs[0].id]);
+    }
+
+    #[test]
+    fn list_settings_are_remembered_per_list_and_forgotten_with_their_feed() {
+        let (_dir, mut conn, [a, b, _], _) = setup(1);
+        let key = list_key(&ListSource::Feed(a));
+        assert_eq!(list_setting(&conn, &key).unwrap(), None);
+        let setting = ListSetting { sort: Sort::ByTitle, unread_only: true };
+        set_list_setting(&conn, &key, setting).unwrap();
+        set_list_setting(&conn, &list_key(&ListSource::Feed(b)), ListSetting::default()).unwrap();
+        assert_eq!(list_setting(&conn, &key).unwrap(), Some(setting));
+        let again = ListSetting { sort: Sort::Oldest, unread_only: false };
+        set_list_setting(&conn, &key, again).unwrap();
+        assert_eq!(list_setting(&conn, &key).unwrap(), Some(again));
+        write::delete_feed(&mut conn, a).unwrap();
+        assert_eq!(list_setting(&conn, &key).unwrap(), None);
+        assert!(list_setting(&conn, &list_key(&ListSource::Feed(b))).unwrap().is_some());
+        let search = ListSource::Search { query: "x".into(), within: Some(Box::new(ListSource::Feed(a))) };
+        assert_eq!(list_key(&search), "search");
+    }
+
+    /// The query plan of a statement, one detail line each.
+    fn plan(conn: &Connection, sql: &str) -> String {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let rows = stmt.query_map([], |r| r.get::<_, String>(3)).unwrap();
+        rows.collect::<Result<Vec<_>, _>>().unwrap().join("\n")
+    }
+
+    #[test]
+    fn the_big_lists_are_read_from_covering_indexes_without_sorting() {
+        let (_dir, conn, _, _) = setup(200);
+        let select = "SELECT e.id, e.feed_id FROM entries e";
+        let newest = "e.sort_at DESC, e.id DESC";
+        let lists_use_their_indexes = || {
+            for (filter, order, index) in [
+                ("1", newest, "entries_by_date"),
+                ("e.read = 0", newest, "entries_unread_by_date"),
+                ("e.starred = 1", newest, "entries_starred_by_date"),
+                ("e.feed_id = 1", newest, "entries_by_feed_date"),
+                ("1", "e.title COLLATE NOCASE, e.sort_at DESC, e.id DESC", "entries_by_title"),
+            ] {
+                let p = plan(&conn, &format!("{select} WHERE {filter} ORDER BY {order}"));
+                assert!(p.contains(&format!("COVERING INDEX {index}")), "{filter}: {p}");
+                assert!(!p.contains("TEMP B-TREE"), "{filter}: {p}");
+            }
+        };
+        lists_use_their_indexes();
+        // A search's matches are put in order from the narrow index by id, not from the wide rows, once the
+        // planner has statistics (the writer's `PRAGMA optimize` gathers them).
+        conn.execute_batch("ANALYZE").unwrap();
+        lists_use_their_indexes();
+        let found = plan(
+            &conn,
+            &format!(
+                "{select} WHERE e.id IN (SELECT rowid FROM entry_search WHERE entry_search MATCH 'x') \
+                 AND e.feed_id IN (1, 2) ORDER BY {newest}"
+            ),
+        );
+        assert!(found.contains("COVERING INDEX entries_by_id"), "{found}");
+    }
+}

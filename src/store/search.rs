@@ -1,0 +1,256 @@
+//! Full-text search of the cache: the FTS5 index (`entry_search`, see migration 5) and the queries over it.
+//!
+//! The index is kept in step by the one writer without slowing refreshes: a refresh only writes entries, which
+//! start unindexed (`search_indexed = 0`, found through a partial index), and [`index_pending`] indexes them
+//! afterwards in bounded transactions (the reader's upkeep, and every search before it looks). Triggers mark an
+//! entry again when its text, its full article or its feed's name changes, and delete its index row when it is
+//! deleted. What is indexed — title, author, feed name, and the plain text of the content and of the full
+//! article fetched from the entry's page — and how queries are read are the core's `search` module.
+
+use super::StoreError;
+use super::lists;
+use crate::model::{EntryRef, ListSource, Sort};
+use crate::search::{QueryError, SearchQuery, body_text, indexed_form};
+use rusqlite::{Connection, params};
+
+/// Why a search found nothing to run.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The query means nothing (or too much); the message says what to type instead.
+    #[error("{0}")]
+    Query(#[from] QueryError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<rusqlite::Error> for SearchError {
+    fn from(e: rusqlite::Error) -> Self {
+        SearchError::Store(StoreError::Sqlite(e))
+    }
+}
+
+/// Entries indexed per transaction: short enough that the writer's other work never waits long behind it.
+pub const INDEX_BATCH: usize = 500;
+
+/// Indexes up to `max_entries` entries that are new or changed since they were last indexed, in transactions of
+/// [`INDEX_BATCH`]; returns how many it indexed (fewer than `max_entries` when none are left).
+pub fn index_pending(conn: &mut Connection, max_entries: usize) -> Result<usize, StoreError> {
+    let mut done = 0;
+    while done < max_entries {
+        let batch = (max_entries - done).min(INDEX_BATCH);
+        let tx = conn.transaction()?;
+        let indexed = {
+            let mut pending = tx.prepare_cached(
+                "SELECT e.id, e.title, e.author, coalesce(f.custom_title, f.title, f.url),
+                        coalesce(e.content_html, e.summary_html), e.full_html
+                 FROM entries e JOIN feeds f ON f.id = e.feed_id
+                 WHERE e.search_indexed = 0 ORDER BY e.id LIMIT ?1",
+            )?;
+            let mut insert = tx.prepare_cached(
+                "INSERT OR REPLACE INTO entry_search (rowid, title, author, feed, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            let mut mark = tx.prepare_cached("UPDATE entries SET search_indexed = 1 WHERE id = ?1")?;
+            let mut rows = pending.query([batch as i64])?;
+            let mut indexed = 0;
+            while let Some(row) = rows.next()? {
+                let id: i64 = row.get(0)?;
+                let form = |text: Option<String>| text.map(|t| indexed_form(&t));
+                // The entry's own text, and the full article fetched from its page when there is one.
+                let own = row.get::<_, Option<String>>(4)?.map(|html| body_text(&html));
+                let full = row.get::<_, Option<String>>(5)?.map(|html| body_text(&html));
+                let body = match (own, full) {
+                    (Some(own), Some(full)) => Some(indexed_form(&format!("{own} {full}"))),
+                    (one, other) => one.or(other).map(|text| indexed_form(&text)),
+                };
+                insert.execute(params![id, form(row.get(1)?), form(row.get(2)?), form(row.get(3)?), body])?;
+                mark.execute([id])?;
+                indexed += 1;
+            }
+            indexed
+        };
+        tx.commit()?;
+        done += indexed;
+        if indexed < batch {
+            break;
+        }
+    }
+    Ok(done)
+}
+
+/// How many entries wait for [`index_pending`].
+pub fn pending_count(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn.prepare_cached("SELECT count(*) FROM entries WHERE search_indexed = 0")?.query_row([], |r| r.get(0))?)
+}
+
+/// The entries matching `query`, within a feed, folder or view when `within` is set, in `sort` order; read
+/// ones left out with `unread_only`. A query that means nothing is [`SearchError::Query`], whose message
+/// says what to type instead; SQLite never sees it.
+pub fn search(
+    conn: &Connection,
+    query: &str,
+    within: Option<&ListSource>,
+    unread_only: bool,
+    sort: Sort,
+) -> Result<Vec<EntryRef>, SearchError> {
+    let source = ListSource::Search { query: query.to_string(), within: within.cloned().map(Box::new) };
+    lists::refs(conn, &source, sort, unread_only)
+}
+
+/// The SQL condition (on `entries e`) for the entries matching `query`, with its parameter.
+pub(super) fn matching(query: &str) -> Result<(String, String), QueryError> {
+    let parsed = SearchQuery::parse(query)?;
+    Ok(("e.id IN (SELECT rowid FROM entry_search WHERE entry_search MATCH ?)".into(), parsed.expression().into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FeedKind, NewFeed, ParsedEntry, ParsedFeed};
+    use crate::store::write::{self, FetchRecord};
+
+    fn entry(key: &str, title: &str, body: &str) -> ParsedEntry {
+        ParsedEntry {
+            key: key.into(),
+            title: Some(title.into()),
+            link: None,
+            authors: vec![],
+            published: chrono::DateTime::from_timestamp(1_700_000_000, 0),
+            updated: None,
+            content_html: Some(body.into()),
+            summary_html: None,
+            categories: vec![],
+            enclosures: vec![],
+            comments: None,
+            thumbnail: None,
+        }
+    }
+
+    fn fetched(title: &str, entries: Vec<ParsedEntry>) -> FetchRecord {
+        FetchRecord::Fetched {
+            status: 200,
+            etag: None,
+            last_modified: None,
+            feed: Box::new(ParsedFeed {
+                authors: vec![],
+                kind: FeedKind::Rss2,
+                title: Some(title.into()),
+                link: None,
+                description: None,
+                entries,
+                warnings: vec![],
+                min_interval_secs: None,
+            }),
+            decision: None,
+            moved_to: None,
+            min_interval_secs: None,
+        }
+    }
+
+    fn setup() -> (tempfile::TempDir, Connection, i64) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
+        let feed =
+            NewFeed { url: "http://example.com/feed".into(), title: None, name: None, site_url: None, folder: vec![] };
+        let (id, _) = write::add_feed(&mut conn, &feed, 0).unwrap();
+        (dir, conn, id)
+    }
+
+    fn ids(conn: &Connection, query: &str) -> Vec<i64> {
+        search(conn, query, None, false, Sort::Newest).unwrap().into_iter().map(|r| r.id).collect()
+    }
+
+    #[test]
+    fn new_entries_wait_for_the_index_pass_and_then_are_found() {
+        let (_dir, mut conn, feed) = setup();
+        write::apply_fetch(&mut conn, feed, &fetched("Feed", vec![entry("a", "Tokio", "<p>runtime</p>")]), 1).unwrap();
+        assert_eq!(pending_count(&conn).unwrap(), 1);
+        assert!(ids(&conn, "runtime").is_empty(), "not indexed yet");
+        assert_eq!(index_pending(&mut conn, 100).unwrap(), 1);
+        assert_eq!(pending_count(&conn).unwrap(), 0);
+        assert_eq!(ids(&conn, "runtime").len(), 1);
+        assert_eq!(index_pending(&mut conn, 100).unwrap(), 0, "nothing left");
+    }
+
+    #[test]
+    fn the_pass_stops_at_its_bound_and_continues_where_it_stopped() {
+        let (_dir, mut conn, feed) = setup();
+        let entries = (0..1200).map(|i| entry(&format!("k{i}"), &format!("title {i}"), "word")).collect();
+        write::apply_fetch(&mut conn, feed, &fetched("Feed", entries), 1).unwrap();
+        assert_eq!(index_pending(&mut conn, 700).unwrap(), 700);
+        assert_eq!(pending_count(&conn).unwrap(), 500);
+        assert_eq!(index_pending(&mut conn, usize::MAX).unwrap(), 500);
+        assert_eq!(ids(&conn, "word").len(), 1200);
+    }
+
+    #[test]
+    fn a_changed_entry_is_indexed_again_with_its_new_text() {
+        let (_dir, mut conn, feed) = setup();
+        write::apply_fetch(&mut conn, feed, &fetched("Feed", vec![entry("a", "Old title", "first")]), 1).unwrap();
+        index_pending(&mut conn, 100).unwrap();
+        write::apply_fetch(&mut conn, feed, &fetched("Feed", vec![entry("a", "New title", "second")]), 2).unwrap();
+        assert_eq!(pending_count(&conn).unwrap(), 1);
+        index_pending(&mut conn, 100).unwrap();
+        assert!(ids(&conn, "first").is_empty() && ids(&conn, "old").is_empty());
+        assert_eq!(ids(&conn, "second new").len(), 1);
+    }
+
+    #[test]
+    fn renaming_a_feed_reaches_the_feed_name_in_the_index() {
+        let (_dir, mut conn, feed) = setup();
+        write::apply_fetch(&mut conn, feed, &fetched("Planet Rust", vec![entry("a", "t", "b")]), 1).unwrap();
+        index_pending(&mut conn, 100).unwrap();
+        assert_eq!(ids(&conn, "planet").len(), 1);
+        // A refresh with the same title marks nothing.
+        write::apply_fetch(&mut conn, feed, &fetched("Planet Rust", vec![entry("a", "t", "b")]), 2).unwrap();
+        assert_eq!(pending_count(&conn).unwrap(), 0);
+        write::rename_feed(&mut conn, feed, Some("Crustaceans")).unwrap();
+        assert_eq!(pending_count(&conn).unwrap(), 1);
+        index_pending(&mut conn, 100).unwrap();
+        assert!(ids(&conn, "planet").is_empty());
+        assert_eq!(ids(&conn, "crustaceans").len(), 1);
+    }
+
+    #[test]
+    fn deleting_a_feed_deletes_its_index_rows() {
+        let (_dir, mut conn, feed) = setup();
+        write::apply_fetch(
+            &mut conn,
+            feed,
+            &fetched("Feed", vec![entry("a", "gone", "x"), entry("b", "gone", "y")]),
+            1,
+        )
+        .unwrap();
+        index_pending(&mut conn, 100).unwrap();
+        let rows = |c: &Connection| c.query_row("SELECT count(*) FROM entry_search", [], |r| r.get::<_, i64>(0));
+        assert_eq!(rows(&conn).unwrap(), 2);
+        write::delete_feed(&mut conn, feed).unwrap();
+        assert_eq!(rows(&conn).unwrap(), 0);
+    }
+
+    #[test]
+    fn scripts_in_content_are_not_indexed() {
+        let (_dir, mut conn, feed) = setup();
+        let body = "<p>visible</p><script>var hidden = 1;</script><style>.secret{}</style>";
+        write::apply_fetch(&mut conn, feed, &fetched("Feed", vec![entry("a", "t", body)]), 1).unwrap();
+        index_pending(&mut conn, 100).unwrap();
+        assert_eq!(ids(&conn, "visible").len(), 1);
+        assert!(ids(&conn, "hidden").is_empty() && ids(&conn, "secret").is_empty());
+    }
+
+    #[test]
+    fn a_query_that_means_nothing_is_a_query_error_not_an_sqlite_one() {
+        let (_dir, conn, _) = setup();
+        for query in ["", "  \"\" ", "-only", "!!!"] {
+            let err = search(&conn, query, None, false, Sort::Newest).unwrap_err();
+            assert!(matches!(err, SearchError::Query(_)), "{query:?}: {err}");
+            assert!(!err.to_string().to_lowercase().contains("fts5"), "{err}");
+        }
+        // FTS5 syntax is read as words, never handed over.
+        for query in ["AND", "NEAR(x", "a:b", "\"unclosed", "(", "*", "^x"] {
+            match search(&conn, query, None, false, Sort::Newest) {
+                Ok(found) => assert!(found.is_empty()),
+                Err(err) => assert!(matches!(err, SearchError::Query(_)), "{query:?}: {err}"),
+            }
+        }
+    }
+}

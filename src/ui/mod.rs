@@ -1,0 +1,104 @@
+//! Drawing: a pure function of the [`State`] and a [`Theme`] onto a ratatui frame. The panes the layout shows
+//! ([`crate::app::layout`]), the status bar, and the dialog on top, if any. Nothing here changes state, reads
+//! the clock or does I/O.
+
+mod dialogs;
+mod panes;
+mod status;
+pub mod theme;
+
+use crate::app::State;
+use crate::app::keymap::{Action, Context, Keymap};
+use ratatui::Frame;
+use ratatui::style::Style;
+use ratatui::text::Span;
+use ratatui::widgets::{Block, BorderType};
+pub use theme::Theme;
+use unicode_width::UnicodeWidthChar;
+
+pub fn draw(frame: &mut Frame<'_>, state: &State, theme: &Theme) {
+    let screen = state.screen();
+    if let Some(area) = screen.feeds {
+        panes::feeds(frame, state, theme, area);
+    }
+    if let Some(area) = screen.entries {
+        panes::entries(frame, state, theme, area);
+    }
+    if let Some(area) = screen.article {
+        panes::article(frame, state, theme, area);
+    }
+    status::bar(frame, state, theme, screen.status);
+    if let Some(dialog) = &state.dialog {
+        dialogs::draw(frame, state, theme, dialog);
+    }
+}
+
+/// The frame of a pane, its title in bold, thicker and coloured when it has the focus.
+fn pane_block(title: String, focused: bool, theme: &Theme) -> Block<'static> {
+    Block::bordered()
+        .border_type(if focused { BorderType::Thick } else { BorderType::Plain })
+        .border_style(if focused { theme.border_focused } else { theme.border })
+        .title(Span::styled(title, theme.title))
+}
+
+/// The frame of a dialog: a title, and key hints along the bottom.
+fn dialog_block(title: &str, hints: String, theme: &Theme) -> Block<'static> {
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(theme.dialog_border)
+        .title(Span::styled(format!(" {} ", crate::sanitize::one_line(title, 80)), theme.dialog_title));
+    if hints.is_empty() { block } else { block.title_bottom(Span::styled(format!(" {hints} "), theme.hint)) }
+}
+
+/// Key hints for the bottom of a dialog or the status bar: "j move · Enter subscribe", from the keymap, leaving
+/// out actions that have no key.
+fn hints(keymap: &Keymap, context: Context, items: &[(Action, &str)]) -> String {
+    items
+        .iter()
+        .filter_map(|(action, what)| {
+            let key = keymap.hint(context, *action);
+            (!key.is_empty()).then(|| format!("{key} {what}"))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+fn selection(focused: bool, theme: &Theme) -> Style {
+    if focused { theme.selection } else { theme.selection_unfocused }
+}
+
+/// `text` cut to `width` columns (with an ellipsis) and padded to exactly `width`.
+fn fit(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width {
+            if width > 0 {
+                while used + 1 > width {
+                    let Some(last) = out.pop() else { break };
+                    used -= last.width().unwrap_or(0);
+                }
+                out.push('…');
+                used += 1;
+            }
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push_str(&" ".repeat(width.saturating_sub(used)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_pads_and_cuts_by_display_width() {
+        assert_eq!(fit("abc", 5), "abc  ");
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("日本語", 4), "日… ");
+    }
+}

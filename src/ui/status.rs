@@ -1,0 +1,46 @@
+//! The status bar: refresh progress, else the current message (it expires; the message log keeps it), and key
+//! hints at the right, drawn from the keymap.
+
+use super::{Theme, hints};
+use crate::app::State;
+use crate::app::keymap::{Action, Context};
+use crate::sanitize::one_line;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
+
+pub fn bar(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
+    let width = usize::from(area.width);
+    let right =
+        format!(" {} ", hints(&state.keymap, Context::General, &[(Action::Help, "help"), (Action::Quit, "quit")]));
+    let mut spans = Vec::new();
+    let p = &state.progress;
+    if !p.is_idle() {
+        let failed = if p.failed > 0 { format!(", {} failed", p.failed) } else { String::new() };
+        spans.push(Span::styled(format!(" Refreshing {}/{}{failed} ", p.done, p.total), theme.status_progress));
+    }
+    if let Some(message) = state.status.current(state.clock.now) {
+        let used: usize = spans.iter().map(|s| s.content.width()).sum();
+        let room = width.saturating_sub(used + right.width() + 2);
+        let text = one_line(&message.text, 2000);
+        let shown = if text.width() > room {
+            // Cut, and say where the rest is.
+            let log = state.keymap.hint(Context::General, Action::MessageLog);
+            let tail = if log.is_empty() { "…".to_string() } else { format!("… ({log}: all of it)") };
+            let keep = room.saturating_sub(tail.width());
+            format!("{}{tail}", super::fit(&text, keep).trim_end())
+        } else {
+            text
+        };
+        let style = if message.error { theme.status_error } else { theme.status };
+        spans.push(Span::styled(format!(" {shown} "), style));
+    }
+    let used: usize = spans.iter().map(|s| s.content.width()).sum();
+    if used + right.width() <= width {
+        spans.push(Span::raw(" ".repeat(width - used - right.width())));
+        spans.push(Span::styled(right, theme.hint));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)).style(theme.status), area);
+}

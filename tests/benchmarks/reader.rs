@@ -1,0 +1,316 @@
+//! The reader's own benchmark: `cargo bench --bench reader -- [lists|refresh]` (both without an argument).
+//!
+//! - `lists`: a 4000 feeds × 100 entries database (400,000 entries, built once by `support::farm` and kept under
+//!   the target directory). Times the first frame (the feed list and the Unread view, 200,000 entries), the
+//!   frame after each key in the Unread view and in All (400,000), and reports the reader's peak memory.
+//! - `refresh`: the reader refreshing `--feeds N --items M` (4000 × 100) served from `--hosts H` loopback
+//!   addresses with `--latency-ms L` (200, 100), while a key arrives every 10 ms: the time from each key to the
+//!   frame that shows it, as the real loop draws (a key waits behind what is already in the inbox).
+//!
+//! Each measurement runs in a child process of its own, so its peak memory is the reader's alone. Figures are
+//! printed, nothing is asserted: a shared two-core machine is too noisy for timed tests.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::time::{Duration, Instant};
+use support::farm::{self, FarmSpec};
+use support::server;
+use tidings::app::{Event, ListKey, State};
+use tidings::config::Config;
+use tidings::runtime::{Options, Reader};
+
+/// Set in a child process: which measurement it runs, and on what.
+const CHILD: &str = "TIDINGS_READER_BENCH_CHILD";
+
+fn main() {
+    if let Ok(job) = std::env::var(CHILD) {
+        let (mode, arg) = job.split_once(':').unwrap_or((job.as_str(), ""));
+        match mode {
+            "lists" => child_lists(arg),
+            "refresh" => child_refresh(arg),
+            other => panic!("unknown child job {other}"),
+        }
+        return;
+    }
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--bench")).collect();
+    let which = args.first().filter(|a| !a.starts_with("--")).cloned();
+    if which.as_deref().is_none_or(|w| w == "lists") {
+        lists();
+    }
+    if which.as_deref().is_none_or(|w| w == "refresh") {
+        refresh(&args);
+    }
+}
+
+/// Runs this benchmark again as a child doing `job`, and returns what it printed and its peak memory in MB.
+fn in_child(job: &str) -> (String, f64) {
+    let exe = std::env::current_exe().expect("the benchmark's own path");
+    let mut cmd = std::process::Command::new(exe);
+    cmd.env(CHILD, job);
+    let m = support::measure(&mut cmd);
+    assert!(m.output.status.success(), "the child failed: {}", support::stderr(&m.output));
+    (support::stdout(&m.output), m.peak_rss as f64 / (1024.0 * 1024.0))
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime")
+}
+
+fn options(db: &std::path::Path, refresh_on_startup: bool) -> Options {
+    Options {
+        db: db.to_path_buf(),
+        config: Config { refresh_on_startup, refresh_interval_minutes: 0, ..Config::default() },
+        notice: None,
+        report: vec![],
+        size: (160, 45),
+        zone: tidings::clock::Zone::utc(),
+    }
+}
+
+fn key(code: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// Milliseconds, for printing.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// "mean 0.8 ms, p99 2.1 ms, max 3.0 ms (500 keys)".
+fn spread(mut samples: Vec<Duration>) -> String {
+    samples.sort();
+    let n = samples.len().max(1);
+    let mean = samples.iter().sum::<Duration>() / n as u32;
+    let p99 = samples[(n * 99 / 100).min(n - 1)];
+    let max = samples.last().copied().unwrap_or_default();
+    format!("mean {:.2} ms, p99 {:.2} ms, max {:.2} ms ({n} keys)", ms(mean), ms(p99), ms(max))
+}
+
+fn lists() {
+    let spec = FarmSpec::BENCH;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let started = Instant::now();
+    let (farm, built) = farm::cached(&dir, &spec);
+    println!(
+        "reader lists: {} feeds × {} entries = {} entries ({} in {:.1} s)",
+        spec.feeds,
+        spec.entries_per_feed,
+        spec.entries(),
+        if built { "built" } else { "cached" },
+        started.elapsed().as_secs_f64()
+    );
+    // The reader marks nothing read here, but it is a writer: it works on a copy.
+    let work = tempfile::tempdir().expect("temp dir");
+    let db = work.path().join("reader.db");
+    std::fs::copy(&farm.path, &db).expect("copy the farm");
+    let (printed, peak) = in_child(&format!("lists:{}", db.display()));
+    print!("{printed}");
+    println!("  peak memory of the reader: {peak:.1} MB");
+}
+
+/// Keys that walk a list: down, pages, half pages, to the end and back.
+fn walk() -> Vec<Event> {
+    let mut keys = Vec::new();
+    for _ in 0..200 {
+        keys.push(key(KeyCode::Char('j')));
+    }
+    for _ in 0..50 {
+        keys.push(key(KeyCode::PageDown));
+    }
+    keys.push(key(KeyCode::Char('G')));
+    for _ in 0..100 {
+        keys.push(key(KeyCode::Char('k')));
+    }
+    keys.push(key(KeyCode::Char('g')));
+    for _ in 0..50 {
+        keys.push(Event::Key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL)));
+    }
+    keys
+}
+
+/// In the child: the first frame, then a walk through the Unread view and through All.
+fn child_lists(db: &str) {
+    let rt = runtime();
+    rt.block_on(async {
+        let mut terminal = Terminal::new(TestBackend::new(160, 45)).unwrap();
+        let started = Instant::now();
+        let mut app = Reader::new(options(std::path::Path::new(db), false)).expect("open the reader");
+        app.dispatch(Event::Tick(chrono::Utc::now().timestamp()));
+        app.start();
+        app.run_until(Duration::from_secs(60), |s| s.feeds.loaded).await.unwrap();
+        app.draw(&mut terminal).unwrap();
+        let feeds_frame = started.elapsed();
+        app.run_until(Duration::from_secs(60), |s| s.entries.loaded).await.unwrap();
+        app.draw(&mut terminal).unwrap();
+        let entries_frame = started.elapsed();
+        println!(
+            "  first frame with the feed list: {:.0} ms; with the Unread view's {} entries: {:.0} ms",
+            ms(feeds_frame),
+            app.state.entries.len(),
+            ms(entries_frame)
+        );
+        for (name, list) in [("Unread", ListKey::Unread), ("All", ListKey::All)] {
+            if app.state.entries.of != Some(list) {
+                let loading = Instant::now();
+                select(&mut app, list);
+                app.run_until(Duration::from_secs(60), |s: &State| s.entries.loaded).await.unwrap();
+                app.draw(&mut terminal).unwrap();
+                println!("  {name}: {} entries listed in {:.0} ms", app.state.entries.len(), ms(loading.elapsed()));
+            }
+            app.dispatch(key(KeyCode::Char('l')));
+            let mut samples = Vec::new();
+            for event in walk() {
+                let at = Instant::now();
+                app.dispatch(event);
+                app.draw(&mut terminal).unwrap();
+                samples.push(at.elapsed());
+                // Rows read meanwhile arrive as events, as in the real loop (not counted as key time).
+                while let Ok(Some(ev)) = tokio::time::timeout(Duration::ZERO, app.next_event()).await {
+                    app.dispatch(ev);
+                }
+            }
+            println!("  a key in {name} ({} entries) to its frame: {}", app.state.entries.len(), spread(samples));
+            app.dispatch(key(KeyCode::Char('h')));
+        }
+    });
+}
+
+/// Puts the feed cursor on `list`.
+fn select(app: &mut Reader, list: ListKey) {
+    app.state.focus = tidings::app::Pane::Feeds;
+    app.dispatch(key(KeyCode::Char('g')));
+    while app.state.feeds.selected_list() != Some(list) {
+        app.dispatch(key(KeyCode::Char('j')));
+    }
+}
+
+/// The shape of the refresh measurement.
+struct Shape {
+    feeds: usize,
+    items: usize,
+    hosts: usize,
+    latency: Duration,
+}
+
+fn shape(args: &[String]) -> Shape {
+    let value = |name: &str, default: u64| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    Shape {
+        feeds: value("--feeds", 4000) as usize,
+        items: value("--items", 100) as usize,
+        hosts: value("--hosts", 200) as usize,
+        latency: Duration::from_millis(value("--latency-ms", 100)),
+    }
+}
+
+fn refresh(args: &[String]) {
+    let shape = shape(args);
+    let farm = server::Farm::start(shape.hosts, shape.latency).expect("bind the farm's loopback addresses");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut outlines = String::new();
+    for f in 0..shape.feeds {
+        let host = f % shape.hosts;
+        let path = format!("/feed/{f}.xml");
+        farm.route(&path, server::Reply::ok("application/rss+xml; charset=utf-8", feed(f, shape.items)));
+        let url = farm.url(host, &path);
+        outlines.push_str(&format!("<outline type=\"rss\" text=\"Feed {f}\" xmlUrl=\"{url}\"/>"));
+    }
+    let opml = dir.path().join("feeds.opml");
+    std::fs::write(&opml, format!("<opml version=\"2.0\"><body>{outlines}</body></opml>")).expect("write the OPML");
+    let db = dir.path().join("reader.db");
+    tidings::import::import_file(&db, &opml).expect("import the feeds");
+    println!(
+        "reader during a refresh: {} feeds × {} items from {} hosts, {} ms away",
+        shape.feeds,
+        shape.items,
+        shape.hosts,
+        shape.latency.as_millis()
+    );
+    let (printed, peak) = in_child(&format!("refresh:{}", db.display()));
+    print!("{printed}");
+    println!("  peak memory of the reader: {peak:.1} MB (refreshing, with the 400,000 new entries)");
+}
+
+/// A feed of the farm: `items` entries with a paragraph each.
+fn feed(f: usize, items: usize) -> String {
+    let mut xml = format!("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Feed {f}</title>");
+    for i in 0..items {
+        xml.push_str(&format!(
+            "<item><guid>f{f}-{i}</guid><title>Entry {i} of feed {f}</title><link>http://example.com/{f}/{i}</link>\
+             <pubDate>Tue, 10 Jun 2025 {:02}:{:02}:00 GMT</pubDate><description>&lt;p&gt;Paragraph {i} of feed {f}, \
+             with some words to read and index.&lt;/p&gt;</description></item>",
+            i / 60 % 24,
+            i % 60
+        ));
+    }
+    xml.push_str("</channel></rss>");
+    xml
+}
+
+/// In the child: refresh everything while a key arrives every 10 ms; each key's latency is from when it was
+/// sent to when the frame drawn after it was done, the loop working as `Reader::run` does.
+fn child_refresh(db: &str) {
+    let rt = runtime();
+    rt.block_on(async {
+        let mut terminal = Terminal::new(TestBackend::new(160, 45)).unwrap();
+        let mut app = Reader::new(options(std::path::Path::new(db), true)).expect("open the reader");
+        app.dispatch(Event::Tick(chrono::Utc::now().timestamp()));
+        app.start();
+        let inbox = app.sender();
+        let (sent_tx, mut sent_rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
+        let typist = tokio::spawn(async move {
+            let keys = [KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Char('k'), KeyCode::PageDown, KeyCode::PageUp];
+            let mut tick = tokio::time::interval(Duration::from_millis(10));
+            for i in 0.. {
+                tick.tick().await;
+                let _ = sent_tx.send(Instant::now());
+                if inbox.send(key(keys[i % keys.len()])).is_err() {
+                    break;
+                }
+            }
+        });
+        let started = Instant::now();
+        let mut samples = Vec::new();
+        let mut began = false;
+        loop {
+            let Some(event) = app.next_event().await else { break };
+            let mut keys_in_frame = Vec::new();
+            let mut take = |ev: &Event, sent: &mut tokio::sync::mpsc::UnboundedReceiver<Instant>| {
+                if matches!(ev, Event::Key(_)) {
+                    keys_in_frame.push(sent.try_recv().ok());
+                }
+            };
+            take(&event, &mut sent_rx);
+            app.dispatch(event);
+            for _ in 0..512 {
+                match tokio::time::timeout(Duration::ZERO, app.next_event()).await {
+                    Ok(Some(ev)) => {
+                        take(&ev, &mut sent_rx);
+                        app.dispatch(ev);
+                    }
+                    _ => break,
+                }
+            }
+            app.draw(&mut terminal).unwrap();
+            let drawn = Instant::now();
+            if !app.state.progress.is_idle() {
+                began = true;
+                samples.extend(keys_in_frame.into_iter().flatten().map(|sent| drawn - sent));
+            } else if began {
+                break;
+            }
+        }
+        typist.abort();
+        println!("  refresh took {:.1} s in the reader", started.elapsed().as_secs_f64());
+        println!("  a key to its frame while refreshing: {}", spread(samples));
+    });
+}

@@ -1,0 +1,39 @@
+//! The documentation that is drawn from the code must say what the code does: README's key table and
+//! config.example.toml's [keys] and [colors] sections are generated from the keymap and the theme, and these
+//! tests fail, showing the text to paste, when they drift apart.
+
+use tidings::app::keymap::Keymap;
+
+/// The text between `start` and `end` in `doc`.
+fn section<'a>(doc: &'a str, start: &str, end: &str, file: &str) -> &'a str {
+    let from = doc.find(start).unwrap_or_else(|| panic!("{file} has no {start} marker")) + start.len();
+    let to = doc[from..].find(end).unwrap_or_else(|| panic!("{file} has no {end} marker")) + from;
+    doc[from..to].trim_matches('\n')
+}
+
+fn check(file: &str, start: &str, end: &str, expected: &str, how: &str) {
+    let doc = std::fs::read_to_string(file).unwrap();
+    let found = section(&doc, start, end, file);
+    assert!(
+        found == expected.trim_matches('\n'),
+        "{file} does not match the code; replace the text between {start} and {end} with ({how}):\n\n{expected}"
+    );
+}
+
+#[test]
+fn readme_key_table_is_the_keymap() {
+    let markdown = Keymap::default().markdown();
+    check("README.md", "<!-- keys:start -->", "<!-- keys:end -->", &markdown, "`cargo run -- keys --markdown`");
+}
+
+#[test]
+fn config_example_documents_every_binding() {
+    let toml = Keymap::default().toml_example();
+    check("config.example.toml", "# keys:start", "# keys:end", &toml, "Keymap::toml_example");
+}
+
+#[test]
+fn config_example_documents_every_colour() {
+    let toml = tidings::ui::theme::toml_example();
+    check("config.example.toml", "# colors:start", "# colors:end", &toml, "theme::toml_example");
+}

@@ -1,0 +1,260 @@
+//! Processes sharing one database, run as the real binary: one reader per database (a second one names the
+//! first one's pid and exits), and headless commands next to a running reader, each waiting its turn: none
+//! fails with "database is locked", and no write is lost.
+//!
+//! The reader needs a terminal; util-linux's `script` gives it a pseudo-terminal, and keys sent to `script`
+//! reach it.
+
+mod support;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+use support::server::{Reply, Server};
+use support::{Sandbox, opml, path_str, rss, stderr};
+
+/// How long a test waits for a process to reach a state before it fails.
+const DEADLINE: Duration = Duration::from_secs(90);
+
+/// A reader (the TUI) running in a pseudo-terminal, its screen written to `screen`.
+struct Reader {
+    script: Child,
+    keys: ChildStdin,
+}
+
+impl Reader {
+    fn start(sandbox: &Sandbox, config: &Path, screen: &Path) -> Reader {
+        let template = sandbox.tidings();
+        let mut words = vec![template.get_program().to_string_lossy().into_owned()];
+        words.extend(template.get_args().map(|a| a.to_string_lossy().into_owned()));
+        words.extend(["--config".to_string(), path_str(config).to_string()]);
+        let line = words.iter().map(|w| format!("'{}'", w.replace('\'', "'\\''"))).collect::<Vec<_>>().join(" ");
+        let mut script = Command::new("script");
+        script.args(["-qfec", &line, path_str(screen)]);
+        for (key, value) in template.get_envs() {
+            match value {
+                Some(v) => script.env(key, v),
+                None => script.env_remove(key),
+            };
+        }
+        let mut script =
+            script.stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("run script");
+        let keys = script.stdin.take().expect("script's stdin");
+        Reader { script, keys }
+    }
+
+    /// Quits the reader with `q`, and returns its exit status.
+    fn quit(mut self) -> std::process::ExitStatus {
+        self.keys.write_all(b"q").expect("send q");
+        self.keys.flush().expect("flush");
+        wait_for(&mut self.script, "the reader to quit")
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        // Only when a test failed before quitting it.
+        let _ = self.script.kill();
+        let _ = self.script.wait();
+    }
+}
+
+fn have_script() -> bool {
+    Command::new("script").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Waits for `child` to exit, failing the test after [`DEADLINE`].
+fn wait_for(child: &mut Child, what: &str) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return status;
+        }
+        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Polls `check` until it gives a value, failing the test after [`DEADLINE`].
+fn poll<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The pid written in the reader lock beside the database, once a reader holds it.
+fn lock_holder(db: &Path) -> Option<u32> {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".lock");
+    std::fs::read_to_string(name).ok()?.trim().parse().ok()
+}
+
+fn config(sandbox: &Sandbox, refresh_on_startup: bool) -> std::path::PathBuf {
+    sandbox.write("config.toml", format!("refresh_on_startup = {refresh_on_startup}\nrefresh_interval_minutes = 0\n"))
+}
+
+#[test]
+fn of_two_readers_started_at_once_one_runs_and_the_other_names_its_pid() {
+    if !have_script() {
+        eprintln!("skipped: util-linux `script` is not installed, and the reader needs a terminal");
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let config = config(&sandbox, false);
+    let screens = [sandbox.path("screen-a"), sandbox.path("screen-b")];
+    let mut readers = [Reader::start(&sandbox, &config, &screens[0]), Reader::start(&sandbox, &config, &screens[1])];
+    // The one that loses exits on its own; the other keeps running.
+    let (lost, status) = poll("one of the two readers to give up", || {
+        readers.iter_mut().enumerate().find_map(|(i, r)| r.script.try_wait().expect("try_wait").map(|s| (i, s)))
+    });
+    assert_eq!(status.code(), Some(1), "the second reader exits with status 1");
+    let holder = poll("the running reader's pid", || lock_holder(&sandbox.db()));
+    let said = std::fs::read_to_string(&screens[lost]).unwrap_or_default();
+    assert!(
+        said.contains(&format!("another tidings reader (pid {holder}) has the database")),
+        "the second reader names the first one's pid {holder}: {said:?}"
+    );
+    let command = std::fs::read_to_string(format!("/proc/{holder}/cmdline")).unwrap_or_default();
+    assert!(command.contains("tidings"), "pid {holder} is the running reader: {command:?}");
+
+    let [a, b] = readers;
+    let running = if lost == 0 { b } else { a };
+    assert!(running.quit().success());
+    // Its lock went with it.
+    tidings::store::ReaderLock::acquire(&sandbox.db()).expect("the lock is free once the reader quit");
+}
+
+/// A feed of `items` entries; `version` changes every title.
+fn feed(name: &str, items: usize, version: u32) -> Reply {
+    let entries: Vec<(String, String, String)> = (0..items)
+        .map(|i| (format!("{name}-{i}"), format!("{name} entry {i} v{version}"), format!("<p>{i}</p>")))
+        .collect();
+    let refs: Vec<(&str, &str, &str)> = entries.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+    Reply::ok("application/rss+xml", rss(name, &refs))
+}
+
+#[test]
+fn headless_commands_next_to_a_running_reader_wait_their_turn_and_lose_no_write() {
+    if !have_script() {
+        eprintln!("skipped: util-linux `script` is not installed, and the reader needs a terminal");
+        return;
+    }
+    const FEEDS: usize = 30;
+    let server = Server::start();
+    for i in 0..FEEDS {
+        server.route(&format!("/f{i}.xml"), feed(&format!("f{i}"), 10, 1));
+    }
+    let sandbox = Sandbox::new();
+    let list: Vec<(String, String)> =
+        (0..FEEDS).map(|i| (format!("F{i}"), server.url(&format!("/f{i}.xml")))).collect();
+    let refs: Vec<(Option<&str>, &str, &str)> = list.iter().map(|(t, u)| (None, t.as_str(), u.as_str())).collect();
+    let subs = sandbox.write("subs.opml", opml(&refs));
+    let first = sandbox.tidings().arg("--opml").arg(&subs).arg("refresh").output().unwrap();
+    assert!(first.status.success(), "{}", stderr(&first));
+
+    // Marks made before: every entry of the even feeds read and starred.
+    let open = || {
+        let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
+        conn.busy_timeout(Duration::from_secs(120)).unwrap();
+        conn
+    };
+    let marked = open()
+        .execute(
+            "UPDATE entries SET read = 1, starred = 1
+             WHERE feed_id IN (SELECT id FROM feeds WHERE CAST(substr(url, instr(url, '/f') + 2) AS INTEGER) % 2 = 0)",
+            [],
+        )
+        .unwrap();
+    assert_eq!(marked, FEEDS / 2 * 10);
+
+    // The feeds change: new titles, two new entries each. The reader refreshes them as it starts.
+    for i in 0..FEEDS {
+        server.route(&format!("/f{i}.xml"), feed(&format!("f{i}"), 12, 2));
+    }
+    server.route("/extra0.xml", feed("extra0", 3, 1));
+    server.route("/extra1.xml", feed("extra1", 3, 1));
+    let config = config(&sandbox, true);
+    let reader = Reader::start(&sandbox, &config, &sandbox.path("screen"));
+    poll("the reader to take its lock", || lock_holder(&sandbox.db()));
+
+    // At once: three refreshes, an import of 200 more subscriptions, two adds, and writes from this process.
+    for i in 0..200 {
+        server.route(&format!("/more/{i}.xml"), feed(&format!("m{i}"), 1, 1));
+    }
+    let more: Vec<(String, String)> =
+        (0..200).map(|i| (format!("M{i}"), server.url(&format!("/more/{i}.xml")))).collect();
+    let refs: Vec<(Option<&str>, &str, &str)> =
+        more.iter().map(|(t, u)| (Some("More"), t.as_str(), u.as_str())).collect();
+    let more_file = sandbox.write("more.opml", opml(&refs));
+    let spawn = |args: &[&str]| {
+        sandbox.tidings().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn tidings")
+    };
+    let mut children = vec![
+        ("refresh", spawn(&["refresh"])),
+        ("refresh", spawn(&["refresh"])),
+        ("import", spawn(&["import", path_str(&more_file)])),
+        ("add", spawn(&["add", &server.url("/extra0.xml")])),
+        ("refresh", spawn(&["refresh"])),
+        ("add", spawn(&["add", &server.url("/extra1.xml")])),
+    ];
+    let conn = open();
+    let odd_entries: Vec<i64> = conn
+        .prepare(
+            "SELECT e.id FROM entries e JOIN feeds f ON f.id = e.feed_id
+             WHERE CAST(substr(f.url, instr(f.url, '/f') + 2) AS INTEGER) % 2 = 1 ORDER BY e.id",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut conn = conn;
+    for id in &odd_entries {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).unwrap();
+        tx.execute("UPDATE entries SET read = 1 WHERE id = ?1", [id]).unwrap();
+        tx.commit().unwrap();
+    }
+    for (name, child) in children.drain(..) {
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert!(out.status.success(), "{name} failed: {err}{}", support::stdout(&out));
+        assert!(!err.contains("locked") && !err.contains("busy"), "{name}: {err}");
+    }
+    assert!(reader.quit().success(), "the reader quits cleanly");
+
+    let conn = open();
+    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+    let integrity: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(integrity, "ok");
+    assert_eq!(count("SELECT count(*) FROM feeds"), (FEEDS + 200 + 2) as i64, "every subscription was added");
+    assert_eq!(count("SELECT count(*) FROM feeds f JOIN folders d ON d.id = f.folder_id WHERE d.name = 'More'"), 200);
+    let per_feed: Vec<(String, i64, i64)> = conn
+        .prepare(
+            "SELECT f.url, count(e.id), sum(e.title LIKE '% v2') FROM feeds f JOIN entries e ON e.feed_id = f.id
+             WHERE f.url LIKE '%/f%.xml' GROUP BY f.id",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(per_feed.len(), FEEDS);
+    for (url, entries, updated) in &per_feed {
+        assert_eq!((*entries, *updated), (12, 12), "{url}: every entry stored and updated once");
+    }
+    assert_eq!(count("SELECT count(*) FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.url LIKE '%extra%'"), 6);
+    // Marks: the ones made before the refreshes and the ones made during them are all there.
+    assert_eq!(count("SELECT count(*) FROM entries WHERE starred = 1"), (FEEDS / 2 * 10) as i64);
+    assert_eq!(count("SELECT count(*) FROM entries WHERE starred = 1 AND read = 1"), (FEEDS / 2 * 10) as i64);
+    let still_read = odd_entries
+        .iter()
+        .filter(|id| conn.query_row("SELECT read FROM entries WHERE id = ?1", [id], |r| r.get::<_, bool>(0)).unwrap())
+        .count();
+    assert_eq!(still_read, odd_entries.len(), "every mark made during the refreshes was kept");
+}

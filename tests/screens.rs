@@ -1,0 +1,388 @@
+//! Whole-screen snapshots of every pane and dialog, drawn by the real `ui::draw` on ratatui's TestBackend from
+//! states built by the real `app::update`, at several terminal sizes, with a fixed clock and time zone (UTC).
+//! A change to any screen shows up here as a snapshot diff (`tests/snapshots/screens__*.snap`).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use tidings::app::{Event, ListKey, Setup, State, update};
+use tidings::model::{
+    Discovery, EntryDetail, EntryRef, EntryRow, ErrorKind, FeedInfo, FeedKind, FeedRow, FolderRow, Found, RefreshEvent,
+    Sort, ViewCounts,
+};
+use tidings::ui::Theme;
+
+/// 2025-06-15 14:13:20 UTC.
+const NOW: i64 = 1_750_000_400;
+
+/// The sizes every main screen is drawn at: three panes, two panes, one pane.
+const SIZES: [(u16, u16); 3] = [(160, 40), (80, 24), (50, 20)];
+
+fn key(s: &mut State, c: char) {
+    update(s, Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+}
+
+fn code(s: &mut State, code: KeyCode) {
+    update(s, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)>) -> FeedRow {
+    FeedRow {
+        id,
+        url: format!("https://example.com/{id}/feed.xml"),
+        title: title.into(),
+        site_url: Some(format!("https://example.com/{id}/")),
+        folder_id: folder.map(|f| f.0),
+        folder: folder.map(|f| f.1.to_string()),
+        unread,
+        last_status: Some(200),
+        last_error: None,
+        error_kind: None,
+        last_fetched_at: Some(NOW - 600),
+        encoding_overridden: false,
+        encoding_forced: None,
+        retry_at: None,
+        dead: false,
+        full_text: false,
+    }
+}
+
+fn entries() -> Vec<EntryRow> {
+    let titles = [
+        "Rust 2026 roadmap: what the compiler team is planning next",
+        "A terminal feed reader that decodes every encoding",
+        "東京の天気: 晴れ時々曇り",
+        "Why HTTP caching still matters in 2026",
+        "Short one",
+    ];
+    titles
+        .iter()
+        .enumerate()
+        .map(|(i, t)| EntryRow {
+            id: 100 + i as i64,
+            feed_id: 1,
+            title: Some(t.to_string()),
+            link: Some(format!("https://example.com/1/post-{i}.html")),
+            date: NOW - 86_400 * i as i64,
+            read: i >= 3,
+            starred: i == 1,
+        })
+        .collect()
+}
+
+/// A reader with feeds in a folder, an erroring feed, a waiting feed and the first feed's entries.
+fn reader(size: (u16, u16)) -> State {
+    let mut s = State::new(Setup::default(), size);
+    update(&mut s, Event::Tick(NOW));
+    let mut failing = feed(3, "Broken Feed", 0, None);
+    failing.last_error = Some("HTTP 404 (not found; the feed may have moved)".into());
+    failing.error_kind = Some(ErrorKind::Http);
+    let mut waiting = feed(5, "Busy Server", 0, Some((7, "News")));
+    waiting.retry_at = Some(NOW + 1800);
+    let mut cyrillic = feed(6, "Новости дня", 4, Some((7, "News")));
+    cyrillic.encoding_overridden = true;
+    update(
+        &mut s,
+        Event::FeedsLoaded {
+            feeds: vec![
+                feed(1, "Planet Rust", 3, None),
+                feed(2, "A feed with a rather long title that will not fit", 12, None),
+                failing,
+                feed(4, "World News", 25, Some((7, "News"))),
+                waiting,
+                cyrillic,
+            ],
+            folders: vec![FolderRow { id: 7, name: "News".into(), parent: None, collapsed: false }],
+            views: ViewCounts { all: 120, unread: 44, starred: 2 },
+            seen_writes: 0,
+        },
+    );
+    // Feed 1 selected, its entries shown.
+    while s.feeds.selected_list() != Some(ListKey::Feed(1)) {
+        key(&mut s, 'j');
+    }
+    let rows = entries();
+    let refs =
+        rows.iter().map(|e| EntryRef { id: e.id, feed_id: e.feed_id, read: e.read, starred: e.starred }).collect();
+    let order = (Sort::Newest, false);
+    update(&mut s, Event::EntriesLoaded { list: ListKey::Feed(1), refs, rows, order, keep: None, seen_writes: 0 });
+    s
+}
+
+fn detail() -> EntryDetail {
+    EntryDetail {
+        id: 100,
+        feed_id: 1,
+        feed_title: "Planet Rust".into(),
+        title: Some("Rust 2026 roadmap: what the compiler team is planning next".into()),
+        link: Some("https://example.com/1/post-0.html".into()),
+        author: Some("Ann Author".into()),
+        published_at: Some(NOW - 3600),
+        updated_at: None,
+        content_html: Some(
+            "<p>The <b>compiler team</b> met in <a href=\"https://example.com/meeting-notes/2026/06/compiler-team-planning-session.html\">June</a> \
+             to plan the year.</p><h2>Highlights</h2><ul><li>Faster builds</li><li>Better errors</li></ul>\
+             <pre>fn main() {\n    println!(\"hello\");\n}</pre><blockquote>We ship when it is ready.</blockquote>"
+                .into(),
+        ),
+        summary_html: None,
+        read: true,
+        starred: false,
+        categories: vec!["rust".into(), "compilers".into()],
+        enclosures: vec![],
+        comments: None,
+        thumbnail: None,
+        full_html: None,
+        full_error: None,
+    }
+}
+
+fn with_article(mut s: State) -> State {
+    key(&mut s, 'l');
+    code(&mut s, KeyCode::Enter);
+    update(&mut s, Event::ArticleLoaded { entry_id: 100, detail: Some(Box::new(detail())) });
+    let width = s.article_width();
+    let html = detail().content_html.unwrap();
+    let body = tidings::render::render_article(&html, usize::from(width), detail().link.as_deref());
+    update(&mut s, Event::ArticleRendered { entry_id: 100, width, body: Ok(body) });
+    s
+}
+
+fn draw(s: &State) -> String {
+    let (width, height) = s.viewport;
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| tidings::ui::draw(f, s, &Theme::default())).unwrap();
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..height {
+        let mut line = String::new();
+        for x in 0..width {
+            line.push_str(buffer[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Snapshots a screen built by `build` at each size.
+fn at_sizes(name: &str, sizes: &[(u16, u16)], build: impl Fn((u16, u16)) -> State) {
+    for &(w, h) in sizes {
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), draw(&build((w, h))));
+    }
+}
+
+#[test]
+fn empty_reader() {
+    at_sizes("empty", &SIZES[..2], |size| {
+        let mut s = State::new(Setup::default(), size);
+        update(&mut s, Event::Tick(NOW));
+        update(
+            &mut s,
+            Event::FeedsLoaded { feeds: vec![], folders: vec![], views: ViewCounts::default(), seen_writes: 0 },
+        );
+        s
+    });
+}
+
+#[test]
+fn feed_list_with_markers_folders_and_counts() {
+    at_sizes("feeds", &SIZES, reader);
+}
+
+#[test]
+fn entry_list_focused() {
+    at_sizes("entries", &SIZES, |size| {
+        let mut s = reader(size);
+        key(&mut s, 'l');
+        key(&mut s, 'j');
+        s
+    });
+}
+
+#[test]
+fn article_open() {
+    at_sizes("article", &SIZES, |size| with_article(reader(size)));
+}
+
+#[test]
+fn article_zoomed() {
+    at_sizes("article_zoomed", &SIZES[..1], |size| {
+        let mut s = with_article(reader(size));
+        key(&mut s, 'z');
+        let width = s.article_width();
+        let body = tidings::render::render_article(&detail().content_html.unwrap(), usize::from(width), None);
+        update(&mut s, Event::ArticleRendered { entry_id: 100, width, body: Ok(body) });
+        s
+    });
+}
+
+#[test]
+fn refresh_in_progress_with_an_error() {
+    at_sizes("refreshing", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'R');
+        update(&mut s, Event::Refresh(RefreshEvent::Started { feed_id: 4 }));
+        update(
+            &mut s,
+            Event::Refresh(RefreshEvent::Failed {
+                feed_id: 2,
+                title: "A feed with a rather long title that will not fit".into(),
+                url: "https://example.com/2/feed.xml".into(),
+                kind: ErrorKind::Timeout,
+                message: "no answer within 30 s; the site may be down or slow, try again later".into(),
+                retry_at: None,
+                dead: false,
+            }),
+        );
+        s
+    });
+}
+
+#[test]
+fn help() {
+    at_sizes("help", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        key(&mut s, '?');
+        s
+    });
+    at_sizes("help_end", &SIZES[2..], |size| {
+        let mut s = reader(size);
+        key(&mut s, '?');
+        key(&mut s, 'G');
+        s
+    });
+}
+
+#[test]
+fn feed_info() {
+    at_sizes("info", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'i');
+        let row = s.feeds.feeds[0].clone();
+        let info = FeedInfo {
+            row,
+            entries: 5,
+            failures: 0,
+            last_success_at: Some(NOW - 600),
+            etag: Some("\"abc\"".into()),
+            last_modified: Some("Sun, 15 Jun 2025 13:00:00 GMT".into()),
+            added_at: NOW - 86_400 * 30,
+            decision: None,
+            warnings: vec!["an unescaped & was read as &amp;".into()],
+            own_title: Some("Planet Rust: news from the Rust community".into()),
+        };
+        update(&mut s, Event::FeedInfoLoaded { feed_id: 1, info: Some(Box::new(info)) });
+        s
+    });
+}
+
+#[test]
+fn prompt_shows_exactly_what_was_typed() {
+    at_sizes("prompt", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'a');
+        for c in "a  b".chars() {
+            key(&mut s, c);
+        }
+        code(&mut s, KeyCode::Left);
+        s
+    });
+}
+
+#[test]
+fn picker_confirm_and_report() {
+    let found = |url: &str, title: &str, kind| Found {
+        url: url.into(),
+        title: Some(title.into()),
+        kind,
+        found_by: tidings::feedlinks::FoundBy::LinkTag,
+    };
+    at_sizes("picker", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'a');
+        for c in "example.com".chars() {
+            key(&mut s, c);
+        }
+        code(&mut s, KeyCode::Enter);
+        let feeds = vec![
+            found("https://example.com/posts.xml", "Posts", FeedKind::Rss2),
+            found("https://example.com/comments.atom", "Comments", FeedKind::Atom),
+        ];
+        update(
+            &mut s,
+            Event::Discovered { request: 0, discovery: Box::new(Discovery { feeds, ..Default::default() }) },
+        );
+        s
+    });
+    at_sizes("confirm", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'D');
+        s
+    });
+    at_sizes("report", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'a');
+        for c in "nothing.example".chars() {
+            key(&mut s, c);
+        }
+        code(&mut s, KeyCode::Enter);
+        let tried =
+            vec!["<link> tags in the page: none".into(), "common feed addresses: /feed, /rss, /atom.xml".into()];
+        let discovery = Discovery { url: "https://nothing.example".into(), tried, ..Default::default() };
+        update(&mut s, Event::Discovered { request: 0, discovery: Box::new(discovery) });
+        s
+    });
+    at_sizes("message_log", &SIZES[1..2], |size| {
+        let mut s = reader(size);
+        update(&mut s, Event::Error(format!("cannot save the read state: database is busy {}", "x".repeat(120))));
+        key(&mut s, 'L');
+        s
+    });
+}
+
+#[test]
+fn an_article_opened_from_a_search_marks_what_matched() {
+    let mut s = reader((160, 40));
+    key(&mut s, '/');
+    for c in "compiler team".chars() {
+        key(&mut s, c);
+    }
+    code(&mut s, KeyCode::Enter);
+    let rows = entries();
+    let refs = rows
+        .iter()
+        .take(1)
+        .map(|e| EntryRef { id: e.id, feed_id: e.feed_id, read: e.read, starred: e.starred })
+        .collect();
+    let order = (Sort::Newest, false);
+    let found = rows.into_iter().take(1).collect();
+    update(
+        &mut s,
+        Event::EntriesLoaded { list: ListKey::Search, refs, rows: found, order, keep: None, seen_writes: 0 },
+    );
+    let s = with_article_from_list(s);
+    let (width, height) = s.viewport;
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| tidings::ui::draw(f, &s, &Theme::default())).unwrap();
+    let buffer = terminal.backend().buffer();
+    let theme = Theme::default();
+    let marked: String = (0..height)
+        .flat_map(|y| (0..width).map(move |x| (x, y)))
+        .filter(|&(x, y)| buffer[(x, y)].bg == theme.matched.bg.unwrap())
+        .map(|(x, y)| buffer[(x, y)].symbol().to_string())
+        .collect();
+    assert!(marked.contains("compiler") && marked.contains("team"), "marked: {marked:?}");
+    assert!(!marked.contains("roadmap"), "only the matches: {marked:?}");
+}
+
+/// Opens the selected entry of whatever list is shown, with its article rendered.
+fn with_article_from_list(mut s: State) -> State {
+    s.focus = tidings::app::Pane::Entries;
+    code(&mut s, KeyCode::Enter);
+    update(&mut s, Event::ArticleLoaded { entry_id: 100, detail: Some(Box::new(detail())) });
+    let width = s.article_width();
+    let body = tidings::render::render_article(&detail().content_html.unwrap(), usize::from(width), None);
+    update(&mut s, Event::ArticleRendered { entry_id: 100, width, body: Ok(body) });
+    s
+}
