@@ -593,3 +593,32 @@ async fn after_ctrl_z_the_loop_redraws_without_asking_the_terminal_where_its_cur
     assert_eq!(host.suspended, 1);
     assert!(app.state.quit);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_added_and_refreshed_from_the_command_line_shows_in_the_running_reader() {
+    let w = world();
+    w.server.route("/three.xml", Reply::ok("application/rss+xml", rss("Feed Three", &[("c1", "Cee", "<p>c</p>")])));
+    let mut app = Reader::new(options(&w, false)).unwrap();
+    app.start();
+    app.run_until(WAIT, |s| s.feeds.loaded).await.unwrap();
+    assert_eq!(app.state.feeds.feeds.len(), 4);
+    assert!(app.state.feeds.feeds.iter().all(|f| f.unread == 0), "nothing fetched yet");
+
+    // Another process: the command line, beside the running reader.
+    let (sandbox, url) = (w.sandbox.tidings(), w.server.url("/three.xml"));
+    let outside = tokio::task::spawn_blocking(move || {
+        let mut add = sandbox;
+        let added = add.args(["add", &url]).output().unwrap();
+        assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    });
+    outside.await.unwrap();
+    let mut refresh = w.sandbox.tidings();
+    let refreshed = tokio::task::spawn_blocking(move || refresh.arg("refresh").output().unwrap()).await.unwrap();
+    assert!(!refreshed.stdout.is_empty());
+
+    let shows_it_all = |s: &State| {
+        let by = |t: &str| s.feeds.feeds.iter().find(|f| f.title == t).map(|f| f.unread);
+        by("Feed Three") == Some(1) && by("One") == Some(3)
+    };
+    app.run_until(WAIT, shows_it_all).await.unwrap();
+}

@@ -91,6 +91,8 @@ pub enum Event {
     Purged {
         entries: usize,
     },
+    /// Another process wrote to the database (`tidings refresh`, `add`, `import`): read what is shown again.
+    ChangedOutside,
     /// An entry's full article was fetched and stored (its sanitized HTML), or why there is none.
     FullTextFetched {
         entry_id: EntryId,

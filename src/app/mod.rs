@@ -97,6 +97,11 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
             effects.extend(entries::changed(state));
             effects
         }
+        Event::ChangedOutside => {
+            let mut effects = vec![Effect::LoadFeeds];
+            effects.extend(entries::changed(state));
+            effects
+        }
         Event::RefreshStopped { batch, ids, reason } => progress::on_stopped(state, batch, ids, reason),
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
         Event::Notice(text) => {

@@ -140,12 +140,15 @@ impl Reader {
 
     /// Asks for the first feed list (everything else follows from the events), and in the background purges
     /// what retention lets go (a [`Event::Purged`] when it did) and brings the search index up to date (a
-    /// headless refresh leaves its entries to index).
+    /// headless refresh leaves its entries to index), then watches for other processes' writes
+    /// ([`Event::ChangedOutside`]).
     pub fn start(&mut self) {
         self.services.run(Effect::LoadFeeds);
         let (writer, retention, inbox) =
             (self.services.writer.clone(), self.services.retention.clone(), self.services.inbox.clone());
         tokio::spawn(async move { upkeep::purge_and_index(&writer, retention, &inbox).await });
+        let (writer, inbox) = (self.services.writer.clone(), self.services.inbox.clone());
+        tokio::spawn(upkeep::watch_outside(writer, inbox, upkeep::WATCH_EVERY));
     }
 
     /// Applies one event and starts the work it calls for.
