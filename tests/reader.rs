@@ -622,3 +622,31 @@ async fn a_feed_added_and_refreshed_from_the_command_line_shows_in_the_running_r
     };
     app.run_until(WAIT, shows_it_all).await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_search_replaces_the_first_query_and_leaves_no_article_of_the_old_results() {
+    let w = world();
+    let mut app = Reader::new(options(&w, true)).unwrap();
+    app.start();
+    app.run_until(WAIT, all_fetched).await.unwrap();
+    let search = |app: &mut Reader, typed: &str| {
+        key(app, KeyCode::Char('/'));
+        for c in typed.chars() {
+            key(app, KeyCode::Char(c));
+        }
+        key(app, KeyCode::Enter);
+    };
+    search(&mut app, "upsilon");
+    app.run_until(WAIT, |s| s.entries.of == Some(tidings::app::ListKey::Search) && s.entries.loaded).await.unwrap();
+    key(&mut app, KeyCode::Enter);
+    app.run_until(WAIT, |s| s.article.view.is_some()).await.unwrap();
+
+    // The prompt opens with "upsilon" selected: typing replaces it.
+    search(&mut app, "alpha");
+    assert_eq!(app.state.feeds.search.as_ref().map(|s| s.query.as_str()), Some("alpha"));
+    app.run_until(WAIT, |s| s.entries.loaded).await.unwrap();
+    assert_eq!(app.state.entries.row(0).and_then(|r| r.title.as_deref()), Some("Alpha arrives"));
+    assert!(app.state.article.view.is_none(), "Upsilon's article is not one of the new results");
+    let said = app.state.status.current(app.state.clock.now).map(|m| m.text.clone());
+    assert_eq!(said.as_deref(), Some("1 entry matches alpha"), "no lingering 'Searching for…'");
+}

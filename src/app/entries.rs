@@ -220,6 +220,14 @@ pub fn on_loaded(
         return Vec::new();
     }
     let keep = keep.or_else(|| state.entries.selected_ref().map(|r| r.id));
+    let first = !state.entries.loaded;
+    if first
+        && let Some(view) = &state.article.view
+        && !refs.iter().any(|r| r.id == view.detail.id)
+    {
+        // A new list (a new search, a view) that does not hold the open article: it would read as one of its.
+        state.article = Default::default();
+    }
     let list_state = &mut state.entries;
     list_state.refs = refs;
     list_state.rows = rows.into_iter().map(|r| (r.id, r)).collect();
@@ -229,6 +237,15 @@ pub fn on_loaded(
     (list_state.sort, list_state.unread_only) = order;
     if let (ListKey::Search, Some(search)) = (list, state.feeds.search.as_mut()) {
         search.count = Some(state.entries.refs.len());
+        if first {
+            let (n, query) = (state.entries.refs.len(), crate::sanitize::one_line(&search.query, 100));
+            let text = match n {
+                0 => format!("Nothing matches {query}"),
+                1 => format!("1 entry matches {query}"),
+                n => format!("{n} entries match {query}"),
+            };
+            state.status.info(text, state.clock.now);
+        }
     }
     let index = keep.and_then(|id| state.entries.position(id)).unwrap_or(0);
     let height = state.list_height(Pane::Entries);

@@ -8,6 +8,9 @@ pub struct TextInput {
     text: String,
     /// Byte offset of the cursor, always on a character boundary.
     cursor: usize,
+    /// The whole text is selected (a prompt opened with an earlier answer): typing replaces it, deleting
+    /// clears it, a movement keeps it and starts editing.
+    selected: bool,
 }
 
 /// Longest text a prompt accepts.
@@ -15,7 +18,17 @@ const MAX_LEN: usize = 4096;
 
 impl TextInput {
     pub fn new(initial: &str) -> TextInput {
-        TextInput { text: initial.to_string(), cursor: initial.len() }
+        TextInput { text: initial.to_string(), cursor: initial.len(), selected: false }
+    }
+
+    /// `initial`, selected: the first character typed replaces it.
+    pub fn selected(initial: &str) -> TextInput {
+        TextInput { selected: !initial.is_empty(), ..TextInput::new(initial) }
+    }
+
+    /// Whether the whole text is selected (drawn highlighted).
+    pub fn is_selected(&self) -> bool {
+        self.selected
     }
 
     pub fn text(&self) -> &str {
@@ -25,6 +38,11 @@ impl TextInput {
     /// The cursor as a count of characters from the start (for drawing).
     pub fn cursor_chars(&self) -> usize {
         self.text[..self.cursor].chars().count()
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.cursor = 0;
     }
 
     fn prev_boundary(&self) -> usize {
@@ -38,6 +56,17 @@ impl TextInput {
     /// Applies an editing key; returns false for keys it does not use (Enter, Esc, Tab…).
     pub fn handle(&mut self, key: KeyEvent) -> bool {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if std::mem::take(&mut self.selected) {
+            match key.code {
+                KeyCode::Char(c) if !ctrl && !c.is_control() => self.clear(),
+                KeyCode::Backspace | KeyCode::Delete => {
+                    self.clear();
+                    return true;
+                }
+                KeyCode::Enter | KeyCode::Esc | KeyCode::Tab => self.selected = true,
+                _ => {}
+            }
+        }
         match key.code {
             KeyCode::Char('a') if ctrl => self.cursor = 0,
             KeyCode::Char('e') if ctrl => self.cursor = self.text.len(),
@@ -129,6 +158,27 @@ mod tests {
         input.handle(key(KeyCode::Left));
         input.handle(ctrl('u'));
         assert_eq!((input.text(), input.cursor_chars()), ("c", 0));
+    }
+
+    #[test]
+    fn a_selected_answer_is_replaced_by_typing_cleared_by_backspace_and_kept_by_a_movement() {
+        let mut input = TextInput::selected("rust");
+        assert!(input.is_selected());
+        input.handle(key(KeyCode::Char('g')));
+        input.handle(key(KeyCode::Char('o')));
+        assert_eq!((input.text(), input.is_selected()), ("go", false));
+
+        let mut input = TextInput::selected("rust");
+        input.handle(key(KeyCode::Backspace));
+        assert_eq!(input.text(), "");
+
+        let mut input = TextInput::selected("rust");
+        input.handle(key(KeyCode::Tab));
+        assert!(input.is_selected(), "keys the prompt uses leave the selection");
+        input.handle(key(KeyCode::Left));
+        input.handle(key(KeyCode::Char('y')));
+        assert_eq!((input.text(), input.is_selected()), ("rusyt", false));
+        assert!(!TextInput::selected("").is_selected());
     }
 
     #[test]

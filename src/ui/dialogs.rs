@@ -131,7 +131,11 @@ fn prompt(frame: &mut Frame<'_>, state: &State, theme: &Theme, prompt: &Prompt) 
     }
     let mut lines = vec![
         Line::from(Span::styled(one_line(&prompt.hint, 300), theme.hint)),
-        Line::from(vec![Span::raw("> "), Span::styled(visible, theme.input)]),
+        Line::from(vec![
+            Span::raw("> "),
+            // A selected earlier answer, highlighted: typing replaces it.
+            Span::styled(visible, if prompt.input.is_selected() { theme.input.reversed() } else { theme.input }),
+        ]),
     ];
     if let Some(error) = &prompt.error {
         lines.push(Line::from(Span::styled(one_line(error, 300), theme.error)));

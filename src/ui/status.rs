@@ -26,11 +26,16 @@ pub fn bar(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
         let room = width.saturating_sub(used + right.width() + 2);
         let text = one_line(&message.text, 2000);
         let shown = if text.width() > room {
-            // Cut, and say where the rest is.
+            // Cut (`fit` ends it with one "…"), and say where the rest is.
             let log = state.keymap.hint(Context::General, Action::MessageLog);
-            let tail = if log.is_empty() { "…".to_string() } else { format!("… ({log}: all of it)") };
+            let tail = if log.is_empty() { String::new() } else { format!(" ({log}: all of it)") };
             let keep = room.saturating_sub(tail.width());
-            format!("{}{tail}", super::fit(&text, keep).trim_end())
+            let cut = super::fit(&text, keep);
+            let cut = match cut.strip_suffix('…') {
+                Some(kept) => format!("{}…", kept.trim_end()),
+                None => cut,
+            };
+            format!("{cut}{tail}")
         } else {
             text
         };

@@ -43,8 +43,9 @@ pub enum PromptPurpose {
 }
 
 impl Prompt {
+    /// A prompt with `initial` as its answer, selected: typing replaces it, a movement key edits it.
     pub fn new(title: &str, hint: &str, initial: &str, purpose: PromptPurpose) -> Prompt {
-        Prompt { title: title.into(), hint: hint.into(), input: TextInput::new(initial), error: None, purpose }
+        Prompt { title: title.into(), hint: hint.into(), input: TextInput::selected(initial), error: None, purpose }
     }
 }
 
