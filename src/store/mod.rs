@@ -371,8 +371,20 @@ impl ReaderLock {
                 Ok(ReaderLock { _file: file })
             }
             Err(std::fs::TryLockError::WouldBlock) => {
-                let mut holder = String::new();
-                let pid = file.read_to_string(&mut holder).ok().and_then(|_| holder.trim().parse().ok());
+                // A holder that has just taken the lock may not have written its pid yet: give it a moment.
+                let mut pid = None;
+                for _ in 0..50 {
+                    let mut holder = String::new();
+                    pid = file
+                        .rewind()
+                        .and_then(|()| file.read_to_string(&mut holder))
+                        .ok()
+                        .and_then(|_| holder.trim().parse().ok());
+                    if pid.is_some() {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(4));
+                }
                 Err(StoreError::ReaderRunning { path: db.to_path_buf(), pid })
             }
             Err(std::fs::TryLockError::Error(source)) => Err(lock_err(source)),
