@@ -62,6 +62,9 @@ pub fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
                         ("!", theme.error)
                     } else if feed.encoding_overridden || feed.encoding_forced.is_some() {
                         ("~", theme.overridden)
+                    } else if feed.full_text {
+                        // `T`: new entries are read in full from their pages.
+                        ("¶", theme.hint)
                     } else {
                         (" ", Style::default())
                     };
@@ -150,29 +153,29 @@ pub fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) 
         list.of,
         Some(ListKey::Folder(_) | ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search)
     );
+    // Across feeds, a column says whose entry it is (newsboat's query feeds do the same).
+    let feed_column = if show_feed && width >= 36 { (width / 4).clamp(8, 20) } else { 0 };
     let lines: Vec<Line<'_>> = (list.cursor.offset..list.len())
         .take(usize::from(inner.height))
         .map(|i| {
             let r = list.refs[i];
-            let marker = match (r.starred, r.read) {
-                (true, _) => "★ ",
-                (false, false) => "● ",
-                (false, true) => "  ",
-            };
-            let (date, mut title) = match list.row(i) {
+            // Read state and star are separate columns: a starred entry still says whether it is read.
+            let marker = format!("{}{} ", if r.read { ' ' } else { '●' }, if r.starred { '★' } else { ' ' });
+            let (date, title) = match list.row(i) {
                 Some(row) => (
                     date_column(state.clock.zone, row.date, width),
                     row.title.as_deref().map(|t| one_line(t, 400)).unwrap_or_else(|| "(untitled)".into()),
                 ),
                 None => (" ".repeat(date_column(state.clock.zone, 0, width).width()), "…".to_string()),
             };
-            if show_feed && width >= 60 {
-                // Across feeds, say whose entry it is.
-                if let Some(feed) = state.feeds.feed(r.feed_id) {
-                    title = format!("{title} · {}", one_line(&feed.title, 40));
-                }
-            }
-            let rest = width.saturating_sub(marker.width() + date.width());
+            let feed = if feed_column > 0 {
+                let name = state.feeds.feed(r.feed_id).map(|f| one_line(&f.title, 200)).unwrap_or_default();
+                let name = fit(&name, feed_column - 1);
+                format!("{name}{} ", " ".repeat((feed_column - 1).saturating_sub(name.width())))
+            } else {
+                String::new()
+            };
+            let rest = width.saturating_sub(marker.width() + date.width() + feed.width());
             let mut style = if r.read { theme.read } else { theme.unread };
             let mut date_style = theme.date;
             if i == list.cursor.index {
@@ -182,6 +185,7 @@ pub fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) 
             Line::from(vec![
                 Span::styled(marker, theme.unread_marker),
                 Span::styled(date, date_style),
+                Span::styled(feed, date_style),
                 Span::styled(fit(&title, rest), style),
             ])
         })

@@ -42,6 +42,14 @@ impl Info {
         field("Site", row.site_url.clone().unwrap_or_else(|| "—".into()));
         field("Folder", row.folder.clone().unwrap_or_else(|| "—".into()));
         field("Entries", format!("{} ({} unread)", info.entries, row.unread));
+        field(
+            "Full text",
+            if row.full_text {
+                "new entries' pages are fetched on refresh (T stops it)".into()
+            } else {
+                "no: the feed's own content (T fetches each new entry's page)".into()
+            },
+        );
         let status = row.last_status.map(|s| format!(" (HTTP {s})")).unwrap_or_default();
         field("Last fetched", format!("{}{status}", when(row.last_fetched_at)));
         field("Last success", when(info.last_success_at));
