@@ -86,7 +86,7 @@ fn reader(size: (u16, u16)) -> State {
         Event::FeedsLoaded {
             feeds: vec![
                 feed(1, "Planet Rust", 3, None),
-                feed(2, "A feed with a rather long title that will not fit", 12, None),
+                FeedRow { full_text: true, ..feed(2, "A feed with a rather long title that will not fit", 12, None) },
                 failing,
                 feed(4, "World News", 25, Some((7, "News"))),
                 waiting,
@@ -196,6 +196,27 @@ fn entry_list_focused() {
         let mut s = reader(size);
         key(&mut s, 'l');
         key(&mut s, 'j');
+        s
+    });
+}
+
+#[test]
+fn unread_view_across_feeds_names_each_entrys_feed() {
+    at_sizes("unread_view", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        while s.feeds.selected_list() != Some(ListKey::Unread) {
+            key(&mut s, 'k');
+        }
+        let rows: Vec<EntryRow> = entries()
+            .into_iter()
+            .zip([1, 2, 4, 6, 2])
+            .map(|(e, feed_id)| EntryRow { feed_id, read: false, ..e })
+            .collect();
+        let refs =
+            rows.iter().map(|e| EntryRef { id: e.id, feed_id: e.feed_id, read: e.read, starred: e.starred }).collect();
+        let order = (Sort::Newest, false);
+        update(&mut s, Event::EntriesLoaded { list: ListKey::Unread, refs, rows, order, keep: None, seen_writes: 0 });
+        key(&mut s, 'l');
         s
     });
 }
