@@ -80,12 +80,63 @@ pub(super) fn on_key(
             }
         }
         _ => {
+            if let Some(count) = numbered(state, prompt.purpose) {
+                return on_number_key(state, prompt, key, count);
+            }
             if prompt.input.handle(key) {
                 prompt.error = None;
             }
             (Next::Keep, Vec::new())
         }
     }
+}
+
+/// How many things a prompt that asks for a number chooses from (links, media files), if it is one.
+fn numbered(state: &State, purpose: PromptPurpose) -> Option<usize> {
+    let view = state.article.view.as_ref();
+    match purpose {
+        PromptPurpose::FollowLink => Some(view.map_or(0, |a| a.links.len())),
+        PromptPurpose::PlayMedia => Some(view.map_or(0, |a| a.detail.enclosures.len())),
+        _ => None,
+    }
+}
+
+/// A key in a prompt for a number: only digits go in, and as soon as the number can only mean one thing (`f 3`
+/// with fewer than 30 links) it is taken without Enter.
+fn on_number_key(state: &mut State, prompt: &mut Prompt, key: KeyEvent, count: usize) -> (Next, Vec<Effect>) {
+    use crossterm::event::KeyCode;
+    if let KeyCode::Char(c) = key.code
+        && !c.is_ascii_digit()
+        && key.modifiers.difference(crossterm::event::KeyModifiers::SHIFT).is_empty()
+    {
+        prompt.error = Some(format!("type a number from 1 to {count}"));
+        return (Next::Keep, Vec::new());
+    }
+    if !prompt.input.handle(key) {
+        return (Next::Keep, Vec::new());
+    }
+    prompt.error = None;
+    let typed = prompt.input.text().trim();
+    let Ok(n) = typed.parse::<usize>() else { return (Next::Keep, Vec::new()) };
+    if n > count || n == 0 {
+        prompt.error = Some(format!("type a number from 1 to {count}"));
+        return (Next::Keep, Vec::new());
+    }
+    if n.saturating_mul(10) > count && matches!(key.code, KeyCode::Char(_)) {
+        let answer = typed.to_string();
+        let result = match prompt.purpose {
+            PromptPurpose::PlayMedia => article::play_media(state, &answer),
+            _ => article::follow_link(state, &answer),
+        };
+        return match result {
+            Ok(effects) => (state.dialog.take().map_or(Next::Close, Next::Open), effects),
+            Err(why) => {
+                prompt.error = Some(why);
+                (Next::Keep, Vec::new())
+            }
+        };
+    }
+    (Next::Keep, Vec::new())
 }
 
 /// The prompt that forces a feed's encoding, filled with the one forced now.

@@ -93,22 +93,42 @@ fn o_opens_the_entry_and_f_follows_a_numbered_link() {
         update(&mut s, key('o')),
         vec![Effect::Open { url: "https://site.example/post".into(), kind: OpenKind::Page }]
     );
+    // Two links: a digit can only mean one of them, so it opens without Enter.
     update(&mut s, key('f'));
-    update(&mut s, key('1'));
     assert_eq!(
-        update(&mut s, code(KeyCode::Enter)),
+        update(&mut s, key('1')),
         vec![Effect::Open { url: "https://site.example/a".into(), kind: OpenKind::Page }]
     );
+    assert!(s.dialog.is_none());
     update(&mut s, key('f'));
-    update(&mut s, key('2'));
-    assert!(update(&mut s, code(KeyCode::Enter)).is_empty());
+    assert!(update(&mut s, key('2')).is_empty());
     let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
     assert!(prompt.error.as_deref().unwrap().contains("never opens"));
     update(&mut s, code(KeyCode::Backspace));
-    update(&mut s, key('9'));
-    assert!(update(&mut s, code(KeyCode::Enter)).is_empty());
+    assert!(update(&mut s, key('9')).is_empty());
     let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
-    assert!(prompt.error.as_deref().unwrap().contains("1 to 2"));
+    assert!(prompt.error.as_deref().unwrap().contains("1 to 2"), "out of range says so at once");
+    update(&mut s, code(KeyCode::Backspace));
+    update(&mut s, key('x'));
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
+    assert_eq!(prompt.input.text(), "", "only digits go in");
+    assert!(prompt.error.as_deref().unwrap().contains("a number"));
+}
+
+#[test]
+fn with_twelve_links_f_1_waits_for_a_second_digit_or_enter_and_f_3_opens_at_once() {
+    let mut s = loaded();
+    let html: String = (1..=12).map(|i| format!("<p><a href=\"/l{i}\">link {i}</a></p>")).collect();
+    open_article(&mut s, Some("https://site.example/post"), &html);
+    let opened = |n: usize| vec![Effect::Open { url: format!("https://site.example/l{n}"), kind: OpenKind::Page }];
+    update(&mut s, key('f'));
+    assert_eq!(update(&mut s, key('3')), opened(3));
+    update(&mut s, key('f'));
+    assert!(update(&mut s, key('1')).is_empty(), "1 may be the start of 10, 11 or 12");
+    assert_eq!(update(&mut s, key('2')), opened(12));
+    update(&mut s, key('f'));
+    update(&mut s, key('1'));
+    assert_eq!(update(&mut s, code(KeyCode::Enter)), opened(1));
 }
 
 #[test]
