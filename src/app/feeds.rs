@@ -290,14 +290,19 @@ impl FeedList {
 pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>, views: ViewCounts) -> Vec<Effect> {
     let list = &mut state.feeds;
     let keep = list.select_when_loaded.take().or(list.selected_list());
+    let (was_loaded, row_before) = (list.loaded, list.cursor.index);
     list.feeds = feeds;
     list.collapsed = folders.iter().filter(|f| f.collapsed).map(|f| f.id).collect();
     list.folders = folders;
     list.views = views;
     list.loaded = true;
     list.rebuild_rows();
-    // The first time, the Unread view: what is new is what a reader opens tidings for.
-    let index = keep.or(Some(ListKey::Unread)).and_then(|k| list.row_of(k)).unwrap_or(0);
+    // The first time, the Unread view: what is new is what a reader opens tidings for. Later the same list,
+    // or, when it has gone (deleted), the row that took its place.
+    let index = match keep.filter(|_| was_loaded) {
+        Some(list_key) => list.row_of(list_key).unwrap_or(row_before.min(list.rows.len().saturating_sub(1))),
+        None => keep.or(Some(ListKey::Unread)).and_then(|k| list.row_of(k)).unwrap_or(0),
+    };
     let height = state.list_height(Pane::Feeds);
     state.feeds.cursor.select(index, state.feeds.rows.len(), height);
     let mut effects = super::entries::show_selected_list(state);

@@ -4,7 +4,7 @@
 
 use super::{Theme, dialog_block, fit, hints, selection};
 use crate::app::State;
-use crate::app::dialogs::{Confirm, Dialog, HelpLine, Info, Picker, Prompt, Report, areas, help_lines};
+use crate::app::dialogs::{Confirm, Confirmed, Dialog, HelpLine, Info, Picker, Prompt, Report, areas, help_lines};
 use crate::app::keymap::{Action, Context};
 use crate::app::layout;
 use crate::sanitize::one_line;
@@ -176,7 +176,13 @@ fn picker(frame: &mut Frame<'_>, state: &State, theme: &Theme, picker: &Picker) 
 fn confirm(frame: &mut Frame<'_>, state: &State, theme: &Theme, confirm: &Confirm) {
     let area = frame.area();
     let popup = layout::centered(area, area.width.saturating_sub(10).clamp(30, 80), 6);
-    let hint = hints(&state.keymap, Context::Confirm, &[(Action::Yes, "yes"), (Action::No, "no")]);
+    let choices: &[(Action, &str)] = match confirm.action {
+        Confirmed::DeleteFolder(_) => {
+            &[(Action::Yes, "move up"), (Action::DeleteAll, "delete all"), (Action::No, "no")]
+        }
+        _ => &[(Action::Yes, "yes"), (Action::No, "no")],
+    };
+    let hint = hints(&state.keymap, Context::Confirm, choices);
     let inner = window(frame, popup, "Are you sure?", hint, theme);
     frame.render_widget(Paragraph::new(one_line(&confirm.question, 500)).wrap(Wrap { trim: true }), inner);
 }

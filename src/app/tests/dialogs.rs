@@ -149,6 +149,20 @@ fn rename_move_and_folders_confirm_themselves() {
 }
 
 #[test]
+fn after_a_folder_is_deleted_the_cursor_stays_where_it_was() {
+    let mut s = loaded();
+    go_to(&mut s, ListKey::Folder(7));
+    let at = s.feeds.cursor.index;
+    update(&mut s, key('D'));
+    update(&mut s, key('D'));
+    // What was inside moved up: Two and Three now sit at the top level, where the folder was.
+    let feeds = vec![feed(1, "One", 2, None), feed(2, "Two", 0, None), feed(3, "Three", 1, None)];
+    feeds_loaded(&mut s, feeds, vec![]);
+    assert_eq!(s.feeds.cursor.index, at, "not back at the top");
+    assert_eq!(s.feeds.selected_list(), Some(ListKey::Feed(2)), "the row that took the folder's place");
+}
+
+#[test]
 fn a_rebound_keymap_drives_the_reader() {
     let table: toml::Table =
         "down = \"Ctrl-n\"\nup = \"Ctrl-p\"\n[entries]\nopen = [\"Enter\", \"Right\"]\n".parse().unwrap();
