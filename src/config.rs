@@ -293,6 +293,10 @@ fn line_of(text: &str, dotted: &str) -> Option<usize> {
         let line = raw.trim();
         if let Some(header) = line.strip_prefix('[').and_then(|l| l.split(']').next()) {
             table = header.split('.').map(|p| p.trim().trim_matches('"').to_string()).collect();
+            if table == parts {
+                // The key is a table of its own (`[keys.bogus]`): its header.
+                return Some(i + 1);
+            }
             continue;
         }
         let Some((key, _)) = line.split_once('=') else { continue };
@@ -486,6 +490,12 @@ mod tests {
         assert!(err.contains("line 2, key `keys.frobnicate`") && err.contains("not an action"), "{err}");
         let err = Config::parse("[keys.entries]\nopen = \"Ctrl-Banana\"\n").unwrap_err();
         assert!(err.contains("line 2, key `keys.entries.open`") && err.contains("Ctrl-Banana"), "{err}");
+        let err = Config::parse("text_width = 80\n[keys.bogus]\nopen = \"x\"\n").unwrap_err();
+        assert!(err.contains("line 2, key `keys.bogus`") && err.contains("not a context"), "{err}");
+        let err = Config::parse("[keys.prompt]\nstar = \"x\"\n").unwrap_err();
+        assert!(err.contains("line 2, key `keys.prompt.star`") && err.contains("does nothing in prompt"), "{err}");
+        assert!(err.contains("general, feeds, entries, article"), "{err}");
+        Config::parse("[keys.info]\ndown = \"x\"\n[keys.entries]\nrefresh = \"x\"\n").expect("both do something");
     }
 
     #[test]

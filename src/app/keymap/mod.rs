@@ -172,12 +172,20 @@ impl Keymap {
         self.bindings.iter().filter(move |b| b.context == context && !b.keys.is_empty())
     }
 
-    /// The whole table as help lines: (context heading, keys, what they do), contexts in order.
+    /// The whole table as help lines: (context heading, keys, what they do), contexts in order. An action the
+    /// config unbound stays, as "unbound": it exists, and the config can bind it again.
     pub fn help_rows(&self) -> Vec<(Context, String, &'static str)> {
         Context::ALL
             .into_iter()
             .flat_map(|context| {
-                self.bindings(context).map(move |b| (context, join_keys(&b.keys), b.help)).collect::<Vec<_>>()
+                self.bindings
+                    .iter()
+                    .filter(move |b| b.context == context)
+                    .map(move |b| {
+                        let keys = if b.keys.is_empty() { "unbound".to_string() } else { join_keys(&b.keys) };
+                        (context, keys, b.help)
+                    })
+                    .collect::<Vec<_>>()
             })
             .collect()
     }
@@ -263,6 +271,15 @@ fn user_binding(context: Context, name: &str, value: &toml::Value) -> Result<(Co
         });
     };
     let err = |message: String| KeymapError { key: config_key(context, action), message };
+    if !action.works_in(context) {
+        let places: Vec<&str> = Context::ALL.into_iter().filter(|c| action.works_in(*c)).map(Context::name).collect();
+        return Err(err(format!(
+            "'{}' does nothing in {}; bind it in {}",
+            action.name(),
+            context.name(),
+            places.join(", ")
+        )));
+    }
     let texts: Vec<&str> = match value {
         toml::Value::String(s) => vec![s.as_str()],
         toml::Value::Array(items) => items
@@ -372,10 +389,12 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_list_unbinds() {
+    fn an_empty_list_unbinds_and_help_says_so() {
         let map = keys("mark_all_read = []");
         assert_eq!(map.action(Context::Feeds, &press(KeyCode::Char('A'), KeyModifiers::NONE)), None);
-        assert!(map.help_rows().iter().all(|(_, _, help)| !help.contains("mark every entry")));
+        let rows = map.help_rows();
+        let row = rows.iter().find(|(_, _, help)| help.contains("mark every entry")).expect("still listed");
+        assert_eq!(row.1, "unbound");
     }
 
     #[test]

@@ -248,6 +248,33 @@ impl Action {
         }
     }
 
+    /// Whether a key bound to this action in `context` can ever do it: the panes (and general, which they
+    /// fall back to) take every pane action; a window takes its own actions, and those that move, quit or
+    /// suspend from general when it falls back to general; the prompt only its own.
+    pub(super) fn works_in(self, context: Context) -> bool {
+        let panes = [Context::General, Context::Feeds, Context::Entries, Context::Article];
+        let defaults_in = |c: Context| DEFAULTS.iter().any(|(dc, a, _, _)| *dc == c && *a == self);
+        if defaults_in(context) {
+            return true;
+        }
+        if panes.contains(&context) {
+            return panes.into_iter().any(defaults_in);
+        }
+        const IN_WINDOWS: &[Action] = &[
+            Action::Down,
+            Action::Up,
+            Action::PageDown,
+            Action::PageUp,
+            Action::HalfPageDown,
+            Action::HalfPageUp,
+            Action::Top,
+            Action::Bottom,
+            Action::Quit,
+            Action::Suspend,
+        ];
+        context.falls_back() && IN_WINDOWS.contains(&self)
+    }
+
     pub(super) fn from_name(name: &str) -> Option<Action> {
         let name = name.replace('-', "_");
         Action::ALL.into_iter().find(|a| a.name() == name)
