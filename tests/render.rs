@@ -429,7 +429,8 @@ fn cells(line: &Line) -> Vec<(usize, char)> {
 
 /// Whether `word` can be read in the rendered lines: whole on one line, or broken by wrapping and continued
 /// on the next line — where the broken run of text started (a table cell, an indented block) or, when the piece
-/// ends its line, at the start of the next line's text (a pre block, a hard-split line).
+/// ends its line or cell, at the start of the next line's text in that cell (a pre block, a hard-split line, a
+/// break UAX #14 allows inside a run of Chinese or Japanese).
 fn readable(rows: &[Vec<(usize, char)>], word: &[char]) -> bool {
     fn continues(rows: &[Vec<(usize, char)>], row: usize, start: usize, rest: &[char]) -> bool {
         let Some(cells) = rows.get(row) else { return false };
@@ -443,11 +444,14 @@ fn readable(rows: &[Vec<(usize, char)>], word: &[char]) -> bool {
         // The run of text the piece belongs to starts after the last space or table border before it.
         let run_start = cells[..start].iter().rposition(|(_, c)| *c == ' ' || *c == '│').map_or(0, |i| i + 1);
         let column = cells[run_start].0;
-        let ends_line = cells[start + matched..].iter().all(|(_, c)| *c == ' ');
+        // The piece ends its line, or its table cell (only spaces up to the next border).
+        let ends_line = cells[start + matched..].iter().take_while(|(_, c)| *c != '│').all(|(_, c)| *c == ' ');
+        let cell_start = cells[..start].iter().rposition(|(_, c)| *c == '│').map_or(0, |i| cells[i].0 + 1);
         let next = row + 1;
         let Some(below) = rows.get(next) else { return false };
         let same_column = below.iter().position(|(col, _)| *col == column);
-        let line_start = below.iter().position(|(_, c)| *c != ' ');
+        // Past the indentation and the heading or quote marks a wrapped line repeats, in the same cell.
+        let line_start = below.iter().position(|(col, c)| *col >= cell_start && !matches!(c, ' ' | '#' | '>'));
         same_column.is_some_and(|i| continues(rows, next, i, &rest[matched..]))
             || (ends_line && line_start.is_some_and(|i| continues(rows, next, i, &rest[matched..])))
     }

@@ -44,6 +44,11 @@ pub(super) fn prepare(html: &str) -> String {
             if text.chars().any(is_forbidden) {
                 node.set_text(strip_controls(&text).as_ref());
             }
+            if let Some(marked) = mark_breaks(&node.text())
+                && !in_pre(&node)
+            {
+                node.set_text(marked.as_str());
+            }
             let Some(first) = node.text().chars().next() else { continue };
             if let Some(end) = after_image.take()
                 && !first.is_whitespace()
@@ -54,7 +59,7 @@ pub(super) fn prepare(html: &str) -> String {
         }
         let Some(name) = node.node_name() else { continue };
         if &*name == "img" {
-            if !give_source(&node) {
+            if !give_source(&node) || decorative(&node) {
                 node.remove_from_parent();
                 continue;
             }
@@ -74,6 +79,42 @@ pub(super) fn prepare(html: &str) -> String {
     doc.html().to_string()
 }
 
+/// Text that runs without spaces (Chinese, Japanese, Thai punctuation, a Latin name inside Japanese), with a
+/// zero-width space wherever UAX #14 lets a line break and no space does: html2text breaks only at spaces and
+/// zero-width spaces (which it drops), so without them it cut such runs anywhere, "Andr" on one line and "ew" on
+/// the next. `None` when the text needs none (any text of spaced scripts alone).
+fn mark_breaks(text: &str) -> Option<String> {
+    if text.chars().all(|c| c < '\u{2E80}') {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut from = 0;
+    for (at, _) in unicode_linebreak::linebreaks(text) {
+        if at == 0 || at >= text.len() {
+            continue;
+        }
+        out.push_str(&text[from..at]);
+        if !text[..at].ends_with(char::is_whitespace) {
+            out.push('\u{200B}');
+        }
+        from = at;
+    }
+    out.push_str(&text[from..]);
+    Some(out)
+}
+
+/// Whether `node` is inside a `pre` (whose lines are the author's).
+fn in_pre(node: &NodeRef) -> bool {
+    let mut up = node.parent();
+    while let Some(n) = up {
+        if n.node_name().is_some_and(|name| &*name == "pre") {
+            return true;
+        }
+        up = n.parent();
+    }
+    false
+}
+
 /// Makes sure html2text shows an image that a browser would show — one with an address to load (lazy loaders
 /// keep theirs in `data-src` or `srcset`) or, broken, its alt text — by giving it a placeholder `src` where it
 /// has none (html2text skips an image without one). False for an image that shows nothing.
@@ -88,6 +129,23 @@ fn give_source(image: &NodeRef) -> bool {
         return true;
     }
     false
+}
+
+/// An image whose `alt` is empty is decoration by HTML's rules (a spacer, an icon beside its own words): a
+/// browser's reader mode and a screen reader skip it, and so does the article. Unless it is all a link holds,
+/// where it is the only way to the link.
+fn decorative(image: &NodeRef) -> bool {
+    if !image.attr("alt").is_some_and(|alt| alt.trim().is_empty()) {
+        return false;
+    }
+    let mut up = image.parent();
+    while let Some(node) = up {
+        if node.node_name().is_some_and(|n| &*n == "a") {
+            return !node.text().trim().is_empty();
+        }
+        up = node.parent();
+    }
+    true
 }
 
 /// Where an image's run ends: the image, or the outermost inline element it is the last child of (a linked
@@ -106,6 +164,36 @@ fn image_end(image: NodeRef) -> NodeRef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_latin_name_inside_japanese_is_never_cut_at_any_width() {
+        let html = "<p>東京の天気は晴れ時々曇りでした。記者Andrew Smithが伝えました。ÉcoleとAndrew東京Andrew。</p>";
+        for width in 10..60 {
+            let lines: Vec<String> = crate::render::render_article(html, width, None)
+                .lines
+                .iter()
+                .map(|l| l.iter().map(|s| s.text.as_str()).collect())
+                .collect();
+            let words: usize = lines.iter().map(|l| l.matches("Andrew").count() + l.matches("École").count()).sum();
+            assert_eq!(words, 4, "at {width}: {lines:?}");
+            assert!(lines.iter().all(|l| !l.contains('\u{200B}')), "the break marks never show");
+        }
+        let pre = prepare("<pre>東京Andrew</pre>");
+        assert!(!pre.contains('\u{200B}'), "a pre block is the author's: {pre}");
+    }
+
+    #[test]
+    fn an_image_with_an_empty_alt_is_decoration_and_goes_unless_it_is_all_its_link_holds() {
+        let out = prepare(
+            "<p><img src=\"spacer.gif\" alt=\"\">Words <a href=\"x\"><img src=\"i.png\" alt=\" \">Link</a></p>",
+        );
+        assert_eq!(out, "<html><p>Words <a href=\"x\">Link</a></p></html>");
+        let out = prepare("<p><a href=\"x\"><img src=\"big.png\" alt=\"\"></a> <img src=\"no-alt.png\"></p>");
+        assert!(
+            out.contains("big.png") && out.contains("no-alt.png"),
+            "a linked image and one with no alt stay: {out}"
+        );
+    }
 
     #[test]
     fn a_linked_image_gets_a_space_after_the_link() {
