@@ -25,6 +25,21 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// A line on standard error. Never fails: a closed stderr (`2>&1 | head`) must not turn a finished command
+/// into a crash, as `eprintln!` would.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// [`note!`] without the newline (progress that rewrites its line).
+macro_rules! note_part {
+    ($($arg:tt)*) => {{
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// Exit status when the command finished but some feeds (or outlines) failed.
 pub const EXIT_SOME_FAILED: u8 = 3;
 /// Exit status for a fatal error (bad config, unreadable file, database trouble).
@@ -130,11 +145,12 @@ pub enum Command {
 }
 
 /// `tidings keys`: the keymap in effect, as help shows it or as README's Markdown.
-fn print_keys(config: &Config, markdown: bool) {
+fn print_keys(config: &Config, markdown: bool) -> std::io::Result<()> {
     let keymap = &config.keymap;
+    let mut out = std::io::stdout().lock();
     if markdown {
-        print!("{}", keymap.markdown());
-        return;
+        write!(out, "{}", keymap.markdown())?;
+        return out.flush();
     }
     let rows = keymap.help_rows();
     let width = rows.iter().map(|(_, k, _)| unicode_width::UnicodeWidthStr::width(k.as_str())).max().unwrap_or(8);
@@ -142,14 +158,15 @@ fn print_keys(config: &Config, markdown: bool) {
     for (ctx, keys, help) in rows {
         if context != Some(ctx) {
             if context.is_some() {
-                println!();
+                writeln!(out)?;
             }
-            println!("{}", ctx.title());
+            writeln!(out, "{}", ctx.title())?;
             context = Some(ctx);
         }
         let pad = width.saturating_sub(unicode_width::UnicodeWidthStr::width(keys.as_str()));
-        println!("  {keys}{}  {help}", " ".repeat(pad));
+        writeln!(out, "  {keys}{}  {help}", " ".repeat(pad))?;
     }
+    out.flush()
 }
 
 /// Parses the arguments, runs the command, and turns the outcome into an exit status.
@@ -268,7 +285,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
 
     if let Some(Command::Keys { markdown }) = &cli.command {
-        print_keys(&config, *markdown);
+        print_keys(&config, *markdown)?;
         return Ok(ExitCode::SUCCESS);
     }
 
@@ -469,19 +486,19 @@ async fn add_command(
     let found = discover(&fetcher, url).await;
     let chosen = match (found.feeds.len(), pick) {
         (0, _) => {
-            eprint!("{}", describe_discovery(&found));
+            note_part!("{}", describe_discovery(&found));
             return Ok(ExitCode::from(EXIT_SOME_FAILED));
         }
         (n, Some(p)) if p == 0 || p > n => {
-            eprint!("{}", describe_discovery(&found));
-            eprintln!("--pick {p}: choose a number from 1 to {n}");
+            note_part!("{}", describe_discovery(&found));
+            note!("--pick {p}: choose a number from 1 to {n}");
             return Ok(ExitCode::from(EXIT_USAGE));
         }
         (_, Some(p)) => &found.feeds[p - 1],
         (1, None) => &found.feeds[0],
         (n, None) => {
-            eprint!("{}", describe_discovery(&found));
-            eprintln!("{n} feeds found: run again with --pick N to choose one");
+            note_part!("{}", describe_discovery(&found));
+            note!("{n} feeds found: run again with --pick N to choose one");
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -525,9 +542,9 @@ async fn refresh(db: &Path, config: &Config, json: bool, force: bool) -> anyhow:
         .run(Which::All, force, move |ev: RefreshEvent| {
             if ev.is_final() && progress {
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                eprint!("\rRefreshing {n}/{total}");
+                note_part!("\rRefreshing {n}/{total}");
                 if n == total {
-                    eprintln!();
+                    note!("");
                 }
             }
         })
@@ -674,7 +691,7 @@ fn search_command(db: &Path, query: &str, json: bool, feed: Option<&str>, unread
     let mut conn = store::open_write(db)?;
     let pending = pending_count(&conn)?;
     if pending > 5_000 && std::io::stderr().is_terminal() {
-        eprintln!("Indexing {pending} new entries for search…");
+        note!("Indexing {pending} new entries for search…");
     }
     index_pending(&mut conn, usize::MAX)?;
     let feeds = read::feeds(&conn)?;
@@ -686,7 +703,7 @@ fn search_command(db: &Path, query: &str, json: bool, feed: Option<&str>, unread
             match by_url.or_else(by_title) {
                 Some(f) => Some(crate::model::ListSource::Feed(f.id)),
                 None => {
-                    eprintln!(
+                    note!(
                         "tidings: no feed has the address or name '{}'; `tidings unread` lists them",
                         one_line(wanted, 200)
                     );
@@ -698,7 +715,7 @@ fn search_command(db: &Path, query: &str, json: bool, feed: Option<&str>, unread
     let refs = match search(&conn, query, within.as_ref(), unread, crate::model::Sort::Newest) {
         Ok(refs) => refs,
         Err(SearchError::Query(e)) => {
-            eprintln!("tidings: {e}");
+            note!("tidings: {e}");
             return Ok(ExitCode::from(EXIT_USAGE));
         }
         Err(SearchError::Store(e)) => return Err(e.into()),
@@ -728,7 +745,7 @@ fn search_command(db: &Path, query: &str, json: bool, feed: Option<&str>, unread
             let link = r.link.as_deref().map_or(String::new(), |l| format!("  {}", one_line(l, 500)));
             writeln!(out, "{}  {feed}  {title}{link}", crate::clock::Zone::Local.date(r.date))?;
         }
-        eprintln!("{} {} found", rows.len(), if rows.len() == 1 { "entry" } else { "entries" });
+        note!("{} {} found", rows.len(), if rows.len() == 1 { "entry" } else { "entries" });
     }
     Ok(if rows.is_empty() { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
 }
@@ -774,18 +791,19 @@ async fn inspect(config: &Config, target: &str, content_type: Option<&str>, json
 
 async fn inspect_full_text(config: &Config, url: &str, json: bool) -> anyhow::Result<ExitCode> {
     if !(url.starts_with("http://") || url.starts_with("https://")) {
-        eprintln!("tidings: --full-text needs the http(s) address of a web page, not {}", one_line(url, 500));
+        note!("tidings: --full-text needs the http(s) address of a web page, not {}", one_line(url, 500));
         return Ok(ExitCode::from(EXIT_USAGE));
     }
     let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(anyhow::Error::msg)?;
     match crate::fetch::article::fetch_article(&fetcher, url).await {
-        Ok(article) if json => println!("{}", serde_json::to_string_pretty(&article.to_json())?),
-        Ok(article) => print!("{}", article.to_text(80)),
+        Ok(article) if json => writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&article.to_json())?)?,
+        Ok(article) => write!(std::io::stdout(), "{}", article.to_text(80))?,
         Err(e) => {
             if json {
-                println!("{}", serde_json::to_string_pretty(&serde_json::json!({"url": url, "error": e.to_string()}))?);
+                let answer = serde_json::json!({"url": url, "error": e.to_string()});
+                writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&answer)?)?;
             }
-            eprintln!("tidings: no article from {}: {}", one_line(url, 500), one_line(&e.to_string(), 1000));
+            note!("tidings: no article from {}: {}", one_line(url, 500), one_line(&e.to_string(), 1000));
             return Ok(ExitCode::from(EXIT_SOME_FAILED));
         }
     }

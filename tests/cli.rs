@@ -329,6 +329,20 @@ fn a_closed_pipe_ends_export_and_unread_quietly_with_status_0() {
 }
 
 #[test]
+fn a_pipe_closed_before_the_first_write_ends_keys_and_search_quietly_even_on_stderr() {
+    let sandbox = Sandbox::new();
+    imported(&sandbox, 20);
+    // Both outputs into a pipe whose reading end is already closed (`2>&1 | head` after head has gone):
+    // every write meets it, the first as much as the last.
+    for args in [vec!["keys"], vec!["keys", "--markdown"], vec!["search", "feed"], vec!["unread"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let status = sandbox.tidings().args(&args).stdout(writer.try_clone().unwrap()).stderr(writer).status().unwrap();
+        assert!(matches!(status.code(), Some(0 | 3)), "{args:?}: {status}");
+    }
+}
+
+#[test]
 fn a_missing_file_is_said_once() {
     let sandbox = Sandbox::new();
     let out = sandbox.run(&["import", path_str(&sandbox.path("nowhere.opml"))]);
