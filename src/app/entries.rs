@@ -69,6 +69,11 @@ impl EntryList {
         self.refs.get(index).and_then(|r| self.rows.get(&r.id))
     }
 
+    /// The row of entry `id`, when it has been read.
+    pub fn row_by_id(&self, id: EntryId) -> Option<&EntryRow> {
+        self.rows.get(&id)
+    }
+
     pub fn position(&self, id: EntryId) -> Option<usize> {
         self.refs.iter().position(|r| r.id == id)
     }
@@ -137,14 +142,21 @@ pub fn show_selected_list(state: &mut State) -> Vec<Effect> {
     if selected.is_some() && selected == state.entries.of {
         return Vec::new();
     }
+    // The feed of the article shown, or of the one asked for (its row is in the list being left).
+    let article_feed = match (&state.article.view, state.article.wanted) {
+        (_, Some(id)) => state.entries.row_by_id(id).map(|r| r.feed_id),
+        (Some(view), None) => Some(view.detail.feed_id),
+        (None, None) => None,
+    };
     state.entries = EntryList { of: selected, ..EntryList::default() };
-    if let Some(view) = &state.article.view
-        && selected.is_none_or(|list| !state.feeds.covers(list, view.detail.feed_id))
-    {
+    let kept = article_feed.is_some_and(|feed| selected.is_some_and(|list| state.feeds.covers(list, feed)));
+    if !kept {
         state.article = Default::default();
     }
+    // An article kept on screen keeps the cursor on its entry in the new list (or goes, when it is not there).
+    let keep = state.article.entry_id();
     match selected {
-        Some(list) => vec![load(state, list, None, None)],
+        Some(list) => vec![load(state, list, None, keep)],
         None => Vec::new(),
     }
 }

@@ -34,7 +34,7 @@ pub fn mark_selected_read(state: &mut State) -> Vec<Effect> {
 
 /// The entry the keys act on: the open one in the article pane, else the one under the cursor.
 fn target(state: &State) -> Option<EntryRef> {
-    let open = state.article.view.as_ref().map(|a| a.detail.id).filter(|_| state.focus == Pane::Article);
+    let open = state.article.entry_id().filter(|_| state.focus == Pane::Article);
     match open {
         Some(id) => state.entries.refs.iter().find(|r| r.id == id).copied(),
         None => state.entries.selected_ref().copied(),

@@ -8,7 +8,7 @@ use super::{Effect, ListKey, Pane, State};
 /// `n` (forward) and `p`: opens the next (previous) unread entry of this list; at its end, crosses to the next
 /// feed or folder with unread entries, wrapping around, and opens its first (last) one — one key press.
 pub fn next_unread(state: &mut State, forward: bool) -> Vec<Effect> {
-    let opened = state.article.view.as_ref().map(|a| a.detail.id);
+    let opened = state.article.entry_id();
     let here = state.entries.cursor.index;
     // From the entry after the open one; from the selected one itself when nothing is open there.
     let start = match (forward, opened.is_some_and(|id| state.entries.selected_ref().is_some_and(|r| r.id == id))) {

@@ -59,6 +59,33 @@ pub struct Article {
     pub wanted: Option<EntryId>,
 }
 
+impl Article {
+    /// The article the keys act on: the one shown, unless another has been asked for and has not arrived —
+    /// keys typed ahead of it (Enter then `o` in one read, over a slow link) must not act on the one before.
+    pub fn ready(&self) -> Option<&ArticleView> {
+        self.view.as_ref().filter(|_| self.wanted.is_none())
+    }
+
+    fn ready_mut(&mut self) -> Option<&mut ArticleView> {
+        self.view.as_mut().filter(|_| self.wanted.is_none())
+    }
+
+    /// The entry open in the pane, or being opened.
+    pub fn entry_id(&self) -> Option<EntryId> {
+        self.wanted.or(self.view.as_ref().map(|v| v.detail.id))
+    }
+}
+
+/// Says why a key that needs the article's text did nothing: it is still on its way, or none is open.
+fn not_ready(state: &mut State, otherwise: &str) {
+    let now = state.clock.now;
+    if state.article.wanted.is_some() {
+        state.status.info("The article is still loading; press the key again in a moment", now);
+    } else {
+        state.status.info(otherwise.to_string(), now);
+    }
+}
+
 /// The entry arrived from the store: show its header at once and render its body.
 pub fn on_loaded(state: &mut State, entry_id: EntryId, detail: Option<Box<EntryDetail>>) -> Vec<Effect> {
     if state.article.wanted != Some(entry_id) {
@@ -151,8 +178,8 @@ fn render_effect(view: &ArticleView, width: u16) -> Effect {
 pub fn full_text(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
     let width = state.article_width();
-    let Some(view) = state.article.view.as_mut() else {
-        state.status.info("Open an entry first; t fetches its full article from its page", now);
+    let Some(view) = state.article.ready_mut() else {
+        not_ready(state, "Open an entry first; t fetches its full article from its page");
         return Vec::new();
     };
     if view.detail.full_html.is_some() {
@@ -170,7 +197,7 @@ pub fn full_text(state: &mut State) -> Vec<Effect> {
         return Vec::new();
     };
     let entry_id = view.detail.id;
-    state.status.info(format!("Fetching the article from {}…", one_line(&url, 200)), now);
+    state.status.info(format!("Fetching the article from {}…", one_line(&url, 2000)), now);
     vec![Effect::FetchFullText { entry_id, url }]
 }
 
@@ -200,9 +227,12 @@ pub fn on_full_text(state: &mut State, entry_id: EntryId, result: Result<String,
 /// `d`: media, comments and tags folded into one line of the header, or listed in full.
 pub fn toggle_details(state: &mut State) -> Vec<Effect> {
     let (width, zone) = (state.article_width(), state.clock.zone);
-    if let Some(view) = state.article.view.as_mut() {
-        view.details = !view.details;
-        view.relayout(width, zone);
+    match state.article.ready_mut() {
+        Some(view) => {
+            view.details = !view.details;
+            view.relayout(width, zone);
+        }
+        None => not_ready(state, "Open an entry first; d lists its media, comments and tags"),
     }
     Vec::new()
 }
@@ -210,8 +240,8 @@ pub fn toggle_details(state: &mut State) -> Vec<Effect> {
 /// `v`: plays the entry's media file with the player; with several, asks which.
 pub fn open_media(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
-    let Some(view) = state.article.view.as_ref() else {
-        state.status.info("Open an entry first; v plays its media", now);
+    let Some(view) = state.article.ready() else {
+        not_ready(state, "Open an entry first; v plays its media");
         return Vec::new();
     };
     match view.detail.enclosures.len() {
@@ -237,7 +267,7 @@ pub fn open_media(state: &mut State) -> Vec<Effect> {
 
 /// The answer to the media prompt.
 pub fn play_media(state: &mut State, answer: &str) -> Result<Vec<Effect>, String> {
-    let media = state.article.view.as_ref().map(|a| a.detail.enclosures.as_slice()).unwrap_or_default();
+    let media = state.article.ready().map(|a| a.detail.enclosures.as_slice()).unwrap_or_default();
     match answer.trim().parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|i| media.get(i)) {
         Some(enclosure) => {
             let url = enclosure.url.clone();
@@ -261,7 +291,11 @@ pub fn scroll_by(state: &mut State, step: Step) -> Vec<Effect> {
 pub fn open_in_browser(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
     let link = match state.focus {
-        Pane::Article => state.article.view.as_ref().map(|a| a.detail.link.clone()),
+        // The entry being opened, when keys came ahead of its article (its row has the link).
+        Pane::Article => match state.article.wanted {
+            Some(id) => state.entries.row_by_id(id).map(|e| e.link.clone()),
+            None => state.article.view.as_ref().map(|a| a.detail.link.clone()),
+        },
         Pane::Entries => state.entries.selected().map(|e| e.link.clone()),
         Pane::Feeds => state.feeds.selected_feed().map(|f| f.site_url.clone()),
     };
@@ -302,7 +336,11 @@ fn open(state: &mut State, url: String, kind: OpenKind) -> Vec<Effect> {
 
 /// `f`: asks for the number of the link to follow.
 pub fn ask_link(state: &mut State) -> Vec<Effect> {
-    match state.article.view.as_ref().map(|a| a.links.len()) {
+    if state.article.wanted.is_some() {
+        not_ready(state, "");
+        return Vec::new();
+    }
+    match state.article.ready().map(|a| a.links.len()) {
         Some(n) if n > 0 => {
             state.dialog = Some(Dialog::Prompt(Prompt::new(
                 "Follow a link",
@@ -321,7 +359,7 @@ pub fn ask_link(state: &mut State) -> Vec<Effect> {
 
 /// The answer to the link prompt: open that link, or say why not (the prompt stays open).
 pub fn follow_link(state: &mut State, answer: &str) -> Result<Vec<Effect>, String> {
-    let links = state.article.view.as_ref().map(|a| a.links.as_slice()).unwrap_or_default();
+    let links = state.article.ready().map(|a| a.links.as_slice()).unwrap_or_default();
     let chosen = answer.trim().parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|i| links.get(i));
     match chosen {
         Some(link) if link.openable => {

@@ -93,7 +93,7 @@ pub(super) fn on_key(
 
 /// How many things a prompt that asks for a number chooses from (links, media files), if it is one.
 fn numbered(state: &State, purpose: PromptPurpose) -> Option<usize> {
-    let view = state.article.view.as_ref();
+    let view = state.article.ready();
     match purpose {
         PromptPurpose::FollowLink => Some(view.map_or(0, |a| a.links.len())),
         PromptPurpose::PlayMedia => Some(view.map_or(0, |a| a.detail.enclosures.len())),

@@ -116,6 +116,49 @@ fn o_opens_the_entry_and_f_follows_a_numbered_link() {
 }
 
 #[test]
+fn keys_typed_ahead_of_an_article_act_on_it_not_on_the_one_before() {
+    let mut s = loaded();
+    open_article(&mut s, Some("https://site.example/ten"), "<p><a href=\"/a\">a</a></p>");
+    update(&mut s, key('h'));
+    update(&mut s, key('j'));
+    // Enter and the next keys in one read: entry 11 is asked for, entry 10 still on screen.
+    update(&mut s, code(KeyCode::Enter));
+    assert_eq!(s.article.wanted, Some(11));
+    assert_eq!(
+        update(&mut s, key('o')),
+        vec![Effect::Open { url: "https://example.com/entry/11".into(), kind: OpenKind::Page }],
+        "o opens the entry being opened, not the one shown"
+    );
+    assert!(update(&mut s, key('f')).is_empty());
+    assert!(s.dialog.is_none(), "no link of entry 10 is offered");
+    assert!(s.status.current(s.clock.now).unwrap().text.contains("still loading"));
+    assert!(update(&mut s, key('t')).is_empty(), "no fetch of entry 10's page");
+    assert_eq!(update(&mut s, key('m')), vec![Effect::SetRead { ids: vec![11], read: false }]);
+}
+
+#[test]
+fn going_from_a_feed_to_all_keeps_the_open_article_under_the_cursor() {
+    let mut s = loaded();
+    open_article(&mut s, None, "<p>x</p>");
+    assert_eq!(s.article.view.as_ref().map(|v| v.detail.id), Some(10));
+    update(&mut s, key('h'));
+    update(&mut s, key('h'));
+    assert_eq!(row(&s, ListKey::All), 0);
+    let effects = update(&mut s, key('g'));
+    assert_eq!(
+        effects,
+        vec![Effect::LoadEntries { list: ListKey::All, source: ListSource::All, order: None, keep: Some(10) }]
+    );
+    let all = vec![entry(30, 3, false), entry(20, 2, false), entry(11, 1, false), entry(10, 1, false)];
+    let (order, seen_writes) = ((s.entries.sort, false), s.writes_issued);
+    let loaded =
+        Event::EntriesLoaded { list: ListKey::All, refs: refs(&all), rows: all, order, keep: Some(10), seen_writes };
+    update(&mut s, loaded);
+    assert_eq!(s.entries.selected_ref().map(|r| r.id), Some(10), "the list shows which entry is open");
+    assert!(s.article.view.is_some());
+}
+
+#[test]
 fn with_twelve_links_f_1_waits_for_a_second_digit_or_enter_and_f_3_opens_at_once() {
     let mut s = loaded();
     let html: String = (1..=12).map(|i| format!("<p><a href=\"/l{i}\">link {i}</a></p>")).collect();
