@@ -49,6 +49,9 @@ pub struct FeedList {
     pub loaded: bool,
     /// The list to put the cursor on when the feed list next arrives (a feed just added or moved).
     pub select_when_loaded: Option<ListKey>,
+    /// The next list to arrive was read because another process wrote (a headless refresh): feeds it saw fail
+    /// are said, as the reader's own refresh says them.
+    pub changed_outside: bool,
 }
 
 impl FeedList {
@@ -291,6 +294,27 @@ pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>
     let list = &mut state.feeds;
     let keep = list.select_when_loaded.take().or(list.selected_list());
     let (was_loaded, row_before) = (list.loaded, list.cursor.index);
+    let failed_outside: Vec<(FeedId, String)> = if std::mem::take(&mut list.changed_outside) {
+        feeds
+            .iter()
+            .filter(|new| {
+                let old = list.feeds.iter().find(|old| old.id == new.id);
+                new.last_error.is_some() && old.is_some_and(|old| old.last_fetched_at != new.last_fetched_at)
+            })
+            .map(|f| {
+                (
+                    f.id,
+                    format!(
+                        "{}: {}",
+                        crate::sanitize::one_line(&f.title, 200),
+                        f.last_error.as_deref().unwrap_or_default()
+                    ),
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     list.feeds = feeds;
     list.collapsed = folders.iter().filter(|f| f.collapsed).map(|f| f.id).collect();
     list.folders = folders;
@@ -305,6 +329,14 @@ pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>
     };
     let height = state.list_height(Pane::Feeds);
     state.feeds.cursor.select(index, state.feeds.rows.len(), height);
+    let now = state.clock.now;
+    for feed in state.feeds.feeds.iter().filter(|f| f.last_error.is_none()) {
+        // A feed the other process refreshed fine: an error about it is no longer news.
+        state.status.feed_recovered(feed.id);
+    }
+    for (feed, message) in failed_outside {
+        state.status.feed_error(feed, message, now);
+    }
     let mut effects = super::entries::show_selected_list(state);
     if std::mem::take(&mut state.refresh.when_loaded) {
         effects.extend(super::progress::refresh_all(state));

@@ -98,6 +98,7 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
             effects
         }
         Event::ChangedOutside => {
+            state.feeds.changed_outside = true;
             let mut effects = vec![Effect::LoadFeeds];
             effects.extend(entries::changed(state));
             effects

@@ -1,7 +1,7 @@
 //! Refreshing, as the reader sees it: which feeds are on their way, counting their results as they arrive,
 //! the summary at the end, and the automatic refresh that the clock drives.
 
-use super::{Effect, State};
+use super::{Effect, ListKey, State};
 use crate::model::{FeedId, RefreshEvent};
 use crate::sanitize::one_line;
 use std::collections::{HashMap, HashSet};
@@ -91,6 +91,10 @@ pub fn refresh_all(state: &mut State) -> Vec<Effect> {
 /// `r`: the selected feed, or every feed of the selected folder, forced.
 pub fn refresh_selected(state: &mut State) -> Vec<Effect> {
     let Some(list) = state.feeds.selected_list() else { return Vec::new() };
+    if matches!(list, ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search) {
+        // A view holds every feed's entries: `r` on it is `R`.
+        return refresh_all(state);
+    }
     let ids = state.feeds.feed_ids_of(list);
     request(state, ids, true)
 }

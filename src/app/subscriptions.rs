@@ -56,7 +56,11 @@ pub fn open_rename(state: &mut State) -> Vec<Effect> {
             &name,
             PromptPurpose::RenameFolder(id),
         ),
-        Some(FeedListRow::View(_)) | None => return Vec::new(),
+        Some(FeedListRow::View(_)) | None => {
+            let now = state.clock.now;
+            state.status.info("Select a feed or a folder to rename it (views keep their names)", now);
+            return Vec::new();
+        }
     };
     state.dialog = Some(Dialog::Prompt(prompt));
     Vec::new()
@@ -130,7 +134,11 @@ pub fn ask_delete(state: &mut State) -> Vec<Effect> {
                 Confirmed::DeleteFolder(id),
             )
         }
-        Some(FeedListRow::View(_)) | None => return Vec::new(),
+        Some(FeedListRow::View(_)) | None => {
+            let now = state.clock.now;
+            state.status.info("Select a feed or a folder to delete it (views cannot be deleted)", now);
+            return Vec::new();
+        }
     };
     state.dialog = Some(Dialog::Confirm(Confirm { question, action }));
     Vec::new()

@@ -312,7 +312,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::FullText, &["t"], "the full article from the entry's page, or the feed's text again"),
     (Context::General, Action::FeedFullText, &["T"], "fetch this feed's new entries in full on refresh (or stop)"),
     (Context::General, Action::ToggleDetails, &["d"], "the article's media, comments and tags: folded or listed"),
-    (Context::General, Action::Refresh, &["r"], "refresh the selected feed (or folder)"),
+    (Context::General, Action::Refresh, &["r"], "refresh the selected feed or folder (on a view, every feed)"),
     (Context::General, Action::RefreshAll, &["R"], "refresh every feed"),
     (Context::General, Action::AddFeed, &["a"], "add a feed: its address, or a site's (its feed is found)"),
     (Context::General, Action::Rename, &["c"], "rename the selected feed or folder"),

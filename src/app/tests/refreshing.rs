@@ -207,3 +207,41 @@ fn a_refresh_into_the_list_on_screen_reads_it_again_once_at_a_time_and_catches_u
     assert_eq!(reads(&entries_loaded(&mut s, ListKey::All, vec![entry(10, 1, false)])), 0, "and then it rests");
     assert_eq!(reads(&update(&mut s, Event::Tick(now + 3))), 0);
 }
+
+#[test]
+fn a_feed_that_failed_in_another_processs_refresh_is_said_like_our_own() {
+    let mut s = loaded();
+    let effects = update(&mut s, Event::ChangedOutside);
+    assert_eq!(effects[0], Effect::LoadFeeds, "the feed list is read again");
+    let mut one = feed(1, "One", 2, None);
+    one.last_error = Some("HTTP 404 (not found)".into());
+    one.last_fetched_at = Some(s.clock.now);
+    let feeds = vec![one, feed(2, "Two", 0, Some((7, "News"))), feed(3, "Three", 1, Some((7, "News")))];
+    feeds_loaded(&mut s, feeds.clone(), vec![news()]);
+    let said = s.status.current(s.clock.now).expect("a message");
+    assert!(said.error && said.text == "One: HTTP 404 (not found)", "{said:?}");
+    // The same list read again for another reason says nothing new.
+    s.status.clear();
+    feeds_loaded(&mut s, feeds, vec![news()]);
+    assert!(s.status.current(s.clock.now).is_none());
+    // It recovers in the next headless refresh: the message goes.
+    update(&mut s, Event::ChangedOutside);
+    s.status.feed_error(1, "One: HTTP 404 (not found)", s.clock.now);
+    let feeds =
+        vec![feed(1, "One", 2, None), feed(2, "Two", 0, Some((7, "News"))), feed(3, "Three", 1, Some((7, "News")))];
+    feeds_loaded(&mut s, feeds, vec![news()]);
+    assert!(s.status.current(s.clock.now).is_none());
+}
+
+#[test]
+fn on_a_view_r_refreshes_every_feed_and_c_and_d_say_why_they_do_nothing() {
+    let mut s = loaded();
+    go_to(&mut s, ListKey::All);
+    let effects = update(&mut s, key('r'));
+    assert!(matches!(&effects[..], [Effect::Refresh { ids, .. }] if ids.len() == 3), "{effects:?}");
+    for (k, says) in [('c', "to rename it"), ('D', "to delete it")] {
+        assert!(update(&mut s, key(k)).is_empty());
+        assert!(s.dialog.is_none());
+        assert!(s.status.current(s.clock.now).is_some_and(|m| m.text.contains(says)), "{k}");
+    }
+}
