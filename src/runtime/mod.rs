@@ -93,7 +93,7 @@ pub struct Reader {
 impl Reader {
     /// Opens the store and starts the workers. Must be called inside a tokio runtime.
     pub fn new(options: Options) -> Result<Reader, StartError> {
-        let writer = DbThread::spawn("tidings-writer", store::open_write(&options.db)?);
+        let writer = DbThread::spawn_background_writer(store::open_write(&options.db)?);
         let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
         let config = &options.config;
         let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(StartError::Http)?;

@@ -249,6 +249,11 @@ pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
     check_schema(&conn, path, true)?;
     conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
+    // A refresh writes thousands of rows per transaction: statement journals in memory rather than in temp
+    // files (a write system call per page), and a page cache that holds a feed's transaction without spilling
+    // it into the WAL halfway (8 MB at most, used only as it fills).
+    conn.pragma_update(None, "temp_store", "MEMORY").map_err(open_err)?;
+    conn.pragma_update(None, "cache_size", -8_192).map_err(open_err)?;
     // Off while the schema changes (a table is rebuilt in a step), checked and on again after.
     conn.pragma_update(None, "foreign_keys", "OFF").map_err(open_err)?;
     // One step per transaction, each re-reading the version under the write lock: two processes opening a new
@@ -403,6 +408,17 @@ fn classify(path: &Path, e: rusqlite::Error) -> StoreError {
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 
+/// Lowers the calling thread's scheduling priority a little (Linux applies `setpriority` to one thread when given
+/// its id); elsewhere, or when refused, nothing changes.
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on this thread's own id; a failure only leaves the priority as it was.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 5);
+    }
+}
+
 /// A thread that owns one connection and runs the closures sent to it, in order. The write connection lives in
 /// one of these (the single writer); the reader's connection in another.
 #[derive(Clone)]
@@ -424,6 +440,16 @@ impl DbThread {
             })
             .expect("spawning a database thread");
         DbThread { tx }
+    }
+
+    /// The reader's writer: a [`DbThread`] whose thread yields the processor to the terminal loop when both want
+    /// it (nice 5 on Linux). A refresh keeps the writer busy for seconds; on two cores the loop would otherwise
+    /// wait behind it and a key would take tens of milliseconds to show. Writes still run in order, as fast
+    /// as a free core allows.
+    pub fn spawn_background_writer(conn: Connection) -> DbThread {
+        let thread = DbThread::spawn("tidings-writer", conn);
+        thread.submit(|_| lower_this_threads_priority());
+        thread
     }
 
     /// Runs `f` on the connection's thread and waits for its result without blocking the async runtime.
