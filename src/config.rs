@@ -495,7 +495,9 @@ mod tests {
         let err = Config::parse("[keys.prompt]\nstar = \"x\"\n").unwrap_err();
         assert!(err.contains("line 2, key `keys.prompt.star`") && err.contains("does nothing in prompt"), "{err}");
         assert!(err.contains("general, feeds, entries, article"), "{err}");
-        Config::parse("[keys.info]\ndown = \"x\"\n[keys.entries]\nrefresh = \"x\"\n").expect("both do something");
+        let works = "[keys.info]\ndown = \"x\"\nfeed_info = \"y\"\n[keys.picker]\nopen = \"o\"\n[keys.entries]\nrefresh = \"x\"\n\
+                     [keys.prompt]\nquit = \"Ctrl-q\"\n";
+        Config::parse(works).expect("each of these does something where it is bound");
     }
 
     #[test]

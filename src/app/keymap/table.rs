@@ -248,18 +248,12 @@ impl Action {
         }
     }
 
-    /// Whether a key bound to this action in `context` can ever do it: the panes (and general, which they
-    /// fall back to) take every pane action; a window takes its own actions, and those that move, quit or
-    /// suspend from general when it falls back to general; the prompt only its own.
+    /// Whether a key bound to this action in `context` can ever do it: the panes take every pane action; a
+    /// window takes its own actions and those every window answers (moving, opening, closing, help, the log,
+    /// quitting, suspending), which general also takes since windows fall back to it; the prompt only its own
+    /// and quitting. What it refuses is a binding that could only be a mistake (`star` in the prompt).
     pub(super) fn works_in(self, context: Context) -> bool {
-        let panes = [Context::General, Context::Feeds, Context::Entries, Context::Article];
-        let defaults_in = |c: Context| DEFAULTS.iter().any(|(dc, a, _, _)| *dc == c && *a == self);
-        if defaults_in(context) {
-            return true;
-        }
-        if panes.contains(&context) {
-            return panes.into_iter().any(defaults_in);
-        }
+        const PANES: [Context; 4] = [Context::General, Context::Feeds, Context::Entries, Context::Article];
         const IN_WINDOWS: &[Action] = &[
             Action::Down,
             Action::Up,
@@ -269,10 +263,23 @@ impl Action {
             Action::HalfPageUp,
             Action::Top,
             Action::Bottom,
+            Action::Open,
+            Action::Close,
+            Action::FeedInfo,
+            Action::Help,
+            Action::MessageLog,
             Action::Quit,
             Action::Suspend,
         ];
-        context.falls_back() && IN_WINDOWS.contains(&self)
+        let defaults_in = |c: Context| DEFAULTS.iter().any(|(dc, a, _, _)| *dc == c && *a == self);
+        if defaults_in(context) || (context != Context::Prompt && IN_WINDOWS.contains(&self)) {
+            return true;
+        }
+        match context {
+            Context::Prompt => self == Action::Quit,
+            c if PANES.contains(&c) => PANES.into_iter().any(defaults_in),
+            _ => false,
+        }
     }
 
     pub(super) fn from_name(name: &str) -> Option<Action> {
