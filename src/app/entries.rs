@@ -234,8 +234,8 @@ pub fn on_loaded(
     let keep = keep.or_else(|| state.entries.selected_ref().map(|r| r.id));
     let first = !state.entries.loaded;
     if first
-        && let Some(view) = &state.article.view
-        && !refs.iter().any(|r| r.id == view.detail.id)
+        && let Some(open) = state.article.entry_id()
+        && !refs.iter().any(|r| r.id == open)
     {
         // A new list (a new search, a view) that does not hold the open article: it would read as one of its.
         state.article = Default::default();

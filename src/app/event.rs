@@ -91,6 +91,11 @@ pub enum Event {
     Purged {
         entries: usize,
     },
+    /// An entry's article could not be read from the store.
+    ArticleFailed {
+        entry_id: EntryId,
+        message: String,
+    },
     /// Another process wrote to the database (`tidings refresh`, `add`, `import`): read what is shown again.
     ChangedOutside,
     /// An entry's full article was fetched and stored (its sanitized HTML), or why there is none.

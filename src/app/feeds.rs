@@ -402,7 +402,11 @@ pub fn toggle_full_text(state: &mut State) -> Vec<Effect> {
 /// The feed that feed info and forcing an encoding act on: the selected feed, or the feed of the open entry.
 pub fn feed_in_focus(state: &State) -> Option<FeedId> {
     match state.focus {
-        Pane::Article => state.article.view.as_ref().map(|a| a.detail.feed_id),
+        // The entry being opened when keys came ahead of it (its row has its feed), else the one shown.
+        Pane::Article => match state.article.wanted {
+            Some(id) => state.entries.row_by_id(id).map(|e| e.feed_id),
+            None => state.article.view.as_ref().map(|a| a.detail.feed_id),
+        },
         Pane::Entries => state.entries.selected_ref().map(|e| e.feed_id).or(state.feeds.selected_feed().map(|f| f.id)),
         Pane::Feeds => state.feeds.selected_feed().map(|f| f.id),
     }

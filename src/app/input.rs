@@ -43,6 +43,7 @@ impl TextInput {
     fn clear(&mut self) {
         self.text.clear();
         self.cursor = 0;
+        self.selected = false;
     }
 
     fn prev_boundary(&self) -> usize {
@@ -56,15 +57,23 @@ impl TextInput {
     /// Applies an editing key; returns false for keys it does not use (Enter, Esc, Tab…).
     pub fn handle(&mut self, key: KeyEvent) -> bool {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if std::mem::take(&mut self.selected) {
+        if self.selected {
             match key.code {
+                // Typing replaces the selection; deleting or cutting clears it.
                 KeyCode::Char(c) if !ctrl && !c.is_control() => self.clear(),
                 KeyCode::Backspace | KeyCode::Delete => {
                     self.clear();
                     return true;
                 }
-                KeyCode::Enter | KeyCode::Esc | KeyCode::Tab => self.selected = true,
-                _ => {}
+                KeyCode::Char('u' | 'w' | 'k') if ctrl => {
+                    self.clear();
+                    return true;
+                }
+                // Moving starts editing the text as it is.
+                KeyCode::Left | KeyCode::Right | KeyCode::Home | KeyCode::End => self.selected = false,
+                KeyCode::Char('a' | 'e') if ctrl => self.selected = false,
+                // Keys it does not use leave the selection as it is.
+                _ => return false,
             }
         }
         match key.code {
@@ -173,8 +182,13 @@ mod tests {
         assert_eq!(input.text(), "");
 
         let mut input = TextInput::selected("rust");
-        input.handle(key(KeyCode::Tab));
-        assert!(input.is_selected(), "keys the prompt uses leave the selection");
+        assert!(!input.handle(key(KeyCode::Tab)));
+        assert!(!input.handle(key(KeyCode::Up)));
+        assert!(!input.handle(ctrl('x')));
+        assert!(input.is_selected(), "keys it does not use leave the selection");
+        let mut cut = TextInput::selected("two words");
+        cut.handle(ctrl('w'));
+        assert_eq!(cut.text(), "", "Ctrl-w cuts the whole selection, not a word");
         input.handle(key(KeyCode::Left));
         input.handle(key(KeyCode::Char('y')));
         assert_eq!((input.text(), input.is_selected()), ("rusyt", false));

@@ -86,6 +86,7 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
             vec![Effect::LoadFeeds]
         }
         Event::ArticleLoaded { entry_id, detail } => article::on_loaded(state, entry_id, detail),
+        Event::ArticleFailed { entry_id, message } => article::on_failed(state, entry_id, message),
         Event::ArticleRendered { entry_id, width, body } => article::on_rendered(state, entry_id, width, body),
         Event::Refresh(ev) => progress::on_event(state, ev),
         Event::FullTextFetched { entry_id, result } => article::on_full_text(state, entry_id, result),

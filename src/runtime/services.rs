@@ -142,7 +142,7 @@ impl Services {
             Effect::LoadArticle(entry_id) => self.read(move |c, _| {
                 let _ = inbox.send(match read::entry(c, entry_id) {
                     Ok(detail) => Event::ArticleLoaded { entry_id, detail: detail.map(Box::new) },
-                    Err(e) => Event::Error(format!("cannot read the entry: {e}")),
+                    Err(e) => Event::ArticleFailed { entry_id, message: format!("cannot read the entry: {e}") },
                 });
             }),
             Effect::RenderArticle { entry_id, html, width, base } => {

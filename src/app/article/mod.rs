@@ -120,6 +120,16 @@ pub fn on_loaded(state: &mut State, entry_id: EntryId, detail: Option<Box<EntryD
     vec![effect]
 }
 
+/// The entry asked for could not be read: say why, and let the keys act on the article on screen again.
+pub fn on_failed(state: &mut State, entry_id: EntryId, message: String) -> Vec<Effect> {
+    if state.article.wanted == Some(entry_id) {
+        state.article.wanted = None;
+    }
+    let now = state.clock.now;
+    state.status.error(message, now);
+    Vec::new()
+}
+
 /// A body came back from the renderer; one rendered for another entry or another width is dropped.
 pub fn on_rendered(
     state: &mut State,
@@ -336,8 +346,10 @@ fn open(state: &mut State, url: String, kind: OpenKind) -> Vec<Effect> {
 
 /// `f`: asks for the number of the link to follow.
 pub fn ask_link(state: &mut State) -> Vec<Effect> {
-    if state.article.wanted.is_some() {
-        not_ready(state, "");
+    if state.article.ready().is_none_or(|a| a.rendered_width.is_none()) && state.article.entry_id().is_some() {
+        // Links are numbered as the body renders: until then there are none to offer.
+        let now = state.clock.now;
+        state.status.info("The article is still loading; press the key again in a moment", now);
         return Vec::new();
     }
     match state.article.ready().map(|a| a.links.len()) {

@@ -105,13 +105,16 @@ fn numbered(state: &State, purpose: PromptPurpose) -> Option<usize> {
 /// with fewer than 30 links) it is taken without Enter.
 fn on_number_key(state: &mut State, prompt: &mut Prompt, key: KeyEvent, count: usize) -> (Next, Vec<Effect>) {
     use crossterm::event::KeyCode;
+    let refuse = |prompt: &mut Prompt| prompt.error = Some(format!("type a number from 1 to {count}"));
+    // Only digits go in (Ctrl keys still edit).
     if let KeyCode::Char(c) = key.code
         && !c.is_ascii_digit()
-        && key.modifiers.difference(crossterm::event::KeyModifiers::SHIFT).is_empty()
+        && !key.modifiers.contains(crossterm::event::KeyModifiers::CONTROL)
     {
-        prompt.error = Some(format!("type a number from 1 to {count}"));
+        refuse(prompt);
         return (Next::Keep, Vec::new());
     }
+    let before = prompt.input.clone();
     if !prompt.input.handle(key) {
         return (Next::Keep, Vec::new());
     }
@@ -119,7 +122,9 @@ fn on_number_key(state: &mut State, prompt: &mut Prompt, key: KeyEvent, count: u
     let typed = prompt.input.text().trim();
     let Ok(n) = typed.parse::<usize>() else { return (Next::Keep, Vec::new()) };
     if n > count || n == 0 {
-        prompt.error = Some(format!("type a number from 1 to {count}"));
+        // The digit that made it no number of a link does not go in.
+        prompt.input = before;
+        refuse(prompt);
         return (Next::Keep, Vec::new());
     }
     if n.saturating_mul(10) > count && matches!(key.code, KeyCode::Char(_)) {

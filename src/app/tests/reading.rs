@@ -108,6 +108,7 @@ fn o_opens_the_entry_and_f_follows_a_numbered_link() {
     assert!(update(&mut s, key('9')).is_empty());
     let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
     assert!(prompt.error.as_deref().unwrap().contains("1 to 2"), "out of range says so at once");
+    assert_eq!(prompt.input.text(), "", "and the digit does not go in");
     update(&mut s, code(KeyCode::Backspace));
     update(&mut s, key('x'));
     let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
@@ -134,6 +135,29 @@ fn keys_typed_ahead_of_an_article_act_on_it_not_on_the_one_before() {
     assert!(s.status.current(s.clock.now).unwrap().text.contains("still loading"));
     assert!(update(&mut s, key('t')).is_empty(), "no fetch of entry 10's page");
     assert_eq!(update(&mut s, key('m')), vec![Effect::SetRead { ids: vec![11], read: false }]);
+    // It arrives, but its body (and so its links) is still rendering: f still waits.
+    update(
+        &mut s,
+        Event::ArticleLoaded { entry_id: 11, detail: Some(Box::new(EntryDetail { id: 11, ..detail_of_entry_10() })) },
+    );
+    assert!(update(&mut s, key('f')).is_empty());
+    assert!(s.dialog.is_none());
+}
+
+#[test]
+fn an_article_that_cannot_be_read_says_why_and_keys_act_on_the_one_shown_again() {
+    let mut s = loaded();
+    open_article(&mut s, Some("https://site.example/ten"), "<p>x</p>");
+    update(&mut s, key('h'));
+    update(&mut s, key('j'));
+    update(&mut s, code(KeyCode::Enter));
+    update(&mut s, Event::ArticleFailed { entry_id: 11, message: "cannot read the entry: disk I/O error".into() });
+    assert_eq!(s.article.wanted, None);
+    assert!(s.status.current(s.clock.now).is_some_and(|m| m.error && m.text.contains("disk I/O error")));
+    assert_eq!(
+        update(&mut s, key('o')),
+        vec![Effect::Open { url: "https://site.example/ten".into(), kind: OpenKind::Page }]
+    );
 }
 
 #[test]
