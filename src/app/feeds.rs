@@ -294,12 +294,17 @@ pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>
     let list = &mut state.feeds;
     let keep = list.select_when_loaded.take().or(list.selected_list());
     let (was_loaded, row_before) = (list.loaded, list.cursor.index);
-    let failed_outside: Vec<(FeedId, String)> = if std::mem::take(&mut list.changed_outside) {
+    // Only while the reader's own refresh is not running: its failures are said as they come.
+    let outside = std::mem::take(&mut list.changed_outside) && state.progress.is_idle();
+    let failed_outside: Vec<(FeedId, String)> = if outside {
         feeds
             .iter()
             .filter(|new| {
+                // Fetched since the list on screen was read (or new: added from the command line), and failed.
                 let old = list.feeds.iter().find(|old| old.id == new.id);
-                new.last_error.is_some() && old.is_some_and(|old| old.last_fetched_at != new.last_fetched_at)
+                new.last_error.is_some()
+                    && new.last_fetched_at.is_some()
+                    && old.is_none_or(|old| old.last_fetched_at != new.last_fetched_at)
             })
             .map(|f| {
                 (

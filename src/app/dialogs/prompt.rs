@@ -62,22 +62,8 @@ pub(super) fn on_key(
             (Next::Keep, Vec::new())
         }
         Some(Action::Accept) => {
-            let answer = prompt.input.text().to_string();
-            let result = match prompt.purpose {
-                PromptPurpose::ForceEncoding(feed_id) => feeds::force_encoding(state, feed_id, &answer),
-                PromptPurpose::FollowLink => article::follow_link(state, &answer),
-                PromptPurpose::PlayMedia => article::play_media(state, &answer),
-                PromptPurpose::Search { within } => crate::app::search::submit(state, within, &answer),
-                other => subscriptions::submit(state, other, &answer),
-            };
-            match result {
-                // An answer may open another dialog (it is in the state now, where this one was taken from).
-                Ok(effects) => (state.dialog.take().map_or(Next::Close, Next::Open), effects),
-                Err(why) => {
-                    prompt.error = Some(why);
-                    (Next::Keep, Vec::new())
-                }
-            }
+            let text = prompt.input.text().to_string();
+            answer(state, prompt, &text)
         }
         _ => {
             if let Some(count) = numbered(state, prompt.purpose) {
@@ -86,6 +72,25 @@ pub(super) fn on_key(
             if prompt.input.handle(key) {
                 prompt.error = None;
             }
+            (Next::Keep, Vec::new())
+        }
+    }
+}
+
+/// Hands `text` to the module that asked; a refused answer keeps the prompt open with the reason.
+fn answer(state: &mut State, prompt: &mut Prompt, text: &str) -> (Next, Vec<Effect>) {
+    let result = match prompt.purpose {
+        PromptPurpose::ForceEncoding(feed_id) => feeds::force_encoding(state, feed_id, text),
+        PromptPurpose::FollowLink => article::follow_link(state, text),
+        PromptPurpose::PlayMedia => article::play_media(state, text),
+        PromptPurpose::Search { within } => crate::app::search::submit(state, within, text),
+        other => subscriptions::submit(state, other, text),
+    };
+    match result {
+        // An answer may open another dialog (it is in the state now, where this one was taken from).
+        Ok(effects) => (state.dialog.take().map_or(Next::Close, Next::Open), effects),
+        Err(why) => {
+            prompt.error = Some(why);
             (Next::Keep, Vec::new())
         }
     }
@@ -128,18 +133,8 @@ fn on_number_key(state: &mut State, prompt: &mut Prompt, key: KeyEvent, count: u
         return (Next::Keep, Vec::new());
     }
     if n.saturating_mul(10) > count && matches!(key.code, KeyCode::Char(_)) {
-        let answer = typed.to_string();
-        let result = match prompt.purpose {
-            PromptPurpose::PlayMedia => article::play_media(state, &answer),
-            _ => article::follow_link(state, &answer),
-        };
-        return match result {
-            Ok(effects) => (state.dialog.take().map_or(Next::Close, Next::Open), effects),
-            Err(why) => {
-                prompt.error = Some(why);
-                (Next::Keep, Vec::new())
-            }
-        };
+        let typed = typed.to_string();
+        return answer(state, prompt, &typed);
     }
     (Next::Keep, Vec::new())
 }

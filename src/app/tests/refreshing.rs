@@ -224,6 +224,15 @@ fn a_feed_that_failed_in_another_processs_refresh_is_said_like_our_own() {
     s.status.clear();
     feeds_loaded(&mut s, feeds, vec![news()]);
     assert!(s.status.current(s.clock.now).is_none());
+    // A feed added from the command line whose first refresh there failed is said too.
+    update(&mut s, Event::ChangedOutside);
+    let mut five = feed(5, "Five", 0, None);
+    five.last_error = Some("no answer within 30 s".into());
+    five.last_fetched_at = Some(s.clock.now);
+    let mut with_five = s.feeds.feeds.clone();
+    with_five.push(five);
+    feeds_loaded(&mut s, with_five, vec![news()]);
+    assert_eq!(s.status.current(s.clock.now).map(|m| m.text.as_str()), Some("Five: no answer within 30 s"));
     // It recovers in the next headless refresh: the message goes.
     update(&mut s, Event::ChangedOutside);
     s.status.feed_error(1, "One: HTTP 404 (not found)", s.clock.now);

@@ -32,6 +32,13 @@ const BREAKS_LINE: &str = "br p div blockquote pre ul ol li dl dt dd table tr td
 pub(super) fn prepare(html: &str) -> String {
     let doc = Document::fragment(html);
     doc.select(DROPPED).remove();
+    // An image in a figure is content whatever its alt says (a CMS writes alt="" for photos by default): it
+    // shows as an image with no alt, before figures become divs.
+    for image in doc.select("figure img[alt]").nodes() {
+        if image.attr("alt").is_some_and(|alt| alt.trim().is_empty()) {
+            image.remove_attr("alt");
+        }
+    }
     for block in doc.select(BLOCKS_AS_DIV).nodes() {
         block.rename("div");
     }
@@ -45,7 +52,7 @@ pub(super) fn prepare(html: &str) -> String {
                 node.set_text(strip_controls(&text).as_ref());
             }
             if let Some(marked) = mark_breaks(&node.text())
-                && !in_pre(&node)
+                && ancestor(&node, "pre").is_none()
             {
                 node.set_text(marked.as_str());
             }
@@ -79,12 +86,13 @@ pub(super) fn prepare(html: &str) -> String {
     doc.html().to_string()
 }
 
-/// Text that runs without spaces (Chinese, Japanese, Thai punctuation, a Latin name inside Japanese), with a
-/// zero-width space wherever UAX #14 lets a line break and no space does: html2text breaks only at spaces and
-/// zero-width spaces (which it drops), so without them it cut such runs anywhere, "Andr" on one line and "ew" on
-/// the next. `None` when the text needs none (any text of spaced scripts alone).
+/// Text that runs without spaces (Chinese, Japanese, a Latin name inside Japanese), with a zero-width space
+/// wherever UAX #14 lets a line break next to such a script and no space does: html2text breaks only at spaces
+/// and zero-width spaces (which it drops), so without them it cut such runs anywhere, "Andr" on one line and
+/// "ew" on the next. Breaks between Latin letters (after a hyphen) are left alone. `None` when the text has
+/// none of those scripts.
 fn mark_breaks(text: &str) -> Option<String> {
-    if text.chars().all(|c| c < '\u{2E80}') {
+    if !text.chars().any(unspaced) {
         return None;
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -93,8 +101,9 @@ fn mark_breaks(text: &str) -> Option<String> {
         if at == 0 || at >= text.len() {
             continue;
         }
+        let (before, after) = (text[..at].chars().next_back(), text[at..].chars().next());
         out.push_str(&text[from..at]);
-        if !text[..at].ends_with(char::is_whitespace) {
+        if !before.is_some_and(char::is_whitespace) && (before.is_some_and(unspaced) || after.is_some_and(unspaced)) {
             out.push('\u{200B}');
         }
         from = at;
@@ -103,16 +112,16 @@ fn mark_breaks(text: &str) -> Option<String> {
     Some(out)
 }
 
-/// Whether `node` is inside a `pre` (whose lines are the author's).
-fn in_pre(node: &NodeRef) -> bool {
-    let mut up = node.parent();
-    while let Some(n) = up {
-        if n.node_name().is_some_and(|name| &*name == "pre") {
-            return true;
-        }
-        up = n.parent();
-    }
-    false
+/// Characters of the scripts written without spaces between words: CJK ideographs, kana, their punctuation and
+/// full-width forms (Hangul is written with spaces, and wraps at them).
+fn unspaced(c: char) -> bool {
+    matches!(c,
+        '\u{2E80}'..='\u{31FF}'   // CJK radicals, punctuation, kana, bopomofo
+        | '\u{3400}'..='\u{4DBF}' // CJK extension A
+        | '\u{4E00}'..='\u{9FFF}' // CJK unified ideographs
+        | '\u{F900}'..='\u{FAFF}' // CJK compatibility ideographs
+        | '\u{FF00}'..='\u{FFEF}' // full-width and half-width forms
+        | '\u{20000}'..='\u{3FFFF}') // supplementary ideographs
 }
 
 /// Makes sure html2text shows an image that a browser would show — one with an address to load (lazy loaders
@@ -138,14 +147,19 @@ fn decorative(image: &NodeRef) -> bool {
     if !image.attr("alt").is_some_and(|alt| alt.trim().is_empty()) {
         return false;
     }
-    let mut up = image.parent();
-    while let Some(node) = up {
-        if node.node_name().is_some_and(|n| &*n == "a") {
-            return !node.text().trim().is_empty();
+    ancestor(image, "a").is_none_or(|link| !link.text().trim().is_empty())
+}
+
+/// The nearest ancestor of `node` named `name`.
+fn ancestor<'a>(node: &NodeRef<'a>, name: &str) -> Option<NodeRef<'a>> {
+    let mut up = node.parent();
+    while let Some(n) = up {
+        if n.node_name().is_some_and(|found| &*found == name) {
+            return Some(n);
         }
-        up = node.parent();
+        up = n.parent();
     }
-    true
+    None
 }
 
 /// Where an image's run ends: the image, or the outermost inline element it is the last child of (a linked
@@ -193,6 +207,8 @@ mod tests {
             out.contains("big.png") && out.contains("no-alt.png"),
             "a linked image and one with no alt stay: {out}"
         );
+        let out = prepare("<figure><img src=\"photo.jpg\" alt=\"\"><figcaption>A photo</figcaption></figure>");
+        assert!(out.contains("photo.jpg"), "an image in a figure is content: {out}");
     }
 
     #[test]
