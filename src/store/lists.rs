@@ -35,14 +35,31 @@ pub(super) fn refs(
         Sort::Oldest => "e.sort_at, e.id",
         Sort::ByTitle => "e.title COLLATE NOCASE, e.sort_at DESC, e.id DESC",
     };
-    let sql =
-        format!("SELECT e.id, e.feed_id FROM entries e WHERE {} ORDER BY {order}", filter.condition(unread_in_sql));
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut refs = stmt
-        .query_map(params_from_iter(&filter.params), |r| {
+    let condition = filter.condition(unread_in_sql);
+    let mut refs = if filter.matches && sort != Sort::ByTitle {
+        // A search's matches come from the index by id: sorting them here by date costs a few milliseconds
+        // where SQLite's temporary b-tree took twenty (52,683 matches).
+        let sql = format!("SELECT e.id, e.feed_id, e.sort_at FROM entries e WHERE {condition}");
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let mut dated = stmt
+            .query_map(params_from_iter(&filter.params), |r| {
+                let starred = filter.starred;
+                Ok((r.get::<_, i64>(2)?, EntryRef { id: r.get(0)?, feed_id: r.get(1)?, read: false, starred }))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        match sort {
+            Sort::Oldest => dated.sort_unstable_by_key(|(at, r)| (*at, r.id)),
+            _ => dated.sort_unstable_by_key(|(at, r)| std::cmp::Reverse((*at, r.id))),
+        }
+        dated.into_iter().map(|(_, r)| r).collect()
+    } else {
+        let sql = format!("SELECT e.id, e.feed_id FROM entries e WHERE {condition} ORDER BY {order}");
+        let mut stmt = conn.prepare_cached(&sql)?;
+        stmt.query_map(params_from_iter(&filter.params), |r| {
             Ok(EntryRef { id: r.get(0)?, feed_id: r.get(1)?, read: false, starred: filter.starred })
         })?
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()?
+    };
     attach_flags(conn, &mut refs, unread_in_sql, filter.starred)?;
     if unread && !unread_in_sql {
         refs.retain(|r| !r.read);

@@ -172,6 +172,36 @@ mod tests {
     }
 
     #[test]
+    fn matches_come_newest_or_oldest_first_with_their_flags() {
+        let (_dir, mut conn, feed) = setup();
+        let dated = |key: &str, day: i64| ParsedEntry {
+            published: chrono::DateTime::from_timestamp(1_700_000_000 + day * 86_400, 0),
+            ..entry(key, &format!("Zeppelin {key}"), "<p>airship</p>")
+        };
+        let entries = vec![dated("b", 2), dated("a", 1), dated("c", 3), entry("x", "Other", "<p>none</p>")];
+        write::apply_fetch(&mut conn, feed, &fetched("Feed", entries), 1).unwrap();
+        index_pending(&mut conn, 100).unwrap();
+        let key_of = |id: i64| conn.query_row("SELECT key FROM entries WHERE id = ?1", [id], |r| r.get::<_, String>(0));
+        let id_of = |key: &str| conn.query_row("SELECT id FROM entries WHERE key = ?1", [key], |r| r.get::<_, i64>(0));
+        conn.execute("UPDATE entries SET read = 1, starred = 1 WHERE id = ?1", [id_of("c").unwrap()]).unwrap();
+        let keys = |sort| -> Vec<(String, bool, bool)> {
+            search(&conn, "zeppelin", None, false, sort)
+                .unwrap()
+                .into_iter()
+                .map(|r| (key_of(r.id).unwrap(), r.read, r.starred))
+                .collect()
+        };
+        let newest = keys(Sort::Newest);
+        assert_eq!(newest.iter().map(|k| k.0.as_str()).collect::<Vec<_>>(), ["c", "b", "a"]);
+        assert_eq!((newest[0].1, newest[0].2), (true, true), "c is read and starred");
+        assert!(!newest[1].1 && !newest[1].2);
+        let oldest = keys(Sort::Oldest);
+        assert_eq!(oldest.iter().map(|k| k.0.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+        let unread = search(&conn, "zeppelin", None, true, Sort::Newest).unwrap();
+        assert_eq!(unread.len(), 2, "unread only leaves c out");
+    }
+
+    #[test]
     fn the_pass_stops_at_its_bound_and_continues_where_it_stopped() {
         let (_dir, mut conn, feed) = setup();
         let entries = (0..1200).map(|i| entry(&format!("k{i}"), &format!("title {i}"), "word")).collect();
