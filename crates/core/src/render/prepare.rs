@@ -73,10 +73,12 @@ pub(super) fn prepare(html: &str) -> String {
             if let Some(end) = after_image.take() {
                 end.insert_after(&doc.tree.new_text(" "));
             }
-            if let Some(alt) = node.attr("alt")
-                && alt.chars().any(is_forbidden)
-            {
-                node.set_attr("alt", &strip_controls(&alt));
+            match node.attr("alt") {
+                Some(alt) if alt.chars().any(is_forbidden) => node.set_attr("alt", &strip_controls(&alt)),
+                // Named, so html2text shows it: an image it sees as untitled empties the link around it, which
+                // it then drops (a thumbnail linking to its photo lost its link).
+                Some(alt) if !alt.trim().is_empty() => {}
+                _ => node.set_attr("alt", "image"),
             }
             after_image = Some(image_end(node));
         } else if BREAKS_LINE.split(' ').any(|tag| tag == &*name) {
@@ -212,6 +214,16 @@ mod tests {
     }
 
     #[test]
+    fn a_link_that_holds_only_an_image_without_alt_keeps_its_link() {
+        let html = "<p><a href=\"/big.png\"><img src=\"/thumb.png\" alt=\"\"></a> 画像。 <a href=\"/two\"><img src=\"b.png\"></a> two</p>";
+        let rendered = crate::render::render_article(html, 60, Some("http://127.0.0.1/post"));
+        let urls: Vec<&str> = rendered.links.iter().map(|l| l.url.as_str()).collect();
+        assert_eq!(urls, ["http://127.0.0.1/big.png", "http://127.0.0.1/two"]);
+        let text: String = rendered.lines.iter().flatten().map(|s| s.text.as_str()).collect();
+        assert!(text.contains("[image][1]") && text.contains("[image][2]"), "{text}");
+    }
+
+    #[test]
     fn a_linked_image_gets_a_space_after_the_link() {
         let out = prepare("<p><a href=\"x\"><img alt=\"Cover\"></a>Text</p>");
         assert!(out.contains("</a> Text"), "{out}");
@@ -220,13 +232,13 @@ mod tests {
     #[test]
     fn an_image_gets_a_space_before_the_next_word_or_image_only_when_none_is_there() {
         let out = prepare("<p><img src=a><img src=b><b>bold</b> <img src=c> next</p>");
-        assert_eq!(out, "<html><p><img src=\"a\"> <img src=\"b\"> <b>bold</b> <img src=\"c\"> next</p></html>");
+        assert_eq!(out, "<html><p><img src=\"a\" alt=\"image\"> <img src=\"b\" alt=\"image\"> <b>bold</b> <img src=\"c\" alt=\"image\"> next</p></html>");
     }
 
     #[test]
     fn an_image_inside_a_link_with_text_gets_the_space_inside_the_link() {
         let out = prepare("<a href=\"x\"><img src=\"a\">caption</a>");
-        assert!(out.contains("<img src=\"a\"> caption</a>"), "{out}");
+        assert!(out.contains("<img src=\"a\" alt=\"image\"> caption</a>"), "{out}");
     }
 
     #[test]
@@ -234,7 +246,7 @@ mod tests {
         let out = prepare("<p><img alt=\"Alt only\">x<img data-src=\"lazy.png\">y<img>z</p>");
         assert_eq!(
             out,
-            "<html><p><img alt=\"Alt only\" src=\"about:blank\"> x<img data-src=\"lazy.png\" src=\"about:blank\"> yz</p></html>"
+            "<html><p><img alt=\"Alt only\" src=\"about:blank\"> x<img data-src=\"lazy.png\" src=\"about:blank\" alt=\"image\"> yz</p></html>"
         );
     }
 
