@@ -76,11 +76,14 @@ impl Article {
     }
 }
 
+/// What a key that came ahead of its article says (until the article is on screen).
+const STILL_LOADING: &str = "The article is still loading; press the key again in a moment";
+
 /// Says why a key that needs the article's text did nothing: it is still on its way, or none is open.
 fn not_ready(state: &mut State, otherwise: &str) {
     let now = state.clock.now;
     if state.article.wanted.is_some() {
-        state.status.info("The article is still loading; press the key again in a moment", now);
+        state.status.info(STILL_LOADING, now);
     } else {
         state.status.info(otherwise.to_string(), now);
     }
@@ -118,6 +121,13 @@ pub fn on_loaded(state: &mut State, entry_id: EntryId, detail: Option<Box<EntryD
     let effect = render_effect(&view, width);
     state.article.view = Some(view);
     vec![effect]
+}
+
+/// The article is here: "still loading" is no longer true.
+fn clear_still_loading(state: &mut State) {
+    if state.status.current(state.clock.now).is_some_and(|m| m.text == STILL_LOADING) {
+        state.status.clear();
+    }
 }
 
 /// The entry asked for could not be read: say why, and let the keys act on the article on screen again.
@@ -167,6 +177,7 @@ pub fn on_rendered(
     }
     view.rendered_width = Some(width);
     view.scroll = view.scroll.min(view.lines.len().saturating_sub(height));
+    clear_still_loading(state);
     Vec::new()
 }
 
@@ -349,7 +360,7 @@ pub fn ask_link(state: &mut State) -> Vec<Effect> {
     if state.article.ready().is_none_or(|a| a.rendered_width.is_none()) && state.article.entry_id().is_some() {
         // Links are numbered as the body renders: until then there are none to offer.
         let now = state.clock.now;
-        state.status.info("The article is still loading; press the key again in a moment", now);
+        state.status.info(STILL_LOADING, now);
         return Vec::new();
     }
     match state.article.ready().map(|a| a.links.len()) {

@@ -142,6 +142,12 @@ fn keys_typed_ahead_of_an_article_act_on_it_not_on_the_one_before() {
     );
     assert!(update(&mut s, key('f')).is_empty());
     assert!(s.dialog.is_none());
+    let width = s.article_width();
+    let body = render::render_article("<p><a href=\"/l\">l</a></p>", usize::from(width), None);
+    update(&mut s, Event::ArticleRendered { entry_id: 11, width, body: Ok(body) });
+    assert!(s.status.current(s.clock.now).is_none(), "'still loading' goes once it is on screen");
+    update(&mut s, key('f'));
+    assert!(matches!(s.dialog, Some(Dialog::Prompt(_))), "and f offers its link");
 }
 
 #[test]

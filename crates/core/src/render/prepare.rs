@@ -232,7 +232,10 @@ mod tests {
     #[test]
     fn an_image_gets_a_space_before_the_next_word_or_image_only_when_none_is_there() {
         let out = prepare("<p><img src=a><img src=b><b>bold</b> <img src=c> next</p>");
-        assert_eq!(out, "<html><p><img src=\"a\" alt=\"image\"> <img src=\"b\" alt=\"image\"> <b>bold</b> <img src=\"c\" alt=\"image\"> next</p></html>");
+        assert_eq!(
+            out,
+            "<html><p><img src=\"a\" alt=\"image\"> <img src=\"b\" alt=\"image\"> <b>bold</b> <img src=\"c\" alt=\"image\"> next</p></html>"
+        );
     }
 
     #[test]
