@@ -329,6 +329,8 @@ fn picker_confirm_and_report() {
         let feeds = vec![
             found("https://example.com/posts.xml", "Posts", FeedKind::Rss2),
             found("https://example.com/comments.atom", "Comments", FeedKind::Atom),
+            // Planet Rust's own address: already a subscription.
+            found("https://example.com/1/feed.xml", "Planet Rust", FeedKind::Rss2),
         ];
         update(
             &mut s,

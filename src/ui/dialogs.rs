@@ -162,8 +162,10 @@ fn picker(frame: &mut Frame<'_>, state: &State, theme: &Theme, picker: &Picker) 
     let mut lines: Vec<Line<'_>> = Vec::new();
     for (i, c) in picker.candidates.iter().enumerate() {
         let style = if i == picker.cursor.index { selection(true, theme) } else { theme.unread };
-        let title =
-            format!(" {}. {} ({})", i + 1, one_line(c.title.as_deref().unwrap_or("(untitled)"), 200), c.kind.as_str());
+        // Say which of them is already a subscription (choosing it again adds nothing).
+        let have = if state.feeds.feeds.iter().any(|f| f.url == c.url) { " · already subscribed" } else { "" };
+        let name = one_line(c.title.as_deref().unwrap_or("(untitled)"), 200);
+        let title = format!(" {}. {name} ({}){have}", i + 1, c.kind.as_str());
         lines.push(Line::from(Span::styled(fit(&title, width), style)));
         let detail = format!("    {}  · {}", one_line(&c.url, 500), c.found_by.describe());
         lines.push(Line::from(Span::styled(fit(&detail, width), theme.hint)));
