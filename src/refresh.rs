@@ -299,6 +299,8 @@ impl Refresher {
         let forced = target.encoding_override.clone().or_else(|| self.forced.get(&target.url).cloned());
         let _core = self.reading.acquire().await.expect("the reading semaphore is never closed");
         let read = tokio::task::spawn_blocking(move || {
+            // Parsing is bulk work: the reader's terminal loop comes first (see the writer's thread).
+            crate::store::lower_this_threads_priority();
             let url = fetched.final_url.as_str();
             let result =
                 crate::ingest::ingest(&fetched.body, fetched.content_type.as_deref(), Some(url), forced.as_deref());

@@ -258,6 +258,18 @@ impl FeedList {
     }
 
     /// Unread entries under each folder, the folders inside it included.
+    /// The folder rows' unread sums again, after feeds' counts changed: the rows stay as they are (they hold
+    /// feeds by index; titles and flags are read from the feeds when drawn). A refresh's thousands of results
+    /// each cost this, not a rebuild of the whole tree.
+    pub fn recount(&mut self) {
+        let unread = self.folder_unread();
+        for row in &mut self.rows {
+            if let FeedListRow::Folder { id, unread: count, .. } = row {
+                *count = unread.get(id).copied().unwrap_or(0);
+            }
+        }
+    }
+
     fn folder_unread(&self) -> HashMap<FolderId, i64> {
         let parent: HashMap<FolderId, Option<FolderId>> = self.folders.iter().map(|f| (f.id, f.parent)).collect();
         let mut sums: HashMap<FolderId, i64> = HashMap::new();

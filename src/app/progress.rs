@@ -157,7 +157,7 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
         RefreshEvent::Skipped { .. } => state.progress.skipped += 1,
         RefreshEvent::Started { .. } => {}
     }
-    state.feeds.rebuild_rows();
+    state.feeds.recount();
     effects.extend(end_of_batch(state));
     effects
 }

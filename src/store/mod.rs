@@ -413,9 +413,16 @@ fn classify(path: &Path, e: rusqlite::Error) -> StoreError {
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 
-/// Lowers the calling thread's scheduling priority a little (Linux applies `setpriority` to one thread when given
-/// its id); elsewhere, or when refused, nothing changes.
-fn lower_this_threads_priority() {
+/// Lowers the calling thread's scheduling priority a little, once per thread (Linux applies `setpriority` to one
+/// thread when given its id); elsewhere, or when refused, nothing changes. For threads that do a refresh's
+/// bulk work (parsing, writing), so that the terminal loop gets a core first when both want one.
+pub(crate) fn lower_this_threads_priority() {
+    thread_local! {
+        static LOWERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if LOWERED.with(|done| done.replace(true)) {
+        return;
+    }
     #[cfg(target_os = "linux")]
     // SAFETY: plain system calls on this thread's own id; a failure only leaves the priority as it was.
     unsafe {

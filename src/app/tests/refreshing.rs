@@ -254,3 +254,19 @@ fn on_a_view_r_refreshes_every_feed_and_c_and_d_say_why_they_do_nothing() {
         assert!(s.status.current(s.clock.now).is_some_and(|m| m.text.contains(says)), "{k}");
     }
 }
+
+#[test]
+fn a_feeds_new_entries_raise_its_folders_count_as_the_refresh_reports_it() {
+    let mut s = loaded();
+    let news = |s: &State| {
+        s.feeds.rows.iter().find_map(|r| match r {
+            FeedListRow::Folder { id: 7, unread, .. } => Some(*unread),
+            _ => None,
+        })
+    };
+    assert_eq!(news(&s), Some(1), "Three's one unread entry");
+    update(&mut s, key('R'));
+    let done = RefreshEvent::Done { feed_id: 2, new: 4, updated: 0, unread: 4, title: "Two".into(), moved_to: None };
+    update(&mut s, Event::Refresh(done));
+    assert_eq!(news(&s), Some(5), "Two's four new ones count in News at once");
+}
