@@ -211,7 +211,15 @@ const HTML_ELEMENTS: &[&str] = &[
 
 /// Collapses every run of whitespace into one space and trims the ends.
 pub fn fold_whitespace(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    // One pass and one allocation: every entry's text goes through here on each refresh.
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// Whether text that has no declared type is HTML, judged by evidence the way feedparser judges it: it must hold

@@ -37,6 +37,13 @@ pub fn first_line(html: Option<&str>) -> Option<String> {
 /// there is nothing else. Content that shows nothing (`<script>` alone, empty paragraphs) does not count.
 pub fn body(content: Option<String>, summary: Option<String>) -> (Option<String>, Option<String>) {
     let shows_something = |html: &String| {
+        // Text near the start answers at once (the common case), without reading the whole body twice. The
+        // head ends after a tag, so no half tag reads as text.
+        let head = crate::sanitize::truncate_bytes(html, 4096);
+        let head = head.rfind('>').filter(|_| head.len() < html.len()).map_or(head, |end| &head[..=end]);
+        if !html_to_plain(head).is_empty() {
+            return true;
+        }
         let lower = crate::sanitize::truncate_bytes(html, 64 * 1024).to_ascii_lowercase();
         ["<img", "<video", "<audio", "<iframe", "<embed", "<object", "<picture", "<svg"]
             .iter()
