@@ -220,6 +220,13 @@ mod tests {
         let (content, summary) = body(Some("<img src=a.png>".into()), Some("s".into()));
         assert_eq!((content.as_deref(), summary.as_deref()), (Some("<img src=a.png>"), Some("s")));
         assert_eq!(body(None, None), (None, None));
+        // Long bodies: text or an image after 4 KB of empty markup still shows; a long script alone does not.
+        let late_text = format!("{}<p>late words</p>", "<div></div>".repeat(600));
+        assert_eq!(body(Some(late_text.clone()), None).0, Some(late_text));
+        let long_script = format!("<script>{}</script>", "var x = 1; ".repeat(600));
+        assert_eq!(body(Some(long_script), Some("s".into())).0.as_deref(), Some("s"));
+        let cut_tag = format!("<p></p>{}<img src=a.png>", " ".repeat(4090));
+        assert_eq!(body(Some(cut_tag.clone()), None).0, Some(cut_tag), "a tag cut at 4 KB is not text");
     }
 
     #[test]
