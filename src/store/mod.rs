@@ -13,6 +13,8 @@
 //! migrate it.
 
 pub mod articles;
+#[cfg(test)]
+mod fixtures;
 pub mod folders;
 pub mod lists;
 pub mod purge;

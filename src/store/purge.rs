@@ -246,56 +246,22 @@ impl Upkeep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{FeedKind, NewFeed, ParsedEntry, ParsedFeed};
+    use crate::model::ParsedEntry;
+    use crate::store::fixtures;
     use crate::store::write::{self, FetchRecord};
 
     const DAY: i64 = 86_400;
 
     fn entry(key: &str, published: i64) -> ParsedEntry {
-        ParsedEntry {
-            key: key.into(),
-            title: Some(key.into()),
-            link: None,
-            authors: vec![],
-            published: chrono::DateTime::from_timestamp(published, 0),
-            updated: None,
-            content_html: Some(format!("<p>{key}</p>")),
-            summary_html: None,
-            categories: vec![],
-            enclosures: vec![],
-            comments: None,
-            thumbnail: None,
-        }
+        fixtures::entry(key, key, &format!("<p>{key}</p>"), published)
     }
 
     fn fetched(entries: Vec<ParsedEntry>) -> FetchRecord {
-        FetchRecord::Fetched {
-            status: 200,
-            etag: None,
-            last_modified: None,
-            feed: Box::new(ParsedFeed {
-                authors: vec![],
-                kind: FeedKind::Rss2,
-                title: Some("Feed".into()),
-                link: None,
-                description: None,
-                entries,
-                warnings: vec![],
-                min_interval_secs: None,
-            }),
-            decision: None,
-            moved_to: None,
-            min_interval_secs: None,
-        }
+        fixtures::fetched("Feed", entries)
     }
 
     fn setup() -> (tempfile::TempDir, Connection, FeedId) {
-        let dir = tempfile::tempdir().unwrap();
-        let mut conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
-        let feed =
-            NewFeed { url: "http://example.com/feed".into(), title: None, name: None, site_url: None, folder: vec![] };
-        let (id, _) = write::add_feed(&mut conn, &feed, 0).unwrap();
-        (dir, conn, id)
+        fixtures::one_feed()
     }
 
     fn keys(conn: &Connection) -> Vec<String> {

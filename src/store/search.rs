@@ -105,54 +105,16 @@ pub(super) fn matching(query: &str) -> Result<(String, String), QueryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{FeedKind, NewFeed, ParsedEntry, ParsedFeed};
-    use crate::store::write::{self, FetchRecord};
+    use crate::model::ParsedEntry;
+    use crate::store::fixtures::{self, fetched};
+    use crate::store::write;
 
     fn entry(key: &str, title: &str, body: &str) -> ParsedEntry {
-        ParsedEntry {
-            key: key.into(),
-            title: Some(title.into()),
-            link: None,
-            authors: vec![],
-            published: chrono::DateTime::from_timestamp(1_700_000_000, 0),
-            updated: None,
-            content_html: Some(body.into()),
-            summary_html: None,
-            categories: vec![],
-            enclosures: vec![],
-            comments: None,
-            thumbnail: None,
-        }
-    }
-
-    fn fetched(title: &str, entries: Vec<ParsedEntry>) -> FetchRecord {
-        FetchRecord::Fetched {
-            status: 200,
-            etag: None,
-            last_modified: None,
-            feed: Box::new(ParsedFeed {
-                authors: vec![],
-                kind: FeedKind::Rss2,
-                title: Some(title.into()),
-                link: None,
-                description: None,
-                entries,
-                warnings: vec![],
-                min_interval_secs: None,
-            }),
-            decision: None,
-            moved_to: None,
-            min_interval_secs: None,
-        }
+        fixtures::entry(key, title, body, 1_700_000_000)
     }
 
     fn setup() -> (tempfile::TempDir, Connection, i64) {
-        let dir = tempfile::tempdir().unwrap();
-        let mut conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
-        let feed =
-            NewFeed { url: "http://example.com/feed".into(), title: None, name: None, site_url: None, folder: vec![] };
-        let (id, _) = write::add_feed(&mut conn, &feed, 0).unwrap();
-        (dir, conn, id)
+        fixtures::one_feed()
     }
 
     fn ids(conn: &Connection, query: &str) -> Vec<i64> {
