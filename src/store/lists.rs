@@ -238,18 +238,9 @@ pub fn view_counts(conn: &Connection) -> Result<ViewCounts, StoreError> {
         .query_row([], |r| Ok(ViewCounts { all: r.get(0)?, unread: r.get(1)?, starred: r.get(2)? }))?)
 }
 
-/// Stars or unstars entries (starred entries are never purged).
+/// Stars or unstars entries (starred entries are never purged); says how many were no longer there.
 pub fn set_starred(conn: &mut Connection, ids: &[EntryId], starred: bool) -> Result<usize, StoreError> {
-    let tx = conn.transaction()?;
-    let mut found = 0;
-    {
-        let mut stmt = tx.prepare_cached("UPDATE entries SET starred = ?2 WHERE id = ?1")?;
-        for id in ids {
-            found += stmt.execute(params![id, starred])?;
-        }
-    }
-    tx.commit()?;
-    Ok(ids.len() - found)
+    super::write::set_flag(conn, "UPDATE entries SET starred = ?2 WHERE id = ?1", ids, starred)
 }
 
 /// Marks every unread entry of the list read, in one transaction, and returns exactly the ids it changed (to

@@ -377,14 +377,20 @@ pub fn set_encoding_override(conn: &mut Connection, feed_id: FeedId, label: Opti
     Ok(())
 }
 
-/// Marks entries read or unread.
+/// Marks entries read or unread; says how many of them were no longer there (purged meanwhile).
 pub fn set_read(conn: &mut Connection, ids: &[EntryId], read: bool) -> Result<usize, StoreError> {
+    set_flag(conn, "UPDATE entries SET read = ?2 WHERE id = ?1", ids, read)
+}
+
+/// Runs `update` (an UPDATE of one entry's flag: `?1` the id, `?2` the value) for each of `ids` in one
+/// transaction; returns how many ids matched no entry.
+pub(super) fn set_flag(conn: &mut Connection, update: &str, ids: &[EntryId], value: bool) -> Result<usize, StoreError> {
     let tx = conn.transaction()?;
     let mut found = 0;
     {
-        let mut stmt = tx.prepare_cached("UPDATE entries SET read = ?2 WHERE id = ?1")?;
+        let mut stmt = tx.prepare_cached(update)?;
         for id in ids {
-            found += stmt.execute(params![id, read])?;
+            found += stmt.execute(params![id, value])?;
         }
     }
     tx.commit()?;
