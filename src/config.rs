@@ -3,7 +3,7 @@
 //! Errors name the file and the key, and say what a good value looks like.
 
 use crate::app::keymap::Keymap;
-use crate::runtime::opener::CommandLine;
+use crate::command::CommandLine;
 use crate::ui::Theme;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -241,6 +241,35 @@ impl Config {
     /// The `player` setting, when there is one.
     pub fn player_command(&self) -> Option<CommandLine> {
         CommandLine::parse(self.player.as_deref()?, self.player_in_terminal).ok()
+    }
+
+    /// The fetcher's settings.
+    pub fn fetch_config(&self) -> crate::fetch::FetchConfig {
+        crate::fetch::FetchConfig {
+            connect_timeout: self.connect_timeout(),
+            timeout: self.timeout(),
+            max_body_bytes: self.max_feed_bytes(),
+        }
+    }
+
+    /// The limits every fetch on the user's behalf shares (`concurrency`, `per_host_concurrency`).
+    pub fn courtesy(&self) -> crate::fetch::Courtesy {
+        crate::fetch::Courtesy::new(self.concurrency, self.per_host_concurrency)
+    }
+
+    /// The refresh pipeline these settings describe, fetching through `fetcher` and storing through `writer`.
+    pub fn pipeline(
+        &self,
+        fetcher: &crate::fetch::Fetcher,
+        writer: &crate::store::DbThread,
+        upkeep: crate::refresh::Upkeep,
+    ) -> crate::refresh::Pipeline {
+        use crate::refresh::{Pipeline, Refresher, full_text::FullText};
+        let courtesy = self.courtesy();
+        let refresher = Refresher::new(fetcher.clone(), courtesy.clone(), writer.clone())
+            .with_forced_encodings(self.encoding.clone());
+        let full_text = FullText::new(fetcher.clone(), courtesy, writer.clone());
+        Pipeline::new(refresher, full_text, writer.clone(), std::sync::Arc::new(self.retention()), upkeep)
     }
 
     pub fn connect_timeout(&self) -> Duration {

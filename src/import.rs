@@ -4,10 +4,10 @@
 
 use crate::fetch::Fetcher;
 use crate::fetch::discovery::discover;
-use crate::model::NewFeed;
+use crate::model::{Applied, NewFeed, UserWrite};
 use crate::opml::{self, Rejected};
 use crate::sanitize::one_line;
-use crate::store::{self, write};
+use crate::store::{self, StoreError};
 use std::path::Path;
 
 #[derive(Debug, thiserror::Error)]
@@ -125,9 +125,13 @@ pub fn import_file_with_progress(
     let mut conn = store::open_write(db)?;
     let total = doc.feeds.len();
     let now = chrono::Utc::now().timestamp();
-    let outcome = write::import_feeds_with_progress(&mut conn, &doc.feeds, &doc.folders, now, |done| {
-        progress(ImportProgress { done, total })
-    })?;
+    let write = UserWrite::Import { feeds: doc.feeds, folders: doc.folders };
+    let outcome =
+        match store::apply_with_progress(&mut conn, &write, now, &mut |done| progress(ImportProgress { done, total }))?
+        {
+            Applied::Imported(outcome) => outcome,
+            other => return Err(StoreError::Conflict(format!("an import was answered with {other:?}")).into()),
+        };
     let mut duplicates = outcome.duplicates;
     duplicates.extend(doc.duplicates);
     Ok(ImportReport {
@@ -168,7 +172,8 @@ pub async fn discover_sites(db: &Path, fetcher: &Fetcher, report: &mut ImportRep
             site_url: Some(site.url.clone()),
             folder: site.folder,
         };
-        let (_, added) = write::add_feed(&mut conn, &new, now)?;
+        let added =
+            matches!(store::apply(&mut conn, &UserWrite::AddFeed(new), now)?, Applied::Subscribed { added: true, .. });
         if added {
             report.discovered.push((site.url, feed.url));
         } else {

@@ -4,7 +4,7 @@
 //!
 //! 1. **The pure core** — the `tidings-core` crate (`crates/core`), re-exported here: [`decode`], [`parse`],
 //!    [`ingest`], [`feedlinks`], [`opml`], [`render`], [`extract`], [`inspect`], [`model`], [`search`], [`text`],
-//!    [`sanitize`], [`canonical`], [`markup`], [`clock`]. Bytes and strings in, values out; its manifest lists
+//!    [`sanitize`], [`canonical`], [`markup`], [`clock`], [`command`]. Bytes and strings in, values out; its manifest lists
 //!    no I/O crate.
 //! 2. **The I/O edge** — [`fetch`] (one shared HTTP client, discovery over the network), [`store`] (SQLite:
 //!    schema, one writer thread, queries) and [`refresh`] (the work queue that fetches, ingests and stores).
@@ -13,8 +13,8 @@
 //!    effects); and the command line: [`cli`] with [`import`], configured by [`config`].
 
 pub use tidings_core::{
-    canonical, clock, decode, extract, feedlinks, ingest, inspect, markup, model, opml, parse, render, sanitize,
-    search, text,
+    canonical, clock, command, decode, extract, feedlinks, ingest, inspect, markup, model, opml, parse, render,
+    sanitize, search, text,
 };
 
 pub mod app;
@@ -22,6 +22,7 @@ pub mod cli;
 pub mod config;
 pub mod fetch;
 pub mod import;
+pub mod panics;
 pub mod refresh;
 pub mod runtime;
 pub mod store;

@@ -124,11 +124,11 @@ async fn a_full_text_feed_fetches_its_new_entries_in_full_on_refresh() {
     let sandbox = Sandbox::new();
     let mut app = reader(&sandbox, &server).await;
     // T on the feed, then a refresh that brings a second entry: both are fetched in full, with no key pressed.
-    while app.state.feeds.selected_list() != Some(ListKey::Feed(1)) {
+    while app.state.feeds.selected_list() != Some(ListKey::Feed(tidings::model::FeedId(1))) {
         press(&mut app, KeyCode::Char('j'));
     }
     press(&mut app, KeyCode::Char('T'));
-    assert!(app.state.feeds.feed(1).unwrap().full_text);
+    assert!(app.state.feeds.feed(tidings::model::FeedId(1)).unwrap().full_text);
     server.route(
         "/feed.xml",
         Reply::ok("application/rss+xml", snippets(&server, &[("1", "/story.html"), ("2", "/story2.html")])),

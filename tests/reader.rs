@@ -528,7 +528,7 @@ async fn starring_an_entry_the_store_has_purged_meanwhile_says_so() {
     key(&mut app, KeyCode::Char('l'));
     let id = app.state.entries.selected_ref().unwrap().id;
     app.flush_writes().await.unwrap();
-    rusqlite::Connection::open(w.sandbox.db()).unwrap().execute("DELETE FROM entries WHERE id = ?1", [id]).unwrap();
+    rusqlite::Connection::open(w.sandbox.db()).unwrap().execute("DELETE FROM entries WHERE id = ?1", [id.0]).unwrap();
     key(&mut app, KeyCode::Char('s'));
     app.run_until(WAIT, |s| s.status.last_error().is_some_and(|m| m.text.contains("purged meanwhile"))).await.unwrap();
     let message = app.state.status.last_error().unwrap();

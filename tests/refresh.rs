@@ -8,10 +8,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 use support::server::{Farm, Reply, Server};
 use support::{Sandbox, opml, rss};
-use tidings::fetch::{FetchConfig, Fetcher};
-use tidings::model::{ErrorKind, FeedId};
+use tidings::fetch::{Courtesy, FetchConfig, Fetcher};
+use tidings::model::{ErrorKind, FeedId, UserWrite};
 use tidings::refresh::{RefreshEvent, Refresher, Summary, Which};
-use tidings::store::{self, DbThread, read, write};
+use tidings::store::{self, DbThread, entries, feeds};
 
 struct Setup {
     server: Server,
@@ -28,7 +28,7 @@ fn setup(routes: &[(&str, Reply)]) -> Setup {
     let sandbox = Sandbox::new();
     let urls: Vec<String> = routes.iter().map(|(p, _)| server.url(p)).collect();
     let writer = subscribe(&sandbox, &urls);
-    let refresher = Refresher::new(fetcher(), writer.clone(), 4);
+    let refresher = Refresher::new(fetcher(), Courtesy::new(4, 4), writer.clone());
     Setup { server, sandbox, writer, refresher }
 }
 
@@ -51,7 +51,7 @@ fn fetcher() -> Fetcher {
 
 /// Feed ids by URL.
 async fn feed_ids(writer: &DbThread) -> HashMap<String, FeedId> {
-    writer.call(|c| Ok(read::feeds(c)?.into_iter().map(|f| (f.url, f.id)).collect())).await.unwrap()
+    writer.call(|c| Ok(feeds::feeds(c)?.into_iter().map(|f| (f.url, f.id)).collect())).await.unwrap()
 }
 
 /// A reporter that sends every event to a channel the test reads, and that channel.
@@ -89,10 +89,10 @@ async fn refreshing_three_times_never_duplicates_and_keeps_read_state() {
 
     let first = refresh(&s).await;
     assert_eq!((first.updated_feeds, first.new_entries), (1, 3));
-    let feed_id = s.writer.call(|c| Ok(read::feeds(c)?[0].id)).await.unwrap();
-    let entries = s.writer.call(move |c| read::entries(c, feed_id)).await.unwrap();
+    let feed_id = s.writer.call(|c| Ok(feeds::feeds(c)?[0].id)).await.unwrap();
+    let entries = s.writer.call(move |c| entries::of_feed(c, feed_id)).await.unwrap();
     let two = entries.iter().find(|e| e.title.as_deref() == Some("Two")).unwrap().id;
-    s.writer.call(move |c| write::set_read(c, &[two], true)).await.unwrap();
+    s.writer.call(move |c| store::apply(c, &UserWrite::SetRead { ids: vec![two], read: true }, 0)).await.unwrap();
 
     // The server changes one title and one body; a second and third refresh update in place.
     let changed =
@@ -106,8 +106,9 @@ async fn refreshing_three_times_never_duplicates_and_keeps_read_state() {
     let conn = db(&s);
     let count: i64 = conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
     assert_eq!(count, 3, "no duplicates after three refreshes");
-    let (title, is_read): (String, bool) =
-        conn.query_row("SELECT title, read FROM entries WHERE id = ?1", [two], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let (title, is_read): (String, bool) = conn
+        .query_row("SELECT title, read FROM entries WHERE id = ?1", [two.0], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
     assert_eq!((title.as_str(), is_read), ("Two, corrected", true), "updated without touching the read flag");
     let body: String = conn.query_row("SELECT content_html FROM entries WHERE key = 'g3'", [], |r| r.get(0)).unwrap();
     assert_eq!(body, "<p>3, longer</p>");
@@ -221,7 +222,7 @@ async fn a_busy_hosts_queue_holds_no_other_host_back_and_no_host_sees_more_than_
     }
     let sandbox = Sandbox::new();
     let writer = subscribe(&sandbox, &urls);
-    let refresher = Refresher::new(fetcher(), writer.clone(), 4).with_per_host_limit(2);
+    let refresher = Refresher::new(fetcher(), Courtesy::new(4, 2), writer.clone());
     farm.hold(0);
     let (report, mut rx) = events();
     let run = tokio::spawn(async move { refresher.run(Which::All, false, report).await.unwrap() });
@@ -299,7 +300,7 @@ async fn a_feed_asking_to_be_left_alone_for_a_year_is_still_refreshed_within_a_d
 
     // A row stored by an older tidings, uncapped, is read capped too.
     db(&s).execute("UPDATE feeds SET refresh_every_secs = 31536000, last_fetched_at = 1000000", []).unwrap();
-    let due = |at: i64| s.writer.call(move |c| read::due_feeds(c, at, 3600));
+    let due = |at: i64| s.writer.call(move |c| feeds::due_feeds(c, at, 3600));
     assert!(due(1_000_000 + 86_399).await.unwrap().is_empty(), "not before a day");
     assert_eq!(due(1_000_000 + 86_400).await.unwrap().len(), 1, "but after a day, not a year");
 }
@@ -317,7 +318,7 @@ async fn a_host_name_is_looked_up_once_for_all_its_connections() {
     let sandbox = Sandbox::new();
     let writer = subscribe(&sandbox, &urls);
     let fetcher = fetcher();
-    let refresher = Refresher::new(fetcher.clone(), writer, 8).with_per_host_limit(4);
+    let refresher = Refresher::new(fetcher.clone(), Courtesy::new(8, 4), writer);
     let summary = refresher.run(Which::All, false, |_| {}).await.unwrap();
     assert_eq!(summary.updated_feeds, 8, "{summary:?}");
     assert!(server.connections() >= 2, "{} connections", server.connections());

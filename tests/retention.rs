@@ -6,8 +6,8 @@ mod support;
 
 use support::server::{Reply, Server};
 use support::{Sandbox, rss, stderr, stdout};
-use tidings::model::{FeedKind, NewFeed, ParsedEntry, ParsedFeed};
-use tidings::store::{self, lists, purge, write};
+use tidings::model::{EntryId, FeedId, FeedKind, NewFeed, ParsedEntry, ParsedFeed, UserWrite};
+use tidings::store::{self, fetches, purge};
 
 fn titles(sandbox: &Sandbox) -> Vec<String> {
     let conn = store::open_read(&sandbox.db()).unwrap();
@@ -37,13 +37,13 @@ fn refresh_purges_beyond_the_limit_keeps_starred_and_unread_and_purged_entries_s
 
     // Read everything but Entry 1; star Entry 0 (the oldest).
     let mut conn = store::open_write(&sandbox.db()).unwrap();
-    let id = |conn: &rusqlite::Connection, title: &str| -> i64 {
-        conn.query_row("SELECT id FROM entries WHERE title = ?1", [title], |r| r.get(0)).unwrap()
+    let id = |conn: &rusqlite::Connection, title: &str| -> EntryId {
+        EntryId(conn.query_row("SELECT id FROM entries WHERE title = ?1", [title], |r| r.get(0)).unwrap())
     };
-    let all: Vec<i64> = (0..6).map(|i| id(&conn, &format!("Entry {i}"))).collect();
-    write::set_read(&mut conn, &all, true).unwrap();
-    write::set_read(&mut conn, &[all[1]], false).unwrap();
-    lists::set_starred(&mut conn, &[all[0]], true).unwrap();
+    let all: Vec<EntryId> = (0..6).map(|i| id(&conn, &format!("Entry {i}"))).collect();
+    store::apply(&mut conn, &UserWrite::SetRead { ids: all.clone(), read: true }, 0).unwrap();
+    store::apply(&mut conn, &UserWrite::SetRead { ids: vec![all[1]], read: false }, 0).unwrap();
+    store::apply(&mut conn, &UserWrite::SetStarred { ids: vec![all[0]], starred: true }, 0).unwrap();
     drop(conn);
 
     let second = run(&["refresh"]);
@@ -59,7 +59,7 @@ fn refresh_purges_beyond_the_limit_keeps_starred_and_unread_and_purged_entries_s
 }
 
 /// One day of a feed that publishes `per_day` entries and lists its latest `listed`.
-fn day_of_entries(day: i64, per_day: i64, listed: i64, now: i64) -> write::FetchRecord {
+fn day_of_entries(day: i64, per_day: i64, listed: i64, now: i64) -> fetches::FetchRecord {
     let entries = (0..listed)
         .map(|k| {
             let n = day * per_day - k;
@@ -79,7 +79,7 @@ fn day_of_entries(day: i64, per_day: i64, listed: i64, now: i64) -> write::Fetch
             }
         })
         .collect();
-    write::FetchRecord::Fetched {
+    fetches::FetchRecord::Fetched {
         status: 200,
         etag: None,
         last_modified: None,
@@ -114,12 +114,12 @@ fn simulate(policy: &purge::Policy, days: i64) -> [(u64, i64); 2] {
             folder: vec![],
         })
         .collect();
-    write::import_feeds(&mut conn, &feeds, 0).unwrap();
+    store::apply(&mut conn, &UserWrite::Import { feeds, folders: vec![] }, 0).unwrap();
     let mut out = [(0, 0); 2];
     for day in 1..=days {
         let now = 1_700_000_000 + day * 86_400;
         for feed in 1..=3 {
-            write::apply_fetch(&mut conn, feed, &day_of_entries(day, 5, 15, now), now).unwrap();
+            fetches::save(&mut conn, FeedId(feed), &day_of_entries(day, 5, 15, now), now).unwrap();
         }
         conn.execute("UPDATE entries SET read = 1", []).unwrap();
         purge::Upkeep::new(std::sync::Arc::new(policy.clone()), now, true).run(&mut conn).unwrap();

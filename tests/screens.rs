@@ -7,8 +7,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tidings::app::{Event, ListKey, Setup, State, update};
 use tidings::model::{
-    Discovery, EntryDetail, EntryRef, EntryRow, ErrorKind, FeedInfo, FeedKind, FeedRow, FolderRow, Found, RefreshEvent,
-    Sort, ViewCounts,
+    Discovery, EntryDetail, EntryId, EntryRef, EntryRow, ErrorKind, FeedId, FeedInfo, FeedKind, FeedRow, FolderId,
+    FolderRow, Found, RefreshEvent, Sort, ViewCounts,
 };
 use tidings::ui::Theme;
 
@@ -28,11 +28,11 @@ fn code(s: &mut State, code: KeyCode) {
 
 fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)>) -> FeedRow {
     FeedRow {
-        id,
+        id: FeedId(id),
         url: format!("https://example.com/{id}/feed.xml"),
         title: title.into(),
         site_url: Some(format!("https://example.com/{id}/")),
-        folder_id: folder.map(|f| f.0),
+        folder_id: folder.map(|f| FolderId(f.0)),
         folder: folder.map(|f| f.1.to_string()),
         unread,
         last_status: Some(200),
@@ -59,8 +59,8 @@ fn entries() -> Vec<EntryRow> {
         .iter()
         .enumerate()
         .map(|(i, t)| EntryRow {
-            id: 100 + i as i64,
-            feed_id: 1,
+            id: EntryId(100 + i as i64),
+            feed_id: FeedId(1),
             title: Some(t.to_string()),
             link: Some(format!("https://example.com/1/post-{i}.html")),
             date: NOW - 86_400 * i as i64,
@@ -92,27 +92,30 @@ fn reader(size: (u16, u16)) -> State {
                 waiting,
                 cyrillic,
             ],
-            folders: vec![FolderRow { id: 7, name: "News".into(), parent: None, collapsed: false }],
+            folders: vec![FolderRow { id: FolderId(7), name: "News".into(), parent: None, collapsed: false }],
             views: ViewCounts { all: 120, unread: 44, starred: 2 },
             seen_writes: 0,
         },
     );
     // Feed 1 selected, its entries shown.
-    while s.feeds.selected_list() != Some(ListKey::Feed(1)) {
+    while s.feeds.selected_list() != Some(ListKey::Feed(FeedId(1))) {
         key(&mut s, 'j');
     }
     let rows = entries();
     let refs =
         rows.iter().map(|e| EntryRef { id: e.id, feed_id: e.feed_id, read: e.read, starred: e.starred }).collect();
     let order = (Sort::Newest, false);
-    update(&mut s, Event::EntriesLoaded { list: ListKey::Feed(1), refs, rows, order, keep: None, seen_writes: 0 });
+    update(
+        &mut s,
+        Event::EntriesLoaded { list: ListKey::Feed(FeedId(1)), refs, rows, order, keep: None, seen_writes: 0 },
+    );
     s
 }
 
 fn detail() -> EntryDetail {
     EntryDetail {
-        id: 100,
-        feed_id: 1,
+        id: EntryId(100),
+        feed_id: FeedId(1),
         feed_title: "Planet Rust".into(),
         title: Some("Rust 2026 roadmap: what the compiler team is planning next".into()),
         link: Some("https://example.com/1/post-0.html".into()),
@@ -140,11 +143,11 @@ fn detail() -> EntryDetail {
 fn with_article(mut s: State) -> State {
     key(&mut s, 'l');
     code(&mut s, KeyCode::Enter);
-    update(&mut s, Event::ArticleLoaded { entry_id: 100, detail: Some(Box::new(detail())) });
+    update(&mut s, Event::ArticleLoaded { entry_id: EntryId(100), detail: Some(Box::new(detail())) });
     let width = s.article_width();
     let html = detail().content_html.unwrap();
     let body = tidings::render::render_article(&html, usize::from(width), detail().link.as_deref());
-    update(&mut s, Event::ArticleRendered { entry_id: 100, width, body: Ok(body) });
+    update(&mut s, Event::ArticleRendered { entry_id: EntryId(100), width, body: Ok(body) });
     s
 }
 
@@ -210,7 +213,7 @@ fn unread_view_across_feeds_names_each_entrys_feed() {
         let rows: Vec<EntryRow> = entries()
             .into_iter()
             .zip([1, 2, 4, 6, 2])
-            .map(|(e, feed_id)| EntryRow { feed_id, read: false, ..e })
+            .map(|(e, feed_id)| EntryRow { feed_id: FeedId(feed_id), read: false, ..e })
             .collect();
         let refs =
             rows.iter().map(|e| EntryRef { id: e.id, feed_id: e.feed_id, read: e.read, starred: e.starred }).collect();
@@ -233,7 +236,7 @@ fn article_zoomed() {
         key(&mut s, 'z');
         let width = s.article_width();
         let body = tidings::render::render_article(&detail().content_html.unwrap(), usize::from(width), None);
-        update(&mut s, Event::ArticleRendered { entry_id: 100, width, body: Ok(body) });
+        update(&mut s, Event::ArticleRendered { entry_id: EntryId(100), width, body: Ok(body) });
         s
     });
 }
@@ -243,11 +246,11 @@ fn refresh_in_progress_with_an_error() {
     at_sizes("refreshing", &SIZES[..2], |size| {
         let mut s = reader(size);
         key(&mut s, 'R');
-        update(&mut s, Event::Refresh(RefreshEvent::Started { feed_id: 4 }));
+        update(&mut s, Event::Refresh(RefreshEvent::Started { feed_id: FeedId(4) }));
         update(
             &mut s,
             Event::Refresh(RefreshEvent::Failed {
-                feed_id: 2,
+                feed_id: FeedId(2),
                 title: "A feed with a rather long title that will not fit".into(),
                 url: "https://example.com/2/feed.xml".into(),
                 kind: ErrorKind::Timeout,
@@ -293,7 +296,7 @@ fn feed_info() {
             warnings: vec!["an unescaped & was read as &amp;".into()],
             own_title: Some("Planet Rust: news from the Rust community".into()),
         };
-        update(&mut s, Event::FeedInfoLoaded { feed_id: 1, info: Some(Box::new(info)) });
+        update(&mut s, Event::FeedInfoLoaded { feed_id: FeedId(1), info: Some(Box::new(info)) });
         s
     });
 }
@@ -403,9 +406,9 @@ fn an_article_opened_from_a_search_marks_what_matched() {
 fn with_article_from_list(mut s: State) -> State {
     s.focus = tidings::app::Pane::Entries;
     code(&mut s, KeyCode::Enter);
-    update(&mut s, Event::ArticleLoaded { entry_id: 100, detail: Some(Box::new(detail())) });
+    update(&mut s, Event::ArticleLoaded { entry_id: EntryId(100), detail: Some(Box::new(detail())) });
     let width = s.article_width();
     let body = tidings::render::render_article(&detail().content_html.unwrap(), usize::from(width), None);
-    update(&mut s, Event::ArticleRendered { entry_id: 100, width, body: Ok(body) });
+    update(&mut s, Event::ArticleRendered { entry_id: EntryId(100), width, body: Ok(body) });
     s
 }

@@ -6,8 +6,8 @@ mod support;
 use support::farm::{self, FarmSpec};
 use support::server::{Reply, Server};
 use support::{Sandbox, opml, stderr, stdout};
-use tidings::model::{ListQuery, ListSource, Sort};
-use tidings::store::{self, lists, write};
+use tidings::model::{ListQuery, ListSource, Sort, UserWrite};
+use tidings::store::{self, entries, feeds, lists};
 
 /// An RSS feed whose items carry their own dates: `(guid, title, body, RFC 822 date)`.
 fn dated_rss(title: &str, items: &[(&str, &str, &str, &str)]) -> String {
@@ -211,9 +211,9 @@ fn feed_and_unread_narrow_a_search() {
     let mut conn = store::open_write(&sandbox.db()).unwrap();
     let all = lists::entry_refs(&conn, &ListQuery { source: ListSource::All, sort: Sort::Newest, unread_only: false })
         .unwrap();
-    let rows = lists::entry_rows(&conn, &all.iter().map(|r| r.id).collect::<Vec<_>>()).unwrap();
+    let rows = entries::entry_rows(&conn, &all.iter().map(|r| r.id).collect::<Vec<_>>()).unwrap();
     let wins = rows.iter().find(|r| r.title.as_deref() == Some("Open source wins")).unwrap().id;
-    write::set_read(&mut conn, &[wins], true).unwrap();
+    store::apply(&mut conn, &UserWrite::SetRead { ids: vec![wins], read: true }, 0).unwrap();
     drop(conn);
     assert_eq!(search(&sandbox, &["--unread", "open"]).1, vec!["Source code is open"]);
 }
@@ -223,8 +223,8 @@ fn deleting_a_feed_removes_its_entries_from_results() {
     let (sandbox, _server) = subscribed();
     assert_eq!(search(&sandbox, &["zeppelin"]).0, Some(0));
     let mut conn = store::open_write(&sandbox.db()).unwrap();
-    let feed = store::read::feeds(&conn).unwrap().into_iter().find(|f| f.title == "Old Letters").unwrap();
-    write::delete_feed(&mut conn, feed.id).unwrap();
+    let feed = feeds::feeds(&conn).unwrap().into_iter().find(|f| f.title == "Old Letters").unwrap();
+    store::apply(&mut conn, &UserWrite::DeleteFeed(feed.id), 0).unwrap();
     let index_rows: i64 = conn.query_row("SELECT count(*) FROM entry_search", [], |r| r.get(0)).unwrap();
     let entries: i64 = conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
     assert_eq!(index_rows, entries, "the index holds exactly the entries left");
@@ -246,7 +246,7 @@ fn every_list_of_a_20000_entry_farm_reaches_its_last_entry() {
     let all = refs(ListSource::All, Sort::Newest, false);
     assert_eq!(all.len(), 20_000);
     let oldest: i64 = conn.query_row("SELECT id FROM entries ORDER BY sort_at, id LIMIT 1", [], |r| r.get(0)).unwrap();
-    assert_eq!(all.last().map(|r| r.id), Some(oldest), "the last entry is the oldest");
+    assert_eq!(all.last().map(|r| r.id.0), Some(oldest), "the last entry is the oldest");
     let ids: std::collections::HashSet<_> = all.iter().map(|r| r.id).collect();
     assert_eq!(ids.len(), 20_000, "every entry once");
     for sort in [Sort::Oldest, Sort::ByFeed, Sort::ByTitle] {

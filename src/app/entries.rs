@@ -4,7 +4,7 @@
 
 use super::list::{ListCursor, Step};
 use super::{Effect, ListKey, Pane, State};
-use crate::model::{EntryId, EntryRef, EntryRow, Sort};
+use crate::model::{EntryId, EntryRef, EntryRow, Sort, UserWrite};
 use std::collections::{HashMap, HashSet};
 
 /// Rows read beyond the ones on screen, each way, so scrolling rarely waits.
@@ -375,7 +375,10 @@ fn reorder(state: &mut State, list: ListKey, sort: Sort, unread_only: bool) -> V
     state.entries.sort = sort;
     state.entries.unread_only = unread_only;
     let source = state.source_of(list);
-    vec![Effect::SetListOrder { source, sort, unread_only }, load(state, list, Some((sort, unread_only)), keep)]
+    vec![
+        Effect::Write(UserWrite::SetListOrder { source, sort, unread_only }),
+        load(state, list, Some((sort, unread_only)), keep),
+    ]
 }
 
 pub fn sort_words(sort: Sort) -> &'static str {

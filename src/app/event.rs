@@ -3,8 +3,8 @@
 
 use super::ListKey;
 use crate::model::{
-    Discovery, EntryDetail, EntryId, EntryRef, EntryRow, FeedId, FeedInfo, FeedRow, FolderId, FolderRow, ListSource,
-    RefreshEvent, Sort, ViewCounts,
+    Applied, Discovery, EntryDetail, EntryId, EntryRef, EntryRow, FeedId, FeedInfo, FeedRow, FolderRow, ListSource,
+    RefreshEvent, Sort, UserWrite, ViewCounts,
 };
 use crate::render;
 use crossterm::event::{KeyEvent, MouseEvent};
@@ -45,11 +45,10 @@ pub enum Event {
         request: RequestId,
         discovery: Box<Discovery>,
     },
-    /// A subscription was added (`added` is false when it already existed).
-    FeedAdded {
-        feed_id: FeedId,
-        added: bool,
-        title: String,
+    /// The store performed a user's change (or could not: why, for people).
+    Written {
+        write: UserWrite,
+        outcome: Result<Applied, String>,
     },
     /// A list's entries: all of them as refs, and the rows around `keep` (or the top).
     EntriesLoaded {
@@ -70,11 +69,6 @@ pub enum Event {
     RowsLoaded {
         list: ListKey,
         rows: Vec<EntryRow>,
-    },
-    /// A whole list was marked read; these are the entries that changed (for undo).
-    ListMarkedRead {
-        list: ListKey,
-        ids: Vec<EntryId>,
     },
     ArticleLoaded {
         entry_id: EntryId,
@@ -148,25 +142,9 @@ pub enum Effect {
         url: String,
         kind: OpenKind,
     },
-    SetRead {
-        ids: Vec<EntryId>,
-        read: bool,
-    },
-    SetStarred {
-        ids: Vec<EntryId>,
-        starred: bool,
-    },
-    /// Mark every unread entry of a list read (the answer lists them, for undo).
-    MarkListRead {
-        list: ListKey,
-        source: ListSource,
-    },
-    /// Remember a list's order and unread-only setting.
-    SetListOrder {
-        source: ListSource,
-        sort: Sort,
-        unread_only: bool,
-    },
+    /// A change the user made, for the store's one write path. Counted by `update` (see
+    /// [`crate::app::State::writes_issued`]) and by the runtime's write barrier: the two count the same thing.
+    Write(UserWrite),
     /// Refresh these feeds as one batch; `force` ignores backoff and tries feeds that are gone.
     Refresh {
         batch: u64,
@@ -179,62 +157,15 @@ pub enum Effect {
         interval_secs: i64,
     },
     LoadFeedInfo(FeedId),
-    /// Force (or, with `None`, stop forcing) a feed's encoding.
-    SetEncodingOverride {
-        feed_id: FeedId,
-        label: Option<String>,
-    },
     /// Find the feeds an address offers (the add dialog).
     Discover {
         request: RequestId,
         url: String,
     },
-    /// Subscribe (into the folder at this path of names; empty: the top level).
-    AddFeed {
-        url: String,
-        title: Option<String>,
-        folder: Vec<String>,
-    },
-    DeleteFeed(FeedId),
-    /// Give a feed the user's name; `None` goes back to the feed's own title.
-    RenameFeed {
-        feed_id: FeedId,
-        title: Option<String>,
-    },
-    /// Move a feed into the folder at this path (created if needed); empty: the top level.
-    MoveFeed {
-        feed_id: FeedId,
-        folder: Vec<String>,
-    },
-    /// Create the folder at this path (and its missing ancestors).
-    CreateFolder(Vec<String>),
-    /// Move a folder, with what is inside it, under the folder at this path; empty: the top level.
-    MoveFolder {
-        folder_id: FolderId,
-        parent: Vec<String>,
-    },
-    RenameFolder {
-        folder_id: FolderId,
-        name: String,
-    },
-    DeleteFolder {
-        folder_id: FolderId,
-        /// Delete its feeds and folders too, instead of moving them up to its parent.
-        with_contents: bool,
-    },
-    SetCollapsed {
-        folder_id: FolderId,
-        collapsed: bool,
-    },
     /// Fetch an entry's page, extract its article, and store it with the entry.
     FetchFullText {
         entry_id: EntryId,
         url: String,
-    },
-    /// Fetch the new entries of a feed in full on refresh (a feed of snippets), or stop.
-    SetFeedFullText {
-        feed_id: FeedId,
-        on: bool,
     },
     /// Give the terminal back to the shell (Ctrl-Z) until the user resumes tidings.
     Suspend,

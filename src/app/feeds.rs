@@ -5,7 +5,7 @@
 
 use super::list::{ListCursor, Step};
 use super::{Effect, ListKey, Pane, State};
-use crate::model::{FeedId, FeedRow, FolderId, FolderRow, ViewCounts};
+use crate::model::{FeedId, FeedRow, FolderId, FolderRow, UserWrite, ViewCounts};
 use std::collections::{HashMap, HashSet};
 
 /// A row of the feed list.
@@ -386,7 +386,7 @@ pub fn open(state: &mut State) -> Vec<Effect> {
             state.feeds.collapsed.insert(id);
         }
         state.feeds.rebuild_rows();
-        return vec![state.user_write(Effect::SetCollapsed { folder_id: id, collapsed })];
+        return vec![Effect::Write(UserWrite::SetCollapsed { folder_id: id, collapsed })];
     }
     if !state.entries.refs.is_empty() {
         state.focus = Pane::Entries;
@@ -413,7 +413,7 @@ pub fn toggle_full_text(state: &mut State) -> Vec<Effect> {
         },
         now,
     );
-    vec![state.user_write(Effect::SetFeedFullText { feed_id, on })]
+    vec![Effect::Write(UserWrite::SetFeedFullText { feed_id, on })]
 }
 
 /// The feed that feed info and forcing an encoding act on: the selected feed, or the feed of the open entry.
@@ -456,7 +456,7 @@ pub fn force_encoding(state: &mut State, feed_id: FeedId, answer: &str) -> Resul
         },
         now,
     );
-    let mut effects = vec![state.user_write(Effect::SetEncodingOverride { feed_id, label })];
+    let mut effects = vec![Effect::Write(UserWrite::SetEncodingOverride { feed_id, label })];
     effects.extend(super::progress::request(state, vec![feed_id], true));
     Ok(effects)
 }

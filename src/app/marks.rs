@@ -3,8 +3,9 @@
 //! to do the same.
 
 use super::dialogs::{Confirm, Confirmed, Dialog};
+use super::keymap::{Action, Context};
 use super::{Effect, ListKey, Pane, State};
-use crate::model::{EntryId, EntryRef};
+use crate::model::{EntryId, EntryRef, ListSource, UserWrite};
 
 /// Marks entries read or unread, on screen and in the counts, and asks the store to do the same.
 pub fn set_read(state: &mut State, ids: Vec<EntryId>, read: bool) -> Vec<Effect> {
@@ -21,7 +22,7 @@ pub fn set_read(state: &mut State, ids: Vec<EntryId>, read: bool) -> Vec<Effect>
     if read {
         state.undo = Some(changed.clone());
     }
-    vec![state.user_write(Effect::SetRead { ids: changed, read })]
+    vec![Effect::Write(UserWrite::SetRead { ids: changed, read })]
 }
 
 /// Marks the selected entry read, if it is not.
@@ -61,7 +62,7 @@ pub fn toggle_star(state: &mut State) -> Vec<Effect> {
     state.feeds.views.starred = (state.feeds.views.starred + if starred { 1 } else { -1 }).max(0);
     let now = state.clock.now;
     state.status.info(if starred { "Starred: kept for good" } else { "Unstarred" }, now);
-    vec![state.user_write(Effect::SetStarred { ids: vec![entry.id], starred })]
+    vec![Effect::Write(UserWrite::SetStarred { ids: vec![entry.id], starred })]
 }
 
 /// `u`: undoes the last marking read (an entry opened or toggled, or a whole list).
@@ -82,7 +83,7 @@ pub fn undo(state: &mut State) -> Vec<Effect> {
         now,
     );
     // The counts of every feed involved are read again from the store.
-    vec![state.user_write(Effect::SetRead { ids, read: false }), Effect::LoadFeeds]
+    vec![Effect::Write(UserWrite::SetRead { ids, read: false }), Effect::LoadFeeds]
 }
 
 /// `A`: marks every entry of the selected list read; asks first when that is more than a screenful.
@@ -125,5 +126,37 @@ pub fn mark_read_now(state: &mut State, list: ListKey) -> Vec<Effect> {
     }
     state.feeds.rebuild_rows();
     let source = state.source_of(list);
-    vec![state.user_write(Effect::MarkListRead { list, source })]
+    vec![Effect::Write(UserWrite::MarkListRead { source })]
+}
+
+/// The store marked a whole list read: say how many, and keep them for `u`.
+pub fn on_list_marked(state: &mut State, source: &ListSource, ids: Vec<EntryId>) -> Vec<Effect> {
+    let now = state.clock.now;
+    let name = state.list_name(ListKey::of(source));
+    let undo = state.keymap.hint(Context::General, Action::Undo);
+    let undo = if undo.is_empty() { String::new() } else { format!(" ({undo} undoes it)") };
+    state.status.info(
+        match ids.len() {
+            0 => format!("Nothing was unread in {name}"),
+            1 => format!("Marked 1 entry of {name} read{undo}"),
+            n => format!("Marked {n} entries of {name} read{undo}"),
+        },
+        now,
+    );
+    if !ids.is_empty() {
+        state.undo = Some(ids);
+    }
+    // The store's counts are the truth now.
+    vec![Effect::LoadFeeds]
+}
+
+/// Entries the user acted on that the store no longer has: retention purged them after they were shown (an old
+/// entry read, then a refresh). Said, so that a star or an undo that could not happen does not look done.
+pub fn gone_meanwhile(state: &mut State, missing: usize, done: &str) -> Vec<Effect> {
+    let what = if missing == 1 { "1 entry was".to_string() } else { format!("{missing} entries were") };
+    let now = state.clock.now;
+    state
+        .status
+        .error(format!("{what} not {done}: purged meanwhile as older than keep_days (star entries to keep them)"), now);
+    Vec::new()
 }

@@ -31,13 +31,21 @@ pub use event::{Effect, Event, OpenKind, RequestId};
 pub use feeds::FeedListRow;
 pub use state::{Clock, ListKey, Pane, Setup, State};
 
+use crate::model::{Applied, UserWrite};
 use crossterm::event::{KeyEvent, KeyEventKind};
 use dialogs::Dialog;
 use keymap::Action;
 use list::Step;
 
-/// Applies one event to the state and says what work to start.
+/// Applies one event to the state and says what work to start. The user's writes among the effects are counted
+/// here, the one place every effect passes (see [`State::writes_issued`]).
 pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
+    let effects = route(state, event);
+    state.writes_issued += effects.iter().filter(|e| matches!(e, Effect::Write(_))).count() as u64;
+    effects
+}
+
+fn route(state: &mut State, event: Event) -> Vec<Effect> {
     match event {
         Event::Key(key) => on_key(state, key),
         Event::Mouse(mouse) => pointer::on_mouse(state, mouse),
@@ -62,29 +70,12 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
             feeds::on_loaded(state, feeds, folders, views)
         }
         Event::Discovered { request, discovery } => subscriptions::on_discovered(state, request, *discovery),
-        Event::FeedAdded { feed_id, added, title } => subscriptions::on_feed_added(state, feed_id, added, title),
+        Event::Written { write, outcome } => written(state, write, outcome),
         Event::EntriesLoaded { list, refs, rows, order, keep, seen_writes } => {
             entries::on_loaded(state, list, refs, rows, order, keep, seen_writes)
         }
         Event::EntriesFailed { list, message } => entries::on_failed(state, list, message),
         Event::RowsLoaded { list, rows } => entries::on_rows(state, list, rows),
-        Event::ListMarkedRead { list, ids } => {
-            let now = state.clock.now;
-            let name = state.list_name(list);
-            state.status.info(
-                match ids.len() {
-                    0 => format!("Nothing was unread in {name}"),
-                    1 => format!("Marked 1 entry of {name} read (u undoes it)"),
-                    n => format!("Marked {n} entries of {name} read (u undoes it)"),
-                },
-                now,
-            );
-            if !ids.is_empty() {
-                state.undo = Some(ids);
-            }
-            // The store's counts are the truth now.
-            vec![Effect::LoadFeeds]
-        }
         Event::ArticleLoaded { entry_id, detail } => article::on_loaded(state, entry_id, detail),
         Event::ArticleFailed { entry_id, message } => article::on_failed(state, entry_id, message),
         Event::ArticleRendered { entry_id, width, body } => article::on_rendered(state, entry_id, width, body),
@@ -114,6 +105,32 @@ pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
             state.status.error(text, state.clock.now);
             Vec::new()
         }
+    }
+}
+
+/// What the store said of a change the user made: what it changed (for undo), the feed it added, or why it
+/// could not.
+fn written(state: &mut State, write: UserWrite, outcome: Result<Applied, String>) -> Vec<Effect> {
+    let now = state.clock.now;
+    match (write, outcome) {
+        (write, Err(why)) => {
+            state.status.error(format!("{}: {why}", write.describe()), now);
+            // What is on screen may show a change that was not made: read it all again.
+            let mut effects = vec![Effect::LoadFeeds];
+            effects.extend(entries::changed(state));
+            effects
+        }
+        (UserWrite::MarkListRead { source }, Ok(Applied::Marked(ids))) => marks::on_list_marked(state, &source, ids),
+        (UserWrite::AddFeed(feed), Ok(Applied::Subscribed { feed_id, added })) => {
+            subscriptions::on_feed_added(state, feed_id, added, feed.title.unwrap_or(feed.url))
+        }
+        (UserWrite::SetRead { read, .. }, Ok(Applied::Flags { missing })) if missing > 0 => {
+            marks::gone_meanwhile(state, missing, if read { "marked read" } else { "marked unread" })
+        }
+        (UserWrite::SetStarred { starred, .. }, Ok(Applied::Flags { missing })) if missing > 0 => {
+            marks::gone_meanwhile(state, missing, if starred { "starred" } else { "unstarred" })
+        }
+        _ => Vec::new(),
     }
 }
 

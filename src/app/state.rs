@@ -3,7 +3,7 @@
 
 use super::dialogs::Dialog;
 use super::keymap::{Context, Keymap};
-use super::{Effect, article, entries, feeds, layout, progress, status, subscriptions};
+use super::{article, entries, feeds, layout, progress, status, subscriptions};
 use crate::clock::Zone;
 use crate::model::{EntryId, FeedId, FolderId, ListSource};
 use std::collections::VecDeque;
@@ -18,6 +18,20 @@ pub enum ListKey {
     Starred,
     /// The last search.
     Search,
+}
+
+impl ListKey {
+    /// The list whose entries come from `source`.
+    pub fn of(source: &ListSource) -> ListKey {
+        match source {
+            ListSource::Feed(id) => ListKey::Feed(*id),
+            ListSource::Folder(id) => ListKey::Folder(*id),
+            ListSource::All => ListKey::All,
+            ListSource::Unread => ListKey::Unread,
+            ListSource::Starred => ListKey::Starred,
+            ListSource::Search { .. } => ListKey::Search,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,8 +96,8 @@ pub struct State {
     pub queued_dialogs: VecDeque<Dialog>,
     /// The entries the last marking read changed, for `u` to mark unread again.
     pub undo: Option<Vec<EntryId>>,
-    /// User writes (read flags, renames…) asked of the store so far. A list read before the latest of them was
-    /// applied would undo the user's change on screen, so it is asked for again instead.
+    /// User writes ([`Effect::Write`]) asked of the store so far, counted by [`super::update`]. A list read before
+    /// the latest of them was applied would undo the user's change on screen, so it is asked for again instead.
     pub writes_issued: u64,
     pub quit: bool,
 }
@@ -142,12 +156,6 @@ impl State {
 
     pub fn article_height(&self) -> usize {
         usize::from(self.article_text_area().height).max(1)
-    }
-
-    /// Counts a write the user asked for (see [`State::writes_issued`]).
-    pub fn user_write(&mut self, effect: Effect) -> Effect {
-        self.writes_issued += 1;
-        effect
     }
 
     /// Where a list's entries come from, for the store.

@@ -105,10 +105,10 @@ mod tests {
     #[test]
     fn a_feed_error_goes_when_the_feed_recovers() {
         let mut s = Status::default();
-        s.feed_error(7, "Seven: HTTP 500", 10);
-        s.feed_recovered(8);
+        s.feed_error(FeedId(7), "Seven: HTTP 500", 10);
+        s.feed_recovered(FeedId(8));
         assert!(s.current(11).is_some());
-        s.feed_recovered(7);
+        s.feed_recovered(FeedId(7));
         assert!(s.current(11).is_none());
         assert_eq!(s.log.len(), 1, "the log keeps it");
     }

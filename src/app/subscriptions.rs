@@ -5,7 +5,7 @@
 use super::dialogs::{Confirm, Confirmed, Dialog, Picker, Prompt, PromptPurpose, Report};
 use super::event::RequestId;
 use super::{Effect, FeedListRow, ListKey, Pane, State, progress};
-use crate::model::{Discovery, FeedId, Found};
+use crate::model::{Discovery, FeedId, Found, NewFeed, UserWrite};
 use crate::sanitize::one_line;
 use std::collections::BTreeMap;
 
@@ -160,7 +160,7 @@ pub fn confirmed(state: &mut State, action: Confirmed, with_contents: bool) -> V
             state.progress.pending.remove(&id);
             state.feeds.rebuild_rows();
             state.status.info(format!("Unsubscribed from {title}"), now);
-            let mut effects = vec![state.user_write(Effect::DeleteFeed(id)), Effect::LoadFeeds];
+            let mut effects = vec![Effect::Write(UserWrite::DeleteFeed(id)), Effect::LoadFeeds];
             // It may have been the last feed of a refresh.
             effects.extend(progress::end_of_batch(state));
             effects
@@ -175,7 +175,7 @@ pub fn confirmed(state: &mut State, action: Confirmed, with_contents: bool) -> V
                 },
                 now,
             );
-            vec![state.user_write(Effect::DeleteFolder { folder_id: id, with_contents }), Effect::LoadFeeds]
+            vec![Effect::Write(UserWrite::DeleteFolder { folder_id: id, with_contents }), Effect::LoadFeeds]
         }
         Confirmed::MarkRead(_) => unreachable!("answered by the feed list"),
     }
@@ -209,7 +209,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
                 },
                 now,
             );
-            Ok(vec![state.user_write(Effect::RenameFeed { feed_id, title }), Effect::LoadFeeds])
+            Ok(vec![Effect::Write(UserWrite::RenameFeed { feed_id, title }), Effect::LoadFeeds])
         }
         PromptPurpose::RenameFolder(_) | PromptPurpose::NewFolder if text.is_empty() => {
             Err("a folder needs a name".into())
@@ -224,7 +224,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
                 return Err(format!("there is already a folder called {name} beside it"));
             }
             state.status.info(format!("Renamed the folder to {name}"), now);
-            Ok(vec![state.user_write(Effect::RenameFolder { folder_id, name }), Effect::LoadFeeds])
+            Ok(vec![Effect::Write(UserWrite::RenameFolder { folder_id, name }), Effect::LoadFeeds])
         }
         PromptPurpose::NewFolder => {
             let path = typed_path(text);
@@ -233,7 +233,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
                 return Err("there is already a folder there with that name".into());
             }
             state.status.info(format!("Created the folder {}; move feeds into it with M", path.join("/")), now);
-            Ok(vec![state.user_write(Effect::CreateFolder(path)), Effect::LoadFeeds])
+            Ok(vec![Effect::Write(UserWrite::CreateFolder(path)), Effect::LoadFeeds])
         }
         PromptPurpose::MoveFeed(feed_id) => {
             let folder = typed_path(text);
@@ -246,7 +246,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
                 },
                 now,
             );
-            Ok(vec![state.user_write(Effect::MoveFeed { feed_id, folder }), Effect::LoadFeeds])
+            Ok(vec![Effect::Write(UserWrite::MoveFeed { feed_id, folder }), Effect::LoadFeeds])
         }
         PromptPurpose::MoveFolder(folder_id) => {
             let parent = typed_path(text);
@@ -264,7 +264,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
                 },
                 now,
             );
-            Ok(vec![state.user_write(Effect::MoveFolder { folder_id, parent }), Effect::LoadFeeds])
+            Ok(vec![Effect::Write(UserWrite::MoveFolder { folder_id, parent }), Effect::LoadFeeds])
         }
         PromptPurpose::ForceEncoding(_)
         | PromptPurpose::FollowLink
@@ -312,7 +312,8 @@ pub fn on_discovered(state: &mut State, request: RequestId, discovery: Discovery
 pub fn subscribe(state: &mut State, feed: Found, folder: Vec<String>) -> Vec<Effect> {
     let now = state.clock.now;
     state.status.info(format!("Subscribing to {}…", one_line(feed.title.as_deref().unwrap_or(&feed.url), 200)), now);
-    vec![state.user_write(Effect::AddFeed { url: feed.url, title: feed.title, folder })]
+    let new = NewFeed { url: feed.url, title: feed.title, name: None, site_url: None, folder };
+    vec![Effect::Write(UserWrite::AddFeed(new))]
 }
 
 /// The store added (or already had) the feed: show it, and fetch it.

@@ -6,7 +6,10 @@
 //! feeds they offer. One of the two modules that do I/O (with `store`).
 
 pub mod article;
+mod courtesy;
 pub mod discovery;
+
+pub use courtesy::{Courtesy, HostTurn, host_key};
 
 use crate::model::ErrorKind;
 use std::collections::HashMap;
@@ -139,12 +142,6 @@ pub struct FetchConfig {
     pub connect_timeout: Duration,
     pub timeout: Duration,
     pub max_body_bytes: u64,
-}
-
-impl From<&crate::config::Config> for FetchConfig {
-    fn from(c: &crate::config::Config) -> Self {
-        FetchConfig { connect_timeout: c.connect_timeout(), timeout: c.timeout(), max_body_bytes: c.max_feed_bytes() }
-    }
 }
 
 /// One HTTP client shared by every fetch (connections are pooled and reused, DNS answers cached).

@@ -4,14 +4,14 @@
 //! inbox. [`terminal`] is the real terminal: raw mode, input, ticks, and giving the terminal back on Ctrl-Z.
 
 pub mod opener;
+mod outside;
 mod services;
 pub mod terminal;
-mod upkeep;
 
 use crate::app::{self, Effect, Event, State};
 use crate::config::Config;
-use crate::fetch::{FetchConfig, Fetcher};
-use crate::refresh::Refresher;
+use crate::fetch::Fetcher;
+use crate::refresh::Upkeep;
 use crate::store::{self, DbThread, StoreError};
 use crate::ui::Theme;
 use ratatui::Terminal;
@@ -96,10 +96,8 @@ impl Reader {
         let writer = DbThread::spawn_background_writer(store::open_write(&options.db)?);
         let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
         let config = &options.config;
-        let fetcher = Fetcher::new(FetchConfig::from(config)).map_err(StartError::Http)?;
-        let refresher = Refresher::new(fetcher.clone(), writer.clone(), config.concurrency)
-            .with_per_host_limit(config.per_host_concurrency)
-            .with_forced_encodings(config.encoding.clone());
+        let fetcher = Fetcher::new(config.fetch_config()).map_err(StartError::Http)?;
+        let pipeline = config.pipeline(&fetcher, &writer, Upkeep::PurgeAndIndex);
         let (tx, rx) = mpsc::unbounded_channel();
         let setup = app::Setup {
             keymap: config.keymap.clone(),
@@ -123,12 +121,11 @@ impl Reader {
         let services = Services {
             writer,
             reader,
-            refresher,
+            pipeline,
             inbox: tx,
             barrier: Default::default(),
             launcher: launcher.clone(),
             fetcher,
-            retention: std::sync::Arc::new(config.retention()),
         };
         Ok(Reader { state, theme: config.theme.clone(), services, inbox: rx, for_terminal: Vec::new(), launcher })
     }
@@ -144,11 +141,13 @@ impl Reader {
     /// ([`Event::ChangedOutside`]).
     pub fn start(&mut self) {
         self.services.run(Effect::LoadFeeds);
-        let (writer, retention, inbox) =
-            (self.services.writer.clone(), self.services.retention.clone(), self.services.inbox.clone());
-        tokio::spawn(async move { upkeep::purge_and_index(&writer, retention, &inbox).await });
+        let (pipeline, inbox) = (self.services.pipeline.clone(), self.services.inbox.clone());
+        tokio::spawn(async move {
+            let (purged, indexed) = pipeline.upkeep().await;
+            services::report_upkeep(&inbox, Ok(0), purged, indexed);
+        });
         let (writer, inbox) = (self.services.writer.clone(), self.services.inbox.clone());
-        tokio::spawn(upkeep::watch_outside(writer, inbox, upkeep::WATCH_EVERY));
+        tokio::spawn(outside::watch_outside(writer, inbox, outside::WATCH_EVERY));
     }
 
     /// Applies one event and starts the work it calls for.

@@ -4,125 +4,9 @@
 //! lynx, mpv…) gets the terminal while the reader waits; a graphical one runs on its own.
 
 use crate::app::OpenKind;
+pub use crate::command::CommandLine;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Programs that draw in the terminal, and so need it to themselves.
-const TERMINAL_PROGRAMS: &[&str] = &[
-    "w3m", "lynx", "links", "links2", "elinks", "browsh", "cha", "chawan", "carbonyl", "mpv", "mplayer", "mpg123",
-    "mpg321", "ffplay", "cvlc",
-];
-
-/// A command line to open something with.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CommandLine {
-    /// The program and its arguments; `%u` (or `%s`) marks where the address goes.
-    pub words: Vec<String>,
-    /// Whether it needs the terminal.
-    pub in_terminal: bool,
-}
-
-impl CommandLine {
-    /// A command line as configured; `in_terminal` unset means "if it is a program known to draw in the
-    /// terminal".
-    pub fn parse(line: &str, in_terminal: Option<bool>) -> Result<CommandLine, String> {
-        let words = split_words(line)?;
-        let Some(program) = words.first() else { return Err("the command is empty".into()) };
-        let in_terminal = in_terminal.unwrap_or_else(|| is_terminal_program(program));
-        Ok(CommandLine { words, in_terminal })
-    }
-
-    /// The command for `url`: the address replaces `%u`/`%s`, or goes last when neither appears.
-    pub fn command(&self, url: &str) -> Command {
-        let mut args: Vec<String> = Vec::with_capacity(self.words.len() + 1);
-        let mut placed = false;
-        for word in &self.words[1..] {
-            if word.contains("%u") || word.contains("%s") {
-                args.push(word.replace("%u", url).replace("%s", url));
-                placed = true;
-            } else {
-                args.push(word.clone());
-            }
-        }
-        if !placed {
-            args.push(url.to_string());
-        }
-        let mut command = Command::new(&self.words[0]);
-        command.args(args);
-        command
-    }
-
-    pub fn program(&self) -> &str {
-        &self.words[0]
-    }
-}
-
-fn is_terminal_program(program: &str) -> bool {
-    let name = Path::new(program).file_name().and_then(|n| n.to_str()).unwrap_or(program);
-    TERMINAL_PROGRAMS.contains(&name)
-}
-
-/// Splits a command line into words as a shell would for plain words and quotes ('…', "…", and \ escapes),
-/// without expanding anything: no variables, globs, pipes or redirections.
-pub fn split_words(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => return Err(format!("unclosed ' in {line:?}")),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
-                            Some(c) => {
-                                word.push('\\');
-                                word.push(c);
-                            }
-                            None => return Err(format!("unclosed \" in {line:?}")),
-                        },
-                        Some(c) => word.push(c),
-                        None => return Err(format!("unclosed \" in {line:?}")),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                match chars.next() {
-                    Some(c) => word.push(c),
-                    None => return Err(format!("a \\ ends {line:?}")),
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
-}
 
 /// How to open one address.
 #[derive(Debug)]
@@ -163,8 +47,8 @@ impl Launcher {
             OpenKind::Page => self.browser.as_ref(),
         };
         match chosen {
-            Some(c) if c.in_terminal => Launch::Foreground(c.command(url)),
-            Some(c) => Launch::Detached(c.command(url)),
+            Some(c) if c.in_terminal => Launch::Foreground(command(c, url)),
+            Some(c) => Launch::Detached(command(c, url)),
             None => Launch::Platform(url.to_string()),
         }
     }
@@ -173,6 +57,13 @@ impl Launcher {
     pub fn takes_terminal(&self, kind: OpenKind) -> bool {
         matches!(self.launch("x", kind), Launch::Foreground(_))
     }
+}
+
+/// The process for `url` by `line`: the program with its arguments (never a shell).
+pub fn command(line: &CommandLine, url: &str) -> Command {
+    let mut command = Command::new(line.program());
+    command.args(line.arguments(url));
+    command
 }
 
 /// Where `program` is: itself when it names a path, else the first match on `PATH`.
@@ -193,29 +84,17 @@ mod tests {
     }
 
     #[test]
-    fn words_split_like_a_shell_without_expanding_anything() {
-        assert_eq!(split_words("firefox --new-tab %u").unwrap(), ["firefox", "--new-tab", "%u"]);
-        assert_eq!(
-            split_words(r#"'my browser' "a b" c\ d $HOME *"#).unwrap(),
-            ["my browser", "a b", "c d", "$HOME", "*"]
-        );
-        assert_eq!(split_words(r#"x "say \"hi\"""#).unwrap(), ["x", "say \"hi\""]);
-        assert_eq!(split_words("x ''").unwrap(), ["x", ""]);
-        assert!(split_words("x 'open").is_err());
-    }
-
-    #[test]
     fn the_address_is_one_whole_argument_wherever_it_goes() {
         let url = "https://example.com/a b;rm -rf ~&x=$(id)";
         let c = CommandLine::parse("w3m -T text/html %u", None).unwrap();
         assert!(c.in_terminal, "w3m draws in the terminal");
-        assert_eq!(args(&c.command(url)), ["w3m", "-T", "text/html", url]);
+        assert_eq!(args(&command(&c, url)), ["w3m", "-T", "text/html", url]);
         let c = CommandLine::parse("firefox", None).unwrap();
         assert!(!c.in_terminal);
-        assert_eq!(args(&c.command(url)), ["firefox", url]);
+        assert_eq!(args(&command(&c, url)), ["firefox", url]);
         let c = CommandLine::parse("open --url=%s", Some(true)).unwrap();
         assert!(c.in_terminal, "the setting wins");
-        assert_eq!(args(&c.command(url)), ["open", format!("--url={url}").as_str()]);
+        assert_eq!(args(&command(&c, url)), ["open", format!("--url={url}").as_str()]);
     }
 
     #[test]

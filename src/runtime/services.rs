@@ -1,14 +1,14 @@
-//! The workers effects are handed to: the store's reader and writer threads, the refresher, the renderer and
-//! discovery. Each effect starts at once and its result comes back through the inbox; a worker that dies is
+//! The workers effects are handed to: the store's reader and writer threads, the refresh pipeline, the renderer
+//! and discovery. Each effect starts at once and its result comes back through the inbox; a worker that dies is
 //! reported as a failed event, so the reader never waits for an answer that will not come.
 
 use super::opener::{Launch, Launcher};
 use crate::app::{Effect, Event, ListKey};
 use crate::fetch::Fetcher;
-use crate::model::{EntryId, EntryRef, EntryRow, ListQuery, ListSource, Sort};
-use crate::refresh::Refresher;
-use crate::store::{DbThread, StoreError, read, write};
-use crate::store::{folders, lists, search};
+use crate::model::{EntryId, EntryRef, EntryRow, FeedId, ListQuery, ListSource, RefreshEvent, Sort, UserWrite};
+use crate::panics::{join_message, panic_message};
+use crate::refresh::{Observer, Pipeline};
+use crate::store::{self, DbThread, StoreError, entries, feeds, folders, lists};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -54,13 +54,11 @@ impl WriteBarrier {
 pub(super) struct Services {
     pub writer: DbThread,
     pub reader: DbThread,
-    pub refresher: Refresher,
+    pub pipeline: Pipeline,
     pub inbox: mpsc::UnboundedSender<Event>,
     pub barrier: Arc<WriteBarrier>,
     pub launcher: Arc<Launcher>,
     pub fetcher: Fetcher,
-    /// What retention keeps (keep_days, max_entries_per_feed, per feed).
-    pub retention: Arc<crate::store::purge::Policy>,
 }
 
 impl Services {
@@ -77,24 +75,15 @@ impl Services {
         });
     }
 
-    /// Runs a user write on the writer's thread, counted by the barrier; an error is reported as `what` failed.
-    fn write<F>(&self, what: &'static str, f: F)
-    where
-        F: FnOnce(&mut rusqlite::Connection) -> Result<Option<Event>, StoreError> + Send + 'static,
-    {
+    /// Performs a user's change on the writer's thread through the store's one write path, counted by the
+    /// barrier; its outcome comes back as [`Event::Written`].
+    fn write(&self, write: UserWrite) {
         let barrier = self.barrier.clone();
         let inbox = self.inbox.clone();
         barrier.submit();
         self.writer.submit(move |c| {
-            match f(c) {
-                Ok(Some(event)) => {
-                    let _ = inbox.send(event);
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    let _ = inbox.send(Event::Error(format!("{what}: {e}")));
-                }
-            }
+            let outcome = store::apply(c, &write, chrono::Utc::now().timestamp()).map_err(|e| e.to_string());
+            let _ = inbox.send(Event::Written { write, outcome });
             barrier.applied_one();
         });
     }
@@ -115,7 +104,8 @@ impl Services {
         let inbox = self.inbox.clone();
         match effect {
             Effect::LoadFeeds => self.read(move |c, seen_writes| {
-                let result = (|| Ok::<_, StoreError>((read::feeds(c)?, read::folders(c)?, lists::view_counts(c)?)))();
+                let result =
+                    (|| Ok::<_, StoreError>((feeds::feeds(c)?, folders::folders(c)?, lists::view_counts(c)?)))();
                 let _ = inbox.send(match result {
                     Ok((feeds, folders, views)) => Event::FeedsLoaded { feeds, folders, views, seen_writes },
                     Err(e) => Event::Error(format!("cannot read the feed list: {e}")),
@@ -125,7 +115,7 @@ impl Services {
                 // A search sees every entry stored so far: what is not indexed yet is indexed first.
                 let this = self.clone();
                 tokio::spawn(async move {
-                    if let Err(e) = super::upkeep::index(&this.writer).await {
+                    if let Err(e) = this.pipeline.index().await {
                         let message = format!("cannot index new entries, so the results may miss some: {e}");
                         let _ = this.inbox.send(Event::Error(message));
                     }
@@ -134,13 +124,13 @@ impl Services {
             }
             Effect::LoadEntries { list, source, order, keep } => self.load_entries(list, source, order, keep),
             Effect::LoadRows { list, ids } => self.read(move |c, _| {
-                let _ = inbox.send(match lists::entry_rows(c, &ids) {
+                let _ = inbox.send(match entries::entry_rows(c, &ids) {
                     Ok(rows) => Event::RowsLoaded { list, rows },
                     Err(e) => Event::Error(format!("cannot read entries: {e}")),
                 });
             }),
             Effect::LoadArticle(entry_id) => self.read(move |c, _| {
-                let _ = inbox.send(match read::entry(c, entry_id) {
+                let _ = inbox.send(match entries::entry(c, entry_id) {
                     Ok(detail) => Event::ArticleLoaded { entry_id, detail: detail.map(Box::new) },
                     Err(e) => Event::ArticleFailed { entry_id, message: format!("cannot read the entry: {e}") },
                 });
@@ -151,7 +141,7 @@ impl Services {
                     let rendered = std::panic::catch_unwind(|| {
                         crate::render::render_article(&html, usize::from(width), base.as_deref())
                     })
-                    .map_err(|panic| format!("the renderer failed: {}", panic_message(&panic)));
+                    .map_err(|panic| format!("the renderer failed: {}", panic_message(&*panic)));
                     let _ = inbox.send(Event::ArticleRendered { entry_id, width, body: rendered });
                 });
             }
@@ -169,34 +159,12 @@ impl Services {
                     }
                 }
             }
-            Effect::SetRead { ids, read } => self.write("cannot save the read state", move |c| {
-                Ok(gone_meanwhile(write::set_read(c, &ids, read)?, if read { "marked read" } else { "marked unread" }))
-            }),
-            Effect::SetStarred { ids, starred } => self.write("cannot save the star", move |c| {
-                Ok(gone_meanwhile(lists::set_starred(c, &ids, starred)?, if starred { "starred" } else { "unstarred" }))
-            }),
-            Effect::MarkListRead { list, source } => self.write("cannot mark entries read", move |c| {
-                let query = ListQuery { source, sort: Sort::Newest, unread_only: true };
-                let ids = lists::mark_read(c, &query).map_err(|e| match e {
-                    search::SearchError::Store(e) => e,
-                    other => StoreError::Conflict(other.to_string()),
-                })?;
-                Ok(Some(Event::ListMarkedRead { list, ids }))
-            }),
-            Effect::SetListOrder { source, sort, unread_only } => {
-                self.write("cannot remember the list's order", move |c| {
-                    let setting = lists::ListSetting { sort, unread_only };
-                    lists::set_list_setting(c, &lists::list_key(&source), setting).map(|_| None)
-                })
-            }
+            Effect::Write(write) => self.write(write),
             Effect::LoadFeedInfo(feed_id) => self.read(move |c, _| {
-                let _ = inbox.send(match read::feed_info(c, feed_id) {
+                let _ = inbox.send(match feeds::feed_info(c, feed_id) {
                     Ok(info) => Event::FeedInfoLoaded { feed_id, info: info.map(Box::new) },
                     Err(e) => Event::Error(format!("cannot read the feed's details: {e}")),
                 });
-            }),
-            Effect::SetEncodingOverride { feed_id, label } => self.write("cannot save the forced encoding", move |c| {
-                write::set_encoding_override(c, feed_id, label.as_deref()).map(|_| None)
             }),
             Effect::Discover { request, url } => {
                 let fetcher = self.fetcher.clone();
@@ -212,111 +180,78 @@ impl Services {
                     let _ = inbox.send(Event::Discovered { request, discovery: Box::new(discovery) });
                 });
             }
-            Effect::AddFeed { url, title, folder } => self.write("cannot add the feed", move |c| {
-                let shown = title.clone().unwrap_or_else(|| url.clone());
-                let new = crate::model::NewFeed { url, title, name: None, site_url: None, folder };
-                let (feed_id, added) = write::add_feed(c, &new, chrono::Utc::now().timestamp())?;
-                Ok(Some(Event::FeedAdded { feed_id, added, title: shown }))
-            }),
-            Effect::DeleteFeed(id) => {
-                self.write("cannot delete the feed", move |c| write::delete_feed(c, id).map(|_| None))
-            }
-            Effect::RenameFeed { feed_id, title } => self.write("cannot rename the feed", move |c| {
-                write::rename_feed(c, feed_id, title.as_deref()).map(|_| None)
-            }),
-            Effect::MoveFeed { feed_id, folder } => {
-                self.write("cannot move the feed", move |c| folders::move_feed(c, feed_id, &folder).map(|_| None))
-            }
-            Effect::CreateFolder(path) => {
-                self.write("cannot create the folder", move |c| folders::create(c, &path).map(|_| None))
-            }
-            Effect::MoveFolder { folder_id, parent } => {
-                self.write("cannot move the folder", move |c| folders::move_to(c, folder_id, &parent).map(|_| None))
-            }
-            Effect::RenameFolder { folder_id, name } => {
-                self.write("cannot rename the folder", move |c| folders::rename(c, folder_id, &name).map(|_| None))
-            }
-            Effect::DeleteFolder { folder_id, with_contents } => self.write("cannot delete the folder", move |c| {
-                let contents = if with_contents { folders::Contents::Delete } else { folders::Contents::MoveUp };
-                folders::delete(c, folder_id, contents).map(|_| None)
-            }),
-            Effect::SetCollapsed { folder_id, collapsed } => self.write("cannot save the folder's state", move |c| {
-                folders::set_collapsed(c, folder_id, collapsed).map(|_| None)
-            }),
             Effect::LoadDue { now, interval_secs } => self.read(move |c, _| {
-                let _ = inbox.send(match read::due_feeds(c, now, interval_secs) {
+                let _ = inbox.send(match feeds::due_feeds(c, now, interval_secs) {
                     Ok(ids) => Event::DueFeeds(ids),
                     Err(e) => Event::Error(format!("cannot read which feeds are due: {e}")),
                 });
             }),
             Effect::Refresh { batch, ids, force } => {
-                let refresher = self.refresher.clone();
-                let report_to = inbox.clone();
-                let asked = ids.clone();
-                let task = tokio::spawn(async move {
-                    refresher
-                        .run(crate::refresh::Which::Feeds(ids), force, move |ev| {
-                            let _ = report_to.send(Event::Refresh(ev));
-                        })
-                        .await
-                });
-                // Whatever happens to the task, the feeds it did not report on are released: the state machine
-                // counts those still waiting as failed, so "Refreshing n/m" always ends.
-                let after = self.refresher.clone();
-                let (writer, retention) = (self.writer.clone(), self.retention.clone());
+                let pipeline = self.pipeline.clone();
+                let observer = Arc::new(ToInbox { inbox: inbox.clone(), batch, asked: ids.clone() });
                 tokio::spawn(async move {
-                    let reason = match task.await {
-                        Ok(Ok(_)) => "the refresh ended without a result for it".to_string(),
-                        Ok(Err(e)) => format!("the refresh stopped: {e}"),
-                        Err(e) => format!("the refresh failed ({}); please report this", join_message(e)),
-                    };
-                    let _ = inbox.send(Event::RefreshStopped { batch, ids: asked, reason });
-                    // Then, in the background: old entries purged and new ones indexed, in slices the user's
-                    // writes go between; the new entries of full-text feeds fetched in full (and indexed).
-                    super::upkeep::purge_and_index(&writer, retention, &inbox).await;
-                    let report_to = inbox.clone();
-                    let now = chrono::Utc::now().timestamp();
-                    let fetched = after
-                        .fetch_full_texts(now, move |entry_id, result| {
-                            let _ = report_to.send(Event::FullTextFetched { entry_id, result });
-                        })
-                        .await;
-                    match fetched {
-                        Ok(0) => {}
-                        Ok(_) => {
-                            if let Err(e) = super::upkeep::index(&writer).await {
-                                let _ = inbox.send(Event::Error(format!("cannot index the full articles: {e}")));
-                            }
-                        }
-                        Err(e) => {
-                            let _ = inbox.send(Event::Error(format!("cannot fetch full articles: {e}")));
-                        }
-                    }
+                    let outcome = pipeline.run(crate::refresh::Which::Feeds(ids), force, observer).await;
+                    report_upkeep(&inbox, outcome.full_texts, outcome.purged, outcome.indexed);
                 });
             }
             Effect::FetchFullText { entry_id, url } => {
-                let refresher = self.refresher.clone();
+                let pipeline = self.pipeline.clone();
                 tokio::spawn(async move {
-                    let result = refresher.fetch_full_text(entry_id, &url).await;
+                    let result = pipeline.full_text().fetch(entry_id, &url).await;
                     let _ = inbox.send(Event::FullTextFetched { entry_id, result });
                 });
             }
-            Effect::SetFeedFullText { feed_id, on } => self
-                .write("cannot save the feed's full-text setting", move |c| {
-                    crate::store::articles::set_feed_full_text(c, feed_id, on).map(|_| None)
-                }),
             Effect::Suspend => {}
         }
     }
 }
 
-/// Entries the user acted on that the store no longer has: retention purged them after they were shown (an
-/// old entry read, then a refresh). Said, so that a star or an undo that could not happen does not look done.
-fn gone_meanwhile(missing: usize, done: &str) -> Option<Event> {
-    (missing > 0).then(|| {
-        let what = if missing == 1 { "1 entry was".to_string() } else { format!("{missing} entries were") };
-        Event::Error(format!("{what} not {done}: purged meanwhile as older than keep_days (star entries to keep them)"))
-    })
+/// Tells the reader how a refresh goes: each feed's events, then the feeds it did not report on (when its task
+/// died), then each page fetched in full.
+struct ToInbox {
+    inbox: mpsc::UnboundedSender<Event>,
+    batch: u64,
+    asked: Vec<FeedId>,
+}
+
+impl Observer for ToInbox {
+    fn feed(&self, event: RefreshEvent) {
+        let _ = self.inbox.send(Event::Refresh(event));
+    }
+
+    fn feeds_done(&self, reason: &str) {
+        // Whatever happened to the refresh, the feeds it did not report on are released: the state machine
+        // counts those still waiting as failed, so "Refreshing n/m" always ends.
+        let (batch, ids, reason) = (self.batch, self.asked.clone(), reason.to_string());
+        let _ = self.inbox.send(Event::RefreshStopped { batch, ids, reason });
+    }
+
+    fn full_text(&self, entry_id: EntryId, result: &Result<String, String>) {
+        let _ = self.inbox.send(Event::FullTextFetched { entry_id, result: result.clone() });
+    }
+}
+
+/// Says what the refresh's last steps did: entries purged (the lists are read again), or why a step stopped.
+pub(super) fn report_upkeep(
+    inbox: &mpsc::UnboundedSender<Event>,
+    full_texts: Result<usize, StoreError>,
+    purged: Result<usize, StoreError>,
+    indexed: Result<usize, StoreError>,
+) {
+    if let Err(e) = full_texts {
+        let _ = inbox.send(Event::Error(format!("cannot fetch full articles: {e}")));
+    }
+    match (purged, indexed) {
+        (Ok(0), Ok(_)) => {}
+        (Ok(entries), Ok(_)) => {
+            let _ = inbox.send(Event::Purged { entries });
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            let _ = inbox.send(Event::Error(format!(
+                "cannot purge old entries or index new ones for search: {e}; the next refresh tries again"
+            )));
+        }
+    }
 }
 
 /// Starts a graphical program on its own (no terminal), and reports it if it cannot start or fails.
@@ -365,25 +300,12 @@ fn load_list(
     };
     // A search's query may mean nothing: its message says what to type instead.
     let refs = lists::entry_refs(c, &ListQuery { source, sort, unread_only }).map_err(|e| match e {
-        search::SearchError::Query(q) => format!("search: {q}"),
-        search::SearchError::Store(e) => fail(e),
+        StoreError::Query(q) => format!("search: {q}"),
+        e => fail(e),
     })?;
     let at = keep.and_then(|id| refs.iter().position(|r| r.id == id)).unwrap_or(0);
     let ids: Vec<EntryId> =
         refs.iter().skip(at.saturating_sub(FIRST_ROWS_BEFORE)).take(FIRST_ROWS).map(|r| r.id).collect();
-    let rows = lists::entry_rows(c, &ids).map_err(fail)?;
+    let rows = entries::entry_rows(c, &ids).map_err(fail)?;
     Ok((refs, rows, (sort, unread_only)))
-}
-
-fn join_message(e: tokio::task::JoinError) -> String {
-    if e.is_cancelled() { "it was cancelled".to_string() } else { panic_message(&e.into_panic()) }
-}
-
-/// The text a panic carried, when it carried one.
-pub(super) fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic".to_string())
 }

@@ -1,12 +1,12 @@
 //! Full articles: the extracted page behind an entry's link, stored beside the entry's own text (which stays),
 //! or why it could not be had; and which feeds have their new entries fetched in full on refresh.
 
-use super::StoreError;
-use crate::model::{EntryId, FeedId};
+use super::{RowIds, StoreError};
+use crate::model::EntryId;
 use rusqlite::{Connection, params};
 
 /// Largest article stored, as for an entry's content.
-pub const MAX_ARTICLE_BYTES: usize = super::write::MAX_CONTENT_BYTES;
+pub const MAX_ARTICLE_BYTES: usize = super::fetches::MAX_CONTENT_BYTES;
 
 /// Stores what fetching an entry's page gave: the article's sanitized HTML, or the reason there is none (the
 /// entry is then not tried again automatically). The entry's own content is untouched.
@@ -21,13 +21,7 @@ pub fn set_full_text(
         Err(why) => (None, Some(crate::sanitize::truncate_bytes(why, 2048))),
     };
     conn.prepare_cached("UPDATE entries SET full_html = ?2, full_error = ?3, full_fetched_at = ?4 WHERE id = ?1")?
-        .execute(params![entry_id, html, error, now])?;
-    Ok(())
-}
-
-/// Fetch the new entries of this feed in full on refresh, or stop.
-pub fn set_feed_full_text(conn: &Connection, feed_id: FeedId, on: bool) -> Result<(), StoreError> {
-    conn.prepare_cached("UPDATE feeds SET full_text = ?2 WHERE id = ?1")?.execute(params![feed_id, on])?;
+        .execute(params![entry_id.0, html, error, now])?;
     Ok(())
 }
 
@@ -47,14 +41,14 @@ pub fn pending(
            AND e.first_seen_at >= ?1
          ORDER BY e.first_seen_at DESC, e.id DESC LIMIT ?2",
     )?;
-    let rows = stmt.query_map(params![now - max_age_secs, limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map(params![now - max_age_secs, limit as i64], |r| Ok((r.id(0)?, r.get(1)?)))?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::NewFeed;
+    use crate::model::{FeedId, NewFeed, UserWrite};
 
     #[test]
     fn only_new_untried_entries_of_full_text_feeds_are_pending() {
@@ -67,7 +61,8 @@ mod tests {
             site_url: None,
             folder: vec![],
         });
-        crate::store::write::import_feeds(&mut conn, &feeds, 0).unwrap();
+        let import = UserWrite::Import { feeds: feeds.to_vec(), folders: vec![] };
+        crate::store::apply(&mut conn, &import, 0).unwrap();
         conn.execute_batch(
             "INSERT INTO entries (feed_id, key, link, first_seen_at, sort_at) VALUES
                (1, 'old', 'http://example.com/old', 10, 10),
@@ -77,10 +72,10 @@ mod tests {
         )
         .unwrap();
         assert!(pending(&conn, 1000, 500, 10).unwrap().is_empty(), "no feed asks for full text yet");
-        set_feed_full_text(&conn, 1, true).unwrap();
+        crate::store::apply(&mut conn, &UserWrite::SetFeedFullText { feed_id: FeedId(1), on: true }, 0).unwrap();
         let due = pending(&conn, 1000, 500, 10).unwrap();
-        assert_eq!(due, vec![(2, "http://example.com/new".to_string())]);
-        set_full_text(&conn, 2, Err("the page is a PDF"), 1001).unwrap();
+        assert_eq!(due, vec![(EntryId(2), "http://example.com/new".to_string())]);
+        set_full_text(&conn, EntryId(2), Err("the page is a PDF"), 1001).unwrap();
         assert!(pending(&conn, 1000, 500, 10).unwrap().is_empty(), "a failure is not tried again");
     }
 }

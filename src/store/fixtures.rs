@@ -1,7 +1,7 @@
 //! Fixtures for the store's own tests: a database with one feed, entries, and the record of a fetch.
 
-use super::write::{self, FetchRecord};
-use crate::model::{FeedId, FeedKind, NewFeed, ParsedEntry, ParsedFeed};
+use super::fetches::FetchRecord;
+use crate::model::{Applied, FeedId, FeedKind, NewFeed, ParsedEntry, ParsedFeed, UserWrite};
 use rusqlite::Connection;
 
 /// A new database in a temporary folder, with one feed subscribed (nothing fetched yet).
@@ -10,7 +10,9 @@ pub(crate) fn one_feed() -> (tempfile::TempDir, Connection, FeedId) {
     let mut conn = super::open_write(&dir.path().join("t.db")).unwrap();
     let feed =
         NewFeed { url: "http://example.com/feed".into(), title: None, name: None, site_url: None, folder: vec![] };
-    let (id, _) = write::add_feed(&mut conn, &feed, 0).unwrap();
+    let Ok(Applied::Subscribed { feed_id: id, .. }) = super::apply(&mut conn, &UserWrite::AddFeed(feed), 0) else {
+        panic!("subscribing to the fixture's feed")
+    };
     (dir, conn, id)
 }
 

@@ -3,10 +3,22 @@
 //! names, renamed in place (its subtree goes with it), moved under another folder (never under itself), and
 //! deleted either with its contents moving up to its parent or with everything inside it.
 
-use super::StoreError;
-use crate::model::FolderId;
+use super::{RowIds, StoreError};
+use crate::model::{FeedId, FolderId, FolderRow};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
+
+/// Every folder, in the order the feed list shows them.
+pub fn folders(conn: &Connection) -> Result<Vec<FolderRow>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT id, name, parent_id, collapsed FROM folders ORDER BY position, lower(name)")?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(FolderRow { id: r.id(0)?, name: r.get(1)?, parent: r.optional_id(2)?, collapsed: r.get(3)? })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
 
 /// Folder ids by (parent, name) for one transaction, with the next free position, so that many subscriptions
 /// in many folders cost one lookup per folder.
@@ -40,8 +52,8 @@ impl FolderIds {
                 };
                 self.last_position = Some(last + 1);
                 conn.prepare_cached("INSERT INTO folders (name, parent_id, position) VALUES (?1, ?2, ?3)")?
-                    .execute(params![name, parent, last + 1])?;
-                conn.last_insert_rowid()
+                    .execute(params![name, parent.map(|p| p.0), last + 1])?;
+                FolderId(conn.last_insert_rowid())
             }
         };
         self.ids.insert(key, id);
@@ -53,7 +65,7 @@ impl FolderIds {
 fn find(conn: &Connection, parent: Option<FolderId>, name: &str) -> Result<Option<FolderId>, StoreError> {
     Ok(conn
         .prepare_cached("SELECT id FROM folders WHERE coalesce(parent_id, 0) = coalesce(?1, 0) AND name = ?2")?
-        .query_row(params![parent, name], |r| r.get(0))
+        .query_row(params![parent.map(|p| p.0), name], |r| r.id(0))
         .optional()?)
 }
 
@@ -63,51 +75,50 @@ pub fn split_path(typed: &str) -> Vec<String> {
 }
 
 /// Creates the folder at `path` (and its missing ancestors), or finds it.
-pub fn create(conn: &mut Connection, path: &[String]) -> Result<Option<FolderId>, StoreError> {
-    let tx = conn.transaction()?;
-    let id = FolderIds::default().path(&tx, path)?;
-    tx.commit()?;
-    Ok(id)
+pub(super) fn create(tx: &Connection, path: &[String]) -> Result<Option<FolderId>, StoreError> {
+    FolderIds::default().path(tx, path)
 }
 
 /// Renames a folder in place; its feeds and the folders inside it go with it. Fails with a message for people
 /// when a sibling has that name.
-pub fn rename(conn: &mut Connection, id: FolderId, name: &str) -> Result<(), StoreError> {
+pub(super) fn rename(tx: &Connection, id: FolderId, name: &str) -> Result<(), StoreError> {
     let name = name.trim();
-    let parent: Option<FolderId> =
-        conn.prepare_cached("SELECT parent_id FROM folders WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
-    if find(conn, parent, name)?.is_some_and(|other| other != id) {
+    let parent = parent_of(tx, id)?;
+    if find(tx, parent, name)?.is_some_and(|other| other != id) {
         return Err(StoreError::Conflict(format!("there is already a folder called '{name}' there")));
     }
-    conn.prepare_cached("UPDATE folders SET name = ?2 WHERE id = ?1")?.execute(params![id, name])?;
+    tx.prepare_cached("UPDATE folders SET name = ?2 WHERE id = ?1")?.execute(params![id.0, name])?;
     Ok(())
+}
+
+/// The folder a folder is in (`None` at the top level).
+fn parent_of(tx: &Connection, id: FolderId) -> Result<Option<FolderId>, StoreError> {
+    Ok(tx.prepare_cached("SELECT parent_id FROM folders WHERE id = ?1")?.query_row([id.0], |r| r.optional_id(0))?)
 }
 
 /// Moves a folder, with everything inside it, under the folder at `path` (created if needed), or to the top
 /// level. A folder cannot go inside itself.
-pub fn move_to(conn: &mut Connection, id: FolderId, path: &[String]) -> Result<(), StoreError> {
-    let tx = conn.transaction()?;
-    let parent = FolderIds::default().path(&tx, path)?;
+pub(super) fn move_to(tx: &Connection, id: FolderId, path: &[String]) -> Result<(), StoreError> {
+    let parent = FolderIds::default().path(tx, path)?;
     if let Some(parent) = parent
-        && subtree(&tx, id)?.contains(&parent)
+        && subtree(tx, id)?.contains(&parent)
     {
         return Err(StoreError::Conflict("a folder cannot go inside itself".into()));
     }
-    let name: String = tx.prepare_cached("SELECT name FROM folders WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
-    if find(&tx, parent, &name)?.is_some_and(|other| other != id) {
+    let name: String = tx.prepare_cached("SELECT name FROM folders WHERE id = ?1")?.query_row([id.0], |r| r.get(0))?;
+    if find(tx, parent, &name)?.is_some_and(|other| other != id) {
         return Err(StoreError::Conflict(format!("there is already a folder called '{name}' there")));
     }
-    tx.prepare_cached("UPDATE folders SET parent_id = ?2 WHERE id = ?1")?.execute(params![id, parent])?;
-    tx.commit()?;
+    tx.prepare_cached("UPDATE folders SET parent_id = ?2 WHERE id = ?1")?
+        .execute(params![id.0, parent.map(|p| p.0)])?;
     Ok(())
 }
 
 /// Moves a feed into the folder at `path` (created if needed); an empty path is the top level.
-pub fn move_feed(conn: &mut Connection, feed_id: crate::model::FeedId, path: &[String]) -> Result<(), StoreError> {
-    let tx = conn.transaction()?;
-    let folder = FolderIds::default().path(&tx, path)?;
-    tx.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE id = ?1")?.execute(params![feed_id, folder])?;
-    tx.commit()?;
+pub(super) fn move_feed(tx: &Connection, feed_id: FeedId, path: &[String]) -> Result<(), StoreError> {
+    let folder = FolderIds::default().path(tx, path)?;
+    tx.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE id = ?1")?
+        .execute(params![feed_id.0, folder.map(|f| f.0)])?;
     Ok(())
 }
 
@@ -121,60 +132,58 @@ pub enum Contents {
 }
 
 /// Deletes a folder. Returns how many feeds were unsubscribed.
-pub fn delete(conn: &mut Connection, id: FolderId, contents: Contents) -> Result<usize, StoreError> {
-    let tx = conn.transaction()?;
+pub(super) fn delete(tx: &Connection, id: FolderId, contents: Contents) -> Result<usize, StoreError> {
     let mut unsubscribed = 0;
     match contents {
         Contents::MoveUp => {
-            let parent: Option<FolderId> =
-                tx.prepare_cached("SELECT parent_id FROM folders WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
-            tx.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE folder_id = ?1")?.execute(params![id, parent])?;
+            let parent = parent_of(tx, id)?;
+            tx.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE folder_id = ?1")?
+                .execute(params![id.0, parent.map(|p| p.0)])?;
             // A child whose name its new siblings already use is merged into that sibling.
             let children: Vec<(FolderId, String)> = tx
                 .prepare_cached("SELECT id, name FROM folders WHERE parent_id = ?1")?
-                .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .query_map([id.0], |r| Ok((r.id(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
             for (child, name) in children {
-                match find(&tx, parent, &name)? {
-                    Some(sibling) if sibling != child => merge(&tx, child, sibling)?,
+                match find(tx, parent, &name)? {
+                    Some(sibling) if sibling != child => merge(tx, child, sibling)?,
                     _ => {
                         tx.prepare_cached("UPDATE folders SET parent_id = ?2 WHERE id = ?1")?
-                            .execute(params![child, parent])?;
+                            .execute(params![child.0, parent.map(|p| p.0)])?;
                     }
                 }
             }
         }
         Contents::Delete => {
-            let inside = subtree(&tx, id)?;
+            let inside = subtree(tx, id)?;
             for folder in &inside {
-                unsubscribed += tx.prepare_cached("DELETE FROM feeds WHERE folder_id = ?1")?.execute([folder])?;
+                unsubscribed += tx.prepare_cached("DELETE FROM feeds WHERE folder_id = ?1")?.execute([folder.0])?;
             }
         }
     }
     // The folders inside (when deleting everything) go with it: parent_id cascades.
-    tx.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([id])?;
-    tx.commit()?;
+    tx.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([id.0])?;
     Ok(unsubscribed)
 }
 
 /// Moves everything in folder `from` into folder `into` (merging children of the same name), then deletes
 /// `from`.
 fn merge(conn: &Connection, from: FolderId, into: FolderId) -> Result<(), StoreError> {
-    conn.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE folder_id = ?1")?.execute(params![from, into])?;
+    conn.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE folder_id = ?1")?.execute(params![from.0, into.0])?;
     let children: Vec<(FolderId, String)> = conn
         .prepare_cached("SELECT id, name FROM folders WHERE parent_id = ?1")?
-        .query_map([from], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map([from.0], |r| Ok((r.id(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
     for (child, name) in children {
         match find(conn, Some(into), &name)? {
             Some(existing) if existing != child => merge(conn, child, existing)?,
             _ => {
                 conn.prepare_cached("UPDATE folders SET parent_id = ?2 WHERE id = ?1")?
-                    .execute(params![child, into])?;
+                    .execute(params![child.0, into.0])?;
             }
         }
     }
-    conn.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([from])?;
+    conn.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([from.0])?;
     Ok(())
 }
 
@@ -184,12 +193,12 @@ pub fn subtree(conn: &Connection, id: FolderId) -> Result<Vec<FolderId>, StoreEr
         "WITH RECURSIVE inside(id) AS (SELECT ?1 UNION SELECT f.id FROM folders f JOIN inside i ON f.parent_id = i.id)
          SELECT id FROM inside",
     )?;
-    Ok(stmt.query_map([id], |r| r.get(0))?.collect::<Result<_, _>>()?)
+    Ok(stmt.query_map([id.0], |r| r.id(0))?.collect::<Result<_, _>>()?)
 }
 
 /// Remembers whether a folder is collapsed in the feed list.
-pub fn set_collapsed(conn: &mut Connection, id: FolderId, collapsed: bool) -> Result<(), StoreError> {
-    conn.prepare_cached("UPDATE folders SET collapsed = ?2 WHERE id = ?1")?.execute(params![id, collapsed])?;
+pub(super) fn set_collapsed(tx: &Connection, id: FolderId, collapsed: bool) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE folders SET collapsed = ?2 WHERE id = ?1")?.execute(params![id.0, collapsed])?;
     Ok(())
 }
 
@@ -197,7 +206,7 @@ pub fn set_collapsed(conn: &mut Connection, id: FolderId, collapsed: bool) -> Re
 pub fn paths(conn: &Connection) -> Result<HashMap<FolderId, Vec<String>>, StoreError> {
     let rows: Vec<(FolderId, String, Option<FolderId>)> = conn
         .prepare_cached("SELECT id, name, parent_id FROM folders")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .query_map([], |r| Ok((r.id(0)?, r.get(1)?, r.optional_id(2)?)))?
         .collect::<Result<_, _>>()?;
     let by_id: HashMap<FolderId, (&String, Option<FolderId>)> = rows.iter().map(|(id, n, p)| (*id, (n, *p))).collect();
     let mut paths = HashMap::with_capacity(rows.len());
@@ -220,7 +229,7 @@ pub fn paths(conn: &Connection) -> Result<HashMap<FolderId, Vec<String>>, StoreE
 pub(super) fn migrate_paths_to_tree(conn: &Connection) -> rusqlite::Result<()> {
     let flat: Vec<(FolderId, String)> = conn
         .prepare("SELECT id, name FROM folders WHERE instr(name, '/') > 0 ORDER BY length(name), id")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map([], |r| Ok((r.id(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
     let sql_err = |e: StoreError| match e {
         StoreError::Sqlite(e) => e,
@@ -234,7 +243,10 @@ pub(super) fn migrate_paths_to_tree(conn: &Connection) -> rusqlite::Result<()> {
         match find(conn, parent, last).map_err(sql_err)? {
             Some(existing) if existing != id => merge(conn, id, existing).map_err(sql_err)?,
             _ => {
-                conn.execute("UPDATE folders SET name = ?2, parent_id = ?3 WHERE id = ?1", params![id, last, parent])?;
+                conn.execute(
+                    "UPDATE folders SET name = ?2, parent_id = ?3 WHERE id = ?1",
+                    params![id.0, last, parent.map(|p| p.0)],
+                )?;
             }
         }
     }
@@ -244,8 +256,12 @@ pub(super) fn migrate_paths_to_tree(conn: &Connection) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::NewFeed;
-    use crate::store::{open_write, read, write};
+    use crate::model::{NewFeed, UserWrite};
+    use crate::store::{apply, feeds::feeds, open_write};
+
+    fn import(conn: &mut Connection, new: &[NewFeed]) {
+        apply(conn, &UserWrite::Import { feeds: new.to_vec(), folders: vec![] }, 0).unwrap();
+    }
 
     fn path(p: &str) -> Vec<String> {
         split_path(p)
@@ -259,19 +275,19 @@ mod tests {
     fn folders_nest_by_path_and_names_repeat_in_other_places() {
         let dir = tempfile::tempdir().unwrap();
         let mut conn = open_write(&dir.path().join("t.db")).unwrap();
-        let feeds = [
+        let new = [
             feed("http://a.example/", "Tech/News"),
             feed("http://b.example/", "World/News"),
             feed("http://c.example/", "Tech"),
         ];
-        write::import_feeds(&mut conn, &feeds, 0).unwrap();
-        let folders = read::folders(&conn).unwrap();
+        import(&mut conn, &new);
+        let folders = folders(&conn).unwrap();
         assert_eq!(folders.len(), 4, "Tech, Tech/News, World, World/News: {folders:?}");
         let paths = paths(&conn).unwrap();
         let mut all: Vec<String> = paths.values().map(|p| p.join("/")).collect();
         all.sort();
         assert_eq!(all, ["Tech", "Tech/News", "World", "World/News"]);
-        let rows = read::feeds(&conn).unwrap();
+        let rows = feeds(&conn).unwrap();
         let folder_of = |url: &str| rows.iter().find(|f| f.url == url).unwrap().folder.clone();
         assert_eq!(folder_of("http://a.example/").as_deref(), Some("Tech/News"));
     }
@@ -280,41 +296,41 @@ mod tests {
     fn rename_and_move_carry_the_subtree_and_never_loop() {
         let dir = tempfile::tempdir().unwrap();
         let mut conn = open_write(&dir.path().join("t.db")).unwrap();
-        write::import_feeds(&mut conn, &[feed("http://a.example/", "Tech/Deep")], 0).unwrap();
-        let tech = create(&mut conn, &path("Tech")).unwrap().unwrap();
-        let deep = create(&mut conn, &path("Tech/Deep")).unwrap().unwrap();
-        rename(&mut conn, tech, "Computing").unwrap();
+        import(&mut conn, &[feed("http://a.example/", "Tech/Deep")]);
+        let tech = create(&conn, &path("Tech")).unwrap().unwrap();
+        let deep = create(&conn, &path("Tech/Deep")).unwrap().unwrap();
+        rename(&conn, tech, "Computing").unwrap();
         assert_eq!(paths(&conn).unwrap()[&deep], ["Computing", "Deep"], "renaming Tech renames what is inside");
-        assert!(matches!(move_to(&mut conn, tech, &path("Computing/Deep")), Err(StoreError::Conflict(_))));
-        move_to(&mut conn, deep, &[]).unwrap();
+        assert!(matches!(move_to(&conn, tech, &path("Computing/Deep")), Err(StoreError::Conflict(_))));
+        move_to(&conn, deep, &[]).unwrap();
         assert_eq!(paths(&conn).unwrap()[&deep], ["Deep"]);
         assert!(
-            create(&mut conn, &path("Computing/Deep")).unwrap().is_some_and(|id| id != deep),
+            create(&conn, &path("Computing/Deep")).unwrap().is_some_and(|id| id != deep),
             "cousins may share a name"
         );
-        assert!(matches!(rename(&mut conn, tech, "Deep"), Err(StoreError::Conflict(_))), "siblings may not");
+        assert!(matches!(rename(&conn, tech, "Deep"), Err(StoreError::Conflict(_))), "siblings may not");
     }
 
     #[test]
     fn delete_moves_contents_up_or_takes_them_along() {
         let dir = tempfile::tempdir().unwrap();
         let mut conn = open_write(&dir.path().join("t.db")).unwrap();
-        let feeds = [
+        let new = [
             feed("http://a.example/", "Tech"),
             feed("http://b.example/", "Tech/Deep"),
             feed("http://c.example/", "Old/Gone"),
         ];
-        write::import_feeds(&mut conn, &feeds, 0).unwrap();
-        let tech = create(&mut conn, &path("Tech")).unwrap().unwrap();
-        assert_eq!(delete(&mut conn, tech, Contents::MoveUp).unwrap(), 0);
-        let rows = read::feeds(&conn).unwrap();
+        import(&mut conn, &new);
+        let tech = create(&conn, &path("Tech")).unwrap().unwrap();
+        assert_eq!(delete(&conn, tech, Contents::MoveUp).unwrap(), 0);
+        let rows = feeds(&conn).unwrap();
         let folder_of = |url: &str| rows.iter().find(|f| f.url == url).unwrap().folder.clone();
         assert_eq!(folder_of("http://a.example/"), None, "its feed moved up to the top");
         assert_eq!(folder_of("http://b.example/").as_deref(), Some("Deep"), "its folder too");
-        let old = create(&mut conn, &path("Old")).unwrap().unwrap();
-        assert_eq!(delete(&mut conn, old, Contents::Delete).unwrap(), 1);
-        assert_eq!(read::feeds(&conn).unwrap().len(), 2);
-        let names: Vec<String> = read::folders(&conn).unwrap().into_iter().map(|f| f.name).collect();
+        let old = create(&conn, &path("Old")).unwrap().unwrap();
+        assert_eq!(delete(&conn, old, Contents::Delete).unwrap(), 1);
+        assert_eq!(feeds(&conn).unwrap().len(), 2);
+        let names: Vec<String> = folders(&conn).unwrap().into_iter().map(|f| f.name).collect();
         assert_eq!(names, ["Deep"], "Old and Old/Gone are gone");
     }
 
@@ -332,9 +348,9 @@ mod tests {
         .unwrap();
         migrate_paths_to_tree(&conn).unwrap();
         let paths = paths(&conn).unwrap();
-        assert_eq!(paths[&2], ["Tech", "Rust"]);
-        assert_eq!(paths[&4], ["News", "World", "Europe"]);
-        assert_eq!(paths[&3], ["News", "World"]);
+        assert_eq!(paths[&FolderId(2)], ["Tech", "Rust"]);
+        assert_eq!(paths[&FolderId(4)], ["News", "World", "Europe"]);
+        assert_eq!(paths[&FolderId(3)], ["News", "World"]);
         let folder_of: i64 = conn.query_row("SELECT folder_id FROM feeds WHERE id = 11", [], |r| r.get(0)).unwrap();
         assert_eq!(folder_of, 4, "feeds stay in their folder");
     }

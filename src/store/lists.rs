@@ -1,18 +1,17 @@
 //! Lists of any size: every entry of a feed, a folder tree, a smart view (All, Unread, Starred) or a search, in
 //! its order, with no row limit. A list is read as [`EntryRef`]s: ids and feeds from one covering index per order,
 //! read and starred flags from the small partial indexes of unread and starred entries (400,000 come back in
-//! about 50 ms); the rows on screen are read by id with [`entry_rows`]. Also here: the counts of the smart views, starring, marking a whole list read (returning what
-//! changed, for undo), and each list's remembered sort and unread-only setting.
+//! about 50 ms); the rows on screen are read by id with `entries::entry_rows`. Also here: the counts of the
+//! smart views, and each list's remembered sort and unread-only setting.
 
-use super::StoreError;
-use super::search::{self, SearchError};
-use crate::model::{EntryId, EntryRef, EntryRow, FeedId, ListQuery, ListSource, Sort, ViewCounts};
+use super::{RowIds, StoreError, search};
+use crate::model::{EntryId, EntryRef, FeedId, ListQuery, ListSource, Sort, ViewCounts};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use std::collections::HashMap;
 
 /// Every entry of the list, in its order; nothing is cut. Only a search can fail on its query.
-pub fn entry_refs(conn: &Connection, query: &ListQuery) -> Result<Vec<EntryRef>, SearchError> {
+pub fn entry_refs(conn: &Connection, query: &ListQuery) -> Result<Vec<EntryRef>, StoreError> {
     refs(conn, &query.source, query.sort, query.unread_only)
 }
 
@@ -22,7 +21,7 @@ pub(super) fn refs(
     source: &ListSource,
     sort: Sort,
     unread_only: bool,
-) -> Result<Vec<EntryRef>, SearchError> {
+) -> Result<Vec<EntryRef>, StoreError> {
     let filter = Filter::of(source)?;
     let unread = filter.unread || unread_only;
     // The unread index orders by date; by title, or among a search's matches, the read flag would cost a row
@@ -44,7 +43,7 @@ pub(super) fn refs(
         let mut dated = stmt
             .query_map(params_from_iter(&filter.params), |r| {
                 let starred = filter.starred;
-                Ok((r.get::<_, i64>(2)?, EntryRef { id: r.get(0)?, feed_id: r.get(1)?, read: false, starred }))
+                Ok((r.get::<_, i64>(2)?, EntryRef { id: r.id(0)?, feed_id: r.id(1)?, read: false, starred }))
             })?
             .collect::<Result<Vec<_>, _>>()?;
         match sort {
@@ -56,7 +55,7 @@ pub(super) fn refs(
         let sql = format!("SELECT e.id, e.feed_id FROM entries e WHERE {condition} ORDER BY {order}");
         let mut stmt = conn.prepare_cached(&sql)?;
         stmt.query_map(params_from_iter(&filter.params), |r| {
-            Ok(EntryRef { id: r.get(0)?, feed_id: r.get(1)?, read: false, starred: filter.starred })
+            Ok(EntryRef { id: r.id(0)?, feed_id: r.id(1)?, read: false, starred: filter.starred })
         })?
         .collect::<Result<Vec<_>, _>>()?
     };
@@ -88,11 +87,11 @@ fn attach_flags(
     if refs.len() <= FLAGS_BY_ROW {
         let mut stmt = conn.prepare_cached("SELECT read, starred FROM entries WHERE id = ?1")?;
         for r in refs.iter_mut() {
-            (r.read, r.starred) = stmt.query_row([r.id], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            (r.read, r.starred) = stmt.query_row([r.id.0], |row| Ok((row.get(0)?, row.get(1)?)))?;
         }
         return Ok(());
     }
-    let max_id = refs.iter().map(|r| r.id).max().unwrap_or(0).max(0) as usize;
+    let max_id = refs.iter().map(|r| r.id.0).max().unwrap_or(0).max(0) as usize;
     if !all_unread {
         let unread = id_set(conn, "SELECT id FROM entries WHERE read = 0", max_id)?;
         refs.iter_mut().for_each(|r| r.read = !unread.contains(r.id));
@@ -109,7 +108,7 @@ struct IdSet(Vec<u64>);
 
 impl IdSet {
     fn contains(&self, id: EntryId) -> bool {
-        let id = id.max(0) as usize;
+        let id = id.0.max(0) as usize;
         self.0.get(id / 64).is_some_and(|word| word & (1 << (id % 64)) != 0)
     }
 }
@@ -135,7 +134,7 @@ fn in_feed_order(conn: &Connection, refs: Vec<EntryRef>) -> Result<Vec<EntryRef>
     }
     let rank: HashMap<FeedId, usize> = conn
         .prepare_cached("SELECT id FROM feeds ORDER BY lower(coalesce(custom_title, title, url)), id")?
-        .query_map([], |r| r.get(0))?
+        .query_map([], |r| r.id(0))?
         .enumerate()
         .map(|(i, id)| id.map(|id| (id, i)))
         .collect::<Result<_, _>>()?;
@@ -147,9 +146,9 @@ fn in_feed_order(conn: &Connection, refs: Vec<EntryRef>) -> Result<Vec<EntryRef>
 }
 
 /// A condition on `entries e` that selects a list's entries, with its parameters.
-struct Filter {
+pub(super) struct Filter {
     sql: String,
-    params: Vec<Value>,
+    pub(super) params: Vec<Value>,
     /// Only unread entries (the condition leaves that out: see [`Filter::condition`]).
     unread: bool,
     /// Only starred entries.
@@ -159,14 +158,14 @@ struct Filter {
 }
 
 impl Filter {
-    fn of(source: &ListSource) -> Result<Filter, SearchError> {
+    pub(super) fn of(source: &ListSource) -> Result<Filter, StoreError> {
         let mut filter = Filter { sql: "1".into(), params: Vec::new(), unread: false, starred: false, matches: false };
         filter.add(source)?;
         Ok(filter)
     }
 
     /// The SQL condition, with `e.read = 0` when `unread` is asked and the list is of unread entries.
-    fn condition(&self, unread: bool) -> String {
+    pub(super) fn condition(&self, unread: bool) -> String {
         if unread { format!("{} AND e.read = 0", self.sql) } else { self.sql.clone() }
     }
 
@@ -175,7 +174,7 @@ impl Filter {
         self.params.extend(param);
     }
 
-    fn add(&mut self, source: &ListSource) -> Result<(), SearchError> {
+    fn add(&mut self, source: &ListSource) -> Result<(), StoreError> {
         match source {
             ListSource::All => {}
             ListSource::Unread => self.unread = true,
@@ -183,13 +182,13 @@ impl Filter {
                 self.and("e.starred = 1", None);
                 self.starred = true;
             }
-            ListSource::Feed(id) => self.and("e.feed_id = ?", Some(Value::Integer(*id))),
+            ListSource::Feed(id) => self.and("e.feed_id = ?", Some(Value::Integer(id.0))),
             ListSource::Folder(id) => self.and(
                 "e.feed_id IN (SELECT id FROM feeds WHERE folder_id IN (
                     WITH RECURSIVE tree(id) AS (
                         SELECT ? UNION SELECT d.id FROM folders d JOIN tree ON d.parent_id = tree.id)
                     SELECT id FROM tree))",
-                Some(Value::Integer(*id)),
+                Some(Value::Integer(id.0)),
             ),
             ListSource::Search { query, within } => {
                 let (condition, expression) = search::matching(query)?;
@@ -204,30 +203,6 @@ impl Filter {
     }
 }
 
-/// The rows of the entries with these ids, in the order of `ids`; ids that no longer exist are skipped.
-pub fn entry_rows(conn: &Connection, ids: &[EntryId]) -> Result<Vec<EntryRow>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT id, feed_id, title, link, sort_at, read, starred FROM entries WHERE id = ?1")?;
-    let mut rows = Vec::with_capacity(ids.len());
-    for id in ids {
-        let row = stmt
-            .query_row([id], |r| {
-                Ok(EntryRow {
-                    id: r.get(0)?,
-                    feed_id: r.get(1)?,
-                    title: r.get(2)?,
-                    link: r.get(3)?,
-                    date: r.get(4)?,
-                    read: r.get(5)?,
-                    starred: r.get(6)?,
-                })
-            })
-            .optional()?;
-        rows.extend(row);
-    }
-    Ok(rows)
-}
-
 /// The counts the smart views show: every entry, the unread ones, the starred ones.
 pub fn view_counts(conn: &Connection) -> Result<ViewCounts, StoreError> {
     Ok(conn
@@ -238,23 +213,18 @@ pub fn view_counts(conn: &Connection) -> Result<ViewCounts, StoreError> {
         .query_row([], |r| Ok(ViewCounts { all: r.get(0)?, unread: r.get(1)?, starred: r.get(2)? }))?)
 }
 
-/// Stars or unstars entries (starred entries are never purged); says how many were no longer there.
-pub fn set_starred(conn: &mut Connection, ids: &[EntryId], starred: bool) -> Result<usize, StoreError> {
-    super::write::set_flag(conn, "UPDATE entries SET starred = ?2 WHERE id = ?1", ids, starred)
-}
-
-/// Marks every unread entry of the list read, in one transaction, and returns exactly the ids it changed (to
-/// undo with `write::set_read(ids, false)`). The list's sort does not matter; its unread-only flag neither.
-pub fn mark_read(conn: &mut Connection, query: &ListQuery) -> Result<Vec<EntryId>, SearchError> {
-    let filter = Filter::of(&query.source)?;
-    let tx = conn.transaction()?;
-    let changed = {
-        let sql = format!("UPDATE entries AS e SET read = 1 WHERE {} RETURNING id", filter.condition(true));
-        let mut stmt = tx.prepare(&sql)?;
-        stmt.query_map(params_from_iter(&filter.params), |r| r.get(0))?.collect::<Result<Vec<EntryId>, _>>()?
-    };
-    tx.commit()?;
-    Ok(changed)
+/// The entries matching `query`, within a feed, folder or view when `within` is set, in `sort` order; read
+/// ones left out with `unread_only`. A query that means nothing is [`StoreError::Query`], whose message
+/// says what to type instead; SQLite never sees it.
+pub fn search(
+    conn: &Connection,
+    query: &str,
+    within: Option<&ListSource>,
+    unread_only: bool,
+    sort: Sort,
+) -> Result<Vec<EntryRef>, StoreError> {
+    let source = ListSource::Search { query: query.to_string(), within: within.cloned().map(Box::new) };
+    refs(conn, &source, sort, unread_only)
 }
 
 /// How a list is shown, remembered per list.
@@ -290,7 +260,7 @@ pub fn list_setting(conn: &Connection, key: &str) -> Result<Option<ListSetting>,
 }
 
 /// Remembers how a list is shown.
-pub fn set_list_setting(conn: &Connection, key: &str, setting: ListSetting) -> Result<(), StoreError> {
+pub(super) fn set_list_setting(conn: &Connection, key: &str, setting: ListSetting) -> Result<(), StoreError> {
     conn.prepare_cached(
         "INSERT INTO list_settings (list, sort, unread_only) VALUES (?1, ?2, ?3)
          ON CONFLICT (list) DO UPDATE SET sort = excluded.sort, unread_only = excluded.unread_only",
@@ -302,15 +272,28 @@ pub fn set_list_setting(conn: &Connection, key: &str, setting: ListSetting) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{FeedKind, NewFeed, ParsedEntry, ParsedFeed};
-    use crate::store::write::{self, FetchRecord};
+    use crate::model::{Applied, FeedKind, FolderId, NewFeed, ParsedEntry, ParsedFeed, UserWrite};
+    use crate::store::apply;
+    use crate::store::entries::entry_rows;
+    use crate::store::fetches::{self, FetchRecord};
+
+    fn write(conn: &mut Connection, write: UserWrite) -> Applied {
+        apply(conn, &write, 0).unwrap()
+    }
+
+    fn mark_read(conn: &mut Connection, query: &ListQuery) -> Vec<EntryId> {
+        match write(conn, UserWrite::MarkListRead { source: query.source.clone() }) {
+            Applied::Marked(ids) => ids,
+            other => panic!("marking a list read answered {other:?}"),
+        }
+    }
 
     /// A database with feeds `a` (top level), `b` in folder Tech and `c` in Tech's child Deep; each with
     /// `per_feed` entries dated one hour apart, titled `"{feed} {i}"`.
-    fn setup(per_feed: usize) -> (tempfile::TempDir, Connection, [i64; 3], i64) {
+    fn setup(per_feed: usize) -> (tempfile::TempDir, Connection, [FeedId; 3], FolderId) {
         let dir = tempfile::tempdir().unwrap();
         let mut conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
-        let mut feeds = [0; 3];
+        let mut feeds = [FeedId(0); 3];
         for (i, (name, folder)) in [("a", None), ("b", Some("Tech")), ("c", Some("Deep"))].into_iter().enumerate() {
             let new = NewFeed {
                 url: format!("http://example.com/{name}"),
@@ -319,7 +302,8 @@ mod tests {
                 site_url: None,
                 folder: folder.map(String::from).into_iter().collect(),
             };
-            feeds[i] = write::add_feed(&mut conn, &new, 0).unwrap().0;
+            let Applied::Subscribed { feed_id, .. } = write(&mut conn, UserWrite::AddFeed(new)) else { panic!() };
+            feeds[i] = feed_id;
             let entries = (0..per_feed)
                 .map(|n| ParsedEntry {
                     key: format!("{name}{n}"),
@@ -354,10 +338,10 @@ mod tests {
                 moved_to: None,
                 min_interval_secs: None,
             };
-            write::apply_fetch(&mut conn, feeds[i], &record, 1).unwrap();
+            fetches::save(&mut conn, feeds[i], &record, 1).unwrap();
         }
-        let tech: i64 = conn.query_row("SELECT id FROM folders WHERE name = 'Tech'", [], |r| r.get(0)).unwrap();
-        conn.execute("UPDATE folders SET parent_id = ?1 WHERE name = 'Deep'", [tech]).unwrap();
+        let tech = FolderId(conn.query_row("SELECT id FROM folders WHERE name = 'Tech'", [], |r| r.get(0)).unwrap());
+        conn.execute("UPDATE folders SET parent_id = ?1 WHERE name = 'Deep'", [tech.0]).unwrap();
         (dir, conn, feeds, tech)
     }
 
@@ -397,8 +381,8 @@ mod tests {
     fn unread_starred_and_counts_follow_the_flags() {
         let (_dir, mut conn, [a, ..], _) = setup(3);
         let all = entry_refs(&conn, &list(ListSource::All, Sort::Newest, false)).unwrap();
-        write::set_read(&mut conn, &[all[0].id, all[1].id], true).unwrap();
-        set_starred(&mut conn, &[all[0].id, all[5].id], true).unwrap();
+        write(&mut conn, UserWrite::SetRead { ids: vec![all[0].id, all[1].id], read: true });
+        write(&mut conn, UserWrite::SetStarred { ids: vec![all[0].id, all[5].id], starred: true });
         assert_eq!(view_counts(&conn).unwrap(), ViewCounts { all: 9, unread: 7, starred: 2 });
         let unread = entry_refs(&conn, &list(ListSource::Unread, Sort::Newest, false)).unwrap();
         assert_eq!(unread.iter().map(|r| r.id).collect::<Vec<_>>(), all[2..].iter().map(|r| r.id).collect::<Vec<_>>());
@@ -420,8 +404,8 @@ mod tests {
         assert!(all.len() > FLAGS_BY_ROW);
         let read: Vec<_> = all.iter().step_by(3).map(|r| r.id).collect();
         let starred: Vec<_> = all.iter().step_by(7).map(|r| r.id).collect();
-        write::set_read(&mut conn, &read, true).unwrap();
-        set_starred(&mut conn, &starred, true).unwrap();
+        write(&mut conn, UserWrite::SetRead { ids: read.to_vec(), read: true });
+        write(&mut conn, UserWrite::SetStarred { ids: starred.to_vec(), starred: true });
         for refs in [
             entry_refs(&conn, &list(ListSource::All, Sort::Oldest, false)).unwrap(),
             entry_refs(&conn, &list(ListSource::All, Sort::Newest, false)).unwrap()[..10].to_vec(),
@@ -438,14 +422,14 @@ mod tests {
         let (_dir, mut conn, _, tech) = setup(5);
         let folder = list(ListSource::Folder(tech), Sort::Newest, false);
         let before = entry_refs(&conn, &folder).unwrap();
-        write::set_read(&mut conn, &[before[0].id], true).unwrap();
+        write(&mut conn, UserWrite::SetRead { ids: vec![before[0].id], read: true });
         let counts = view_counts(&conn).unwrap();
-        let changed = mark_read(&mut conn, &folder).unwrap();
+        let changed = mark_read(&mut conn, &folder);
         assert_eq!(changed.len(), before.len() - 1);
         assert!(!changed.contains(&before[0].id), "it was read already");
         assert_eq!(view_counts(&conn).unwrap().unread, counts.unread - changed.len() as i64);
-        assert!(mark_read(&mut conn, &folder).unwrap().is_empty(), "nothing left to change");
-        write::set_read(&mut conn, &changed, false).unwrap();
+        assert!(mark_read(&mut conn, &folder).is_empty(), "nothing left to change");
+        write(&mut conn, UserWrite::SetRead { ids: changed.to_vec(), read: false });
         assert_eq!(view_counts(&conn).unwrap(), counts);
     }
 
@@ -453,7 +437,7 @@ mod tests {
     fn rows_come_in_the_order_asked_and_missing_ids_are_skipped() {
         let (_dir, conn, _, _) = setup(2);
         let refs = entry_refs(&conn, &list(ListSource::All, Sort::Newest, false)).unwrap();
-        let rows = entry_rows(&conn, &[refs[3].id, 999_999, refs[0].id]).unwrap();
+        let rows = entry_rows(&conn, &[refs[3].id, EntryId(999_999), refs[0].id]).unwrap();
         assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>(), vec![refs[3].id, refs[0].id]);
     }
 
@@ -469,7 +453,7 @@ mod tests {
         let again = ListSetting { sort: Sort::Oldest, unread_only: false };
         set_list_setting(&conn, &key, again).unwrap();
         assert_eq!(list_setting(&conn, &key).unwrap(), Some(again));
-        write::delete_feed(&mut conn, a).unwrap();
+        write(&mut conn, UserWrite::DeleteFeed(a));
         assert_eq!(list_setting(&conn, &key).unwrap(), None);
         assert!(list_setting(&conn, &list_key(&ListSource::Feed(b))).unwrap().is_some());
         let search = ListSource::Search { query: "x".into(), within: Some(Box::new(ListSource::Feed(a))) };

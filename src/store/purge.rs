@@ -7,7 +7,7 @@
 //! `purged_entries` while the feed lists it, and forgotten at the first refresh that no longer does (so the
 //! table holds at most what the feeds' documents list).
 
-use super::StoreError;
+use super::{RowIds, StoreError};
 use crate::model::{EntryId, FeedId};
 use rusqlite::{Connection, params};
 use std::collections::BTreeMap;
@@ -83,7 +83,7 @@ pub fn purge(
     }
     let feeds: Vec<(FeedId, String)> = conn
         .prepare_cached("SELECT id, url FROM feeds WHERE id >= ?1 ORDER BY id")?
-        .query_map([from_feed], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map([from_feed.0], |r| Ok((r.id(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
     let mut doomed: Vec<EntryId> = Vec::new();
     for (feed_id, url) in feeds {
@@ -143,11 +143,11 @@ fn doomed_of_feed(
     };
     let mut stmt = conn.prepare_cached(sql)?;
     // Every statement takes the same parameters, used or not.
-    let params = params![feed_id, retention.purge_unread, cutoff, i64::from(retention.max_entries), limit];
+    let params = params![feed_id.0, retention.purge_unread, cutoff, i64::from(retention.max_entries), limit];
     let mut ids = Vec::new();
     let mut rows = stmt.query(params)?;
     while let Some(row) = rows.next()? {
-        ids.push(row.get(0)?);
+        ids.push(row.id(0)?);
     }
     Ok(ids)
 }
@@ -166,8 +166,8 @@ fn delete_entries(conn: &mut Connection, ids: &[EntryId], now: i64) -> Result<us
         )?;
         let mut delete = tx.prepare_cached("DELETE FROM entries WHERE id = ?1")?;
         for id in ids {
-            remember.execute(params![id, now])?;
-            deleted += delete.execute([id])?;
+            remember.execute(params![id.0, now])?;
+            deleted += delete.execute([id.0])?;
         }
     }
     tx.commit()?;
@@ -179,14 +179,14 @@ fn delete_entries(conn: &mut Connection, ids: &[EntryId], now: i64) -> Result<us
 pub(super) fn was_purged(tx: &Connection, feed_id: FeedId, key: &str, now: i64) -> Result<bool, StoreError> {
     let seen = tx
         .prepare_cached("UPDATE purged_entries SET seen_at = ?3 WHERE feed_id = ?1 AND key = ?2")?
-        .execute(params![feed_id, key, now])?;
+        .execute(params![feed_id.0, key, now])?;
     Ok(seen > 0)
 }
 
 /// After a refresh stored a feed's document: forgets the purged keys that it no longer lists.
 pub(super) fn forget_unlisted(tx: &Connection, feed_id: FeedId, now: i64) -> Result<(), StoreError> {
     tx.prepare_cached("DELETE FROM purged_entries WHERE feed_id = ?1 AND seen_at < ?2")?
-        .execute(params![feed_id, now])?;
+        .execute(params![feed_id.0, now])?;
     Ok(())
 }
 
@@ -210,7 +210,7 @@ pub struct Upkeep {
 impl Upkeep {
     /// Purges by `policy` at `now`, then indexes when `index`.
     pub fn new(policy: Arc<Policy>, now: i64, index: bool) -> Upkeep {
-        Upkeep { policy, now, purging: true, indexing: index, next_feed: 0, purged: 0, indexed: 0 }
+        Upkeep { policy, now, purging: true, indexing: index, next_feed: FeedId(0), purged: 0, indexed: 0 }
     }
 
     /// Only the indexing (what a search needs before it looks).
@@ -247,8 +247,9 @@ impl Upkeep {
 mod tests {
     use super::*;
     use crate::model::ParsedEntry;
+    use crate::model::UserWrite;
+    use crate::store::fetches::{self, FetchRecord};
     use crate::store::fixtures;
-    use crate::store::write::{self, FetchRecord};
 
     const DAY: i64 = 86_400;
 
@@ -274,24 +275,24 @@ mod tests {
     }
 
     fn id_of(conn: &Connection, key: &str) -> EntryId {
-        conn.query_row("SELECT id FROM entries WHERE key = ?1", [key], |r| r.get(0)).unwrap()
+        EntryId(conn.query_row("SELECT id FROM entries WHERE key = ?1", [key], |r| r.get(0)).unwrap())
     }
 
     #[test]
     fn old_read_entries_go_and_starred_and_unread_stay() {
         let (_dir, mut conn, feed) = setup();
         let entries = ["read", "starred", "unread"].map(|k| entry(k, 1_000)).to_vec();
-        write::apply_fetch(&mut conn, feed, &fetched(entries), 1_000).unwrap();
+        fetches::save(&mut conn, feed, &fetched(entries), 1_000).unwrap();
         let (read, starred) = (id_of(&conn, "read"), id_of(&conn, "starred"));
-        write::set_read(&mut conn, &[read, starred], true).unwrap();
-        super::super::lists::set_starred(&mut conn, &[starred], true).unwrap();
+        crate::store::apply(&mut conn, &UserWrite::SetRead { ids: vec![read, starred], read: true }, 0).unwrap();
+        crate::store::apply(&mut conn, &UserWrite::SetStarred { ids: vec![starred], starred: true }, 0).unwrap();
         // Not old enough yet.
-        assert_eq!(purge(&mut conn, &policy(30, 0, false), 1_000 + 29 * DAY, 100, 0).unwrap().deleted, 0);
-        let report = purge(&mut conn, &policy(30, 0, false), 1_000 + 31 * DAY, 100, 0).unwrap();
-        assert_eq!(report, PurgeReport { deleted: 1, feeds: 1, finished: true, next_feed: 0 });
+        assert_eq!(purge(&mut conn, &policy(30, 0, false), 1_000 + 29 * DAY, 100, FeedId(0)).unwrap().deleted, 0);
+        let report = purge(&mut conn, &policy(30, 0, false), 1_000 + 31 * DAY, 100, FeedId(0)).unwrap();
+        assert_eq!(report, PurgeReport { deleted: 1, feeds: 1, finished: true, next_feed: FeedId(0) });
         assert_eq!(keys(&conn), vec!["unread", "starred"]);
         // purge_unread lets the unread one go too; starred is never purged.
-        purge(&mut conn, &policy(30, 0, true), 1_000 + 31 * DAY, 100, 0).unwrap();
+        purge(&mut conn, &policy(30, 0, true), 1_000 + 31 * DAY, 100, FeedId(0)).unwrap();
         assert_eq!(keys(&conn), vec!["starred"]);
     }
 
@@ -299,11 +300,11 @@ mod tests {
     fn a_feed_keeps_its_newest_entries_up_to_the_limit() {
         let (_dir, mut conn, feed) = setup();
         let entries = (0..10).map(|i| entry(&format!("e{i}"), 1_000 + i * 60)).collect();
-        write::apply_fetch(&mut conn, feed, &fetched(entries), 2_000).unwrap();
+        fetches::save(&mut conn, feed, &fetched(entries), 2_000).unwrap();
         let all: Vec<EntryId> = (0..10).map(|i| id_of(&conn, &format!("e{i}"))).collect();
-        write::set_read(&mut conn, &all, true).unwrap();
-        write::set_read(&mut conn, &[all[1]], false).unwrap();
-        let report = purge(&mut conn, &policy(0, 4, false), 2_000, 100, 0).unwrap();
+        crate::store::apply(&mut conn, &UserWrite::SetRead { ids: all.clone(), read: true }, 0).unwrap();
+        crate::store::apply(&mut conn, &UserWrite::SetRead { ids: vec![all[1]], read: false }, 0).unwrap();
+        let report = purge(&mut conn, &policy(0, 4, false), 2_000, 100, FeedId(0)).unwrap();
         assert_eq!(report.deleted, 5);
         assert_eq!(keys(&conn), vec!["e9", "e8", "e7", "e6", "e1"], "the unread e1 stays beyond the limit");
     }
@@ -312,14 +313,14 @@ mod tests {
     fn age_and_count_together_each_let_their_own_entries_go() {
         let (_dir, mut conn, feed) = setup();
         let old = vec![entry("old0", 5_000), entry("old1", 5_060)];
-        write::apply_fetch(&mut conn, feed, &fetched(old.clone()), 1_000).unwrap();
+        fetches::save(&mut conn, feed, &fetched(old.clone()), 1_000).unwrap();
         // Forty days later the feed lists four new entries, dated before the old ones (a feed's dates are its own).
         let mut now_listed = old;
         now_listed.extend((0..4).map(|i| entry(&format!("new{i}"), 1_000 + i * 60)));
-        write::apply_fetch(&mut conn, feed, &fetched(now_listed), 40 * DAY).unwrap();
+        fetches::save(&mut conn, feed, &fetched(now_listed), 40 * DAY).unwrap();
         let all: Vec<EntryId> = ["old0", "old1", "new0", "new1", "new2", "new3"].map(|k| id_of(&conn, k)).to_vec();
-        write::set_read(&mut conn, &all, true).unwrap();
-        let report = purge(&mut conn, &policy(30, 5, false), 41 * DAY, 100, 0).unwrap();
+        crate::store::apply(&mut conn, &UserWrite::SetRead { ids: all.clone(), read: true }, 0).unwrap();
+        let report = purge(&mut conn, &policy(30, 5, false), 41 * DAY, 100, FeedId(0)).unwrap();
         // By age: both old ones (first seen 41 days ago, though the newest by date); by count: new0, the sixth.
         assert_eq!(report.deleted, 3);
         assert_eq!(keys(&conn), vec!["new3", "new2", "new1"]);
@@ -328,23 +329,23 @@ mod tests {
     #[test]
     fn a_feed_of_its_own_overrides_the_default() {
         let (_dir, mut conn, feed) = setup();
-        write::apply_fetch(&mut conn, feed, &fetched(vec![entry("a", 1_000), entry("b", 2_000)]), 2_000).unwrap();
+        fetches::save(&mut conn, feed, &fetched(vec![entry("a", 1_000), entry("b", 2_000)]), 2_000).unwrap();
         let both = [id_of(&conn, "a"), id_of(&conn, "b")];
-        write::set_read(&mut conn, &both, true).unwrap();
+        crate::store::apply(&mut conn, &UserWrite::SetRead { ids: both.to_vec(), read: true }, 0).unwrap();
         let mut keep_all = policy(1, 1, false);
         keep_all.feeds.insert("http://example.com/feed".into(), Retention::default());
         assert!(!keep_all.keeps_everything());
-        assert_eq!(purge(&mut conn, &keep_all, 100 * DAY, 100, 0).unwrap().deleted, 0);
-        assert_eq!(purge(&mut conn, &policy(1, 1, false), 100 * DAY, 100, 0).unwrap().deleted, 2);
+        assert_eq!(purge(&mut conn, &keep_all, 100 * DAY, 100, FeedId(0)).unwrap().deleted, 0);
+        assert_eq!(purge(&mut conn, &policy(1, 1, false), 100 * DAY, 100, FeedId(0)).unwrap().deleted, 2);
     }
 
     #[test]
     fn a_purge_stops_at_its_bound_and_says_so() {
         let (_dir, mut conn, feed) = setup();
         let entries: Vec<_> = (0..1_200).map(|i| entry(&format!("e{i}"), 1_000 + i)).collect();
-        write::apply_fetch(&mut conn, feed, &fetched(entries), 1_000).unwrap();
+        fetches::save(&mut conn, feed, &fetched(entries), 1_000).unwrap();
         conn.execute("UPDATE entries SET read = 1", []).unwrap();
-        let first = purge(&mut conn, &policy(1, 0, false), 10 * DAY, 700, 0).unwrap();
+        let first = purge(&mut conn, &policy(1, 0, false), 10 * DAY, 700, FeedId(0)).unwrap();
         assert_eq!((first.deleted, first.finished, first.next_feed), (700, false, feed));
         let second = purge(&mut conn, &policy(1, 0, false), 10 * DAY, 700, first.next_feed).unwrap();
         assert_eq!((second.deleted, second.finished), (500, true));
@@ -355,30 +356,30 @@ mod tests {
     fn purged_entries_the_feed_still_lists_do_not_come_back_and_are_forgotten_once_it_stops() {
         let (_dir, mut conn, feed) = setup();
         let document = vec![entry("old", 1_000), entry("new", 2_000)];
-        write::apply_fetch(&mut conn, feed, &fetched(document.clone()), 1_000).unwrap();
+        fetches::save(&mut conn, feed, &fetched(document.clone()), 1_000).unwrap();
         let old = id_of(&conn, "old");
-        write::set_read(&mut conn, &[old], true).unwrap();
-        purge(&mut conn, &policy(1, 0, false), 5 * DAY, 100, 0).unwrap();
+        crate::store::apply(&mut conn, &UserWrite::SetRead { ids: vec![old], read: true }, 0).unwrap();
+        purge(&mut conn, &policy(1, 0, false), 5 * DAY, 100, FeedId(0)).unwrap();
         assert_eq!(keys(&conn), vec!["new"]);
-        let outcome = write::apply_fetch(&mut conn, feed, &fetched(document), 6 * DAY).unwrap();
+        let outcome = fetches::save(&mut conn, feed, &fetched(document), 6 * DAY).unwrap();
         assert_eq!(outcome.new, 0, "the purged entry is not new again");
         assert_eq!(keys(&conn), vec!["new"]);
         let remembered =
             |c: &Connection| c.query_row("SELECT count(*) FROM purged_entries", [], |r| r.get::<_, i64>(0));
         assert_eq!(remembered(&conn).unwrap(), 1);
-        write::apply_fetch(&mut conn, feed, &fetched(vec![entry("new", 2_000)]), 7 * DAY).unwrap();
+        fetches::save(&mut conn, feed, &fetched(vec![entry("new", 2_000)]), 7 * DAY).unwrap();
         assert_eq!(remembered(&conn).unwrap(), 0, "the feed no longer lists it");
     }
 
     #[test]
     fn purged_entries_leave_the_search_index() {
         let (_dir, mut conn, feed) = setup();
-        write::apply_fetch(&mut conn, feed, &fetched(vec![entry("zebra", 1_000)]), 1_000).unwrap();
+        fetches::save(&mut conn, feed, &fetched(vec![entry("zebra", 1_000)]), 1_000).unwrap();
         conn.execute("UPDATE entries SET read = 1", []).unwrap();
         let upkeep_before = Upkeep::new(Arc::new(policy(0, 0, false)), 1_000, true).run(&mut conn).unwrap();
         assert_eq!(upkeep_before.indexed, 1);
         let found = |c: &Connection| {
-            super::super::search::search(c, "zebra", None, false, crate::model::Sort::Newest).unwrap().len()
+            super::super::lists::search(c, "zebra", None, false, crate::model::Sort::Newest).unwrap().len()
         };
         assert_eq!(found(&conn), 1);
         let done = Upkeep::new(Arc::new(policy(1, 0, false)), 10 * DAY, true).run(&mut conn).unwrap();

@@ -8,26 +8,8 @@
 //! article fetched from the entry's page — and how queries are read are the core's `search` module.
 
 use super::StoreError;
-use super::lists;
-use crate::model::{EntryRef, ListSource, Sort};
 use crate::search::{QueryError, SearchQuery, body_text, indexed_form};
 use rusqlite::{Connection, params};
-
-/// Why a search found nothing to run.
-#[derive(Debug, thiserror::Error)]
-pub enum SearchError {
-    /// The query means nothing (or too much); the message says what to type instead.
-    #[error("{0}")]
-    Query(#[from] QueryError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl From<rusqlite::Error> for SearchError {
-    fn from(e: rusqlite::Error) -> Self {
-        SearchError::Store(StoreError::Sqlite(e))
-    }
-}
 
 /// Entries indexed per transaction: short enough that the writer's other work never waits long behind it.
 pub const INDEX_BATCH: usize = 500;
@@ -82,20 +64,6 @@ pub fn pending_count(conn: &Connection) -> Result<i64, StoreError> {
     Ok(conn.prepare_cached("SELECT count(*) FROM entries WHERE search_indexed = 0")?.query_row([], |r| r.get(0))?)
 }
 
-/// The entries matching `query`, within a feed, folder or view when `within` is set, in `sort` order; read
-/// ones left out with `unread_only`. A query that means nothing is [`SearchError::Query`], whose message
-/// says what to type instead; SQLite never sees it.
-pub fn search(
-    conn: &Connection,
-    query: &str,
-    within: Option<&ListSource>,
-    unread_only: bool,
-    sort: Sort,
-) -> Result<Vec<EntryRef>, SearchError> {
-    let source = ListSource::Search { query: query.to_string(), within: within.cloned().map(Box::new) };
-    lists::refs(conn, &source, sort, unread_only)
-}
-
 /// The SQL condition (on `entries e`) for the entries matching `query`, with its parameter.
 pub(super) fn matching(query: &str) -> Result<(String, String), QueryError> {
     let parsed = SearchQuery::parse(query)?;
@@ -106,25 +74,27 @@ pub(super) fn matching(query: &str) -> Result<(String, String), QueryError> {
 mod tests {
     use super::*;
     use crate::model::ParsedEntry;
+    use crate::model::{EntryId, Sort, UserWrite};
     use crate::store::fixtures::{self, fetched};
-    use crate::store::write;
+    use crate::store::lists::search;
+    use crate::store::{StoreError, apply, fetches};
 
     fn entry(key: &str, title: &str, body: &str) -> ParsedEntry {
         fixtures::entry(key, title, body, 1_700_000_000)
     }
 
-    fn setup() -> (tempfile::TempDir, Connection, i64) {
+    fn setup() -> (tempfile::TempDir, Connection, crate::model::FeedId) {
         fixtures::one_feed()
     }
 
-    fn ids(conn: &Connection, query: &str) -> Vec<i64> {
+    fn ids(conn: &Connection, query: &str) -> Vec<EntryId> {
         search(conn, query, None, false, Sort::Newest).unwrap().into_iter().map(|r| r.id).collect()
     }
 
     #[test]
     fn new_entries_wait_for_the_index_pass_and_then_are_found() {
         let (_dir, mut conn, feed) = setup();
-        write::apply_fetch(&mut conn, feed, &fetched("Feed", vec![entry("a", "Tokio", "<p>runtime</p>")]), 1).unwrap();
+        fetches::save(&mut conn, feed, &fetched("Feed", vec![entry("a", "Tokio", "<p>runtime</p>")]), 1).unwrap();
         assert_eq!(pending_count(&conn).unwrap(), 1);
         assert!(ids(&conn, "runtime").is_empty(), "not indexed yet");
         assert_eq!(index_pending(&mut conn, 100).unwrap(), 1);
@@ -141,9 +111,10 @@ mod tests {
             ..entry(key, &format!("Zeppelin {key}"), "<p>airship</p>")
         };
         let entries = vec![dated("b", 2), dated("a", 1), dated("c", 3), entry("x", "Other", "<p>none</p>")];
-        write::apply_fetch(&mut conn, feed, &fetched("Feed", entries), 1).unwrap();
+        fetches::save(&mut conn, feed, &fetched("Feed", entries), 1).unwrap();
         index_pending(&mut conn, 100).unwrap();
-        let key_of = |id: i64| conn.query_row("SELECT key FROM entries WHERE id = ?1", [id], |r| r.get::<_, String>(0));
+        let key_of =
+            |id: EntryId| conn.query_row("SELECT key FROM entries WHERE id = ?1", [id.0], |r| r.get::<_, String>(0));
         let id_of = |key: &str| conn.query_row("SELECT id FROM entries WHERE key = ?1", [key], |r| r.get::<_, i64>(0));
         conn.execute("UPDATE entries SET read = 1, starred = 1 WHERE id = ?1", [id_of("c").unwrap()]).unwrap();
         let keys = |sort| -> Vec<(String, bool, bool)> {
@@ -167,7 +138,7 @@ mod tests {
     fn the_pass_stops_at_its_bound_and_continues_where_it_stopped() {
         let (_dir, mut conn, feed) = setup();
         let entries = (0..1200).map(|i| entry(&format!("k{i}"), &format!("title {i}"), "word")).collect();
-        write::apply_fetch(&mut conn, feed, &fetched("Feed", entries), 1).unwrap();
+        fetches::save(&mut conn, feed, &fetched("Feed", entries), 1).unwrap();
         assert_eq!(index_pending(&mut conn, 700).unwrap(), 700);
         assert_eq!(pending_count(&conn).unwrap(), 500);
         assert_eq!(index_pending(&mut conn, usize::MAX).unwrap(), 500);
@@ -177,9 +148,9 @@ mod tests {
     #[test]
     fn a_changed_entry_is_indexed_again_with_its_new_text() {
         let (_dir, mut conn, feed) = setup();
-        write::apply_fetch(&mut conn, feed, &fetched("Feed", vec![entry("a", "Old title", "first")]), 1).unwrap();
+        fetches::save(&mut conn, feed, &fetched("Feed", vec![entry("a", "Old title", "first")]), 1).unwrap();
         index_pending(&mut conn, 100).unwrap();
-        write::apply_fetch(&mut conn, feed, &fetched("Feed", vec![entry("a", "New title", "second")]), 2).unwrap();
+        fetches::save(&mut conn, feed, &fetched("Feed", vec![entry("a", "New title", "second")]), 2).unwrap();
         assert_eq!(pending_count(&conn).unwrap(), 1);
         index_pending(&mut conn, 100).unwrap();
         assert!(ids(&conn, "first").is_empty() && ids(&conn, "old").is_empty());
@@ -189,13 +160,13 @@ mod tests {
     #[test]
     fn renaming_a_feed_reaches_the_feed_name_in_the_index() {
         let (_dir, mut conn, feed) = setup();
-        write::apply_fetch(&mut conn, feed, &fetched("Planet Rust", vec![entry("a", "t", "b")]), 1).unwrap();
+        fetches::save(&mut conn, feed, &fetched("Planet Rust", vec![entry("a", "t", "b")]), 1).unwrap();
         index_pending(&mut conn, 100).unwrap();
         assert_eq!(ids(&conn, "planet").len(), 1);
         // A refresh with the same title marks nothing.
-        write::apply_fetch(&mut conn, feed, &fetched("Planet Rust", vec![entry("a", "t", "b")]), 2).unwrap();
+        fetches::save(&mut conn, feed, &fetched("Planet Rust", vec![entry("a", "t", "b")]), 2).unwrap();
         assert_eq!(pending_count(&conn).unwrap(), 0);
-        write::rename_feed(&mut conn, feed, Some("Crustaceans")).unwrap();
+        apply(&mut conn, &UserWrite::RenameFeed { feed_id: feed, title: Some("Crustaceans".into()) }, 0).unwrap();
         assert_eq!(pending_count(&conn).unwrap(), 1);
         index_pending(&mut conn, 100).unwrap();
         assert!(ids(&conn, "planet").is_empty());
@@ -205,17 +176,12 @@ mod tests {
     #[test]
     fn deleting_a_feed_deletes_its_index_rows() {
         let (_dir, mut conn, feed) = setup();
-        write::apply_fetch(
-            &mut conn,
-            feed,
-            &fetched("Feed", vec![entry("a", "gone", "x"), entry("b", "gone", "y")]),
-            1,
-        )
-        .unwrap();
+        fetches::save(&mut conn, feed, &fetched("Feed", vec![entry("a", "gone", "x"), entry("b", "gone", "y")]), 1)
+            .unwrap();
         index_pending(&mut conn, 100).unwrap();
         let rows = |c: &Connection| c.query_row("SELECT count(*) FROM entry_search", [], |r| r.get::<_, i64>(0));
         assert_eq!(rows(&conn).unwrap(), 2);
-        write::delete_feed(&mut conn, feed).unwrap();
+        apply(&mut conn, &UserWrite::DeleteFeed(feed), 0).unwrap();
         assert_eq!(rows(&conn).unwrap(), 0);
     }
 
@@ -223,7 +189,7 @@ mod tests {
     fn scripts_in_content_are_not_indexed() {
         let (_dir, mut conn, feed) = setup();
         let body = "<p>visible</p><script>var hidden = 1;</script><style>.secret{}</style>";
-        write::apply_fetch(&mut conn, feed, &fetched("Feed", vec![entry("a", "t", body)]), 1).unwrap();
+        fetches::save(&mut conn, feed, &fetched("Feed", vec![entry("a", "t", body)]), 1).unwrap();
         index_pending(&mut conn, 100).unwrap();
         assert_eq!(ids(&conn, "visible").len(), 1);
         assert!(ids(&conn, "hidden").is_empty() && ids(&conn, "secret").is_empty());
@@ -234,14 +200,14 @@ mod tests {
         let (_dir, conn, _) = setup();
         for query in ["", "  \"\" ", "-only", "!!!"] {
             let err = search(&conn, query, None, false, Sort::Newest).unwrap_err();
-            assert!(matches!(err, SearchError::Query(_)), "{query:?}: {err}");
+            assert!(matches!(err, StoreError::Query(_)), "{query:?}: {err}");
             assert!(!err.to_string().to_lowercase().contains("fts5"), "{err}");
         }
         // FTS5 syntax is read as words, never handed over.
         for query in ["AND", "NEAR(x", "a:b", "\"unclosed", "(", "*", "^x"] {
             match search(&conn, query, None, false, Sort::Newest) {
                 Ok(found) => assert!(found.is_empty()),
-                Err(err) => assert!(matches!(err, SearchError::Query(_)), "{query:?}: {err}"),
+                Err(err) => assert!(matches!(err, StoreError::Query(_)), "{query:?}: {err}"),
             }
         }
     }

@@ -16,9 +16,17 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use support::farm::{self, FarmSpec, Rng};
-use tidings::model::{ListQuery, ListSource, Sort};
+use tidings::model::{Applied, EntryId, FeedId, ListQuery, ListSource, Sort, UserWrite};
 use tidings::search::SearchQuery;
-use tidings::store::{self, lists, purge, search, write};
+use tidings::store::{self, entries, fetches, lists, purge, search};
+
+/// Marks the list read through the one write path; the ids it changed.
+fn mark_read(conn: &mut rusqlite::Connection, query: &ListQuery) -> Vec<EntryId> {
+    match store::apply(conn, &UserWrite::MarkListRead { source: query.source.clone() }, 0).expect("mark read") {
+        Applied::Marked(ids) => ids,
+        other => panic!("marking read answered {other:?}"),
+    }
+}
 
 fn arg_value(args: &[String], name: &str) -> Option<usize> {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok())
@@ -93,7 +101,7 @@ fn search_mode(farm: &farm::Farm) {
     for (i, (what, query)) in queries.iter().enumerate() {
         let within = (i == queries.len() - 1).then_some(ListSource::Folder(folder));
         let (cold, median, found) =
-            timed(9, || search::search(&conn, query, within.as_ref(), false, Sort::Newest).expect("search").len());
+            timed(9, || lists::search(&conn, query, within.as_ref(), false, Sort::Newest).expect("search").len());
         println!("  {what:<22} {:<16} {found:>7} found   {:>7.1} ms  (cold {:.1} ms)", query, ms(median), ms(cold));
     }
 }
@@ -130,7 +138,7 @@ fn lists_mode(farm: &farm::Farm) {
     let all = lists::entry_refs(&conn, &ListQuery { source: ListSource::All, sort: Sort::Newest, unread_only: false })
         .expect("all");
     let screen: Vec<_> = all[all.len() - 50..].iter().map(|r| r.id).collect();
-    let (_, median, _) = timed(9, || lists::entry_rows(&conn, &screen).expect("rows").len());
+    let (_, median, _) = timed(9, || entries::entry_rows(&conn, &screen).expect("rows").len());
     println!("  rows of one screen (50, at the end of All)  {:>7.2} ms", ms(median));
     let (_, median, counts) = timed(9, || lists::view_counts(&conn).expect("counts"));
     println!(
@@ -142,10 +150,10 @@ fn lists_mode(farm: &farm::Farm) {
     );
     let query = ListQuery { source: ListSource::Folder(folder), sort: Sort::Newest, unread_only: false };
     let start = Instant::now();
-    let changed = lists::mark_read(&mut conn, &query).expect("mark read");
+    let changed = mark_read(&mut conn, &query);
     let marked = start.elapsed();
     let start = Instant::now();
-    write::set_read(&mut conn, &changed, false).expect("undo");
+    store::apply(&mut conn, &UserWrite::SetRead { ids: changed.clone(), read: false }, 0).expect("undo");
     println!(
         "  mark folder Tech read: {} entries in {:.0} ms; undo in {:.0} ms",
         changed.len(),
@@ -154,10 +162,10 @@ fn lists_mode(farm: &farm::Farm) {
     );
     let query = ListQuery { source: ListSource::Unread, sort: Sort::Newest, unread_only: false };
     let start = Instant::now();
-    let changed = lists::mark_read(&mut conn, &query).expect("mark read");
+    let changed = mark_read(&mut conn, &query);
     let marked = start.elapsed();
     let start = Instant::now();
-    write::set_read(&mut conn, &changed, false).expect("undo");
+    store::apply(&mut conn, &UserWrite::SetRead { ids: changed.clone(), read: false }, 0).expect("undo");
     println!(
         "  mark Unread read: {} entries in {:.0} ms; undo in {:.0} ms",
         changed.len(),
@@ -200,7 +208,7 @@ fn retention_mode(args: &[String]) {
                 folder: vec![],
             })
             .collect();
-        write::import_feeds(&mut conn, &new, 0).expect("import");
+        store::apply(&mut conn, &UserWrite::Import { feeds: new, folders: vec![] }, 0).expect("import");
         let mut rng = Rng(7);
         let start = Instant::now();
         let (mut purge_time, mut index_time, mut optimize_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
@@ -229,7 +237,7 @@ fn retention_mode(args: &[String]) {
                         }
                     })
                     .collect();
-                let record = write::FetchRecord::Fetched {
+                let record = fetches::FetchRecord::Fetched {
                     status: 200,
                     etag: None,
                     last_modified: None,
@@ -247,11 +255,11 @@ fn retention_mode(args: &[String]) {
                     moved_to: None,
                     min_interval_secs: None,
                 };
-                write::apply_fetch(&mut conn, (f + 1) as i64, &record, now).expect("apply");
+                fetches::save(&mut conn, FeedId((f + 1) as i64), &record, now).expect("apply");
             }
             conn.execute("UPDATE entries SET read = 1 WHERE read = 0", []).expect("read");
             let t = Instant::now();
-            purge::purge(&mut conn, &policy, now, usize::MAX, 0).expect("purge");
+            purge::purge(&mut conn, &policy, now, usize::MAX, FeedId(0)).expect("purge");
             purge_time += t.elapsed();
             let t = Instant::now();
             search::index_pending(&mut conn, usize::MAX).expect("index");

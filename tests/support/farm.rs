@@ -1,5 +1,5 @@
 //! A farm: a database of many feeds and entries written straight into SQLite through the store's own functions
-//! (`write::import_feeds`, `write::apply_fetch`, `search::index_pending`), without a server or a refresh, so
+//! (`store::apply`, `fetches::save`, `search::index_pending`), without a server or a refresh, so
 //! 400,000 entries take a minute rather than an hour. The text is realistic enough to search: Latin words with
 //! and without diacritics, Cyrillic, Chinese, Japanese and Korean, in feeds spread over folders (some nested),
 //! with dates spread over five years. Deterministic: the same spec builds the same database.
@@ -9,8 +9,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use tidings::model::{FeedId, FeedKind, NewFeed, ParsedEntry, ParsedFeed};
-use tidings::store::{self, write};
+use tidings::model::{FeedId, FeedKind, FolderId, NewFeed, ParsedEntry, ParsedFeed, UserWrite};
+use tidings::store::{self, fetches};
 
 /// What to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub struct Farm {
     pub path: PathBuf,
     pub feeds: Vec<FeedId>,
     /// Folders by name; `Tech/Rust` and `News/World` are nested in their parents.
-    pub folders: Vec<(String, i64)>,
+    pub folders: Vec<(String, FolderId)>,
     pub entries: usize,
 }
 
@@ -66,7 +66,8 @@ pub fn build(path: &Path, spec: &FarmSpec) -> Farm {
             folder: if f % 9 != 8 { vec![FOLDERS[f % 9].to_string()] } else { vec![] },
         })
         .collect();
-    write::import_feeds(&mut conn, &new_feeds, 0).expect("import the farm's feeds");
+    let import = UserWrite::Import { feeds: new_feeds, folders: vec![] };
+    store::apply(&mut conn, &import, 0).expect("import the farm's feeds");
     // Nest the folders named with a slash inside their parents (what OPML nesting becomes).
     conn.execute_batch(
         "UPDATE folders SET parent_id = (SELECT p.id FROM folders p WHERE p.name = substr(folders.name, 1,
@@ -75,7 +76,7 @@ pub fn build(path: &Path, spec: &FarmSpec) -> Farm {
     .expect("nest the farm's folders");
     let feeds: Vec<FeedId> = {
         let mut stmt = conn.prepare("SELECT id FROM feeds ORDER BY id").expect("list feeds");
-        stmt.query_map([], |r| r.get(0)).expect("list feeds").collect::<Result<_, _>>().expect("list feeds")
+        stmt.query_map([], |r| r.get(0).map(FeedId)).expect("list feeds").collect::<Result<_, _>>().expect("list feeds")
     };
     let now = chrono::Utc::now().timestamp();
     for (f, feed_id) in feeds.iter().enumerate() {
@@ -99,7 +100,7 @@ pub fn build(path: &Path, spec: &FarmSpec) -> Farm {
                 }
             })
             .collect();
-        let record = write::FetchRecord::Fetched {
+        let record = fetches::FetchRecord::Fetched {
             status: 200,
             etag: Some(format!("\"farm-{f}\"")),
             last_modified: None,
@@ -117,7 +118,7 @@ pub fn build(path: &Path, spec: &FarmSpec) -> Farm {
             moved_to: None,
             min_interval_secs: None,
         };
-        write::apply_fetch(&mut conn, *feed_id, &record, now).expect("store a farm feed");
+        fetches::save(&mut conn, *feed_id, &record, now).expect("store a farm feed");
     }
     // Read and starred flags from a hash of the id: deterministic, spread evenly over feeds and dates.
     conn.execute(
@@ -131,7 +132,7 @@ pub fn build(path: &Path, spec: &FarmSpec) -> Farm {
     conn.execute_batch("ANALYZE; PRAGMA wal_checkpoint(TRUNCATE);").expect("analyze the farm");
     let folders = {
         let mut stmt = conn.prepare("SELECT name, id FROM folders ORDER BY id").expect("list folders");
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("list folders").collect::<Result<_, _>>()
+        stmt.query_map([], |r| Ok((r.get(0)?, FolderId(r.get(1)?)))).expect("list folders").collect::<Result<_, _>>()
     }
     .expect("list folders");
     Farm { path: path.to_path_buf(), feeds, folders, entries: spec.entries() }
@@ -149,11 +150,14 @@ pub fn cached(dir: &Path, spec: &FarmSpec) -> (Farm, bool) {
         let conn = store::open_write(&path).expect("open the cached farm");
         let feeds: Vec<FeedId> = {
             let mut stmt = conn.prepare("SELECT id FROM feeds ORDER BY id").expect("list feeds");
-            stmt.query_map([], |r| r.get(0)).expect("list feeds").collect::<Result<_, _>>().expect("list feeds")
+            stmt.query_map([], |r| r.get(0).map(FeedId))
+                .expect("list feeds")
+                .collect::<Result<_, _>>()
+                .expect("list feeds")
         };
         let mut stmt = conn.prepare("SELECT name, id FROM folders ORDER BY id").expect("list folders");
         let folders = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_map([], |r| Ok((r.get(0)?, FolderId(r.get(1)?))))
             .expect("list folders")
             .collect::<Result<_, _>>()
             .expect("list folders");

@@ -16,10 +16,12 @@
 //!   where its words are in an article (CJK as bigrams, widths and diacritics folded).
 //! - [`model`]: the data every layer shares: parsed feeds, and the rows the reader shows.
 //! - helpers: [`clock`] (dates for people, in a zone the caller picks), [`text`] (plain text), [`sanitize`]
-//!   (what may reach a terminal), [`canonical`] (URLs), [`markup`] (tag scanning).
+//!   (what may reach a terminal), [`canonical`] (URLs), [`markup`] (tag scanning), [`command`] (the config's
+//!   command lines, split into arguments, never a shell).
 
 pub mod canonical;
 pub mod clock;
+pub mod command;
 pub mod decode;
 pub mod extract;
 pub mod feedlinks;

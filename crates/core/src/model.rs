@@ -3,12 +3,39 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-/// Row id of a subscription in the store.
-pub type FeedId = i64;
-/// Row id of an entry in the store.
-pub type EntryId = i64;
-/// Row id of a folder in the store.
-pub type FolderId = i64;
+/// Declares a row id: a number the store hands out, typed so that one kind of id cannot stand for another
+/// (`LoadArticle(feed_id)` does not compile). The store converts at its edge (`id.0`, `FeedId(row.get(0)?)`).
+macro_rules! row_id {
+    ($(#[$doc:meta] $name:ident),+ $(,)?) => {$(
+        #[$doc]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub i64);
+
+        impl From<i64> for $name {
+            fn from(id: i64) -> $name {
+                $name(id)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    )+};
+}
+
+row_id! {
+    /// Row id of a subscription in the store.
+    FeedId,
+    /// Row id of an entry in the store.
+    EntryId,
+    /// Row id of a folder in the store.
+    FolderId,
+    /// Row id of an account (a sync server) in the store.
+    AccountId,
+}
 
 /// The syndication format a document was parsed as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -318,8 +345,17 @@ pub enum RefreshEvent {
     Skipped {
         feed_id: FeedId,
         title: String,
-        reason: String,
+        reason: Skip,
     },
+}
+
+/// Why an unforced refresh left a feed alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
+    /// The server said it is gone for good (HTTP 410).
+    Gone,
+    /// It failed lately, or its server asked to wait (Retry-After): not before this time (seconds since the epoch).
+    Waiting { until: i64 },
 }
 
 impl RefreshEvent {
@@ -452,4 +488,133 @@ pub struct ViewCounts {
     pub all: i64,
     pub unread: i64,
     pub starred: i64,
+}
+
+/// A change a person makes to what is stored — from a key, a dialog or the command line. Every one goes through
+/// the store's one write path (`store::apply`), which performs it in one transaction, records it in the change
+/// log when a server must hear of it, and is what the reader's write barrier counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UserWrite {
+    /// Mark entries read or unread (opening one, `m`, undo).
+    SetRead {
+        ids: Vec<EntryId>,
+        read: bool,
+    },
+    SetStarred {
+        ids: Vec<EntryId>,
+        starred: bool,
+    },
+    /// Mark every unread entry of a list read; the answer lists the entries it changed (for undo).
+    MarkListRead {
+        source: ListSource,
+    },
+    /// Remember a list's order and unread-only setting.
+    SetListOrder {
+        source: ListSource,
+        sort: Sort,
+        unread_only: bool,
+    },
+    /// Subscribe; the answer says the feed's id and whether it is new.
+    AddFeed(NewFeed),
+    /// Subscribe to many (an OPML file), creating `folders` too (its empty folders); those already subscribed
+    /// are skipped.
+    Import {
+        feeds: Vec<NewFeed>,
+        folders: Vec<Vec<String>>,
+    },
+    /// Unsubscribe; the feed's entries go with it.
+    DeleteFeed(FeedId),
+    /// Give a feed the user's name; `None` goes back to the feed's own title.
+    RenameFeed {
+        feed_id: FeedId,
+        title: Option<String>,
+    },
+    /// Move a feed into the folder at this path (created if needed); empty: the top level.
+    MoveFeed {
+        feed_id: FeedId,
+        folder: Vec<String>,
+    },
+    /// Create the folder at this path (and its missing ancestors).
+    CreateFolder(Vec<String>),
+    /// Move a folder, with what is inside it, under the folder at this path; empty: the top level.
+    MoveFolder {
+        folder_id: FolderId,
+        parent: Vec<String>,
+    },
+    RenameFolder {
+        folder_id: FolderId,
+        name: String,
+    },
+    /// Delete a folder; its feeds and folders too with `with_contents`, else they move up to its parent.
+    DeleteFolder {
+        folder_id: FolderId,
+        with_contents: bool,
+    },
+    /// Fold or unfold a folder in the feed list.
+    SetCollapsed {
+        folder_id: FolderId,
+        collapsed: bool,
+    },
+    /// Force (or, with `None`, stop forcing) a feed's encoding.
+    SetEncodingOverride {
+        feed_id: FeedId,
+        label: Option<String>,
+    },
+    /// Fetch the new entries of a feed in full on refresh (a feed of snippets), or stop.
+    SetFeedFullText {
+        feed_id: FeedId,
+        on: bool,
+    },
+}
+
+impl UserWrite {
+    /// What the change is, for an error message ("cannot save the star: …").
+    pub fn describe(&self) -> &'static str {
+        match self {
+            UserWrite::SetRead { read: true, .. } => "cannot save the read state",
+            UserWrite::SetRead { read: false, .. } => "cannot mark unread",
+            UserWrite::SetStarred { .. } => "cannot save the star",
+            UserWrite::MarkListRead { .. } => "cannot mark entries read",
+            UserWrite::SetListOrder { .. } => "cannot remember the list's order",
+            UserWrite::AddFeed(_) => "cannot add the feed",
+            UserWrite::Import { .. } => "cannot import the subscriptions",
+            UserWrite::DeleteFeed(_) => "cannot delete the feed",
+            UserWrite::RenameFeed { .. } => "cannot rename the feed",
+            UserWrite::MoveFeed { .. } => "cannot move the feed",
+            UserWrite::CreateFolder(_) => "cannot create the folder",
+            UserWrite::MoveFolder { .. } => "cannot move the folder",
+            UserWrite::RenameFolder { .. } => "cannot rename the folder",
+            UserWrite::DeleteFolder { .. } => "cannot delete the folder",
+            UserWrite::SetCollapsed { .. } => "cannot save the folder's state",
+            UserWrite::SetEncodingOverride { .. } => "cannot save the forced encoding",
+            UserWrite::SetFeedFullText { .. } => "cannot save the feed's full-text setting",
+        }
+    }
+}
+
+/// What the store did with a [`UserWrite`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Applied {
+    Done,
+    /// Flags were set; `missing` of the entries named are no longer stored (purged meanwhile).
+    Flags {
+        missing: usize,
+    },
+    /// The entries a [`UserWrite::MarkListRead`] changed.
+    Marked(Vec<EntryId>),
+    /// The feed a [`UserWrite::AddFeed`] names, and whether it is new.
+    Subscribed {
+        feed_id: FeedId,
+        added: bool,
+    },
+    /// What a [`UserWrite::Import`] added.
+    Imported(ImportOutcome),
+}
+
+/// What an import of subscriptions added.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportOutcome {
+    pub added: Vec<String>,
+    /// Already subscribed before this import.
+    pub duplicates: Vec<String>,
 }

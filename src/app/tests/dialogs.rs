@@ -61,7 +61,9 @@ fn several_feeds_open_a_picker() {
     assert!(matches!(&s.dialog, Some(Dialog::Picker(p)) if p.cursor.index == 0));
     update(&mut s, key('j'));
     let effects = update(&mut s, code(KeyCode::Enter));
-    assert!(matches!(&effects[..], [Effect::AddFeed { url, .. }] if url == "https://multi.example/comments.xml"));
+    assert!(
+        matches!(&effects[..], [Effect::Write(UserWrite::AddFeed(NewFeed { url, .. }))] if url == "https://multi.example/comments.xml")
+    );
     assert!(s.dialog.is_none());
 }
 
@@ -102,11 +104,11 @@ fn nothing_found_says_what_was_tried() {
 fn deleting_asks_first_and_removes_the_feed() {
     let mut s = loaded();
     update(&mut s, key('D'));
-    assert!(matches!(&s.dialog, Some(Dialog::Confirm(c)) if c.action == Confirmed::DeleteFeed(1)));
+    assert!(matches!(&s.dialog, Some(Dialog::Confirm(c)) if c.action == Confirmed::DeleteFeed(FeedId(1))));
     assert!(update(&mut s, key('n')).is_empty());
     assert_eq!(s.feeds.feeds.len(), 3, "no deletes without a yes");
     update(&mut s, key('D'));
-    assert_eq!(update(&mut s, key('y')), vec![Effect::DeleteFeed(1), Effect::LoadFeeds]);
+    assert_eq!(update(&mut s, key('y')), vec![Effect::Write(UserWrite::DeleteFeed(FeedId(1))), Effect::LoadFeeds]);
     assert_eq!(s.feeds.feeds.len(), 2);
     assert!(s.entries.refs.is_empty());
 }
@@ -119,14 +121,20 @@ fn rename_move_and_folders_confirm_themselves() {
     typed(&mut s, "Mine");
     assert_eq!(
         update(&mut s, code(KeyCode::Enter)),
-        vec![Effect::RenameFeed { feed_id: 1, title: Some("Mine".into()) }, Effect::LoadFeeds]
+        vec![
+            Effect::Write(UserWrite::RenameFeed { feed_id: FeedId(1), title: Some("Mine".into()) }),
+            Effect::LoadFeeds
+        ]
     );
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Renamed to Mine");
     update(&mut s, key('M'));
     typed(&mut s, "Later");
     assert_eq!(
         update(&mut s, code(KeyCode::Enter)),
-        vec![Effect::MoveFeed { feed_id: 1, folder: vec!["Later".into()] }, Effect::LoadFeeds]
+        vec![
+            Effect::Write(UserWrite::MoveFeed { feed_id: FeedId(1), folder: vec!["Later".into()] }),
+            Effect::LoadFeeds
+        ]
     );
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Moved to Later");
     update(&mut s, key('F'));
@@ -139,19 +147,25 @@ fn rename_move_and_folders_confirm_themselves() {
     typed(&mut s, "World");
     assert_eq!(
         update(&mut s, code(KeyCode::Enter)),
-        vec![Effect::RenameFolder { folder_id: 7, name: "World".into() }, Effect::LoadFeeds]
+        vec![
+            Effect::Write(UserWrite::RenameFolder { folder_id: FolderId(7), name: "World".into() }),
+            Effect::LoadFeeds
+        ]
     );
     update(&mut s, key('D'));
     assert_eq!(
         update(&mut s, key('y')),
-        vec![Effect::DeleteFolder { folder_id: 7, with_contents: false }, Effect::LoadFeeds]
+        vec![
+            Effect::Write(UserWrite::DeleteFolder { folder_id: FolderId(7), with_contents: false }),
+            Effect::LoadFeeds
+        ]
     );
 }
 
 #[test]
 fn after_a_folder_is_deleted_the_cursor_stays_where_it_was() {
     let mut s = loaded();
-    go_to(&mut s, ListKey::Folder(7));
+    go_to(&mut s, ListKey::Folder(FolderId(7)));
     let at = s.feeds.cursor.index;
     update(&mut s, key('D'));
     update(&mut s, key('D'));
@@ -159,7 +173,7 @@ fn after_a_folder_is_deleted_the_cursor_stays_where_it_was() {
     let feeds = vec![feed(1, "One", 2, None), feed(2, "Two", 0, None), feed(3, "Three", 1, None)];
     feeds_loaded(&mut s, feeds, vec![]);
     assert_eq!(s.feeds.cursor.index, at, "not back at the top");
-    assert_eq!(s.feeds.selected_list(), Some(ListKey::Feed(2)), "the row that took the folder's place");
+    assert_eq!(s.feeds.selected_list(), Some(ListKey::Feed(FeedId(2))), "the row that took the folder's place");
 }
 
 #[test]
@@ -172,11 +186,11 @@ fn a_rebound_keymap_drives_the_reader() {
     assert!(update(&mut s, key('j')).is_empty(), "j is no longer down");
     assert_eq!(update(&mut s, ctrl('n')), vec![load(ListKey::Starred, ListSource::Starred)]);
     update(&mut s, ctrl('n'));
-    entries_loaded(&mut s, ListKey::Feed(1), vec![entry(5, 1, false)]);
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(5, 1, false)]);
     update(&mut s, key('l'));
     assert_eq!(
         update(&mut s, code(KeyCode::Right)),
-        vec![Effect::LoadArticle(5), Effect::SetRead { ids: vec![5], read: true }]
+        vec![Effect::LoadArticle(EntryId(5)), Effect::Write(UserWrite::SetRead { ids: vec![EntryId(5)], read: true })]
     );
 }
 
@@ -185,7 +199,7 @@ fn the_wheel_scrolls_the_pane_under_the_pointer_and_a_click_selects() {
     use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
     let mut s = loaded();
     let many: Vec<EntryRow> = (0..100).map(|i| entry(1000 + i, 1, true)).collect();
-    entries_loaded(&mut s, ListKey::Feed(1), many);
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), many);
     let entries = s.screen().entries.unwrap();
     let at = |kind, row| Event::Mouse(MouseEvent { kind, column: entries.x + 3, row, modifiers: KeyModifiers::NONE });
     update(&mut s, at(MouseEventKind::ScrollDown, entries.y + 2));
@@ -194,5 +208,5 @@ fn the_wheel_scrolls_the_pane_under_the_pointer_and_a_click_selects() {
     update(&mut s, at(MouseEventKind::Down(MouseButton::Left), entries.y + 1 + 4));
     assert_eq!((s.focus, s.entries.cursor.index), (Pane::Entries, 7));
     let effects = update(&mut s, at(MouseEventKind::Down(MouseButton::Left), entries.y + 1 + 4));
-    assert_eq!(effects, vec![Effect::LoadArticle(1007)], "a second click opens it");
+    assert_eq!(effects, vec![Effect::LoadArticle(EntryId(1007))], "a second click opens it");
 }

@@ -10,7 +10,7 @@ fn feeds_loaded_builds_folder_rows_with_unread_sums() {
     assert_eq!(s.feeds.rows.len(), 7);
     assert_eq!(
         s.feeds.rows[4],
-        FeedListRow::Folder { id: 7, name: "News".into(), depth: 0, unread: 1, collapsed: false }
+        FeedListRow::Folder { id: FolderId(7), name: "News".into(), depth: 0, unread: 1, collapsed: false }
     );
     assert_eq!(s.feeds.rows[5], FeedListRow::Feed { index: 1, depth: 1 });
 }
@@ -18,9 +18,9 @@ fn feeds_loaded_builds_folder_rows_with_unread_sums() {
 #[test]
 fn j_and_k_move_the_feed_cursor_and_load_entries() {
     let mut s = loaded();
-    assert_eq!(update(&mut s, key('j')), vec![load(ListKey::Folder(7), ListSource::Folder(7))]);
-    assert_eq!(update(&mut s, code(KeyCode::Down)), vec![load(ListKey::Feed(2), ListSource::Feed(2))]);
-    assert_eq!(update(&mut s, key('k')), vec![load(ListKey::Folder(7), ListSource::Folder(7))]);
+    assert_eq!(update(&mut s, key('j')), vec![load(ListKey::Folder(FolderId(7)), ListSource::Folder(FolderId(7)))]);
+    assert_eq!(update(&mut s, code(KeyCode::Down)), vec![load(ListKey::Feed(FeedId(2)), ListSource::Feed(FeedId(2)))]);
+    assert_eq!(update(&mut s, key('k')), vec![load(ListKey::Folder(FolderId(7)), ListSource::Folder(FolderId(7)))]);
     assert_eq!(s.feeds.cursor.index, 4);
     assert_eq!(update(&mut s, key('g')), vec![load(ListKey::All, ListSource::All)]);
     assert!(update(&mut s, key('k')).is_empty(), "past the top stays put and loads nothing");
@@ -31,7 +31,7 @@ fn j_and_k_move_the_feed_cursor_and_load_entries() {
 fn page_keys_move_in_every_list() {
     let mut s = loaded();
     let many: Vec<EntryRow> = (0..500).map(|i| entry(1000 + i, 1, true)).collect();
-    entries_loaded(&mut s, ListKey::Feed(1), many);
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), many);
     update(&mut s, key('l'));
     let page = s.list_height(Pane::Entries);
     update(&mut s, code(KeyCode::PageDown));
@@ -53,22 +53,34 @@ fn enter_on_an_entry_opens_it_and_marks_it_read() {
     assert_eq!(s.focus, Pane::Entries);
     update(&mut s, key('j'));
     let effects = update(&mut s, code(KeyCode::Enter));
-    assert_eq!(effects, vec![Effect::LoadArticle(11), Effect::SetRead { ids: vec![11], read: true }]);
+    assert_eq!(
+        effects,
+        vec![
+            Effect::LoadArticle(EntryId(11)),
+            Effect::Write(UserWrite::SetRead { ids: vec![EntryId(11)], read: true })
+        ]
+    );
     assert!(s.entries.refs[1].read && s.entries.row(1).unwrap().read);
     assert_eq!(s.feeds.feeds[0].unread, 1);
     assert_eq!(s.focus, Pane::Article);
     update(&mut s, key('h'));
-    assert_eq!(update(&mut s, code(KeyCode::Enter)), vec![Effect::LoadArticle(11)], "not marked twice");
+    assert_eq!(update(&mut s, code(KeyCode::Enter)), vec![Effect::LoadArticle(EntryId(11))], "not marked twice");
 }
 
 #[test]
 fn enter_on_a_folder_folds_it_and_remembers() {
     let mut s = loaded();
     update(&mut s, key('j'));
-    assert_eq!(update(&mut s, code(KeyCode::Enter)), vec![Effect::SetCollapsed { folder_id: 7, collapsed: true }]);
+    assert_eq!(
+        update(&mut s, code(KeyCode::Enter)),
+        vec![Effect::Write(UserWrite::SetCollapsed { folder_id: FolderId(7), collapsed: true })]
+    );
     assert_eq!(s.feeds.rows.len(), 5);
     assert!(matches!(s.feeds.rows[4], FeedListRow::Folder { collapsed: true, unread: 1, .. }));
-    assert_eq!(update(&mut s, code(KeyCode::Enter)), vec![Effect::SetCollapsed { folder_id: 7, collapsed: false }]);
+    assert_eq!(
+        update(&mut s, code(KeyCode::Enter)),
+        vec![Effect::Write(UserWrite::SetCollapsed { folder_id: FolderId(7), collapsed: false })]
+    );
     assert_eq!(s.feeds.rows.len(), 7);
 }
 
@@ -76,17 +88,23 @@ fn enter_on_a_folder_folds_it_and_remembers() {
 fn m_toggles_read_and_a_marks_the_feed_read_and_says_so() {
     let mut s = loaded();
     update(&mut s, key('l'));
-    assert_eq!(update(&mut s, key('m')), vec![Effect::SetRead { ids: vec![10], read: true }]);
+    assert_eq!(
+        update(&mut s, key('m')),
+        vec![Effect::Write(UserWrite::SetRead { ids: vec![EntryId(10)], read: true })]
+    );
     assert_eq!(s.feeds.feeds[0].unread, 1);
-    assert_eq!(update(&mut s, key('m')), vec![Effect::SetRead { ids: vec![10], read: false }]);
+    assert_eq!(
+        update(&mut s, key('m')),
+        vec![Effect::Write(UserWrite::SetRead { ids: vec![EntryId(10)], read: false })]
+    );
     assert_eq!(s.feeds.feeds[0].unread, 2);
     assert_eq!(
         update(&mut s, key('A')),
-        vec![Effect::MarkListRead { list: ListKey::Feed(1), source: ListSource::Feed(1) }]
+        vec![Effect::Write(UserWrite::MarkListRead { source: ListSource::Feed(FeedId(1)) })]
     );
     assert_eq!(s.feeds.feeds[0].unread, 0);
     assert!(s.entries.refs.iter().all(|e| e.read));
-    update(&mut s, Event::ListMarkedRead { list: ListKey::Feed(1), ids: vec![10, 11] });
+    update(&mut s, marked(ListSource::Feed(FeedId(1)), super::ids([10, 11])));
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Marked 2 entries of One read (u undoes it)");
 }
 
@@ -95,7 +113,13 @@ fn n_opens_the_next_unread_entry() {
     let mut s = loaded();
     update(&mut s, key('l'));
     update(&mut s, key('m')); // entry 10 read
-    assert_eq!(update(&mut s, key('n')), vec![Effect::LoadArticle(11), Effect::SetRead { ids: vec![11], read: true }]);
+    assert_eq!(
+        update(&mut s, key('n')),
+        vec![
+            Effect::LoadArticle(EntryId(11)),
+            Effect::Write(UserWrite::SetRead { ids: vec![EntryId(11)], read: true })
+        ]
+    );
     assert_eq!(s.entries.cursor.index, 1);
 }
 
@@ -107,7 +131,7 @@ fn a_list_read_before_the_users_last_write_is_asked_for_again() {
     let stale = vec![entry(10, 1, false), entry(11, 1, false)];
     let order = (Sort::Newest, false);
     let event = |entries: Vec<EntryRow>, seen_writes| Event::EntriesLoaded {
-        list: ListKey::Feed(1),
+        list: ListKey::Feed(FeedId(1)),
         refs: refs(&entries),
         rows: entries,
         order,
@@ -118,8 +142,8 @@ fn a_list_read_before_the_users_last_write_is_asked_for_again() {
     assert_eq!(
         effects,
         vec![Effect::LoadEntries {
-            list: ListKey::Feed(1),
-            source: ListSource::Feed(1),
+            list: ListKey::Feed(FeedId(1)),
+            source: ListSource::Feed(FeedId(1)),
             order: Some(order),
             keep: None
         }]
@@ -137,7 +161,7 @@ fn a_list_read_before_the_users_last_write_is_asked_for_again() {
     assert!(update(&mut s, event(fresh, 1)).is_empty());
 }
 
-fn unread(feed_id: FeedId, ids: std::ops::Range<EntryId>) -> Vec<EntryRow> {
+fn unread(feed_id: i64, ids: std::ops::Range<i64>) -> Vec<EntryRow> {
     ids.map(|id| entry(id, feed_id, false)).collect()
 }
 
@@ -153,10 +177,10 @@ fn the_smart_views_lead_the_feed_list_with_their_counts() {
 fn only_the_rows_on_screen_are_read_and_scrolling_asks_for_more() {
     let mut s = loaded();
     let refs: Vec<EntryRef> =
-        (0..200_000).map(|i| EntryRef { id: i, feed_id: 1, read: true, starred: false }).collect();
+        (0..200_000).map(|i| EntryRef { id: EntryId(i), feed_id: FeedId(1), read: true, starred: false }).collect();
     let first_rows: Vec<EntryRow> = (0..300).map(|i| entry(i, 1, true)).collect();
     let event = Event::EntriesLoaded {
-        list: ListKey::Feed(1),
+        list: ListKey::Feed(FeedId(1)),
         refs,
         rows: first_rows,
         order: (Sort::Newest, false),
@@ -166,12 +190,12 @@ fn only_the_rows_on_screen_are_read_and_scrolling_asks_for_more() {
     assert!(update(&mut s, event).is_empty(), "the first screen's rows came with the list");
     update(&mut s, key('l'));
     let effects = update(&mut s, key('G'));
-    let [Effect::LoadRows { list: ListKey::Feed(1), ids }] = effects.as_slice() else { panic!("{effects:?}") };
-    assert!(ids.contains(&199_999), "the last entry is asked for");
+    let [Effect::LoadRows { list: ListKey::Feed(FeedId(1)), ids }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert!(ids.contains(&EntryId(199_999)), "the last entry is asked for");
     assert!(ids.len() < 300, "and only what is around it: {}", ids.len());
     assert_eq!(s.entries.cursor.index, 199_999);
     assert!(update(&mut s, key('k')).is_empty(), "rows already asked for are not asked again");
-    update(&mut s, Event::RowsLoaded { list: ListKey::Feed(1), rows: vec![entry(199_999, 1, true)] });
+    update(&mut s, Event::RowsLoaded { list: ListKey::Feed(FeedId(1)), rows: vec![entry(199_999, 1, true)] });
     assert!(s.entries.row(199_999).is_some());
 }
 
@@ -189,7 +213,7 @@ fn n_walks_every_unread_entry_of_a_view_and_wraps_within_it() {
             }
         }
     }
-    assert_eq!(opened, [10, 31, 11]);
+    assert_eq!(opened, ids([10, 31, 11]));
     assert!(update(&mut s, key('n')).is_empty(), "everything is read now");
 }
 
@@ -206,17 +230,14 @@ fn marking_a_big_list_read_asks_first_and_u_undoes_it() {
     assert!(update(&mut s, key('n')).is_empty(), "no is no");
     assert!(s.entries.refs.iter().all(|r| !r.read));
     update(&mut s, key('A'));
-    assert_eq!(
-        update(&mut s, key('y')),
-        vec![Effect::MarkListRead { list: ListKey::Unread, source: ListSource::Unread }]
-    );
+    assert_eq!(update(&mut s, key('y')), vec![Effect::Write(UserWrite::MarkListRead { source: ListSource::Unread })]);
     assert!(s.entries.refs.iter().all(|r| r.read));
-    let ids: Vec<EntryId> = (100..160).collect();
+    let ids: Vec<EntryId> = super::ids(100..160);
+    assert_eq!(update(&mut s, marked(ListSource::Unread, ids.clone())), vec![Effect::LoadFeeds]);
     assert_eq!(
-        update(&mut s, Event::ListMarkedRead { list: ListKey::Unread, ids: ids.clone() }),
-        vec![Effect::LoadFeeds]
+        update(&mut s, key('u')),
+        vec![Effect::Write(UserWrite::SetRead { ids, read: false }), Effect::LoadFeeds]
     );
-    assert_eq!(update(&mut s, key('u')), vec![Effect::SetRead { ids, read: false }, Effect::LoadFeeds]);
     assert!(s.entries.refs.iter().all(|r| !r.read), "undone on screen at once");
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Marked 60 entries unread again");
     assert!(update(&mut s, key('u')).is_empty(), "an undo is used once");
@@ -228,7 +249,10 @@ fn a_small_list_is_marked_read_without_a_question_and_opening_can_be_undone() {
     update(&mut s, key('l'));
     update(&mut s, code(KeyCode::Enter)); // opens and reads 10
     update(&mut s, key('h'));
-    assert_eq!(update(&mut s, key('u')), vec![Effect::SetRead { ids: vec![10], read: false }, Effect::LoadFeeds]);
+    assert_eq!(
+        update(&mut s, key('u')),
+        vec![Effect::Write(UserWrite::SetRead { ids: vec![EntryId(10)], read: false }), Effect::LoadFeeds]
+    );
     assert!(!s.entries.refs[0].read);
 }
 
@@ -236,10 +260,16 @@ fn a_small_list_is_marked_read_without_a_question_and_opening_can_be_undone() {
 fn s_stars_and_unstars_the_entry_and_counts_it() {
     let mut s = loaded();
     update(&mut s, key('l'));
-    assert_eq!(update(&mut s, key('s')), vec![Effect::SetStarred { ids: vec![10], starred: true }]);
+    assert_eq!(
+        update(&mut s, key('s')),
+        vec![Effect::Write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: true })]
+    );
     assert!(s.entries.refs[0].starred && s.entries.row(0).unwrap().starred);
     assert_eq!(s.feeds.views.starred, 2);
-    assert_eq!(update(&mut s, key('s')), vec![Effect::SetStarred { ids: vec![10], starred: false }]);
+    assert_eq!(
+        update(&mut s, key('s')),
+        vec![Effect::Write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: false })]
+    );
     assert_eq!(s.feeds.views.starred, 1);
 }
 
@@ -251,17 +281,24 @@ fn sort_and_unread_only_are_remembered_for_the_list() {
     assert_eq!(
         effects,
         vec![
-            Effect::SetListOrder { source: ListSource::Feed(1), sort: Sort::Oldest, unread_only: false },
+            Effect::Write(UserWrite::SetListOrder {
+                source: ListSource::Feed(FeedId(1)),
+                sort: Sort::Oldest,
+                unread_only: false
+            }),
             Effect::LoadEntries {
-                list: ListKey::Feed(1),
-                source: ListSource::Feed(1),
+                list: ListKey::Feed(FeedId(1)),
+                source: ListSource::Feed(FeedId(1)),
                 order: Some((Sort::Oldest, false)),
-                keep: Some(10)
+                keep: Some(EntryId(10))
             },
         ]
     );
     let effects = update(&mut s, key('U'));
-    assert!(matches!(&effects[0], Effect::SetListOrder { sort: Sort::Oldest, unread_only: true, .. }));
+    assert!(matches!(
+        &effects[0],
+        Effect::Write(UserWrite::SetListOrder { sort: Sort::Oldest, unread_only: true, .. })
+    ));
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Showing unread entries only");
 }
 
@@ -273,8 +310,8 @@ fn when_two_reads_of_a_list_are_on_their_way_only_the_last_answer_is_shown() {
     update(&mut s, key('S')); // by feed
     assert_eq!(s.entries.sort, Sort::ByFeed);
     let seen_writes = s.writes_issued;
-    let answer = |sort: Sort, ids: &[EntryId]| Event::EntriesLoaded {
-        list: ListKey::Feed(1),
+    let answer = |sort: Sort, ids: &[i64]| Event::EntriesLoaded {
+        list: ListKey::Feed(FeedId(1)),
         refs: refs(&ids.iter().map(|id| entry(*id, 1, false)).collect::<Vec<_>>()),
         rows: ids.iter().map(|id| entry(*id, 1, false)).collect(),
         order: (sort, false),
@@ -283,7 +320,7 @@ fn when_two_reads_of_a_list_are_on_their_way_only_the_last_answer_is_shown() {
     };
     update(&mut s, answer(Sort::Oldest, &[11, 10]));
     assert_eq!(s.entries.sort, Sort::ByFeed, "the first answer is not shown: a newer one is coming");
-    assert_eq!(s.entries.refs.iter().map(|r| r.id).collect::<Vec<_>>(), vec![10, 11]);
+    assert_eq!(s.entries.refs.iter().map(|r| r.id).collect::<Vec<_>>(), ids([10, 11]));
     update(&mut s, answer(Sort::ByFeed, &[10, 11, 12]));
     assert_eq!((s.entries.sort, s.entries.len()), (Sort::ByFeed, 3));
 }
@@ -301,7 +338,7 @@ fn slash_searches_every_feed_or_with_tab_the_selected_one() {
     entries_loaded(&mut s, ListKey::Search, vec![entry(10, 1, false)]);
     assert_eq!(s.feeds.search.as_ref().unwrap().count, Some(1));
     // Narrowed to a folder with Tab.
-    go_to(&mut s, ListKey::Folder(7));
+    go_to(&mut s, ListKey::Folder(FolderId(7)));
     update(&mut s, key('/'));
     update(&mut s, ctrl('u'));
     typed(&mut s, "election");
@@ -309,7 +346,8 @@ fn slash_searches_every_feed_or_with_tab_the_selected_one() {
     let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt is open") };
     assert_eq!(prompt.title, "Search in News");
     let effects = update(&mut s, code(KeyCode::Enter));
-    let source = ListSource::Search { query: "election".into(), within: Some(Box::new(ListSource::Folder(7))) };
+    let source =
+        ListSource::Search { query: "election".into(), within: Some(Box::new(ListSource::Folder(FolderId(7)))) };
     assert_eq!(effects, vec![load(ListKey::Search, source)]);
     // A search the store cannot read is a message, and an empty list that says why.
     update(&mut s, Event::EntriesFailed { list: ListKey::Search, message: "nothing to search for".into() });
@@ -317,7 +355,8 @@ fn slash_searches_every_feed_or_with_tab_the_selected_one() {
     assert_eq!(s.entries.error.as_deref(), Some("nothing to search for"));
     // A refresh that brings entries does not ask it again (nor repeat its error).
     update(&mut s, key('R'));
-    let done = RefreshEvent::Done { feed_id: 2, new: 4, updated: 0, unread: 4, title: "Two".into(), moved_to: None };
+    let done =
+        RefreshEvent::Done { feed_id: FeedId(2), new: 4, updated: 0, unread: 4, title: "Two".into(), moved_to: None };
     let effects = update(&mut s, Event::Refresh(done));
     assert!(!effects.iter().any(|e| matches!(e, Effect::LoadEntries { .. })), "{effects:?}");
 }
@@ -325,7 +364,12 @@ fn slash_searches_every_feed_or_with_tab_the_selected_one() {
 #[test]
 fn folders_nest_fold_their_subtree_and_count_it() {
     let mut s = State::new(Setup::default(), (160, 40));
-    let folder = |id, name: &str, parent| FolderRow { id, name: name.into(), parent, collapsed: false };
+    let folder = |id, name: &str, parent: Option<i64>| FolderRow {
+        id: FolderId(id),
+        name: name.into(),
+        parent: parent.map(FolderId),
+        collapsed: false,
+    };
     feeds_loaded(
         &mut s,
         vec![
@@ -335,20 +379,20 @@ fn folders_nest_fold_their_subtree_and_count_it() {
         ],
         vec![folder(7, "Tech", None), folder(8, "Deep", Some(7))],
     );
-    let tech = row(&s, ListKey::Folder(7));
+    let tech = row(&s, ListKey::Folder(FolderId(7)));
     assert_eq!(
         s.feeds.rows[tech],
-        FeedListRow::Folder { id: 7, name: "Tech".into(), depth: 0, unread: 6, collapsed: false }
+        FeedListRow::Folder { id: FolderId(7), name: "Tech".into(), depth: 0, unread: 6, collapsed: false }
     );
     assert_eq!(s.feeds.rows[tech + 1], FeedListRow::Feed { index: 2, depth: 1 });
     assert_eq!(
         s.feeds.rows[tech + 2],
-        FeedListRow::Folder { id: 8, name: "Deep".into(), depth: 1, unread: 4, collapsed: false }
+        FeedListRow::Folder { id: FolderId(8), name: "Deep".into(), depth: 1, unread: 4, collapsed: false }
     );
     assert_eq!(s.feeds.rows[tech + 3], FeedListRow::Feed { index: 1, depth: 2 });
-    assert_eq!(s.feeds.feed_ids_of(ListKey::Folder(7)), vec![2, 3]);
-    assert_eq!(s.feeds.folder_path(8), "Tech/Deep");
-    go_to(&mut s, ListKey::Folder(7));
+    assert_eq!(s.feeds.feed_ids_of(ListKey::Folder(FolderId(7))), vec![FeedId(2), FeedId(3)]);
+    assert_eq!(s.feeds.folder_path(FolderId(8)), "Tech/Deep");
+    go_to(&mut s, ListKey::Folder(FolderId(7)));
     update(&mut s, code(KeyCode::Enter));
     assert_eq!(s.feeds.rows.len(), tech + 1, "folding Tech hides Deep and its feed too");
 }

@@ -9,8 +9,8 @@ mod refreshing;
 use super::dialogs::{Confirmed, Dialog};
 use super::*;
 use crate::model::{
-    Discovery, EntryDetail, EntryId, EntryRef, EntryRow, ErrorKind, FeedId, FeedRow, FolderId, FolderRow, Found,
-    ListSource, RefreshEvent, Sort, ViewCounts,
+    Applied, Discovery, EntryDetail, EntryId, EntryRef, EntryRow, ErrorKind, FeedId, FeedRow, FolderId, FolderRow,
+    Found, ListSource, NewFeed, RefreshEvent, Sort, UserWrite, ViewCounts,
 };
 use crate::render;
 use crossterm::event::{KeyCode, KeyModifiers};
@@ -33,13 +33,14 @@ pub(crate) fn typed(s: &mut State, text: &str) {
     }
 }
 
-pub(crate) fn feed(id: FeedId, title: &str, unread: i64, folder: Option<(FolderId, &str)>) -> FeedRow {
+/// Feed `id`, in the folder (id, path) given.
+pub(crate) fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)>) -> FeedRow {
     FeedRow {
-        id,
+        id: FeedId(id),
         url: format!("http://example.com/{id}"),
         title: title.into(),
         site_url: None,
-        folder_id: folder.map(|f| f.0),
+        folder_id: folder.map(|f| FolderId(f.0)),
         folder: folder.map(|f| f.1.to_string()),
         unread,
         last_status: None,
@@ -57,8 +58,8 @@ pub(crate) fn feed(id: FeedId, title: &str, unread: i64, folder: Option<(FolderI
 /// Entry 10 of feed 1, read, with no text: tests override what they need.
 pub(crate) fn detail_of_entry_10() -> EntryDetail {
     EntryDetail {
-        id: 10,
-        feed_id: 1,
+        id: EntryId(10),
+        feed_id: FeedId(1),
         feed_title: "One".into(),
         title: None,
         link: None,
@@ -78,10 +79,11 @@ pub(crate) fn detail_of_entry_10() -> EntryDetail {
     }
 }
 
-pub(crate) fn entry(id: EntryId, feed_id: FeedId, read: bool) -> EntryRow {
+/// Entry `id` of feed `feed_id`.
+pub(crate) fn entry(id: i64, feed_id: i64, read: bool) -> EntryRow {
     EntryRow {
-        id,
-        feed_id,
+        id: EntryId(id),
+        feed_id: FeedId(feed_id),
         title: Some(format!("Entry {id}")),
         link: Some(format!("https://example.com/entry/{id}")),
         date: 0,
@@ -145,7 +147,7 @@ pub(crate) fn feeds_loaded(s: &mut State, feeds: Vec<FeedRow>, folders: Vec<Fold
 }
 
 pub(crate) fn news() -> FolderRow {
-    FolderRow { id: 7, name: "News".into(), parent: None, collapsed: false }
+    FolderRow { id: FolderId(7), name: "News".into(), parent: None, collapsed: false }
 }
 
 /// Feed One (2 unread, entries 10 and 11 loaded and selected), and the folder News with Two and Three.
@@ -156,8 +158,11 @@ pub(crate) fn loaded() -> State {
         vec![feed(1, "One", 2, None), feed(2, "Two", 0, Some((7, "News"))), feed(3, "Three", 1, Some((7, "News")))];
     let effects = feeds_loaded(&mut s, feeds, vec![news()]);
     assert_eq!(effects, vec![load(ListKey::Unread, ListSource::Unread)], "the Unread view comes first");
-    assert_eq!(go_to(&mut s, ListKey::Feed(1)), vec![load(ListKey::Feed(1), ListSource::Feed(1))]);
-    entries_loaded(&mut s, ListKey::Feed(1), vec![entry(10, 1, false), entry(11, 1, false)]);
+    assert_eq!(
+        go_to(&mut s, ListKey::Feed(FeedId(1))),
+        vec![load(ListKey::Feed(FeedId(1)), ListSource::Feed(FeedId(1)))]
+    );
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false), entry(11, 1, false)]);
     s
 }
 
@@ -170,12 +175,21 @@ pub(crate) fn open_article(s: &mut State, link: Option<&str>, html: &str) {
         content_html: Some(html.into()),
         ..detail_of_entry_10()
     };
-    update(s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
+    update(s, Event::ArticleLoaded { entry_id: EntryId(10), detail: Some(Box::new(detail)) });
     let width = s.article_width();
     let body = render::render_article(html, usize::from(width), link);
-    update(s, Event::ArticleRendered { entry_id: 10, width, body: Ok(body) });
+    update(s, Event::ArticleRendered { entry_id: EntryId(10), width, body: Ok(body) });
 }
 
-pub(crate) fn refresh(batch: u64, ids: Vec<FeedId>, force: bool) -> Effect {
-    Effect::Refresh { batch, ids, force }
+pub(crate) fn refresh(batch: u64, ids: Vec<i64>, force: bool) -> Effect {
+    Effect::Refresh { batch, ids: ids.into_iter().map(FeedId).collect(), force }
+}
+
+/// The store marked these entries of `source` read (the answer to [`UserWrite::MarkListRead`]).
+pub(crate) fn marked(source: ListSource, ids: Vec<EntryId>) -> Event {
+    Event::Written { write: UserWrite::MarkListRead { source }, outcome: Ok(Applied::Marked(ids)) }
+}
+
+pub(crate) fn ids(ids: impl IntoIterator<Item = i64>) -> Vec<EntryId> {
+    ids.into_iter().map(EntryId).collect()
 }

@@ -9,16 +9,21 @@ fn a_loaded_article_is_rendered_for_the_text_width_and_rerendered_on_resize() {
     update(&mut s, code(KeyCode::Enter));
     let detail =
         EntryDetail { title: Some("Hello".into()), content_html: Some("<p>body</p>".into()), ..detail_of_entry_10() };
-    let effects = update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail)) });
+    let effects = update(&mut s, Event::ArticleLoaded { entry_id: EntryId(10), detail: Some(Box::new(detail)) });
     let width = s.article_width();
-    assert_eq!(effects, vec![Effect::RenderArticle { entry_id: 10, html: "<p>body</p>".into(), width, base: None }]);
+    assert_eq!(
+        effects,
+        vec![Effect::RenderArticle { entry_id: EntryId(10), html: "<p>body</p>".into(), width, base: None }]
+    );
     let body = render::render_article("<p>body</p>", usize::from(width), None);
-    update(&mut s, Event::ArticleRendered { entry_id: 10, width, body: Ok(body) });
+    update(&mut s, Event::ArticleRendered { entry_id: EntryId(10), width, body: Ok(body) });
     let view = s.article.view.as_ref().unwrap();
     assert_eq!(view.rendered_width, Some(width));
     assert!(view.lines.iter().any(|l| render::line_text(l) == "body"));
     let effects = update(&mut s, Event::Resize { width: 80, height: 30 });
-    assert!(matches!(effects.as_slice(), [Effect::RenderArticle { entry_id: 10, width: w, .. }] if *w != width));
+    assert!(
+        matches!(effects.as_slice(), [Effect::RenderArticle { entry_id: EntryId(10), width: w, .. }] if *w != width)
+    );
 }
 
 #[test]
@@ -26,9 +31,12 @@ fn a_renderer_failure_is_shown_instead_of_rendering_forever() {
     let mut s = loaded();
     update(&mut s, key('l'));
     update(&mut s, code(KeyCode::Enter));
-    update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: Some(Box::new(detail_of_entry_10())) });
+    update(&mut s, Event::ArticleLoaded { entry_id: EntryId(10), detail: Some(Box::new(detail_of_entry_10())) });
     let width = s.article_width();
-    update(&mut s, Event::ArticleRendered { entry_id: 10, width, body: Err("the renderer failed: boom".into()) });
+    update(
+        &mut s,
+        Event::ArticleRendered { entry_id: EntryId(10), width, body: Err("the renderer failed: boom".into()) },
+    );
     let view = s.article.view.as_ref().unwrap();
     assert_eq!(view.rendered_width, Some(width));
     let text: String = view.lines.iter().map(render::line_text).collect::<Vec<_>>().join(" ");
@@ -44,9 +52,9 @@ fn a_stale_article_result_is_ignored() {
     update(&mut s, key('h'));
     update(&mut s, key('j'));
     update(&mut s, code(KeyCode::Enter)); // wants 11
-    assert!(update(&mut s, Event::ArticleLoaded { entry_id: 10, detail: None }).is_empty());
+    assert!(update(&mut s, Event::ArticleLoaded { entry_id: EntryId(10), detail: None }).is_empty());
     assert!(s.article.view.is_none());
-    assert_eq!(s.article.wanted, Some(11));
+    assert_eq!(s.article.wanted, Some(EntryId(11)));
 }
 
 #[test]
@@ -76,9 +84,9 @@ fn ctrl_z_asks_to_suspend_and_ctrl_f_is_not_f() {
 #[test]
 fn i_opens_the_feed_info_which_arrives_later() {
     let mut s = loaded();
-    assert_eq!(update(&mut s, key('i')), vec![Effect::LoadFeedInfo(1)]);
-    assert!(matches!(&s.dialog, Some(Dialog::Info(info)) if info.feed_id == 1 && info.info.is_none()));
-    update(&mut s, Event::FeedInfoLoaded { feed_id: 2, info: None });
+    assert_eq!(update(&mut s, key('i')), vec![Effect::LoadFeedInfo(FeedId(1))]);
+    assert!(matches!(&s.dialog, Some(Dialog::Info(info)) if info.feed_id == FeedId(1) && info.info.is_none()));
+    update(&mut s, Event::FeedInfoLoaded { feed_id: FeedId(2), info: None });
     assert!(s.dialog.is_some(), "info for another feed is ignored");
     update(&mut s, code(KeyCode::Esc));
     assert!(s.dialog.is_none());
@@ -124,7 +132,7 @@ fn keys_typed_ahead_of_an_article_act_on_it_not_on_the_one_before() {
     update(&mut s, key('j'));
     // Enter and the next keys in one read: entry 11 is asked for, entry 10 still on screen.
     update(&mut s, code(KeyCode::Enter));
-    assert_eq!(s.article.wanted, Some(11));
+    assert_eq!(s.article.wanted, Some(EntryId(11)));
     assert_eq!(
         update(&mut s, key('o')),
         vec![Effect::Open { url: "https://example.com/entry/11".into(), kind: OpenKind::Page }],
@@ -134,17 +142,23 @@ fn keys_typed_ahead_of_an_article_act_on_it_not_on_the_one_before() {
     assert!(s.dialog.is_none(), "no link of entry 10 is offered");
     assert!(s.status.current(s.clock.now).unwrap().text.contains("still loading"));
     assert!(update(&mut s, key('t')).is_empty(), "no fetch of entry 10's page");
-    assert_eq!(update(&mut s, key('m')), vec![Effect::SetRead { ids: vec![11], read: false }]);
+    assert_eq!(
+        update(&mut s, key('m')),
+        vec![Effect::Write(UserWrite::SetRead { ids: vec![EntryId(11)], read: false })]
+    );
     // It arrives, but its body (and so its links) is still rendering: f still waits.
     update(
         &mut s,
-        Event::ArticleLoaded { entry_id: 11, detail: Some(Box::new(EntryDetail { id: 11, ..detail_of_entry_10() })) },
+        Event::ArticleLoaded {
+            entry_id: EntryId(11),
+            detail: Some(Box::new(EntryDetail { id: EntryId(11), ..detail_of_entry_10() })),
+        },
     );
     assert!(update(&mut s, key('f')).is_empty());
     assert!(s.dialog.is_none());
     let width = s.article_width();
     let body = render::render_article("<p><a href=\"/l\">l</a></p>", usize::from(width), None);
-    update(&mut s, Event::ArticleRendered { entry_id: 11, width, body: Ok(body) });
+    update(&mut s, Event::ArticleRendered { entry_id: EntryId(11), width, body: Ok(body) });
     assert!(s.status.current(s.clock.now).is_none(), "'still loading' goes once it is on screen");
     update(&mut s, key('f'));
     assert!(matches!(s.dialog, Some(Dialog::Prompt(_))), "and f offers its link");
@@ -157,7 +171,10 @@ fn an_article_that_cannot_be_read_says_why_and_keys_act_on_the_one_shown_again()
     update(&mut s, key('h'));
     update(&mut s, key('j'));
     update(&mut s, code(KeyCode::Enter));
-    update(&mut s, Event::ArticleFailed { entry_id: 11, message: "cannot read the entry: disk I/O error".into() });
+    update(
+        &mut s,
+        Event::ArticleFailed { entry_id: EntryId(11), message: "cannot read the entry: disk I/O error".into() },
+    );
     assert_eq!(s.article.wanted, None);
     assert!(s.status.current(s.clock.now).is_some_and(|m| m.error && m.text.contains("disk I/O error")));
     assert_eq!(
@@ -170,21 +187,27 @@ fn an_article_that_cannot_be_read_says_why_and_keys_act_on_the_one_shown_again()
 fn going_from_a_feed_to_all_keeps_the_open_article_under_the_cursor() {
     let mut s = loaded();
     open_article(&mut s, None, "<p>x</p>");
-    assert_eq!(s.article.view.as_ref().map(|v| v.detail.id), Some(10));
+    assert_eq!(s.article.view.as_ref().map(|v| v.detail.id), Some(EntryId(10)));
     update(&mut s, key('h'));
     update(&mut s, key('h'));
     assert_eq!(row(&s, ListKey::All), 0);
     let effects = update(&mut s, key('g'));
     assert_eq!(
         effects,
-        vec![Effect::LoadEntries { list: ListKey::All, source: ListSource::All, order: None, keep: Some(10) }]
+        vec![Effect::LoadEntries { list: ListKey::All, source: ListSource::All, order: None, keep: Some(EntryId(10)) }]
     );
     let all = vec![entry(30, 3, false), entry(20, 2, false), entry(11, 1, false), entry(10, 1, false)];
     let (order, seen_writes) = ((s.entries.sort, false), s.writes_issued);
-    let loaded =
-        Event::EntriesLoaded { list: ListKey::All, refs: refs(&all), rows: all, order, keep: Some(10), seen_writes };
+    let loaded = Event::EntriesLoaded {
+        list: ListKey::All,
+        refs: refs(&all),
+        rows: all,
+        order,
+        keep: Some(EntryId(10)),
+        seen_writes,
+    };
     update(&mut s, loaded);
-    assert_eq!(s.entries.selected_ref().map(|r| r.id), Some(10), "the list shows which entry is open");
+    assert_eq!(s.entries.selected_ref().map(|r| r.id), Some(EntryId(10)), "the list shows which entry is open");
     assert!(s.article.view.is_some());
 }
 
@@ -214,7 +237,7 @@ fn o_in_the_entry_list_opens_the_selected_entry_and_marks_it_read() {
         effects,
         vec![
             Effect::Open { url: "https://example.com/entry/11".into(), kind: OpenKind::Page },
-            Effect::SetRead { ids: vec![11], read: true }
+            Effect::Write(UserWrite::SetRead { ids: vec![EntryId(11)], read: true })
         ]
     );
     assert!(s.entries.refs[1].read);
@@ -232,7 +255,7 @@ fn an_entry_link_that_is_not_a_web_address_is_never_opened() {
 fn entries_for_a_list_no_longer_selected_are_dropped() {
     let mut s = loaded();
     update(&mut s, key('j'));
-    entries_loaded(&mut s, ListKey::Feed(1), vec![entry(99, 1, false)]);
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(99, 1, false)]);
     assert!(s.entries.refs.is_empty());
 }
 
@@ -306,15 +329,25 @@ fn adding_a_site_with_one_feed_subscribes_into_the_folder_under_the_cursor() {
     let effects = update(&mut s, Event::Discovered { request: 0, discovery: Box::new(discovery) });
     assert_eq!(
         effects,
-        vec![Effect::AddFeed {
+        vec![Effect::Write(UserWrite::AddFeed(NewFeed {
             url: "https://site.example/feed".into(),
             title: Some("Site".into()),
-            folder: vec!["News".into()]
-        }]
+            name: None,
+            site_url: None,
+            folder: vec!["News".into()],
+        }))]
     );
-    let effects = update(&mut s, Event::FeedAdded { feed_id: 9, added: true, title: "Site".into() });
+    let write = UserWrite::AddFeed(NewFeed {
+        url: "https://site.example/feed".into(),
+        title: Some("Site".into()),
+        name: None,
+        site_url: None,
+        folder: vec!["News".into()],
+    });
+    let effects =
+        update(&mut s, Event::Written { write, outcome: Ok(Applied::Subscribed { feed_id: FeedId(9), added: true }) });
     assert_eq!(effects, vec![Effect::LoadFeeds, refresh(0, vec![9], true)]);
-    assert_eq!(s.feeds.select_when_loaded, Some(ListKey::Feed(9)));
+    assert_eq!(s.feeds.select_when_loaded, Some(ListKey::Feed(FeedId(9))));
 }
 
 #[test]
@@ -336,11 +369,13 @@ fn two_adds_in_flight_each_keep_their_own_folder_and_result() {
     );
     assert_eq!(
         b,
-        vec![Effect::AddFeed {
+        vec![Effect::Write(UserWrite::AddFeed(NewFeed {
             url: "https://b.example/feed".into(),
             title: Some("https://b.example/feed".into()),
-            folder: vec![]
-        }]
+            name: None,
+            site_url: None,
+            folder: vec![],
+        }))]
     );
     let a = update(
         &mut s,
@@ -348,11 +383,13 @@ fn two_adds_in_flight_each_keep_their_own_folder_and_result() {
     );
     assert_eq!(
         a,
-        vec![Effect::AddFeed {
+        vec![Effect::Write(UserWrite::AddFeed(NewFeed {
             url: "https://a.example/feed".into(),
             title: Some("https://a.example/feed".into()),
-            folder: vec!["News".into()]
-        }]
+            name: None,
+            site_url: None,
+            folder: vec!["News".into()],
+        }))]
     );
     assert!(
         update(&mut s, Event::Discovered { request: 0, discovery: Box::default() }).is_empty(),
@@ -366,22 +403,22 @@ fn n_crosses_to_the_next_feed_with_unread_entries_in_one_press_and_p_goes_back()
     update(&mut s, key('l'));
     update(&mut s, key('n')); // entry 10
     update(&mut s, key('n')); // entry 11, the last unread of feed 1
-    assert_eq!(s.article.wanted, Some(11));
+    assert_eq!(s.article.wanted, Some(EntryId(11)));
     // Feed 2 has nothing unread; the folder News is open, so Three (1 unread) is next.
     let effects = update(&mut s, key('n'));
-    assert_eq!(effects, vec![load(ListKey::Feed(3), ListSource::Feed(3))]);
-    assert_eq!(s.feeds.selected_list(), Some(ListKey::Feed(3)), "the selection follows");
-    let effects = entries_loaded(&mut s, ListKey::Feed(3), vec![entry(30, 3, true), entry(31, 3, false)]);
-    assert_eq!(effects[0], Effect::LoadArticle(31), "its first unread entry opens as it arrives");
+    assert_eq!(effects, vec![load(ListKey::Feed(FeedId(3)), ListSource::Feed(FeedId(3)))]);
+    assert_eq!(s.feeds.selected_list(), Some(ListKey::Feed(FeedId(3))), "the selection follows");
+    let effects = entries_loaded(&mut s, ListKey::Feed(FeedId(3)), vec![entry(30, 3, true), entry(31, 3, false)]);
+    assert_eq!(effects[0], Effect::LoadArticle(EntryId(31)), "its first unread entry opens as it arrives");
     assert_eq!(s.entries.cursor.index, 1);
     // Nothing unread left after it: n wraps round to feed 1, which has none left either, and stops.
     let effects = update(&mut s, key('n'));
     assert!(effects.is_empty(), "{effects:?}");
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "No unread entries");
     // p walks back: mark 10 unread again and go back to it from feed 3.
-    s.feeds.feed_mut(1).unwrap().unread = 1;
+    s.feeds.feed_mut(FeedId(1)).unwrap().unread = 1;
     s.feeds.rebuild_rows();
-    assert_eq!(update(&mut s, key('p')), vec![load(ListKey::Feed(1), ListSource::Feed(1))]);
-    let effects = entries_loaded(&mut s, ListKey::Feed(1), vec![entry(10, 1, false), entry(11, 1, true)]);
-    assert_eq!(effects[0], Effect::LoadArticle(10), "p opens the last unread entry of the feed before");
+    assert_eq!(update(&mut s, key('p')), vec![load(ListKey::Feed(FeedId(1)), ListSource::Feed(FeedId(1)))]);
+    let effects = entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false), entry(11, 1, true)]);
+    assert_eq!(effects[0], Effect::LoadArticle(EntryId(10)), "p opens the last unread entry of the feed before");
 }

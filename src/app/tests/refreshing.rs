@@ -15,14 +15,15 @@ fn r_refreshes_the_selected_feed_and_capital_r_all_without_duplicates() {
 fn refresh_events_count_progress_record_errors_and_reload_at_the_end() {
     let mut s = loaded();
     update(&mut s, key('R'));
-    update(&mut s, Event::Refresh(RefreshEvent::Started { feed_id: 1 }));
-    assert!(s.progress.active.contains(&1));
-    let done = RefreshEvent::Done { feed_id: 1, new: 3, updated: 0, unread: 5, title: "One!".into(), moved_to: None };
+    update(&mut s, Event::Refresh(RefreshEvent::Started { feed_id: FeedId(1) }));
+    assert!(s.progress.active.contains(&FeedId(1)));
+    let done =
+        RefreshEvent::Done { feed_id: FeedId(1), new: 3, updated: 0, unread: 5, title: "One!".into(), moved_to: None };
     let reload = Effect::LoadEntries {
-        list: ListKey::Feed(1),
-        source: ListSource::Feed(1),
+        list: ListKey::Feed(FeedId(1)),
+        source: ListSource::Feed(FeedId(1)),
         order: Some((Sort::Newest, false)),
-        keep: Some(10),
+        keep: Some(EntryId(10)),
     };
     assert_eq!(update(&mut s, Event::Refresh(done)), vec![reload], "the list shown is read again, keeping the cursor");
     assert_eq!((s.progress.done, s.progress.total), (1, 3));
@@ -30,7 +31,7 @@ fn refresh_events_count_progress_record_errors_and_reload_at_the_end() {
     update(
         &mut s,
         Event::Refresh(RefreshEvent::Failed {
-            feed_id: 2,
+            feed_id: FeedId(2),
             title: "Two".into(),
             url: "http://example.com/2".into(),
             kind: ErrorKind::Http,
@@ -41,7 +42,7 @@ fn refresh_events_count_progress_record_errors_and_reload_at_the_end() {
     );
     assert_eq!(s.feeds.feeds[1].last_error.as_deref(), Some("HTTP 404"));
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Two: HTTP 404");
-    let effects = update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 3, moved_to: None }));
+    let effects = update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(3), moved_to: None }));
     assert_eq!(effects, vec![Effect::LoadFeeds]);
     assert!(s.progress.is_idle());
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "3 new entries in 1 feed (3 feeds refreshed), 1 failed");
@@ -51,7 +52,7 @@ fn refresh_events_count_progress_record_errors_and_reload_at_the_end() {
 fn an_error_stays_while_its_feed_fails_and_goes_when_it_recovers() {
     let mut s = loaded();
     let failed = RefreshEvent::Failed {
-        feed_id: 1,
+        feed_id: FeedId(1),
         title: "One".into(),
         url: "u".into(),
         kind: ErrorKind::Http,
@@ -64,11 +65,11 @@ fn an_error_stays_while_its_feed_fails_and_goes_when_it_recovers() {
     let now = s.clock.now;
     assert_eq!(s.status.current(now).unwrap().text, "One: HTTP 500", "one failed feed keeps its own error");
     update(&mut s, key('R'));
-    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 1, moved_to: None }));
+    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(1), moved_to: None }));
     assert!(s.status.current(now).is_none(), "the feed recovered: its error is no longer news");
     assert!(s.feeds.feeds[0].last_error.is_none());
-    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 2, moved_to: None }));
-    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 3, moved_to: None }));
+    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(2), moved_to: None }));
+    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(3), moved_to: None }));
     assert_eq!(s.status.current(now).unwrap().text, "Refreshed 3 feeds, nothing new");
     assert!(!s.status.current(now).unwrap().error);
 }
@@ -81,7 +82,7 @@ fn a_refresh_that_dies_ends_the_progress_and_automatic_refresh_goes_on() {
     update(
         &mut s,
         Event::Refresh(RefreshEvent::Done {
-            feed_id: 2,
+            feed_id: FeedId(2),
             new: 0,
             updated: 0,
             unread: 0,
@@ -89,7 +90,10 @@ fn a_refresh_that_dies_ends_the_progress_and_automatic_refresh_goes_on() {
             moved_to: None,
         }),
     );
-    let effects = update(&mut s, Event::RefreshStopped { batch: 0, ids: vec![1, 2, 3], reason: "it panicked".into() });
+    let effects = update(
+        &mut s,
+        Event::RefreshStopped { batch: 0, ids: vec![FeedId(1), FeedId(2), FeedId(3)], reason: "it panicked".into() },
+    );
     assert_eq!(effects, vec![Effect::LoadFeeds]);
     assert!(s.progress.is_idle(), "no feed stays pending");
     assert!(s.status.log.iter().any(|m| m.error && m.text.contains("it panicked")), "{:?}", s.status.log);
@@ -105,10 +109,10 @@ fn a_refresh_that_dies_ends_the_progress_and_automatic_refresh_goes_on() {
 fn the_end_of_an_older_batch_does_not_fail_a_feed_asked_for_again() {
     let mut s = loaded();
     update(&mut s, key('r')); // batch 0: feed 1
-    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: 1, moved_to: None }));
+    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(1), moved_to: None }));
     update(&mut s, key('r')); // batch 1: feed 1 again
-    update(&mut s, Event::RefreshStopped { batch: 0, ids: vec![1], reason: "ended".into() });
-    assert!(s.progress.pending.contains_key(&1), "batch 1 still waits for feed 1");
+    update(&mut s, Event::RefreshStopped { batch: 0, ids: vec![FeedId(1)], reason: "ended".into() });
+    assert!(s.progress.pending.contains_key(&FeedId(1)), "batch 1 still waits for feed 1");
 }
 
 #[test]
@@ -134,14 +138,21 @@ fn forcing_an_encoding_validates_the_label_stores_it_and_refreshes() {
     typed(&mut s, "koi8-r");
     assert_eq!(
         update(&mut s, code(KeyCode::Enter)),
-        vec![Effect::SetEncodingOverride { feed_id: 1, label: Some("koi8-r".into()) }, refresh(0, vec![1], true)]
+        vec![
+            Effect::Write(UserWrite::SetEncodingOverride { feed_id: FeedId(1), label: Some("koi8-r".into()) }),
+            refresh(0, vec![1], true)
+        ]
     );
     assert!(s.dialog.is_none());
     assert_eq!(s.feeds.feeds[0].encoding_forced.as_deref(), Some("koi8-r"));
     update(&mut s, key('e'));
     update(&mut s, ctrl('u'));
     let effects = update(&mut s, code(KeyCode::Enter));
-    assert_eq!(effects[0], Effect::SetEncodingOverride { feed_id: 1, label: None }, "an empty answer stops forcing");
+    assert_eq!(
+        effects[0],
+        Effect::Write(UserWrite::SetEncodingOverride { feed_id: FeedId(1), label: None }),
+        "an empty answer stops forcing"
+    );
 }
 
 #[test]
@@ -152,7 +163,7 @@ fn due_feeds_are_refreshed_automatically_every_interval() {
     assert!(update(&mut s, Event::Tick(1000 + progress::AUTO_CHECK_SECS - 1)).is_empty());
     let at = 1000 + progress::AUTO_CHECK_SECS;
     assert_eq!(update(&mut s, Event::Tick(at)), vec![Effect::LoadDue { now: at, interval_secs: 3600 }]);
-    assert_eq!(update(&mut s, Event::DueFeeds(vec![2, 3])), vec![refresh(0, vec![2, 3], false)]);
+    assert_eq!(update(&mut s, Event::DueFeeds(vec![FeedId(2), FeedId(3)])), vec![refresh(0, vec![2, 3], false)]);
     assert!(update(&mut s, Event::Tick(1000 + 2 * progress::AUTO_CHECK_SECS)).is_empty(), "not while a refresh runs");
     let mut off = loaded();
     update(&mut off, Event::Tick(1));
@@ -163,9 +174,16 @@ fn due_feeds_are_refreshed_automatically_every_interval() {
 fn skipped_and_backing_off_feeds_are_told_apart() {
     let mut s = loaded();
     update(&mut s, key('R'));
-    update(&mut s, Event::Refresh(RefreshEvent::Skipped { feed_id: 1, title: "One".into(), reason: "waiting".into() }));
+    update(
+        &mut s,
+        Event::Refresh(RefreshEvent::Skipped {
+            feed_id: FeedId(1),
+            title: "One".into(),
+            reason: crate::model::Skip::Waiting { until: 2_000_000 },
+        }),
+    );
     let failed = |feed_id, message: &str, retry_at, dead| RefreshEvent::Failed {
-        feed_id,
+        feed_id: FeedId(feed_id),
         title: "x".into(),
         url: "u".into(),
         kind: ErrorKind::Http,
@@ -190,7 +208,14 @@ fn a_refresh_into_the_list_on_screen_reads_it_again_once_at_a_time_and_catches_u
     entries_loaded(&mut s, ListKey::All, vec![entry(10, 1, false)]);
     update(&mut s, key('R'));
     let done = |feed_id| {
-        Event::Refresh(RefreshEvent::Done { feed_id, new: 5, updated: 0, unread: 5, title: "T".into(), moved_to: None })
+        Event::Refresh(RefreshEvent::Done {
+            feed_id: FeedId(feed_id),
+            new: 5,
+            updated: 0,
+            unread: 5,
+            title: "T".into(),
+            moved_to: None,
+        })
     };
     let reads = |effects: &[Effect]| effects.iter().filter(|e| matches!(e, Effect::LoadEntries { .. })).count();
     assert_eq!(reads(&update(&mut s, done(1))), 1, "the first feed's entries are shown at once");
@@ -235,7 +260,7 @@ fn a_feed_that_failed_in_another_processs_refresh_is_said_like_our_own() {
     assert_eq!(s.status.current(s.clock.now).map(|m| m.text.as_str()), Some("Five: no answer within 30 s"));
     // It recovers in the next headless refresh: the message goes.
     update(&mut s, Event::ChangedOutside);
-    s.status.feed_error(1, "One: HTTP 404 (not found)", s.clock.now);
+    s.status.feed_error(FeedId(1), "One: HTTP 404 (not found)", s.clock.now);
     let feeds =
         vec![feed(1, "One", 2, None), feed(2, "Two", 0, Some((7, "News"))), feed(3, "Three", 1, Some((7, "News")))];
     feeds_loaded(&mut s, feeds, vec![news()]);
@@ -260,13 +285,14 @@ fn a_feeds_new_entries_raise_its_folders_count_as_the_refresh_reports_it() {
     let mut s = loaded();
     let news = |s: &State| {
         s.feeds.rows.iter().find_map(|r| match r {
-            FeedListRow::Folder { id: 7, unread, .. } => Some(*unread),
+            FeedListRow::Folder { id: FolderId(7), unread, .. } => Some(*unread),
             _ => None,
         })
     };
     assert_eq!(news(&s), Some(1), "Three's one unread entry");
     update(&mut s, key('R'));
-    let done = RefreshEvent::Done { feed_id: 2, new: 4, updated: 0, unread: 4, title: "Two".into(), moved_to: None };
+    let done =
+        RefreshEvent::Done { feed_id: FeedId(2), new: 4, updated: 0, unread: 4, title: "Two".into(), moved_to: None };
     update(&mut s, Event::Refresh(done));
     assert_eq!(news(&s), Some(5), "Two's four new ones count in News at once");
 }

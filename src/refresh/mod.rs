@@ -1,38 +1,34 @@
-//! Refreshing feeds: the work queue that fetches, reads and stores each feed, and reports every step as a
-//! [`RefreshEvent`] to whoever asked (the reader's inbox, or the `refresh` command).
+//! Refreshing feeds. [`Pipeline`] is the whole of it, for the reader and for `tidings refresh` alike: the feeds
+//! (this module's [`Refresher`]), then the new entries of full-text feeds fetched in full ([`full_text`]), then
+//! retention's purge and the search index. The [`Refresher`] is the work queue that fetches, reads and stores
+//! each feed, and reports every step as a [`RefreshEvent`] to whoever asked.
 //!
-//! - Concurrency follows the hosts: hundreds of feeds in flight at once (the `concurrency` setting, bounded by the
-//!   open-files limit), never more than `per_host_concurrency` requests to one host, and the work interleaved by
-//!   host so that one big host's queue waits on its own limit without holding everyone else back. Both limits
-//!   are shared by every run of one [`Refresher`], so two runs at once (a key press during an automatic refresh)
-//!   are still polite together.
+//! - Concurrency follows the hosts: hundreds of feeds in flight at once, never more than `per_host_concurrency`
+//!   requests to one host (the shared [`Courtesy`]), and the work interleaved by host so that one big host's
+//!   queue waits on its own limit without holding everyone else back.
 //! - CPU work stays off the network: decoding and parsing run on the blocking pool, at most one per core, and
-//!   one writer thread stores the results, several feeds per transaction when they arrive together, each feed
-//!   still all-or-nothing (its own savepoint).
+//!   the store's one writer saves the results (several feeds per transaction: [`Batcher`]).
 //! - Politeness: a feed that failed waits out its backoff, a server's `Retry-After` is honoured, a feed that is
 //!   gone (410) is left alone — unless the refresh is forced (the user asked for that very feed). How often a feed
 //!   asks to be fetched (`<ttl>`, `sy:updatePeriod`, `Cache-Control: max-age`) is capped at
 //!   [`MAX_REFRESH_EVERY_SECS`], so no server can switch a feed off.
 //! - Worker failures are events: a feed whose task panics or is cancelled still gets its one final event.
 
-use crate::fetch::{FetchOutcome, Fetcher, Validators};
+pub mod full_text;
+mod pipeline;
+
+pub use pipeline::{Observer, Outcome, Pipeline, Upkeep};
+
+use crate::fetch::{Courtesy, FetchOutcome, Fetcher, Validators, host_key};
 pub use crate::model::RefreshEvent;
-use crate::model::{EntryId, ErrorKind, FeedId};
-pub use crate::store::read::MAX_REFRESH_EVERY_SECS;
-use crate::store::read::RefreshTarget;
-use crate::store::write::{self, ApplyOutcome, FetchRecord};
-use crate::store::{DbThread, StoreError, read};
-use futures::StreamExt;
+use crate::model::{ErrorKind, FeedId, Skip};
+pub use crate::store::feeds::MAX_REFRESH_EVERY_SECS;
+use crate::store::feeds::{self, RefreshTarget};
+use crate::store::fetches::{Batcher, FetchRecord};
+use crate::store::{DbThread, StoreError};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use tokio::sync::{Semaphore, oneshot};
-
-/// New entries older than this are not fetched in full on refresh (a feed just switched to full text does not
-/// fetch its whole history).
-const FULL_TEXT_MAX_AGE_SECS: i64 = 7 * 24 * 3600;
-/// Most pages one refresh fetches in full, and how many at once.
-const FULL_TEXT_PER_PASS: usize = 100;
-const FULL_TEXT_AT_ONCE: usize = 4;
+use tokio::sync::Semaphore;
 
 /// Which feeds a refresh run covers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,55 +80,34 @@ impl Summary {
 /// A hook the tests run at the start of each feed's task, with the feed's URL (to make one panic).
 type TestHook = Arc<dyn Fn(&str) + Send + Sync>;
 
-/// Runs refreshes with a shared global limit and per-host limits. Cheap to clone; clones share the limits.
+/// Refreshes feeds: fetches, reads and stores each, politely (see [`Courtesy`]). Cheap to clone; clones share
+/// their limits.
 #[derive(Clone)]
 pub struct Refresher {
     fetcher: Fetcher,
+    courtesy: Courtesy,
+    batcher: Batcher,
     writer: DbThread,
-    writes: Arc<WriteQueue>,
-    /// Feeds being refreshed at once (fetching, reading or waiting to be saved), across every run.
-    limit: Arc<Semaphore>,
-    per_host: usize,
-    /// One semaphore of `per_host` permits for each host with a request in flight or waiting.
-    hosts: Arc<Mutex<HashMap<String, Arc<Semaphore>>>>,
     /// Feeds being decoded and parsed at once: one per core, so reading never starves the network tasks.
     reading: Arc<Semaphore>,
     /// Encodings forced in the config, by feed URL (one forced from the reader, stored with the feed, wins).
     forced: Arc<BTreeMap<String, String>>,
-    /// Held by the full-text pass that runs: passes after overlapping refreshes take turns, so no page is
-    /// fetched twice.
-    full_text_pass: Arc<tokio::sync::Mutex<()>>,
     test_hook: Option<TestHook>,
 }
 
 impl Refresher {
-    /// A refresher fetching at most `concurrency` feeds at once — fewer when the process may not open enough
-    /// files for that many connections (see [`crate::fetch::socket_budget`]) — and, until
-    /// [`Refresher::with_per_host_limit`] says otherwise, as many from one host.
-    pub fn new(fetcher: Fetcher, writer: DbThread, concurrency: usize) -> Refresher {
-        let limit = concurrency.min(crate::fetch::socket_budget()).max(1);
-        if limit < concurrency {
-            tracing::info!("refreshing {limit} feeds at once, not {concurrency}: the open-files limit allows no more");
-        }
+    /// A refresher fetching through `fetcher` as `courtesy` allows, storing through `writer`.
+    pub fn new(fetcher: Fetcher, courtesy: Courtesy, writer: DbThread) -> Refresher {
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         Refresher {
             fetcher,
-            writes: Arc::new(WriteQueue { pending: Mutex::default(), writer: writer.clone() }),
+            courtesy,
+            batcher: Batcher::new(writer.clone()),
             writer,
-            limit: Arc::new(Semaphore::new(limit)),
-            per_host: limit,
-            hosts: Arc::default(),
             reading: Arc::new(Semaphore::new(cores)),
             forced: Arc::default(),
-            full_text_pass: Arc::default(),
             test_hook: None,
         }
-    }
-
-    /// At most `per_host` fetches to one host at a time.
-    pub fn with_per_host_limit(mut self, per_host: usize) -> Refresher {
-        self.per_host = per_host.max(1);
-        self
     }
 
     /// Decodes the feeds named here with the encodings given (the config's `[encoding]` table).
@@ -147,12 +122,6 @@ impl Refresher {
     pub fn with_test_hook(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Refresher {
         self.test_hook = Some(Arc::new(hook));
         self
-    }
-
-    /// The per-host semaphore of `url`'s host.
-    fn host_limit(&self, url: &str) -> Arc<Semaphore> {
-        let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
-        hosts.entry(host_key(url)).or_insert_with(|| Arc::new(Semaphore::new(self.per_host))).clone()
     }
 
     /// Refreshes the feeds `which` names, calling `report` for each step, and returns the totals when all are
@@ -172,10 +141,10 @@ impl Refresher {
         let targets = self
             .writer
             .call(move |c| match which {
-                Which::All => read::refresh_targets(c, None),
-                Which::Feeds(ids) => read::refresh_targets(c, Some(&ids)),
+                Which::All => feeds::refresh_targets(c, None),
+                Which::Feeds(ids) => feeds::refresh_targets(c, Some(&ids)),
                 Which::Due { interval_secs } => {
-                    read::refresh_targets(c, Some(&read::due_feeds(c, now, interval_secs)?))
+                    feeds::refresh_targets(c, Some(&feeds::due_feeds(c, now, interval_secs)?))
                 }
             })
             .await?;
@@ -214,7 +183,7 @@ impl Refresher {
             RefreshEvent::Failed { title, .. } => title.to_lowercase(),
             _ => String::new(),
         });
-        self.forget_idle_hosts();
+        self.courtesy.forget_idle_hosts();
         if summary.feeds >= 10 {
             // A big batch changed the tables' statistics; let SQLite refresh what its planner relies on.
             self.writer.submit(|c| {
@@ -224,56 +193,14 @@ impl Refresher {
         Ok(summary)
     }
 
-    /// Fetches the full article of one entry (its page, extracted) with the same client and per-host limits as
-    /// feeds, and stores it — or why there is none — with the entry. Returns the article's HTML or the reason.
-    pub async fn fetch_full_text(&self, entry_id: EntryId, url: &str) -> Result<String, String> {
-        let fetched = {
-            let _host = self.host_limit(url).acquire_owned().await.expect("host semaphores are never closed");
-            crate::fetch::article::fetch_article(&self.fetcher, url).await
-        };
-        let result = fetched.map(|article| article.extracted.html).map_err(|e| e.to_string());
-        let stored = result.clone();
-        let now = chrono::Utc::now().timestamp();
-        self.writer
-            .call(move |c| {
-                crate::store::articles::set_full_text(c, entry_id, stored.as_deref().map_err(String::as_str), now)
-            })
-            .await
-            .map_err(|e| format!("could not save the article: {e}"))?;
-        result
-    }
-
-    /// Fetches in full the recent new entries of the feeds that ask for it (see
-    /// [`crate::store::articles::pending`]), a few at a time, reporting each as it is stored. Returns how many
-    /// were tried.
-    pub async fn fetch_full_texts<F>(&self, now: i64, report: F) -> Result<usize, StoreError>
-    where
-        F: Fn(EntryId, Result<String, String>) + Send + Sync + 'static,
-    {
-        let _turn = self.full_text_pass.lock().await;
-        let pending = self
-            .writer
-            .call(move |c| crate::store::articles::pending(c, now, FULL_TEXT_MAX_AGE_SECS, FULL_TEXT_PER_PASS))
-            .await?;
-        let tried = pending.len();
-        let report = Arc::new(report);
-        futures::stream::iter(pending)
-            .for_each_concurrent(FULL_TEXT_AT_ONCE, |(entry_id, url)| {
-                let report = report.clone();
-                async move { report(entry_id, self.fetch_full_text(entry_id, &url).await) }
-            })
-            .await;
-        Ok(tried)
-    }
-
     /// Waits for its turn (the host's limit first, so a busy host's backlog holds no global slot), then fetches,
     /// reads and stores one feed; returns the final event (which `run` reports).
     async fn refresh_one(&self, target: RefreshTarget, reporter: &Reporter) -> RefreshEvent {
         if let Some(hook) = &self.test_hook {
             hook(&target.url);
         }
-        let host = self.host_limit(&target.url).acquire_owned().await.expect("host semaphores are never closed");
-        let _slot = self.limit.acquire().await.expect("the refresh semaphore is never closed");
+        let host = self.courtesy.host_turn(&target.url).await;
+        let _slot = self.courtesy.slot().await;
         reporter.send(RefreshEvent::Started { feed_id: target.id });
         let validators = Validators { etag: target.etag.clone(), last_modified: target.last_modified.clone() };
         let fetched = self.fetcher.get(&target.url, &validators).await;
@@ -346,7 +273,7 @@ impl Refresher {
             tracing::warn!(feed = %feed.url, %kind, "refresh failed: {message}");
         }
         let not_modified = matches!(record, FetchRecord::NotModified { .. });
-        let saved = self.writes.save(feed.id, record).await;
+        let saved = self.batcher.save(feed.id, record).await;
         let FeedName { id: feed_id, title, url } = feed;
         match (saved, failure) {
             (Err(e), _) => RefreshEvent::Failed {
@@ -385,12 +312,7 @@ impl Refresher {
         if !died.is_panic() {
             return feed.failed(STOPPED);
         }
-        let panic = died.into_panic();
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "no details".into());
+        let what = crate::panics::panic_message(&*died.into_panic());
         tracing::error!(feed = %feed.url, "the refresh task panicked: {what}");
         let message = format!(
             "tidings failed while refreshing this feed (internal error: {}); the other feeds were not affected. It \
@@ -399,12 +321,6 @@ impl Refresher {
         );
         let record = FetchRecord::Failed { status: None, kind: ErrorKind::Internal, message, retry_after_secs: None };
         self.save(feed, record).await
-    }
-
-    /// Drops the semaphores of hosts nobody is waiting on, so the map does not grow with every host ever seen.
-    fn forget_idle_hosts(&self) {
-        let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
-        hosts.retain(|_, limit| Arc::strong_count(limit) > 1 || limit.available_permits() < self.per_host);
     }
 }
 
@@ -475,108 +391,6 @@ impl Drop for Unfinished {
     }
 }
 
-/// The results waiting for the writer thread. The first to arrive sends the writer a job; whatever arrives
-/// before that job runs goes into the same transaction (group commit), so one writer keeps up with many hosts
-/// answering at once.
-/// Most feeds stored in one transaction. Batches save the writer a commit per feed, but every feed in a batch
-/// waits for its commit, holding its refresh slot: small batches keep the slots (and so the network) flowing.
-const MAX_BATCH: usize = 16;
-
-struct WriteQueue {
-    pending: Mutex<Vec<PendingWrite>>,
-    writer: DbThread,
-}
-
-struct PendingWrite {
-    feed_id: FeedId,
-    record: FetchRecord,
-    saved: oneshot::Sender<Result<ApplyOutcome, String>>,
-}
-
-impl WriteQueue {
-    /// Sends the writer a job that stores the next batch (and sends the job after it, when more are waiting).
-    fn drain(self: &Arc<Self>) {
-        let mut job = Drain { queue: self.clone(), ran: false };
-        self.writer.submit(move |conn| {
-            job.ran = true;
-            let (batch, more) = {
-                let mut pending = job.queue.pending.lock().unwrap_or_else(|e| e.into_inner());
-                let take = pending.len().min(MAX_BATCH);
-                let batch: Vec<PendingWrite> = pending.drain(..take).collect();
-                (batch, !pending.is_empty())
-            };
-            if more {
-                job.queue.drain();
-            }
-            write_batch(conn, batch);
-        });
-    }
-
-    /// Stores one feed's result; returns when it is committed.
-    async fn save(self: &Arc<Self>, feed_id: FeedId, record: FetchRecord) -> Result<ApplyOutcome, String> {
-        let (saved, outcome) = oneshot::channel();
-        let first = {
-            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            pending.push(PendingWrite { feed_id, record, saved });
-            pending.len() == 1
-        };
-        if first {
-            self.drain();
-        }
-        outcome.await.map_err(|_| StoreError::Closed.to_string())?
-    }
-}
-
-/// A writer job that stores the next batch. Dropped without running — the writer thread is gone — it drops
-/// every waiting result's answer channel, so each waiting feed fails (could not be saved) instead of waiting
-/// forever.
-struct Drain {
-    queue: Arc<WriteQueue>,
-    ran: bool,
-}
-
-impl Drop for Drain {
-    fn drop(&mut self) {
-        if !self.ran {
-            let abandoned = std::mem::take(&mut *self.queue.pending.lock().unwrap_or_else(|e| e.into_inner()));
-            drop(abandoned);
-        }
-    }
-}
-
-/// Writes a batch of results in one transaction, each feed in its own savepoint (a feed that cannot be stored
-/// leaves no trace and does not stop the others); answers each once the transaction is committed.
-fn write_batch(conn: &mut rusqlite::Connection, batch: Vec<PendingWrite>) {
-    let now = chrono::Utc::now().timestamp();
-    let mut tx = match conn.transaction() {
-        Ok(tx) => tx,
-        Err(e) => {
-            for write in batch {
-                let _ = write.saved.send(Err(e.to_string()));
-            }
-            return;
-        }
-    };
-    let mut answers = Vec::with_capacity(batch.len());
-    for write in batch {
-        let outcome = tx.savepoint().map_err(StoreError::from).and_then(|savepoint| {
-            let outcome = write::record_fetch(&savepoint, write.feed_id, &write.record, now)?;
-            savepoint.commit()?;
-            Ok(outcome)
-        });
-        answers.push((write.saved, outcome.map_err(|e| e.to_string())));
-    }
-    let committed = tx.commit().map_err(|e| e.to_string());
-    for (saved, outcome) in answers {
-        let _ = saved.send(committed.clone().and(outcome));
-    }
-}
-
-/// The host a feed's URL names, lowercased; per-host limits count by it.
-fn host_key(url: &str) -> String {
-    url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_default()
-}
-
 /// The targets reordered round-robin by host (first feed of each host, then the second of each, …), keeping
 /// each host's own order: the first feeds to start are spread over as many hosts as possible.
 fn interleave_by_host(targets: Vec<RefreshTarget>) -> Vec<RefreshTarget> {
@@ -604,21 +418,20 @@ fn interleave_by_host(targets: Vec<RefreshTarget>) -> Vec<RefreshTarget> {
 }
 
 /// Why a feed is left alone by an unforced refresh, if it is.
-fn skip_reason(target: &RefreshTarget, now: i64) -> Option<String> {
+fn skip_reason(target: &RefreshTarget, now: i64) -> Option<Skip> {
     if target.dead {
-        return Some("the feed is gone (HTTP 410); press r on it to try anyway".into());
+        return Some(Skip::Gone);
     }
-    let until = target.retry_at.filter(|at| *at > now)?;
-    Some(format!("waiting until {} before trying again", crate::clock::Zone::Local.moment(until, now)))
+    target.retry_at.filter(|at| *at > now).map(|until| Skip::Waiting { until })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn target(id: FeedId, url: &str) -> RefreshTarget {
+    fn target(id: i64, url: &str) -> RefreshTarget {
         RefreshTarget {
-            id,
+            id: FeedId(id),
             url: url.into(),
             title: url.into(),
             etag: None,
@@ -640,25 +453,29 @@ mod tests {
             target(6, "http://a.example/6"),
             target(7, "not a url"),
         ];
-        let order: Vec<FeedId> = interleave_by_host(targets).iter().map(|t| t.id).collect();
+        let order: Vec<i64> = interleave_by_host(targets).iter().map(|t| t.id.0).collect();
         assert_eq!(order, vec![1, 4, 5, 7, 2, 6, 3]);
     }
 
     #[test]
     fn a_summary_counts_each_final_event_once() {
         let mut summary = Summary::default();
-        summary.count(RefreshEvent::Started { feed_id: 1 });
+        summary.count(RefreshEvent::Started { feed_id: FeedId(1) });
         summary.count(RefreshEvent::Done {
-            feed_id: 1,
+            feed_id: FeedId(1),
             new: 3,
             updated: 0,
             unread: 3,
             title: "A".into(),
             moved_to: Some("http://a.example/new".into()),
         });
-        summary.count(RefreshEvent::NotModified { feed_id: 2, moved_to: None });
-        summary.count(FeedName { id: 3, title: "C".into(), url: "http://c.example/".into() }.failed(STOPPED));
-        summary.count(RefreshEvent::Skipped { feed_id: 4, title: "D".into(), reason: "waiting".into() });
+        summary.count(RefreshEvent::NotModified { feed_id: FeedId(2), moved_to: None });
+        summary.count(FeedName { id: FeedId(3), title: "C".into(), url: "http://c.example/".into() }.failed(STOPPED));
+        summary.count(RefreshEvent::Skipped {
+            feed_id: FeedId(4),
+            title: "D".into(),
+            reason: Skip::Waiting { until: 5 },
+        });
         assert_eq!((summary.feeds, summary.updated_feeds, summary.not_modified, summary.new_entries), (4, 1, 1, 3));
         assert_eq!((summary.failed.len(), summary.skipped.len()), (1, 1));
         assert_eq!(summary.moved, vec![("A".to_string(), "http://a.example/new".to_string())]);

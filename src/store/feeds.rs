@@ -1,20 +1,10 @@
-//! Queries: what the UI and the commands read. Plain functions over a connection, so they run on whichever
-//! thread owns it.
+//! Feeds: the subscriptions as the feed list, the feed-info view, a refresh and an export read them; and the
+//! changes people make to them — subscribing (one, or an OPML file's worth), unsubscribing, renaming, forcing an
+//! encoding, reading in full — each inside the transaction [`super::apply`] opened.
 
-use super::StoreError;
-pub use crate::model::{EntryDetail, EntryRow, FeedInfo, FeedRow, FolderRow};
-use crate::model::{EntryId, ErrorKind, FeedId, FolderId};
+use super::{RowIds, StoreError};
+use crate::model::{ErrorKind, FeedId, FeedInfo, FeedRow, FolderId, ImportOutcome, NewFeed};
 use rusqlite::{Connection, OptionalExtension, Row, params};
-
-/// Every folder, in the order the feed list shows them.
-pub fn folders(conn: &Connection) -> Result<Vec<FolderRow>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT id, name, parent_id, collapsed FROM folders ORDER BY position, lower(name)")?;
-    let rows = stmt
-        .query_map([], |r| Ok(FolderRow { id: r.get(0)?, name: r.get(1)?, parent: r.get(2)?, collapsed: r.get(3)? }))?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
-}
 
 /// What a refresh needs to know about a feed before fetching it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,11 +36,11 @@ const FOLDER_PATHS: &str = "WITH RECURSIVE folder_paths(id, path, depth) AS (
 
 fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
     Ok(FeedRow {
-        id: r.get(0)?,
+        id: r.id(0)?,
         url: r.get(1)?,
         title: r.get(2)?,
         site_url: r.get(3)?,
-        folder_id: r.get(4)?,
+        folder_id: r.optional_id(4)?,
         folder: r.get(5)?,
         unread: r.get(6)?,
         last_status: r.get(7)?,
@@ -82,88 +72,7 @@ pub fn feed(conn: &Connection, id: FeedId) -> Result<Option<FeedRow>, StoreError
     let sql = format!(
         "{FOLDER_PATHS} SELECT {FEED_COLUMNS} FROM feeds f LEFT JOIN folders d ON d.id = f.folder_id WHERE f.id = ?1"
     );
-    Ok(conn.prepare_cached(&sql)?.query_row([id], feed_row).optional()?)
-}
-
-/// Most entries one list shows (the newest).
-pub const MAX_LISTED_ENTRIES: i64 = 10_000;
-
-/// The entries of a feed, newest first.
-pub fn entries(conn: &Connection, feed_id: FeedId) -> Result<Vec<EntryRow>, StoreError> {
-    entry_rows(
-        conn,
-        "SELECT id, feed_id, title, link, sort_at, read, starred FROM entries
-         WHERE feed_id = ?1 ORDER BY sort_at DESC, id DESC LIMIT ?2",
-        feed_id,
-    )
-}
-
-/// The entries of every feed in a folder, newest first.
-pub fn folder_entries(conn: &Connection, folder_id: FolderId) -> Result<Vec<EntryRow>, StoreError> {
-    entry_rows(
-        conn,
-        "SELECT id, feed_id, title, link, sort_at, read, starred FROM entries
-         WHERE feed_id IN (SELECT id FROM feeds WHERE folder_id = ?1) ORDER BY sort_at DESC, id DESC LIMIT ?2",
-        folder_id,
-    )
-}
-
-fn entry_rows(conn: &Connection, sql: &str, id: i64) -> Result<Vec<EntryRow>, StoreError> {
-    let mut stmt = conn.prepare_cached(sql)?;
-    let rows = stmt
-        .query_map(params![id, MAX_LISTED_ENTRIES], |r| {
-            Ok(EntryRow {
-                id: r.get(0)?,
-                feed_id: r.get(1)?,
-                title: r.get(2)?,
-                link: r.get(3)?,
-                date: r.get(4)?,
-                read: r.get(5)?,
-                starred: r.get(6)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
-}
-
-/// One entry with its content.
-pub fn entry(conn: &Connection, id: EntryId) -> Result<Option<EntryDetail>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT e.id, e.feed_id, coalesce(f.custom_title, f.title, f.url), e.title, e.link, e.author,
-                e.published_at, e.updated_at, e.content_html, e.summary_html, e.read, e.starred,
-                e.categories, e.enclosures, e.comments, e.thumbnail, e.full_html, e.full_error
-         FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE e.id = ?1",
-    )?;
-    let detail = stmt
-        .query_row([id], |r| {
-            Ok(EntryDetail {
-                id: r.get(0)?,
-                feed_id: r.get(1)?,
-                feed_title: r.get(2)?,
-                title: r.get(3)?,
-                link: r.get(4)?,
-                author: r.get(5)?,
-                published_at: r.get(6)?,
-                updated_at: r.get(7)?,
-                content_html: r.get(8)?,
-                summary_html: r.get(9)?,
-                read: r.get(10)?,
-                starred: r.get(11)?,
-                categories: json_list(r.get(12)?),
-                enclosures: json_list(r.get(13)?),
-                comments: r.get(14)?,
-                thumbnail: r.get(15)?,
-                full_html: r.get(16)?,
-                full_error: r.get(17)?,
-            })
-        })
-        .optional()?;
-    Ok(detail)
-}
-
-/// A JSON list stored in a column; an unreadable one reads as empty.
-fn json_list<T: serde::de::DeserializeOwned>(column: Option<String>) -> Vec<T> {
-    column.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default()
+    Ok(conn.prepare_cached(&sql)?.query_row([id.0], feed_row).optional()?)
 }
 
 /// The feed-info view's data for one subscription.
@@ -175,7 +84,7 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
                     added_at, encoding_decision, parse_warnings, title
              FROM feeds WHERE id = ?1",
         )?
-        .query_row([id], |r| {
+        .query_row([id.0], |r| {
             let decision: Option<String> = r.get(6)?;
             Ok(FeedInfo {
                 row: row.clone(),
@@ -186,7 +95,7 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
                 last_modified: r.get(4)?,
                 added_at: r.get(5)?,
                 decision: decision.and_then(|d| serde_json::from_str(&d).ok()),
-                warnings: json_list(r.get(7)?),
+                warnings: super::entries::json_list(r.get(7)?),
                 own_title: r.get(8)?,
             })
         })
@@ -198,7 +107,7 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
 pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<RefreshTarget>, StoreError> {
     let map = |r: &Row<'_>| {
         Ok(RefreshTarget {
-            id: r.get(0)?,
+            id: r.id(0)?,
             url: r.get(1)?,
             etag: r.get(2)?,
             last_modified: r.get(3)?,
@@ -219,7 +128,7 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             let mut stmt = conn.prepare_cached(&format!("{base} WHERE id = ?1"))?;
             let mut out = Vec::with_capacity(ids.len());
             for id in ids {
-                if let Some(t) = stmt.query_row(params![id], map).optional()? {
+                if let Some(t) = stmt.query_row([id.0], map).optional()? {
                     out.push(t);
                 }
             }
@@ -241,7 +150,7 @@ pub fn due_feeds(conn: &Connection, now: i64, interval: i64) -> Result<Vec<FeedI
            AND coalesce(last_fetched_at, 0) + max(?2, min(coalesce(refresh_every_secs, 0), ?3)) <= ?1
          ORDER BY coalesce(last_fetched_at, 0), id",
     )?;
-    let rows = stmt.query_map(params![now, interval, MAX_REFRESH_EVERY_SECS], |r| r.get(0))?;
+    let rows = stmt.query_map(params![now, interval, MAX_REFRESH_EVERY_SECS], |r| r.id(0))?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
@@ -249,21 +158,21 @@ pub fn due_feeds(conn: &Connection, now: i64, interval: i64) -> Result<Vec<FeedI
 pub fn unread_count(conn: &Connection, feed_id: FeedId) -> Result<i64, StoreError> {
     Ok(conn
         .prepare_cached("SELECT count(*) FROM entries WHERE feed_id = ?1 AND read = 0")?
-        .query_row([feed_id], |r| r.get(0))?)
+        .query_row([feed_id.0], |r| r.get(0))?)
 }
 
 /// Every subscription (its URL, the name it shows, its site and folder) and every folder, in the feed list's
 /// order: what `tidings export` writes.
 pub fn export_doc(conn: &Connection) -> Result<crate::opml::ExportDoc, StoreError> {
     let paths = super::folders::paths(conn)?;
-    let folders = folders(conn)?.into_iter().filter_map(|f| paths.get(&f.id).cloned()).collect();
+    let folders = super::folders::folders(conn)?.into_iter().filter_map(|f| paths.get(&f.id).cloned()).collect();
     let mut stmt = conn.prepare_cached(
         "SELECT url, coalesce(custom_title, title, url), site_url, folder_id FROM feeds
          ORDER BY position, lower(coalesce(custom_title, title, url))",
     )?;
     let feeds = stmt
         .query_map([], |r| {
-            let folder: Option<crate::model::FolderId> = r.get(3)?;
+            let folder: Option<FolderId> = r.optional_id(3)?;
             Ok(crate::opml::ExportFeed {
                 url: r.get(0)?,
                 title: r.get(1)?,
@@ -273,6 +182,93 @@ pub fn export_doc(conn: &Connection) -> Result<crate::opml::ExportDoc, StoreErro
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(crate::opml::ExportDoc { feeds, folders })
+}
+
+/// How many subscriptions [`import`] adds between two progress calls.
+pub const IMPORT_PROGRESS_EVERY: usize = 1_000;
+
+/// Adds subscriptions (creating their folders, and the `folders` listed too: an OPML file's empty folders),
+/// skipping URLs already subscribed, and calls `progress` with the number of subscriptions handled so far every
+/// [`IMPORT_PROGRESS_EVERY`], and once at the end. Linear: each subscription costs an index lookup and an insert
+/// (positions and folder ids are counted here, not looked up again each time). A name the file gives a feed is
+/// the user's name for it.
+pub(super) fn import(
+    tx: &Connection,
+    feeds: &[NewFeed],
+    folders: &[Vec<String>],
+    now: i64,
+    progress: &mut dyn FnMut(usize),
+) -> Result<ImportOutcome, StoreError> {
+    let mut outcome = ImportOutcome::default();
+    {
+        let mut exists = tx.prepare_cached("SELECT 1 FROM feeds WHERE url = ?1")?;
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO feeds (url, title, custom_title, site_url, folder_id, position, added_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        let mut position: i64 = tx.query_row("SELECT coalesce(max(position), 0) FROM feeds", [], |r| r.get(0))?;
+        let mut folder_ids = super::folders::FolderIds::default();
+        for path in folders {
+            folder_ids.path(tx, path)?;
+        }
+        for (done, feed) in feeds.iter().enumerate() {
+            if done > 0 && done % IMPORT_PROGRESS_EVERY == 0 {
+                progress(done);
+            }
+            if exists.exists([&feed.url])? {
+                outcome.duplicates.push(feed.url.clone());
+                continue;
+            }
+            let folder_id = folder_ids.path(tx, &feed.folder)?.map(|f| f.0);
+            position += 1;
+            insert.execute(params![
+                feed.url,
+                feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, super::fetches::MAX_TITLE_BYTES)),
+                feed.name.as_deref().map(|t| crate::sanitize::truncate_bytes(t, super::fetches::MAX_TITLE_BYTES)),
+                feed.site_url,
+                folder_id,
+                position,
+                now
+            ])?;
+            outcome.added.push(feed.url.clone());
+        }
+    }
+    progress(feeds.len());
+    Ok(outcome)
+}
+
+/// Adds one subscription (or finds it, when its URL is already subscribed); returns its id and whether it was
+/// new.
+pub(super) fn add(tx: &Connection, feed: &NewFeed, now: i64) -> Result<(FeedId, bool), StoreError> {
+    let outcome = import(tx, std::slice::from_ref(feed), &[], now, &mut |_| {})?;
+    let id = tx.prepare_cached("SELECT id FROM feeds WHERE url = ?1")?.query_row([&feed.url], |r| r.id(0))?;
+    Ok((id, !outcome.added.is_empty()))
+}
+
+/// Unsubscribes; the feed's entries go with it.
+pub(super) fn delete(tx: &Connection, feed_id: FeedId) -> Result<(), StoreError> {
+    tx.prepare_cached("DELETE FROM feeds WHERE id = ?1")?.execute([feed_id.0])?;
+    Ok(())
+}
+
+/// Gives a feed the user's own name; `None` goes back to the feed's title.
+pub(super) fn rename(tx: &Connection, feed_id: FeedId, title: Option<&str>) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE feeds SET custom_title = ?2 WHERE id = ?1")?.execute(params![feed_id.0, title])?;
+    Ok(())
+}
+
+/// Forces (or with `None`, stops forcing) the encoding of a feed. The validators are dropped so the next
+/// refresh downloads the feed again instead of hearing "not modified".
+pub(super) fn set_encoding_override(tx: &Connection, feed_id: FeedId, label: Option<&str>) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE feeds SET encoding_override = ?2, etag = NULL, last_modified = NULL WHERE id = ?1")?
+        .execute(params![feed_id.0, label])?;
+    Ok(())
+}
+
+/// Fetch the new entries of this feed in full on refresh, or stop.
+pub(super) fn set_full_text(tx: &Connection, feed_id: FeedId, on: bool) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE feeds SET full_text = ?2 WHERE id = ?1")?.execute(params![feed_id.0, on])?;
+    Ok(())
 }
 
 #[cfg(test)]

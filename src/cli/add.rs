@@ -1,0 +1,74 @@
+//! `tidings add URL`: subscribe to a feed — a page's address goes through discovery — and fetch it at once.
+
+use super::{EXIT_SOME_FAILED, EXIT_USAGE};
+use crate::config::Config;
+use crate::fetch::Fetcher;
+use crate::fetch::discovery::discover;
+use crate::model::{Applied, NewFeed, UserWrite};
+use crate::refresh::{Observer, RefreshEvent, Upkeep, Which};
+use crate::sanitize::one_line;
+use crate::store::{self, DbThread};
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// The new feed's refresh says nothing as it goes: its result is the one line printed.
+struct Quiet;
+
+impl Observer for Quiet {
+    fn feed(&self, _: RefreshEvent) {}
+}
+
+pub(super) async fn run(
+    db: &Path,
+    config: &Config,
+    url: &str,
+    folder: Option<String>,
+    pick: Option<usize>,
+) -> anyhow::Result<ExitCode> {
+    let fetcher = Fetcher::new(config.fetch_config()).map_err(anyhow::Error::msg)?;
+    let found = discover(&fetcher, url).await;
+    let chosen = match (found.feeds.len(), pick) {
+        (0, _) => {
+            note_part!("{}", super::discover::describe(&found));
+            return Ok(ExitCode::from(EXIT_SOME_FAILED));
+        }
+        (n, Some(p)) if p == 0 || p > n => {
+            note_part!("{}", super::discover::describe(&found));
+            note!("--pick {p}: choose a number from 1 to {n}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+        (_, Some(p)) => &found.feeds[p - 1],
+        (1, None) => &found.feeds[0],
+        (n, None) => {
+            note_part!("{}", super::discover::describe(&found));
+            note!("{n} feeds found: run again with --pick N to choose one");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    // A path ("Tech/Rust") names a folder inside another.
+    let folder = folder.as_deref().map(store::folders::split_path).unwrap_or_default();
+    let new = NewFeed { url: chosen.url.clone(), title: chosen.title.clone(), name: None, site_url: None, folder };
+    let writer = DbThread::spawn("tidings-writer", store::open_write(db)?);
+    let write = UserWrite::AddFeed(new);
+    let applied = writer.call(move |c| store::apply(c, &write, chrono::Utc::now().timestamp())).await?;
+    let Applied::Subscribed { feed_id, added } = applied else {
+        anyhow::bail!("adding the feed was answered with {applied:?}; please report this");
+    };
+    let title = one_line(chosen.title.as_deref().unwrap_or(&chosen.url), 200);
+    if !added {
+        writeln!(std::io::stdout().lock(), "Already subscribed to {title} ({})", one_line(&chosen.url, 500))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let pipeline = config.pipeline(&fetcher, &writer, Upkeep::PurgeOnly);
+    let summary =
+        pipeline.run(Which::Feeds(vec![feed_id]), true, Arc::new(Quiet)).await.refreshed.map_err(anyhow::Error::msg)?;
+    writeln!(
+        std::io::stdout().lock(),
+        "Subscribed to {title} ({}): {} entries",
+        one_line(&chosen.url, 500),
+        summary.new_entries
+    )?;
+    Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}

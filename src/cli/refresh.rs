@@ -1,0 +1,182 @@
+//! `tidings refresh`: the reader's refresh pipeline, headless — every feed, the new entries of full-text feeds in
+//! full, and retention's purge — with progress on standard error and a summary (or JSON) on standard output.
+
+use super::EXIT_SOME_FAILED;
+use crate::clock::Zone;
+use crate::config::Config;
+use crate::fetch::Fetcher;
+use crate::model::{EntryId, Skip};
+use crate::refresh::{Observer, RefreshEvent, Upkeep, Which};
+use crate::sanitize::one_line;
+use crate::store::{self, DbThread, entries, feeds};
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Progress on standard error, and the pages that gave no article, for the report.
+struct Progress {
+    total: usize,
+    done: AtomicUsize,
+    on_terminal: bool,
+    refused: Mutex<Vec<(EntryId, String)>>,
+}
+
+impl Observer for Progress {
+    fn feed(&self, event: RefreshEvent) {
+        if event.is_final() && self.on_terminal {
+            let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+            note_part!("\rRefreshing {n}/{}", self.total);
+            if n == self.total {
+                note!("");
+            }
+        }
+    }
+
+    fn full_text(&self, entry_id: EntryId, result: &Result<String, String>) {
+        if let Err(why) = result {
+            self.refused.lock().unwrap_or_else(|e| e.into_inner()).push((entry_id, why.clone()));
+        }
+    }
+}
+
+/// Why a feed was left alone, for this report (the reader says it with its own keys).
+fn skip_reason(skip: Skip, now: i64) -> String {
+    match skip {
+        Skip::Gone => "the feed is gone (HTTP 410)".to_string(),
+        Skip::Waiting { until } => format!("waiting until {} before trying again", Zone::Local.moment(until, now)),
+    }
+}
+
+pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> anyhow::Result<ExitCode> {
+    let writer = DbThread::spawn("tidings-writer", store::open_write(db)?);
+    let fetcher = Fetcher::new(config.fetch_config()).map_err(anyhow::Error::msg)?;
+    // New entries are not indexed for search here: `tidings search` indexes them before it looks, and the
+    // reader in the background, so a first refresh of thousands of feeds does not wait on indexing.
+    let pipeline = config.pipeline(&fetcher, &writer, Upkeep::PurgeOnly);
+    let total = writer.call(|c| Ok(feeds::refresh_targets(c, None)?.len())).await?;
+    let progress = Arc::new(Progress {
+        total,
+        done: AtomicUsize::new(0),
+        on_terminal: std::io::stderr().is_terminal(),
+        refused: Mutex::default(),
+    });
+    let outcome = pipeline.run(Which::All, force, progress.clone()).await;
+    let summary = outcome.refreshed.map_err(anyhow::Error::msg)?;
+    let purged = outcome.purged?;
+    let full_text = outcome.full_texts;
+    let refused = std::mem::take(&mut *progress.refused.lock().unwrap_or_else(|e| e.into_inner()));
+    let full_tried = full_text.as_ref().map_or(0, |tried| *tried);
+    let refused = describe_pages(&writer, refused).await;
+    let not_indexed = writer.call(|c| store::search::pending_count(c)).await?;
+    let now = chrono::Utc::now().timestamp();
+    let failures: Vec<(&str, &str, &str, &str)> = summary
+        .failed
+        .iter()
+        .filter_map(|ev| match ev {
+            RefreshEvent::Failed { title, url, kind, message, .. } => {
+                Some((title.as_str(), url.as_str(), kind.as_str(), message.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    let skipped: Vec<(&str, String)> = summary
+        .skipped
+        .iter()
+        .filter_map(|ev| match ev {
+            RefreshEvent::Skipped { title, reason, .. } => Some((title.as_str(), skip_reason(*reason, now))),
+            _ => None,
+        })
+        .collect();
+    let mut out = std::io::stdout().lock();
+    if json {
+        let value = serde_json::json!({
+            "feeds": summary.feeds,
+            "updated": summary.updated_feeds,
+            "not_modified": summary.not_modified,
+            "new_entries": summary.new_entries,
+            "failed": failures.iter().map(|(title, url, kind, message)| serde_json::json!({
+                "title": one_line(title, 300), "url": url, "kind": kind, "message": one_line(message, 1000),
+            })).collect::<Vec<_>>(),
+            "skipped": skipped.iter().map(|(title, reason)| serde_json::json!({"title": one_line(title, 300), "reason": reason})).collect::<Vec<_>>(),
+            "moved": summary.moved.iter().map(|(title, url)| serde_json::json!({"title": one_line(title, 300), "url": url})).collect::<Vec<_>>(),
+            "purged": purged,
+            "not_indexed": not_indexed,
+            "full_text": {
+                "fetched": full_tried - refused.len(),
+                "failed": refused.iter().map(|(title, url, why)| serde_json::json!({
+                    "title": one_line(title, 300), "url": url, "message": one_line(why, 1000),
+                })).collect::<Vec<_>>(),
+                "error": full_text.as_ref().err().map(|e| e.to_string()),
+            },
+        });
+        writeln!(out, "{value}")?;
+    } else {
+        writeln!(
+            out,
+            "Refreshed {} feeds: {} updated ({} new entries), {} not modified, {} failed{}.",
+            summary.feeds,
+            summary.updated_feeds,
+            summary.new_entries,
+            summary.not_modified,
+            failures.len(),
+            if skipped.is_empty() { String::new() } else { format!(", {} left alone", skipped.len()) }
+        )?;
+        if full_tried > 0 {
+            let fetched = full_tried - refused.len();
+            let failed = match refused.len() {
+                0 => String::new(),
+                1 => "; 1 page gave no article and keeps its feed's text".to_owned(),
+                n => format!("; {n} pages gave no article and keep their feed's text"),
+            };
+            let noun = if fetched == 1 { "article" } else { "articles" };
+            writeln!(out, "Fetched {fetched} {noun} in full{failed}.")?;
+        }
+        if purged > 0 {
+            writeln!(out, "Purged {purged} old entries (keep_days, max_entries_per_feed).")?;
+        }
+        for (title, url, kind, message) in &failures {
+            let at = if title == url { String::new() } else { format!(" <{}>", one_line(url, 500)) };
+            writeln!(out, "FAILED  {}{at} [{kind}]: {}", one_line(title, 200), one_line(message, 1000))?;
+        }
+        for (title, reason) in &skipped {
+            writeln!(out, "SKIPPED {}: {reason} (refresh --force tries it anyway)", one_line(title, 200))?;
+        }
+        for (title, url) in &summary.moved {
+            writeln!(out, "MOVED   {}: its address is now {}", one_line(title, 200), one_line(url, 500))?;
+        }
+        for (title, url, why) in &refused {
+            writeln!(
+                out,
+                "NO TEXT {} <{}>: {} (t on the entry in the reader tries again)",
+                one_line(title, 200),
+                one_line(url, 500),
+                one_line(why, 1000)
+            )?;
+        }
+        if let Err(e) = &full_text {
+            writeln!(out, "The full articles of T feeds were not fetched: {e}; the next refresh tries again.")?;
+        }
+    }
+    out.flush()?;
+    Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// The entries whose page gave no article, as (title, link, why) for a report.
+async fn describe_pages(writer: &DbThread, pages: Vec<(EntryId, String)>) -> Vec<(String, String, String)> {
+    let unnamed: Vec<_> = pages.iter().map(|(id, why)| (format!("entry {id}"), String::new(), why.clone())).collect();
+    let described = writer
+        .call(move |c| {
+            let mut out = Vec::with_capacity(pages.len());
+            for (entry_id, why) in pages {
+                let detail = entries::entry(c, entry_id)?;
+                let title = detail.as_ref().and_then(|d| d.title.clone()).unwrap_or_else(|| "(untitled)".into());
+                let link = detail.and_then(|d| d.link).unwrap_or_default();
+                out.push((title, link, why));
+            }
+            Ok(out)
+        })
+        .await;
+    described.unwrap_or(unnamed)
+}

@@ -1,0 +1,74 @@
+//! `tidings search QUERY`: the cache's full-text search, for scripts and people.
+
+use super::{EXIT_SOME_FAILED, EXIT_USAGE};
+use crate::sanitize::one_line;
+use crate::store::{self, StoreError};
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// `tidings search`: indexes what the last refreshes added, then prints the matches, newest first. Exit 0 with
+/// matches, 3 with none, 2 when the query (or `--feed`) means nothing.
+pub(super) fn run(db: &Path, query: &str, json: bool, feed: Option<&str>, unread: bool) -> anyhow::Result<ExitCode> {
+    use crate::store::search::{index_pending, pending_count};
+    let mut conn = store::open_write(db)?;
+    let pending = pending_count(&conn)?;
+    if pending > 5_000 && std::io::stderr().is_terminal() {
+        note!("Indexing {pending} new entries for search…");
+    }
+    index_pending(&mut conn, usize::MAX)?;
+    let feeds = store::feeds::feeds(&conn)?;
+    let within = match feed {
+        None => None,
+        Some(wanted) => {
+            let by_url = feeds.iter().find(|f| f.url == wanted);
+            let by_title = || feeds.iter().find(|f| f.title.to_lowercase() == wanted.to_lowercase());
+            match by_url.or_else(by_title) {
+                Some(f) => Some(crate::model::ListSource::Feed(f.id)),
+                None => {
+                    note!(
+                        "tidings: no feed has the address or name '{}'; `tidings unread` lists them",
+                        one_line(wanted, 200)
+                    );
+                    return Ok(ExitCode::from(EXIT_USAGE));
+                }
+            }
+        }
+    };
+    let refs = match store::lists::search(&conn, query, within.as_ref(), unread, crate::model::Sort::Newest) {
+        Ok(refs) => refs,
+        Err(StoreError::Query(e)) => {
+            note!("tidings: {e}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let ids: Vec<_> = refs.iter().map(|r| r.id).collect();
+    let rows = store::entries::entry_rows(&conn, &ids)?;
+    let feed_titles: std::collections::HashMap<_, _> = feeds.iter().map(|f| (f.id, f)).collect();
+    let mut out = std::io::stdout().lock();
+    if json {
+        let entries: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                let feed = feed_titles.get(&r.feed_id);
+                serde_json::json!({
+                    "id": r.id, "feed_id": r.feed_id, "feed": feed.map(|f| one_line(&f.title, 300)),
+                    "feed_url": feed.map(|f| &f.url), "title": r.title.as_deref().map(|t| one_line(t, 1000)),
+                    "link": r.link, "date": chrono::DateTime::from_timestamp(r.date, 0).map(|d| d.to_rfc3339()),
+                    "read": r.read, "starred": r.starred,
+                })
+            })
+            .collect();
+        writeln!(out, "{}", serde_json::json!({"query": query, "matches": rows.len(), "entries": entries}))?;
+    } else {
+        for r in &rows {
+            let feed = feed_titles.get(&r.feed_id).map_or(String::new(), |f| one_line(&f.title, 60));
+            let title = one_line(r.title.as_deref().unwrap_or("(untitled)"), 200);
+            let link = r.link.as_deref().map_or(String::new(), |l| format!("  {}", one_line(l, 500)));
+            writeln!(out, "{}  {feed}  {title}{link}", crate::clock::Zone::Local.date(r.date))?;
+        }
+        note!("{} {} found", rows.len(), if rows.len() == 1 { "entry" } else { "entries" });
+    }
+    Ok(if rows.is_empty() { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
+}

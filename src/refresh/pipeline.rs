@@ -1,0 +1,136 @@
+//! The refresh from start to end, one pipeline for the reader and for `tidings refresh` alike: the feeds, then
+//! the new entries of full-text feeds fetched in full, then what retention no longer keeps purged, then new
+//! entries indexed for search. Each store step is a writer job of its own, one bounded transaction at a time, so
+//! a mark-read or a star the user asks for meanwhile waits for one slice at most.
+
+use super::full_text::FullText;
+use super::{RefreshEvent, Refresher, Summary, Which};
+use crate::model::EntryId;
+use crate::panics::join_message;
+use crate::store::purge::{self, Policy};
+use crate::store::{DbThread, StoreError};
+use std::sync::Arc;
+
+/// Who hears how a pipeline goes (the reader's inbox; the command line's progress and report).
+pub trait Observer: Send + Sync + 'static {
+    /// One step of one feed's refresh.
+    fn feed(&self, event: RefreshEvent);
+    /// The feeds are done: each had its final event, but for those a refresh that stopped (its task died) did
+    /// not report on; `reason` says why, for them.
+    fn feeds_done(&self, _reason: &str) {}
+    /// A page fetched in full was stored (its article), or why it gave none.
+    fn full_text(&self, _entry_id: EntryId, _result: &Result<String, String>) {}
+}
+
+/// Whether the pipeline's last step indexes the new entries for search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Upkeep {
+    /// Purge and index (the reader: a search should find what just arrived).
+    PurgeAndIndex,
+    /// Purge only: `tidings search` indexes before it looks, so a first refresh of thousands of feeds does not
+    /// wait on indexing hundreds of thousands of entries.
+    PurgeOnly,
+}
+
+/// How a pipeline went.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The feeds' refresh, or why it could not run (the feeds could not be listed, or its task died).
+    pub refreshed: Result<Summary, String>,
+    /// How many pages of full-text feeds were tried, or why none could be.
+    pub full_texts: Result<usize, StoreError>,
+    /// Entries purged, or why the purge stopped.
+    pub purged: Result<usize, StoreError>,
+    /// Entries indexed (none with [`Upkeep::PurgeOnly`]), or why indexing stopped.
+    pub indexed: Result<usize, StoreError>,
+}
+
+/// The refresh pipeline. Cheap to clone.
+#[derive(Clone)]
+pub struct Pipeline {
+    refresher: Refresher,
+    full_text: FullText,
+    writer: DbThread,
+    retention: Arc<Policy>,
+    upkeep: Upkeep,
+}
+
+impl Pipeline {
+    pub fn new(
+        refresher: Refresher,
+        full_text: FullText,
+        writer: DbThread,
+        retention: Arc<Policy>,
+        upkeep: Upkeep,
+    ) -> Pipeline {
+        Pipeline { refresher, full_text, writer, retention, upkeep }
+    }
+
+    /// The full-text fetcher (for `t` on one entry).
+    pub fn full_text(&self) -> &FullText {
+        &self.full_text
+    }
+
+    /// Refreshes the feeds `which` names (`force`: also those gone or asked to wait), then the rest of the
+    /// pipeline, telling `observer` as it goes.
+    pub async fn run(&self, which: Which, force: bool, observer: Arc<dyn Observer>) -> Outcome {
+        let refresher = self.refresher.clone();
+        let feeds = observer.clone();
+        // Its own task: a refresh that panics is a failed step, not a dead pipeline.
+        let task = tokio::spawn(async move { refresher.run(which, force, move |ev| feeds.feed(ev)).await });
+        let refreshed = match task.await {
+            Ok(Ok(summary)) => Ok(summary),
+            Ok(Err(e)) => Err(format!("the refresh stopped: {e}")),
+            Err(e) => Err(format!("the refresh failed ({}); please report this", join_message(e))),
+        };
+        observer.feeds_done(match &refreshed {
+            Ok(_) => "the refresh ended without a result for it",
+            Err(why) => why,
+        });
+        let now = chrono::Utc::now().timestamp();
+        let report = observer.clone();
+        let full_texts = self.full_text.fetch_pending(now, &move |id, result| report.full_text(id, result)).await;
+        let (purged, indexed) = self.upkeep().await;
+        Outcome { refreshed, full_texts, purged, indexed }
+    }
+
+    /// Purges what retention no longer keeps, then (unless [`Upkeep::PurgeOnly`]) indexes what is new; returns
+    /// how many entries went and how many were indexed.
+    pub async fn upkeep(&self) -> (Result<usize, StoreError>, Result<usize, StoreError>) {
+        let index = self.upkeep == Upkeep::PurgeAndIndex;
+        let job = purge::Upkeep::new(self.retention.clone(), chrono::Utc::now().timestamp(), index);
+        match in_slices(&self.writer, job).await {
+            Ok(done) => (Ok(done.purged), Ok(done.indexed)),
+            Err(e) => {
+                let said = e.to_string();
+                (Err(e), Err(StoreError::Conflict(said)))
+            }
+        }
+    }
+
+    /// Indexes what is not indexed yet (before a search looks, and after full articles arrive).
+    pub async fn index(&self) -> Result<usize, StoreError> {
+        index(&self.writer).await
+    }
+}
+
+/// Indexes what is not indexed yet, each slice a writer job of its own.
+pub async fn index(writer: &DbThread) -> Result<usize, StoreError> {
+    in_slices(writer, purge::Upkeep::index_only()).await.map(|done| done.indexed)
+}
+
+/// Runs `job` to the end, each step a job of its own on the writer.
+async fn in_slices(writer: &DbThread, mut job: purge::Upkeep) -> Result<purge::Upkeep, StoreError> {
+    loop {
+        let (done, more) = writer
+            .call(move |c| {
+                let more = job.step(c)?;
+                Ok((job, more))
+            })
+            .await?;
+        job = done;
+        if !more {
+            return Ok(job);
+        }
+    }
+}

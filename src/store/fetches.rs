@@ -1,0 +1,549 @@
+//! What a refresh stores: how each feed's fetch ended ([`FetchRecord`]) and the entries it brought, with the
+//! feed's validators, backoff and errors. Entries are inserted or updated, never their read or starred flags.
+//!
+//! Results arrive from many hosts at once; [`Batcher`] stores several feeds per transaction when they arrive
+//! together (group commit), each feed still all-or-nothing in its own savepoint, so one writer keeps up.
+
+use super::{DbThread, RowIds, StoreError};
+use crate::model::{EntryId, ErrorKind, FeedId, ParsedEntry, ParsedFeed};
+use rusqlite::{Connection, OptionalExtension, params};
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+
+/// Caps on what one entry may store, so a hostile feed cannot fill the disk.
+pub const MAX_TITLE_BYTES: usize = 2 * 1024;
+pub const MAX_CONTENT_BYTES: usize = 1024 * 1024;
+pub const MAX_ENTRIES_PER_REFRESH: usize = 5_000;
+
+/// How a fetch of one feed ended, as the store records it.
+#[derive(Clone, Debug)]
+pub enum FetchRecord {
+    /// A new document was fetched and parsed.
+    Fetched {
+        status: u16,
+        etag: Option<String>,
+        last_modified: Option<String>,
+        /// Boxed: a parsed feed is much larger than the other variants.
+        feed: Box<ParsedFeed>,
+        /// The decoding decision, as JSON.
+        decision: Option<String>,
+        /// Where the feed moved for good (every redirect was permanent).
+        moved_to: Option<String>,
+        /// How often the feed (or its server) asks to be fetched at most, in seconds.
+        min_interval_secs: Option<u64>,
+    },
+    /// 304: nothing changed since the validators we sent.
+    NotModified { etag: Option<String>, last_modified: Option<String>, moved_to: Option<String> },
+    /// The fetch, decoding or parsing failed; stored entries stay as they were.
+    Failed {
+        status: Option<u16>,
+        kind: ErrorKind,
+        message: String,
+        /// How long the server asked us to wait (429, 503), in seconds.
+        retry_after_secs: Option<u64>,
+    },
+}
+
+/// What a refresh changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApplyOutcome {
+    pub new: usize,
+    pub updated: usize,
+    pub unread: i64,
+    /// The feed's display title after the refresh.
+    pub title: String,
+    /// The feed's new address, when a permanent redirect moved it.
+    pub moved_to: Option<String>,
+    /// When the feed may be fetched again, after a failure (seconds since the epoch).
+    pub retry_at: Option<i64>,
+    /// The server said the feed is gone for good (410).
+    pub dead: bool,
+}
+
+/// How long to leave a feed alone after its `failures`-th failure in a row: nothing after the first (it may
+/// be a blip), then five minutes doubling each time, up to a day.
+pub fn backoff_secs(failures: i64) -> i64 {
+    if failures < 2 {
+        return 0;
+    }
+    let doublings = (failures - 2).min(20) as u32;
+    (300_i64 * 2_i64.pow(doublings)).min(86_400)
+}
+
+/// Records one fetch of one feed, entries included, in one transaction.
+pub fn save(
+    conn: &mut Connection,
+    feed_id: FeedId,
+    record: &FetchRecord,
+    now: i64,
+) -> Result<ApplyOutcome, StoreError> {
+    let tx = conn.transaction()?;
+    let outcome = record_fetch(&tx, feed_id, record, now)?;
+    tx.commit()?;
+    Ok(outcome)
+}
+
+/// Records one fetch of one feed, entries included, inside a transaction (or savepoint) the caller opened and
+/// commits: the refresher stores several feeds per transaction, each in its own savepoint.
+pub fn record_fetch(
+    tx: &Connection,
+    feed_id: FeedId,
+    record: &FetchRecord,
+    now: i64,
+) -> Result<ApplyOutcome, StoreError> {
+    let mut outcome = ApplyOutcome::default();
+    match record {
+        FetchRecord::Fetched { status, etag, last_modified, feed, decision, moved_to, min_interval_secs } => {
+            let warnings =
+                (!feed.warnings.is_empty()).then(|| serde_json::to_string(&feed.warnings).unwrap_or_default());
+            tx.prepare_cached(
+                "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
+                    etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
+                    failures = 0, retry_at = NULL, dead = 0, last_fetched_at = ?7, last_success_at = ?7,
+                    encoding_decision = coalesce(?8, encoding_decision), parse_warnings = ?9, refresh_every_secs = ?10
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                feed_id.0,
+                feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, MAX_TITLE_BYTES)),
+                feed.link,
+                etag,
+                last_modified,
+                status,
+                now,
+                decision,
+                warnings,
+                min_interval_secs.map(|s| s as i64)
+            ])?;
+            for entry in feed.entries.iter().take(MAX_ENTRIES_PER_REFRESH) {
+                match upsert_entry(tx, feed_id, entry, now)? {
+                    Upsert::Inserted => outcome.new += 1,
+                    Upsert::Updated => outcome.updated += 1,
+                    Upsert::Unchanged => {}
+                }
+            }
+            if !feed.entries.is_empty() {
+                super::purge::forget_unlisted(tx, feed_id, now)?;
+            }
+            outcome.moved_to = move_feed_url(tx, feed_id, moved_to.as_deref())?;
+        }
+        FetchRecord::NotModified { etag, last_modified, moved_to } => {
+            tx.prepare_cached(
+                "UPDATE feeds SET etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified),
+                    last_status = 304, last_error = NULL, error_kind = NULL, failures = 0, retry_at = NULL, dead = 0,
+                    last_fetched_at = ?4, last_success_at = ?4
+                 WHERE id = ?1",
+            )?
+            .execute(params![feed_id.0, etag, last_modified, now])?;
+            outcome.moved_to = move_feed_url(tx, feed_id, moved_to.as_deref())?;
+        }
+        FetchRecord::Failed { status, kind, message, retry_after_secs } => {
+            let failures: i64 = tx
+                .prepare_cached("SELECT failures + 1 FROM feeds WHERE id = ?1")?
+                .query_row([feed_id.0], |r| r.get(0))
+                .optional()?
+                .unwrap_or(1);
+            let wait = backoff_secs(failures).max(retry_after_secs.map_or(0, |s| s as i64));
+            let retry_at = (wait > 0).then_some(now + wait);
+            let dead = *status == Some(410);
+            tx.prepare_cached(
+                "UPDATE feeds SET last_status = ?2, error_kind = ?3, last_error = ?4, failures = ?5, last_fetched_at = ?6,
+                    retry_at = ?7, dead = ?8
+                 WHERE id = ?1",
+            )?
+            .execute(params![feed_id.0, status, kind.as_str(), message, failures, now, retry_at, dead])?;
+            outcome.retry_at = retry_at;
+            outcome.dead = dead;
+        }
+    }
+    outcome.unread = super::feeds::unread_count(tx, feed_id)?;
+    outcome.title = tx
+        .prepare_cached("SELECT coalesce(custom_title, title, url) FROM feeds WHERE id = ?1")?
+        .query_row([feed_id.0], |r| r.get(0))
+        .optional()?
+        .unwrap_or_default();
+    Ok(outcome)
+}
+
+/// Stores a feed's new address after a permanent redirect, unless another subscription already has it.
+fn move_feed_url(tx: &Connection, feed_id: FeedId, to: Option<&str>) -> Result<Option<String>, StoreError> {
+    let Some(to) = to else { return Ok(None) };
+    let taken: bool =
+        tx.prepare_cached("SELECT 1 FROM feeds WHERE url = ?1 AND id != ?2")?.exists(params![to, feed_id.0])?;
+    if taken {
+        return Ok(None);
+    }
+    let changed =
+        tx.prepare_cached("UPDATE feeds SET url = ?2 WHERE id = ?1 AND url != ?2")?.execute(params![feed_id.0, to])?;
+    Ok((changed > 0).then(|| to.to_string()))
+}
+
+enum Upsert {
+    Inserted,
+    Updated,
+    Unchanged,
+}
+
+/// Inserts a new entry or updates a changed one; read and starred flags are never touched here.
+fn upsert_entry(tx: &Connection, feed_id: FeedId, e: &ParsedEntry, now: i64) -> Result<Upsert, StoreError> {
+    let cap = |s: &Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max).to_string());
+    let json = |empty: bool, value: String| (!empty).then_some(value);
+    let row = StoredEntry {
+        title: cap(&e.display_title(), MAX_TITLE_BYTES),
+        link: cap(&e.link, MAX_TITLE_BYTES),
+        author: cap(&(!e.authors.is_empty()).then(|| e.authors.join(", ")), MAX_TITLE_BYTES),
+        published: e.published.map(|d| d.timestamp()),
+        updated: e.updated.map(|d| d.timestamp()),
+        content: cap(&e.content_html, MAX_CONTENT_BYTES),
+        summary: cap(&e.summary_html, MAX_CONTENT_BYTES),
+        categories: json(e.categories.is_empty(), serde_json::to_string(&e.categories).unwrap_or_default()),
+        enclosures: json(e.enclosures.is_empty(), serde_json::to_string(&e.enclosures).unwrap_or_default()),
+        comments: cap(&e.comments, MAX_TITLE_BYTES),
+        thumbnail: cap(&e.thumbnail, MAX_TITLE_BYTES),
+    };
+    let key = crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES);
+
+    let stored: Option<(EntryId, i64, StoredEntry)> = tx
+        .prepare_cached(
+            "SELECT id, first_seen_at, title, link, author, published_at, updated_at, content_html, summary_html,
+                    categories, enclosures, comments, thumbnail
+             FROM entries WHERE feed_id = ?1 AND key = ?2",
+        )?
+        .query_row(params![feed_id.0, key], |r| {
+            Ok((
+                r.id(0)?,
+                r.get(1)?,
+                StoredEntry {
+                    title: r.get(2)?,
+                    link: r.get(3)?,
+                    author: r.get(4)?,
+                    published: r.get(5)?,
+                    updated: r.get(6)?,
+                    content: r.get(7)?,
+                    summary: r.get(8)?,
+                    categories: r.get(9)?,
+                    enclosures: r.get(10)?,
+                    comments: r.get(11)?,
+                    thumbnail: r.get(12)?,
+                },
+            ))
+        })
+        .optional()?;
+
+    let fields = params![
+        row.title,
+        row.link,
+        row.author,
+        row.published,
+        row.updated,
+        row.content,
+        row.summary,
+        row.categories,
+        row.enclosures,
+        row.comments,
+        row.thumbnail
+    ];
+    match stored {
+        None if super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
+        None => {
+            let mut values: Vec<&dyn rusqlite::ToSql> = vec![&feed_id.0, &key, &now];
+            values.extend_from_slice(fields);
+            tx.prepare_cached(
+                "INSERT INTO entries (feed_id, key, first_seen_at, title, link, author, published_at, updated_at,
+                    content_html, summary_html, categories, enclosures, comments, thumbnail, sort_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3))",
+            )?
+            .execute(values.as_slice())?;
+            Ok(Upsert::Inserted)
+        }
+        Some((_, _, ref old)) if *old == row => Ok(Upsert::Unchanged),
+        Some((id, first_seen, _)) => {
+            let mut values: Vec<&dyn rusqlite::ToSql> = vec![&id.0, &first_seen];
+            values.extend_from_slice(fields);
+            tx.prepare_cached(
+                "UPDATE entries SET title = ?3, link = ?4, author = ?5, published_at = ?6, updated_at = ?7,
+                    content_html = ?8, summary_html = ?9, categories = ?10, enclosures = ?11, comments = ?12,
+                    thumbnail = ?13, sort_at = coalesce(?6, ?7, ?2)
+                 WHERE id = ?1",
+            )?
+            .execute(values.as_slice())?;
+            Ok(Upsert::Updated)
+        }
+    }
+}
+
+/// The stored fields of an entry that a refresh may change.
+#[derive(Debug, PartialEq, Eq)]
+struct StoredEntry {
+    title: Option<String>,
+    link: Option<String>,
+    author: Option<String>,
+    published: Option<i64>,
+    updated: Option<i64>,
+    content: Option<String>,
+    summary: Option<String>,
+    categories: Option<String>,
+    enclosures: Option<String>,
+    comments: Option<String>,
+    thumbnail: Option<String>,
+}
+
+/// Most feeds stored in one transaction. Batches save the writer a commit per feed, but every feed in a batch
+/// waits for its commit, holding its refresh slot: small batches keep the slots (and so the network) flowing.
+const MAX_BATCH: usize = 16;
+
+/// Stores refresh results on the writer thread, several feeds per transaction (group commit): the first result
+/// to arrive sends the writer a job, and whatever arrives before that job runs goes into the same transaction, so
+/// one writer keeps up with many hosts answering at once. Cheap to clone; clones share the queue.
+#[derive(Clone)]
+pub struct Batcher(Arc<Queue>);
+
+struct Queue {
+    pending: Mutex<Vec<PendingWrite>>,
+    writer: DbThread,
+}
+
+impl Batcher {
+    pub fn new(writer: DbThread) -> Batcher {
+        Batcher(Arc::new(Queue { pending: Mutex::default(), writer }))
+    }
+
+    /// Stores one feed's result; returns when it is committed.
+    pub async fn save(&self, feed_id: FeedId, record: FetchRecord) -> Result<ApplyOutcome, String> {
+        self.0.save(feed_id, record).await
+    }
+}
+
+struct PendingWrite {
+    feed_id: FeedId,
+    record: FetchRecord,
+    saved: oneshot::Sender<Result<ApplyOutcome, String>>,
+}
+
+impl Queue {
+    /// Sends the writer a job that stores the next batch (and sends the job after it, when more are waiting).
+    fn drain(self: &Arc<Self>) {
+        let mut job = Drain { queue: self.clone(), ran: false };
+        self.writer.submit(move |conn| {
+            job.ran = true;
+            let (batch, more) = {
+                let mut pending = job.queue.pending.lock().unwrap_or_else(|e| e.into_inner());
+                let take = pending.len().min(MAX_BATCH);
+                let batch: Vec<PendingWrite> = pending.drain(..take).collect();
+                (batch, !pending.is_empty())
+            };
+            if more {
+                job.queue.drain();
+            }
+            write_batch(conn, batch);
+        });
+    }
+
+    /// Stores one feed's result; returns when it is committed.
+    async fn save(self: &Arc<Self>, feed_id: FeedId, record: FetchRecord) -> Result<ApplyOutcome, String> {
+        let (saved, outcome) = oneshot::channel();
+        let first = {
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            pending.push(PendingWrite { feed_id, record, saved });
+            pending.len() == 1
+        };
+        if first {
+            self.drain();
+        }
+        outcome.await.map_err(|_| StoreError::Closed.to_string())?
+    }
+}
+
+/// A writer job that stores the next batch. Dropped without running — the writer thread is gone — it drops
+/// every waiting result's answer channel, so each waiting feed fails (could not be saved) instead of waiting
+/// forever.
+struct Drain {
+    queue: Arc<Queue>,
+    ran: bool,
+}
+
+impl Drop for Drain {
+    fn drop(&mut self) {
+        if !self.ran {
+            let abandoned = std::mem::take(&mut *self.queue.pending.lock().unwrap_or_else(|e| e.into_inner()));
+            drop(abandoned);
+        }
+    }
+}
+
+/// Writes a batch of results in one transaction, each feed in its own savepoint (a feed that cannot be stored
+/// leaves no trace and does not stop the others); answers each once the transaction is committed.
+fn write_batch(conn: &mut rusqlite::Connection, batch: Vec<PendingWrite>) {
+    let now = chrono::Utc::now().timestamp();
+    let mut tx = match conn.transaction() {
+        Ok(tx) => tx,
+        Err(e) => {
+            for write in batch {
+                let _ = write.saved.send(Err(e.to_string()));
+            }
+            return;
+        }
+    };
+    let mut answers = Vec::with_capacity(batch.len());
+    for write in batch {
+        let outcome = tx.savepoint().map_err(StoreError::from).and_then(|savepoint| {
+            let outcome = record_fetch(&savepoint, write.feed_id, &write.record, now)?;
+            savepoint.commit()?;
+            Ok(outcome)
+        });
+        answers.push((write.saved, outcome.map_err(|e| e.to_string())));
+    }
+    let committed = tx.commit().map_err(|e| e.to_string());
+    for (saved, outcome) in answers {
+        let _ = saved.send(committed.clone().and(outcome));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{FeedKind, UserWrite};
+    use crate::store::{apply, feeds, fixtures};
+
+    fn entry(key: &str, title: &str) -> ParsedEntry {
+        ParsedEntry {
+            key: key.into(),
+            title: Some(title.into()),
+            link: Some(format!("http://example.com/{key}")),
+            authors: vec![],
+            published: chrono::DateTime::from_timestamp(1_700_000_000, 0),
+            updated: None,
+            content_html: Some("<p>body</p>".into()),
+            summary_html: None,
+            categories: vec!["news".into()],
+            enclosures: vec![],
+            comments: None,
+            thumbnail: None,
+        }
+    }
+
+    fn fetched(entries: Vec<ParsedEntry>) -> FetchRecord {
+        FetchRecord::Fetched {
+            status: 200,
+            etag: Some("\"v1\"".into()),
+            last_modified: None,
+            feed: Box::new(ParsedFeed {
+                kind: FeedKind::Rss2,
+                title: Some("Feed".into()),
+                link: None,
+                description: None,
+                authors: vec![],
+                entries,
+                warnings: vec![],
+                min_interval_secs: None,
+            }),
+            decision: None,
+            moved_to: None,
+            min_interval_secs: None,
+        }
+    }
+
+    fn setup() -> (tempfile::TempDir, Connection, FeedId) {
+        fixtures::one_feed()
+    }
+
+    #[test]
+    fn a_second_refresh_of_the_same_feed_adds_no_duplicate() {
+        let (_dir, mut conn, id) = setup();
+        let record = fetched(vec![entry("a", "A"), entry("b", "B")]);
+        let first = save(&mut conn, id, &record, 10).unwrap();
+        assert_eq!((first.new, first.updated, first.unread), (2, 0, 2));
+        let second = save(&mut conn, id, &record, 20).unwrap();
+        assert_eq!((second.new, second.updated, second.unread), (0, 0, 2));
+        assert_eq!(super::super::entries::of_feed(&conn, id).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_changed_entry_is_updated_and_keeps_its_read_flag() {
+        let (_dir, mut conn, id) = setup();
+        save(&mut conn, id, &fetched(vec![entry("a", "A")]), 10).unwrap();
+        let entry_id = super::super::entries::of_feed(&conn, id).unwrap()[0].id;
+        apply(&mut conn, &UserWrite::SetRead { ids: vec![entry_id], read: true }, 0).unwrap();
+        let outcome = save(&mut conn, id, &fetched(vec![entry("a", "A, corrected")]), 20).unwrap();
+        assert_eq!((outcome.new, outcome.updated, outcome.unread), (0, 1, 0));
+        let detail = super::super::entries::entry(&conn, entry_id).unwrap().unwrap();
+        assert_eq!(detail.title.as_deref(), Some("A, corrected"));
+        assert!(detail.read);
+    }
+
+    #[test]
+    fn a_failure_keeps_entries_and_validators_and_records_the_error() {
+        let (_dir, mut conn, id) = setup();
+        save(&mut conn, id, &fetched(vec![entry("a", "A")]), 10).unwrap();
+        let failed = FetchRecord::Failed {
+            status: Some(500),
+            kind: ErrorKind::Http,
+            message: "HTTP 500".into(),
+            retry_after_secs: None,
+        };
+        let outcome = save(&mut conn, id, &failed, 20).unwrap();
+        assert_eq!(outcome.unread, 1);
+        let row = feeds::feed(&conn, id).unwrap().unwrap();
+        assert_eq!(row.last_error.as_deref(), Some("HTTP 500"));
+        assert_eq!(row.last_status, Some(500));
+        let target = &feeds::refresh_targets(&conn, Some(&[id])).unwrap()[0];
+        assert_eq!(target.etag.as_deref(), Some("\"v1\""));
+    }
+
+    #[test]
+    fn failures_back_off_and_a_server_can_ask_for_longer() {
+        let (_dir, mut conn, id) = setup();
+        let fail = |retry_after_secs| FetchRecord::Failed {
+            status: Some(503),
+            kind: ErrorKind::Http,
+            message: "HTTP 503".into(),
+            retry_after_secs,
+        };
+        assert_eq!(save(&mut conn, id, &fail(None), 1000).unwrap().retry_at, None, "one failure may be a blip");
+        assert_eq!(save(&mut conn, id, &fail(None), 2000).unwrap().retry_at, Some(2300));
+        assert_eq!(save(&mut conn, id, &fail(None), 3000).unwrap().retry_at, Some(3600));
+        assert_eq!(save(&mut conn, id, &fail(Some(7200)), 4000).unwrap().retry_at, Some(11_200));
+        assert_eq!(backoff_secs(40), 86_400);
+        // Success clears it all.
+        save(&mut conn, id, &fetched(vec![]), 5000).unwrap();
+        let (failures, retry): (i64, Option<i64>) = conn
+            .query_row("SELECT failures, retry_at FROM feeds WHERE id = ?1", [id.0], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap();
+        assert_eq!((failures, retry), (0, None));
+    }
+
+    #[test]
+    fn gone_marks_a_feed_dead_and_a_permanent_move_updates_its_address() {
+        let (_dir, mut conn, id) = setup();
+        let gone = FetchRecord::Failed {
+            status: Some(410),
+            kind: ErrorKind::Http,
+            message: "HTTP 410".into(),
+            retry_after_secs: None,
+        };
+        assert!(save(&mut conn, id, &gone, 10).unwrap().dead);
+        let mut moved = fetched(vec![]);
+        if let FetchRecord::Fetched { moved_to, .. } = &mut moved {
+            *moved_to = Some("http://example.com/new-feed".into());
+        }
+        let outcome = save(&mut conn, id, &moved, 20).unwrap();
+        assert_eq!(outcome.moved_to.as_deref(), Some("http://example.com/new-feed"));
+        let (url, dead): (String, bool) = conn
+            .query_row("SELECT url, dead FROM feeds WHERE id = ?1", [id.0], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap();
+        assert_eq!((url.as_str(), dead), ("http://example.com/new-feed", false));
+    }
+
+    #[test]
+    fn entries_sort_newest_first_and_undated_ones_by_first_seen() {
+        let (_dir, mut conn, id) = setup();
+        let mut old = entry("old", "Old");
+        old.published = chrono::DateTime::from_timestamp(1_000, 0);
+        let mut undated = entry("undated", "Undated");
+        undated.published = None;
+        save(&mut conn, id, &fetched(vec![old, entry("new", "New"), undated]), 2_000_000_000).unwrap();
+        let titles: Vec<_> =
+            super::super::entries::of_feed(&conn, id).unwrap().into_iter().map(|e| e.title.unwrap()).collect();
+        assert_eq!(titles, vec!["Undated", "New", "Old"]);
+    }
+}

@@ -1,0 +1,232 @@
+//! The schema: each migration step, and the check that refuses a database this build must not touch (written
+//! by a newer tidings, or by something else).
+
+use super::{StoreError, classify, folders};
+use rusqlite::Connection;
+use std::path::Path;
+
+/// Each step moves the schema one version up; `PRAGMA user_version` is the number of steps applied.
+pub(super) const MIGRATIONS: &[Step] = &[
+    // 1: the first schema.
+    Step::Sql(
+        "CREATE TABLE folders (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        position INTEGER NOT NULL DEFAULT 0,
+        collapsed INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE feeds (
+        id INTEGER PRIMARY KEY,
+        url TEXT NOT NULL UNIQUE,
+        title TEXT,
+        custom_title TEXT,
+        site_url TEXT,
+        folder_id INTEGER REFERENCES folders(id) ON DELETE SET NULL,
+        position INTEGER NOT NULL DEFAULT 0,
+        etag TEXT,
+        last_modified TEXT,
+        last_status INTEGER,
+        last_error TEXT,
+        error_kind TEXT,
+        failures INTEGER NOT NULL DEFAULT 0,
+        retry_after INTEGER,
+        last_fetched_at INTEGER,
+        last_success_at INTEGER,
+        encoding_decision TEXT,
+        encoding_override TEXT,
+        added_at INTEGER NOT NULL
+    );
+    CREATE INDEX feeds_by_folder ON feeds(folder_id);
+    CREATE TABLE entries (
+        id INTEGER PRIMARY KEY,
+        feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        title TEXT,
+        link TEXT,
+        author TEXT,
+        published_at INTEGER,
+        updated_at INTEGER,
+        content_html TEXT,
+        summary_html TEXT,
+        read INTEGER NOT NULL DEFAULT 0,
+        starred INTEGER NOT NULL DEFAULT 0,
+        first_seen_at INTEGER NOT NULL,
+        sort_at INTEGER NOT NULL,
+        UNIQUE (feed_id, key)
+    );
+    CREATE INDEX entries_by_feed_date ON entries(feed_id, sort_at DESC, id DESC);
+    CREATE INDEX entries_unread_by_feed ON entries(feed_id) WHERE read = 0;",
+    ),
+    // 2: what entries carry besides their text, and what reading a feed had to repair.
+    Step::Sql(
+        "ALTER TABLE entries ADD COLUMN categories TEXT;
+    ALTER TABLE entries ADD COLUMN enclosures TEXT;
+    ALTER TABLE entries ADD COLUMN comments TEXT;
+    ALTER TABLE entries ADD COLUMN thumbnail TEXT;
+        ALTER TABLE feeds ADD COLUMN parse_warnings TEXT;",
+    ),
+    // 3: politeness: feeds that are gone, and how often a feed asks to be fetched.
+    Step::Sql(
+        "ALTER TABLE feeds ADD COLUMN dead INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE feeds ADD COLUMN refresh_every_secs INTEGER;",
+    ),
+    // 4: an instant is named `_at` (it was `retry_after`, which reads as a duration).
+    Step::Sql("ALTER TABLE feeds RENAME COLUMN retry_after TO retry_at;"),
+    // 5: search, lists of any size, remembered list settings, nested folders, and retention.
+    // Full-text search (see `search`): a contentless FTS5 table keyed by entry id. Entries start unindexed and
+    // the writer's `index_pending` pass indexes them after a refresh; a change to what is indexed (the
+    // entry's text, its feed's name) marks them again; deleting an entry (purge, feed deleted) deletes its row.
+    Step::Sql(
+        "ALTER TABLE entries ADD COLUMN search_indexed INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX entries_unindexed ON entries(id) WHERE search_indexed = 0;
+    CREATE VIRTUAL TABLE entry_search USING fts5(title, author, feed, body, content = '', contentless_delete = 1,
+        tokenize = 'unicode61 remove_diacritics 2');
+    CREATE TRIGGER entries_search_delete AFTER DELETE ON entries BEGIN
+        DELETE FROM entry_search WHERE rowid = old.id;
+    END;
+    CREATE TRIGGER entries_search_changed AFTER UPDATE OF title, author, content_html, summary_html ON entries
+    WHEN old.search_indexed = 1 BEGIN
+        UPDATE entries SET search_indexed = 0 WHERE id = new.id;
+    END;
+    CREATE TRIGGER feeds_search_renamed AFTER UPDATE OF title, custom_title, url ON feeds
+    WHEN coalesce(new.custom_title, new.title, new.url) IS NOT coalesce(old.custom_title, old.title, old.url) BEGIN
+        UPDATE entries SET search_indexed = 0 WHERE feed_id = new.id AND search_indexed = 1;
+    END;
+    -- Lists of any size (see `lists`): one covering index per order, so a 400,000-entry list is read from
+    -- the index alone; and one by id, so the entries a search found are put in order without reading rows.
+    -- Read and starred flags are in none of them but the partial ones, so that marking 400,000 entries read
+    -- touches two small indexes, not six wide ones.
+    DROP INDEX entries_by_feed_date;
+    CREATE INDEX entries_by_feed_date ON entries(feed_id, sort_at DESC, id DESC, first_seen_at);
+    CREATE INDEX entries_by_date ON entries(sort_at, id, feed_id);
+    CREATE INDEX entries_unread_by_date ON entries(sort_at, id, feed_id) WHERE read = 0;
+    CREATE INDEX entries_starred_by_date ON entries(sort_at, id, feed_id) WHERE starred = 1;
+    CREATE INDEX entries_by_title ON entries(title COLLATE NOCASE, sort_at DESC, id DESC, feed_id);
+    CREATE INDEX entries_by_id ON entries(id, sort_at, feed_id);
+    CREATE TABLE list_settings (
+        list TEXT PRIMARY KEY,
+        sort TEXT NOT NULL,
+        unread_only INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TRIGGER feeds_forget_list_settings AFTER DELETE ON feeds BEGIN
+        DELETE FROM list_settings WHERE list = 'feed:' || old.id;
+    END;
+    CREATE TRIGGER folders_forget_list_settings AFTER DELETE ON folders BEGIN
+        DELETE FROM list_settings WHERE list = 'folder:' || old.id;
+    END;
+    ALTER TABLE folders ADD COLUMN parent_id INTEGER REFERENCES folders(id) ON DELETE CASCADE;
+    CREATE INDEX folders_by_parent ON folders(parent_id);
+    -- Retention (see `purge`): the keys of purged entries that their feed still lists, so that the next
+    -- refresh does not bring them back as new.
+    CREATE TABLE purged_entries (
+        feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        seen_at INTEGER NOT NULL,
+        PRIMARY KEY (feed_id, key)
+    ) WITHOUT ROWID;",
+    ),
+    // 6: full articles: the page behind an entry's link, extracted (or why it could not be), and the feeds whose
+    // new entries are fetched in full on refresh (feeds that send only snippets).
+    Step::Sql(
+        "ALTER TABLE entries ADD COLUMN full_html TEXT;
+    ALTER TABLE entries ADD COLUMN full_error TEXT;
+    ALTER TABLE entries ADD COLUMN full_fetched_at INTEGER;
+    ALTER TABLE feeds ADD COLUMN full_text INTEGER NOT NULL DEFAULT 0;
+    -- A full article is searched like the entry's own text: storing one marks the entry for indexing again.
+    DROP TRIGGER entries_search_changed;
+    CREATE TRIGGER entries_search_changed AFTER UPDATE OF title, author, content_html, summary_html, full_html
+    ON entries WHEN old.search_indexed = 1 BEGIN
+        UPDATE entries SET search_indexed = 0 WHERE id = new.id;
+    END;",
+    ),
+    // 7: folders as a tree: a name is unique among its siblings only ("Tech/News" and "World/News"), so the
+    // table is rebuilt without its old UNIQUE(name); names that were paths ("Tech/Rust") become nested folders.
+    Step::Sql(
+        "CREATE TABLE folders_tree (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            parent_id INTEGER REFERENCES folders(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL DEFAULT 0,
+            collapsed INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO folders_tree (id, name, parent_id, position, collapsed)
+            SELECT id, name, parent_id, position, collapsed FROM folders;
+        DROP TABLE folders;
+        ALTER TABLE folders_tree RENAME TO folders;
+        CREATE INDEX folders_by_parent ON folders(parent_id);
+        CREATE TRIGGER folders_forget_list_settings AFTER DELETE ON folders BEGIN
+            DELETE FROM list_settings WHERE list = 'folder:' || old.id;
+        END;",
+    ),
+    Step::Code(folders::migrate_paths_to_tree),
+    // 9: accounts — servers that hold subscriptions and read state (see `crate::sync`) — and the change log that
+    // carries what people change here to them (see `changes`). An account's feed is fetched by its server, not
+    // by tidings; `remote_id` is the server's id for it (a Google Reader stream id), and its entries are keyed
+    // by the server's item ids.
+    Step::Sql(
+        "CREATE TABLE accounts (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            url TEXT NOT NULL,
+            login TEXT NOT NULL,
+            folder_id INTEGER REFERENCES folders(id) ON DELETE SET NULL,
+            synced_at INTEGER,
+            items_since INTEGER NOT NULL DEFAULT 0
+        );
+        ALTER TABLE feeds ADD COLUMN account_id INTEGER REFERENCES accounts(id) ON DELETE CASCADE;
+        ALTER TABLE feeds ADD COLUMN remote_id TEXT;
+        CREATE INDEX feeds_by_account ON feeds(account_id, remote_id) WHERE account_id IS NOT NULL;
+        CREATE TABLE changes (
+            id INTEGER PRIMARY KEY,
+            account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            at INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            target TEXT NOT NULL,
+            flag TEXT,
+            value TEXT
+        );
+        CREATE UNIQUE INDEX changes_one_per_flag ON changes(account_id, target, flag) WHERE kind = 'flag';",
+    ),
+];
+
+/// One step of the schema: SQL, or code for what SQL alone cannot say.
+pub(super) enum Step {
+    Sql(&'static str),
+    Code(fn(&Connection) -> rusqlite::Result<()>),
+}
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Refuses a database written by a newer tidings, or by something else. With `migrating`, an older (or new,
+/// empty) database is fine, since the caller brings it up to date; without, it must be current.
+pub(super) fn check_schema(conn: &Connection, path: &Path, migrating: bool) -> Result<(), StoreError> {
+    // One statement, so both come from one snapshot: another process may be creating the schema right now.
+    let (found, tables): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT user_version FROM pragma_user_version),
+                    (SELECT count(*) FROM sqlite_master WHERE type = 'table')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| classify(path, e))?;
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found, supported: SCHEMA_VERSION });
+    }
+    if found == 0 {
+        if tables > 0 {
+            return Err(StoreError::Foreign {
+                path: path.to_path_buf(),
+                reason: "it already holds tables but no tidings schema version".into(),
+            });
+        }
+        if !migrating {
+            return Err(StoreError::Missing { path: path.to_path_buf() });
+        }
+    }
+    if found < SCHEMA_VERSION && !migrating {
+        return Err(StoreError::Outdated { path: path.to_path_buf(), found, supported: SCHEMA_VERSION });
+    }
+    Ok(())
+}
