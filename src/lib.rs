@@ -12,12 +12,12 @@
 //!    [`ui`] (drawing, a pure function of the state), [`runtime`] (the terminal loop and the workers that run
 //!    effects); and the command line: [`cli`] with [`import`], configured by [`config`].
 
+pub use tidings_app as app;
 pub use tidings_core::{
     canonical, clock, command, decode, extract, feedlinks, ingest, inspect, markup, model, opml, parse, render,
     sanitize, search, text,
 };
 
-pub mod app;
 pub mod cli;
 pub mod config;
 pub mod fetch;

@@ -249,3 +249,103 @@ impl Reader {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{EntryId, FeedId, ListSource, NewFeed, UserWrite};
+    use crate::store::fetches;
+
+    /// A database with one feed and one unread entry, and a reader over it.
+    fn reader_with_one_unread_entry(dir: &std::path::Path) -> (Reader, FeedId, EntryId) {
+        let db = dir.join("t.db");
+        let mut conn = store::open_write(&db).unwrap();
+        let feed =
+            NewFeed { url: "http://example.com/f".into(), title: None, name: None, site_url: None, folder: vec![] };
+        let Ok(crate::model::Applied::Subscribed { feed_id, .. }) =
+            store::apply(&mut conn, &UserWrite::AddFeed(feed), 0)
+        else {
+            panic!("subscribing")
+        };
+        let entry = crate::model::ParsedEntry {
+            key: "a".into(),
+            title: Some("A".into()),
+            link: None,
+            authors: vec![],
+            published: None,
+            updated: None,
+            content_html: None,
+            summary_html: None,
+            categories: vec![],
+            enclosures: vec![],
+            comments: None,
+            thumbnail: None,
+        };
+        let record = fetches::FetchRecord::Fetched {
+            status: 200,
+            etag: None,
+            last_modified: None,
+            feed: Box::new(crate::model::ParsedFeed {
+                kind: crate::model::FeedKind::Rss2,
+                title: None,
+                link: None,
+                description: None,
+                authors: vec![],
+                entries: vec![entry],
+                warnings: vec![],
+                min_interval_secs: None,
+            }),
+            decision: None,
+            moved_to: None,
+            min_interval_secs: None,
+        };
+        fetches::save(&mut conn, feed_id, &record, 1).unwrap();
+        let entry_id = store::entries::of_feed(&conn, feed_id).unwrap()[0].id;
+        drop(conn);
+        let options = Options {
+            db,
+            config: Config::default(),
+            notice: None,
+            report: Vec::new(),
+            size: (80, 24),
+            zone: crate::clock::Zone::utc(),
+        };
+        (Reader::new(options).unwrap(), feed_id, entry_id)
+    }
+
+    /// The barrier's promise: a list read asked for after a write never shows the state from before the write,
+    /// however the two threads are scheduled. The writer is held up on purpose, so that without the barrier the
+    /// read would certainly run first.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_list_read_asked_after_a_write_never_shows_the_state_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut reader, feed_id, entry_id) = reader_with_one_unread_entry(dir.path());
+        let (open_gate, gate) = std::sync::mpsc::channel::<()>();
+        reader.services.writer.submit(move |_| {
+            let _ = gate.recv();
+        });
+        reader.services.run(Effect::Write(UserWrite::SetRead { ids: vec![entry_id], read: true }));
+        let list = app::ListKey::Feed(feed_id);
+        reader.services.run(Effect::LoadEntries { list, source: ListSource::Feed(feed_id), order: None, keep: None });
+        let barrier = reader.services.barrier.clone();
+        tokio::select! {
+            // The read waits for the write: let the writer go.
+            () = barrier.read_waits.notified() => open_gate.send(()).unwrap(),
+            // The read ran first (no barrier): what it read must still show the write, which it cannot.
+            event = reader.next_event() => check_list(event, entry_id),
+        }
+        loop {
+            match reader.next_event().await {
+                Some(event @ Event::EntriesLoaded { .. }) => return check_list(Some(event), entry_id),
+                Some(_) => continue,
+                None => panic!("the inbox closed"),
+            }
+        }
+    }
+
+    fn check_list(event: Option<Event>, entry_id: EntryId) {
+        let Some(Event::EntriesLoaded { refs, .. }) = event else { panic!("expected the list, got {event:?}") };
+        let entry = refs.iter().find(|r| r.id == entry_id).expect("the entry is listed");
+        assert!(entry.read, "the list was read before the write it was asked after");
+    }
+}

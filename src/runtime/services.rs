@@ -23,6 +23,9 @@ pub(super) struct WriteBarrier {
     /// User writes the writer has finished.
     applied: std::sync::Mutex<u64>,
     changed: std::sync::Condvar,
+    /// Told each time a read starts waiting for a write (for the barrier's own test).
+    #[cfg(test)]
+    pub(super) read_waits: tokio::sync::Notify,
 }
 
 impl WriteBarrier {
@@ -43,6 +46,10 @@ impl WriteBarrier {
     /// Blocks (on the reader's thread) until `mark` writes are applied.
     fn wait_for(&self, mark: u64) {
         let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
+        #[cfg(test)]
+        if *applied < mark {
+            self.read_waits.notify_one();
+        }
         while *applied < mark {
             applied = self.changed.wait(applied).unwrap_or_else(|e| e.into_inner());
         }

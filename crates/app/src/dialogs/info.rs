@@ -2,12 +2,12 @@
 //! about one subscription. Its lines are laid out by [`Info::lines`] for both scrolling and drawing.
 
 use super::{Dialog, Next, text_step};
-use crate::app::keymap::Action;
-use crate::app::list::scroll;
-use crate::app::{Effect, State, layout};
 use crate::clock::Zone;
+use crate::keymap::Action;
+use crate::list::scroll;
 use crate::model::{FeedId, FeedInfo};
 use crate::sanitize::one_line;
+use crate::{Effect, State, layout};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Info {

@@ -1,8 +1,8 @@
 //! The help window: the keymap's table, context by context, wrapped to the window's width. The state machine
 //! and the drawing both lay it out with [`help_lines`], so scrolling reaches exactly the last line.
 
-use crate::app::keymap::Keymap;
-use crate::app::layout;
+use crate::keymap::Keymap;
+use crate::layout;
 use ratatui::layout::Rect;
 use unicode_width::UnicodeWidthStr;
 

@@ -97,7 +97,7 @@ pub(crate) fn found(url: &str, title: &str) -> Found {
         url: url.into(),
         title: Some(title.into()),
         kind: crate::model::FeedKind::Rss2,
-        found_by: crate::feedlinks::FoundBy::LinkTag,
+        found_by: tidings_core::feedlinks::FoundBy::LinkTag,
     }
 }
 

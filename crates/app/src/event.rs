@@ -143,7 +143,7 @@ pub enum Effect {
         kind: OpenKind,
     },
     /// A change the user made, for the store's one write path. Counted by `update` (see
-    /// [`crate::app::State::writes_issued`]) and by the runtime's write barrier: the two count the same thing.
+    /// [`crate::State::writes_issued`]) and by the runtime's write barrier: the two count the same thing.
     Write(UserWrite),
     /// Refresh these feeds as one batch; `force` ignores backoff and tries feeds that are gone.
     Refresh {

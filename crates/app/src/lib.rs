@@ -9,6 +9,9 @@
 //! [`subscriptions`] (adding, renaming, moving, deleting), [`dialogs`] (every window over the panes),
 //! [`status`] (messages and their log). The [`State`] that holds them is in `state.rs`; `update` only routes.
 
+// The core's modules, under the names the rest of tidings gives them.
+pub(crate) use tidings_core::{clock, decode, model, render, sanitize};
+
 pub mod article;
 pub mod dialogs;
 pub mod entries;

@@ -12,8 +12,8 @@ fn help_opens_scrolls_and_closes_without_quitting() {
     assert_eq!(s.dialog, Some(Dialog::Help { scroll: 1 }), "j scrolls the help");
     update(&mut s, key('G'));
     let Some(Dialog::Help { scroll }) = s.dialog else { panic!("help stays open") };
-    let area = crate::app::dialogs::areas::help(&s.keymap, 50, 20);
-    let lines = crate::app::dialogs::help_lines(&s.keymap, area.width - 2).len();
+    let area = crate::dialogs::areas::help(&s.keymap, 50, 20);
+    let lines = crate::dialogs::help_lines(&s.keymap, area.width - 2).len();
     assert_eq!(scroll, lines - usize::from(area.height - 2), "the end of the help is its last line");
     update(&mut s, key('q'));
     assert!(s.dialog.is_none() && !s.quit);

@@ -57,9 +57,9 @@ pub fn submit(state: &mut State, within: Option<ListKey>, answer: &str) -> Resul
 }
 
 /// The query whose words an article opened from the search results marks.
-pub fn highlights(state: &State) -> Option<crate::search::SearchQuery> {
+pub fn highlights(state: &State) -> Option<tidings_core::search::SearchQuery> {
     match (&state.feeds.search, state.entries.of) {
-        (Some(search), Some(ListKey::Search)) => crate::search::SearchQuery::parse(&search.query).ok(),
+        (Some(search), Some(ListKey::Search)) => tidings_core::search::SearchQuery::parse(&search.query).ok(),
         _ => None,
     }
 }

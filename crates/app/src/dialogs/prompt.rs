@@ -2,11 +2,11 @@
 //! refused answer keeps the prompt open with the reason under it.
 
 use super::Next;
-use crate::app::input::TextInput;
-use crate::app::keymap::Action;
-use crate::app::{Effect, State, article, feeds, subscriptions};
+use crate::input::TextInput;
+use crate::keymap::Action;
 use crate::model::{FeedId, FolderId};
 use crate::sanitize::one_line;
+use crate::{Effect, State, article, feeds, subscriptions};
 use crossterm::event::KeyEvent;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub enum PromptPurpose {
     PlayMedia,
     /// Words to search for, in every feed or within one feed or folder.
     Search {
-        within: Option<crate::app::ListKey>,
+        within: Option<crate::ListKey>,
     },
     /// The address of a feed or site to subscribe to (into the folder named, if any).
     AddFeed {
@@ -58,7 +58,7 @@ pub(super) fn on_key(
     match action {
         Some(Action::Close) => (Next::Close, Vec::new()),
         Some(Action::ToggleScope) => {
-            crate::app::search::toggle_scope(state, prompt);
+            crate::search::toggle_scope(state, prompt);
             (Next::Keep, Vec::new())
         }
         Some(Action::Accept) => {
@@ -83,7 +83,7 @@ fn answer(state: &mut State, prompt: &mut Prompt, text: &str) -> (Next, Vec<Effe
         PromptPurpose::ForceEncoding(feed_id) => feeds::force_encoding(state, feed_id, text),
         PromptPurpose::FollowLink => article::follow_link(state, text),
         PromptPurpose::PlayMedia => article::play_media(state, text),
-        PromptPurpose::Search { within } => crate::app::search::submit(state, within, text),
+        PromptPurpose::Search { within } => crate::search::submit(state, within, text),
         other => subscriptions::submit(state, other, text),
     };
     match result {

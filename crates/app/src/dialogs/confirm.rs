@@ -1,9 +1,9 @@
 //! A yes/no question before something that cannot be undone.
 
 use super::Next;
-use crate::app::keymap::Action;
-use crate::app::{Effect, State, subscriptions};
+use crate::keymap::Action;
 use crate::model::{FeedId, FolderId};
+use crate::{Effect, State, subscriptions};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Confirm {
@@ -17,13 +17,13 @@ pub enum Confirmed {
     DeleteFeed(FeedId),
     DeleteFolder(FolderId),
     /// Mark every entry of a list read.
-    MarkRead(crate::app::ListKey),
+    MarkRead(crate::ListKey),
 }
 
 pub(super) fn on_key(state: &mut State, confirm: &mut Confirm, action: Option<Action>) -> (Next, Vec<Effect>) {
     match action {
         Some(Action::Yes) => match confirm.action {
-            Confirmed::MarkRead(list) => (Next::Close, crate::app::marks::mark_read_now(state, list)),
+            Confirmed::MarkRead(list) => (Next::Close, crate::marks::mark_read_now(state, list)),
             other => (Next::Close, subscriptions::confirmed(state, other, false)),
         },
         Some(Action::DeleteAll) if matches!(confirm.action, Confirmed::DeleteFolder(_)) => {

@@ -31,7 +31,7 @@ pub struct ArticleView {
     /// entry was not opened from search results).
     pub marks: Vec<Vec<std::ops::Range<usize>>>,
     /// The search whose matches are marked.
-    pub search: Option<crate::search::SearchQuery>,
+    pub search: Option<tidings_core::search::SearchQuery>,
 }
 
 impl ArticleView {

@@ -1,10 +1,10 @@
 //! The feeds discovery found at a site, to choose one from: move and press Enter, or press its number.
 
 use super::{Next, text_step};
-use crate::app::keymap::Action;
-use crate::app::list::ListCursor;
-use crate::app::{Effect, State, subscriptions};
+use crate::keymap::Action;
+use crate::list::ListCursor;
 use crate::model::Found;
+use crate::{Effect, State, subscriptions};
 use crossterm::event::KeyEvent;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,7 +22,7 @@ pub(super) fn on_key(
     key: KeyEvent,
 ) -> (Next, Vec<Effect>) {
     let len = picker.candidates.len();
-    let digit = crate::app::keymap::Key::from_event(&key).plain_char().and_then(|c| c.to_digit(10));
+    let digit = crate::keymap::Key::from_event(&key).plain_char().and_then(|c| c.to_digit(10));
     if let Some(n) = digit.filter(|n| (1..=len as u32).contains(n)) {
         return (Next::Close, choose(state, picker, n as usize - 1));
     }
