@@ -3,7 +3,8 @@
 //! records in the change log ([`super::changes`]) what a server must hear of, so a change is either made and
 //! recorded or not made at all.
 
-use super::entries::{self, Flag};
+use super::changes::Flag;
+use super::entries;
 use super::lists::{self, ListSetting};
 use super::{StoreError, feeds, folders};
 use crate::model::{Applied, UserWrite};

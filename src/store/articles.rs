@@ -6,7 +6,7 @@ use crate::model::EntryId;
 use rusqlite::{Connection, params};
 
 /// Largest article stored, as for an entry's content.
-pub const MAX_ARTICLE_BYTES: usize = super::fetches::MAX_CONTENT_BYTES;
+pub const MAX_ARTICLE_BYTES: usize = super::MAX_CONTENT_BYTES;
 
 /// Stores what fetching an entry's page gave: the article's sanitized HTML, or the reason there is none (the
 /// entry is then not tried again automatically). The entry's own content is untouched.

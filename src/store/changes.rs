@@ -8,7 +8,6 @@
 //! nothing would ever drain them.
 
 use super::StoreError;
-use super::entries::Flag;
 use crate::model::EntryId;
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
@@ -52,4 +51,21 @@ pub(super) fn record_flags_where(
     let head = [Value::Integer(now), Value::Text(flag.name().into()), Value::Integer(i64::from(value))];
     tx.prepare(&sql)?.execute(params_from_iter(head.iter().chain(condition_params)))?;
     Ok(())
+}
+
+/// A flag people set on entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flag {
+    Read,
+    Starred,
+}
+
+impl Flag {
+    /// Its name in the change log (and its column in `entries`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Flag::Read => "read",
+            Flag::Starred => "starred",
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! starred — one entry, a handful, or a whole list at once. Flags change only through here (called by
 //! [`super::apply`]); a refresh never touches them.
 
+use super::changes::{self, Flag};
 use super::lists::Filter;
 use super::{RowIds, StoreError};
 use crate::model::{EntryDetail, EntryId, EntryRow, FeedId, ListSource};
@@ -30,8 +31,8 @@ pub fn entry(conn: &Connection, id: EntryId) -> Result<Option<EntryDetail>, Stor
                 summary_html: r.get(9)?,
                 read: r.get(10)?,
                 starred: r.get(11)?,
-                categories: json_list(r.get(12)?),
-                enclosures: json_list(r.get(13)?),
+                categories: super::json_list(r.get(12)?),
+                enclosures: super::json_list(r.get(13)?),
                 comments: r.get(14)?,
                 thumbnail: r.get(15)?,
                 full_html: r.get(16)?,
@@ -40,11 +41,6 @@ pub fn entry(conn: &Connection, id: EntryId) -> Result<Option<EntryDetail>, Stor
         })
         .optional()?;
     Ok(detail)
-}
-
-/// A JSON list stored in a column; an unreadable one reads as empty.
-pub(super) fn json_list<T: serde::de::DeserializeOwned>(column: Option<String>) -> Vec<T> {
-    column.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default()
 }
 
 /// The rows of the entries with these ids, in the order of `ids`; ids that no longer exist are skipped.
@@ -79,23 +75,6 @@ fn entry_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EntryRow> {
     })
 }
 
-/// A flag people set on entries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flag {
-    Read,
-    Starred,
-}
-
-impl Flag {
-    /// Its name in the change log (and its column in `entries`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Flag::Read => "read",
-            Flag::Starred => "starred",
-        }
-    }
-}
-
 /// Sets `flag` to `value` on each of `ids`, inside the caller's transaction, and records each change a server
 /// must hear of in the change log. Returns how many ids matched no entry (purged meanwhile).
 pub(super) fn set_flag(
@@ -113,7 +92,7 @@ pub(super) fn set_flag(
     for id in ids {
         let changed = update.execute(params![id.0, value])?;
         if changed > 0 {
-            super::changes::record_flag(tx, *id, flag, value, now)?;
+            changes::record_flag(tx, *id, flag, value, now)?;
         }
         found += changed;
     }
@@ -125,7 +104,7 @@ pub(super) fn set_flag(
 pub(super) fn mark_list_read(tx: &Connection, source: &ListSource, now: i64) -> Result<Vec<EntryId>, StoreError> {
     let filter = Filter::of(source)?;
     let condition = filter.condition(true);
-    super::changes::record_flags_where(tx, &condition, &filter.params, Flag::Read, true, now)?;
+    changes::record_flags_where(tx, &condition, &filter.params, Flag::Read, true, now)?;
     let sql = format!("UPDATE entries AS e SET read = 1 WHERE {condition} RETURNING id");
     let mut stmt = tx.prepare(&sql)?;
     let changed = stmt.query_map(params_from_iter(&filter.params), |r| r.id(0))?.collect::<Result<Vec<_>, _>>()?;

@@ -95,7 +95,7 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
                 last_modified: r.get(4)?,
                 added_at: r.get(5)?,
                 decision: decision.and_then(|d| serde_json::from_str(&d).ok()),
-                warnings: super::entries::json_list(r.get(7)?),
+                warnings: super::json_list(r.get(7)?),
                 own_title: r.get(8)?,
             })
         })
@@ -223,8 +223,8 @@ pub(super) fn import(
             position += 1;
             insert.execute(params![
                 feed.url,
-                feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, super::fetches::MAX_TITLE_BYTES)),
-                feed.name.as_deref().map(|t| crate::sanitize::truncate_bytes(t, super::fetches::MAX_TITLE_BYTES)),
+                feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, super::MAX_TITLE_BYTES)),
+                feed.name.as_deref().map(|t| crate::sanitize::truncate_bytes(t, super::MAX_TITLE_BYTES)),
                 feed.site_url,
                 folder_id,
                 position,

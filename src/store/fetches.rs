@@ -10,9 +10,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
-/// Caps on what one entry may store, so a hostile feed cannot fill the disk.
-pub const MAX_TITLE_BYTES: usize = 2 * 1024;
-pub const MAX_CONTENT_BYTES: usize = 1024 * 1024;
+use super::{MAX_CONTENT_BYTES, MAX_TITLE_BYTES};
+
+/// Most entries one fetch of a feed stores, so a hostile feed cannot fill the disk.
 pub const MAX_ENTRIES_PER_REFRESH: usize = 5_000;
 
 /// How a fetch of one feed ended, as the store records it.

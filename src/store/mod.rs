@@ -218,6 +218,15 @@ impl ReaderLock {
     }
 }
 
+/// Caps on what one entry may store, so a hostile feed cannot fill the disk.
+pub const MAX_TITLE_BYTES: usize = 2 * 1024;
+pub const MAX_CONTENT_BYTES: usize = 1024 * 1024;
+
+/// A JSON list stored in a column; an unreadable one reads as empty.
+pub(crate) fn json_list<T: serde::de::DeserializeOwned>(column: Option<String>) -> Vec<T> {
+    column.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default()
+}
+
 /// Reads row ids as their types: `r.id(0)?` for a `FeedId` column.
 pub(crate) trait RowIds {
     fn id<T: From<i64>>(&self, column: usize) -> rusqlite::Result<T>;

@@ -269,13 +269,25 @@ pub fn on_loaded(
         effects.extend(catch_up(state));
     }
     match state.entries.on_load.take() {
-        Some(OnLoad::OpenFirstUnread) => effects.extend(super::navigate::open_unread_from(state, 0, true)),
-        Some(OnLoad::OpenLastUnread) => {
-            effects.extend(super::navigate::open_unread_from(state, state.entries.len(), false))
-        }
+        Some(OnLoad::OpenFirstUnread) => effects.extend(open_unread_from(state, 0, true)),
+        Some(OnLoad::OpenLastUnread) => effects.extend(open_unread_from(state, state.entries.len(), false)),
         None => {}
     }
     effects
+}
+
+/// Opens the first unread entry at or after `start` (forward), or before `start` (backward).
+pub(super) fn open_unread_from(state: &mut State, start: usize, forward: bool) -> Vec<Effect> {
+    let refs = &state.entries.refs;
+    let found = if forward {
+        refs.iter().skip(start).position(|r| !r.read).map(|i| start + i)
+    } else {
+        refs[..start.min(refs.len())].iter().rposition(|r| !r.read)
+    };
+    match found {
+        Some(index) => open_at(state, index),
+        None => Vec::new(),
+    }
 }
 
 /// The list could not be read (a search that means nothing): say why, in the pane and the status bar.

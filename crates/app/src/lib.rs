@@ -12,6 +12,7 @@
 // The core's modules, under the names the rest of tidings gives them.
 pub(crate) use tidings_core::{clock, decode, model, render, sanitize};
 
+mod answers;
 pub mod article;
 pub mod dialogs;
 pub mod entries;
@@ -142,7 +143,11 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         return Vec::new();
     }
     if state.dialog.is_some() {
-        return dialogs::on_key(state, key);
+        let (mut effects, answer) = dialogs::on_key(state, key);
+        if let Some(answer) = answer {
+            effects.extend(answers::route(state, answer));
+        }
+        return effects;
     }
     match state.keymap.action(state.pane_context(), &key) {
         Some(action) => act(state, action),

@@ -2,7 +2,7 @@
 //! its end, cross into the next feed (or folded folder) that has some, wrapping round the feed list, in one
 //! key press; the selection follows. A smart view wraps within itself.
 
-use super::entries::OnLoad;
+use super::entries::{OnLoad, open_unread_from};
 use super::{Effect, ListKey, Pane, State};
 
 /// `n` (forward) and `p`: opens the next (previous) unread entry of this list; at its end, crosses to the next
@@ -21,20 +21,6 @@ pub fn next_unread(state: &mut State, forward: bool) -> Vec<Effect> {
         return effects;
     }
     cross(state, forward)
-}
-
-/// Opens the first unread entry at or after `start` (forward), or before `start` (backward).
-pub(super) fn open_unread_from(state: &mut State, start: usize, forward: bool) -> Vec<Effect> {
-    let refs = &state.entries.refs;
-    let found = if forward {
-        refs.iter().skip(start).position(|r| !r.read).map(|i| start + i)
-    } else {
-        refs[..start.min(refs.len())].iter().rposition(|r| !r.read)
-    };
-    match found {
-        Some(index) => super::entries::open_at(state, index),
-        None => Vec::new(),
-    }
 }
 
 /// Moves to the next feed (or folded folder) with unread entries after the current one, wrapping; a smart view

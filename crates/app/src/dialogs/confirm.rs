@@ -1,9 +1,8 @@
 //! A yes/no question before something that cannot be undone.
 
-use super::Next;
+use super::{Answer, Next};
 use crate::keymap::Action;
 use crate::model::{FeedId, FolderId};
-use crate::{Effect, State, subscriptions};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Confirm {
@@ -20,16 +19,13 @@ pub enum Confirmed {
     MarkRead(crate::ListKey),
 }
 
-pub(super) fn on_key(state: &mut State, confirm: &mut Confirm, action: Option<Action>) -> (Next, Vec<Effect>) {
+pub(super) fn on_key(confirm: &Confirm, action: Option<Action>) -> (Next, Option<Answer>) {
     match action {
-        Some(Action::Yes) => match confirm.action {
-            Confirmed::MarkRead(list) => (Next::Close, crate::marks::mark_read_now(state, list)),
-            other => (Next::Close, subscriptions::confirmed(state, other, false)),
-        },
+        Some(Action::Yes) => (Next::Close, Some(Answer::Confirmed { action: confirm.action, all: false })),
         Some(Action::DeleteAll) if matches!(confirm.action, Confirmed::DeleteFolder(_)) => {
-            (Next::Close, subscriptions::confirmed(state, confirm.action, true))
+            (Next::Close, Some(Answer::Confirmed { action: confirm.action, all: true }))
         }
-        Some(Action::No | Action::Close) => (Next::Close, Vec::new()),
-        _ => (Next::Keep, Vec::new()),
+        Some(Action::No | Action::Close) => (Next::Close, None),
+        _ => (Next::Keep, None),
     }
 }

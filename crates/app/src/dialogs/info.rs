@@ -122,12 +122,10 @@ pub fn on_loaded(state: &mut State, feed_id: FeedId, info: Option<Box<FeedInfo>>
     Vec::new()
 }
 
-pub(super) fn on_key(state: &mut State, info: &mut Info, action: Option<Action>) -> (Next, Vec<Effect>) {
+pub(super) fn on_key(state: &mut State, info: &mut Info, action: Option<Action>) -> Next {
     match action {
-        Some(Action::Close | Action::FeedInfo) => (Next::Close, Vec::new()),
-        Some(Action::ForceEncoding) => {
-            (Next::Open(Dialog::Prompt(super::prompt::encoding_prompt(state, info.feed_id))), Vec::new())
-        }
+        Some(Action::Close | Action::FeedInfo) => Next::Close,
+        Some(Action::ForceEncoding) => Next::Open(Dialog::Prompt(super::prompt::encoding_prompt(state, info.feed_id))),
         Some(action) => {
             if let Some(step) = text_step(action) {
                 let (width, height) = state.viewport;
@@ -135,8 +133,8 @@ pub(super) fn on_key(state: &mut State, info: &mut Info, action: Option<Action>)
                 let len = info.lines(text_width(area), state.clock.zone, state.clock.now).len();
                 info.scroll = scroll(info.scroll, step, len, usize::from(area.height.saturating_sub(2)));
             }
-            (Next::Keep, Vec::new())
+            Next::Keep
         }
-        None => (Next::Keep, Vec::new()),
+        None => Next::Keep,
     }
 }

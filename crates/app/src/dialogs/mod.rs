@@ -1,6 +1,8 @@
 //! Dialogs: windows over the panes that take the keys while they are open. Each owns its state and answers a
-//! key with what happens next ([`Next`]): stay open, close, or give way to another dialog, and the effects to
-//! run. The router in [`on_key`] is the one place a dialog is taken out of the state and put back.
+//! key with what happens next ([`Next`]): stay open, close, or give way to another dialog. What a dialog was
+//! opened for — the text typed, the yes, the feed chosen — comes back as an [`Answer`] that `crate::answers`
+//! routes to the feature that asked: dialogs know nothing of the features, so they sit below all of them.
+//! [`on_key`] is the one place a dialog is taken out of the state and put back.
 
 mod confirm;
 mod help;
@@ -83,6 +85,20 @@ pub enum Next {
     Open(Dialog),
 }
 
+/// What a dialog was opened for, once the user has given it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A prompt's text, for the purpose it was asked with. The prompt stays open until the answer is taken: a
+    /// refused one is shown under it.
+    Submitted { purpose: PromptPurpose, text: String },
+    /// A yes; `all` when deleting a folder with everything in it.
+    Confirmed { action: Confirmed, all: bool },
+    /// A feed chosen from what discovery found, and the folder it goes into.
+    Chosen { feed: crate::model::Found, folder: Vec<String> },
+    /// In the search prompt: search every feed, or only the selected feed or folder.
+    ToggleScope,
+}
+
 impl Dialog {
     /// The keymap context its keys are looked up in.
     pub fn context(&self) -> Context {
@@ -97,24 +113,24 @@ impl Dialog {
     }
 }
 
-/// A key while a dialog is open.
-pub fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
-    let Some(mut dialog) = state.dialog.take() else { return Vec::new() };
+/// A key while a dialog is open: what it does to the dialog, and the answer it gave, if it gave one.
+pub fn on_key(state: &mut State, key: KeyEvent) -> (Vec<Effect>, Option<Answer>) {
+    let Some(mut dialog) = state.dialog.take() else { return (Vec::new(), None) };
     let action = state.keymap.action(dialog.context(), &key);
     match action {
         // Quit's keys that a dialog does not claim for itself (Ctrl-C) still quit; Ctrl-Z still suspends.
         Some(Action::Quit) => {
             state.quit = true;
             state.dialog = Some(dialog);
-            return Vec::new();
+            return (Vec::new(), None);
         }
         Some(Action::Suspend) => {
             state.dialog = Some(dialog);
-            return vec![Effect::Suspend];
+            return (vec![Effect::Suspend], None);
         }
         _ => {}
     }
-    let (next, effects) = match &mut dialog {
+    let (next, answer) = match &mut dialog {
         Dialog::Help { scroll } => {
             let (width, height) = state.viewport;
             let area = help::area(&state.keymap, width, height);
@@ -127,17 +143,25 @@ pub fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             let len = report.wrapped(area.width.saturating_sub(2)).len();
             on_text_key(action, &mut report.scroll, len, usize::from(area.height.saturating_sub(2)))
         }
-        Dialog::Info(info) => info::on_key(state, info, action),
+        Dialog::Info(info) => {
+            let next = info::on_key(state, info, action);
+            (next, None)
+        }
         Dialog::Prompt(prompt) => prompt::on_key(state, prompt, action, key),
         Dialog::Picker(picker) => picker::on_key(state, picker, action, key),
-        Dialog::Confirm(confirm) => confirm::on_key(state, confirm, action),
+        Dialog::Confirm(confirm) => confirm::on_key(confirm, action),
     };
     match next {
         Next::Keep => state.dialog = Some(dialog),
-        Next::Close => state.dialog = state.queued_dialogs.pop_front(),
+        Next::Close => close(state),
         Next::Open(other) => state.dialog = Some(other),
     }
-    effects
+    (Vec::new(), answer)
+}
+
+/// Closes the dialog that is open: the next queued one, if any, opens.
+pub fn close(state: &mut State) {
+    state.dialog = state.queued_dialogs.pop_front();
 }
 
 /// Opens the message log: every recent message and error, in full, newest last.
@@ -167,16 +191,16 @@ pub fn open_log(state: &mut State) {
 }
 
 /// Keys in a window of text: scroll, or close.
-fn on_text_key(action: Option<Action>, offset: &mut usize, len: usize, rows: usize) -> (Next, Vec<Effect>) {
+fn on_text_key(action: Option<Action>, offset: &mut usize, len: usize, rows: usize) -> (Next, Option<Answer>) {
     let step = match action {
-        Some(Action::Close | Action::Help | Action::MessageLog) => return (Next::Close, Vec::new()),
+        Some(Action::Close | Action::Help | Action::MessageLog) => return (Next::Close, None),
         Some(action) => text_step(action),
         None => None,
     };
     if let Some(step) = step {
         *offset = scroll(*offset, step, len, rows);
     }
-    (Next::Keep, Vec::new())
+    (Next::Keep, None)
 }
 
 /// The scroll a movement action means in a window of text.

@@ -1,10 +1,10 @@
 //! The feeds discovery found at a site, to choose one from: move and press Enter, or press its number.
 
-use super::{Next, text_step};
+use super::{Answer, Next, text_step};
+use crate::State;
 use crate::keymap::Action;
 use crate::list::ListCursor;
 use crate::model::Found;
-use crate::{Effect, State, subscriptions};
 use crossterm::event::KeyEvent;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,31 +20,29 @@ pub(super) fn on_key(
     picker: &mut Picker,
     action: Option<Action>,
     key: KeyEvent,
-) -> (Next, Vec<Effect>) {
+) -> (Next, Option<Answer>) {
     let len = picker.candidates.len();
     let digit = crate::keymap::Key::from_event(&key).plain_char().and_then(|c| c.to_digit(10));
     if let Some(n) = digit.filter(|n| (1..=len as u32).contains(n)) {
-        return (Next::Close, choose(state, picker, n as usize - 1));
+        return (Next::Close, choose(picker, n as usize - 1));
     }
     match action {
-        Some(Action::Accept | Action::Open) => (Next::Close, choose(state, picker, picker.cursor.index)),
+        Some(Action::Accept | Action::Open) => (Next::Close, choose(picker, picker.cursor.index)),
         Some(Action::Close) => {
             state.status.clear();
-            (Next::Close, Vec::new())
+            (Next::Close, None)
         }
         Some(action) => {
             if let Some(step) = text_step(action) {
                 picker.cursor.step(step, len, len);
             }
-            (Next::Keep, Vec::new())
+            (Next::Keep, None)
         }
-        None => (Next::Keep, Vec::new()),
+        None => (Next::Keep, None),
     }
 }
 
-fn choose(state: &mut State, picker: &mut Picker, index: usize) -> Vec<Effect> {
-    match picker.candidates.get(index).cloned() {
-        Some(feed) => subscriptions::subscribe(state, feed, picker.folder.clone()),
-        None => Vec::new(),
-    }
+fn choose(picker: &Picker, index: usize) -> Option<Answer> {
+    let feed = picker.candidates.get(index).cloned()?;
+    Some(Answer::Chosen { feed, folder: picker.folder.clone() })
 }

@@ -1,12 +1,12 @@
-//! A question that wants a line of text. The answer goes to the module that asked ([`PromptPurpose`]); a
-//! refused answer keeps the prompt open with the reason under it.
+//! A question that wants a line of text. The answer goes to the module that asked ([`PromptPurpose`], through
+//! `crate::answers`); a refused answer keeps the prompt open with the reason under it.
 
-use super::Next;
+use super::{Answer, Next};
+use crate::State;
 use crate::input::TextInput;
 use crate::keymap::Action;
 use crate::model::{FeedId, FolderId};
 use crate::sanitize::one_line;
-use crate::{Effect, State, article, feeds, subscriptions};
 use crossterm::event::KeyEvent;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,46 +54,26 @@ pub(super) fn on_key(
     prompt: &mut Prompt,
     action: Option<Action>,
     key: KeyEvent,
-) -> (Next, Vec<Effect>) {
+) -> (Next, Option<Answer>) {
     match action {
-        Some(Action::Close) => (Next::Close, Vec::new()),
-        Some(Action::ToggleScope) => {
-            crate::search::toggle_scope(state, prompt);
-            (Next::Keep, Vec::new())
-        }
-        Some(Action::Accept) => {
-            let text = prompt.input.text().to_string();
-            answer(state, prompt, &text)
-        }
+        Some(Action::Close) => (Next::Close, None),
+        Some(Action::ToggleScope) => (Next::Keep, Some(Answer::ToggleScope)),
+        Some(Action::Accept) => answer(prompt, prompt.input.text().to_string()),
         _ => {
             if let Some(count) = numbered(state, prompt.purpose) {
-                return on_number_key(state, prompt, key, count);
+                return on_number_key(prompt, key, count);
             }
             if prompt.input.handle(key) {
                 prompt.error = None;
             }
-            (Next::Keep, Vec::new())
+            (Next::Keep, None)
         }
     }
 }
 
-/// Hands `text` to the module that asked; a refused answer keeps the prompt open with the reason.
-fn answer(state: &mut State, prompt: &mut Prompt, text: &str) -> (Next, Vec<Effect>) {
-    let result = match prompt.purpose {
-        PromptPurpose::ForceEncoding(feed_id) => feeds::force_encoding(state, feed_id, text),
-        PromptPurpose::FollowLink => article::follow_link(state, text),
-        PromptPurpose::PlayMedia => article::play_media(state, text),
-        PromptPurpose::Search { within } => crate::search::submit(state, within, text),
-        other => subscriptions::submit(state, other, text),
-    };
-    match result {
-        // An answer may open another dialog (it is in the state now, where this one was taken from).
-        Ok(effects) => (state.dialog.take().map_or(Next::Close, Next::Open), effects),
-        Err(why) => {
-            prompt.error = Some(why);
-            (Next::Keep, Vec::new())
-        }
-    }
+/// The prompt's answer, for the module that asked; the prompt stays open until it is taken.
+fn answer(prompt: &Prompt, text: String) -> (Next, Option<Answer>) {
+    (Next::Keep, Some(Answer::Submitted { purpose: prompt.purpose, text }))
 }
 
 /// How many things a prompt that asks for a number chooses from (links, media files), if it is one.
@@ -108,7 +88,7 @@ fn numbered(state: &State, purpose: PromptPurpose) -> Option<usize> {
 
 /// A key in a prompt for a number: only digits go in, and as soon as the number can only mean one thing (`f 3`
 /// with fewer than 30 links) it is taken without Enter.
-fn on_number_key(state: &mut State, prompt: &mut Prompt, key: KeyEvent, count: usize) -> (Next, Vec<Effect>) {
+fn on_number_key(prompt: &mut Prompt, key: KeyEvent, count: usize) -> (Next, Option<Answer>) {
     use crossterm::event::KeyCode;
     let refuse = |prompt: &mut Prompt| prompt.error = Some(format!("type a number from 1 to {count}"));
     // Only digits go in (Ctrl keys still edit).
@@ -117,26 +97,26 @@ fn on_number_key(state: &mut State, prompt: &mut Prompt, key: KeyEvent, count: u
         && !key.modifiers.contains(crossterm::event::KeyModifiers::CONTROL)
     {
         refuse(prompt);
-        return (Next::Keep, Vec::new());
+        return (Next::Keep, None);
     }
     let before = prompt.input.clone();
     if !prompt.input.handle(key) {
-        return (Next::Keep, Vec::new());
+        return (Next::Keep, None);
     }
     prompt.error = None;
     let typed = prompt.input.text().trim();
-    let Ok(n) = typed.parse::<usize>() else { return (Next::Keep, Vec::new()) };
+    let Ok(n) = typed.parse::<usize>() else { return (Next::Keep, None) };
     if n > count || n == 0 {
         // The digit that made it no number of a link does not go in.
         prompt.input = before;
         refuse(prompt);
-        return (Next::Keep, Vec::new());
+        return (Next::Keep, None);
     }
     if n.saturating_mul(10) > count && matches!(key.code, KeyCode::Char(_)) {
         let typed = typed.to_string();
-        return answer(state, prompt, &typed);
+        return answer(prompt, typed);
     }
-    (Next::Keep, Vec::new())
+    (Next::Keep, None)
 }
 
 /// The prompt that forces a feed's encoding, filled with the one forced now.
