@@ -150,12 +150,6 @@ impl Config {
         Ok(config)
     }
 
-    /// The configuration when there is no file: the defaults, and no colours under `NO_COLOR`.
-    pub fn defaults_for_terminal() -> Config {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        Config::parse_with("", no_color).unwrap_or_default()
-    }
-
     /// Parses and validates config text; the error message names the key.
     pub fn parse(text: &str) -> Result<Config, String> {
         Config::parse_with(text, false)

@@ -5,6 +5,9 @@
 //!
 //! `TIDINGS_CRASH_KILLS=N` kills N times (default 6); `TIDINGS_CRASH_SEED=N` picks other moments.
 
+// What a run saw or skipped goes to standard error, beside the test harness's own lines.
+#![allow(clippy::print_stderr)]
+
 mod support;
 
 use std::collections::BTreeMap;

@@ -1,6 +1,7 @@
 //! The documentation that is drawn from the code must say what the code does: README's key table and
 //! config.example.toml's [keys] and [colors] sections are generated from the keymap and the theme, and these
-//! tests fail, showing the text to paste, when they drift apart.
+//! tests fail, showing the text to paste, when they drift apart. `TIDINGS_BLESS=1 cargo test --test docs`
+//! writes the generated text into the files instead.
 
 use tidings::app::keymap::Keymap;
 
@@ -14,6 +15,11 @@ fn section<'a>(doc: &'a str, start: &str, end: &str, file: &str) -> &'a str {
 fn check(file: &str, start: &str, end: &str, expected: &str, how: &str) {
     let doc = std::fs::read_to_string(file).unwrap();
     let found = section(&doc, start, end, file);
+    if std::env::var_os("TIDINGS_BLESS").is_some() && found != expected.trim_matches('\n') {
+        let updated = doc.replacen(found, expected.trim_matches('\n'), 1);
+        std::fs::write(file, updated).unwrap();
+        return;
+    }
     assert!(
         found == expected.trim_matches('\n'),
         "{file} does not match the code; replace the text between {start} and {end} with ({how}):\n\n{expected}"

@@ -5,6 +5,9 @@
 //! The reader needs a terminal; util-linux's `script` gives it a pseudo-terminal, and keys sent to `script`
 //! reach it.
 
+// What a run saw or skipped goes to standard error, beside the test harness's own lines.
+#![allow(clippy::print_stderr)]
+
 mod support;
 
 use std::io::Write;

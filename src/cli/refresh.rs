@@ -149,14 +149,17 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
         for (title, url, why) in &refused {
             writeln!(
                 out,
-                "NO TEXT {} <{}>: {} (t on the entry in the reader tries again)",
+                "NO TEXT {} <{}>: {} (fetching the full text from the entry in the reader tries again)",
                 one_line(title, 200),
                 one_line(url, 500),
                 one_line(why, 1000)
             )?;
         }
         if let Err(e) = &full_text {
-            writeln!(out, "The full articles of T feeds were not fetched: {e}; the next refresh tries again.")?;
+            writeln!(
+                out,
+                "The full articles of feeds read in full were not fetched: {e}; the next refresh tries again."
+            )?;
         }
     }
     out.flush()?;

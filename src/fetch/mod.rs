@@ -93,7 +93,7 @@ fn http_hint(status: u16) -> &'static str {
     match status {
         401 | 403 => " (access denied; the feed may need a login)",
         404 => " (not found; the feed may have moved: check the site for its new address)",
-        410 => " (gone: the feed was removed for good; tidings stops checking it, r tries again)",
+        410 => " (gone: the feed was removed for good; tidings stops checking it unless asked to refresh it)",
         429 => " (too many requests; tidings waits as long as the server asks)",
         503 => " (the service is unavailable; tidings waits as long as the server asks)",
         500..=599 => " (a server error; try again later)",

@@ -87,7 +87,7 @@ fn feed_info(frame: &mut Frame<'_>, state: &State, theme: &Theme, info: &Info) {
         &[(Action::ForceEncoding, "force an encoding"), (Action::Down, "scroll"), (Action::Close, "close")],
     );
     let inner = window(frame, area, "Feed info", hint, theme);
-    let lines = info.lines(areas::info_text_width(area), state.clock.zone, state.clock.now);
+    let lines = info.lines(areas::info_text_width(area), state.clock.zone, state.clock.now, &state.keymap);
     let rows = usize::from(inner.height);
     let scroll = info.scroll.min(lines.len().saturating_sub(rows));
     let shown: Vec<Line<'_>> = lines

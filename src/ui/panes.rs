@@ -1,6 +1,7 @@
 //! The three panes: the feed list, the entry list and the article.
 
 use super::{Theme, fit, pane_block, selection};
+use crate::app::keymap::{Action, Context};
 use crate::app::{FeedListRow, ListKey, Pane, State, layout};
 use crate::render;
 use crate::sanitize::one_line;
@@ -24,7 +25,7 @@ pub fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
         return;
     }
     if list.feeds.is_empty() && list.folders.is_empty() {
-        let add = state.keymap.hint(crate::app::keymap::Context::Feeds, crate::app::keymap::Action::AddFeed);
+        let add = state.keymap.hint(Context::Feeds, Action::AddFeed);
         let hint =
             format!("No feeds yet.\n\nPress {add} to add one, start with --opml FILE, or run `tidings import FILE`.");
         frame.render_widget(Paragraph::new(hint).style(theme.hint).wrap(Wrap { trim: true }), inner);
@@ -141,8 +142,16 @@ pub fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) 
             ),
             _ if state.feeds.selected_list().is_none() => String::new(),
             _ if !list.loaded => "Loading…".to_string(),
-            Some(feed) if feed.last_fetched_at.is_none() => "Not fetched yet; press r to refresh.".to_string(),
-            _ if list.unread_only => "Nothing unread here (U shows every entry).".to_string(),
+            Some(feed) if feed.last_fetched_at.is_none() => {
+                format!(
+                    "Not fetched yet{}.",
+                    state.keymap.say(Context::General, Action::Refresh, "; press {} to refresh")
+                )
+            }
+            _ if list.unread_only => format!(
+                "Nothing unread here{}.",
+                state.keymap.say(Context::General, Action::UnreadOnly, " ({} shows every entry)")
+            ),
             _ => "No entries.".to_string(),
         };
         frame.render_widget(Paragraph::new(text).style(theme.hint).wrap(Wrap { trim: false }), inner);
@@ -263,7 +272,7 @@ pub fn article(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) 
         let hint = if state.article.wanted.is_some() {
             "Loading…".to_string()
         } else {
-            let open = state.keymap.hint(crate::app::keymap::Context::Entries, crate::app::keymap::Action::Open);
+            let open = state.keymap.hint(Context::Entries, Action::Open);
             format!("Select an entry and press {open} to read it.")
         };
         frame.render_widget(Paragraph::new(hint).style(theme.hint).wrap(Wrap { trim: true }), inner);

@@ -4,6 +4,9 @@
 //! (tidings's defaults) and `--tidings-only` (no curl, newsboat or sfeed). They print figures and assert nothing:
 //! a shared two-core machine is too noisy for timed tests.
 
+// A benchmark or a harness of its own: what it measured goes to standard output.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 #[path = "../support/mod.rs"]
 mod support;
 

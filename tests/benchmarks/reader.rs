@@ -10,6 +10,9 @@
 //! Each measurement runs in a child process of its own, so its peak memory is the reader's alone. Figures are
 //! printed, nothing is asserted: a shared two-core machine is too noisy for timed tests.
 
+// A benchmark or a harness of its own: what it measured goes to standard output.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 #[path = "../support/mod.rs"]
 mod support;
 

@@ -14,46 +14,46 @@ use tidings::store::{self, fetches};
 
 /// What to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FarmSpec {
-    pub feeds: usize,
-    pub entries_per_feed: usize,
+pub(crate) struct FarmSpec {
+    pub(crate) feeds: usize,
+    pub(crate) entries_per_feed: usize,
     /// Out of 100, how many entries are read.
-    pub read_percent: u64,
+    pub(crate) read_percent: u64,
     /// Out of 1000, how many entries are starred.
-    pub starred_per_mille: u64,
+    pub(crate) starred_per_mille: u64,
     /// Index the entries for search (the slow part); lists do not need it.
-    pub index: bool,
-    pub seed: u64,
+    pub(crate) index: bool,
+    pub(crate) seed: u64,
 }
 
 impl FarmSpec {
     /// The farm of issue #10's benchmarks: 4000 feeds × 100 entries, half of them read, a few starred, indexed.
-    pub const BENCH: FarmSpec =
+    pub(crate) const BENCH: FarmSpec =
         FarmSpec { feeds: 4000, entries_per_feed: 100, read_percent: 50, starred_per_mille: 5, index: true, seed: 10 };
 
-    pub fn entries(&self) -> usize {
+    pub(crate) fn entries(&self) -> usize {
         self.feeds * self.entries_per_feed
     }
 }
 
 /// What was built.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Farm {
-    pub path: PathBuf,
-    pub feeds: Vec<FeedId>,
+pub(crate) struct Farm {
+    pub(crate) path: PathBuf,
+    pub(crate) feeds: Vec<FeedId>,
     /// Folders by name; `Tech/Rust` and `News/World` are nested in their parents.
-    pub folders: Vec<(String, FolderId)>,
-    pub entries: usize,
+    pub(crate) folders: Vec<(String, FolderId)>,
+    pub(crate) entries: usize,
 }
 
 /// The newest date an entry of the farm has (2026-01-01); the oldest is five years before.
-pub const NEWEST: i64 = 1_767_225_600;
-pub const FIVE_YEARS: i64 = 5 * 365 * 86_400;
+pub(crate) const NEWEST: i64 = 1_767_225_600;
+pub(crate) const FIVE_YEARS: i64 = 5 * 365 * 86_400;
 
 const FOLDERS: &[&str] = &["News", "Tech", "Science", "Culture", "Sport", "Tech/Rust", "News/World", "Blogs"];
 
 /// Builds the farm in a new database at `path` (which must not exist).
-pub fn build(path: &Path, spec: &FarmSpec) -> Farm {
+pub(crate) fn build(path: &Path, spec: &FarmSpec) -> Farm {
     let mut conn = store::open_write(path).expect("open the farm database");
     let mut rng = Rng(spec.seed);
     let new_feeds: Vec<NewFeed> = (0..spec.feeds)
@@ -140,7 +140,7 @@ pub fn build(path: &Path, spec: &FarmSpec) -> Farm {
 
 /// The farm for `spec`, built once and kept under the target directory (`dir`, e.g. `CARGO_TARGET_TMPDIR`)
 /// for later runs. Returns the farm and whether it was built now.
-pub fn cached(dir: &Path, spec: &FarmSpec) -> (Farm, bool) {
+pub(crate) fn cached(dir: &Path, spec: &FarmSpec) -> (Farm, bool) {
     let name = format!(
         "farm-v{VERSION}-{}x{}-r{}-s{}-i{}-{}.db",
         spec.feeds, spec.entries_per_feed, spec.read_percent, spec.starred_per_mille, spec.index, spec.seed
@@ -178,13 +178,13 @@ pub fn cached(dir: &Path, spec: &FarmSpec) -> (Farm, bool) {
 const VERSION: u32 = 3;
 
 /// How many words each language's vocabulary has.
-pub const VOCABULARY: usize = 50_000;
+pub(crate) const VOCABULARY: usize = 50_000;
 
 /// SplitMix64: small, fast, and the same everywhere.
-pub struct Rng(pub u64);
+pub(crate) struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -192,12 +192,12 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
     }
 
     /// A rank from 0 to `n`, with Zipf's law: rank r about 1/(r+1) as often as rank 0.
-    pub fn zipf(&mut self, n: usize) -> usize {
+    pub(crate) fn zipf(&mut self, n: usize) -> usize {
         let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
         (((n as f64 + 1.0).ln() * u).exp() as usize).saturating_sub(1).min(n - 1)
     }
@@ -205,7 +205,7 @@ impl Rng {
 
 /// The language of a feed's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Language {
+pub(crate) enum Language {
     English,
     French,
     German,
@@ -217,7 +217,7 @@ pub enum Language {
 
 impl Language {
     /// Most feeds are English; one in ten each French and German, Russian; one in twenty each CJK.
-    pub fn of_feed(f: usize) -> Language {
+    pub(crate) fn of_feed(f: usize) -> Language {
         match f % 20 {
             0 | 1 => Language::French,
             2 | 3 => Language::German,
@@ -282,7 +282,7 @@ impl Language {
     /// The word of rank `rank` (from 0) of the language's vocabulary: its topical words first, then made-up
     /// words, all different. `tests/benchmarks/search.rs` queries words of chosen ranks to get chosen
     /// frequencies.
-    pub fn vocabulary_word(self, rank: usize) -> String {
+    pub(crate) fn vocabulary_word(self, rank: usize) -> String {
         if let Some(word) = self.words().get(rank) {
             return word.to_string();
         }

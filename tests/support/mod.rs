@@ -2,14 +2,14 @@
 //! (a big database built straight through the store).
 #![allow(dead_code)]
 
-pub mod farm;
-pub mod server;
+pub(crate) mod farm;
+pub(crate) mod server;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// An RSS 2.0 document with one item per `(guid, title, body)`.
-pub fn rss(title: &str, items: &[(&str, &str, &str)]) -> String {
+pub(crate) fn rss(title: &str, items: &[(&str, &str, &str)]) -> String {
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<rss version=\"2.0\"><channel><title>{title}</title>\
          <link>http://example.com/</link><description>test feed</description>\n"
@@ -26,7 +26,7 @@ pub fn rss(title: &str, items: &[(&str, &str, &str)]) -> String {
 }
 
 /// An Atom 1.0 document with one entry per `(id, title, body)`.
-pub fn atom(title: &str, entries: &[(&str, &str, &str)]) -> String {
+pub(crate) fn atom(title: &str, entries: &[(&str, &str, &str)]) -> String {
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>{title}</title>\
          <id>urn:test:{title}</id><updated>2025-06-01T00:00:00Z</updated>\n"
@@ -42,7 +42,7 @@ pub fn atom(title: &str, entries: &[(&str, &str, &str)]) -> String {
 }
 
 /// An OPML document: `(folder, title, url)` per feed.
-pub fn opml(feeds: &[(Option<&str>, &str, &str)]) -> String {
+pub(crate) fn opml(feeds: &[(Option<&str>, &str, &str)]) -> String {
     let mut xml =
         String::from("<?xml version=\"1.0\"?>\n<opml version=\"2.0\"><head><title>test</title></head><body>\n");
     for (folder, title, url) in feeds {
@@ -57,31 +57,31 @@ pub fn opml(feeds: &[(Option<&str>, &str, &str)]) -> String {
 }
 
 /// A scratch home for one test: its own HOME/XDG folders, database and files.
-pub struct Sandbox {
-    pub dir: tempfile::TempDir,
+pub(crate) struct Sandbox {
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Sandbox {
-    pub fn new() -> Sandbox {
+    pub(crate) fn new() -> Sandbox {
         Sandbox { dir: tempfile::tempdir().expect("temp dir") }
     }
 
-    pub fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
-    pub fn db(&self) -> PathBuf {
+    pub(crate) fn db(&self) -> PathBuf {
         self.path("tidings.db")
     }
 
-    pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    pub(crate) fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
         let path = self.path(name);
         std::fs::write(&path, contents).expect("write a fixture");
         path
     }
 
     /// The real binary, with this sandbox as its home and database.
-    pub fn tidings(&self) -> Command {
+    pub(crate) fn tidings(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tidings"));
         let home = self.path("home");
         cmd.env("HOME", &home)
@@ -95,21 +95,21 @@ impl Sandbox {
         cmd
     }
 
-    pub fn run(&self, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
         self.tidings().args(args).output().expect("run tidings")
     }
 }
 
-pub fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Every cell of a TestBackend screen, row by row.
-pub fn screen(backend: &ratatui::backend::TestBackend) -> String {
+pub(crate) fn screen(backend: &ratatui::backend::TestBackend) -> String {
     let buffer = backend.buffer();
     let mut out = String::new();
     for y in 0..buffer.area.height {
@@ -121,22 +121,22 @@ pub fn screen(backend: &ratatui::backend::TestBackend) -> String {
     out
 }
 
-pub fn path_str(p: &Path) -> &str {
+pub(crate) fn path_str(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
 /// A finished command: its output, wall time and peak resident memory.
-pub struct Measured {
-    pub output: Output,
-    pub wall: std::time::Duration,
-    pub peak_rss: u64,
+pub(crate) struct Measured {
+    pub(crate) output: Output,
+    pub(crate) wall: std::time::Duration,
+    pub(crate) peak_rss: u64,
 }
 
 /// Runs a command to the end, measuring its wall time and its peak resident memory (through wait4, which also
 /// reaps it).
 #[cfg(target_os = "linux")]
 #[allow(clippy::zombie_processes)]
-pub fn measure(cmd: &mut Command) -> Measured {
+pub(crate) fn measure(cmd: &mut Command) -> Measured {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
     let start = std::time::Instant::now();

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// What the server does for a path.
 #[derive(Clone, Debug)]
-pub enum Reply {
+pub(crate) enum Reply {
     /// A normal response. With an `ETag` header, a matching `If-None-Match` gets 304.
     Ok { status: u16, headers: Vec<(String, String)>, body: Vec<u8> },
     /// Waits, then sends the inner reply.
@@ -29,10 +29,10 @@ pub enum Reply {
 
 /// A gate a test holds a reply behind: the server waits until the test opens it.
 #[derive(Clone, Debug, Default)]
-pub struct Gate(Arc<(Mutex<bool>, std::sync::Condvar)>);
+pub(crate) struct Gate(Arc<(Mutex<bool>, std::sync::Condvar)>);
 
 impl Gate {
-    pub fn open(&self) {
+    pub(crate) fn open(&self) {
         *self.0.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.0.1.notify_all();
     }
@@ -46,11 +46,11 @@ impl Gate {
 }
 
 impl Reply {
-    pub fn ok(content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
+    pub(crate) fn ok(content_type: &str, body: impl Into<Vec<u8>>) -> Reply {
         Reply::Ok { status: 200, headers: vec![("Content-Type".into(), content_type.into())], body: body.into() }
     }
 
-    pub fn status(status: u16) -> Reply {
+    pub(crate) fn status(status: u16) -> Reply {
         Reply::Ok {
             status,
             headers: vec![("Content-Type".into(), "text/plain".into())],
@@ -58,7 +58,7 @@ impl Reply {
         }
     }
 
-    pub fn with_header(mut self, name: &str, value: &str) -> Reply {
+    pub(crate) fn with_header(mut self, name: &str, value: &str) -> Reply {
         if let Reply::Ok { headers, .. } = &mut self {
             headers.push((name.into(), value.into()));
         }
@@ -68,18 +68,18 @@ impl Reply {
 
 /// A request as the server saw it.
 #[derive(Clone, Debug)]
-pub struct Request {
-    pub path: String,
-    pub headers: HashMap<String, String>,
+pub(crate) struct Request {
+    pub(crate) path: String,
+    pub(crate) headers: HashMap<String, String>,
 }
 
 impl Request {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(&name.to_ascii_lowercase()).map(String::as_str)
     }
 }
 
-pub struct Server {
+pub(crate) struct Server {
     addr: SocketAddr,
     routes: Arc<Mutex<HashMap<String, Reply>>>,
     log: Arc<Mutex<Vec<Request>>>,
@@ -88,7 +88,7 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn start() -> Server {
+    pub(crate) fn start() -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local address");
         let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
@@ -110,24 +110,24 @@ impl Server {
         Server { addr, routes, log, stop, connections }
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)
     }
 
-    pub fn route(&self, path: &str, reply: Reply) {
+    pub(crate) fn route(&self, path: &str, reply: Reply) {
         self.routes.lock().unwrap().insert(path.to_string(), reply);
     }
 
-    pub fn requests(&self) -> Vec<Request> {
+    pub(crate) fn requests(&self) -> Vec<Request> {
         self.log.lock().unwrap().clone()
     }
 
     /// How many connections clients opened so far.
-    pub fn connections(&self) -> usize {
+    pub(crate) fn connections(&self) -> usize {
         self.connections.load(Ordering::Relaxed)
     }
 
-    pub fn requests_for(&self, path: &str) -> Vec<Request> {
+    pub(crate) fn requests_for(&self, path: &str) -> Vec<Request> {
         self.requests().into_iter().filter(|r| r.path == path).collect()
     }
 }
@@ -263,7 +263,7 @@ fn reason(status: u16) -> &'static str {
 /// each answer held back by a fixed latency (as the real web's round trips are), and for each host the most
 /// requests it was answering at the same time; a host can also hold its answers until told to release them.
 /// Threads, like [`Server`]: a connection is a thread, so a held-back answer holds only its own connection.
-pub struct Farm {
+pub(crate) struct Farm {
     hosts: Vec<FarmHost>,
     routes: Arc<Mutex<HashMap<String, Reply>>>,
 }
@@ -310,13 +310,13 @@ impl HostLoad {
 }
 
 /// The loopback address of farm host `index` (0-based): 127.0.1.1 … 127.0.1.254, then 127.0.2.1, …
-pub fn farm_address(index: usize) -> std::net::Ipv4Addr {
+pub(crate) fn farm_address(index: usize) -> std::net::Ipv4Addr {
     std::net::Ipv4Addr::new(127, 0, 1 + (index / 254) as u8, 1 + (index % 254) as u8)
 }
 
 impl Farm {
     /// Starts `hosts` listeners (at most 254 × 254), each answering after `latency`.
-    pub fn start(hosts: usize, latency: Duration) -> std::io::Result<Farm> {
+    pub(crate) fn start(hosts: usize, latency: Duration) -> std::io::Result<Farm> {
         let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
         let mut started = Vec::with_capacity(hosts);
         for index in 0..hosts {
@@ -336,7 +336,7 @@ impl Farm {
                         .stack_size(256 * 1024)
                         .spawn(move || serve_farm_connection(stream, &routes, &load, latency));
                     if spawned.is_err() {
-                        eprintln!("farm host {addr}: cannot start a thread for a connection");
+                        let _ = writeln!(std::io::stderr(), "farm host {addr}: cannot start a thread for a connection");
                     }
                 }
             })?;
@@ -345,47 +345,47 @@ impl Farm {
         Ok(Farm { hosts: started, routes })
     }
 
-    pub fn hosts(&self) -> usize {
+    pub(crate) fn hosts(&self) -> usize {
         self.hosts.len()
     }
 
     /// The address of `path` on host `index`.
-    pub fn url(&self, index: usize, path: &str) -> String {
+    pub(crate) fn url(&self, index: usize, path: &str) -> String {
         format!("http://{}{}", self.hosts[index].addr, path)
     }
 
     /// Every host serves `path` with `reply`.
-    pub fn route(&self, path: &str, reply: Reply) {
+    pub(crate) fn route(&self, path: &str, reply: Reply) {
         self.routes.lock().unwrap().insert(path.to_string(), reply);
     }
 
     /// The most requests any one host answered at the same time since the last [`Farm::reset_counts`].
-    pub fn peak_per_host(&self) -> usize {
+    pub(crate) fn peak_per_host(&self) -> usize {
         self.hosts.iter().map(|h| h.load.peak.load(Ordering::SeqCst)).max().unwrap_or(0)
     }
 
     /// Requests answered by all hosts since the last [`Farm::reset_counts`].
-    pub fn requests(&self) -> usize {
+    pub(crate) fn requests(&self) -> usize {
         self.hosts.iter().map(|h| h.load.requests.load(Ordering::Relaxed)).sum()
     }
 
     /// Host `index` keeps every request it receives waiting, unanswered, until [`Farm::release`].
-    pub fn hold(&self, index: usize) {
+    pub(crate) fn hold(&self, index: usize) {
         self.hosts[index].load.set_held(true);
     }
 
     /// Host `index` answers the requests it held, and the next ones as usual.
-    pub fn release(&self, index: usize) {
+    pub(crate) fn release(&self, index: usize) {
         self.hosts[index].load.set_held(false);
     }
 
     /// The most requests host `index` answered at the same time since the last [`Farm::reset_counts`].
-    pub fn peak_of(&self, index: usize) -> usize {
+    pub(crate) fn peak_of(&self, index: usize) -> usize {
         self.hosts[index].load.peak.load(Ordering::SeqCst)
     }
 
     /// Starts counting afresh (between two measured runs).
-    pub fn reset_counts(&self) {
+    pub(crate) fn reset_counts(&self) {
         for host in &self.hosts {
             host.load.peak.store(host.load.now.load(Ordering::SeqCst), Ordering::SeqCst);
             host.load.requests.store(0, Ordering::Relaxed);

@@ -401,16 +401,3 @@ pub fn sort_words(sort: Sort) -> &'static str {
         Sort::ByTitle => "title",
     }
 }
-
-/// Selects an entry by id if the list has it (after opening it from elsewhere).
-pub fn select_id(state: &mut State, id: EntryId) -> Vec<Effect> {
-    match state.entries.position(id) {
-        Some(index) => {
-            let height = state.list_height(Pane::Entries);
-            let len = state.entries.len();
-            state.entries.cursor.select(index, len, height);
-            window(state)
-        }
-        None => Vec::new(),
-    }
-}

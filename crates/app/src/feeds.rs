@@ -3,6 +3,7 @@
 //! full, force its encoding). Knows feeds by id; the store's rows arrive in events. Marking a whole list read
 //! is in [`super::marks`].
 
+use super::keymap::{Action, Context};
 use super::list::{ListCursor, Step};
 use super::{Effect, ListKey, Pane, State};
 use crate::model::{FeedId, FeedRow, FolderId, FolderRow, UserWrite, ViewCounts};
@@ -407,7 +408,10 @@ pub fn toggle_full_text(state: &mut State) -> Vec<Effect> {
     let title = crate::sanitize::one_line(&feed.title, 80);
     state.status.info(
         if on {
-            format!("{title}: new entries are fetched in full on refresh (t on an entry does it now)")
+            format!(
+                "{title}: new entries are fetched in full on refresh{}",
+                state.keymap.say(Context::General, Action::FullText, " ({} on an entry does it now)")
+            )
         } else {
             format!("{title}: entries are no longer fetched in full")
         },

@@ -1,6 +1,7 @@
-//! A one-line text input with the editing keys people expect of a terminal prompt. Pure state: keys in, text
-//! out.
+//! A one-line text input with the editing keys people expect of a terminal prompt (which the keymap binds to
+//! its editing actions). Pure state: actions and typed characters in, text out.
 
+use crate::keymap::Action;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -54,71 +55,97 @@ impl TextInput {
         self.text[self.cursor..].chars().next().map_or(self.cursor, |c| self.cursor + c.len_utf8())
     }
 
-    /// Applies an editing key; returns false for keys it does not use (Enter, Esc, Tab…).
-    pub fn handle(&mut self, key: KeyEvent) -> bool {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    /// Applies an editing action (from the prompt's keys in the keymap); returns false for actions that do not
+    /// edit text.
+    pub fn edit(&mut self, action: Action) -> bool {
         if self.selected {
-            match key.code {
-                // Typing replaces the selection; deleting or cutting clears it.
-                KeyCode::Char(c) if !ctrl && !c.is_control() => self.clear(),
-                KeyCode::Backspace | KeyCode::Delete => {
+            match action {
+                // Deleting or cutting clears the selection; moving starts editing the text as it is.
+                Action::DeleteBack
+                | Action::DeleteForward
+                | Action::DeleteToStart
+                | Action::DeleteToEnd
+                | Action::DeleteWord => {
                     self.clear();
                     return true;
                 }
-                KeyCode::Char('u' | 'w' | 'k') if ctrl => {
-                    self.clear();
-                    return true;
-                }
-                // Moving starts editing the text as it is.
-                KeyCode::Left | KeyCode::Right | KeyCode::Home | KeyCode::End => self.selected = false,
-                KeyCode::Char('a' | 'e') if ctrl => self.selected = false,
-                // Keys it does not use leave the selection as it is.
+                Action::CursorLeft | Action::CursorRight | Action::LineStart | Action::LineEnd => self.selected = false,
+                // Actions it does not use leave the selection as it is.
                 _ => return false,
             }
         }
-        match key.code {
-            KeyCode::Char('a') if ctrl => self.cursor = 0,
-            KeyCode::Char('e') if ctrl => self.cursor = self.text.len(),
-            KeyCode::Char('u') if ctrl => {
+        match action {
+            Action::LineStart => self.cursor = 0,
+            Action::LineEnd => self.cursor = self.text.len(),
+            Action::DeleteToStart => {
                 self.text.drain(..self.cursor);
                 self.cursor = 0;
             }
-            KeyCode::Char('k') if ctrl => self.text.truncate(self.cursor),
-            KeyCode::Char('w') if ctrl => {
+            Action::DeleteToEnd => self.text.truncate(self.cursor),
+            Action::DeleteWord => {
                 let before = &self.text[..self.cursor];
                 let start = before.trim_end().rfind(char::is_whitespace).map_or(0, |i| i + 1);
                 self.text.drain(start..self.cursor);
                 self.cursor = start;
             }
-            KeyCode::Char(_) if ctrl => return false,
-            KeyCode::Char(c) if !c.is_control() => {
-                if self.text.len() + c.len_utf8() <= MAX_LEN {
-                    self.text.insert(self.cursor, c);
-                    self.cursor += c.len_utf8();
-                }
-            }
-            KeyCode::Backspace => {
+            Action::DeleteBack => {
                 let start = self.prev_boundary();
                 self.text.drain(start..self.cursor);
                 self.cursor = start;
             }
-            KeyCode::Delete => {
+            Action::DeleteForward => {
                 let end = self.next_boundary();
                 self.text.drain(self.cursor..end);
             }
-            KeyCode::Left => self.cursor = self.prev_boundary(),
-            KeyCode::Right => self.cursor = self.next_boundary(),
-            KeyCode::Home => self.cursor = 0,
-            KeyCode::End => self.cursor = self.text.len(),
+            Action::CursorLeft => self.cursor = self.prev_boundary(),
+            Action::CursorRight => self.cursor = self.next_boundary(),
             _ => return false,
         }
         true
+    }
+
+    /// Types a character (a key no action claims); returns false for what cannot be typed (control characters,
+    /// Ctrl and Alt combinations). Typing replaces a selection.
+    pub fn type_key(&mut self, key: KeyEvent) -> bool {
+        let KeyCode::Char(c) = key.code else { return false };
+        if key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) || c.is_control() {
+            return false;
+        }
+        if self.selected {
+            self.clear();
+        }
+        if self.text.len() + c.len_utf8() <= MAX_LEN {
+            self.text.insert(self.cursor, c);
+            self.cursor += c.len_utf8();
+        }
+        true
+    }
+
+    /// A key in a prompt: its editing action if the keymap gives it one, else the character typed.
+    pub fn handle(&mut self, action: Option<Action>, key: KeyEvent) -> bool {
+        match action {
+            Some(action) => self.edit(action),
+            None => self.type_key(key),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keymap::{Context, Keymap};
+
+    /// A key pressed in a prompt, through the default keymap as the prompt sees it.
+    trait Press {
+        fn press(&mut self, key: KeyEvent) -> bool;
+    }
+
+    impl Press for TextInput {
+        fn press(&mut self, key: KeyEvent) -> bool {
+            let action = Keymap::default().action(Context::Prompt, &key);
+            self.handle(action, key)
+        }
+    }
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
@@ -131,7 +158,7 @@ mod tests {
     fn typed(s: &str) -> TextInput {
         let mut input = TextInput::default();
         for c in s.chars() {
-            input.handle(key(KeyCode::Char(c)));
+            input.press(key(KeyCode::Char(c)));
         }
         input
     }
@@ -139,33 +166,33 @@ mod tests {
     #[test]
     fn typing_and_moving_edit_at_the_cursor() {
         let mut input = typed("héllo");
-        input.handle(key(KeyCode::Left));
-        input.handle(key(KeyCode::Left));
-        input.handle(key(KeyCode::Backspace));
+        input.press(key(KeyCode::Left));
+        input.press(key(KeyCode::Left));
+        input.press(key(KeyCode::Backspace));
         assert_eq!(input.text(), "hélo");
-        input.handle(key(KeyCode::Char('L')));
+        input.press(key(KeyCode::Char('L')));
         assert_eq!(input.text(), "héLlo");
         assert_eq!(input.cursor_chars(), 3);
-        input.handle(key(KeyCode::Delete));
+        input.press(key(KeyCode::Delete));
         assert_eq!(input.text(), "héLo");
-        input.handle(key(KeyCode::Home));
-        input.handle(key(KeyCode::Char('>')));
+        input.press(key(KeyCode::Home));
+        input.press(key(KeyCode::Char('>')));
         assert_eq!(input.text(), ">héLo");
-        input.handle(key(KeyCode::End));
+        input.press(key(KeyCode::End));
         assert_eq!(input.cursor_chars(), 5);
     }
 
     #[test]
     fn readline_keys_cut_words_and_lines() {
         let mut input = typed("http://example.com/ feed");
-        input.handle(ctrl('w'));
+        input.press(ctrl('w'));
         assert_eq!(input.text(), "http://example.com/ ");
-        input.handle(ctrl('a'));
-        input.handle(ctrl('k'));
+        input.press(ctrl('a'));
+        input.press(ctrl('k'));
         assert_eq!(input.text(), "");
         let mut input = typed("abc");
-        input.handle(key(KeyCode::Left));
-        input.handle(ctrl('u'));
+        input.press(key(KeyCode::Left));
+        input.press(ctrl('u'));
         assert_eq!((input.text(), input.cursor_chars()), ("c", 0));
     }
 
@@ -173,24 +200,24 @@ mod tests {
     fn a_selected_answer_is_replaced_by_typing_cleared_by_backspace_and_kept_by_a_movement() {
         let mut input = TextInput::selected("rust");
         assert!(input.is_selected());
-        input.handle(key(KeyCode::Char('g')));
-        input.handle(key(KeyCode::Char('o')));
+        input.press(key(KeyCode::Char('g')));
+        input.press(key(KeyCode::Char('o')));
         assert_eq!((input.text(), input.is_selected()), ("go", false));
 
         let mut input = TextInput::selected("rust");
-        input.handle(key(KeyCode::Backspace));
+        input.press(key(KeyCode::Backspace));
         assert_eq!(input.text(), "");
 
         let mut input = TextInput::selected("rust");
-        assert!(!input.handle(key(KeyCode::Tab)));
-        assert!(!input.handle(key(KeyCode::Up)));
-        assert!(!input.handle(ctrl('x')));
+        assert!(!input.press(key(KeyCode::Tab)));
+        assert!(!input.press(key(KeyCode::Up)));
+        assert!(!input.press(ctrl('x')));
         assert!(input.is_selected(), "keys it does not use leave the selection");
         let mut cut = TextInput::selected("two words");
-        cut.handle(ctrl('w'));
+        cut.press(ctrl('w'));
         assert_eq!(cut.text(), "", "Ctrl-w cuts the whole selection, not a word");
-        input.handle(key(KeyCode::Left));
-        input.handle(key(KeyCode::Char('y')));
+        input.press(key(KeyCode::Left));
+        input.press(key(KeyCode::Char('y')));
         assert_eq!((input.text(), input.is_selected()), ("rusyt", false));
         assert!(!TextInput::selected("").is_selected());
     }
@@ -198,8 +225,8 @@ mod tests {
     #[test]
     fn enter_and_escape_are_left_to_the_caller() {
         let mut input = typed("x");
-        assert!(!input.handle(key(KeyCode::Enter)));
-        assert!(!input.handle(key(KeyCode::Esc)));
+        assert!(!input.press(key(KeyCode::Enter)));
+        assert!(!input.press(key(KeyCode::Esc)));
         assert_eq!(input.text(), "x");
     }
 }

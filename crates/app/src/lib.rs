@@ -246,9 +246,31 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
             dialogs::open_log(state);
             Vec::new()
         }
-        Action::Close | Action::Accept | Action::Yes | Action::No | Action::DeleteAll | Action::ToggleScope => {
-            Vec::new()
-        }
+        // A dialog's own actions do nothing in the panes.
+        Action::Close
+        | Action::Accept
+        | Action::Yes
+        | Action::No
+        | Action::DeleteAll
+        | Action::ToggleScope
+        | Action::CursorLeft
+        | Action::CursorRight
+        | Action::LineStart
+        | Action::LineEnd
+        | Action::DeleteBack
+        | Action::DeleteForward
+        | Action::DeleteToStart
+        | Action::DeleteToEnd
+        | Action::DeleteWord
+        | Action::Choose1
+        | Action::Choose2
+        | Action::Choose3
+        | Action::Choose4
+        | Action::Choose5
+        | Action::Choose6
+        | Action::Choose7
+        | Action::Choose8
+        | Action::Choose9 => Vec::new(),
     }
 }
 

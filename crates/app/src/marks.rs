@@ -106,7 +106,11 @@ pub fn mark_all_read(state: &mut State) -> Vec<Effect> {
     if unread as usize > state.list_height(Pane::Entries) {
         let name = state.list_name(list);
         state.dialog = Some(Dialog::Confirm(Confirm {
-            question: format!("Mark {unread} entries of {name} read? (u undoes it) (y/n)"),
+            question: format!(
+                "Mark {unread} entries of {name} read?{}{}",
+                state.keymap.say(Context::General, Action::Undo, " ({} undoes it)"),
+                state.yes_or_no()
+            ),
             action: Confirmed::MarkRead(list),
         }));
         return Vec::new();
@@ -133,8 +137,7 @@ pub fn mark_read_now(state: &mut State, list: ListKey) -> Vec<Effect> {
 pub fn on_list_marked(state: &mut State, source: &ListSource, ids: Vec<EntryId>) -> Vec<Effect> {
     let now = state.clock.now;
     let name = state.list_name(ListKey::of(source));
-    let undo = state.keymap.hint(Context::General, Action::Undo);
-    let undo = if undo.is_empty() { String::new() } else { format!(" ({undo} undoes it)") };
+    let undo = state.keymap.say(Context::General, Action::Undo, " ({} undoes it)");
     state.status.info(
         match ids.len() {
             0 => format!("Nothing was unread in {name}"),

@@ -4,6 +4,7 @@
 
 use super::dialogs::{Dialog, Prompt, PromptPurpose};
 use super::feeds::SearchView;
+use super::keymap::{Action, Context};
 use super::{Effect, ListKey, Pane, State};
 
 const HINT: &str = "words (all must match), \"a phrase\", or a prefix* — Tab: every feed or only the selected one";
@@ -43,7 +44,10 @@ pub fn toggle_scope(state: &State, prompt: &mut Prompt) {
 pub fn submit(state: &mut State, within: Option<ListKey>, answer: &str) -> Result<Vec<Effect>, String> {
     let query = answer.trim();
     if query.is_empty() {
-        return Err("type the words to search for, or press Esc".into());
+        return Err(format!(
+            "type the words to search for{}",
+            state.keymap.say(Context::Prompt, Action::Close, ", or press {}")
+        ));
     }
     state.feeds.search = Some(SearchView { query: query.to_string(), within, count: None });
     state.feeds.rebuild_rows();

@@ -2,7 +2,7 @@
 //! the screen's geometry for the current viewport, the names and sources of lists, the dialog queue.
 
 use super::dialogs::Dialog;
-use super::keymap::{Context, Keymap};
+use super::keymap::{Action, Context, Keymap};
 use super::{article, entries, feeds, layout, progress, status, subscriptions};
 use crate::clock::Zone;
 use crate::model::{EntryId, FeedId, FolderId, ListSource};
@@ -203,6 +203,13 @@ impl State {
         } else {
             self.queued_dialogs.push_back(dialog);
         }
+    }
+
+    /// How a question says which keys answer it: `" (y/n)"` with the keys in effect.
+    pub fn yes_or_no(&self) -> String {
+        let (yes, no) =
+            (self.keymap.hint(Context::Confirm, Action::Yes), self.keymap.hint(Context::Confirm, Action::No));
+        if yes.is_empty() || no.is_empty() { String::new() } else { format!(" ({yes}/{no})") }
     }
 
     /// The keymap context of the pane with the focus.

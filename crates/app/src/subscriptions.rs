@@ -4,6 +4,7 @@
 
 use super::dialogs::{Confirm, Confirmed, Dialog, Picker, Prompt, PromptPurpose, Report};
 use super::event::RequestId;
+use super::keymap::{Action, Context};
 use super::{Effect, FeedListRow, ListKey, Pane, State, progress};
 use crate::model::{Discovery, FeedId, Found, NewFeed, UserWrite};
 use crate::sanitize::one_line;
@@ -115,7 +116,11 @@ pub fn ask_delete(state: &mut State) -> Vec<Effect> {
         Some(FeedListRow::Feed { index, .. }) => {
             let feed = &state.feeds.feeds[index];
             (
-                format!("Unsubscribe from {}? Its stored entries are deleted too. (y/n)", one_line(&feed.title, 80)),
+                format!(
+                    "Unsubscribe from {}? Its stored entries are deleted too.{}",
+                    one_line(&feed.title, 80),
+                    state.yes_or_no()
+                ),
                 Confirmed::DeleteFeed(feed.id),
             )
         }
@@ -125,11 +130,15 @@ pub fn ask_delete(state: &mut State) -> Vec<Effect> {
                 None => "move up to the top level".to_string(),
             };
             let inside = state.feeds.feed_ids_of(ListKey::Folder(id)).len();
+            let key = |action| state.keymap.hint(Context::Confirm, action);
             (
                 format!(
-                    "Delete the folder {}? y: its {inside} feed(s) and its folders {up} · D: delete them too, \
-                     with their entries · n: keep it",
-                    one_line(&name, 80)
+                    "Delete the folder {}? {}: its {inside} feed(s) and its folders {up} · {}: delete them too, \
+                     with their entries · {}: keep it",
+                    one_line(&name, 80),
+                    key(Action::Yes),
+                    key(Action::DeleteAll),
+                    key(Action::No),
                 ),
                 Confirmed::DeleteFolder(id),
             )
@@ -186,7 +195,9 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
     let text = answer.trim();
     let now = state.clock.now;
     match purpose {
-        PromptPurpose::AddFeed { .. } if text.is_empty() => Err("type an address, or press Esc".into()),
+        PromptPurpose::AddFeed { .. } if text.is_empty() => {
+            Err(format!("type an address{}", state.keymap.say(Context::Prompt, Action::Close, ", or press {}")))
+        }
         PromptPurpose::AddFeed { .. } if text.contains(char::is_whitespace) => Err("an address has no spaces".into()),
         PromptPurpose::AddFeed { folder } => {
             let request = state.subscriptions.next_request;
@@ -214,9 +225,10 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
         PromptPurpose::RenameFolder(_) | PromptPurpose::NewFolder if text.is_empty() => {
             Err("a folder needs a name".into())
         }
-        PromptPurpose::RenameFolder(_) if text.contains('/') => {
-            Err("a name cannot hold '/' (it separates folders in a path); move the folder with M instead".into())
-        }
+        PromptPurpose::RenameFolder(_) if text.contains('/') => Err(format!(
+            "a name cannot hold '/' (it separates folders in a path){}",
+            state.keymap.say(Context::General, Action::Move, "; move the folder with {} instead")
+        )),
         PromptPurpose::RenameFolder(folder_id) => {
             let name = one_line(text, 200);
             let parent = state.feeds.folder(folder_id).and_then(|f| f.parent);

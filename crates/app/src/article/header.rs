@@ -1,13 +1,22 @@
 //! The article's header, as lines for the pane's width: the title; feed, author, date and time; the link; then
 //! the media, comments and tags, folded into one line or listed (`d`).
 
+use crate::keymap::{Action, Context, Keymap};
 use crate::model::EntryDetail;
 use crate::render::{self, Line, Span};
 use crate::sanitize::one_line;
 
 /// The article's header: the title; feed, author, date and time; the link (elided in the middle when long —
 /// `o` opens it whole); then media, comments and tags folded into one line, or listed in full when `details`.
-pub fn lines(detail: &EntryDetail, width: usize, zone: crate::clock::Zone, details: bool, full: bool) -> Vec<Line> {
+pub fn lines(
+    detail: &EntryDetail,
+    width: usize,
+    zone: crate::clock::Zone,
+    details: bool,
+    full: bool,
+    keymap: &Keymap,
+) -> Vec<Line> {
+    let key = |action, with| keymap.say(Context::General, action, with);
     let heading = render::Style { bold: true, heading: true, ..Default::default() };
     let meta = render::Style { italic: true, ..Default::default() };
     let link = render::Style { link: true, ..Default::default() };
@@ -28,7 +37,10 @@ pub fn lines(detail: &EntryDetail, width: usize, zone: crate::clock::Zone, detai
     }
     if full {
         lines.push(vec![Span {
-            text: elide_end("▸ the full article, from the page · t: the feed's text", width),
+            text: elide_end(
+                &format!("▸ the full article, from the page{}", key(Action::FullText, " · {}: the feed's text")),
+                width,
+            ),
             style: meta,
         }]);
     } else if let Some(why) = &detail.full_error {
@@ -41,8 +53,8 @@ pub fn lines(detail: &EntryDetail, width: usize, zone: crate::clock::Zone, detai
         let mut parts = Vec::new();
         match media {
             0 => {}
-            1 => parts.push("1 media file (v plays it)".to_string()),
-            n => parts.push(format!("{n} media files (v plays one)")),
+            1 => parts.push(format!("1 media file{}", key(Action::OpenMedia, " ({} plays it)"))),
+            n => parts.push(format!("{n} media files{}", key(Action::OpenMedia, " ({} plays one)"))),
         }
         if detail.comments.is_some() {
             parts.push("comments".into());
@@ -50,7 +62,7 @@ pub fn lines(detail: &EntryDetail, width: usize, zone: crate::clock::Zone, detai
         if !detail.categories.is_empty() {
             parts.push(format!("tags: {}", one_line(&detail.categories.join(", "), 200)));
         }
-        let folded = format!("▸ {} · d for details", parts.join(" · "));
+        let folded = format!("▸ {}{}", parts.join(" · "), key(Action::ToggleDetails, " · {} for details"));
         lines.push(vec![Span { text: elide_end(&folded, width), style: meta }]);
     } else if has_details {
         for (i, enclosure) in detail.enclosures.iter().enumerate() {

@@ -4,6 +4,7 @@
 mod header;
 
 use super::dialogs::{Dialog, Prompt, PromptPurpose};
+use super::keymap::{Action, Context, Keymap};
 use super::list::{Step, scroll};
 use super::{Effect, OpenKind, Pane, State};
 use crate::model::{EntryDetail, EntryId};
@@ -36,8 +37,8 @@ pub struct ArticleView {
 
 impl ArticleView {
     /// Puts the header (for `width` columns) and the body together again, and marks the search's matches.
-    fn relayout(&mut self, width: u16, zone: crate::clock::Zone) {
-        let mut lines = header::lines(&self.detail, usize::from(width), zone, self.details, self.full);
+    fn relayout(&mut self, width: u16, zone: crate::clock::Zone, keymap: &Keymap) {
+        let mut lines = header::lines(&self.detail, usize::from(width), zone, self.details, self.full, keymap);
         lines.extend(self.body.iter().cloned());
         self.marks = match &self.search {
             Some(query) => lines.iter().map(|l| query.highlight_ranges(&render::line_text(l))).collect(),
@@ -117,7 +118,7 @@ pub fn on_loaded(state: &mut State, entry_id: EntryId, detail: Option<Box<EntryD
         marks: Vec::new(),
         search: super::search::highlights(state),
     };
-    view.relayout(width, state.clock.zone);
+    view.relayout(width, state.clock.zone, &state.keymap);
     let effect = render_effect(&view, width);
     state.article.view = Some(view);
     vec![effect]
@@ -161,14 +162,17 @@ pub fn on_rendered(
             view.links = body.links;
         }
         Err(reason) => {
-            let notice = format!("This entry could not be shown ({reason}); o opens it in the browser.");
+            let notice = format!(
+                "This entry could not be shown ({reason}){}.",
+                state.keymap.say(Context::General, Action::OpenInBrowser, "; {} opens it in the browser")
+            );
             let style = render::Style { italic: true, ..Default::default() };
             view.body = render::wrap_text(&notice, usize::from(width), style);
             view.links = Vec::new();
         }
     }
     let first_render = view.rendered_width.is_none() && view.scroll == 0;
-    view.relayout(width, zone);
+    view.relayout(width, zone, &state.keymap);
     if first_render && let Some(line) = view.first_mark() {
         // Opened from a search: start where the body first matches, with a line of context.
         if line >= height {
@@ -200,15 +204,28 @@ pub fn full_text(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
     let width = state.article_width();
     let Some(view) = state.article.ready_mut() else {
-        not_ready(state, "Open an entry first; t fetches its full article from its page");
+        let otherwise = format!(
+            "Open an entry first{}",
+            state.keymap.say(Context::General, Action::FullText, "; {} fetches its full article from its page")
+        );
+        not_ready(state, &otherwise);
         return Vec::new();
     };
     if view.detail.full_html.is_some() {
         view.full = !view.full;
         view.scroll = 0;
         view.rendered_width = None;
-        let shown =
-            if view.full { "the full article (t: the feed's text)" } else { "the feed's text (t: the full article)" };
+        let shown = if view.full {
+            format!(
+                "the full article{}",
+                state.keymap.say(Context::General, Action::FullText, " ({}: the feed's text)")
+            )
+        } else {
+            format!(
+                "the feed's text{}",
+                state.keymap.say(Context::General, Action::FullText, " ({}: the full article)")
+            )
+        };
         let effect = render_effect(view, width);
         state.status.info(format!("Showing {shown}"), now);
         return vec![effect];
@@ -233,7 +250,8 @@ pub fn on_full_text(state: &mut State, entry_id: EntryId, result: Result<String,
             view.full = true;
             view.scroll = 0;
             view.rendered_width = None;
-            state.status.info("Showing the full article (t: the feed's text)", now);
+            let back = state.keymap.say(Context::General, Action::FullText, " ({}: the feed's text)");
+            state.status.info(format!("Showing the full article{back}"), now);
             let effect = render_effect(view, width);
             vec![effect]
         }
@@ -251,9 +269,14 @@ pub fn toggle_details(state: &mut State) -> Vec<Effect> {
     match state.article.ready_mut() {
         Some(view) => {
             view.details = !view.details;
-            view.relayout(width, zone);
+            view.relayout(width, zone, &state.keymap);
         }
-        None => not_ready(state, "Open an entry first; d lists its media, comments and tags"),
+        None => {
+            let says = "; {} lists its media, comments and tags";
+            let otherwise =
+                format!("Open an entry first{}", state.keymap.say(Context::General, Action::ToggleDetails, says));
+            not_ready(state, &otherwise);
+        }
     }
     Vec::new()
 }
@@ -262,7 +285,11 @@ pub fn toggle_details(state: &mut State) -> Vec<Effect> {
 pub fn open_media(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
     let Some(view) = state.article.ready() else {
-        not_ready(state, "Open an entry first; v plays its media");
+        let otherwise = format!(
+            "Open an entry first{}",
+            state.keymap.say(Context::General, Action::OpenMedia, "; {} plays its media")
+        );
+        not_ready(state, &otherwise);
         return Vec::new();
     };
     match view.detail.enclosures.len() {
@@ -277,7 +304,10 @@ pub fn open_media(state: &mut State) -> Vec<Effect> {
         n => {
             state.dialog = Some(Dialog::Prompt(Prompt::new(
                 "Play a media file",
-                &format!("the number of the file to play, 1 to {n} (d lists them in the header)"),
+                &format!(
+                    "the number of the file to play, 1 to {n}{}",
+                    state.keymap.say(Context::General, Action::ToggleDetails, " ({} lists them in the header)")
+                ),
                 "",
                 PromptPurpose::PlayMedia,
             )));
@@ -333,7 +363,8 @@ pub fn open_in_browser(state: &mut State) -> Vec<Effect> {
             Vec::new()
         }
         None => {
-            state.status.info("Select an entry first; o opens its page in the browser", now);
+            let says = state.keymap.say(Context::General, Action::OpenInBrowser, "; {} opens its page in the browser");
+            state.status.info(format!("Select an entry first{says}"), now);
             Vec::new()
         }
     }

@@ -36,7 +36,7 @@ pub fn help_lines(keymap: &Keymap, width: u16) -> Vec<HelpLine> {
             out.push(HelpLine::Heading(ctx.title()));
             context = Some(ctx);
         }
-        let mut pieces = wrap(help, text_width).into_iter();
+        let mut pieces = wrap(&help, text_width).into_iter();
         if keys.width() > keys_width {
             out.push(HelpLine::Row { keys, help: String::new() });
             out.extend(pieces.map(|p| HelpLine::Row { keys: String::new(), help: p }));

@@ -3,7 +3,7 @@
 
 use super::{Dialog, Next, text_step};
 use crate::clock::Zone;
-use crate::keymap::Action;
+use crate::keymap::{Action, Context, Keymap};
 use crate::list::scroll;
 use crate::model::{FeedId, FeedInfo};
 use crate::sanitize::one_line;
@@ -22,8 +22,9 @@ pub const LABEL_WIDTH: usize = 14;
 
 impl Info {
     /// The window's lines for a text column `width` wide: (label, text), the label on a field's first line only.
-    pub fn lines(&self, width: usize, zone: Zone, now: i64) -> Vec<(&'static str, String)> {
+    pub fn lines(&self, width: usize, zone: Zone, now: i64, keymap: &Keymap) -> Vec<(&'static str, String)> {
         let Some(info) = &self.info else { return vec![("", "Loading…".to_string())] };
+        let key = |context, action, with| keymap.say(context, action, with);
         let mut lines = Vec::new();
         let mut field = |name: &'static str, value: String| {
             let wrapped = crate::render::wrap_text(&one_line(&value, 4000), width.max(10), Default::default());
@@ -36,7 +37,8 @@ impl Info {
         let when = |ts: Option<i64>| ts.map(|t| zone.datetime(t)).unwrap_or_else(|| "never".into());
         field("Feed", row.title.clone());
         if let Some(own) = info.own_title.as_deref().filter(|own| *own != row.title) {
-            field("Its own title", format!("{own} (c renames; an empty name goes back to it)"));
+            let rename = key(Context::General, Action::Rename, " ({} renames; an empty name goes back to it)");
+            field("Its own title", format!("{own}{rename}"));
         }
         field("URL", row.url.clone());
         field("Site", row.site_url.clone().unwrap_or_else(|| "—".into()));
@@ -45,9 +47,15 @@ impl Info {
         field(
             "Full text",
             if row.full_text {
-                "new entries' pages are fetched on refresh (T stops it)".into()
+                format!(
+                    "new entries' pages are fetched on refresh{}",
+                    key(Context::General, Action::FeedFullText, " ({} stops it)")
+                )
             } else {
-                "no: the feed's own content (T fetches each new entry's page)".into()
+                format!(
+                    "no: the feed's own content{}",
+                    key(Context::General, Action::FeedFullText, " ({} fetches each new entry's page)")
+                )
             },
         );
         let status = row.last_status.map(|s| format!(" (HTTP {s})")).unwrap_or_default();
@@ -58,7 +66,13 @@ impl Info {
             field("Failures", format!("{} in a row", info.failures));
         }
         if row.dead {
-            field("Status", "gone (HTTP 410): no automatic refreshes; r tries again".into());
+            field(
+                "Status",
+                format!(
+                    "gone (HTTP 410): no automatic refreshes{}",
+                    key(Context::General, Action::Refresh, "; {} tries again")
+                ),
+            );
         } else if let Some(at) = row.retry_at.filter(|at| *at > now) {
             field(
                 "Status",
@@ -85,7 +99,12 @@ impl Info {
             }
             None => field("Encoding", "not read yet".into()),
         }
-        field("Forced", row.encoding_forced.clone().unwrap_or_else(|| "no (press e to force one)".into()));
+        field(
+            "Forced",
+            row.encoding_forced.clone().unwrap_or_else(|| {
+                format!("no{}", key(Context::Info, Action::ForceEncoding, " (press {} to force one)"))
+            }),
+        );
         for warning in &info.warnings {
             field("Reading", warning.clone());
         }
@@ -130,7 +149,7 @@ pub(super) fn on_key(state: &mut State, info: &mut Info, action: Option<Action>)
             if let Some(step) = text_step(action) {
                 let (width, height) = state.viewport;
                 let area = area(width, height);
-                let len = info.lines(text_width(area), state.clock.zone, state.clock.now).len();
+                let len = info.lines(text_width(area), state.clock.zone, state.clock.now, &state.keymap).len();
                 info.scroll = scroll(info.scroll, step, len, usize::from(area.height.saturating_sub(2)));
             }
             Next::Keep

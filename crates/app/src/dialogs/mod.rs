@@ -148,7 +148,7 @@ pub fn on_key(state: &mut State, key: KeyEvent) -> (Vec<Effect>, Option<Answer>)
             (next, None)
         }
         Dialog::Prompt(prompt) => prompt::on_key(state, prompt, action, key),
-        Dialog::Picker(picker) => picker::on_key(state, picker, action, key),
+        Dialog::Picker(picker) => picker::on_key(state, picker, action),
         Dialog::Confirm(confirm) => confirm::on_key(confirm, action),
     };
     match next {

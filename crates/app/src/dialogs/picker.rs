@@ -1,11 +1,11 @@
-//! The feeds discovery found at a site, to choose one from: move and press Enter, or press its number.
+//! The feeds discovery found at a site, to choose one from: move and press Enter, or press its number (the
+//! `choose_N` keys).
 
 use super::{Answer, Next, text_step};
 use crate::State;
 use crate::keymap::Action;
 use crate::list::ListCursor;
 use crate::model::Found;
-use crossterm::event::KeyEvent;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Picker {
@@ -15,16 +15,10 @@ pub struct Picker {
     pub folder: Vec<String>,
 }
 
-pub(super) fn on_key(
-    state: &mut State,
-    picker: &mut Picker,
-    action: Option<Action>,
-    key: KeyEvent,
-) -> (Next, Option<Answer>) {
+pub(super) fn on_key(state: &mut State, picker: &mut Picker, action: Option<Action>) -> (Next, Option<Answer>) {
     let len = picker.candidates.len();
-    let digit = crate::keymap::Key::from_event(&key).plain_char().and_then(|c| c.to_digit(10));
-    if let Some(n) = digit.filter(|n| (1..=len as u32).contains(n)) {
-        return (Next::Close, choose(picker, n as usize - 1));
+    if let Some(n) = action.and_then(Action::chosen_number).filter(|n| (1..=len).contains(n)) {
+        return (Next::Close, choose(picker, n - 1));
     }
     match action {
         Some(Action::Accept | Action::Open) => (Next::Close, choose(picker, picker.cursor.index)),

@@ -61,9 +61,9 @@ pub(super) fn on_key(
         Some(Action::Accept) => answer(prompt, prompt.input.text().to_string()),
         _ => {
             if let Some(count) = numbered(state, prompt.purpose) {
-                return on_number_key(prompt, key, count);
+                return on_number_key(prompt, action, key, count);
             }
-            if prompt.input.handle(key) {
+            if prompt.input.handle(action, key) {
                 prompt.error = None;
             }
             (Next::Keep, None)
@@ -88,19 +88,17 @@ fn numbered(state: &State, purpose: PromptPurpose) -> Option<usize> {
 
 /// A key in a prompt for a number: only digits go in, and as soon as the number can only mean one thing (`f 3`
 /// with fewer than 30 links) it is taken without Enter.
-fn on_number_key(prompt: &mut Prompt, key: KeyEvent, count: usize) -> (Next, Option<Answer>) {
+fn on_number_key(prompt: &mut Prompt, action: Option<Action>, key: KeyEvent, count: usize) -> (Next, Option<Answer>) {
     use crossterm::event::KeyCode;
     let refuse = |prompt: &mut Prompt| prompt.error = Some(format!("type a number from 1 to {count}"));
-    // Only digits go in (Ctrl keys still edit).
-    if let KeyCode::Char(c) = key.code
-        && !c.is_ascii_digit()
-        && !key.modifiers.contains(crossterm::event::KeyModifiers::CONTROL)
-    {
+    // Only digits are typed in (the editing keys still edit).
+    let typed_digit = action.is_none() && matches!(key.code, KeyCode::Char(c) if c.is_ascii_digit());
+    if action.is_none() && !typed_digit && matches!(key.code, KeyCode::Char(_)) {
         refuse(prompt);
         return (Next::Keep, None);
     }
     let before = prompt.input.clone();
-    if !prompt.input.handle(key) {
+    if !prompt.input.handle(action, key) {
         return (Next::Keep, None);
     }
     prompt.error = None;
@@ -112,7 +110,7 @@ fn on_number_key(prompt: &mut Prompt, key: KeyEvent, count: usize) -> (Next, Opt
         refuse(prompt);
         return (Next::Keep, None);
     }
-    if n.saturating_mul(10) > count && matches!(key.code, KeyCode::Char(_)) {
+    if n.saturating_mul(10) > count && typed_digit {
         let typed = typed.to_string();
         return answer(prompt, typed);
     }

@@ -78,14 +78,6 @@ impl Key {
         Key { code: KeyCodeOrd::Char(c), ctrl: false, alt: false, shift: false }
     }
 
-    /// The character this key types, when it is a plain character (for digit shortcuts in dialogs).
-    pub fn plain_char(&self) -> Option<char> {
-        match self.code {
-            KeyCodeOrd::Char(c) if !self.ctrl && !self.alt => Some(c),
-            _ => None,
-        }
-    }
-
     /// Parses a key as written in the config: `j`, `G`, `?`, `Ctrl-d`, `C-d`, `Alt-x`, `M-x`, `Shift-Tab`,
     /// `Enter`, `PgDn`, `F5`, `Space`.
     pub fn parse(text: &str) -> Result<Key, String> {

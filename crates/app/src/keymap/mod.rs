@@ -167,6 +167,36 @@ impl Keymap {
         self.keys_for(context, action).first().map(Key::to_string).unwrap_or_default()
     }
 
+    /// A hint naming the key in effect for `action` in `context`: `with` is the phrase around it, `{}` where the
+    /// key goes (`" ({} undoes it)"`). Empty when the action has no key there, so no message names a key that
+    /// does not do what it says.
+    pub fn say(&self, context: Context, action: Action, with: &str) -> String {
+        match self.keys_for(context, action).first() {
+            Some(key) => with.replacen("{}", &key.to_string(), 1),
+            None => String::new(),
+        }
+    }
+
+    /// A help line with the keys it names filled in: `{prompt.toggle_scope}` becomes the key in effect for that
+    /// action there (or "its key", when it has none).
+    pub fn help_text(&self, help: &str) -> String {
+        let mut out = String::with_capacity(help.len());
+        let mut rest = help;
+        while let Some(start) = rest.find('{') {
+            let Some(len) = rest[start..].find('}') else { break };
+            out.push_str(&rest[..start]);
+            let name = &rest[start + 1..start + len];
+            let named = name.split_once('.').and_then(|(c, a)| Some((Context::from_name(c)?, Action::from_name(a)?)));
+            match named.and_then(|(context, action)| self.keys_for(context, action).first().copied()) {
+                Some(key) => out.push_str(&key.to_string()),
+                None => out.push_str("its key"),
+            }
+            rest = &rest[start + len + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
     /// The bindings of one context that have keys, in table order.
     pub fn bindings(&self, context: Context) -> impl Iterator<Item = &Binding> {
         self.bindings.iter().filter(move |b| b.context == context && !b.keys.is_empty())
@@ -174,20 +204,26 @@ impl Keymap {
 
     /// The whole table as help lines: (context heading, keys, what they do), contexts in order. An action the
     /// config unbound stays, as "unbound": it exists, and the config can bind it again.
-    pub fn help_rows(&self) -> Vec<(Context, String, &'static str)> {
-        Context::ALL
-            .into_iter()
-            .flat_map(|context| {
-                self.bindings
-                    .iter()
-                    .filter(move |b| b.context == context)
-                    .map(move |b| {
-                        let keys = if b.keys.is_empty() { "unbound".to_string() } else { join_keys(&b.keys) };
-                        (context, keys, b.help)
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect()
+    /// Actions of one context that say the same thing (`choose_1` … `choose_9`) share one line.
+    pub fn help_rows(&self) -> Vec<(Context, String, String)> {
+        let mut rows: Vec<(Context, String, String)> = Vec::new();
+        for context in Context::ALL {
+            for b in self.bindings.iter().filter(|b| b.context == context) {
+                let keys = if b.keys.is_empty() { "unbound".to_string() } else { join_keys(&b.keys) };
+                let help = self.help_text(b.help);
+                match rows.last_mut() {
+                    Some((c, shown, said)) if *c == context && *said == help && !b.keys.is_empty() => {
+                        shown.push_str(", ");
+                        shown.push_str(&keys);
+                    }
+                    _ => rows.push((context, keys, help)),
+                }
+            }
+        }
+        for row in &mut rows {
+            row.1 = digit_run(&row.1);
+        }
+        rows
     }
 
     /// The table as Markdown, one table per context: README's key section is this text.
@@ -202,7 +238,12 @@ impl Keymap {
             for b in rows {
                 let keys: Vec<String> =
                     b.keys.iter().map(|k| format!("`{}`", k.to_string().replace('|', "\\|"))).collect();
-                out.push_str(&format!("| {} | {} | `{}` |\n", keys.join(", "), b.help, config_key(context, b.action)));
+                out.push_str(&format!(
+                    "| {} | {} | `{}` |\n",
+                    keys.join(", "),
+                    self.help_text(b.help),
+                    config_key(context, b.action)
+                ));
             }
             out.push('\n');
         }
@@ -226,7 +267,12 @@ impl Keymap {
             }
             for b in rows {
                 let keys: Vec<String> = b.keys.iter().map(|k| format!("{:?}", config_name(k))).collect();
-                out.push_str(&format!("# {} = [{}]    # {}\n", b.action.name(), keys.join(", "), b.help));
+                out.push_str(&format!(
+                    "# {} = [{}]    # {}\n",
+                    b.action.name(),
+                    keys.join(", "),
+                    self.help_text(b.help)
+                ));
             }
         }
         out
@@ -242,6 +288,17 @@ fn config_name(key: &Key) -> String {
         "←" => "Left".into(),
         "→" => "Right".into(),
         _ => shown,
+    }
+}
+
+/// A run of three or more digit keys, `1, 2, 3, 4`, as `1–4`; other key lists as they are.
+fn digit_run(keys: &str) -> String {
+    let digits: Vec<u32> = keys.split(", ").filter_map(|k| k.parse().ok().filter(|d: &u32| *d < 10)).collect();
+    let consecutive = digits.windows(2).all(|w| w[1] == w[0] + 1);
+    if digits.len() >= 3 && digits.len() == keys.split(", ").count() && consecutive {
+        format!("{}–{}", digits[0], digits[digits.len() - 1])
+    } else {
+        keys.to_string()
     }
 }
 
@@ -405,10 +462,45 @@ mod tests {
         }
     }
 
+    /// Every action the table declares can be bound by its name where it works, and help lists it there: one
+    /// declared but left out of the defaults or the contexts would be silently unconfigurable.
+    #[test]
+    fn every_action_is_configurable_by_its_name_and_shown_in_help() {
+        let f12 = press(KeyCode::F(12), KeyModifiers::NONE);
+        for &action in Action::ALL {
+            let context = Context::ALL
+                .into_iter()
+                .find(|c| action.works_in(*c))
+                .unwrap_or_else(|| panic!("{} can be bound nowhere", action.name()));
+            let config = match context {
+                Context::General => format!("{} = \"F12\"", action.name()),
+                other => format!("[{}]\n{} = \"F12\"", other.name(), action.name()),
+            };
+            let map = keys(&config);
+            assert_eq!(map.action(context, &f12), Some(action), "{config}");
+            let shown = map.help_rows();
+            assert!(
+                shown.iter().any(|(c, keys, help)| *c == context && keys.contains("F12") && !help.is_empty()),
+                "{} bound to F12 is not in help",
+                action.name()
+            );
+        }
+    }
+
+    #[test]
+    fn a_help_line_names_other_keys_as_they_are_bound() {
+        let search = |map: &Keymap| {
+            map.help_rows().into_iter().find(|(_, keys, _)| keys == "/").map(|(_, _, help)| help).unwrap()
+        };
+        assert!(search(&Keymap::default()).contains("(Tab in the prompt"), "{}", search(&Keymap::default()));
+        let map = keys("[prompt]\ntoggle_scope = \"Ctrl-t\"");
+        assert!(search(&map).contains("(Ctrl-t in the prompt"), "{}", search(&map));
+    }
+
     #[test]
     fn every_action_has_a_default_key_somewhere_and_a_name_that_reads_back() {
         let map = Keymap::default();
-        for action in Action::ALL {
+        for &action in Action::ALL {
             assert_eq!(Action::from_name(action.name()), Some(action));
             assert!(
                 Context::ALL.into_iter().any(|c| !map.keys_for(c, action).is_empty()),

@@ -79,175 +79,115 @@ impl Context {
     }
 }
 
-/// Everything a key can do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Action {
-    Quit,
-    Help,
-    Suspend,
-    Down,
-    Up,
-    PageDown,
-    PageUp,
-    HalfPageDown,
-    HalfPageUp,
-    Top,
-    Bottom,
-    PaneLeft,
-    PaneRight,
-    NextPane,
-    PrevPane,
-    Open,
-    NextUnread,
-    PrevUnread,
-    ToggleRead,
-    Star,
-    Undo,
-    Sort,
-    UnreadOnly,
-    Search,
+/// Declares the actions once: the enum, the list of them all, and each one's name in the config file. An action
+/// declared here is configurable by that name and listed in help (its bindings are in [`DEFAULTS`]; a test checks
+/// that each has one).
+macro_rules! actions {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal, )+) => {
+        /// Everything a key can do.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Action {
+            $( $(#[doc = $doc])* $variant, )+
+        }
+
+        impl Action {
+            /// Every action, in the order declared.
+            pub const ALL: &'static [Action] = &[$( Action::$variant, )+];
+
+            /// Its name in the config file (`next_unread = "n"`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( Action::$variant => $name, )+
+                }
+            }
+        }
+    };
+}
+
+actions! {
+    Quit = "quit",
+    Help = "help",
+    Suspend = "suspend",
+    Down = "down",
+    Up = "up",
+    PageDown = "page_down",
+    PageUp = "page_up",
+    HalfPageDown = "half_page_down",
+    HalfPageUp = "half_page_up",
+    Top = "top",
+    Bottom = "bottom",
+    PaneLeft = "pane_left",
+    PaneRight = "pane_right",
+    NextPane = "next_pane",
+    PrevPane = "prev_pane",
+    Open = "open",
+    NextUnread = "next_unread",
+    PrevUnread = "prev_unread",
+    ToggleRead = "toggle_read",
+    Star = "star",
+    Undo = "undo",
+    Sort = "sort",
+    UnreadOnly = "unread_only",
+    Search = "search",
     /// In the search prompt: every feed, or only the selected feed or folder.
-    ToggleScope,
-    MarkAllRead,
-    OpenInBrowser,
-    FollowLink,
-    Refresh,
-    RefreshAll,
-    AddFeed,
-    Rename,
-    Move,
-    NewFolder,
-    Delete,
-    FeedInfo,
-    ForceEncoding,
+    ToggleScope = "toggle_scope",
+    MarkAllRead = "mark_all_read",
+    OpenInBrowser = "open_in_browser",
+    FollowLink = "follow_link",
+    Refresh = "refresh",
+    RefreshAll = "refresh_all",
+    AddFeed = "add_feed",
+    Rename = "rename",
+    Move = "move",
+    NewFolder = "new_folder",
+    Delete = "delete",
+    FeedInfo = "feed_info",
+    ForceEncoding = "force_encoding",
     /// Show the focused pane alone, full screen (again: back to the panes).
-    Zoom,
+    Zoom = "zoom",
     /// Play the entry's media (podcast, video) with the player.
-    OpenMedia,
+    OpenMedia = "open_media",
     /// The full article from the entry's page (fetched the first time), or the feed's text again.
-    FullText,
+    FullText = "full_text",
     /// Fetch a feed's new entries in full on refresh, or stop.
-    FeedFullText,
+    FeedFullText = "feed_full_text",
     /// Media, comments and tags in the article's header: folded into one line, or listed.
-    ToggleDetails,
+    ToggleDetails = "toggle_details",
     /// The last messages and errors, in full.
-    MessageLog,
+    MessageLog = "message_log",
     /// Close a dialog without doing anything.
-    Close,
+    Close = "close",
     /// Accept a dialog: submit the prompt, subscribe to the chosen feed.
-    Accept,
-    Yes,
-    No,
+    Accept = "accept",
+    Yes = "yes",
+    No = "no",
     /// Deleting a folder: its feeds and folders too.
-    DeleteAll,
+    DeleteAll = "delete_all",
+    /// Editing a prompt's line: the cursor one character left or right, to the start or the end.
+    CursorLeft = "cursor_left",
+    CursorRight = "cursor_right",
+    LineStart = "line_start",
+    LineEnd = "line_end",
+    /// Editing a prompt's line: delete the character before or under the cursor, everything before or after it,
+    /// or the word before it.
+    DeleteBack = "delete_back",
+    DeleteForward = "delete_forward",
+    DeleteToStart = "delete_to_start",
+    DeleteToEnd = "delete_to_end",
+    DeleteWord = "delete_word",
+    /// Choosing a feed: the one with this number.
+    Choose1 = "choose_1",
+    Choose2 = "choose_2",
+    Choose3 = "choose_3",
+    Choose4 = "choose_4",
+    Choose5 = "choose_5",
+    Choose6 = "choose_6",
+    Choose7 = "choose_7",
+    Choose8 = "choose_8",
+    Choose9 = "choose_9",
 }
 
 impl Action {
-    pub const ALL: [Action; 48] = [
-        Action::Quit,
-        Action::Help,
-        Action::Suspend,
-        Action::Down,
-        Action::Up,
-        Action::PageDown,
-        Action::PageUp,
-        Action::HalfPageDown,
-        Action::HalfPageUp,
-        Action::Top,
-        Action::Bottom,
-        Action::PaneLeft,
-        Action::PaneRight,
-        Action::NextPane,
-        Action::PrevPane,
-        Action::Open,
-        Action::NextUnread,
-        Action::PrevUnread,
-        Action::ToggleRead,
-        Action::Star,
-        Action::Undo,
-        Action::Sort,
-        Action::UnreadOnly,
-        Action::Search,
-        Action::ToggleScope,
-        Action::MarkAllRead,
-        Action::OpenInBrowser,
-        Action::FollowLink,
-        Action::Refresh,
-        Action::RefreshAll,
-        Action::AddFeed,
-        Action::Rename,
-        Action::Move,
-        Action::NewFolder,
-        Action::Delete,
-        Action::FeedInfo,
-        Action::ForceEncoding,
-        Action::Zoom,
-        Action::OpenMedia,
-        Action::FullText,
-        Action::FeedFullText,
-        Action::ToggleDetails,
-        Action::MessageLog,
-        Action::Close,
-        Action::Accept,
-        Action::Yes,
-        Action::No,
-        Action::DeleteAll,
-    ];
-
-    /// Its name in the config file (`next_unread = "n"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Action::Quit => "quit",
-            Action::Help => "help",
-            Action::Suspend => "suspend",
-            Action::Down => "down",
-            Action::Up => "up",
-            Action::PageDown => "page_down",
-            Action::PageUp => "page_up",
-            Action::HalfPageDown => "half_page_down",
-            Action::HalfPageUp => "half_page_up",
-            Action::Top => "top",
-            Action::Bottom => "bottom",
-            Action::PaneLeft => "pane_left",
-            Action::PaneRight => "pane_right",
-            Action::NextPane => "next_pane",
-            Action::PrevPane => "prev_pane",
-            Action::Open => "open",
-            Action::NextUnread => "next_unread",
-            Action::PrevUnread => "prev_unread",
-            Action::ToggleRead => "toggle_read",
-            Action::Star => "star",
-            Action::Undo => "undo",
-            Action::Sort => "sort",
-            Action::UnreadOnly => "unread_only",
-            Action::Search => "search",
-            Action::ToggleScope => "toggle_scope",
-            Action::MarkAllRead => "mark_all_read",
-            Action::OpenInBrowser => "open_in_browser",
-            Action::FollowLink => "follow_link",
-            Action::Refresh => "refresh",
-            Action::RefreshAll => "refresh_all",
-            Action::AddFeed => "add_feed",
-            Action::Rename => "rename",
-            Action::Move => "move",
-            Action::NewFolder => "new_folder",
-            Action::Delete => "delete",
-            Action::FeedInfo => "feed_info",
-            Action::ForceEncoding => "force_encoding",
-            Action::Zoom => "zoom",
-            Action::OpenMedia => "open_media",
-            Action::FullText => "full_text",
-            Action::FeedFullText => "feed_full_text",
-            Action::ToggleDetails => "toggle_details",
-            Action::MessageLog => "message_log",
-            Action::Close => "close",
-            Action::Accept => "accept",
-            Action::Yes => "yes",
-            Action::No => "no",
-            Action::DeleteAll => "delete_all",
-        }
-    }
-
     /// Whether a key bound to this action in `context` can ever do it: the panes take every pane action; a
     /// window takes its own actions and those every window answers (moving, opening, closing, help, the log,
     /// quitting, suspending), which general also takes since windows fall back to it; the prompt only its own
@@ -284,12 +224,29 @@ impl Action {
 
     pub(super) fn from_name(name: &str) -> Option<Action> {
         let name = name.replace('-', "_");
-        Action::ALL.into_iter().find(|a| a.name() == name)
+        Action::ALL.iter().copied().find(|a| a.name() == name)
+    }
+
+    /// For `choose_N`: N (the number of the feed it chooses).
+    pub fn chosen_number(self) -> Option<usize> {
+        const CHOOSE: [Action; 9] = [
+            Action::Choose1,
+            Action::Choose2,
+            Action::Choose3,
+            Action::Choose4,
+            Action::Choose5,
+            Action::Choose6,
+            Action::Choose7,
+            Action::Choose8,
+            Action::Choose9,
+        ];
+        CHOOSE.iter().position(|a| *a == self).map(|i| i + 1)
     }
 }
 
 /// The default bindings: (context, action, keys, help line). Today's keys stay as README documented them;
-/// habits and scripts rely on them.
+/// habits and scripts rely on them. A help line names another action's key as `{context.action}`, filled in
+/// with the key in effect (see `Keymap::help_text`).
 pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::Down, &["j", "Down"], "move down (scroll, in the article)"),
     (Context::General, Action::Up, &["k", "Up"], "move up"),
@@ -310,7 +267,12 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::MarkAllRead, &["A"], "mark every entry of the list read (asks first when many)"),
     (Context::General, Action::Undo, &["u"], "undo the last marking read"),
     (Context::General, Action::Star, &["s"], "star or unstar the entry (starred entries are never purged)"),
-    (Context::General, Action::Search, &["/"], "search every feed (Tab in the prompt: only this feed or folder)"),
+    (
+        Context::General,
+        Action::Search,
+        &["/"],
+        "search every feed ({prompt.toggle_scope} in the prompt: only this feed or folder)",
+    ),
     (Context::General, Action::Sort, &["S"], "sort the list: newest, oldest, by feed, by title"),
     (Context::General, Action::UnreadOnly, &["U"], "show only the list's unread entries, or all again"),
     (Context::General, Action::OpenInBrowser, &["o"], "open the entry's page in the browser"),
@@ -342,7 +304,25 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::Prompt, Action::Close, &["Esc", "Ctrl-c"], "cancel"),
     (Context::Prompt, Action::Suspend, &["Ctrl-z"], "suspend tidings"),
     (Context::Prompt, Action::ToggleScope, &["Tab"], "in the search prompt: every feed, or the selected one"),
-    (Context::Picker, Action::Accept, &["Enter"], "subscribe to the feed under the cursor (or press its number)"),
+    (Context::Prompt, Action::CursorLeft, &["Left"], "the cursor one character left"),
+    (Context::Prompt, Action::CursorRight, &["Right"], "the cursor one character right"),
+    (Context::Prompt, Action::LineStart, &["Home", "Ctrl-a"], "to the start of the line"),
+    (Context::Prompt, Action::LineEnd, &["End", "Ctrl-e"], "to the end of the line"),
+    (Context::Prompt, Action::DeleteBack, &["Backspace"], "delete the character before the cursor"),
+    (Context::Prompt, Action::DeleteForward, &["Del"], "delete the character under the cursor"),
+    (Context::Prompt, Action::DeleteToStart, &["Ctrl-u"], "delete everything before the cursor"),
+    (Context::Prompt, Action::DeleteToEnd, &["Ctrl-k"], "delete everything from the cursor on"),
+    (Context::Prompt, Action::DeleteWord, &["Ctrl-w"], "delete the word before the cursor"),
+    (Context::Picker, Action::Accept, &["Enter"], "subscribe to the feed under the cursor"),
+    (Context::Picker, Action::Choose1, &["1"], "subscribe to the feed with that number"),
+    (Context::Picker, Action::Choose2, &["2"], "subscribe to the feed with that number"),
+    (Context::Picker, Action::Choose3, &["3"], "subscribe to the feed with that number"),
+    (Context::Picker, Action::Choose4, &["4"], "subscribe to the feed with that number"),
+    (Context::Picker, Action::Choose5, &["5"], "subscribe to the feed with that number"),
+    (Context::Picker, Action::Choose6, &["6"], "subscribe to the feed with that number"),
+    (Context::Picker, Action::Choose7, &["7"], "subscribe to the feed with that number"),
+    (Context::Picker, Action::Choose8, &["8"], "subscribe to the feed with that number"),
+    (Context::Picker, Action::Choose9, &["9"], "subscribe to the feed with that number"),
     (Context::Picker, Action::Close, &["Esc", "q"], "cancel"),
     (Context::Confirm, Action::Yes, &["y", "Y"], "yes"),
     (Context::Confirm, Action::No, &["n", "N", "q", "Esc"], "no"),

@@ -396,3 +396,32 @@ fn folders_nest_fold_their_subtree_and_count_it() {
     update(&mut s, code(KeyCode::Enter));
     assert_eq!(s.feeds.rows.len(), tech + 1, "folding Tech hides Deep and its feed too");
 }
+
+/// Messages name the key in effect: rebound, the new key; unbound, none at all.
+#[test]
+fn questions_and_messages_name_the_keys_in_effect() {
+    let said = |config: &str| {
+        let keymap = crate::keymap::Keymap::with_config(&config.parse().unwrap()).unwrap();
+        let mut s = State::new(Setup { keymap, ..Setup::default() }, (160, 20));
+        update(&mut s, Event::Tick(1_000_000));
+        feeds_loaded(&mut s, vec![feed(1, "One", 60, None)], vec![]);
+        go_to(&mut s, ListKey::Unread);
+        entries_loaded(&mut s, ListKey::Unread, unread(1, 100..160));
+        update(&mut s, key('l'));
+        update(&mut s, key('A'));
+        let Some(Dialog::Confirm(confirm)) = &s.dialog else { panic!("A asks first") };
+        let question = confirm.question.clone();
+        update(&mut s, key('y'));
+        update(&mut s, marked(ListSource::Unread, ids(100..160)));
+        (question, s.status.current(s.clock.now).unwrap().text.clone())
+    };
+    let (question, done) = said("");
+    assert!(question.ends_with("read? (u undoes it) (y/n)"), "{question}");
+    assert_eq!(done, "Marked 60 entries of Unread read (u undoes it)");
+    let (question, done) = said("undo = \"F2\"\n[confirm]\nno = [\"Esc\"]");
+    assert!(question.ends_with("read? (F2 undoes it) (y/Esc)"), "{question}");
+    assert_eq!(done, "Marked 60 entries of Unread read (F2 undoes it)");
+    let (question, done) = said("undo = []");
+    assert!(question.ends_with("read? (y/n)"), "{question}");
+    assert_eq!(done, "Marked 60 entries of Unread read");
+}
