@@ -17,7 +17,7 @@ pub enum ImportError {
     #[error("{file}: {reason}")]
     NotOpml { file: String, reason: String },
     #[error(transparent)]
-    Store(#[from] store::StoreError),
+    Store(#[from] StoreError),
 }
 
 /// What an import did.

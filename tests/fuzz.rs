@@ -345,7 +345,7 @@ fn record_panics() {
             if recorded.is_none() {
                 print(info);
             }
-        }))
+        }));
     });
 }
 

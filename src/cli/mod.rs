@@ -297,7 +297,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             let size = crossterm::terminal::size().unwrap_or((100, 30));
             let options = crate::runtime::Options {
                 db: paths.db.clone(),
-                config: config.clone(),
+                config,
                 notice: (!reports.is_empty())
                     .then(|| reports.iter().map(ImportReport::one_line).collect::<Vec<_>>().join("; ")),
                 report: reports

@@ -115,7 +115,7 @@ impl Pipeline {
 }
 
 /// Indexes what is not indexed yet, each slice a writer job of its own.
-pub async fn index(writer: &DbThread) -> Result<usize, StoreError> {
+pub(super) async fn index(writer: &DbThread) -> Result<usize, StoreError> {
     in_slices(writer, purge::Upkeep::index_only()).await.map(|done| done.indexed)
 }
 

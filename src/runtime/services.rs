@@ -107,7 +107,7 @@ impl Services {
     }
 
     /// Hands one effect to its worker. Returns at once. [`Effect::Suspend`] belongs to the terminal loop.
-    pub fn run(&self, effect: Effect) {
+    pub(super) fn run(&self, effect: Effect) {
         let inbox = self.inbox.clone();
         match effect {
             Effect::LoadFeeds => self.read(move |c, seen_writes| {

@@ -247,7 +247,7 @@ mod tests {
     }
 
     fn ids_of(conn: &Connection, feed: FeedId) -> Vec<EntryId> {
-        crate::store::entries::of_feed(conn, feed).unwrap().into_iter().map(|e| e.id).collect()
+        entries::of_feed(conn, feed).unwrap().into_iter().map(|e| e.id).collect()
     }
 
     #[test]
@@ -269,7 +269,7 @@ mod tests {
             "one change per entry and flag, the later mark's value"
         );
         // A whole list marked read: what it changed on the account's entries is logged in the same write.
-        apply(&mut conn, &UserWrite::SetRead { ids: entries.clone(), read: false }, 40).unwrap();
+        apply(&mut conn, &UserWrite::SetRead { ids: entries, read: false }, 40).unwrap();
         let Applied::Marked(marked) =
             apply(&mut conn, &UserWrite::MarkListRead { source: ListSource::Feed(id) }, 41).unwrap()
         else {

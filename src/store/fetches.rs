@@ -373,7 +373,7 @@ impl Drop for Drain {
 
 /// Writes a batch of results in one transaction, each feed in its own savepoint (a feed that cannot be stored
 /// leaves no trace and does not stop the others); answers each once the transaction is committed.
-fn write_batch(conn: &mut rusqlite::Connection, batch: Vec<PendingWrite>) {
+fn write_batch(conn: &mut Connection, batch: Vec<PendingWrite>) {
     let now = chrono::Utc::now().timestamp();
     let mut tx = match conn.transaction() {
         Ok(tx) => tx,

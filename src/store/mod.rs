@@ -209,7 +209,7 @@ impl ReaderLock {
                     if pid.is_some() {
                         break;
                     }
-                    std::thread::sleep(std::time::Duration::from_millis(4));
+                    std::thread::sleep(Duration::from_millis(4));
                 }
                 Err(StoreError::ReaderRunning { path: db.to_path_buf(), pid })
             }

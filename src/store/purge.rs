@@ -319,7 +319,7 @@ mod tests {
         now_listed.extend((0..4).map(|i| entry(&format!("new{i}"), 1_000 + i * 60)));
         fetches::save(&mut conn, feed, &fetched(now_listed), 40 * DAY).unwrap();
         let all: Vec<EntryId> = ["old0", "old1", "new0", "new1", "new2", "new3"].map(|k| id_of(&conn, k)).to_vec();
-        crate::store::apply(&mut conn, &UserWrite::SetRead { ids: all.clone(), read: true }, 0).unwrap();
+        crate::store::apply(&mut conn, &UserWrite::SetRead { ids: all, read: true }, 0).unwrap();
         let report = purge(&mut conn, &policy(30, 5, false), 41 * DAY, 100, FeedId(0)).unwrap();
         // By age: both old ones (first seen 41 days ago, though the newest by date); by count: new0, the sixth.
         assert_eq!(report.deleted, 3);

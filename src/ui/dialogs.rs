@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-pub fn draw(frame: &mut Frame<'_>, state: &State, theme: &Theme, dialog: &Dialog) {
+pub(super) fn draw(frame: &mut Frame<'_>, state: &State, theme: &Theme, dialog: &Dialog) {
     match dialog {
         Dialog::Help { scroll } => help(frame, state, theme, *scroll),
         Dialog::Info(info) => feed_info(frame, state, theme, info),

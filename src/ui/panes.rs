@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use unicode_width::UnicodeWidthStr;
 
-pub fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
+pub(super) fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
     let focused = state.focus == Pane::Feeds;
     let list = &state.feeds;
     let total_unread = list.total_unread();
@@ -111,7 +111,7 @@ fn date_column(zone: crate::clock::Zone, ts: i64, width: usize) -> String {
     }
 }
 
-pub fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
+pub(super) fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
     let focused = state.focus == Pane::Entries;
     let list = &state.entries;
     let name = list.of.or(state.feeds.selected_list()).map(|l| state.list_name(l)).unwrap_or_default();
@@ -263,7 +263,7 @@ fn marked_spans<'a>(spans: &'a [render::Span], marks: &[std::ops::Range<usize>],
     out
 }
 
-pub fn article(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
+pub(super) fn article(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
     let focused = state.focus == Pane::Article;
     let Some(view) = &state.article.view else {
         let block = pane_block(" Article ".into(), focused, theme);

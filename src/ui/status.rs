@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
-pub fn bar(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
+pub(super) fn bar(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
     let width = usize::from(area.width);
     let right =
         format!(" {} ", hints(&state.keymap, Context::General, &[(Action::Help, "help"), (Action::Quit, "quit")]));

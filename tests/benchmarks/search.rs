@@ -24,7 +24,7 @@ use tidings::search::SearchQuery;
 use tidings::store::{self, entries, fetches, lists, purge, search};
 
 /// Marks the list read through the one write path; the ids it changed.
-fn mark_read(conn: &mut rusqlite::Connection, query: &ListQuery) -> Vec<EntryId> {
+fn mark_read(conn: &mut Connection, query: &ListQuery) -> Vec<EntryId> {
     match store::apply(conn, &UserWrite::MarkListRead { source: query.source.clone() }, 0).expect("mark read") {
         Applied::Marked(ids) => ids,
         other => panic!("marking read answered {other:?}"),

@@ -127,7 +127,7 @@ pub(crate) fn build(path: &Path, spec: &FarmSpec) -> Farm {
     )
     .expect("set the farm's flags");
     if spec.index {
-        tidings::store::search::index_pending(&mut conn, usize::MAX).expect("index the farm");
+        store::search::index_pending(&mut conn, usize::MAX).expect("index the farm");
     }
     conn.execute_batch("ANALYZE; PRAGMA wal_checkpoint(TRUNCATE);").expect("analyze the farm");
     let folders = {

@@ -8,7 +8,7 @@ use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 /// Rows one turn of the wheel scrolls.
 const WHEEL_ROWS: isize = 3;
 
-pub fn on_mouse(state: &mut State, mouse: MouseEvent) -> Vec<Effect> {
+pub(crate) fn on_mouse(state: &mut State, mouse: MouseEvent) -> Vec<Effect> {
     if state.dialog.is_some() {
         return Vec::new();
     }

@@ -8,7 +8,7 @@ use crate::sanitize::one_line;
 
 /// The article's header: the title; feed, author, date and time; the link (elided in the middle when long —
 /// `o` opens it whole); then media, comments and tags folded into one line, or listed in full when `details`.
-pub fn lines(
+pub(super) fn lines(
     detail: &EntryDetail,
     width: usize,
     zone: crate::clock::Zone,

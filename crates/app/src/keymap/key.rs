@@ -73,11 +73,6 @@ impl Key {
         Key { code, ctrl, alt, shift }
     }
 
-    /// A key plain character (no modifiers).
-    pub fn char(c: char) -> Key {
-        Key { code: KeyCodeOrd::Char(c), ctrl: false, alt: false, shift: false }
-    }
-
     /// Parses a key as written in the config: `j`, `G`, `?`, `Ctrl-d`, `C-d`, `Alt-x`, `M-x`, `Shift-Tab`,
     /// `Enter`, `PgDn`, `F5`, `Space`.
     pub fn parse(text: &str) -> Result<Key, String> {

@@ -104,7 +104,7 @@ fn m_toggles_read_and_a_marks_the_feed_read_and_says_so() {
     );
     assert_eq!(s.feeds.feeds[0].unread, 0);
     assert!(s.entries.refs.iter().all(|e| e.read));
-    update(&mut s, marked(ListSource::Feed(FeedId(1)), super::ids([10, 11])));
+    update(&mut s, marked(ListSource::Feed(FeedId(1)), ids([10, 11])));
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Marked 2 entries of One read (u undoes it)");
 }
 
@@ -232,7 +232,7 @@ fn marking_a_big_list_read_asks_first_and_u_undoes_it() {
     update(&mut s, key('A'));
     assert_eq!(update(&mut s, key('y')), vec![Effect::Write(UserWrite::MarkListRead { source: ListSource::Unread })]);
     assert!(s.entries.refs.iter().all(|r| r.read));
-    let ids: Vec<EntryId> = super::ids(100..160);
+    let ids: Vec<EntryId> = ids(100..160);
     assert_eq!(update(&mut s, marked(ListSource::Unread, ids.clone())), vec![Effect::LoadFeeds]);
     assert_eq!(
         update(&mut s, key('u')),
@@ -401,7 +401,7 @@ fn folders_nest_fold_their_subtree_and_count_it() {
 #[test]
 fn questions_and_messages_name_the_keys_in_effect() {
     let said = |config: &str| {
-        let keymap = crate::keymap::Keymap::with_config(&config.parse().unwrap()).unwrap();
+        let keymap = keymap::Keymap::with_config(&config.parse().unwrap()).unwrap();
         let mut s = State::new(Setup { keymap, ..Setup::default() }, (160, 20));
         update(&mut s, Event::Tick(1_000_000));
         feeds_loaded(&mut s, vec![feed(1, "One", 60, None)], vec![]);

@@ -96,7 +96,7 @@ pub(crate) fn found(url: &str, title: &str) -> Found {
     Found {
         url: url.into(),
         title: Some(title.into()),
-        kind: crate::model::FeedKind::Rss2,
+        kind: model::FeedKind::Rss2,
         found_by: tidings_core::feedlinks::FoundBy::LinkTag,
     }
 }

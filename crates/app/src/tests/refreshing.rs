@@ -179,7 +179,7 @@ fn skipped_and_backing_off_feeds_are_told_apart() {
         Event::Refresh(RefreshEvent::Skipped {
             feed_id: FeedId(1),
             title: "One".into(),
-            reason: crate::model::Skip::Waiting { until: 2_000_000 },
+            reason: model::Skip::Waiting { until: 2_000_000 },
         }),
     );
     let failed = |feed_id, message: &str, retry_at, dead| RefreshEvent::Failed {
