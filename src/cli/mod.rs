@@ -306,7 +306,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                     .flat_map(|r| std::iter::once(format!("Imported {}", r.file)).chain(r.lines()))
                     .collect(),
                 size,
-                zone: crate::clock::Zone::Local,
+                zone: local_zone(),
             };
             runtime.block_on(crate::runtime::terminal::run(options))?;
             Ok(ExitCode::SUCCESS)
@@ -331,6 +331,16 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             unreachable!("handled above")
         }
     }
+}
+
+/// The system's time zone, with its daylight-saving rules (from `TZ` or the system's tables), for dates shown
+/// to the person at this terminal. Looked up here, at the program's edge: the core only applies it.
+pub fn local_zone() -> crate::clock::Zone {
+    fn offset_at(ts: i64) -> i32 {
+        use chrono::{Offset, TimeZone};
+        chrono::Local.timestamp_opt(ts, 0).single().map_or(0, |t| t.offset().fix().local_minus_utc())
+    }
+    crate::clock::Zone::Rules(offset_at)
 }
 
 fn init_logging(path: &Path) {

@@ -2,7 +2,6 @@
 //! full, and retention's purge — with progress on standard error and a summary (or JSON) on standard output.
 
 use super::EXIT_SOME_FAILED;
-use crate::clock::Zone;
 use crate::config::Config;
 use crate::fetch::Fetcher;
 use crate::model::{EntryId, Skip};
@@ -45,7 +44,9 @@ impl Observer for Progress {
 fn skip_reason(skip: Skip, now: i64) -> String {
     match skip {
         Skip::Gone => "the feed is gone (HTTP 410)".to_string(),
-        Skip::Waiting { until } => format!("waiting until {} before trying again", Zone::Local.moment(until, now)),
+        Skip::Waiting { until } => {
+            format!("waiting until {} before trying again", super::local_zone().moment(until, now))
+        }
     }
 }
 

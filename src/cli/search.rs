@@ -66,7 +66,7 @@ pub(super) fn run(db: &Path, query: &str, json: bool, feed: Option<&str>, unread
             let feed = feed_titles.get(&r.feed_id).map_or(String::new(), |f| one_line(&f.title, 60));
             let title = one_line(r.title.as_deref().unwrap_or("(untitled)"), 200);
             let link = r.link.as_deref().map_or(String::new(), |l| format!("  {}", one_line(l, 500)));
-            writeln!(out, "{}  {feed}  {title}{link}", crate::clock::Zone::Local.date(r.date))?;
+            writeln!(out, "{}  {feed}  {title}{link}", super::local_zone().date(r.date))?;
         }
         note!("{} {} found", rows.len(), if rows.len() == 1 { "entry" } else { "entries" });
     }

@@ -1,17 +1,31 @@
-//! Time for people: dates and times shown in a [`Zone`] that the caller chooses. Nothing here reads the clock
-//! or decides the time zone on its own: the reader passes the current time (from its tick) and the zone (the
-//! system's, or a fixed one in tests), so every screen can be drawn the same way twice.
+//! Time for people: dates and times shown in a [`Zone`] that the caller chooses. Nothing here reads the clock,
+//! the environment or the system's time zone: the reader passes the current time (from its tick) and the zone
+//! (the system's rules, looked up by the program's edge, or a fixed one in tests), so every screen can be drawn
+//! the same way twice.
 
 use chrono::{DateTime, FixedOffset, TimeZone};
 
 /// The time zone dates are shown in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub enum Zone {
-    /// The system's local time zone (with its daylight-saving rules), as the terminal's user expects.
-    Local,
+    /// A zone with rules (daylight saving): the offset from UTC, in seconds, at each instant. The program's edge
+    /// gives the system's local zone this way (it reads `TZ` and the system's tables; the core does not).
+    Rules(fn(i64) -> i32),
     /// A fixed offset from UTC: tests, and users who set one.
     Fixed(FixedOffset),
 }
+
+impl PartialEq for Zone {
+    fn eq(&self, other: &Zone) -> bool {
+        match (self, other) {
+            (Zone::Rules(a), Zone::Rules(b)) => std::ptr::fn_addr_eq(*a, *b),
+            (Zone::Fixed(a), Zone::Fixed(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Zone {}
 
 impl Zone {
     /// UTC, a fixed zone.
@@ -24,7 +38,10 @@ impl Zone {
     pub fn format(self, ts: i64, pattern: &str) -> String {
         let Some(utc) = DateTime::from_timestamp(ts, 0) else { return String::new() };
         match self {
-            Zone::Local => utc.with_timezone(&chrono::Local).format(pattern).to_string(),
+            Zone::Rules(offset_at) => match FixedOffset::east_opt(offset_at(ts)) {
+                Some(offset) => offset.from_utc_datetime(&utc.naive_utc()).format(pattern).to_string(),
+                None => utc.format(pattern).to_string(),
+            },
             Zone::Fixed(offset) => offset.from_utc_datetime(&utc.naive_utc()).format(pattern).to_string(),
         }
     }
@@ -48,6 +65,14 @@ impl Zone {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_zone_with_rules_takes_each_instants_offset() {
+        // Summer time from the epoch's 1_750_000_000th second on: an hour more.
+        let rules = Zone::Rules(|ts| if ts >= 1_750_000_000 { 7200 } else { 3600 });
+        assert_eq!(rules.format(1_749_999_000, "%H:%M"), "15:50");
+        assert_eq!(rules.format(1_750_001_000, "%H:%M"), "17:23");
+    }
 
     const JUNE_10_2025_0405_UTC: i64 = 1_749_528_300;
 
