@@ -1,6 +1,10 @@
 //! Whole-screen snapshots of every pane and dialog, drawn by the real `ui::draw` on ratatui's TestBackend from
 //! states built by the real `app::update`, at several terminal sizes, with a fixed clock and time zone (UTC).
 //! A change to any screen shows up here as a snapshot diff (`tests/snapshots/screens__*.snap`).
+//!
+//! A snapshot holds what a person sees: the characters (a wide character once, as wide as it is drawn), then
+//! the styles — one letter per cell, each letter a distinct style named in a legend (colours, bold, reversed…),
+//! `.` for the terminal's default — so a swapped selection colour or a lost bold is a diff too.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -156,16 +160,65 @@ fn draw(s: &State) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|f| tidings::ui::draw(f, s, &Theme::default())).unwrap();
     let buffer = terminal.backend().buffer();
-    let mut out = String::new();
+    let mut text = String::new();
+    let mut styles = String::new();
+    let mut legend: Vec<(String, char)> = Vec::new();
+    const LETTERS: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     for y in 0..height {
-        let mut line = String::new();
-        for x in 0..width {
-            line.push_str(buffer[(x, y)].symbol());
+        let (mut line, mut marks) = (String::new(), String::new());
+        let mut x = 0;
+        while x < width {
+            let cell = &buffer[(x, y)];
+            let symbol = cell.symbol();
+            line.push_str(symbol);
+            let style = describe(cell.style());
+            let mark = if style == "default" {
+                '.'
+            } else {
+                match legend.iter().find(|(known, _)| *known == style) {
+                    Some((_, letter)) => *letter,
+                    None => {
+                        let letter = LETTERS.chars().nth(legend.len()).unwrap_or('?');
+                        legend.push((style, letter));
+                        letter
+                    }
+                }
+            };
+            // A wide character covers the next cell too: it is written once, and its style once per cell.
+            let cells = unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
+            for _ in 0..cells.min(width - x) {
+                marks.push(mark);
+            }
+            x += cells;
         }
-        out.push_str(line.trim_end());
-        out.push('\n');
+        text.push_str(line.trim_end());
+        text.push('\n');
+        styles.push_str(marks.trim_end_matches('.'));
+        styles.push('\n');
+    }
+    let mut out = text;
+    out.push_str("── styles ──\n");
+    out.push_str(&styles);
+    for (style, letter) in legend {
+        out.push_str(&format!("{letter} = {style}\n"));
     }
     out
+}
+
+/// A style as a snapshot names it: `fg Yellow · bg Blue · bold reversed`.
+fn describe(style: ratatui::style::Style) -> String {
+    let mut parts = Vec::new();
+    if let Some(fg) = style.fg.filter(|c| *c != ratatui::style::Color::Reset) {
+        parts.push(format!("fg {fg:?}"));
+    }
+    if let Some(bg) = style.bg.filter(|c| *c != ratatui::style::Color::Reset) {
+        parts.push(format!("bg {bg:?}"));
+    }
+    let modifiers = style.add_modifier - style.sub_modifier;
+    if !modifiers.is_empty() {
+        parts.push(format!("{modifiers:?}").to_lowercase());
+    }
+    if parts.is_empty() { "default".to_string() } else { parts.join(" · ") }
 }
 
 /// Snapshots a screen built by `build` at each size.
@@ -411,4 +464,152 @@ fn with_article_from_list(mut s: State) -> State {
     let body = tidings::render::render_article(&detail().content_html.unwrap(), usize::from(width), None);
     update(&mut s, Event::ArticleRendered { entry_id: EntryId(100), width, body: Ok(body) });
     s
+}
+
+/// Entries `count` long, for lists that scroll.
+fn many_entries(count: usize) -> Vec<EntryRow> {
+    (0..count)
+        .map(|i| EntryRow {
+            id: EntryId(1000 + i as i64),
+            feed_id: FeedId(4),
+            title: Some(format!("World story number {i}")),
+            link: None,
+            date: NOW - 3600 * i as i64,
+            read: i % 3 == 0,
+            starred: i % 7 == 0,
+        })
+        .collect()
+}
+
+fn refs_of(rows: &[EntryRow]) -> Vec<EntryRef> {
+    rows.iter().map(|e| EntryRef { id: e.id, feed_id: e.feed_id, read: e.read, starred: e.starred }).collect()
+}
+
+fn select_list(s: &mut State, list: ListKey) {
+    while s.feeds.selected_list() != Some(list) {
+        key(s, 'j');
+    }
+}
+
+#[test]
+fn search_results_and_the_starred_view() {
+    at_sizes("search_results", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        key(&mut s, '/');
+        for c in "terminal".chars() {
+            key(&mut s, c);
+        }
+        code(&mut s, KeyCode::Enter);
+        let rows: Vec<EntryRow> = entries().into_iter().skip(1).take(2).collect();
+        let refs = refs_of(&rows);
+        let order = (Sort::Newest, false);
+        update(&mut s, Event::EntriesLoaded { list: ListKey::Search, refs, rows, order, keep: None, seen_writes: 0 });
+        s
+    });
+    at_sizes("starred", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        while s.feeds.selected_list() != Some(ListKey::Starred) {
+            key(&mut s, 'k');
+        }
+        let rows: Vec<EntryRow> = entries().into_iter().filter(|e| e.starred).collect();
+        let refs = refs_of(&rows);
+        let order = (Sort::Newest, false);
+        update(&mut s, Event::EntriesLoaded { list: ListKey::Starred, refs, rows, order, keep: None, seen_writes: 0 });
+        key(&mut s, 'l');
+        s
+    });
+}
+
+#[test]
+fn an_article_loading_rendering_and_failing() {
+    at_sizes("article_loading", &SIZES[..1], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'l');
+        code(&mut s, KeyCode::Enter);
+        s
+    });
+    at_sizes("article_rendering", &SIZES[..1], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'l');
+        code(&mut s, KeyCode::Enter);
+        update(&mut s, Event::ArticleLoaded { entry_id: EntryId(100), detail: Some(Box::new(detail())) });
+        s
+    });
+    at_sizes("article_failed", &SIZES[..1], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'l');
+        code(&mut s, KeyCode::Enter);
+        let message = "cannot read the entry: database disk image is malformed".to_string();
+        update(&mut s, Event::ArticleFailed { entry_id: EntryId(100), message });
+        s
+    });
+    at_sizes("article_render_failed", &SIZES[..1], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'l');
+        code(&mut s, KeyCode::Enter);
+        update(&mut s, Event::ArticleLoaded { entry_id: EntryId(100), detail: Some(Box::new(detail())) });
+        let width = s.article_width();
+        let body = Err("the renderer failed: a panic".to_string());
+        update(&mut s, Event::ArticleRendered { entry_id: EntryId(100), width, body });
+        s
+    });
+}
+
+#[test]
+fn the_expanded_header_lists_media_comments_and_tags() {
+    at_sizes("article_details", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        key(&mut s, 'l');
+        code(&mut s, KeyCode::Enter);
+        let with_media = EntryDetail {
+            enclosures: vec![tidings::model::Enclosure {
+                url: "https://example.com/1/episode-12.mp3".into(),
+                media_type: Some("audio/mpeg".into()),
+                length: Some(31_457_280),
+            }],
+            comments: Some("https://example.com/1/post-0.html#comments".into()),
+            ..detail()
+        };
+        update(&mut s, Event::ArticleLoaded { entry_id: EntryId(100), detail: Some(Box::new(with_media)) });
+        let width = s.article_width();
+        let body = tidings::render::render_article(&detail().content_html.unwrap(), usize::from(width), None);
+        update(&mut s, Event::ArticleRendered { entry_id: EntryId(100), width, body: Ok(body) });
+        key(&mut s, 'd');
+        s
+    });
+}
+
+#[test]
+fn an_error_in_the_status_bar() {
+    at_sizes("status_error", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        update(&mut s, Event::Error("cannot save the read state: database or disk is full".into()));
+        s
+    });
+}
+
+#[test]
+fn a_collapsed_folder_and_lists_scrolled_down() {
+    at_sizes("collapsed_folder", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        select_list(&mut s, ListKey::Folder(FolderId(7)));
+        code(&mut s, KeyCode::Enter);
+        s
+    });
+    at_sizes("scrolled", &SIZES[..2], |size| {
+        let mut s = reader(size);
+        select_list(&mut s, ListKey::Feed(FeedId(4)));
+        let rows = many_entries(60);
+        let refs = refs_of(&rows);
+        let order = (Sort::Newest, false);
+        update(
+            &mut s,
+            Event::EntriesLoaded { list: ListKey::Feed(FeedId(4)), refs, rows, order, keep: None, seen_writes: 0 },
+        );
+        key(&mut s, 'l');
+        for _ in 0..40 {
+            key(&mut s, 'j');
+        }
+        s
+    });
 }
