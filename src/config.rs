@@ -60,6 +60,11 @@ pub struct Config {
     pub keys: toml::Table,
     /// `[colors]`: a style per element the reader draws.
     pub colors: toml::Table,
+    /// `[[accounts]]`: servers that hold subscriptions and read state (FreshRSS, Miniflux…), synced both ways.
+    pub accounts: Vec<crate::sync::AccountConfig>,
+    /// What the file says that is allowed but unwise (a password others may read): said at start.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
     /// The keymap in effect: the defaults with `[keys]` applied.
     #[serde(skip)]
     pub keymap: Keymap,
@@ -98,6 +103,8 @@ impl Default for Config {
             feeds: BTreeMap::new(),
             keys: toml::Table::new(),
             colors: toml::Table::new(),
+            accounts: Vec::new(),
+            warnings: Vec::new(),
             keymap: Keymap::default(),
             theme: Theme::default(),
         }
@@ -139,6 +146,24 @@ impl Config {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let mut config = Config::parse_with(&text, no_color)
             .map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
+        // A password in a file others may read is said (the file is the user's to fix).
+        if config.accounts.iter().any(|a| a.password.is_some()) && readable_by_others(path) {
+            config.warnings.push(format!(
+                "{} holds an account's password and others may read it: `chmod 600 {}`, or use \
+                 password_command or password_file",
+                path.display(),
+                path.display()
+            ));
+        }
+        for account in &mut config.accounts {
+            if let Some(file) = &account.password_file {
+                let expanded = expand_home(file);
+                account.password_file = Some(match path.parent() {
+                    Some(dir) if expanded.is_relative() => dir.join(expanded),
+                    _ => expanded,
+                });
+            }
+        }
         // A relative OPML path is relative to the config file, not to wherever tidings was started.
         if let Some(opml) = &config.import_opml {
             let expanded = expand_home(opml);
@@ -171,6 +196,7 @@ impl Config {
             }
         })?;
         config.validate()?;
+        config.validate_accounts(text)?;
         let at = |key: &str| match line_of(text, key) {
             Some(line) => format!("line {line}, key `{key}`"),
             None => format!("key `{key}`"),
@@ -222,6 +248,50 @@ impl Config {
                 Label::Unknown => return Err(format!("key `{key}`: '{label}' is not an encoding tidings knows")),
                 Label::Unsupported(name) => return Err(format!("key `{key}`: {name} cannot be decoded by tidings")),
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks `[[accounts]]`: a name each (unique), a protocol tidings speaks, an http(s) address, a user, and
+    /// exactly one place for the password. Errors name the account's line.
+    fn validate_accounts(&self, text: &str) -> Result<(), String> {
+        let lines: Vec<usize> =
+            text.lines().enumerate().filter(|(_, l)| l.trim() == "[[accounts]]").map(|(i, _)| i + 1).collect();
+        let mut names = std::collections::HashSet::new();
+        for (i, account) in self.accounts.iter().enumerate() {
+            let at = match lines.get(i) {
+                Some(line) => format!("line {line}, [[accounts]] {}", account.name),
+                None => format!("[[accounts]] {}", account.name),
+            };
+            let fail = |message: String| Err(format!("{at}: {message}"));
+            if account.name.trim().is_empty() || account.name.contains('/') {
+                return fail("`name` must be a name (no '/'): the folder its feeds go in".into());
+            }
+            if !names.insert(account.name.to_lowercase()) {
+                return fail("another account has this `name`; give each its own".into());
+            }
+            if !crate::sync::ACCOUNT_KINDS.contains(&account.kind.as_str()) {
+                return fail(format!(
+                    "`kind` '{}' is not a protocol tidings speaks; write \"greader\" (the Google Reader API: FreshRSS, \
+                     Miniflux, Inoreader, The Old Reader, BazQux)",
+                    account.kind
+                ));
+            }
+            if !(account.url.starts_with("http://") || account.url.starts_with("https://")) {
+                return fail(
+                    "`url` must be the API's http(s) address (FreshRSS: https://your.server/api/greader.php)".into(),
+                );
+            }
+            if account.user.trim().is_empty() {
+                return fail("`user` is empty".into());
+            }
+            let sources =
+                [account.password.is_some(), account.password_command.is_some(), account.password_file.is_some()];
+            match sources.iter().filter(|s| **s).count() {
+                1 => {}
+                0 => return fail("give `password`, `password_command` or `password_file`".into()),
+                _ => return fail("give only one of `password`, `password_command` and `password_file`".into()),
             }
         }
         Ok(())
@@ -304,6 +374,20 @@ impl Config {
             })
             .collect();
         Policy { default, feeds }
+    }
+}
+
+/// Whether people other than the file's owner may read it.
+fn readable_by_others(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o044 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
     }
 }
 

@@ -7,15 +7,16 @@
 //!    [`sanitize`], [`canonical`], [`markup`], [`clock`], [`command`]. Bytes and strings in, values out; its manifest lists
 //!    no I/O crate.
 //! 2. **The I/O edge** — [`fetch`] (one shared HTTP client, discovery over the network), [`store`] (SQLite:
-//!    schema, one writer thread, queries) and [`refresh`] (the work queue that fetches, ingests and stores).
+//!    schema, one writer thread, queries, and `store::apply`, the one write path), [`refresh`] (the pipeline that
+//!    fetches, ingests and stores) and [`sync`] (two-way sync with the servers of `[[accounts]]`).
 //! 3. **The front ends** — the reader: [`app`] (the state machine: `update(state, event) → effects`, no I/O),
 //!    [`ui`] (drawing, a pure function of the state), [`runtime`] (the terminal loop and the workers that run
 //!    effects); and the command line: [`cli`] with [`import`], configured by [`config`].
 
 pub use tidings_app as app;
 pub use tidings_core::{
-    canonical, clock, command, decode, extract, feedlinks, ingest, inspect, markup, model, opml, parse, render,
-    sanitize, search, text,
+    canonical, clock, command, decode, extract, feedlinks, greader, ingest, inspect, markup, model, opml, parse,
+    render, sanitize, search, text,
 };
 
 pub mod cli;
@@ -26,4 +27,5 @@ pub mod panics;
 pub mod refresh;
 pub mod runtime;
 pub mod store;
+pub mod sync;
 pub mod ui;

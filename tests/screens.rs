@@ -48,6 +48,7 @@ fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)>) -> FeedR
         retry_at: None,
         dead: false,
         full_text: false,
+        account: None,
     }
 }
 

@@ -41,6 +41,7 @@ mod inspect;
 mod keys;
 mod refresh;
 mod search;
+mod sync;
 mod unread;
 
 /// Exit status when the command finished but some feeds (or outlines) failed.
@@ -106,6 +107,13 @@ pub enum Command {
         /// Also fetch feeds that are gone or asked to wait (backoff, Retry-After).
         #[arg(long)]
         force: bool,
+    },
+    /// Sync every account of the config (`[[accounts]]`) both ways: send what was changed here, bring what
+    /// changed on the server. Exit 0 when every account synced, 3 when one could not be (its changes wait).
+    Sync {
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the unread count of every feed, and the total.
     Unread,
@@ -259,6 +267,11 @@ fn advice(err: &anyhow::Error, db: Option<&Path>) -> Option<String> {
 fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
     let config = Config::load(&paths.config, paths.config_explicit)?;
     init_logging(&paths.log);
+    if cli.command.is_some() {
+        for warning in &config.warnings {
+            note!("tidings: warning: {warning}");
+        }
+    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
 
@@ -323,6 +336,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Export { output }) => export::run(&paths.db, output.as_deref()),
         Some(Command::Refresh { json, force }) => runtime.block_on(refresh::run(&paths.db, &config, json, force)),
+        Some(Command::Sync { json }) => runtime.block_on(sync::run(&paths.db, &config, json)),
         Some(Command::Unread) => unread::run(&paths.db),
         Some(Command::Search { query, json, feed, unread }) => {
             search::run(&paths.db, &query.join(" "), json, feed.as_deref(), unread)

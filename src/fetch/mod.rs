@@ -181,6 +181,12 @@ impl Fetcher {
         Ok(Fetcher { client, config, dns })
     }
 
+    /// The HTTP client under this fetcher (its pool, DNS cache, timeouts and User-Agent), for the requests that
+    /// are not a feed's GET: a sync server's API.
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
     /// How many host names this fetcher looked up in the DNS (the others came from its cache).
     pub fn dns_lookups(&self) -> usize {
         self.dns.0.lookups.load(Ordering::Relaxed)

@@ -105,10 +105,14 @@ impl Reader {
             text_column: app::layout::TextColumn { max_width: config.text_width, centered: config.text_centered },
             refresh_on_startup: config.refresh_on_startup,
             auto_refresh_secs: config.refresh_interval_secs(),
+            accounts: config.accounts.iter().map(|a| a.name.clone()).collect(),
         };
         let mut state = State::new(setup, options.size);
         if let Some(notice) = options.notice {
             state.status.info(notice, 0);
+        }
+        for warning in &config.warnings {
+            state.status.error(format!("warning: {warning}"), 0);
         }
         if !options.report.is_empty() {
             state.show_dialog(app::dialogs::Dialog::Report(app::dialogs::Report::new("Import", options.report)));
@@ -126,6 +130,7 @@ impl Reader {
             barrier: Default::default(),
             launcher: launcher.clone(),
             fetcher,
+            accounts: std::sync::Arc::new(config.accounts.clone()),
         };
         Ok(Reader { state, theme: config.theme.clone(), services, inbox: rx, for_terminal: Vec::new(), launcher })
     }

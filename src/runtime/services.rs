@@ -66,6 +66,8 @@ pub(super) struct Services {
     pub barrier: Arc<WriteBarrier>,
     pub launcher: Arc<Launcher>,
     pub fetcher: Fetcher,
+    /// The accounts of the config, to sync.
+    pub accounts: Arc<Vec<crate::sync::AccountConfig>>,
 }
 
 impl Services {
@@ -200,6 +202,36 @@ impl Services {
                     let outcome = pipeline.run(crate::refresh::Which::Feeds(ids), force, observer).await;
                     report_upkeep(&inbox, outcome.full_texts, outcome.purged, outcome.indexed);
                 });
+            }
+            Effect::Sync(names) => {
+                for name in names {
+                    let Some(account) = self.accounts.iter().find(|a| a.name == name).cloned() else { continue };
+                    let (fetcher, writer, pipeline, inbox) =
+                        (self.fetcher.clone(), self.writer.clone(), self.pipeline.clone(), inbox.clone());
+                    tokio::spawn(async move {
+                        let now = chrono::Utc::now().timestamp();
+                        let synced = crate::sync::sync(&account, &fetcher, &writer, now).await;
+                        let (said, changed) = match synced {
+                            Ok(report) => {
+                                let changed = report.new
+                                    + report.read_changed
+                                    + report.starred_changed
+                                    + report.sent
+                                    + report.subscriptions_added
+                                    + report.subscriptions_changed
+                                    + report.subscriptions_removed
+                                    > 0;
+                                if report.new > 0 {
+                                    // What arrived is found by a search at once.
+                                    let _ = pipeline.index().await;
+                                }
+                                (Ok(report.line()), changed)
+                            }
+                            Err(e) => (Err(e.to_string()), false),
+                        };
+                        let _ = inbox.send(Event::Synced { account: account.name, said, changed });
+                    });
+                }
             }
             Effect::FetchFullText { entry_id, url } => {
                 let pipeline = self.pipeline.clone();

@@ -6,7 +6,7 @@
 use super::changes::Flag;
 use super::entries;
 use super::lists::{self, ListSetting};
-use super::{StoreError, feeds, folders};
+use super::{StoreError, accounts, feeds, folders};
 use crate::model::{Applied, UserWrite};
 use rusqlite::Connection;
 
@@ -43,15 +43,17 @@ pub fn apply_with_progress(
         UserWrite::Import { feeds: new, folders } => {
             Applied::Imported(feeds::import(&tx, new, folders, now, progress)?)
         }
-        UserWrite::DeleteFeed(feed_id) => done(feeds::delete(&tx, *feed_id))?,
-        UserWrite::RenameFeed { feed_id, title } => done(feeds::rename(&tx, *feed_id, title.as_deref()))?,
-        UserWrite::MoveFeed { feed_id, folder } => done(folders::move_feed(&tx, *feed_id, folder))?,
+        UserWrite::DeleteFeed(feed_id) => followed(&tx, now, |tx| feeds::delete(tx, *feed_id))?,
+        UserWrite::RenameFeed { feed_id, title } => done(feeds::rename(&tx, *feed_id, title.as_deref(), now))?,
+        UserWrite::MoveFeed { feed_id, folder } => followed(&tx, now, |tx| folders::move_feed(tx, *feed_id, folder))?,
         UserWrite::CreateFolder(path) => done(folders::create(&tx, path).map(|_| ()))?,
-        UserWrite::MoveFolder { folder_id, parent } => done(folders::move_to(&tx, *folder_id, parent))?,
-        UserWrite::RenameFolder { folder_id, name } => done(folders::rename(&tx, *folder_id, name))?,
+        UserWrite::MoveFolder { folder_id, parent } => {
+            followed(&tx, now, |tx| folders::move_to(tx, *folder_id, parent))?
+        }
+        UserWrite::RenameFolder { folder_id, name } => followed(&tx, now, |tx| folders::rename(tx, *folder_id, name))?,
         UserWrite::DeleteFolder { folder_id, with_contents } => {
             let contents = if *with_contents { folders::Contents::Delete } else { folders::Contents::MoveUp };
-            done(folders::delete(&tx, *folder_id, contents).map(|_| ()))?
+            followed(&tx, now, |tx| folders::delete(tx, *folder_id, contents).map(|_| ()))?
         }
         UserWrite::SetCollapsed { folder_id, collapsed } => done(folders::set_collapsed(&tx, *folder_id, *collapsed))?,
         UserWrite::SetEncodingOverride { feed_id, label } => {
@@ -65,6 +67,21 @@ pub fn apply_with_progress(
 
 fn done(result: Result<(), StoreError>) -> Result<Applied, StoreError> {
     result.map(|()| Applied::Done)
+}
+
+/// Runs a change to feeds and folders, and records for each account's server what it did to the account's
+/// subscriptions (a feed gone, a feed in another of its folders). A change that would take a feed across an
+/// account's boundary is refused (see `folders`).
+fn followed(
+    tx: &Connection,
+    now: i64,
+    change: impl FnOnce(&Connection) -> Result<(), StoreError>,
+) -> Result<Applied, StoreError> {
+    let before = accounts::subscriptions(tx)?;
+    change(tx)?;
+    let after = accounts::subscriptions(tx)?;
+    accounts::record_differences(tx, &before, &after, now)?;
+    Ok(Applied::Done)
 }
 
 #[cfg(test)]

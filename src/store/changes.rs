@@ -7,10 +7,11 @@
 //! later), which is what the server should end up with. Changes to entries of local feeds are not recorded:
 //! nothing would ever drain them.
 
-use super::StoreError;
-use crate::model::EntryId;
+use super::{RowIds, StoreError};
+use crate::model::{AccountId, EntryId};
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
+use std::collections::HashSet;
 
 /// Records that `flag` of an entry is now `value`, when its feed belongs to an account.
 pub(super) fn record_flag(
@@ -54,7 +55,7 @@ pub(super) fn record_flags_where(
 }
 
 /// A flag people set on entries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Flag {
     Read,
     Starred,
@@ -68,4 +69,162 @@ impl Flag {
             Flag::Starred => "starred",
         }
     }
+
+    pub(super) fn from_name(name: &str) -> Option<Flag> {
+        [Flag::Read, Flag::Starred].into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// A change to one of an account's subscriptions, for its server.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "change", rename_all = "kebab-case")]
+pub enum FeedChange {
+    /// Subscribed here, in the account's folder `label` (none: the account's folder itself).
+    Subscribe {
+        url: String,
+        title: Option<String>,
+        label: Option<String>,
+    },
+    Unsubscribe {
+        stream: String,
+    },
+    /// Renamed here (the user's name, or the feed's own title again).
+    Rename {
+        stream: String,
+        title: String,
+    },
+    /// Moved to another of the account's folders.
+    Relabel {
+        stream: String,
+        label: Option<String>,
+    },
+}
+
+/// Records a change to one of an account's subscriptions, after the changes before it.
+pub(super) fn record_feed(
+    tx: &Connection,
+    account: AccountId,
+    change: &FeedChange,
+    now: i64,
+) -> Result<(), StoreError> {
+    let value = serde_json::to_string(change).map_err(|e| StoreError::Conflict(e.to_string()))?;
+    let target = match change {
+        FeedChange::Subscribe { url, .. } => url.as_str(),
+        FeedChange::Unsubscribe { stream } | FeedChange::Rename { stream, .. } | FeedChange::Relabel { stream, .. } => {
+            stream.as_str()
+        }
+    };
+    tx.prepare_cached("INSERT INTO changes (account_id, at, kind, target, value) VALUES (?1, ?2, 'feed', ?3, ?4)")?
+        .execute(params![account.0, now, target, value])?;
+    Ok(())
+}
+
+/// Forgets a subscription to `url` not sent yet (the feed went before the server heard of it), with what was
+/// waiting for it.
+pub(super) fn forget_subscribe(tx: &Connection, account: AccountId, url: &str) -> Result<(), StoreError> {
+    tx.prepare_cached("DELETE FROM changes WHERE account_id = ?1 AND kind = 'feed' AND target = ?2")?
+        .execute(params![account.0, url])?;
+    Ok(())
+}
+
+/// Addresses subscribed here and not sent yet.
+pub(super) fn waiting_subscribes(tx: &Connection, account: AccountId) -> Result<HashSet<String>, StoreError> {
+    let values: Vec<String> = tx
+        .prepare_cached("SELECT value FROM changes WHERE account_id = ?1 AND kind = 'feed'")?
+        .query_map([account.0], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(values
+        .iter()
+        .filter_map(|v| match serde_json::from_str(v) {
+            Ok(FeedChange::Subscribe { url, .. }) => Some(url),
+            _ => None,
+        })
+        .collect())
+}
+
+/// (item key, flag) of every flag change waiting to be sent.
+pub(super) fn waiting_flags(tx: &Connection, account: AccountId) -> Result<HashSet<(String, Flag)>, StoreError> {
+    let rows: Vec<(String, String)> = tx
+        .prepare_cached("SELECT target, flag FROM changes WHERE account_id = ?1 AND kind = 'flag'")?
+        .query_map([account.0], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok(rows.into_iter().filter_map(|(key, flag)| Some((key, Flag::from_name(&flag)?))).collect())
+}
+
+/// One change waiting for the server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pending {
+    /// An entry's flag (by the item's key), and its value as it was when read.
+    Flag {
+        id: i64,
+        at: i64,
+        key: String,
+        flag: Flag,
+        value: bool,
+    },
+    Feed {
+        id: i64,
+        change: FeedChange,
+    },
+}
+
+/// Every change waiting for an account's server, in the order they were made.
+pub fn pending(conn: &Connection, account: AccountId) -> Result<Vec<Pending>, StoreError> {
+    type Row = (i64, i64, String, String, Option<String>, Option<String>);
+    let rows: Vec<Row> = conn
+        .prepare_cached("SELECT id, at, kind, target, flag, value FROM changes WHERE account_id = ?1 ORDER BY id")?
+        .query_map([account.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+        .collect::<Result<_, _>>()?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (id, at, kind, target, flag, value) in rows {
+        match (kind.as_str(), flag.as_deref().and_then(Flag::from_name)) {
+            ("flag", Some(flag)) => {
+                out.push(Pending::Flag { id, at, key: target, flag, value: value.as_deref() == Some("1") });
+            }
+            ("feed", _) => {
+                if let Some(change) = value.as_deref().and_then(|v| serde_json::from_str(v).ok()) {
+                    out.push(Pending::Feed { id, change });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// How many changes wait for an account's server.
+pub fn waiting(conn: &Connection, account: AccountId) -> Result<i64, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT count(*) FROM changes WHERE account_id = ?1")?
+        .query_row([account.0], |r| r.get(0))?)
+}
+
+/// The server took these changes: they go from the log — unless one was changed again meanwhile (a flag marked
+/// again since it was read), which then waits for the next sync.
+pub fn sent(conn: &mut Connection, changes: &[Pending]) -> Result<(), StoreError> {
+    let tx = conn.transaction()?;
+    {
+        let mut flag = tx.prepare_cached("DELETE FROM changes WHERE id = ?1 AND at = ?2 AND value = ?3")?;
+        let mut feed = tx.prepare_cached("DELETE FROM changes WHERE id = ?1")?;
+        for change in changes {
+            match change {
+                Pending::Flag { id, at, value, .. } => {
+                    flag.execute(params![id, at, if *value { "1" } else { "0" }])?;
+                }
+                Pending::Feed { id, .. } => {
+                    feed.execute([id])?;
+                }
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Every account that has changes waiting, with how many.
+pub fn waiting_by_account(conn: &Connection) -> Result<Vec<(AccountId, i64)>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT account_id, count(*) FROM changes GROUP BY account_id")?
+        .query_map([], |r| Ok((r.id(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?)
 }

@@ -2,8 +2,10 @@
 //! changes people make to them — subscribing (one, or an OPML file's worth), unsubscribing, renaming, forcing an
 //! encoding, reading in full — each inside the transaction [`super::apply`] opened.
 
+use super::accounts::{self, Place};
+use super::changes::{self, FeedChange};
 use super::{RowIds, StoreError};
-use crate::model::{ErrorKind, FeedId, FeedInfo, FeedRow, FolderId, ImportOutcome, NewFeed};
+use crate::model::{AccountId, ErrorKind, FeedId, FeedInfo, FeedRow, FolderId, ImportOutcome, NewFeed};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 /// What a refresh needs to know about a feed before fetching it.
@@ -26,7 +28,7 @@ const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url
     (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0),
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
         coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override,
-    f.retry_at, f.dead, f.full_text";
+    f.retry_at, f.dead, f.full_text, f.account_id";
 
 /// Every folder's path ("Tech/Rust"), for the feed rows' `folder`.
 const FOLDER_PATHS: &str = "WITH RECURSIVE folder_paths(id, path, depth) AS (
@@ -52,6 +54,7 @@ fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
         retry_at: r.get(13)?,
         dead: r.get(14)?,
         full_text: r.get(15)?,
+        account: r.optional_id(16)?,
     })
 }
 
@@ -117,15 +120,16 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             title: r.get(7)?,
         })
     };
+    // An account's feeds are fetched by its server: a sync brings their entries.
     let base = "SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
-                       coalesce(custom_title, title, url) FROM feeds";
+                       coalesce(custom_title, title, url) FROM feeds WHERE account_id IS NULL";
     match ids {
         None => {
             let mut stmt = conn.prepare_cached(&format!("{base} ORDER BY id"))?;
             Ok(stmt.query_map([], map)?.collect::<Result<Vec<_>, _>>()?)
         }
         Some(ids) => {
-            let mut stmt = conn.prepare_cached(&format!("{base} WHERE id = ?1"))?;
+            let mut stmt = conn.prepare_cached(&format!("{base} AND id = ?1"))?;
             let mut out = Vec::with_capacity(ids.len());
             for id in ids {
                 if let Some(t) = stmt.query_row([id.0], map).optional()? {
@@ -146,7 +150,7 @@ pub const MAX_REFRESH_EVERY_SECS: i64 = 24 * 3600;
 pub fn due_feeds(conn: &Connection, now: i64, interval: i64) -> Result<Vec<FeedId>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id FROM feeds
-         WHERE dead = 0 AND coalesce(retry_at, 0) <= ?1
+         WHERE account_id IS NULL AND dead = 0 AND coalesce(retry_at, 0) <= ?1
            AND coalesce(last_fetched_at, 0) + max(?2, min(coalesce(refresh_every_secs, 0), ?3)) <= ?1
          ORDER BY coalesce(last_fetched_at, 0), id",
     )?;
@@ -201,11 +205,12 @@ pub(super) fn import(
 ) -> Result<ImportOutcome, StoreError> {
     let mut outcome = ImportOutcome::default();
     {
-        let mut exists = tx.prepare_cached("SELECT 1 FROM feeds WHERE url = ?1")?;
+        let mut exists = tx.prepare_cached("SELECT 1 FROM feeds WHERE url = ?1 AND coalesce(account_id, 0) = ?2")?;
         let mut insert = tx.prepare_cached(
-            "INSERT INTO feeds (url, title, custom_title, site_url, folder_id, position, added_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO feeds (url, title, custom_title, site_url, folder_id, position, added_at, account_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?;
+        let mut places: std::collections::HashMap<Option<FolderId>, Place> = std::collections::HashMap::new();
         let mut position: i64 = tx.query_row("SELECT coalesce(max(position), 0) FROM feeds", [], |r| r.get(0))?;
         let mut folder_ids = super::folders::FolderIds::default();
         for path in folders {
@@ -215,21 +220,36 @@ pub(super) fn import(
             if done > 0 && done % IMPORT_PROGRESS_EVERY == 0 {
                 progress(done);
             }
-            if exists.exists([&feed.url])? {
+            let folder_id = folder_ids.path(tx, &feed.folder)?;
+            if let std::collections::hash_map::Entry::Vacant(slot) = places.entry(folder_id) {
+                slot.insert(accounts::place(tx, folder_id)?);
+            }
+            let place = &places[&folder_id];
+            let account = match place {
+                Place::Local => None,
+                Place::Account { account, .. } => Some(*account),
+            };
+            if exists.exists(params![feed.url, account.map_or(0, |a| a.0)])? {
                 outcome.duplicates.push(feed.url.clone());
                 continue;
             }
-            let folder_id = folder_ids.path(tx, &feed.folder)?.map(|f| f.0);
             position += 1;
             insert.execute(params![
                 feed.url,
                 feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, super::MAX_TITLE_BYTES)),
                 feed.name.as_deref().map(|t| crate::sanitize::truncate_bytes(t, super::MAX_TITLE_BYTES)),
                 feed.site_url,
-                folder_id,
+                folder_id.map(|f| f.0),
                 position,
-                now
+                now,
+                account.map(|a| a.0)
             ])?;
+            if let Place::Account { account, label } = place {
+                // Subscribed in an account's folder: on its server.
+                let title = feed.name.clone().or_else(|| feed.title.clone());
+                let change = FeedChange::Subscribe { url: feed.url.clone(), title, label: label.clone() };
+                changes::record_feed(tx, *account, &change, now)?;
+            }
             outcome.added.push(feed.url.clone());
         }
     }
@@ -241,7 +261,14 @@ pub(super) fn import(
 /// new.
 pub(super) fn add(tx: &Connection, feed: &NewFeed, now: i64) -> Result<(FeedId, bool), StoreError> {
     let outcome = import(tx, std::slice::from_ref(feed), &[], now, &mut |_| {})?;
-    let id = tx.prepare_cached("SELECT id FROM feeds WHERE url = ?1")?.query_row([&feed.url], |r| r.id(0))?;
+    let folder = super::folders::FolderIds::default().path(tx, &feed.folder)?;
+    let account = match accounts::place(tx, folder)? {
+        Place::Local => 0,
+        Place::Account { account, .. } => account.0,
+    };
+    let id = tx
+        .prepare_cached("SELECT id FROM feeds WHERE url = ?1 AND coalesce(account_id, 0) = ?2")?
+        .query_row(params![feed.url, account], |r| r.id(0))?;
     Ok((id, !outcome.added.is_empty()))
 }
 
@@ -251,9 +278,17 @@ pub(super) fn delete(tx: &Connection, feed_id: FeedId) -> Result<(), StoreError>
     Ok(())
 }
 
-/// Gives a feed the user's own name; `None` goes back to the feed's title.
-pub(super) fn rename(tx: &Connection, feed_id: FeedId, title: Option<&str>) -> Result<(), StoreError> {
+/// Gives a feed the user's own name; `None` goes back to the feed's title. An account's feed is renamed on its
+/// server too (with its own title again, for `None`).
+pub(super) fn rename(tx: &Connection, feed_id: FeedId, title: Option<&str>, now: i64) -> Result<(), StoreError> {
     tx.prepare_cached("UPDATE feeds SET custom_title = ?2 WHERE id = ?1")?.execute(params![feed_id.0, title])?;
+    let held: Option<(Option<AccountId>, Option<String>, String)> = tx
+        .prepare_cached("SELECT account_id, remote_id, coalesce(custom_title, title, url) FROM feeds WHERE id = ?1")?
+        .query_row([feed_id.0], |r| Ok((r.optional_id(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    if let Some((Some(account), Some(stream), shown)) = held {
+        changes::record_feed(tx, account, &FeedChange::Rename { stream, title: shown }, now)?;
+    }
     Ok(())
 }
 

@@ -117,7 +117,7 @@ pub fn record_fetch(
             ])?;
             for entry in feed.entries.iter().take(MAX_ENTRIES_PER_REFRESH) {
                 match upsert_entry(tx, feed_id, entry, now)? {
-                    Upsert::Inserted => outcome.new += 1,
+                    Upsert::Inserted(_) => outcome.new += 1,
                     Upsert::Updated => outcome.updated += 1,
                     Upsert::Unchanged => {}
                 }
@@ -178,13 +178,27 @@ fn move_feed_url(tx: &Connection, feed_id: FeedId, to: Option<&str>) -> Result<O
     Ok((changed > 0).then(|| to.to_string()))
 }
 
-enum Upsert {
-    Inserted,
+/// What storing one entry did.
+pub(super) enum Upsert {
+    Inserted(EntryId),
     Updated,
     Unchanged,
 }
 
 /// Inserts a new entry or updates a changed one; read and starred flags are never touched here.
+/// Stores one entry of a feed (an account's item): its id when it is new.
+pub(super) fn store_entry(
+    tx: &Connection,
+    feed_id: FeedId,
+    entry: &ParsedEntry,
+    now: i64,
+) -> Result<Option<EntryId>, StoreError> {
+    Ok(match upsert_entry(tx, feed_id, entry, now)? {
+        Upsert::Inserted(id) => Some(id),
+        Upsert::Updated | Upsert::Unchanged => None,
+    })
+}
+
 fn upsert_entry(tx: &Connection, feed_id: FeedId, e: &ParsedEntry, now: i64) -> Result<Upsert, StoreError> {
     let cap = |s: &Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max).to_string());
     let json = |empty: bool, value: String| (!empty).then_some(value);
@@ -254,7 +268,7 @@ fn upsert_entry(tx: &Connection, feed_id: FeedId, e: &ParsedEntry, now: i64) -> 
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3))",
             )?
             .execute(values.as_slice())?;
-            Ok(Upsert::Inserted)
+            Ok(Upsert::Inserted(EntryId(tx.last_insert_rowid())))
         }
         Some((_, _, ref old)) if *old == row => Ok(Upsert::Unchanged),
         Some((id, first_seen, _)) => {

@@ -99,7 +99,12 @@ fn parent_of(tx: &Connection, id: FolderId) -> Result<Option<FolderId>, StoreErr
 /// Moves a folder, with everything inside it, under the folder at `path` (created if needed), or to the top
 /// level. A folder cannot go inside itself.
 pub(super) fn move_to(tx: &Connection, id: FolderId, path: &[String]) -> Result<(), StoreError> {
+    if super::accounts::is_account_folder(tx, id)? {
+        return Err(StoreError::Conflict(ACCOUNT_FOLDER_STAYS.into()));
+    }
+    let from = super::accounts::place(tx, parent_of(tx, id)?)?;
     let parent = FolderIds::default().path(tx, path)?;
+    same_side(&from, &super::accounts::place(tx, parent)?, "a folder")?;
     if let Some(parent) = parent
         && subtree(tx, id)?.contains(&parent)
     {
@@ -116,7 +121,11 @@ pub(super) fn move_to(tx: &Connection, id: FolderId, path: &[String]) -> Result<
 
 /// Moves a feed into the folder at `path` (created if needed); an empty path is the top level.
 pub(super) fn move_feed(tx: &Connection, feed_id: FeedId, path: &[String]) -> Result<(), StoreError> {
+    let now_in: Option<FolderId> =
+        tx.prepare_cached("SELECT folder_id FROM feeds WHERE id = ?1")?.query_row([feed_id.0], |r| r.optional_id(0))?;
+    let from = super::accounts::place(tx, now_in)?;
     let folder = FolderIds::default().path(tx, path)?;
+    same_side(&from, &super::accounts::place(tx, folder)?, "a feed")?;
     tx.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE id = ?1")?
         .execute(params![feed_id.0, folder.map(|f| f.0)])?;
     Ok(())
@@ -133,6 +142,9 @@ pub enum Contents {
 
 /// Deletes a folder. Returns how many feeds were unsubscribed.
 pub(super) fn delete(tx: &Connection, id: FolderId, contents: Contents) -> Result<usize, StoreError> {
+    if super::accounts::is_account_folder(tx, id)? {
+        return Err(StoreError::Conflict(ACCOUNT_FOLDER_STAYS.into()));
+    }
     let mut unsubscribed = 0;
     match contents {
         Contents::MoveUp => {
@@ -185,6 +197,51 @@ fn merge(conn: &Connection, from: FolderId, into: FolderId) -> Result<(), StoreE
     }
     conn.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([from.0])?;
     Ok(())
+}
+
+/// Deletes each of `folders` that holds no feed and no folder, then its parent if that is empty now, up to (not
+/// including) `keep`.
+pub(super) fn remove_if_empty(tx: &Connection, folders: &[FolderId], keep: FolderId) -> Result<(), StoreError> {
+    for &start in folders {
+        let mut next = Some(start);
+        while let Some(folder) = next.filter(|f| *f != keep) {
+            let holds = tx
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM feeds WHERE folder_id = ?1)
+                         OR EXISTS (SELECT 1 FROM folders WHERE parent_id = ?1)",
+                )?
+                .query_row([folder.0], |r| r.get::<_, bool>(0))?;
+            if holds {
+                break;
+            }
+            next = parent_of(tx, folder).ok().flatten();
+            tx.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([folder.0])?;
+        }
+    }
+    Ok(())
+}
+
+/// Why an account's own folder cannot be moved or deleted.
+const ACCOUNT_FOLDER_STAYS: &str = "this folder holds an account's feeds: it stays at the top level as long as the \
+     account is in the config (remove its [[accounts]] entry to let it go)";
+
+/// Refuses a move across an account's boundary: a server's feeds stay in its folder, and local feeds outside.
+fn same_side(from: &super::accounts::Place, to: &super::accounts::Place, what: &str) -> Result<(), StoreError> {
+    use super::accounts::Place;
+    let account = |p: &Place| match p {
+        Place::Local => None,
+        Place::Account { account, .. } => Some(*account),
+    };
+    if account(from) == account(to) {
+        return Ok(());
+    }
+    Err(StoreError::Conflict(match account(to) {
+        Some(_) => format!(
+            "{what} cannot move into an account's folder; add the feed there instead (it is then subscribed on the \
+             server), and delete it here"
+        ),
+        None => format!("{what} of an account cannot leave the account's folder; move it within it"),
+    }))
 }
 
 /// A folder and every folder inside it.

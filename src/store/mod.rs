@@ -12,6 +12,7 @@
 //! locked". Read-only commands open the file read-only ([`open_existing_read_only`]) and never create or
 //! migrate it.
 
+pub mod accounts;
 mod apply;
 pub mod articles;
 pub mod changes;

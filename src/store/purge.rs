@@ -81,13 +81,15 @@ pub fn purge(
     if policy.keeps_everything() {
         return Ok(report);
     }
-    let feeds: Vec<(FeedId, String)> = conn
-        .prepare_cached("SELECT id, url FROM feeds WHERE id >= ?1 ORDER BY id")?
-        .query_map([from_feed.0], |r| Ok((r.id(0)?, r.get(1)?)))?
+    let feeds: Vec<(FeedId, String, bool)> = conn
+        .prepare_cached("SELECT id, url, account_id IS NOT NULL FROM feeds WHERE id >= ?1 ORDER BY id")?
+        .query_map([from_feed.0], |r| Ok((r.id(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<Result<_, _>>()?;
     let mut doomed: Vec<EntryId> = Vec::new();
-    for (feed_id, url) in feeds {
-        let retention = policy.for_feed(&url);
+    for (feed_id, url, on_a_server) in feeds {
+        let mut retention = policy.for_feed(&url);
+        // What a server holds unread stays unread here until the server says otherwise.
+        retention.purge_unread &= !on_a_server;
         if retention.keeps_everything() {
             continue;
         }

@@ -162,7 +162,9 @@ pub(super) const MIGRATIONS: &[Step] = &[
     // 9: accounts — servers that hold subscriptions and read state (see `crate::sync`) — and the change log that
     // carries what people change here to them (see `changes`). An account's feed is fetched by its server, not
     // by tidings; `remote_id` is the server's id for it (a Google Reader stream id), and its entries are keyed
-    // by the server's item ids.
+    // by the server's item ids. A feed's address is unique among the local feeds and within each account (the
+    // same feed may be both a local subscription and an account's), so the feeds table is rebuilt without its
+    // UNIQUE(url); its triggers and indexes come back with it.
     Step::Sql(
         "CREATE TABLE accounts (
             id INTEGER PRIMARY KEY,
@@ -171,12 +173,56 @@ pub(super) const MIGRATIONS: &[Step] = &[
             url TEXT NOT NULL,
             login TEXT NOT NULL,
             folder_id INTEGER REFERENCES folders(id) ON DELETE SET NULL,
+            auth TEXT,
             synced_at INTEGER,
             items_since INTEGER NOT NULL DEFAULT 0
         );
-        ALTER TABLE feeds ADD COLUMN account_id INTEGER REFERENCES accounts(id) ON DELETE CASCADE;
-        ALTER TABLE feeds ADD COLUMN remote_id TEXT;
-        CREATE INDEX feeds_by_account ON feeds(account_id, remote_id) WHERE account_id IS NOT NULL;
+        CREATE TABLE feeds_by_account (
+            id INTEGER PRIMARY KEY,
+            url TEXT NOT NULL,
+            title TEXT,
+            custom_title TEXT,
+            site_url TEXT,
+            folder_id INTEGER REFERENCES folders(id) ON DELETE SET NULL,
+            position INTEGER NOT NULL DEFAULT 0,
+            etag TEXT,
+            last_modified TEXT,
+            last_status INTEGER,
+            last_error TEXT,
+            error_kind TEXT,
+            failures INTEGER NOT NULL DEFAULT 0,
+            retry_at INTEGER,
+            last_fetched_at INTEGER,
+            last_success_at INTEGER,
+            encoding_decision TEXT,
+            encoding_override TEXT,
+            added_at INTEGER NOT NULL,
+            parse_warnings TEXT,
+            dead INTEGER NOT NULL DEFAULT 0,
+            refresh_every_secs INTEGER,
+            full_text INTEGER NOT NULL DEFAULT 0,
+            account_id INTEGER REFERENCES accounts(id) ON DELETE CASCADE,
+            remote_id TEXT
+        );
+        INSERT INTO feeds_by_account (id, url, title, custom_title, site_url, folder_id, position, etag, last_modified,
+                last_status, last_error, error_kind, failures, retry_at, last_fetched_at, last_success_at,
+                encoding_decision, encoding_override, added_at, parse_warnings, dead, refresh_every_secs, full_text)
+            SELECT id, url, title, custom_title, site_url, folder_id, position, etag, last_modified,
+                last_status, last_error, error_kind, failures, retry_at, last_fetched_at, last_success_at,
+                encoding_decision, encoding_override, added_at, parse_warnings, dead, refresh_every_secs, full_text
+            FROM feeds;
+        DROP TABLE feeds;
+        ALTER TABLE feeds_by_account RENAME TO feeds;
+        CREATE UNIQUE INDEX feeds_by_url ON feeds(coalesce(account_id, 0), url);
+        CREATE INDEX feeds_by_folder ON feeds(folder_id);
+        CREATE INDEX feeds_of_accounts ON feeds(account_id, remote_id) WHERE account_id IS NOT NULL;
+        CREATE TRIGGER feeds_search_renamed AFTER UPDATE OF title, custom_title, url ON feeds
+        WHEN coalesce(new.custom_title, new.title, new.url) IS NOT coalesce(old.custom_title, old.title, old.url) BEGIN
+            UPDATE entries SET search_indexed = 0 WHERE feed_id = new.id AND search_indexed = 1;
+        END;
+        CREATE TRIGGER feeds_forget_list_settings AFTER DELETE ON feeds BEGIN
+            DELETE FROM list_settings WHERE list = 'feed:' || old.id;
+        END;
         CREATE TABLE changes (
             id INTEGER PRIMARY KEY,
             account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,

@@ -107,6 +107,13 @@ pub enum Event {
         feed_id: FeedId,
         info: Option<Box<FeedInfo>>,
     },
+    /// A sync of an account ended: what it did (a line for people), or why it could not; `changed` when it
+    /// brought or changed anything (the lists are read again).
+    Synced {
+        account: String,
+        said: Result<String, String>,
+        changed: bool,
+    },
     /// Something to tell the user (an import report, …).
     Notice(String),
     /// Something went wrong outside a feed (the database, …).
@@ -162,6 +169,8 @@ pub enum Effect {
         request: RequestId,
         url: String,
     },
+    /// Sync these accounts (by name) both ways with their servers.
+    Sync(Vec<String>),
     /// Fetch an entry's page, extract its article, and store it with the entry.
     FetchFullText {
         entry_id: EntryId,

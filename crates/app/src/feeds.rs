@@ -358,6 +358,8 @@ pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>
     let mut effects = super::entries::show_selected_list(state);
     if std::mem::take(&mut state.refresh.when_loaded) {
         effects.extend(super::progress::refresh_all(state));
+    } else if std::mem::take(&mut state.sync.when_loaded) {
+        effects.extend(super::sync::all(state));
     }
     effects
 }

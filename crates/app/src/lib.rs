@@ -30,6 +30,7 @@ pub mod search;
 mod state;
 pub mod status;
 pub mod subscriptions;
+pub mod sync;
 
 pub use event::{Effect, Event, OpenKind, RequestId};
 pub use feeds::FeedListRow;
@@ -63,6 +64,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::Tick(now) => {
             state.clock.now = now;
             let mut effects = progress::on_tick(state, now);
+            effects.extend(sync::on_tick(state, now));
             effects.extend(entries::catch_up(state));
             effects
         }
@@ -101,6 +103,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         }
         Event::RefreshStopped { batch, ids, reason } => progress::on_stopped(state, batch, ids, reason),
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
+        Event::Synced { account, said, changed } => sync::on_synced(state, account, said, changed),
         Event::Notice(text) => {
             state.status.info(text, state.clock.now);
             Vec::new()

@@ -68,6 +68,10 @@ pub fn on_tick(state: &mut State, now: i64) -> Vec<Effect> {
 pub fn request(state: &mut State, ids: Vec<FeedId>, force: bool) -> Vec<Effect> {
     let batch = state.refresh.next_batch;
     let mut fresh = Vec::new();
+    // An account's feeds are fetched by its server: asking for one syncs the accounts.
+    let (on_servers, ids): (Vec<FeedId>, Vec<FeedId>) =
+        ids.into_iter().partition(|id| state.feeds.feed(*id).is_some_and(|f| f.account.is_some()));
+    let mut effects = if on_servers.is_empty() { Vec::new() } else { super::sync::all(state) };
     for id in ids {
         if let std::collections::hash_map::Entry::Vacant(slot) = state.progress.pending.entry(id) {
             slot.insert(batch);
@@ -75,17 +79,20 @@ pub fn request(state: &mut State, ids: Vec<FeedId>, force: bool) -> Vec<Effect> 
         }
     }
     if fresh.is_empty() {
-        return Vec::new();
+        return effects;
     }
     state.refresh.next_batch += 1;
     state.progress.total += fresh.len();
-    vec![Effect::Refresh { batch, ids: fresh, force }]
+    effects.push(Effect::Refresh { batch, ids: fresh, force });
+    effects
 }
 
-/// Starts refreshing every feed (at startup, and `R`).
+/// Starts refreshing every local feed and syncing every account (at startup, and `R`).
 pub fn refresh_all(state: &mut State) -> Vec<Effect> {
-    let ids = state.feeds.feeds.iter().map(|f| f.id).collect();
-    request(state, ids, false)
+    let ids = state.feeds.feeds.iter().filter(|f| f.account.is_none()).map(|f| f.id).collect();
+    let mut effects = super::sync::all(state);
+    effects.extend(request(state, ids, false));
+    effects
 }
 
 /// `r`: the selected feed, or every feed of the selected folder, forced; on a view, every feed (as `R`).

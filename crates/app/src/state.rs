@@ -3,7 +3,7 @@
 
 use super::dialogs::Dialog;
 use super::keymap::{Action, Context, Keymap};
-use super::{article, entries, feeds, layout, progress, status, subscriptions};
+use super::{article, entries, feeds, layout, progress, status, subscriptions, sync};
 use crate::clock::Zone;
 use crate::model::{EntryId, FeedId, FolderId, ListSource};
 use std::collections::VecDeque;
@@ -59,6 +59,8 @@ pub struct Setup {
     pub refresh_on_startup: bool,
     /// Seconds between automatic refreshes; `None` when they are off.
     pub auto_refresh_secs: Option<i64>,
+    /// The accounts to sync (by name), synced when the feed list first arrives and with every refresh.
+    pub accounts: Vec<String>,
 }
 
 impl Default for Setup {
@@ -69,6 +71,7 @@ impl Default for Setup {
             text_column: layout::TextColumn::default(),
             refresh_on_startup: false,
             auto_refresh_secs: None,
+            accounts: Vec::new(),
         }
     }
 }
@@ -88,6 +91,7 @@ pub struct State {
     pub article: article::Article,
     pub progress: progress::Progress,
     pub refresh: progress::AutoRefresh,
+    pub sync: sync::Syncing,
     pub subscriptions: subscriptions::Subscriptions,
     pub status: status::Status,
     /// The window over the panes that takes the keys.
@@ -121,6 +125,11 @@ impl State {
                 when_loaded: setup.refresh_on_startup,
                 interval_secs: setup.auto_refresh_secs,
                 next_check: None,
+            },
+            sync: sync::Syncing {
+                when_loaded: !setup.accounts.is_empty(),
+                accounts: setup.accounts,
+                ..Default::default()
             },
             subscriptions: Default::default(),
             status: Default::default(),

@@ -9,6 +9,7 @@
 //! - [`feedlinks`]: an HTML page → the feed addresses it offers (fetching and verifying them is the reader's
 //!   `fetch::discovery`).
 //! - [`opml`]: OPML ⇄ subscriptions.
+//! - [`greader`]: the Google Reader API's answers (FreshRSS, Miniflux, Inoreader…) → subscriptions and items.
 //! - [`render`]: article HTML → styled, wrapped lines with numbered links.
 //! - [`extract`]: a web page → its main article (Readability), sanitized, for feeds that send only snippets.
 //! - [`inspect`]: the report `tidings inspect` prints.
@@ -25,6 +26,7 @@ pub mod command;
 pub mod decode;
 pub mod extract;
 pub mod feedlinks;
+pub mod greader;
 pub mod ingest;
 pub mod inspect;
 pub mod markup;

@@ -250,6 +250,8 @@ pub struct FeedRow {
     pub dead: bool,
     /// New entries are fetched in full (the page behind their link) on refresh: a feed of snippets.
     pub full_text: bool,
+    /// The account whose server holds it (and fetches it), when it is not a local subscription.
+    pub account: Option<AccountId>,
 }
 
 /// An entry as the entry list shows it.

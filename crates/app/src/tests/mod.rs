@@ -52,6 +52,7 @@ pub(crate) fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)
         retry_at: None,
         dead: false,
         full_text: false,
+        account: None,
     }
 }
 

@@ -1,0 +1,209 @@
+//! The Google Reader API over HTTP, as FreshRSS, Miniflux, Inoreader, The Old Reader and BazQux serve it: login,
+//! the subscriptions, items since a time (paged by continuation), the unread and starred id sets, items by id,
+//! and the writes (flags by `edit-tag`, subscriptions by `subscription/edit`). Reading the answers is the core's
+//! `greader`; this module only asks, counts its requests, and says what went wrong in a way sync can act on.
+
+use super::{Remote, RemoteError, Set};
+use crate::greader::{self, IdsPage, ItemsPage, RemoteFeed, RemoteItem};
+use crate::store::changes::{FeedChange, Flag};
+use futures::StreamExt;
+
+/// Items per page of `stream/contents`: few requests, each a few megabytes at most.
+const PAGE: usize = 1000;
+/// Ids per page of `stream/items/ids`.
+const IDS_PAGE: usize = 10_000;
+/// Item ids per write (`edit-tag`) or per `stream/items/contents`.
+const BATCH: usize = 250;
+/// The largest answer read, after decompression.
+const MAX_ANSWER_BYTES: usize = 256 * 1024 * 1024;
+
+/// A Google Reader API server, for one account.
+pub(super) struct GReader {
+    http: reqwest::Client,
+    /// The API's base address (…/api/greader.php).
+    base: String,
+    user: String,
+    /// Where the password comes from, asked only when a login is needed (a `password_command` may prompt).
+    password: Box<dyn Fn() -> Result<String, String> + Send + Sync>,
+    auth: Option<String>,
+    /// The action token writes need, fetched once per sync.
+    token: Option<String>,
+    pub requests: usize,
+}
+
+impl GReader {
+    pub(super) fn new(
+        http: reqwest::Client,
+        base: &str,
+        user: &str,
+        auth: Option<String>,
+        password: Box<dyn Fn() -> Result<String, String> + Send + Sync>,
+    ) -> GReader {
+        GReader {
+            http,
+            base: base.trim_end_matches('/').to_string(),
+            user: user.to_string(),
+            password,
+            auth,
+            token: None,
+            requests: 0,
+        }
+    }
+
+    pub(super) fn auth(&self) -> Option<&str> {
+        self.auth.as_deref()
+    }
+
+    async fn send(&mut self, request: reqwest::RequestBuilder) -> Result<Vec<u8>, RemoteError> {
+        self.requests += 1;
+        let response = request.send().await.map_err(|e| RemoteError::Unreachable(super::describe(&e)))?;
+        let status = response.status().as_u16();
+        let mut body = Vec::new();
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| RemoteError::Unreachable(super::describe(&e)))?;
+            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Err(RemoteError::Status(status, "its answer is larger than 256 MB".into()));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        match status {
+            200..=299 => Ok(body),
+            401 | 403 => Err(RemoteError::Unauthorized),
+            _ => Err(RemoteError::Status(status, crate::sanitize::one_line(&String::from_utf8_lossy(&body), 200))),
+        }
+    }
+
+    /// A request with the login token, logging in first (again, when the server refused the token).
+    async fn authorized(
+        &mut self,
+        build: impl Fn(&reqwest::Client, &str) -> reqwest::RequestBuilder,
+    ) -> Result<Vec<u8>, RemoteError> {
+        if self.auth.is_none() {
+            self.login().await?;
+        }
+        let auth = format!("GoogleLogin auth={}", self.auth.as_deref().unwrap_or_default());
+        match self.send(build(&self.http, &auth).header(reqwest::header::AUTHORIZATION, auth.clone())).await {
+            Err(RemoteError::Unauthorized) => {
+                self.auth = None;
+                self.token = None;
+                self.login().await?;
+                let auth = format!("GoogleLogin auth={}", self.auth.as_deref().unwrap_or_default());
+                self.send(build(&self.http, &auth).header(reqwest::header::AUTHORIZATION, auth)).await
+            }
+            other => other,
+        }
+    }
+
+    async fn get(&mut self, path: &str, query: &[(&str, String)]) -> Result<Vec<u8>, RemoteError> {
+        let url = format!("{}/reader/api/0/{path}", self.base);
+        let query = query.to_vec();
+        self.authorized(|http, _| http.get(&url).query(&query)).await
+    }
+
+    async fn post(&mut self, path: &str, form: Vec<(&'static str, String)>) -> Result<Vec<u8>, RemoteError> {
+        let url = format!("{}/reader/api/0/{path}", self.base);
+        self.authorized(|http, _| http.post(&url).form(&form)).await
+    }
+
+    async fn write(&mut self, path: &str, mut form: Vec<(&'static str, String)>) -> Result<(), RemoteError> {
+        if self.token.is_none() {
+            let answer = self.get("token", &[]).await?;
+            self.token = Some(String::from_utf8_lossy(&answer).trim().to_string());
+        }
+        form.push(("T", self.token.clone().unwrap_or_default()));
+        let answer = self.post(path, form).await?;
+        greader::is_ok(&answer).map_err(RemoteError::Answer)
+    }
+}
+
+impl Remote for GReader {
+    async fn login(&mut self) -> Result<(), RemoteError> {
+        let password = (self.password)().map_err(RemoteError::Password)?;
+        let url = format!("{}/accounts/ClientLogin", self.base);
+        let form = [("Email", self.user.clone()), ("Passwd", password)];
+        let answer = self.send(self.http.post(&url).form(&form)).await?;
+        self.auth = Some(greader::auth_token(&answer).map_err(RemoteError::Answer)?);
+        Ok(())
+    }
+
+    async fn subscriptions(&mut self) -> Result<Vec<RemoteFeed>, RemoteError> {
+        let answer = self.get("subscription/list", &[("output", "json".into())]).await?;
+        greader::subscriptions(&answer).map_err(RemoteError::Answer)
+    }
+
+    async fn items_since(&mut self, since_secs: i64, continuation: Option<&str>) -> Result<ItemsPage, RemoteError> {
+        let mut query = vec![("n", PAGE.to_string()), ("ot", since_secs.to_string())];
+        query.extend(continuation.map(|c| ("c", c.to_string())));
+        let answer = self.get("stream/contents/user/-/state/com.google/reading-list", &query).await?;
+        greader::items(&answer).map_err(RemoteError::Answer)
+    }
+
+    async fn ids(&mut self, set: Set, continuation: Option<&str>) -> Result<IdsPage, RemoteError> {
+        let mut query = vec![("n", IDS_PAGE.to_string())];
+        match set {
+            Set::Unread => {
+                query.push(("s", greader::READING_LIST.into()));
+                query.push(("xt", greader::READ.into()));
+            }
+            Set::Starred => query.push(("s", greader::STARRED.into())),
+        }
+        query.extend(continuation.map(|c| ("c", c.to_string())));
+        let answer = self.get("stream/items/ids", &query).await?;
+        greader::item_ids(&answer).map_err(RemoteError::Answer)
+    }
+
+    async fn items(&mut self, keys: &[String]) -> Result<Vec<RemoteItem>, RemoteError> {
+        let mut out = Vec::new();
+        for batch in keys.chunks(BATCH) {
+            let form = batch.iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
+            let answer = self.post("stream/items/contents", form).await?;
+            out.extend(greader::items(&answer).map_err(RemoteError::Answer)?.items);
+        }
+        Ok(out)
+    }
+
+    async fn set_flag(&mut self, flag: Flag, value: bool, keys: &[String]) -> Result<(), RemoteError> {
+        let state = match flag {
+            Flag::Read => greader::READ,
+            Flag::Starred => greader::STARRED,
+        };
+        for batch in keys.chunks(BATCH) {
+            let mut form: Vec<(&'static str, String)> =
+                batch.iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
+            form.push((if value { "a" } else { "r" }, state.to_string()));
+            self.write("edit-tag", form).await?;
+        }
+        Ok(())
+    }
+
+    async fn edit_subscription(&mut self, change: &FeedChange) -> Result<(), RemoteError> {
+        let label = |l: &Option<String>| l.as_ref().map(|l| format!("{}{l}", greader::LABEL_PREFIX));
+        let form: Vec<(&'static str, String)> = match change {
+            FeedChange::Subscribe { url, title, label: l } => {
+                let mut form = vec![("ac", "subscribe".to_string()), ("s", format!("feed/{url}"))];
+                form.extend(title.clone().map(|t| ("t", t)));
+                form.extend(label(l).map(|l| ("a", l)));
+                form
+            }
+            FeedChange::Unsubscribe { stream } => vec![("ac", "unsubscribe".into()), ("s", stream.clone())],
+            FeedChange::Rename { stream, title } => {
+                vec![("ac", "edit".into()), ("s", stream.clone()), ("t", title.clone())]
+            }
+            FeedChange::Relabel { stream, label: l } => {
+                let mut form = vec![("ac", "edit".to_string()), ("s", stream.clone())];
+                match label(l) {
+                    Some(l) => form.push(("a", l)),
+                    // The account's own folder: out of every label (FreshRSS: into its default category).
+                    None => form.push(("r", format!("{}{}", greader::LABEL_PREFIX, "-"))),
+                }
+                form
+            }
+        };
+        self.write("subscription/edit", form).await
+    }
+
+    fn requests(&self) -> usize {
+        self.requests
+    }
+}
