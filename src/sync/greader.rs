@@ -56,7 +56,20 @@ impl GReader {
 
     async fn send(&mut self, request: reqwest::RequestBuilder) -> Result<Vec<u8>, RemoteError> {
         self.requests += 1;
-        let response = request.send().await.map_err(|e| RemoteError::Unreachable(super::describe(&e)))?;
+        // A kept-alive connection the server closed meanwhile fails before any answer: the request goes once
+        // more, on a new connection (every request here can be repeated safely: reads, and writes that set
+        // what they set).
+        let retry = request.try_clone();
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(e) if !e.is_timeout() && retry.is_some() => {
+                tracing::debug!("retrying a request on a new connection: {}", super::describe(&e));
+                self.requests += 1;
+                let retry = retry.expect("checked");
+                retry.send().await.map_err(|e| RemoteError::Unreachable(super::describe(&e)))?
+            }
+            Err(e) => return Err(RemoteError::Unreachable(super::describe(&e))),
+        };
         let status = response.status().as_u16();
         let mut body = Vec::new();
         let mut stream = response.bytes_stream();

@@ -337,7 +337,16 @@ impl Sync<'_> {
             }
         };
         loop {
-            let page = remote.items_since(self.row.items_since, continuation.as_deref()).await?;
+            let page = match remote.items_since(self.row.items_since, continuation.as_deref()).await {
+                Ok(page) => page,
+                Err(e) => {
+                    // What arrived before the failure is kept.
+                    if let Some(task) = storing.take() {
+                        stored(task.await.map_err(|e| StoreError::Conflict(crate::panics::join_message(e)))??);
+                    }
+                    return Err(e.into());
+                }
+            };
             if let Some(task) = storing.take() {
                 stored(task.await.map_err(|e| StoreError::Conflict(crate::panics::join_message(e)))??);
             }

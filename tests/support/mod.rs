@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub(crate) mod farm;
+pub(crate) mod freshrss;
 pub(crate) mod server;
 
 use std::path::{Path, PathBuf};

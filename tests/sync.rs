@@ -1,0 +1,383 @@
+//! Sync against a real FreshRSS (the kit next to the repository, served by PHP on 127.0.0.1): a cold sync brings
+//! every feed, label, item and flag; changes made on the server arrive with the next sync, in few requests;
+//! marks made here while the server is down wait in the change log and arrive when it is back, also after a
+//! kill -9 in the middle of a sync; subscription changes made here reach the server; a wrong password and a
+//! wrong address are said with what to do. Where PHP is missing, each test says it skipped, and why.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+use support::freshrss::{Api, Cutoff, FreshRss, skipped};
+use support::server::{Reply, Server};
+use support::{Sandbox, rss, stderr, stdout};
+use tidings::model::{Applied, EntryId, NewFeed, UserWrite};
+use tidings::store;
+
+/// A FreshRSS, or the test says it skipped and returns.
+macro_rules! freshrss_or_skip {
+    ($test:expr) => {
+        match FreshRss::start() {
+            Ok(server) => server,
+            Err(why) => {
+                skipped($test, &why);
+                return;
+            }
+        }
+    };
+}
+
+/// Feeds served to FreshRSS: `(path, title, items)`, each item `{name} item {i}`.
+fn feeds(server: &Server, specs: &[(&str, &str, usize)]) {
+    for (path, title, items) in specs {
+        let entries: Vec<(String, String, String)> = (0..*items)
+            .map(|i| (format!("{title}-{i}"), format!("{title} item {i}"), format!("<p>{title} body {i}</p>")))
+            .collect();
+        let refs: Vec<(&str, &str, &str)> =
+            entries.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+        server.route(path, Reply::ok("application/rss+xml", rss(title, &refs)));
+    }
+}
+
+/// `tidings sync` in the sandbox, with the config given.
+fn sync(sandbox: &Sandbox, config: &std::path::Path) -> std::process::Output {
+    sandbox.tidings().arg("--config").arg(config).arg("sync").output().expect("run tidings sync")
+}
+
+fn db(sandbox: &Sandbox) -> rusqlite::Connection {
+    rusqlite::Connection::open(sandbox.db()).unwrap()
+}
+
+/// Keys of the account's entries with the flag (`read` or `starred`) on, or all of them.
+fn keys(sandbox: &Sandbox, condition: &str) -> BTreeSet<String> {
+    let sql = format!(
+        "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.account_id IS NOT NULL AND {condition}"
+    );
+    db(sandbox).prepare(&sql).unwrap().query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
+}
+
+/// A FreshRSS with three feeds in two labels (one nested), 5 + 4 + 3 items, two read and one starred there.
+fn populated(freshrss: &FreshRss, feeds_server: &Server) -> Api {
+    feeds(feeds_server, &[("/a.xml", "Alpha", 5), ("/b.xml", "Beta", 4), ("/c.xml", "Gamma", 3)]);
+    let api = freshrss.api();
+    api.subscribe(&feeds_server.url("/a.xml"), Some("News"));
+    api.subscribe(&feeds_server.url("/b.xml"), Some("News/Tech"));
+    api.subscribe(&feeds_server.url("/c.xml"), None);
+    freshrss.fetch_feeds();
+    let all: Vec<String> = api.ids("all").into_iter().collect();
+    assert_eq!(all.len(), 12, "FreshRSS fetched every item");
+    api.mark(&all[..2], "read", true);
+    api.mark(&all[2..3], "starred", true);
+    api
+}
+
+fn config(sandbox: &Sandbox, freshrss: &FreshRss, password: &str) -> std::path::PathBuf {
+    let path = sandbox.write("config.toml", freshrss.config(password));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    path
+}
+
+#[test]
+fn a_cold_sync_brings_every_feed_label_item_and_flag() {
+    let freshrss = freshrss_or_skip!("a_cold_sync_brings_every_feed_label_item_and_flag");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("FreshRSS: 12 new"), "{}", stdout(&out));
+
+    assert_eq!(keys(&sandbox, "1"), api.ids("all"), "every item");
+    assert_eq!(keys(&sandbox, "e.read = 0"), api.ids("unread"), "every unread flag");
+    assert_eq!(keys(&sandbox, "e.starred = 1"), api.ids("starred"), "every starred flag");
+    let folders: BTreeSet<(String, Option<String>)> = db(&sandbox)
+        .prepare(
+            "SELECT d.name, p.name FROM feeds f JOIN folders d ON d.id = f.folder_id LEFT JOIN folders p ON p.id = d.parent_id
+             WHERE f.account_id IS NOT NULL",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    // News under the account's folder, Tech under News: the label News/Tech is the nested folder.
+    let expected: BTreeSet<(String, Option<String>)> = [
+        ("News".to_string(), Some("FreshRSS".to_string())),
+        ("Tech".to_string(), Some("News".to_string())),
+        ("Uncategorized".to_string(), Some("FreshRSS".to_string())),
+    ]
+    .into();
+    assert_eq!(folders, expected);
+    // `unread` lists them like any other feed.
+    let unread = sandbox.run(&["--config", cfg.to_str().unwrap(), "unread"]);
+    assert!(stdout(&unread).contains(" 10  total"), "{}", stdout(&unread));
+}
+
+#[test]
+fn changes_on_the_server_arrive_with_the_next_sync_in_four_requests_when_nothing_changed() {
+    let freshrss = freshrss_or_skip!("changes_on_the_server_arrive_with_the_next_sync");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    assert!(sync(&sandbox, &cfg).status.success());
+
+    // Nothing changed: a sync asks four things, and logs in no more (its token is kept).
+    let before = freshrss.requests().len();
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let asked = &freshrss.requests()[before..];
+    assert!(asked.len() <= 4, "a sync with nothing new made {} requests: {asked:#?}", asked.len());
+
+    // The phone reads everything unread but one, unstars, stars another; a feed gets two new items.
+    let unread: Vec<String> = api.ids("unread").into_iter().collect();
+    api.mark(&unread[1..], "read", true);
+    let starred: Vec<String> = api.ids("starred").into_iter().collect();
+    api.mark(&starred, "starred", false);
+    api.mark(&unread[..1], "starred", true);
+    feeds(&feeds_server, &[("/a.xml", "Alpha", 7)]);
+    freshrss.fetch_feeds();
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("FreshRSS: 2 new"), "{}", stdout(&out));
+    assert_eq!(keys(&sandbox, "1"), api.ids("all"));
+    assert_eq!(keys(&sandbox, "e.read = 0"), api.ids("unread"), "read on the phone, read here");
+    assert_eq!(keys(&sandbox, "e.starred = 1"), api.ids("starred"), "starred on the phone, starred here");
+}
+
+/// Marks entries of the account here, through the one write path (as the reader's keys do).
+fn mark_here(sandbox: &Sandbox, keys: &[String], write: impl Fn(Vec<EntryId>) -> UserWrite) {
+    let mut conn = store::open_write(&sandbox.db()).unwrap();
+    let ids: Vec<EntryId> = keys
+        .iter()
+        .map(|k| EntryId(conn.query_row("SELECT id FROM entries WHERE key = ?1", [k], |r| r.get(0)).unwrap()))
+        .collect();
+    store::apply(&mut conn, &write(ids), 0).unwrap();
+}
+
+#[test]
+fn marks_made_while_the_server_is_down_wait_and_arrive_when_it_is_back() {
+    let mut freshrss = freshrss_or_skip!("marks_made_while_the_server_is_down_wait_and_arrive_when_it_is_back");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    assert!(sync(&sandbox, &cfg).status.success());
+
+    freshrss.stop();
+    let unread: Vec<String> = keys(&sandbox, "e.read = 0").into_iter().collect();
+    mark_here(&sandbox, &unread[..3], |ids| UserWrite::SetRead { ids, read: true });
+    mark_here(&sandbox, &unread[3..5], |ids| UserWrite::SetStarred { ids, starred: true });
+    let read: Vec<String> = keys(&sandbox, "e.read = 1 AND e.starred = 0").into_iter().take(1).collect();
+    mark_here(&sandbox, &read, |ids| UserWrite::SetRead { ids, read: false });
+    let offline = sync(&sandbox, &cfg);
+    assert_eq!(offline.status.code(), Some(3), "an account that cannot be reached: {}", stderr(&offline));
+    assert!(
+        stderr(&offline).contains("FreshRSS offline") && stderr(&offline).contains("6 changes waiting"),
+        "{}",
+        stderr(&offline)
+    );
+
+    freshrss.serve();
+    let back = sync(&sandbox, &cfg);
+    assert!(back.status.success(), "{}", stderr(&back));
+    assert!(stdout(&back).contains("6 changes sent"), "{}", stdout(&back));
+    let server_unread = api.ids("unread");
+    assert!(unread[..3].iter().all(|k| !server_unread.contains(k)), "read here, read there");
+    assert!(server_unread.contains(&read[0]), "unread here, unread there");
+    let server_starred = api.ids("starred");
+    assert!(unread[3..5].iter().all(|k| server_starred.contains(k)), "starred here, starred there");
+    let waiting: i64 = db(&sandbox).query_row("SELECT count(*) FROM changes", [], |r| r.get(0)).unwrap();
+    assert_eq!(waiting, 0, "the log is empty once the server took it all");
+    assert_eq!(keys(&sandbox, "e.read = 0"), server_unread, "and both sides agree");
+}
+
+#[test]
+fn a_sync_killed_midway_loses_no_change_and_the_next_one_finishes() {
+    let freshrss = freshrss_or_skip!("a_sync_killed_midway_loses_no_change_and_the_next_one_finishes");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    assert!(sync(&sandbox, &cfg).status.success());
+    let unread: Vec<String> = keys(&sandbox, "e.read = 0").into_iter().collect();
+    mark_here(&sandbox, &unread, |ids| UserWrite::SetRead { ids, read: true });
+
+    // Killed as soon as the server has seen its first request.
+    let before = freshrss.requests().len();
+    let mut child = sandbox.tidings().arg("--config").arg(&cfg).arg("sync").spawn().unwrap();
+    let started = Instant::now();
+    while freshrss.requests().len() == before && child.try_wait().unwrap().is_none() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the sync made no request");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    let integrity: String = db(&sandbox).query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(integrity, "ok");
+
+    let again = sync(&sandbox, &cfg);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(api.ids("unread").is_empty(), "every mark made here reached the server");
+    assert!(keys(&sandbox, "e.read = 0").is_empty());
+}
+
+#[test]
+fn subscription_changes_made_here_reach_the_server() {
+    let freshrss = freshrss_or_skip!("subscription_changes_made_here_reach_the_server");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    feeds(&feeds_server, &[("/d.xml", "Delta", 2)]);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    assert!(sync(&sandbox, &cfg).status.success());
+
+    let mut conn = store::open_write(&sandbox.db()).unwrap();
+    let feed_of = |conn: &rusqlite::Connection, title: &str| {
+        tidings::model::FeedId(
+            conn.query_row("SELECT id FROM feeds WHERE title = ?1 AND account_id IS NOT NULL", [title], |r| r.get(0))
+                .unwrap(),
+        )
+    };
+    // Subscribed here, in the account's News folder.
+    let delta = NewFeed {
+        url: feeds_server.url("/d.xml"),
+        title: Some("Delta".into()),
+        name: None,
+        site_url: None,
+        folder: vec!["FreshRSS".into(), "News".into()],
+    };
+    assert!(matches!(
+        store::apply(&mut conn, &UserWrite::AddFeed(delta), 0).unwrap(),
+        Applied::Subscribed { added: true, .. }
+    ));
+    // Renamed, moved from News/Tech to News, and one deleted.
+    let beta = feed_of(&conn, "Beta");
+    store::apply(&mut conn, &UserWrite::RenameFeed { feed_id: beta, title: Some("Better Beta".into()) }, 0).unwrap();
+    store::apply(&mut conn, &UserWrite::MoveFeed { feed_id: beta, folder: vec!["FreshRSS".into(), "News".into()] }, 0)
+        .unwrap();
+    let gamma = feed_of(&conn, "Gamma");
+    store::apply(&mut conn, &UserWrite::DeleteFeed(gamma), 0).unwrap();
+    // A move out of the account's folder is refused, with why.
+    let alpha = feed_of(&conn, "Alpha");
+    let refused = store::apply(&mut conn, &UserWrite::MoveFeed { feed_id: alpha, folder: vec!["Local".into()] }, 0);
+    assert!(refused.unwrap_err().to_string().contains("cannot leave the account's folder"));
+    drop(conn);
+
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let subs = api.subscriptions();
+    let by_url = |url: &str| subs.iter().find(|s| s.2 == url).cloned();
+    let d = by_url(&feeds_server.url("/d.xml")).expect("subscribed on the server");
+    assert_eq!(d.3.as_deref(), Some("News"));
+    let b = by_url(&feeds_server.url("/b.xml")).unwrap();
+    assert_eq!((b.1.as_str(), b.3.as_deref()), ("Better Beta", Some("News")));
+    assert!(by_url(&feeds_server.url("/c.xml")).is_none(), "unsubscribed on the server");
+    // The next sync brings Delta's items, and Gamma stays gone.
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(keys(&sandbox, "1"), api.ids("all"));
+}
+
+#[test]
+fn a_wrong_password_and_a_wrong_address_are_said_with_what_to_do() {
+    let freshrss = freshrss_or_skip!("a_wrong_password_and_a_wrong_address_are_said_with_what_to_do");
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, "not-the-password");
+    let out = sync(&sandbox, &cfg);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("FreshRSS refused alice's API password") && stderr(&out).contains("profile page"),
+        "{}",
+        stderr(&out)
+    );
+    // The address of FreshRSS's web pages, not its API.
+    let web = freshrss.config("alice-api-pass").replace("/api/greader.php", "/");
+    let cfg = sandbox.write("web.toml", web);
+    let out = sync(&sandbox, &cfg);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stderr(&out).contains("check `url`"), "{}", stderr(&out));
+    // And a password in a file others may read is warned about.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let out = sync(&sandbox, &cfg);
+        assert!(stderr(&out).contains("others may read it"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn the_server_stopped_mid_sync_leaves_the_rest_for_the_next_sync() {
+    let freshrss = freshrss_or_skip!("the_server_stopped_mid_sync_leaves_the_rest_for_the_next_sync");
+    let feeds_server = Server::start();
+    // 1,500 items: two pages.
+    let specs: Vec<(String, String, usize)> = (0..3).map(|i| (format!("/f{i}.xml"), format!("F{i}"), 500)).collect();
+    let refs: Vec<(&str, &str, usize)> = specs.iter().map(|(p, t, n)| (p.as_str(), t.as_str(), *n)).collect();
+    feeds(&feeds_server, &refs);
+    let api = freshrss.api();
+    for (path, _, _) in &specs {
+        api.subscribe(&feeds_server.url(path), Some("Big"));
+    }
+    assert_eq!(api.ids("all").len(), 1_500);
+    let sandbox = Sandbox::new();
+    // The server goes down once it has served the first page of items.
+    let cutoff = Cutoff::new(&freshrss, "stream/contents");
+    let cfg = sandbox.write("config.toml", cutoff.config(&freshrss));
+    let stopped = sync(&sandbox, &cfg);
+    assert_eq!(stopped.status.code(), Some(3), "{}", stderr(&stopped));
+    assert!(stderr(&stopped).contains("FreshRSS offline"), "{}", stderr(&stopped));
+    let kept = keys(&sandbox, "1").len();
+    let feeds: i64 = db(&sandbox).query_row("SELECT count(*) FROM feeds", [], |r| r.get(0)).unwrap();
+    assert_eq!(kept, 1_000, "the first page is kept ({feeds} feeds; said: {})", stderr(&stopped));
+
+    cutoff.reopen();
+    let again = sync(&sandbox, &cfg);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(keys(&sandbox, "1"), api.ids("all"), "every item, once");
+}
+
+/// The reader syncs at start and on `R`: a mark made on the phone shows, a star made here reaches the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reader_syncs_at_start_and_on_r_and_says_what_happened() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use tidings::app::Event;
+    use tidings::runtime::{Options, Reader};
+    let freshrss = freshrss_or_skip!("the_reader_syncs_at_start_and_on_r_and_says_what_happened");
+    let feeds_server = Server::start();
+    let api = tokio::task::block_in_place(|| populated(&freshrss, &feeds_server));
+    let sandbox = Sandbox::new();
+    let config = tidings::config::Config::parse(&freshrss.config(support::freshrss::PASSWORD)).unwrap();
+    let options = Options {
+        db: sandbox.db(),
+        config,
+        notice: None,
+        report: vec![],
+        size: (140, 30),
+        zone: tidings::clock::Zone::utc(),
+    };
+    let mut app = Reader::new(options).unwrap();
+    app.start();
+    let said = |s: &tidings::app::State| {
+        s.status.log.iter().any(|m| m.text.starts_with("FreshRSS: 12 new")) && s.sync.in_flight.is_empty()
+    };
+    app.run_until(Duration::from_secs(60), said).await.unwrap();
+    app.run_until(Duration::from_secs(10), |s| s.feeds.feeds.len() == 3).await.unwrap();
+    assert!(app.state.feeds.feeds.iter().all(|f| f.account.is_some()));
+    assert_eq!(app.state.feeds.feeds.iter().map(|f| f.unread).sum::<i64>(), 10);
+
+    // The phone reads everything; R brings it.
+    let all: Vec<String> = api.ids("all").into_iter().collect();
+    tokio::task::block_in_place(|| api.mark(&all, "read", true));
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char('R'), KeyModifiers::NONE)));
+    assert!(app.state.sync.in_flight.contains("FreshRSS"), "R syncs the account");
+    app.run_until(Duration::from_secs(60), |s| s.sync.in_flight.is_empty()).await.unwrap();
+    app.run_until(Duration::from_secs(10), |s| s.feeds.feeds.iter().all(|f| f.unread == 0)).await.unwrap();
+    let line = app.state.status.log.back().unwrap().text.clone();
+    assert!(line.starts_with("FreshRSS: 0 new, 10 marked on the server"), "{line}");
+}
