@@ -12,6 +12,8 @@ mod support;
 
 use support::{Measured, measure, server};
 
+mod sync;
+
 use std::time::{Duration, Instant};
 
 /// Runs `f` repeatedly for about `budget`, returning the number of runs and the time they took.
@@ -443,6 +445,10 @@ fn main() -> std::process::ExitCode {
     }
     if wants("refresh") {
         refresh(&raw);
+    }
+    // Against a FreshRSS it sets up (minutes): only when asked for by name.
+    if modes.iter().any(|a| *a == "sync") {
+        sync::run(&raw);
     }
     std::process::ExitCode::SUCCESS
 }

@@ -336,3 +336,54 @@ impl Cutoff {
         server.config(PASSWORD).replace(&format!("127.0.0.1:{}", server.port), &format!("127.0.0.1:{}", self.port))
     }
 }
+
+impl Api {
+    /// Imports an OPML document (FreshRSS fetches what it lists).
+    pub(crate) fn import(&self, opml: &str) {
+        let (status, body) = self.raw_post("/api/greader.php/reader/api/0/subscription/import", opml.as_bytes());
+        assert_eq!(status, 200, "import: {body}");
+    }
+
+    fn raw_post(&self, path: &str, body: &[u8]) -> (u16, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to FreshRSS");
+        let head = format!(
+            "POST {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: GoogleLogin auth={}\r\n\
+             Content-Type: text/xml\r\nContent-Length: {}\r\n\r\n",
+            self.auth,
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(body)).expect("send");
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).expect("read");
+        let text = String::from_utf8_lossy(&answer).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        (head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0), body.to_string())
+    }
+
+    /// What a plain paged client does: log in, every item 1000 at a time, then the unread and starred ids.
+    /// Returns how many items it got.
+    pub(crate) fn plain_pull(&self) -> usize {
+        let fresh = Api { port: self.port, auth: String::new(), token: String::new() };
+        let (_, body) =
+            fresh.request("POST", "/api/greader.php/accounts/ClientLogin", &[("Email", USER), ("Passwd", PASSWORD)]);
+        let auth = body.lines().find_map(|l| l.strip_prefix("Auth=")).expect("a login").to_string();
+        let client = Api { port: self.port, auth, token: String::new() };
+        let mut items = 0;
+        let mut continuation = String::new();
+        loop {
+            let path = format!(
+                "/reader/api/0/stream/contents/user/-/state/com.google/reading-list?n=1000{}",
+                if continuation.is_empty() { String::new() } else { format!("&c={continuation}") }
+            );
+            let page: serde_json::Value = serde_json::from_str(&client.get(&path)).unwrap();
+            items += page["items"].as_array().map_or(0, Vec::len);
+            match page["continuation"].as_str() {
+                Some(c) if !c.is_empty() => continuation = c.to_string(),
+                _ => break,
+            }
+        }
+        let _ = client.ids("unread");
+        let _ = client.ids("starred");
+        items
+    }
+}

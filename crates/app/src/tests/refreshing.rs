@@ -1,6 +1,7 @@
 //! Refreshing: progress, errors, backoff, workers that die, automatic refresh.
 
 use super::*;
+use crate::model::AccountId;
 
 #[test]
 fn r_refreshes_the_selected_feed_and_capital_r_all_without_duplicates() {
@@ -295,4 +296,68 @@ fn a_feeds_new_entries_raise_its_folders_count_as_the_refresh_reports_it() {
         RefreshEvent::Done { feed_id: FeedId(2), new: 4, updated: 0, unread: 4, title: "Two".into(), moved_to: None };
     update(&mut s, Event::Refresh(done));
     assert_eq!(news(&s), Some(5), "Two's four new ones count in News at once");
+}
+
+/// A reader with the account FreshRSS: feed 1 local, feeds 2 and 3 the account's.
+fn with_an_account() -> State {
+    let setup = Setup { accounts: vec!["FreshRSS".into()], ..Setup::default() };
+    let mut s = State::new(setup, (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    let account = Some(AccountId(1));
+    let feeds = vec![
+        feed(1, "Local", 1, None),
+        FeedRow { account, ..feed(2, "Two", 2, Some((7, "FreshRSS"))) },
+        FeedRow { account, ..feed(3, "Three", 0, Some((7, "FreshRSS"))) },
+    ];
+    let effects = feeds_loaded(&mut s, feeds, vec![FolderRow { name: "FreshRSS".into(), ..news() }]);
+    assert!(effects.contains(&Effect::Sync(vec!["FreshRSS".into()])), "the reader syncs at start: {effects:?}");
+    s
+}
+
+#[test]
+fn r_refreshes_local_feeds_and_syncs_accounts_and_an_accounts_feed_is_only_synced() {
+    let mut s = with_an_account();
+    update(&mut s, Event::Synced { account: "FreshRSS".into(), said: Ok("FreshRSS: 0 new".into()), changed: false });
+    let effects = update(&mut s, key('R'));
+    assert!(effects.contains(&Effect::Sync(vec!["FreshRSS".into()])), "{effects:?}");
+    assert!(effects.contains(&refresh(0, vec![1], false)), "only the local feed is fetched: {effects:?}");
+    assert!(update(&mut s, key('R')).iter().all(|e| !matches!(e, Effect::Sync(_))), "one sync at a time");
+    update(&mut s, Event::Synced { account: "FreshRSS".into(), said: Ok("FreshRSS: 1 new".into()), changed: true });
+    go_to(&mut s, ListKey::Feed(FeedId(2)));
+    let effects = update(&mut s, key('r'));
+    assert_eq!(effects, vec![Effect::Sync(vec!["FreshRSS".into()])], "its server fetches it");
+}
+
+#[test]
+fn what_a_sync_said_is_in_the_status_bar_and_what_it_changed_is_read_again() {
+    let mut s = with_an_account();
+    let effects = update(
+        &mut s,
+        Event::Synced {
+            account: "FreshRSS".into(),
+            said: Ok("FreshRSS: 120 new, 14 changes sent".into()),
+            changed: true,
+        },
+    );
+    assert!(effects.contains(&Effect::LoadFeeds));
+    assert_eq!(s.status.current(s.clock.now).unwrap().text, "FreshRSS: 120 new, 14 changes sent");
+    update(&mut s, key('R'));
+    let offline = "FreshRSS offline (cannot connect: Connection refused): 6 changes waiting".to_string();
+    let effects =
+        update(&mut s, Event::Synced { account: "FreshRSS".into(), said: Err(offline.clone()), changed: false });
+    assert!(effects.is_empty());
+    let shown = s.status.current(s.clock.now).unwrap();
+    assert!(shown.error && shown.text == offline, "{shown:?}");
+    assert!(s.sync.in_flight.is_empty(), "the next R syncs again");
+}
+
+#[test]
+fn the_automatic_refresh_syncs_the_accounts_each_interval() {
+    let setup = Setup { accounts: vec!["FreshRSS".into()], auto_refresh_secs: Some(600), ..Setup::default() };
+    let mut s = State::new(setup, (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    feeds_loaded(&mut s, vec![feed(1, "Local", 1, None)], vec![]);
+    update(&mut s, Event::Synced { account: "FreshRSS".into(), said: Ok("FreshRSS: 0 new".into()), changed: false });
+    assert!(!update(&mut s, Event::Tick(1_000_300)).contains(&Effect::Sync(vec!["FreshRSS".into()])));
+    assert!(update(&mut s, Event::Tick(1_000_601)).contains(&Effect::Sync(vec!["FreshRSS".into()])));
 }

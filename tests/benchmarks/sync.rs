@@ -1,0 +1,146 @@
+//! `cargo bench --bench bench -- sync [--feeds N] [--items M]`: tidings's sync against a real FreshRSS (the kit
+//! next to the repository) holding N feeds × M items (200 × 50 by default) in three labels, one nested, with a
+//! third of the items read and one in fifty starred: the cold sync's wall time, requests (counted in the
+//! server's own log) and peak memory, and the same for a sync with nothing new — beside a plain paged client
+//! (login, then `stream/contents` 1000 at a time, then the unread and starred ids) pulling the same server, and
+//! newsboat's FreshRSS backend when it is installed. Prints figures; asserts nothing.
+
+use crate::support::freshrss::{FreshRss, PASSWORD, USER};
+use crate::support::server::{Reply, Server};
+use crate::support::{Sandbox, measure, rss};
+use std::time::{Duration, Instant};
+
+fn arg(args: &[String], name: &str, default: usize) -> usize {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+pub(crate) fn run(args: &[String]) {
+    let (feeds, items) = (arg(args, "--feeds", 200), arg(args, "--items", 50));
+    let freshrss = match FreshRss::start() {
+        Ok(server) => server,
+        Err(why) => {
+            println!("sync: skipped, no FreshRSS here: {why}");
+            return;
+        }
+    };
+    let server = Server::start();
+    let labels = ["News", "Tech/Rust", "Blogs"];
+    let mut outlines = String::new();
+    for f in 0..feeds {
+        let entries: Vec<(String, String, String)> = (0..items)
+            .map(|i| {
+                (format!("f{f}-{i}"), format!("Feed {f} item {i}"), format!("<p>Body of item {i} of feed {f}.</p>"))
+            })
+            .collect();
+        let refs: Vec<(&str, &str, &str)> =
+            entries.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+        server.route(&format!("/f{f}.xml"), Reply::ok("application/rss+xml", rss(&format!("Feed {f}"), &refs)));
+        outlines.push_str(&format!(
+            "<outline text=\"{}\"><outline type=\"rss\" text=\"Feed {f}\" xmlUrl=\"{}\"/></outline>\n",
+            labels[f % labels.len()],
+            server.url(&format!("/f{f}.xml"))
+        ));
+    }
+    let opml = format!(
+        "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>b</title></head><body>{outlines}</body></opml>"
+    );
+    let started = Instant::now();
+    let api = freshrss.api();
+    api.import(&opml);
+    freshrss.fetch_feeds();
+    let all: Vec<String> = api.ids("all").into_iter().collect();
+    let read: Vec<String> = all.iter().step_by(3).cloned().collect();
+    for chunk in read.chunks(500) {
+        api.mark(chunk, "read", true);
+    }
+    let starred: Vec<String> = all.iter().step_by(50).cloned().collect();
+    api.mark(&starred, "starred", true);
+    println!(
+        "sync: FreshRSS holds {} items of {feeds} feeds in {} labels ({} read, {} starred); set up in {:.1} s",
+        all.len(),
+        labels.len(),
+        read.len(),
+        starred.len(),
+        started.elapsed().as_secs_f64()
+    );
+
+    // The plain paged client.
+    let before = freshrss.requests().len();
+    let start = Instant::now();
+    let plain = api.plain_pull();
+    let plain_wall = start.elapsed();
+    let plain_calls = freshrss.requests().len() - before;
+    println!("  plain paged client: {plain} items in {plain_calls} calls, {:.2} s", plain_wall.as_secs_f64());
+
+    // tidings, cold then with nothing new.
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", freshrss.config(PASSWORD));
+    let run = |label: &str| -> (Duration, usize) {
+        let before = freshrss.requests().len();
+        let measured = measure(sandbox.tidings().arg("--config").arg(&cfg).arg("sync"));
+        let calls = freshrss.requests().len() - before;
+        let said = String::from_utf8_lossy(&measured.output.stdout).trim().to_string();
+        println!(
+            "  tidings sync, {label}: {:.2} s, {calls} calls, peak {:.0} MB — {said}",
+            measured.wall.as_secs_f64(),
+            measured.peak_rss as f64 / 1e6,
+        );
+        (measured.wall, calls)
+    };
+    let (cold, _) = run("cold");
+    let stored: i64 = rusqlite::Connection::open(sandbox.db())
+        .unwrap()
+        .query_row("SELECT count(*) FROM entries", [], |r| r.get(0))
+        .unwrap();
+    run("nothing new");
+    println!(
+        "  tidings stored {stored} of {} items; cold sync {:.1}× the plain client's time",
+        all.len(),
+        cold.as_secs_f64() / plain_wall.as_secs_f64().max(1e-6)
+    );
+    // The server marks a hundred items read: one sync later they are read here.
+    let hundred: Vec<String> = api.ids("unread").into_iter().take(100).collect();
+    api.mark(&hundred, "read", true);
+    run("after 100 marked read on the server");
+
+    newsboat(&freshrss, all.len());
+}
+
+/// newsboat's FreshRSS backend on the same server, when newsboat is installed.
+fn newsboat(freshrss: &FreshRss, total: usize) {
+    if std::process::Command::new("newsboat").arg("--version").output().is_err() {
+        println!("  newsboat: not installed (apt-get install newsboat)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    let url = freshrss.api_url().replace("/api/greader.php", "/");
+    std::fs::write(
+        &config,
+        format!("urls-source \"freshrss\"\nfreshrss-url \"{url}\"\nfreshrss-login \"{USER}\"\nfreshrss-password \"{PASSWORD}\"\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("urls"), "").unwrap();
+    let cache = dir.path().join("cache.db");
+    let before = freshrss.requests().len();
+    let measured = measure(
+        std::process::Command::new("newsboat")
+            .arg("-C")
+            .arg(&config)
+            .arg("-u")
+            .arg(dir.path().join("urls"))
+            .arg("-c")
+            .arg(&cache)
+            .arg("-x")
+            .arg("reload")
+            .env("HOME", dir.path()),
+    );
+    let calls = freshrss.requests().len() - before;
+    let stored: i64 = rusqlite::Connection::open(&cache)
+        .and_then(|c| c.query_row("SELECT count(*) FROM rss_item", [], |r| r.get(0)))
+        .unwrap_or(0);
+    println!(
+        "  newsboat (urls-source freshrss): {:.2} s, {calls} calls, stored {stored} of {total} items",
+        measured.wall.as_secs_f64()
+    );
+}
