@@ -5,7 +5,7 @@ use super::construct::Text;
 use super::dates;
 use crate::canonical::canonical_url;
 use crate::sanitize::one_line;
-use crate::text::html_to_plain;
+use crate::text::{html_has_text, html_to_line, html_to_plain};
 use chrono::{DateTime, Utc};
 
 /// Longest title kept, in characters.
@@ -16,8 +16,8 @@ pub const MAX_CATEGORIES: usize = 20;
 pub const MAX_AUTHORS: usize = 20;
 
 /// A title (or any one-line text) from a text construct; `None` when nothing is left.
-pub fn title_of(text: Option<Text>) -> Option<String> {
-    let s = one_line(&text?.to_plain(), MAX_TITLE_CHARS);
+pub fn title_of(text: Option<Text<'_>>) -> Option<String> {
+    let s = text?.to_line(MAX_TITLE_CHARS);
     (!s.is_empty()).then_some(s)
 }
 
@@ -41,14 +41,14 @@ pub fn body(content: Option<String>, summary: Option<String>) -> (Option<String>
         // head ends after a tag, so no half tag reads as text.
         let head = crate::sanitize::truncate_bytes(html, 4096);
         let head = head.rfind('>').filter(|_| head.len() < html.len()).map_or(head, |end| &head[..=end]);
-        if !html_to_plain(head).is_empty() {
+        if html_has_text(head) {
             return true;
         }
         let lower = crate::sanitize::truncate_bytes(html, 64 * 1024).to_ascii_lowercase();
         ["<img", "<video", "<audio", "<iframe", "<embed", "<object", "<picture", "<svg"]
             .iter()
             .any(|t| lower.contains(t))
-            || !html_to_plain(crate::sanitize::truncate_bytes(html, 64 * 1024)).is_empty()
+            || html_has_text(crate::sanitize::truncate_bytes(html, 64 * 1024))
     };
     let summary = summary.filter(shows_something);
     match content.filter(shows_something) {
@@ -85,7 +85,7 @@ pub fn absolute(href: &str, bases: &[Option<&str>]) -> Option<String> {
 /// A person's display name. Addresses are never shown: "jo@x.org (Jo Doe)", "Jo Doe <jo@x.org>" and
 /// "Jo Doe (jo@x.org)" give "Jo Doe"; an address alone gives its name part ("jo").
 pub fn person_name(name: Option<&str>, email: Option<&str>) -> Option<String> {
-    let clean = |s: &str| Some(one_line(&html_to_plain(s), 200)).filter(|s| !s.is_empty());
+    let clean = |s: &str| Some(html_to_line(s, 200)).filter(|s| !s.is_empty());
     for raw in [name, email].into_iter().flatten() {
         let words: Vec<&str> = raw.split_whitespace().filter(|w| !w.contains('@')).collect();
         let rest = words.join(" ");
@@ -116,7 +116,7 @@ pub fn add_author(authors: &mut Vec<String>, name: Option<String>) {
 
 /// Adds a category unless it is already there.
 pub fn add_category(categories: &mut Vec<String>, raw: &str) {
-    let name = one_line(&html_to_plain(raw), 100);
+    let name = html_to_line(raw, 100);
     if !name.is_empty() && !categories.contains(&name) && categories.len() < MAX_CATEGORIES {
         categories.push(name);
     }
@@ -135,11 +135,6 @@ impl DateReader {
             self.zoneless += 1;
         }
         Some(parsed.at)
-    }
-
-    /// The first of several candidate strings that is a date.
-    pub fn first<'a>(&mut self, candidates: impl IntoIterator<Item = &'a str>) -> Option<DateTime<Utc>> {
-        candidates.into_iter().find_map(|raw| self.read(raw))
     }
 
     /// The warning for the feed, when some dates had no zone.
