@@ -1,14 +1,24 @@
-//! Benchmarks, run with `cargo bench --bench bench -- [decode|parse|render|refresh]` (all of them without an
-//! argument). `refresh` takes `--feeds N --items M` (1000 × 50), `--hosts H --latency-ms L` (one host, no delay:
+//! Benchmarks, run with `cargo bench --bench bench -- [decode|parse|render|ingest|refresh|sync]` (all of them but
+//! `sync` without an argument). `refresh` takes `--feeds N --items M` (1000 × 50), `--hosts H --latency-ms L` (one host, no delay:
 //! H > 1 serves the feeds from 127.0.1.1 … 127.0.1.H, L ms added to every answer), `--concurrency N --per-host N`
-//! (tidings's defaults) and `--tidings-only` (no curl, newsboat or sfeed). They print figures and assert nothing:
-//! a shared two-core machine is too noisy for timed tests.
+//! (tidings's defaults), `--tidings-only` (no curl, newsboat or sfeed), `--runs N` (rounds, medians after) and
+//! `--compare REV` (another commit built and run beside this build, in turn; see `compare.rs`); after the whole
+//! refresh it measures the refresh's phases apart (see `phases.rs`). They print figures and assert nothing: a
+//! shared two-core machine is too noisy for timed tests.
 
 // A benchmark or a harness of its own: what it measured goes to standard output.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+#[path = "compare.rs"]
+mod compare;
+#[path = "phases.rs"]
+mod phases;
 #[path = "../support/mod.rs"]
 mod support;
+
+/// Counts the heap for the phases (see `phases.rs`); passes everything on to the system allocator.
+#[global_allocator]
+static ALLOCATOR: phases::Counting = phases::Counting;
 
 use support::{Measured, measure, server};
 
@@ -146,6 +156,42 @@ fn parse_one(name: &str, feed: &str, content_type: &str, url: &str) {
     );
 }
 
+/// Decode + parse of the refresh benchmark's documents (`--feeds N --items M`, 1000 × 50), in this process, as
+/// the refresher's reading tasks call it ([`tidings::ingest::ingest`]), one feed after the other on one thread:
+/// the pure core's share of a cold refresh. `--passes N` (3) passes over them; each is timed in processor time
+/// of this thread. Run it under `valgrind --tool=callgrind` with `--passes 1` for counts that a busy machine
+/// does not blur.
+fn ingest_farm(args: &[String]) {
+    let (feeds, items) = (arg_value(args, "--feeds", 1000), arg_value(args, "--items", 50));
+    let passes = arg_value(args, "--passes", 3).max(1);
+    let host = server::farm_address(0).to_string();
+    let docs: Vec<(String, String)> =
+        (0..feeds).map(|f| (bench_feed(f, items, &host), format!("http://{host}/feed/{f}.xml"))).collect();
+    let bytes: usize = docs.iter().map(|(d, _)| d.len()).sum();
+    let mut times = Vec::with_capacity(passes);
+    for _ in 0..passes {
+        let start = phases::thread_cpu_time();
+        let mut entries = 0;
+        for (doc, url) in &docs {
+            let ingested =
+                tidings::ingest::ingest(doc.as_bytes(), Some("application/rss+xml; charset=utf-8"), Some(url), None)
+                    .expect("the benchmark's feeds parse");
+            entries += ingested.feed.entries.len();
+            std::hint::black_box(ingested);
+        }
+        assert_eq!(entries, feeds * items);
+        times.push((phases::thread_cpu_time() - start).as_secs_f64());
+    }
+    println!(
+        "ingest: the refresh farm's {feeds} feeds × {items} items ({:.1} MB), decode + parse on one thread: cpu {:.3} s \
+         a pass (best of {passes}; median {:.3} s), {:.0} MB/s",
+        bytes as f64 / 1e6,
+        times.iter().copied().fold(f64::INFINITY, f64::min),
+        median(times.clone()),
+        bytes as f64 / times.iter().copied().fold(f64::INFINITY, f64::min) / 1e6
+    );
+}
+
 /// An article of about `bytes` bytes of typical HTML: paragraphs with links and emphasis, headings, a list.
 fn article_html(bytes: usize) -> String {
     let mut html = String::new();
@@ -239,6 +285,8 @@ fn bench_feed(f: usize, items: usize, host: &str) -> String {
 
 /// The argument that makes this benchmark a measuring helper (see [`measure_alone`]).
 const MEASURE_MODE: &str = "__measure";
+/// The argument that makes this benchmark measure the refresh's phases (see `phases.rs`).
+const PHASES_MODE: &str = "__phases";
 
 /// Runs `cmd` through a fresh copy of this benchmark, which measures it; returns it measured, with the processor
 /// time it used (user and system, all its threads and children: steadier than wall time on a busy machine).
@@ -286,10 +334,49 @@ fn on_path(program: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
+/// A database file and the journal files beside it.
+fn db_files(db: &std::path::Path) -> [std::path::PathBuf; 3] {
+    let with = |suffix: &str| {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        std::path::PathBuf::from(name)
+    };
+    [db.to_path_buf(), with("-wal"), with("-shm")]
+}
+
+/// Makes `to` a copy of the database `from` (with its journal, if it has one left).
+fn copy_db(from: &std::path::Path, to: &std::path::Path) {
+    for (from, to) in db_files(from).iter().zip(db_files(to)) {
+        let _ = std::fs::remove_file(&to);
+        if from.exists() {
+            std::fs::copy(from, &to).expect("copy a database");
+        }
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
 /// Times the real binary refreshing generated feeds served by a farm of loopback hosts (one host by default),
-/// beside the network's floor, curl, newsboat and sfeed on the same farm when they are installed.
+/// beside the network's floor, curl, newsboat and sfeed on the same farm when they are installed. With
+/// `--compare REV`, another commit's binary does the same on the same farm, round by round in turn with this
+/// one (`--runs N` rounds, medians after). Then the refresh's phases, measured apart (see `phases.rs`).
 fn refresh(args: &[String]) {
     let shape = RefreshShape::from_args(args);
+    let runs = arg_value(args, "--runs", 1).max(1);
+    let mut builds = vec![compare::this_build()];
+    if let Some(rev) = args.iter().position(|a| a == "--compare").and_then(|i| args.get(i + 1)) {
+        match compare::build(rev) {
+            Ok(build) => builds.push(build),
+            Err(e) => panic!("--compare {rev}: {e}"),
+        }
+    }
     let farm = server::Farm::start(shape.hosts, shape.latency).expect("bind the farm's loopback addresses");
     let mut urls = Vec::with_capacity(shape.feeds);
     for f in 0..shape.feeds {
@@ -303,24 +390,45 @@ fn refresh(args: &[String]) {
         urls.push(farm.url(host, &path));
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("bench.db");
     let opml: String = urls.iter().map(|u| format!("<outline type=\"rss\" text=\"{u}\" xmlUrl=\"{u}\"/>")).collect();
     let opml_path = dir.path().join("feeds.opml");
     std::fs::write(&opml_path, format!("<opml version=\"2.0\"><body>{opml}</body></opml>")).expect("write opml");
+    let urls_path = dir.path().join("urls.txt");
+    std::fs::write(&urls_path, urls.join("\n") + "\n").expect("write the list of feeds");
     let config = dir.path().join("config.toml");
     let settings = format!("concurrency = {}\nper_host_concurrency = {}\n", shape.concurrency, shape.per_host);
     std::fs::write(&config, &settings).expect("write config");
-    let tidings = |sub: &[&str]| {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tidings"));
-        cmd.env("HOME", dir.path()).arg("--config").arg(&config).arg("--db").arg(&db).args(sub);
+    // Another commit runs with its own defaults, unless the settings were given.
+    let explicit = args.iter().any(|a| a == "--concurrency" || a == "--per-host");
+    // Each build imports the feeds into a database of its own (its own schema), kept as the cold start.
+    let imported: Vec<std::path::PathBuf> = builds
+        .iter()
+        .enumerate()
+        .map(|(i, build)| {
+            let db = dir.path().join(format!("imported-{i}.db"));
+            let mut import = std::process::Command::new(&build.tidings);
+            import.env("HOME", dir.path());
+            if i == 0 || explicit {
+                import.arg("--config").arg(&config);
+            }
+            let out = import.arg("--db").arg(&db).arg("import").arg(&opml_path).output().expect("run tidings import");
+            assert!(out.status.success(), "{}: import failed: {}", build.label, support::stderr(&out));
+            db
+        })
+        .collect();
+    let tidings = |i: usize, db: &std::path::Path, sub: &[&str]| {
+        let mut cmd = std::process::Command::new(&builds[i].tidings);
+        cmd.env("HOME", dir.path());
+        if i == 0 || explicit {
+            cmd.arg("--config").arg(&config);
+        }
+        cmd.arg("--db").arg(db).args(sub);
         cmd
     };
-    let import = tidings(&["import", opml_path.to_str().expect("utf-8 path")]).output().expect("run tidings import");
-    assert!(import.status.success(), "import failed: {}", support::stderr(&import));
 
     let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
     // Runs one measured command against the farm and prints its line, with what the farm saw.
-    let run = |label: &str, cmd: &std::process::Command, versus: Option<&Measured>| -> Measured {
+    let run = |label: &str, cmd: &std::process::Command, versus: Option<&Measured>| -> (Measured, Duration) {
         farm.reset_counts();
         let (m, cpu) = measure_alone(cmd);
         let ratio = versus
@@ -335,7 +443,7 @@ fn refresh(args: &[String]) {
             farm.requests(),
             farm.peak_per_host()
         );
-        m
+        (m, cpu)
     };
     let first = server::farm_address(0);
     let hosts = match shape.hosts {
@@ -351,6 +459,12 @@ fn refresh(args: &[String]) {
         shape.concurrency,
         shape.per_host
     );
+    if builds.len() > 1 {
+        for (i, build) in builds.iter().enumerate().skip(1) {
+            let how = if explicit { "the same settings" } else { "its own default settings" };
+            println!("  [{i}] is {}, with {how}; [0] is this build; they take turns, {runs} round(s)", build.label);
+        }
+    }
     println!(
         "  {:<26}{:>8.3} s                                     (one round trip per host batch of {}, at most {} \
          in flight)",
@@ -359,13 +473,89 @@ fn refresh(args: &[String]) {
         shape.per_host,
         shape.concurrency
     );
-    let cold = run("tidings cold refresh", &tidings(&["refresh"]), None);
-    let warm = run("tidings all-304 refresh", &tidings(&["refresh"]), None);
-    let unread = run("tidings unread", &tidings(&["unread"]), None);
-    let ok = |m: &Measured| m.output.status.success();
-    assert!(ok(&cold) && ok(&warm) && ok(&unread), "a tidings run failed:\n{}", support::stdout(&cold.output));
-    let total_line = support::stdout(&unread.output).lines().last().unwrap_or("").trim().to_string();
-    println!("  ({total_line}; {})", support::stdout(&cold.output).lines().next().unwrap_or("").trim());
+    // (wall, cpu, peak) of every cold, all-304 and unread run, per build.
+    let mut figures: Vec<[Vec<(f64, f64, f64)>; 3]> = builds.iter().map(|_| Default::default()).collect();
+    let mut cold_this = None;
+    let mut warm_this = None;
+    let mut unread_this = None;
+    for round in 0..runs {
+        for (i, build) in builds.iter().enumerate() {
+            let db = dir.path().join(format!("run-{i}.db"));
+            copy_db(&imported[i], &db);
+            let name = if builds.len() > 1 { format!("[{i}] ") } else { "tidings ".to_string() };
+            let round_mark = if runs > 1 { format!(" #{}", round + 1) } else { String::new() };
+            let cold = run(&format!("{name}cold refresh{round_mark}"), &tidings(i, &db, &["refresh"]), None);
+            let warm = run(&format!("{name}all-304 refresh{round_mark}"), &tidings(i, &db, &["refresh"]), None);
+            let unread = run(&format!("{name}unread{round_mark}"), &tidings(i, &db, &["unread"]), None);
+            let ok = |m: &Measured| m.output.status.success();
+            assert!(
+                ok(&cold.0) && ok(&warm.0) && ok(&unread.0),
+                "a run of {} failed:\n{}{}",
+                build.label,
+                support::stdout(&cold.0.output),
+                support::stderr(&cold.0.output)
+            );
+            for (k, (m, cpu)) in [&cold, &warm, &unread].into_iter().enumerate() {
+                figures[i][k].push((m.wall.as_secs_f64(), cpu.as_secs_f64(), mb(m.peak_rss)));
+            }
+            if i == 0 && round == 0 {
+                let total_line = support::stdout(&unread.0.output).lines().last().unwrap_or("").trim().to_string();
+                println!("  ({total_line}; {})", support::stdout(&cold.0.output).lines().next().unwrap_or("").trim());
+                (cold_this, warm_this, unread_this) = (Some(cold.0), Some(warm.0), Some(unread.0));
+            }
+        }
+    }
+    if runs > 1 {
+        println!("  medians of {runs} rounds:");
+        for (i, build) in builds.iter().enumerate() {
+            for (k, what) in ["cold refresh", "all-304 refresh", "unread"].iter().enumerate() {
+                let column = |f: fn(&(f64, f64, f64)) -> f64| median(figures[i][k].iter().map(f).collect());
+                println!(
+                    "  {:<26}{:>8.3} s   cpu {:>6.2} s   peak RSS {:>6.1} MB",
+                    format!("[{i}] {what}"),
+                    column(|f| f.0),
+                    column(|f| f.1),
+                    column(|f| f.2)
+                );
+            }
+            let _ = build;
+        }
+    }
+    println!(
+        "  phases, apart: fetch as the refresher's client does, then decode, parse and store one feed at a time on \
+         one thread"
+    );
+    for (i, build) in builds.iter().enumerate() {
+        let name = if builds.len() > 1 { format!("[{i}] ") } else { String::new() };
+        let Some(bench) = &build.bench else {
+            println!("  {name}no benchmark binary: phases not measured");
+            continue;
+        };
+        let db = dir.path().join(format!("phases-{i}.db"));
+        copy_db(&imported[i], &db);
+        let mut cmd = std::process::Command::new(bench);
+        cmd.arg(PHASES_MODE).arg("--urls").arg(&urls_path).arg("--db").arg(&db);
+        cmd.args(["--concurrency", &shape.concurrency.to_string(), "--per-host", &shape.per_host.to_string()]);
+        farm.reset_counts();
+        let (m, cpu) = measure_alone(&cmd);
+        let phases = phases::read(&support::stdout(&m.output));
+        if phases.is_empty() {
+            println!("  {name}its benchmark does not measure phases");
+            continue;
+        }
+        for phase in &phases {
+            println!("  {:<26}{}", format!("{name}{}", phase.name), phases::describe(phase));
+        }
+        println!(
+            "  {:<26}{:>8.3} s   cpu {:>6.3} s   peak RSS {:>6.1} MB   (the whole process, with the bodies held)",
+            format!("{name}phases' process"),
+            m.wall.as_secs_f64(),
+            cpu.as_secs_f64(),
+            mb(m.peak_rss)
+        );
+    }
+    let (cold, warm, unread) =
+        (cold_this.expect("this build ran"), warm_this.expect("this build ran"), unread_this.expect("this build ran"));
     if shape.tidings_only {
         return;
     }
@@ -400,7 +590,7 @@ fn refresh(args: &[String]) {
         run("newsboat cold reload", &newsboat(&["-x", "reload"]), Some(&cold));
         run("newsboat second reload", &newsboat(&["-x", "reload"]), Some(&warm));
         let nb_unread = run("newsboat print-unread", &newsboat(&["-x", "print-unread"]), Some(&unread));
-        println!("  ({})", support::stdout(&nb_unread.output).trim());
+        println!("  ({})", support::stdout(&nb_unread.0.output).trim());
     } else {
         println!("  newsboat: not installed (apt-get install newsboat), no comparison");
     }
@@ -424,6 +614,9 @@ fn main() -> std::process::ExitCode {
     if raw.first().is_some_and(|a| a == MEASURE_MODE) {
         return measure_for_parent(&raw[1..]);
     }
+    if raw.first().is_some_and(|a| a == PHASES_MODE) {
+        return phases::run(&raw[1..]);
+    }
     let modes: Vec<&String> = raw
         .iter()
         .enumerate()
@@ -442,6 +635,9 @@ fn main() -> std::process::ExitCode {
     }
     if wants("render") {
         render();
+    }
+    if wants("ingest") {
+        ingest_farm(&raw);
     }
     if wants("refresh") {
         refresh(&raw);

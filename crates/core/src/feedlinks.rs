@@ -305,7 +305,7 @@ pub fn decode_page(bytes: &[u8], content_type: Option<&str>, tld: Option<&str>) 
         return text.to_string();
     }
     let options = crate::decode::Options { content_type: Some("text/html"), forced: None, tld };
-    crate::decode::decode_with::<_, ()>(bytes, &options, Ok)
+    crate::decode::decode_with::<_, ()>(bytes, &options, |text| Ok(text.to_owned()))
         .map(|(t, _)| t)
         .unwrap_or_else(|_| String::from_utf8_lossy(bytes).into_owned())
 }

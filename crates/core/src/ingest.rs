@@ -49,8 +49,8 @@ pub fn ingest(
 ) -> Result<Ingested, IngestError> {
     let tld = url.and_then(decode::tld_of);
     let options = decode::Options { content_type, forced, tld: tld.as_deref() };
-    let judge = |text: String| {
-        parse::parse(&text, url).map_err(|error| {
+    let judge = |text: &str| {
+        parse::parse(text, url).map_err(|error| {
             // An HTML page stays an HTML page in every encoding; anything else may read better in another.
             let retry = !matches!(error, ParseError::Html);
             Rejection { error, retry }

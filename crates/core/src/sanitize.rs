@@ -56,26 +56,29 @@ pub fn strip_controls(s: &str) -> Cow<'_, str> {
 /// tabs and the Unicode line and paragraph separators included) folded to one space, trimmed, and cut to
 /// `max_chars` characters with an ellipsis.
 pub fn one_line(s: &str, max_chars: usize) -> String {
-    let keep_marks = s.chars().any(is_right_to_left);
-    let keep = |c: &char| !is_forbidden(*c) && (keep_marks || !is_bidi_mark(*c));
+    // One pass: a run of whitespace becomes one space once a kept character follows it.
+    let keep_marks = !s.is_ascii() && s.chars().any(is_right_to_left);
     let mut out = String::with_capacity(s.len().min(max_chars.saturating_mul(4)));
     let mut count = 0;
-    for word in s.split(|c: char| c.is_whitespace()) {
-        let mut chars = word.chars().filter(keep).peekable();
-        if chars.peek().is_none() {
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = count > 0;
             continue;
         }
-        if count > 0 {
-            out.push(' ');
-            count += 1;
-        }
-        for c in chars {
-            out.push(c);
-            count += 1;
+        if is_forbidden(c) || (!keep_marks && is_bidi_mark(c)) {
+            continue;
         }
         if count > max_chars {
             break;
         }
+        if space {
+            out.push(' ');
+            count += 1;
+            space = false;
+        }
+        out.push(c);
+        count += 1;
     }
     if count > max_chars {
         let cut = out.char_indices().nth(max_chars.saturating_sub(1)).map_or(out.len(), |(i, _)| i);

@@ -10,13 +10,19 @@ pub fn decode_entities(s: &str) -> Cow<'_, str> {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
+    decode_entities_into(s, &mut out);
+    Cow::Owned(out)
+}
+
+/// [`decode_entities`], appending to `out`.
+pub fn decode_entities_into(s: &str, out: &mut String) {
     let mut rest = s;
     while let Some(at) = rest.find('&') {
         out.push_str(&rest[..at]);
         rest = &rest[at..];
-        match entity_at(rest) {
-            Some((decoded, len)) => {
-                out.push_str(&decoded);
+        match entity_chars_at(rest) {
+            Some((chars, len)) => {
+                out.extend(chars.into_iter().flatten());
                 rest = &rest[len..];
             }
             None => {
@@ -26,11 +32,15 @@ pub fn decode_entities(s: &str) -> Cow<'_, str> {
         }
     }
     out.push_str(rest);
-    Cow::Owned(out)
 }
 
 /// The character reference at the start of `s` (which starts with `&`): its text and its length in bytes.
 pub fn entity_at(s: &str) -> Option<(String, usize)> {
+    entity_chars_at(s).map(|(chars, len)| (chars.into_iter().flatten().collect(), len))
+}
+
+/// [`entity_at`] without a string: the (at most two) characters the reference stands for.
+pub fn entity_chars_at(s: &str) -> Option<([Option<char>; 2], usize)> {
     let body = &s[1..];
     if let Some(num) = body.strip_prefix('#') {
         let (digits, radix, skip) = match num.strip_prefix(['x', 'X']) {
@@ -44,7 +54,7 @@ pub fn entity_at(s: &str) -> Option<(String, usize)> {
         let value = u32::from_str_radix(&digits[..len], radix).ok()?;
         let c = char::from_u32(value).filter(|c| *c != '\0').unwrap_or('\u{FFFD}');
         let semi = usize::from(digits[len..].starts_with(';'));
-        return Some((c.to_string(), skip + len + semi));
+        return Some(([Some(c), None], skip + len + semi));
     }
     let name_len = body.bytes().take_while(|b| b.is_ascii_alphanumeric()).count();
     if name_len == 0 || name_len > 32 {
@@ -54,12 +64,8 @@ pub fn entity_at(s: &str) -> Option<(String, usize)> {
     let key = &body[..name_len + usize::from(with_semi)];
     // The table also holds every prefix of every name (for incremental tokenizing), mapped to (0, 0).
     let (a, b) = markup5ever::data::NAMED_ENTITIES.get(key).copied().filter(|(a, _)| *a != 0)?;
-    let mut text = String::new();
-    text.extend(char::from_u32(a));
-    if b != 0 {
-        text.extend(char::from_u32(b));
-    }
-    Some((text, 1 + key.len()))
+    let second = if b != 0 { char::from_u32(b) } else { None };
+    Some(([char::from_u32(a), second], 1 + key.len()))
 }
 
 /// Turns a fragment of HTML into one line of plain text: tags removed (`<br>` and block ends become spaces),
@@ -79,6 +85,60 @@ pub fn html_body_to_plain(s: &str) -> String {
 
 fn to_plain(s: &str, every_tag_is_markup: bool) -> String {
     let mut stripped = String::with_capacity(s.len());
+    strip_tags(s, every_tag_is_markup, &mut stripped);
+    fold_whitespace(&decode_entities(&stripped))
+}
+
+/// [`html_to_plain`] cut to one line of at most `max_chars` characters, controls removed: what
+/// `sanitize::one_line(&html_to_plain(s), max_chars)` gives, in one pass over the text and with no string but
+/// the line's own (the text is stripped of tags into a buffer each thread reuses).
+pub fn html_to_line(s: &str, max_chars: usize) -> String {
+    with_text_of(s, |text| crate::sanitize::one_line(text, max_chars))
+}
+
+/// Whether [`html_to_plain`] gives any text, without making it.
+pub fn html_has_text(s: &str) -> bool {
+    with_text_of(s, |text| text.chars().any(|c| !c.is_whitespace()))
+}
+
+/// Buffers reused for the text of HTML fragments (titles, names, the heads of bodies): hundreds of thousands
+/// of small strings per refresh otherwise. Given back at most this large.
+const KEPT_BUFFER_BYTES: usize = 128 * 1024;
+
+thread_local! {
+    static BUFFERS: std::cell::RefCell<(String, String)> = const { std::cell::RefCell::new((String::new(), String::new())) };
+}
+
+/// Runs `f` on the text of an HTML fragment as [`html_to_plain`] reads it, before whitespace is folded: tags
+/// stripped, entities decoded.
+fn with_text_of<R>(s: &str, f: impl FnOnce(&str) -> R) -> R {
+    let run = |stripped: &mut String, decoded: &mut String| {
+        stripped.clear();
+        strip_tags(s, false, stripped);
+        if !stripped.contains('&') {
+            return f(stripped);
+        }
+        decoded.clear();
+        decode_entities_into(stripped, decoded);
+        f(decoded)
+    };
+    BUFFERS.with(|buffers| match buffers.try_borrow_mut() {
+        Ok(mut buffers) => {
+            let (stripped, decoded) = &mut *buffers;
+            let result = run(stripped, decoded);
+            for buffer in [stripped, decoded] {
+                if buffer.capacity() > KEPT_BUFFER_BYTES {
+                    *buffer = String::new();
+                }
+            }
+            result
+        }
+        Err(_) => run(&mut String::new(), &mut String::new()),
+    })
+}
+
+/// Appends the text of `s` to `stripped`: tags and comments removed (see [`html_to_plain`]), entities left.
+fn strip_tags(s: &str, every_tag_is_markup: bool, stripped: &mut String) {
     let mut rest = s;
     // Inside `<svg>` or `<math>` every tag is markup, whatever its name.
     let mut foreign = 0usize;
@@ -106,11 +166,15 @@ fn to_plain(s: &str, every_tag_is_markup: bool) -> String {
             continue;
         }
         let closing = rest.starts_with("</");
-        let name: String = rest[if closing { 2 } else { 1 }..]
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | ':' | '_'))
-            .collect::<String>()
-            .to_ascii_lowercase();
+        let after_open = &rest[if closing { 2 } else { 1 }..];
+        let name_len =
+            after_open.bytes().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b':' | b'_')).count();
+        let name = &after_open[..name_len];
+        let name: Cow<'_, str> = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(name.to_ascii_lowercase())
+        } else {
+            name.into()
+        };
         if name.is_empty() || (foreign == 0 && !every_tag_is_markup && !is_html_element(&name)) {
             // Not markup: the `<` is text.
             stripped.push('<');
@@ -145,15 +209,14 @@ fn to_plain(s: &str, every_tag_is_markup: bool) -> String {
                 foreign += 1;
             }
         }
-        if BREAKING_TAGS.contains(&name.as_str()) {
+        if is_breaking_tag(&name) {
             stripped.push(' ');
         }
-        if !closing && !self_closing && foreign == 0 && NOT_CONTENT.contains(&name.as_str()) && !rest.is_empty() {
+        if !closing && !self_closing && foreign == 0 && is_not_content(&name) && !rest.is_empty() {
             rest = after_end_tag(rest, &name);
         }
     }
     stripped.push_str(rest);
-    fold_whitespace(&decode_entities(&stripped))
 }
 
 /// What follows the end tag `</name>` in `s` (nothing, when the element is never closed).
@@ -171,15 +234,53 @@ fn after_end_tag<'s>(s: &'s str, name: &str) -> &'s str {
 }
 
 /// Tags that separate words when stripped; inline tags (`b`, `a`, `span`…) do not.
-#[rustfmt::skip]
-const BREAKING_TAGS: &[&str] = &[
-    "br", "p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "td", "th", "table", "hr",
-    "blockquote", "pre", "section", "article", "header", "footer", "dd", "dt", "img", "figure", "figcaption",
-    "main", "nav", "aside", "address", "details", "summary", "dl", "caption", "option", "textarea",
-];
+fn is_breaking_tag(name: &str) -> bool {
+    matches!(
+        name,
+        "br" | "p"
+            | "div"
+            | "li"
+            | "ul"
+            | "ol"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "tr"
+            | "td"
+            | "th"
+            | "table"
+            | "hr"
+            | "blockquote"
+            | "pre"
+            | "section"
+            | "article"
+            | "header"
+            | "footer"
+            | "dd"
+            | "dt"
+            | "img"
+            | "figure"
+            | "figcaption"
+            | "main"
+            | "nav"
+            | "aside"
+            | "address"
+            | "details"
+            | "summary"
+            | "dl"
+            | "caption"
+            | "option"
+            | "textarea"
+    )
+}
 
 /// Elements whose content is not text a reader shows: code, styles, document metadata, templates, applets.
-const NOT_CONTENT: &[&str] = &["script", "style", "template", "head", "title", "applet"];
+fn is_not_content(name: &str) -> bool {
+    matches!(name, "script" | "style" | "template" | "head" | "title" | "applet")
+}
 
 /// True for the names HTML (with its obsolete elements, SVG and MathML roots) defines, for custom elements
 /// (`my-widget`) and for prefixed ones (`o:p`, written by word processors).
@@ -336,6 +437,28 @@ mod tests {
     fn html_to_plain_drops_an_unclosed_tag() {
         assert_eq!(html_to_plain("Title <img src=x"), "Title");
         assert_eq!(html_to_plain("one<br/>two<p>three</p>"), "one two three");
+    }
+
+    #[test]
+    fn a_line_of_html_is_its_plain_text_on_one_line() {
+        let samples = [
+            "<b>Hello</b>,\n  <i>world</i> &amp; 1 < 2",
+            "  a&nbsp;b &#x2028; c\u{1b}[2J <script>x()</script> d ",
+            "שלום <b>עולם</b>\u{200f}!",
+            "paypal\u{200f}.com",
+            "",
+            "<p></p>&nbsp;",
+            "Nice <gorilla> what's he weigh?",
+        ];
+        for html in samples {
+            for max in [1, 3, 10, 1000] {
+                assert_eq!(html_to_line(html, max), crate::sanitize::one_line(&html_to_plain(html), max), "{html:?}");
+            }
+            assert_eq!(html_has_text(html), !html_to_plain(html).is_empty(), "{html:?}");
+        }
+        let long = format!("<p>{}</p>", "word ".repeat(100_000));
+        assert_eq!(html_to_line(&long, 9), crate::sanitize::one_line(&html_to_plain(&long), 9));
+        BUFFERS.with(|b| assert!(b.borrow().0.capacity() <= KEPT_BUFFER_BYTES, "a big buffer is given back"));
     }
 
     #[test]

@@ -24,6 +24,7 @@ use charset::{Charset, Family};
 use labels::Label;
 use serde::{Deserialize, Serialize};
 use sniff::{Bom, ContentType, MediaKind};
+use std::borrow::Cow;
 
 /// Which signal decided the encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -209,7 +210,7 @@ pub enum Failure<E> {
 /// Decodes `bytes` with no check of the text beyond clean decoding (for OPML and other non-feed documents).
 pub fn decode(bytes: &[u8], content_type: Option<&str>, forced: Option<&str>) -> Result<Decoded, DecodeError> {
     let options = Options { content_type, forced, tld: None };
-    match decode_with::<_, ()>(bytes, &options, Ok) {
+    match decode_with::<_, ()>(bytes, &options, |text| Ok(text.to_owned())) {
         Ok((text, decision)) => Ok(Decoded { text, decision }),
         Err(Failure::Decode(e)) => Err(e),
         Err(Failure::Rejected { .. }) => unreachable!("decode accepts every text"),
@@ -220,10 +221,14 @@ pub fn decode(bytes: &[u8], content_type: Option<&str>, forced: Option<&str>) ->
 ///
 /// A reading that yields characters XML forbids (ESC from an escape-based encoding read as ASCII, NULs of
 /// UTF-16 read a byte at a time) has failed: it is set aside, and tried only after every other candidate.
+///
+/// What it costs a well-labelled UTF-8 feed: one pass over the bytes for the signals that need every byte (the
+/// characters XML forbids among them, see [`sniff::scan`]) and one UTF-8 validation; the text handed to
+/// `accept` is the bytes themselves, not a copy, unless the declaration has to be rewritten.
 pub fn decode_with<T, E>(
     bytes: &[u8],
     options: &Options<'_>,
-    mut accept: impl FnMut(String) -> Result<T, Rejection<E>>,
+    mut accept: impl FnMut(&str) -> Result<T, Rejection<E>>,
 ) -> Result<(T, Decision), Failure<E>> {
     if bytes.is_empty() {
         return Err(Failure::Decode(DecodeError::Empty));
@@ -277,7 +282,7 @@ pub fn decode_with<T, E>(
     let mut stopped = false;
     // Hands a text to the caller; a rejection is remembered (the first one is what the caller hears) and
     // answers whether to go on.
-    let mut offer = |text: String, charset: Charset, source: Source| match judge(text, &mut accept) {
+    let mut offer = |text: &str, charset: Charset, source: Source| match judge(text, &mut accept) {
         Ok(accepted) => Ok(accepted),
         Err(rejection) => {
             if first_rejection.is_none() {
@@ -305,13 +310,18 @@ pub fn decode_with<T, E>(
             continue;
         }
         let Some((text, lossy_note)) = read(a.body, charset, lossy) else { continue };
-        if source != Source::Override
-            && let Some(c) = sniff::xml_forbidden(&text)
-        {
+        // Text that is the bytes themselves was scanned with them.
+        let forbidden = match charset {
+            _ if source == Source::Override => None,
+            Charset::Ascii if !lossy => a.scanned.forbidden_as_utf8,
+            c if c == Charset::UTF_8 && !lossy => a.scanned.forbidden_as_utf8,
+            _ => sniff::xml_forbidden(&text),
+        };
+        if let Some(c) = forbidden {
             set_aside.push((charset, source, lossy, c));
             continue;
         }
-        match offer(text, charset, source) {
+        match offer(&text, charset, source) {
             Ok((value, warning)) => {
                 if let Some((charset, source, _, c)) = set_aside.first() {
                     notes.push(format!(
@@ -340,7 +350,7 @@ pub fn decode_with<T, E>(
     if unsupported.is_none() && !stopped {
         for (charset, source, lossy, _) in set_aside {
             let Some((text, lossy_note)) = read(a.body, charset, lossy) else { continue };
-            match offer(text, charset, source) {
+            match offer(&text, charset, source) {
                 Ok((value, warning)) => {
                     notes.extend(lossy_note);
                     notes.extend(warning);
@@ -376,25 +386,25 @@ fn went_lenient(strict: &Result<(Charset, String), StrictError>, chosen: Charset
 }
 
 /// `bytes` read in `charset` (with replacements when `lossy`) and a note on what was replaced; `None` when the
-/// bytes are invalid in it or the text is binary.
-fn read(bytes: &[u8], charset: Charset, lossy: bool) -> Option<(String, Option<String>)> {
+/// bytes are invalid in it or the text is binary. Borrowed when the bytes are already the text (UTF-8, ASCII).
+fn read(bytes: &[u8], charset: Charset, lossy: bool) -> Option<(Cow<'_, str>, Option<String>)> {
     let (text, note) = if lossy {
         let (text, errors) = charset.decode_lossy(bytes);
         (text, Some(format!("{errors} invalid UTF-8 sequence(s) replaced with U+FFFD")))
     } else {
         (charset.decode_clean(bytes)?, None)
     };
-    (!looks_binary(&text)).then(|| (text.into_owned(), note))
+    (!looks_binary(&text)).then_some((text, note))
 }
 
 /// Hands one decoded text, its declaration rewritten to say utf-8, to the caller's judge; on acceptance, also
 /// returns the warning the rewrite gave.
 fn judge<T, E>(
-    text: String,
-    accept: &mut impl FnMut(String) -> Result<T, Rejection<E>>,
+    text: &str,
+    accept: &mut impl FnMut(&str) -> Result<T, Rejection<E>>,
 ) -> Result<(T, Option<String>), Rejection<E>> {
-    let (text, warning) = sniff::rewrite_declaration(&text);
-    accept(text).map(|value| (value, warning))
+    let (text, warning) = sniff::with_utf8_declaration(text);
+    accept(&text).map(|value| (value, warning))
 }
 
 /// One thing to try.
@@ -436,6 +446,8 @@ struct Analysis<'a> {
     unusual_ucs4: bool,
     /// The escape-based encoding the escape sequences of a 7-bit document without a BOM belong to.
     escapes: Option<sniff::Escapes>,
+    /// What one pass over the body found.
+    scanned: sniff::ByteScan,
 }
 
 impl<'a> Analysis<'a> {
@@ -451,6 +463,7 @@ impl<'a> Analysis<'a> {
             _ => false,
         };
         let json = content_type.as_ref().is_some_and(|ct| ct.kind() == MediaKind::Json) || starts_with_brace;
+        let scanned = sniff::scan(body);
         Analysis {
             body,
             bom,
@@ -459,7 +472,8 @@ impl<'a> Analysis<'a> {
             content_type,
             json,
             unusual_ucs4: bom.is_none() && sniff::unusual_ucs4(body),
-            escapes: if bom.is_none() { sniff::escape_encoding(body) } else { None },
+            escapes: if bom.is_none() { sniff::escape_encoding_scanned(body, &scanned) } else { None },
+            scanned,
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::charset::{Charset, Family};
 use super::codepages::CODE_PAGES;
+use std::borrow::Cow;
 
 /// A byte order mark.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,11 +87,73 @@ impl Escapes {
     }
 }
 
+/// What one pass over a document's bytes finds, for the signals that need every byte: whether they are all
+/// ASCII, whether they hold NUL or ESC bytes, and the first character XML forbids when they are read as UTF-8.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ByteScan {
+    pub ascii: bool,
+    pub nul: bool,
+    pub esc: bool,
+    /// The first character XML 1.0 forbids in the bytes read as UTF-8 (see [`xml_forbidden`]).
+    pub forbidden_as_utf8: Option<char>,
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Reads every byte once, eight at a time where they are plain ASCII text (no control character, no high bit).
+pub fn scan(bytes: &[u8]) -> ByteScan {
+    let mut found = ByteScan { ascii: true, ..ByteScan::default() };
+    let mut at = 0;
+    while at < bytes.len() {
+        if let Some(word) = bytes.get(at..at + 8) {
+            let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            // A byte below 0x20 leaves its high bit set in `word - 0x20…` and clear in `word` (the classic
+            // "has a byte less than n" test, exact for n ≤ 128).
+            if (word & HIGH_BITS) | (word.wrapping_sub(ONES * 0x20) & !word & HIGH_BITS) == 0 {
+                at += 8;
+                continue;
+            }
+        }
+        let byte = bytes[at];
+        match byte {
+            b'\t' | b'\n' | b'\r' | 0x20..=0x7F => {}
+            0x00..=0x1F => {
+                found.nul |= byte == 0;
+                found.esc |= byte == 0x1B;
+                found.forbidden_as_utf8.get_or_insert(char::from(byte));
+            }
+            0x80.. => {
+                found.ascii = false;
+                if found.forbidden_as_utf8.is_none() {
+                    found.forbidden_as_utf8 = noncharacter_at(bytes, at);
+                }
+            }
+        }
+        at += 1;
+    }
+    found
+}
+
+/// U+FFFE or U+FFFF when their UTF-8 encoding (`EF BF BE`, `EF BF BF`) starts at `at`.
+fn noncharacter_at(bytes: &[u8], at: usize) -> Option<char> {
+    match bytes.get(at..at + 3)? {
+        [0xEF, 0xBF, 0xBE] => Some('\u{FFFE}'),
+        [0xEF, 0xBF, 0xBF] => Some('\u{FFFF}'),
+        _ => None,
+    }
+}
+
 /// The escape-based encoding a document is written in, told by its escape sequences: only for bytes that are
 /// all 7-bit (these encodings never set the high bit) and that switch to a multi-byte character set at least
 /// once. Escape sequences of no known encoding (a stray terminal colour code) say nothing.
 pub fn escape_encoding(body: &[u8]) -> Option<Escapes> {
-    if !body.is_ascii() || body.contains(&0) {
+    escape_encoding_scanned(body, &scan(body))
+}
+
+/// [`escape_encoding`] for bytes already [`scan`]ned.
+pub fn escape_encoding_scanned(body: &[u8], scanned: &ByteScan) -> Option<Escapes> {
+    if !scanned.ascii || scanned.nul || !scanned.esc {
         return None;
     }
     let (mut japanese, mut japanese_2, mut korean, mut chinese) = (false, false, false, false);
@@ -119,17 +182,9 @@ pub fn escape_encoding(body: &[u8]) -> Option<Escapes> {
 
 /// The first character of `text` that XML 1.0 forbids (§2.2 `Char`): a C0 control other than tab, line feed
 /// and carriage return, or U+FFFE/U+FFFF. A reading that yields one is suspect: ESC bytes of an escape-based
-/// encoding, or the NULs of UTF-16 read a byte at a time.
+/// encoding, or the NULs of UTF-16 read a byte at a time. One pass over the bytes (see [`scan`]).
 pub fn xml_forbidden(text: &str) -> Option<char> {
-    let bytes = text.as_bytes();
-    let control = bytes.iter().position(|b| *b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'));
-    let nonchar = text.find(['\u{FFFE}', '\u{FFFF}']);
-    match (control, nonchar) {
-        (Some(c), Some(n)) if n < c => Some(text[n..].chars().next().unwrap_or('\u{FFFE}')),
-        (Some(c), _) => Some(char::from(bytes[c])),
-        (None, Some(n)) => text[n..].chars().next(),
-        (None, None) => None,
-    }
+    scan(text.as_bytes()).forbidden_as_utf8
 }
 
 /// A charset that reads markup of `family` well enough to find the declaration.
@@ -193,12 +248,19 @@ pub fn pseudo_attribute<'a>(decl: &'a str, name: &str) -> Option<&'a str> {
 /// in XML, and one that makes quick-xml switch decoders in mid-document). Returns the text and a warning when
 /// something was removed.
 pub fn rewrite_declaration(text: &str) -> (String, Option<String>) {
+    let (text, warning) = with_utf8_declaration(text);
+    (text.into_owned(), warning)
+}
+
+/// [`rewrite_declaration`], borrowing the text when nothing had to change (a feed that already declares
+/// `<?xml version="1.0" encoding="utf-8"?>`, or none): what decoding hands the parser, with no copy.
+pub fn with_utf8_declaration(text: &str) -> (Cow<'_, str>, Option<String>) {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let trimmed = text.trim_start();
     let mut warnings = Vec::new();
-    let (mut out, body_at) =
+    let (out, body_at): (Cow<'_, str>, usize) =
         match trimmed.strip_prefix("<?xml").filter(|r| r.starts_with(|c: char| c.is_whitespace() || c == '?')) {
-            None => (text.to_string(), 0),
+            None => (Cow::Borrowed(text), 0),
             Some(rest) => {
                 let head = &rest[..floor_char_boundary(rest, 1024)];
                 match head.find("?>") {
@@ -206,37 +268,51 @@ pub fn rewrite_declaration(text: &str) -> (String, Option<String>) {
                         let version = pseudo_attribute(&rest[..end], "version")
                             .filter(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'));
                         let version = version.filter(|v| !v.is_empty()).unwrap_or("1.0");
-                        let mut out = String::with_capacity(text.len());
-                        out.push_str("<?xml version=\"");
-                        out.push_str(version);
-                        out.push_str("\" encoding=\"utf-8\"?>");
-                        let body_at = out.len();
-                        out.push_str(&rest[end + 2..]);
-                        (out, body_at)
+                        let after = &rest[end + 2..];
+                        let [a, b, c] = ["<?xml version=\"", version, "\" encoding=\"utf-8\"?>"];
+                        let declaration_len = a.len() + b.len() + c.len();
+                        // Already the declaration we would write, at the very start: nothing to copy.
+                        let same = text.len() == declaration_len + after.len()
+                            && text.starts_with(a)
+                            && text[a.len()..].starts_with(b)
+                            && text[a.len() + b.len()..].starts_with(c);
+                        if same {
+                            (Cow::Borrowed(text), declaration_len)
+                        } else {
+                            let mut out = String::with_capacity(declaration_len + after.len());
+                            out.push_str(a);
+                            out.push_str(b);
+                            out.push_str(c);
+                            out.push_str(after);
+                            (Cow::Owned(out), declaration_len)
+                        }
                     }
                     None => {
                         // Drop the broken declaration up to where the markup resumes.
                         warnings.push("the XML declaration never closes; it was ignored".to_string());
                         let resume = rest.find('<').unwrap_or(rest.len());
-                        (rest[resume..].to_string(), 0)
+                        (Cow::Borrowed(&rest[resume..]), 0)
                     }
                 }
             }
         };
-    let stray = drop_stray_declarations(&mut out, body_at);
+    let (out, stray) = match drop_stray_declarations(&out, body_at) {
+        Some((cleaned, stray)) => (Cow::Owned(cleaned), stray),
+        None => (out, 0),
+    };
     if stray > 0 {
         warnings.push(format!("{stray} XML declaration(s) inside the document were removed"));
     }
     (out, (!warnings.is_empty()).then(|| warnings.join("; ")))
 }
 
-/// Removes the XML declarations at or after `from` that are outside CDATA sections, comments and other
-/// processing instructions; returns how many there were. Costs one search when there are none.
-fn drop_stray_declarations(text: &mut String, from: usize) -> usize {
+/// The text without the XML declarations at or after `from` that are outside CDATA sections, comments and
+/// other processing instructions, and how many there were; `None` when there are none (one search).
+fn drop_stray_declarations(text: &str, from: usize) -> Option<(String, usize)> {
     let is_declaration =
         |s: &str| s.strip_prefix("<?xml").is_some_and(|r| r.starts_with(|c: char| c.is_whitespace() || c == '?'));
-    if !text[from..].match_indices("<?xml").any(|(at, _)| is_declaration(&text[from + at..])) {
-        return 0;
+    if !memchr::memmem::find_iter(&text.as_bytes()[from..], b"<?xml").any(|at| is_declaration(&text[from + at..])) {
+        return None;
     }
     let mut out = String::with_capacity(text.len());
     out.push_str(&text[..from]);
@@ -267,8 +343,7 @@ fn drop_stray_declarations(text: &mut String, from: usize) -> usize {
         rest = &tail[kept..];
     }
     out.push_str(rest);
-    *text = out;
-    dropped
+    Some((out, dropped))
 }
 
 fn floor_char_boundary(s: &str, mut at: usize) -> usize {
@@ -413,6 +488,54 @@ mod tests {
         assert_eq!(warning.as_deref(), Some("2 XML declaration(s) inside the document were removed"));
         let plain = "<rss><channel><title>&lt;?xml</title></channel></rss>";
         assert_eq!(rewrite_declaration(plain), (plain.to_string(), None));
+    }
+
+    /// What [`scan`] finds, read a byte and a character at a time.
+    fn scan_plainly(bytes: &[u8]) -> ByteScan {
+        let forbidden = std::str::from_utf8(bytes).ok().and_then(|text| {
+            text.chars()
+                .find(|c| (*c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{FFFE}' | '\u{FFFF}'))
+        });
+        ByteScan {
+            ascii: bytes.is_ascii(),
+            nul: bytes.contains(&0),
+            esc: bytes.contains(&0x1B),
+            forbidden_as_utf8: forbidden,
+        }
+    }
+
+    #[test]
+    fn one_scan_finds_what_reading_byte_by_byte_finds() {
+        let specials = [
+            "\0", "\u{1b}", "\t", "\n", "\r", "\u{1f}", " ", "\u{7f}", "é", "\u{FFFE}", "\u{FFFF}", "\u{FFFD}", "日本",
+        ];
+        for len in 0..24 {
+            for at in 0..=len {
+                for first in specials {
+                    for second in specials {
+                        let text = format!("{}{first}{}{second}x", "a".repeat(at), "b".repeat(len - at));
+                        assert_eq!(scan(text.as_bytes()), scan_plainly(text.as_bytes()), "{text:?}");
+                        assert_eq!(xml_forbidden(&text), scan_plainly(text.as_bytes()).forbidden_as_utf8);
+                    }
+                }
+            }
+        }
+        assert_eq!(scan(b""), ByteScan { ascii: true, ..ByteScan::default() });
+    }
+
+    #[test]
+    fn a_declaration_that_already_says_utf8_is_not_copied() {
+        let feed = "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss/>";
+        assert!(matches!(with_utf8_declaration(feed), (Cow::Borrowed(t), None) if t == feed));
+        let bom = format!("\u{FEFF}{feed}");
+        assert!(matches!(with_utf8_declaration(&bom), (Cow::Borrowed(t), None) if t == feed));
+        for other in
+            ["<?xml version=\"1.0\" encoding=\"UTF-8\"?><rss/>", " <?xml version=\"1.0\" encoding=\"utf-8\"?><rss/>"]
+        {
+            let (text, warning) = with_utf8_declaration(other);
+            assert!(matches!(text, Cow::Owned(_)) && warning.is_none());
+            assert_eq!(text, feed);
+        }
     }
 
     #[test]

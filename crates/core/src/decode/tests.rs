@@ -18,8 +18,12 @@ fn feed(decl: Option<&str>, title: &str) -> String {
     format!("{decl}<rss version=\"2.0\"><channel><title>{title}</title></channel></rss>")
 }
 
-fn accept_rss(text: String) -> Result<String, Rejection<String>> {
-    if text.contains("<rss") { Ok(text) } else { Err(Rejection { error: "no rss root".into(), retry: true }) }
+fn accept_rss(text: &str) -> Result<String, Rejection<String>> {
+    if text.contains("<rss") {
+        Ok(text.to_string())
+    } else {
+        Err(Rejection { error: "no rss root".into(), retry: true })
+    }
 }
 
 fn run(bytes: &[u8], content_type: Option<&str>) -> (String, Decision) {

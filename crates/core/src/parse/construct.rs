@@ -13,21 +13,22 @@
 //! Pure: an element in, a [`Text`] out.
 
 use super::tree::{Element, Ns};
-use crate::sanitize::truncate_bytes;
-use crate::text::{fold_whitespace, html_to_plain, looks_like_html};
+use crate::sanitize::{one_line, truncate_bytes};
+use crate::text::{fold_whitespace, html_to_line, html_to_plain, looks_like_html};
 use base64::Engine;
+use std::borrow::Cow;
 
 /// How much of a text is read to make one line of it.
 const MAX_LINE_SOURCE_BYTES: usize = 64 * 1024;
 
-/// The value of a text construct.
+/// The value of a text construct: borrowed from the document where it is one piece of its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Text {
-    Plain(String),
-    Html(String),
+pub enum Text<'a> {
+    Plain(Cow<'a, str>),
+    Html(Cow<'a, str>),
 }
 
-impl Text {
+impl Text<'_> {
     /// As one line of plain text: markup removed from HTML, whitespace folded. Only the first 64 KiB are read:
     /// more is never shown on one line.
     pub fn to_plain(&self) -> String {
@@ -37,11 +38,28 @@ impl Text {
         }
     }
 
+    /// [`Text::to_plain`] as a display line of at most `max_chars` characters (see `sanitize::one_line`), in
+    /// one pass and one string.
+    pub fn to_line(&self, max_chars: usize) -> String {
+        match self {
+            Text::Plain(s) => one_line(truncate_bytes(s, MAX_LINE_SOURCE_BYTES), max_chars),
+            Text::Html(s) => html_to_line(truncate_bytes(s, MAX_LINE_SOURCE_BYTES), max_chars),
+        }
+    }
+
     /// As HTML: plain text escaped so that it renders as written.
     pub fn into_html(self) -> String {
         match self {
             Text::Plain(s) => super::escape_html(&s),
-            Text::Html(s) => s,
+            Text::Html(s) => s.into_owned(),
+        }
+    }
+
+    /// The same text, owning its string.
+    pub fn into_owned(self) -> Text<'static> {
+        match self {
+            Text::Plain(s) => Text::Plain(Cow::Owned(s.into_owned())),
+            Text::Html(s) => Text::Html(Cow::Owned(s.into_owned())),
         }
     }
 
@@ -63,13 +81,13 @@ pub enum Untyped {
 
 /// Reads an element as a text construct. `atom` says the element is Atom's (its namespace, or no namespace in
 /// an Atom document). `None` when it holds nothing (or only binary data).
-pub fn read(el: &Element, atom: bool, untyped: Untyped) -> Option<Text> {
+pub fn read<'e>(el: &'e Element<'_>, atom: bool, untyped: Untyped) -> Option<Text<'e>> {
     let declared = el.attr("type").map(|t| t.trim().to_ascii_lowercase());
     let text = match (atom, declared) {
         (true, declared) => typed(el, declared.as_deref().unwrap_or("text"))?,
         // An untyped element that declares an Atom-like type anyway is read by it.
         (false, Some(t)) if kind_of(&t) != Kind::Binary => typed(el, &t)?,
-        (false, _) if el.has_elements() => Text::Html(el.inner_markup()),
+        (false, _) if el.has_elements() => Text::Html(Cow::Owned(el.inner_markup())),
         (false, _) => {
             let s = el.text();
             match untyped {
@@ -105,14 +123,14 @@ fn kind_of(declared: &str) -> Kind {
 }
 
 /// An Atom text construct (or an element that declares an Atom type).
-fn typed(el: &Element, declared: &str) -> Option<Text> {
+fn typed<'e>(el: &'e Element<'_>, declared: &str) -> Option<Text<'e>> {
     let kind = kind_of(declared);
     let mode = el.attr("mode").map(|m| m.trim().to_ascii_lowercase());
     match mode.as_deref() {
         Some("base64") => {
             let compact: String = el.text().chars().filter(|c| !c.is_whitespace()).collect();
             let bytes = base64::engine::general_purpose::STANDARD.decode(compact.as_bytes()).ok()?;
-            let s = String::from_utf8(bytes).ok()?;
+            let s = Cow::Owned(String::from_utf8(bytes).ok()?);
             Some(match kind {
                 Kind::Text => Text::Plain(s),
                 Kind::Html | Kind::Xhtml | Kind::Xml => Text::Html(s),
@@ -126,16 +144,16 @@ fn typed(el: &Element, declared: &str) -> Option<Text> {
         }),
         _ => Some(match kind {
             // Child elements in a text construct are markup written inline (Atom 0.3's default mode="xml").
-            Kind::Text | Kind::Html if el.has_elements() => Text::Html(el.inner_markup()),
+            Kind::Text | Kind::Html if el.has_elements() => Text::Html(Cow::Owned(el.inner_markup())),
             Kind::Text => Text::Plain(el.text()),
             Kind::Html => Text::Html(el.text()),
-            Kind::Xhtml => Text::Html(xhtml_content(el)),
-            Kind::Xml => Text::Html(el.inner_markup()),
+            Kind::Xhtml => Text::Html(Cow::Owned(xhtml_content(el))),
+            Kind::Xml => Text::Html(Cow::Owned(el.inner_markup())),
             // Atom's rule for other media types is base64; a feed that did not encode them is read as text.
             Kind::Binary => {
                 let compact: String = el.text().chars().filter(|c| !c.is_whitespace()).collect();
                 let decoded = base64::engine::general_purpose::STANDARD.decode(compact.as_bytes()).ok();
-                decoded.and_then(|b| String::from_utf8(b).ok()).map(Text::Plain)?
+                decoded.and_then(|b| String::from_utf8(b).ok()).map(|s| Text::Plain(Cow::Owned(s)))?
             }
         }),
     }
@@ -143,7 +161,7 @@ fn typed(el: &Element, declared: &str) -> Option<Text> {
 
 /// The content of an XHTML construct: the markup inside its wrapping `<div>`, or everything when the content
 /// is not wrapped in exactly one.
-fn xhtml_content(el: &Element) -> String {
+fn xhtml_content(el: &Element<'_>) -> String {
     let mut elements = el.elements();
     let only = elements.next().filter(|_| elements.next().is_none());
     let text_outside = el.children.iter().any(|n| matches!(n, super::tree::Node::Text(t) if !t.trim().is_empty()));
@@ -158,17 +176,18 @@ mod tests {
     use super::*;
     use crate::parse::tree;
 
-    fn first(xml: &str) -> Element {
+    fn first(xml: &str) -> Element<'_> {
         let root = tree::read(xml, None).unwrap().root;
         root.elements().next().unwrap().clone()
     }
 
-    fn atom(inner: &str) -> Option<Text> {
-        read(&first(&format!("<feed xmlns=\"http://www.w3.org/2005/Atom\">{inner}</feed>")), true, Untyped::Guess)
+    fn atom(inner: &str) -> Option<Text<'static>> {
+        let xml = format!("<feed xmlns=\"http://www.w3.org/2005/Atom\">{inner}</feed>");
+        read(&first(&xml), true, Untyped::Guess).map(Text::into_owned)
     }
 
-    fn rss(inner: &str, untyped: Untyped) -> Option<Text> {
-        read(&first(&format!("<channel>{inner}</channel>")), false, untyped)
+    fn rss(inner: &str, untyped: Untyped) -> Option<Text<'static>> {
+        read(&first(&format!("<channel>{inner}</channel>")), false, untyped).map(Text::into_owned)
     }
 
     #[test]

@@ -30,7 +30,95 @@ pub fn parse_date(raw: &str) -> Option<Parsed> {
     if s.is_empty() || s.chars().count() > 80 {
         return None;
     }
+    if let Some(parsed) = rfc_822_exactly(s.as_bytes()).or_else(|| rfc_3339_exactly(s.as_bytes())) {
+        return Some(parsed);
+    }
     unix(s).or_else(|| iso(s)).or_else(|| korean(s)).or_else(|| numeric_date(without_weekday(s))).or_else(|| words(s))
+}
+
+/// The value of the ASCII digits `digits`, when they are all digits.
+fn digits_value(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |n, b| b.is_ascii_digit().then(|| n * 10 + u32::from(b - b'0')))
+}
+
+/// A date written exactly as RFC 822 (with a four-digit year) writes it, as most RSS feeds do: `Tue, 10 Jun
+/// 2025 04:00:00 GMT` or `10 Jun 2025 04:00:00 +0200`. Read without the general reader's tokens and strings,
+/// to the same value it gives (`None` for anything else, which the general reader then takes).
+fn rfc_822_exactly(s: &[u8]) -> Option<Parsed> {
+    let s = match s {
+        [a, b, c, b',', b' ', rest @ ..] if [a, b, c].iter().all(|x| x.is_ascii_alphabetic()) => rest,
+        _ => s,
+    };
+    let (day, s) = match s {
+        [d, b' ', rest @ ..] => (digits_value(&[*d])?, rest),
+        [d, e, b' ', rest @ ..] => (digits_value(&[*d, *e])?, rest),
+        _ => return None,
+    };
+    let [m1, m2, m3, b' ', y1, y2, y3, y4, b' ', h1, h2, b':', n1, n2, b':', s1, s2, b' ', zone @ ..] = s else {
+        return None;
+    };
+    let name = [m1.to_ascii_lowercase(), m2.to_ascii_lowercase(), m3.to_ascii_lowercase()];
+    let month = MONTHS.iter().position(|m| m.as_bytes() == name)? as u32 + 1;
+    let year = digits_value(&[*y1, *y2, *y3, *y4])? as i32;
+    let offset = match zone {
+        b"GMT" | b"UT" | b"UTC" | b"Z" => 0,
+        [sign @ (b'+' | b'-'), h1, h2, m1, m2] => {
+            let (hours, minutes) = (digits_value(&[*h1, *h2])?, digits_value(&[*m1, *m2])?);
+            if hours > 14 || minutes >= 60 {
+                return None;
+            }
+            let offset = (hours * 3600 + minutes * 60) as i32;
+            if *sign == b'-' { -offset } else { offset }
+        }
+        _ => return None,
+    };
+    let time = clock(&[*h1, *h2], &[*n1, *n2], &[*s1, *s2])?;
+    finish(NaiveDate::from_ymd_opt(year, month, day)?.and_time(time), Some(offset))
+}
+
+/// A date written exactly as RFC 3339 writes it, as Atom feeds do: `2025-06-10T04:00:00Z`,
+/// `2025-06-10T04:00:00.123+02:00` (or with no zone, which then is missing). Read to the value the general
+/// reader gives; `None` for anything else.
+fn rfc_3339_exactly(s: &[u8]) -> Option<Parsed> {
+    let [y1, y2, y3, y4, b'-', mo1, mo2, b'-', d1, d2, b'T', h1, h2, b':', n1, n2, b':', s1, s2, rest @ ..] = s else {
+        return None;
+    };
+    let rest = match rest {
+        [b'.', fraction @ ..] => {
+            let digits = fraction.iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits == 0 {
+                return None;
+            }
+            &fraction[digits..]
+        }
+        _ => rest,
+    };
+    let offset = match rest {
+        [] => None,
+        b"Z" => Some(0),
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+            let (hours, minutes) = (digits_value(&[*h1, *h2])?, digits_value(&[*m1, *m2])?);
+            if hours > 14 || minutes >= 60 {
+                return None;
+            }
+            let offset = (hours * 3600 + minutes * 60) as i32;
+            Some(if *sign == b'-' { -offset } else { offset })
+        }
+        _ => return None,
+    };
+    let date = NaiveDate::from_ymd_opt(
+        digits_value(&[*y1, *y2, *y3, *y4])? as i32,
+        digits_value(&[*mo1, *mo2])?,
+        digits_value(&[*d1, *d2])?,
+    )?;
+    finish(date.and_time(clock(&[*h1, *h2], &[*n1, *n2], &[*s1, *s2])?), offset)
+}
+
+/// Hours, minutes and seconds of two digits each, as [`parse_time`] reads them (a leap second is the last
+/// second of its minute).
+fn clock(hours: &[u8], minutes: &[u8], seconds: &[u8]) -> Option<NaiveTime> {
+    let second = digits_value(seconds)?;
+    NaiveTime::from_hms_opt(digits_value(hours)?, digits_value(minutes)?, if second == 60 { 59 } else { second })
 }
 
 /// Seconds (or milliseconds) since the epoch.
@@ -463,6 +551,48 @@ mod tests {
     fn utc(s: &str) -> String {
         let p = parse_date(s).unwrap_or_else(|| panic!("{s:?} did not parse"));
         p.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    }
+
+    /// The general reader, without the exact-shape shortcuts.
+    fn general(s: &str) -> Option<Parsed> {
+        let s = s.trim().trim_matches('\u{a0}');
+        unix(s)
+            .or_else(|| iso(s))
+            .or_else(|| korean(s))
+            .or_else(|| numeric_date(without_weekday(s)))
+            .or_else(|| words(s))
+    }
+
+    #[test]
+    fn the_shortcuts_read_what_the_general_reader_reads() {
+        let mut tried = 0;
+        for weekday in ["", "Tue, ", "Sun, ", "Xyz, ", "1ue, "] {
+            for day in ["1", "10", "31", "32", "0", "x1"] {
+                for month in ["Jun", "jun", "JUN", "Jux", "June"] {
+                    for time in ["04:00:00", "23:59:60", "24:00:00", "4:00:00", "04:60:00"] {
+                        for zone in ["GMT", "UT", "UTC", "Z", "+0200", "-0930", "+1500", "-0060", "EST", "gmt", ""] {
+                            let date = format!("{weekday}{day} {month} 2025 {time} {zone}");
+                            assert_eq!(parse_date(&date), general(&date), "{date}");
+                            assert!(rfc_822_exactly(date.as_bytes()).is_none_or(|p| Some(p) == general(&date)));
+                            tried += 1;
+                        }
+                    }
+                }
+            }
+        }
+        for date in ["2025-06-10", "2025-02-30", "2025-13-01", "2025-06-10x"] {
+            for time in ["T04:00:00", "T23:59:60", "T24:00:00", "T04:00:00.5", "T04:00:00.", "t04:00:00", "T4:00:00"] {
+                for zone in ["", "Z", "+02:00", "-09:30", "+15:00", "+02:60", "+0200", "z", " Z"] {
+                    let date = format!("{date}{time}{zone}");
+                    assert_eq!(parse_date(&date), general(&date), "{date}");
+                    assert!(rfc_3339_exactly(date.as_bytes()).is_none_or(|p| Some(p) == general(&date)));
+                    tried += 1;
+                }
+            }
+        }
+        assert!(rfc_822_exactly(b"Tue, 10 Jun 2025 04:00:00 GMT").is_some());
+        assert!(rfc_3339_exactly(b"2025-06-10T04:00:00.123+02:00").is_some());
+        assert!(tried > 8_000);
     }
 
     #[test]

@@ -82,7 +82,7 @@ fn map_entry(entry: Entry, addresses: &Addresses, bases: &[Option<&str>]) -> Par
     let content_html = entry.content.and_then(|c| {
         let body = c.body?;
         // `content_text` arrives as text/plain, `content_html` as text/html.
-        Some(if c.content_type.subty() == "plain" { Text::Plain(body).into_html() } else { body })
+        Some(if c.content_type.subty() == "plain" { Text::Plain(body.into()).into_html() } else { body })
     });
     let summary_html = entry.summary.as_ref().map(|s| guess(&s.content).into_html());
     let (content_html, summary_html) = fields::body(content_html, summary_html);
@@ -127,8 +127,8 @@ fn names(people: &[Person]) -> Vec<String> {
 }
 
 /// Text that should be plain, read as HTML when it carries the evidence (publishers escape it anyway).
-fn guess(s: &str) -> Text {
-    if looks_like_html(s) { Text::Html(s.to_string()) } else { Text::Plain(s.to_string()) }
+fn guess(s: &str) -> Text<'_> {
+    if looks_like_html(s) { Text::Html(s.into()) } else { Text::Plain(s.into()) }
 }
 
 /// A JSON Feed document as feed-rs accepts it, and its addresses as written.

@@ -3,10 +3,16 @@
 //! the end of a truncated document), HTML named entities become characters, undeclared prefixes that feeds use
 //! (`dc:`, `itunes:`, `media:`…) get their usual namespace, and `xml:base` is resolved on every element.
 //!
+//! The tree borrows from the document: names, attribute values and text are slices of it, and only what had to
+//! change (text that runs across entity references, values with references in them, case-folded names) is
+//! owned. A feed of 50 items builds a tree of about 400 elements; one allocation per element (its list of
+//! children) rather than five.
+//!
 //! Pure: text in, a tree out. Documents that the XML reader refuses outright go through [`super::repair`] first.
 
 use crate::canonical::resolve;
 use quick_xml::events::{BytesStart, Event};
+use std::borrow::Cow;
 use std::rc::Rc;
 
 /// Deepest element kept; deeper ones give their text to their ancestor (feeds never nest this deep, and the tree
@@ -82,6 +88,23 @@ pub fn ns_of(uri: &str) -> Ns {
     }
 }
 
+/// The vocabulary of a prefix used without being declared: [`ns_of`] of [`well_known_prefix`], without reading
+/// a URI (this runs for every `dc:creator` of a feed that forgot to declare `dc`).
+fn undeclared_ns(prefix: &str) -> Ns {
+    match prefix {
+        "dc" => Ns::Dc,
+        "dcterms" => Ns::Dcterms,
+        "content" => Ns::Content,
+        "atom" | "atom10" => Ns::Atom,
+        "itunes" | "googleplay" => Ns::Itunes,
+        "media" => Ns::Media,
+        "rdf" => Ns::Rdf,
+        "xhtml" => Ns::Xhtml,
+        "sy" => Ns::Syndication,
+        _ => Ns::Other,
+    }
+}
+
 /// The namespace feeds mean by a prefix they use without declaring it.
 fn well_known_prefix(prefix: &str) -> Option<&'static str> {
     Some(match prefix {
@@ -102,39 +125,39 @@ fn well_known_prefix(prefix: &str) -> Option<&'static str> {
 
 /// One element: its vocabulary, its local name, its name as written, attributes, children, and the base URI that
 /// `xml:base` puts in force on it (resolved against its ancestors' and the document's address; `None` where no
-/// `xml:base` applies).
+/// `xml:base` applies). Names and text borrow from the document where they can.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Element {
+pub struct Element<'a> {
     pub ns: Ns,
-    pub name: String,
-    pub qname: String,
-    pub attrs: Vec<Attr>,
-    pub children: Vec<Node>,
+    pub name: Cow<'a, str>,
+    pub qname: Cow<'a, str>,
+    pub attrs: Vec<Attr<'a>>,
+    pub children: Vec<Node<'a>>,
     pub base: Option<Rc<str>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Attr {
+pub struct Attr<'a> {
     /// The local name (`about` for `rdf:about`).
-    pub name: String,
-    pub qname: String,
-    pub value: String,
+    pub name: Cow<'a, str>,
+    pub qname: Cow<'a, str>,
+    pub value: Cow<'a, str>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Node {
-    Element(Element),
-    Text(String),
+pub enum Node<'a> {
+    Element(Element<'a>),
+    Text(Cow<'a, str>),
 }
 
-impl Element {
+impl<'a> Element<'a> {
     /// True when the element is `name` in `ns`.
     pub fn is(&self, ns: Ns, name: &str) -> bool {
         self.ns == ns && self.name == name
     }
 
     /// Child elements, in document order.
-    pub fn elements(&self) -> impl Iterator<Item = &Element> {
+    pub fn elements(&self) -> impl Iterator<Item = &Element<'a>> {
         self.children.iter().filter_map(|n| match n {
             Node::Element(e) => Some(e),
             Node::Text(_) => None,
@@ -142,18 +165,18 @@ impl Element {
     }
 
     /// Child elements named `name` in `ns`.
-    pub fn all<'a>(&'a self, ns: Ns, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
+    pub fn all<'s>(&'s self, ns: Ns, name: &'s str) -> impl Iterator<Item = &'s Element<'a>> + 's {
         self.elements().filter(move |e| e.is(ns, name))
     }
 
     /// The first child element named `name` in `ns`.
-    pub fn child(&self, ns: Ns, name: &str) -> Option<&Element> {
+    pub fn child(&self, ns: Ns, name: &str) -> Option<&Element<'a>> {
         self.elements().find(|e| e.is(ns, name))
     }
 
     /// An attribute by local name, ignoring case (`isPermaLink`, `ispermalink`), whatever its prefix.
     pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs.iter().find(|a| a.name.eq_ignore_ascii_case(name)).map(|a| a.value.as_str())
+        self.attrs.iter().find(|a| a.name.eq_ignore_ascii_case(name)).map(|a| a.value.as_ref())
     }
 
     /// True when the element holds child elements (markup) and not only text.
@@ -161,11 +184,17 @@ impl Element {
         self.children.iter().any(|n| matches!(n, Node::Element(_)))
     }
 
-    /// All the text inside, markup dropped.
-    pub fn text(&self) -> String {
-        let mut out = String::new();
-        self.collect_text(&mut out);
-        out
+    /// All the text inside, markup dropped. Borrowed when the element holds one piece of text (or none).
+    pub fn text(&self) -> Cow<'_, str> {
+        match self.children.as_slice() {
+            [] => Cow::Borrowed(""),
+            [Node::Text(t)] => Cow::Borrowed(t.as_ref()),
+            _ => {
+                let mut out = String::new();
+                self.collect_text(&mut out);
+                Cow::Owned(out)
+            }
+        }
     }
 
     fn collect_text(&self, out: &mut String) {
@@ -192,7 +221,7 @@ fn write_node(node: &Node, out: &mut String) {
     match node {
         Node::Text(t) => escape_into(t, false, out),
         Node::Element(e) => {
-            let name = if e.ns == Ns::Xhtml { e.name.as_str() } else { e.qname.as_str() };
+            let name = if e.ns == Ns::Xhtml { e.name.as_ref() } else { e.qname.as_ref() };
             out.push('<');
             out.push_str(name);
             for a in &e.attrs {
@@ -231,8 +260,8 @@ fn escape_into(s: &str, attribute: bool, out: &mut String) {
 
 /// A parsed document: its root element, the namespace URI the root declared, and what had to be forgiven.
 #[derive(Debug)]
-pub struct Document {
-    pub root: Element,
+pub struct Document<'a> {
+    pub root: Element<'a>,
     /// The root's namespace URI as written (tells Atom 0.3 from 1.0).
     pub root_ns_uri: String,
     /// Every namespace URI the root declares, as written (tells RSS 0.90 from 1.0).
@@ -251,7 +280,7 @@ pub enum TreeError {
 
 /// Reads a document. `base_url` is where it came from, for `xml:base` and relative links. Names are
 /// case-folded when the root element is upper case (CDF, Microsoft's Channel Definition Format).
-pub fn read(text: &str, base_url: Option<&str>) -> Result<Document, TreeError> {
+pub fn read<'a>(text: &'a str, base_url: Option<&str>) -> Result<Document<'a>, TreeError> {
     let mut reader = quick_xml::Reader::from_str(text);
     let config = reader.config_mut();
     config.check_end_names = false;
@@ -260,7 +289,10 @@ pub fn read(text: &str, base_url: Option<&str>) -> Result<Document, TreeError> {
     config.check_comments = false;
     let document_base: Option<Rc<str>> = base_url.map(Rc::from);
     let mut builder = Builder {
+        doc: text,
         stack: Vec::new(),
+        nodes: Vec::new(),
+        child_starts: Vec::new(),
         scopes: Vec::new(),
         root: None,
         root_ns_uri: String::new(),
@@ -271,18 +303,19 @@ pub fn read(text: &str, base_url: Option<&str>) -> Result<Document, TreeError> {
         document_base,
         entities: Vec::new(),
         expanded_bytes: 0,
+        scratch: String::new(),
     };
     loop {
         match reader.read_event() {
             Ok(Event::Start(e)) => builder.start(&e, false),
             Ok(Event::Empty(e)) => builder.start(&e, true),
             Ok(Event::End(e)) => builder.end(e.name().as_ref()),
-            Ok(Event::Text(t)) => builder.text(&t.xml10_content()),
-            Ok(Event::CData(t)) => builder.text(&t.into_inner()),
+            Ok(Event::Text(t)) => builder.text(t.xml10_content()),
+            Ok(Event::CData(t)) => builder.text(t.into_inner()),
             Ok(Event::GeneralRef(r)) => {
                 let name = r.into_inner();
-                let text = builder.expand(&name).unwrap_or_else(|| reference(&name));
-                builder.text(&text);
+                let text = builder.expand(&name).map(Cow::Owned).unwrap_or_else(|| builder.reference(&name));
+                builder.text(text);
             }
             Ok(Event::DocType(d)) => builder.entities = internal_entities(&d.into_inner()),
             Ok(Event::Eof) => break,
@@ -306,6 +339,35 @@ pub fn read(text: &str, base_url: Option<&str>) -> Result<Document, TreeError> {
         root_namespaces: builder.root_namespaces,
         fixes: builder.fixes,
     })
+}
+
+/// `part` as a slice of `doc`, with `doc`'s lifetime, when it is one (the reader hands out slices of the
+/// document that borrow from its events); else a copy.
+fn rebase<'a>(doc: &'a str, part: &str) -> Cow<'a, str> {
+    let start = (part.as_ptr() as usize).wrapping_sub(doc.as_ptr() as usize);
+    match start.checked_add(part.len()).and_then(|end| doc.get(start..end)) {
+        Some(slice) if std::ptr::eq(slice.as_ptr(), part.as_ptr()) => Cow::Borrowed(slice),
+        _ => Cow::Owned(part.to_string()),
+    }
+}
+
+/// A name as the tree keeps it: borrowed, or folded to lower case.
+fn fold<'a>(doc: &'a str, name: &str, fold_case: bool) -> Cow<'a, str> {
+    if fold_case { Cow::Owned(name.to_ascii_lowercase()) } else { rebase(doc, name) }
+}
+
+/// The local part of a qualified name, borrowed or owned as the name is: for an element, what follows its first
+/// colon (`b:c` of `a:b:c`); for an attribute, what follows its last (`about` of `rdf:about`).
+fn local_part<'a>(qname: &Cow<'a, str>, of_attribute: bool) -> Cow<'a, str> {
+    fn local(q: &str, of_attribute: bool) -> &str {
+        // Names are short: a byte loop beats a searcher.
+        let colon = if of_attribute { q.bytes().rposition(|b| b == b':') } else { q.bytes().position(|b| b == b':') };
+        colon.map_or(q, |at| &q[at + 1..])
+    }
+    match qname {
+        Cow::Borrowed(q) => Cow::Borrowed(local(q, of_attribute)),
+        Cow::Owned(q) => Cow::Owned(local(q, of_attribute).to_string()),
+    }
 }
 
 /// Most entities an internal DTD subset may declare, the longest value one may have, and how much text their
@@ -339,23 +401,25 @@ fn internal_entities(doctype: &str) -> Vec<(String, String)> {
     out
 }
 
-/// The text an entity or character reference (`amp`, `#233`, `eacute`) stands for; unknown names stay as written.
-fn reference(name: &str) -> String {
-    let written = format!("&{name};");
-    match crate::text::entity_at(&written) {
-        Some((text, len)) if len == written.len() => text,
-        _ => match name {
-            "apos" => "'".into(),
-            _ => written,
-        },
-    }
+/// A namespace declaration in force: its prefix ("" for the default namespace), its URI as written, and the
+/// vocabulary the URI names (worked out once, where it is declared).
+struct Binding<'a> {
+    prefix: Cow<'a, str>,
+    uri: Cow<'a, str>,
+    ns: Ns,
 }
 
-struct Builder {
-    stack: Vec<Element>,
-    /// Namespace bindings per open element: (prefix, URI); the default namespace has the prefix "".
-    scopes: Vec<Vec<(String, String)>>,
-    root: Option<Element>,
+struct Builder<'a> {
+    doc: &'a str,
+    /// The open elements, innermost last; their children are not in them yet but in `nodes`.
+    stack: Vec<Element<'a>>,
+    /// The children of the open elements, in document order: those of `stack[i]` start at `child_starts[i]`.
+    /// An element takes its children when it closes, in a list of their exact number.
+    nodes: Vec<Node<'a>>,
+    child_starts: Vec<usize>,
+    /// Namespace bindings per open element.
+    scopes: Vec<Vec<Binding<'a>>>,
+    root: Option<Element<'a>>,
     root_ns_uri: String,
     root_namespaces: Vec<String>,
     fixes: Vec<&'static str>,
@@ -366,14 +430,38 @@ struct Builder {
     /// Entities the document's internal DTD subset declares, and how many bytes their expansions added.
     entities: Vec<(String, String)>,
     expanded_bytes: usize,
+    /// Reused to spell out a reference (`&name;`) for the entity table.
+    scratch: String,
 }
 
-impl Builder {
+impl<'a> Builder<'a> {
     /// The value of an entity the document declared, while the expansion budget lasts.
     fn expand(&mut self, name: &str) -> Option<String> {
         let value = self.entities.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())?;
         self.expanded_bytes += value.len();
         (self.expanded_bytes <= MAX_EXPANSION_BYTES).then_some(value)
+    }
+
+    /// The text an entity or character reference (`amp`, `#233`, `eacute`) stands for; unknown names stay as
+    /// written.
+    fn reference(&mut self, name: &str) -> Cow<'static, str> {
+        // XML's own five first: most references in feeds are these (escaped HTML in descriptions).
+        match name {
+            "lt" => return Cow::Borrowed("<"),
+            "gt" => return Cow::Borrowed(">"),
+            "amp" => return Cow::Borrowed("&"),
+            "quot" => return Cow::Borrowed("\""),
+            "apos" => return Cow::Borrowed("'"),
+            _ => {}
+        }
+        self.scratch.clear();
+        self.scratch.push('&');
+        self.scratch.push_str(name);
+        self.scratch.push(';');
+        match crate::text::entity_chars_at(&self.scratch) {
+            Some((chars, len)) if len == self.scratch.len() => Cow::Owned(chars.into_iter().flatten().collect()),
+            _ => Cow::Owned(self.scratch.clone()),
+        }
     }
 
     fn fix(&mut self, what: &'static str) {
@@ -382,8 +470,8 @@ impl Builder {
         }
     }
 
-    fn lookup(&self, prefix: &str) -> Option<&str> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(p, _)| p == prefix).map(|(_, uri)| uri.as_str())
+    fn lookup(&self, prefix: &str) -> Option<&Binding<'a>> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|b| b.prefix == prefix)
     }
 
     fn start(&mut self, e: &BytesStart, empty: bool) {
@@ -393,16 +481,16 @@ impl Builder {
             }
             return;
         }
-        let mut qname = e.name().as_ref().to_string();
+        let written = e.name();
+        let written: &str = written.as_ref();
         if self.stack.is_empty() {
-            self.fold_case = !qname.chars().any(|c| c.is_ascii_lowercase());
+            self.fold_case = !written.chars().any(|c| c.is_ascii_lowercase());
         }
-        if self.fold_case {
-            qname = qname.to_ascii_lowercase();
-        }
+        let qname = fold(self.doc, written, self.fold_case);
+        let name = local_part(&qname, false);
         // An item (entry) belongs right under its channel (feed): close what was left open in between, as an
         // unclosed `<itunes:category>` before the first item.
-        let parent = match qname.as_str() {
+        let parent = match qname.as_ref() {
             _ if empty => None,
             "item" => self.stack.iter().rposition(|open| open.name == "channel" || open.name == "RDF"),
             "entry" => self.stack.iter().rposition(|open| open.name == "feed"),
@@ -417,48 +505,55 @@ impl Builder {
             }
         }
         let mut bindings = Vec::new();
-        let mut raw_attrs = Vec::new();
+        let mut raw_attrs: Vec<(Cow<'a, str>, Cow<'a, str>)> = Vec::new();
         for attr in e.html_attributes().with_checks(false).flatten().take(MAX_ATTRIBUTES) {
-            let key = attr.key.as_ref();
-            let key = if self.fold_case { key.to_ascii_lowercase() } else { key.to_string() };
-            let value = crate::text::decode_entities(&attr.value).into_owned();
+            let key = fold(self.doc, attr.key.as_ref(), self.fold_case);
+            let value = match crate::text::decode_entities(&attr.value) {
+                Cow::Borrowed(v) => rebase(self.doc, v),
+                Cow::Owned(v) => Cow::Owned(v),
+            };
             if key == "xmlns" {
-                bindings.push((String::new(), value));
+                let ns = ns_of(&value);
+                bindings.push(Binding { prefix: Cow::Borrowed(""), uri: value, ns });
             } else if let Some(prefix) = key.strip_prefix("xmlns:") {
-                bindings.push((prefix.to_string(), value));
-            } else if !raw_attrs.iter().any(|(k, _): &(String, String)| *k == key) {
+                let prefix = match &key {
+                    Cow::Borrowed(k) => Cow::Borrowed(&k["xmlns:".len()..]),
+                    Cow::Owned(_) => Cow::Owned(prefix.to_string()),
+                };
+                let ns = ns_of(&value);
+                bindings.push(Binding { prefix, uri: value, ns });
+            } else if !raw_attrs.iter().any(|(k, _)| *k == key) {
                 raw_attrs.push((key, value));
             }
         }
         self.scopes.push(bindings);
-        let (prefix, local) = match qname.split_once(':') {
-            Some((p, l)) => (p, l),
-            None => ("", qname.as_str()),
+        let prefix = qname.bytes().position(|b| b == b':').map_or("", |at| &qname[..at]);
+        let ns = match self.lookup(prefix) {
+            Some(binding) => binding.ns,
+            None if prefix.is_empty() => Ns::None,
+            None => undeclared_ns(prefix),
         };
-        let uri = match self.lookup(prefix) {
-            Some(uri) => uri.to_string(),
-            None if prefix.is_empty() => String::new(),
-            None => well_known_prefix(prefix).unwrap_or("urn:undeclared").to_string(),
-        };
-        let ns = ns_of(&uri);
         let mut base = self.stack.last().and_then(|p| p.base.clone());
         let mut attrs = Vec::with_capacity(raw_attrs.len());
         for (key, value) in raw_attrs {
-            let name = key.rsplit(':').next().unwrap_or(&key).to_string();
             if key == "xml:base" {
                 let against = base.clone().or_else(|| self.document_base.clone());
                 base = resolve(value.trim(), &[against.as_deref()]).map(Rc::from).or(base);
                 continue;
             }
-            attrs.push(Attr { name, qname: key, value });
+            attrs.push(Attr { name: local_part(&key, true), qname: key, value });
         }
-        let element = Element { ns, name: local.to_string(), qname: qname.clone(), attrs, children: Vec::new(), base };
         if self.stack.is_empty() {
-            self.root_ns_uri = uri;
+            self.root_ns_uri = match self.lookup(prefix) {
+                Some(binding) => binding.uri.to_string(),
+                None if prefix.is_empty() => String::new(),
+                None => well_known_prefix(prefix).unwrap_or("urn:undeclared").to_string(),
+            };
             self.root_namespaces =
-                self.scopes.last().map(|s| s.iter().map(|(_, u)| u.clone()).collect()).unwrap_or_default();
+                self.scopes.last().map(|s| s.iter().map(|b| b.uri.to_string()).collect()).unwrap_or_default();
         }
-        self.stack.push(element);
+        self.stack.push(Element { ns, name, qname, attrs, children: Vec::new(), base });
+        self.child_starts.push(self.nodes.len());
         if empty {
             self.close_top();
         }
@@ -466,11 +561,14 @@ impl Builder {
 
     /// Closes the innermost open element, attaching it to its parent (or making it the root).
     fn close_top(&mut self) {
-        let Some(element) = self.stack.pop() else { return };
+        let Some(mut element) = self.stack.pop() else { return };
+        let start = self.child_starts.pop().unwrap_or(self.nodes.len());
+        element.children = self.nodes.split_off(start);
         self.scopes.pop();
-        match self.stack.last_mut() {
-            Some(parent) => parent.children.push(Node::Element(element)),
-            None => self.root = Some(element),
+        if self.stack.is_empty() {
+            self.root = Some(element);
+        } else {
+            self.nodes.push(Node::Element(element));
         }
     }
 
@@ -479,7 +577,14 @@ impl Builder {
             self.skipped -= 1;
             return;
         }
-        let name = if self.fold_case { name.trim().to_ascii_lowercase() } else { name.trim().to_string() };
+        let name = name.trim();
+        let folded;
+        let name = if self.fold_case {
+            folded = name.to_ascii_lowercase();
+            folded.as_str()
+        } else {
+            name
+        };
         match self.stack.iter().rposition(|open| open.qname == name) {
             Some(at) => {
                 if at + 1 < self.stack.len() {
@@ -493,11 +598,22 @@ impl Builder {
         }
     }
 
-    fn text(&mut self, text: &str) {
-        let Some(current) = self.stack.last_mut() else { return };
-        match current.children.last_mut() {
-            Some(Node::Text(t)) => t.push_str(text),
-            _ => current.children.push(Node::Text(text.to_string())),
+    /// Adds text to the innermost open element: a slice of the document as it is, or joined to the text before
+    /// it (text broken by references, comments or CDATA sections).
+    fn text(&mut self, text: Cow<'a, str>) {
+        let Some(&start) = self.child_starts.last() else { return };
+        let has_children = self.nodes.len() > start;
+        match self.nodes.last_mut().filter(|_| has_children) {
+            Some(Node::Text(Cow::Owned(t))) => t.push_str(&text),
+            Some(Node::Text(t)) => {
+                // Text broken by references comes in many small pieces: room for more than these two at once.
+                let joined = t.len() + text.len();
+                let mut owned = String::with_capacity(joined.max(96) + joined / 2);
+                owned.push_str(t);
+                owned.push_str(&text);
+                *t = Cow::Owned(owned);
+            }
+            _ => self.nodes.push(Node::Text(text)),
         }
     }
 }
@@ -506,7 +622,7 @@ impl Builder {
 mod tests {
     use super::*;
 
-    fn root(xml: &str) -> Element {
+    fn root(xml: &str) -> Element<'_> {
         read(xml, None).unwrap().root
     }
 
@@ -607,10 +723,34 @@ mod tests {
     #[test]
     fn only_so_many_attributes_are_read_on_one_element() {
         let attrs: String = (0..1000).map(|i| format!(" a{i}=\"{i}\" xmlns:p{i}=\"urn:{i}\"")).collect();
-        let r = root(&format!("<r{attrs}><p0:x/></r>"));
+        let xml = format!("<r{attrs}><p0:x/></r>");
+        let r = root(&xml);
         assert_eq!(r.attrs.len(), MAX_ATTRIBUTES / 2);
         assert_eq!(r.attr("a127"), Some("127"));
         assert_eq!(r.attr("a999"), None);
+    }
+
+    #[test]
+    fn names_and_text_borrow_from_the_document() {
+        let r = root("<rss><channel><title>Plain</title><link>a &amp; b</link><x:y a='v'/></channel></rss>");
+        let channel = r.child(Ns::None, "channel").unwrap();
+        let title = channel.child(Ns::None, "title").unwrap();
+        assert!(matches!((&title.name, &title.qname), (Cow::Borrowed(_), Cow::Borrowed(_))));
+        assert!(matches!(title.text(), Cow::Borrowed("Plain")));
+        assert_eq!(channel.child(Ns::None, "link").unwrap().text(), "a & b");
+        let y = channel.elements().nth(2).unwrap();
+        assert_eq!((y.name.as_ref(), y.qname.as_ref(), y.attr("a")), ("y", "x:y", Some("v")));
+        assert!(matches!(y.attrs[0].value, Cow::Borrowed("v")));
+    }
+
+    #[test]
+    fn undeclared_prefixes_read_as_their_well_known_namespaces() {
+        for prefix in ["dc", "dcterms", "content", "atom", "atom10", "itunes", "googleplay", "media", "rdf"]
+            .into_iter()
+            .chain(["xhtml", "sy", "xml", "foo", ""])
+        {
+            assert_eq!(undeclared_ns(prefix), ns_of(well_known_prefix(prefix).unwrap_or("urn:undeclared")), "{prefix}");
+        }
     }
 
     #[test]

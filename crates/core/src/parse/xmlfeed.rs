@@ -14,6 +14,7 @@ use super::fields::{self, DateReader, absolute, add_author, add_category, person
 use super::tree::{ATOM_03, Document, Element, Ns, RSS_090};
 use crate::model::{Enclosure, FeedKind, ParsedEntry, ParsedFeed};
 use chrono::{DateTime, Utc};
+use std::borrow::Cow;
 
 /// Which vocabulary the document's own elements are in.
 #[derive(Clone, Copy)]
@@ -24,27 +25,27 @@ struct Format {
 }
 
 impl Format {
-    fn own(self, el: &Element, name: &str) -> bool {
+    fn own(self, el: &Element<'_>, name: &str) -> bool {
         el.name == name && (el.ns == self.home || el.ns == Ns::None)
     }
 
     /// The first own child named `name`.
-    fn child<'a>(self, parent: &'a Element, name: &str) -> Option<&'a Element> {
+    fn child<'e, 'a>(self, parent: &'e Element<'a>, name: &str) -> Option<&'e Element<'a>> {
         parent.elements().find(|e| self.own(e, name))
     }
 
     /// Reads an element as a text construct, Atom's rules for Atom's elements.
-    fn text(self, el: &Element, untyped: Untyped) -> Option<Text> {
+    fn text<'e>(self, el: &'e Element<'_>, untyped: Untyped) -> Option<Text<'e>> {
         construct::read(el, el.ns == Ns::Atom || (self.atom && el.ns == Ns::None), untyped)
     }
 
     /// The first of several text fields that holds something. Each field is one or more names (of which the
     /// first in document order counts), either the document's own or in a namespace.
-    fn first_text(self, parent: &Element, fields: &[(Option<Ns>, &[&str], Untyped)]) -> Option<Text> {
+    fn first_text<'e>(self, parent: &'e Element<'_>, fields: &[(Option<Ns>, &[&str], Untyped)]) -> Option<Text<'e>> {
         fields.iter().find_map(|(ns, names, untyped)| {
             let mut found = parent.elements().filter(|e| match ns {
                 None => names.iter().any(|name| self.own(e, name)),
-                Some(ns) => e.ns == *ns && names.contains(&e.name.as_str()),
+                Some(ns) => e.ns == *ns && names.contains(&e.name.as_ref()),
             });
             found.find_map(|e| self.text(e, *untyped))
         })
@@ -64,7 +65,7 @@ pub fn read(doc: &Document, base_url: Option<&str>) -> Result<ParsedFeed, ParseE
         children: Vec::new(),
         base: root.base.clone(),
     };
-    let (kind, format, channel, items) = match root.name.as_str() {
+    let (kind, format, channel, items) = match root.name.as_ref() {
         "entry" if matches!(root.ns, Ns::Atom | Ns::None) => {
             (FeedKind::Atom, Format { atom: true, home: root.ns }, &no_feed, vec![root])
         }
@@ -192,15 +193,19 @@ fn rss_link(format: Format, parent: &Element, bases: &[Option<&str>]) -> Option<
         if rel.as_deref().is_some_and(|r| r != "alternate") {
             return None;
         }
-        let href = l.attr("href").map(str::to_string).unwrap_or_else(|| l.text());
+        let href = l.attr("href").map(Cow::Borrowed).unwrap_or_else(|| l.text());
         absolute(&href, &[l.base.as_deref()].iter().chain(bases).copied().collect::<Vec<_>>())
     })
 }
 
 /// The `rel="alternate"` link among Atom-style links (no `rel` means alternate), an HTML one first. With
 /// `any`, other page-like links (`related`, `via`) do when there is no alternate.
-fn alternate_link<'a>(links: impl Iterator<Item = &'a Element>, bases: &[Option<&str>], any: bool) -> Option<String> {
-    let links: Vec<&Element> = links.filter(|l| l.attr("href").is_some_and(|h| !h.trim().is_empty())).collect();
+fn alternate_link<'e, 'a: 'e>(
+    links: impl Iterator<Item = &'e Element<'a>>,
+    bases: &[Option<&str>],
+    any: bool,
+) -> Option<String> {
+    let links: Vec<&Element<'_>> = links.filter(|l| l.attr("href").is_some_and(|h| !h.trim().is_empty())).collect();
     let rel = |l: &Element| {
         let rel = l.attr("rel").map(|r| r.trim().to_ascii_lowercase()).unwrap_or_else(|| "alternate".into());
         rel.strip_prefix("http://www.iana.org/assignments/relation/").map(str::to_string).unwrap_or(rel)
@@ -340,15 +345,15 @@ fn read_entry(format: Format, item: &Element, bases: &[Option<&str>], dates: &mu
     let authors = authors(format, item, source);
 
     // Dates, the first that parses: RSS's dc:date before pubDate, Atom's published before updated.
-    let texts = |names: &[(Ns, &str)]| -> Vec<String> {
+    // The first of these elements whose text is a date (read in this order, each as it comes).
+    let first_date = |dates: &mut DateReader, names: &[(Ns, &str)]| -> Option<DateTime<Utc>> {
         names
             .iter()
             .flat_map(|(ns, name)| {
                 item.elements()
                     .filter(move |e| e.name == *name && (e.ns == *ns || (*ns == Ns::None && format.own(e, name))))
             })
-            .map(Element::text)
-            .collect()
+            .find_map(|e| dates.read(&e.text()))
     };
     let published_names: &[(Ns, &str)] = if format.atom {
         &[
@@ -376,7 +381,7 @@ fn read_entry(format: Format, item: &Element, bases: &[Option<&str>], dates: &mu
             (Ns::Atom, "modified"),
         ]
     };
-    let published = dates.first(texts(published_names).iter().map(String::as_str)).or_else(|| {
+    let published = first_date(dates, published_names).or_else(|| {
         // CDF writes the date as an attribute.
         item.attr("lastmod").and_then(|d| dates.read(d))
     });
@@ -385,12 +390,12 @@ fn read_entry(format: Format, item: &Element, bases: &[Option<&str>], dates: &mu
     } else {
         &[(Ns::Atom, "updated"), (Ns::Dcterms, "modified")]
     };
-    let updated: Option<DateTime<Utc>> = dates.first(texts(updated_names).iter().map(String::as_str));
+    let updated: Option<DateTime<Utc>> = first_date(dates, updated_names);
 
     let mut categories = Vec::new();
     for el in item.elements() {
         if format.own(el, "category") || el.is(Ns::Atom, "category") {
-            let term = el.attr("label").or(el.attr("term")).map(str::to_string).unwrap_or_else(|| el.text());
+            let term = el.attr("label").or(el.attr("term")).map(Cow::Borrowed).unwrap_or_else(|| el.text());
             add_category(&mut categories, &term);
         } else if el.is(Ns::Dc, "subject") {
             add_category(&mut categories, &el.text());
@@ -432,7 +437,7 @@ fn http_url(s: &str) -> Option<String> {
 }
 
 /// `media:description`, directly in the item or in its `media:group` (YouTube's feeds keep the text there).
-fn media_description(item: &Element) -> Option<Text> {
+fn media_description<'e>(item: &'e Element<'_>) -> Option<Text<'e>> {
     let groups = std::iter::once(item).chain(item.all(Ns::Media, "group"));
     groups.flat_map(|g| g.all(Ns::Media, "description")).find_map(|d| construct::read(d, false, Untyped::Guess))
 }
