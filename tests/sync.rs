@@ -71,6 +71,17 @@ fn populated(freshrss: &FreshRss, feeds_server: &Server) -> Api {
     api
 }
 
+/// FreshRSS fetches its feeds until it has fetched `path` once more (it leaves a feed alone for a second after
+/// fetching it).
+fn fetched_again(freshrss: &FreshRss, feeds_server: &Server, path: &str) {
+    let before = feeds_server.requests_for(path).len();
+    let started = Instant::now();
+    while feeds_server.requests_for(path).len() == before {
+        assert!(started.elapsed() < Duration::from_secs(30), "FreshRSS did not fetch {path} again");
+        freshrss.fetch_feeds();
+    }
+}
+
 fn config(sandbox: &Sandbox, freshrss: &FreshRss, password: &str) -> std::path::PathBuf {
     let path = sandbox.write("config.toml", freshrss.config(password));
     #[cfg(unix)]
@@ -141,7 +152,7 @@ fn changes_on_the_server_arrive_with_the_next_sync_in_four_requests_when_nothing
     api.mark(&starred, "starred", false);
     api.mark(&unread[..1], "starred", true);
     feeds(&feeds_server, &[("/a.xml", "Alpha", 7)]);
-    freshrss.fetch_feeds();
+    fetched_again(&freshrss, &feeds_server, "/a.xml");
     let out = sync(&sandbox, &cfg);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).starts_with("FreshRSS: 2 new"), "{}", stdout(&out));
