@@ -296,6 +296,30 @@ fn subscription_changes_made_here_reach_the_server() {
 }
 
 #[test]
+fn a_starred_entry_the_server_forgot_stays_starred_here_and_one_unstarred_there_goes() {
+    let freshrss = freshrss_or_skip!("a_starred_entry_the_server_forgot_stays_starred_here");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    let all: Vec<String> = api.ids("all").into_iter().collect();
+    api.mark(&all[5..7], "starred", true);
+    assert!(sync(&sandbox, &cfg).status.success());
+    let starred = keys(&sandbox, "e.starred = 1");
+    assert!(starred.contains(&all[5]) && starred.contains(&all[6]));
+
+    // One is unstarred on the phone; the server forgets the other.
+    api.mark(&all[5..6], "starred", false);
+    freshrss.forget(&all[6..7]);
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("1 starred entries the server no longer has kept here"), "{}", stdout(&out));
+    let starred = keys(&sandbox, "e.starred = 1");
+    assert!(!starred.contains(&all[5]), "unstarred there, unstarred here");
+    assert!(starred.contains(&all[6]), "the server forgot it: still starred here");
+}
+
+#[test]
 fn a_wrong_password_and_a_wrong_address_are_said_with_what_to_do() {
     let freshrss = freshrss_or_skip!("a_wrong_password_and_a_wrong_address_are_said_with_what_to_do");
     let sandbox = Sandbox::new();

@@ -130,6 +130,18 @@ impl GReader {
     }
 }
 
+/// Reads a page of items off the async threads, at a lower priority (like a refresh's parsing): a page of a
+/// thousand items is bulk work, and the reader's terminal loop comes first.
+async fn read_items(answer: Vec<u8>) -> Result<ItemsPage, RemoteError> {
+    tokio::task::spawn_blocking(move || {
+        crate::store::lower_this_threads_priority();
+        greader::items(&answer)
+    })
+    .await
+    .map_err(|e| RemoteError::Status(0, format!("reading the answer failed: {}", crate::panics::join_message(e))))?
+    .map_err(RemoteError::Answer)
+}
+
 impl Remote for GReader {
     async fn login(&mut self) -> Result<(), RemoteError> {
         let password = (self.password)().map_err(RemoteError::Password)?;
@@ -149,7 +161,7 @@ impl Remote for GReader {
         let mut query = vec![("n", PAGE.to_string()), ("ot", since_secs.to_string())];
         query.extend(continuation.map(|c| ("c", c.to_string())));
         let answer = self.get("stream/contents/user/-/state/com.google/reading-list", &query).await?;
-        greader::items(&answer).map_err(RemoteError::Answer)
+        read_items(answer).await
     }
 
     async fn ids(&mut self, set: Set, continuation: Option<&str>) -> Result<IdsPage, RemoteError> {
@@ -171,7 +183,7 @@ impl Remote for GReader {
         for batch in keys.chunks(BATCH) {
             let form = batch.iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
             let answer = self.post("stream/items/contents", form).await?;
-            out.extend(greader::items(&answer).map_err(RemoteError::Answer)?.items);
+            out.extend(read_items(answer).await?.items);
         }
         Ok(out)
     }

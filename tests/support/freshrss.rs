@@ -122,6 +122,14 @@ impl FreshRss {
         log.lines().filter(|l| l.contains("]: GET ") || l.contains("]: POST ")).map(str::to_string).collect()
     }
 
+    /// FreshRSS forgets items, as its own cleaning does (straight in its database).
+    pub(crate) fn forget(&self, ids: &[String]) {
+        let conn = rusqlite::Connection::open(self.root().join(format!("data/users/{USER}/db.sqlite"))).unwrap();
+        for id in ids {
+            conn.execute("DELETE FROM entry WHERE id = ?1", [id.parse::<i64>().unwrap()]).unwrap();
+        }
+    }
+
     /// FreshRSS fetches its feeds now.
     pub(crate) fn fetch_feeds(&self) {
         let out = Command::new("bash").arg(&self.script).arg("refresh").arg(self.root()).output().expect("refresh");
