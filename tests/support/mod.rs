@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod farm;
+pub mod hostile;
 pub mod server;
 
 use std::path::{Path, PathBuf};
