@@ -11,6 +11,7 @@ use std::time::Duration;
 use support::server::{Reply, Server};
 use support::{Sandbox, opml, path_str, rss, stderr, stdout};
 use tidings::fetch::{FetchConfig, FetchError, FetchOutcome, Fetcher, Validators};
+use tidings::model::ErrorKind;
 
 fn good(title: &str) -> Reply {
     Reply::ok("application/rss+xml", rss(title, &[("1", "First", "<p>1</p>"), ("2", "Second", "<p>2</p>")]))
@@ -270,4 +271,20 @@ fn sixty_feeds_on_a_server_that_closes_kept_alive_connections_refresh_ten_times_
     assert!(server.dropped() > 0, "no pooled connection was reused, so nothing was tested");
     assert!(failed.is_empty(), "{} of 10 refreshes had failures:\n{}", failed.len(), failed.join("\n"));
     assert_eq!(server.requests().len(), 600, "every feed answered once per refresh");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_megabyte_of_response_head_is_too_large_not_a_broken_download() {
+    let server = Server::start();
+    server.route("/big-head.xml", good("Big head").with_header("X-Padding", &"a".repeat(1 << 20)));
+    let many: Reply = (0..200).fold(good("Many"), |reply, i| reply.with_header(&format!("X-H{i}"), "v"));
+    server.route("/many-headers.xml", many);
+    let fetcher = fetcher();
+    for path in ["/big-head.xml", "/many-headers.xml"] {
+        let err = fetcher.get(&server.url(path), &Validators::default()).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::TooLarge, "{path}: {err:?}");
+        let message = err.to_string();
+        assert!(message.contains("headers") && message.contains("too large"), "{path}: {message}");
+    }
+    assert_eq!(fetcher.retries(), 0, "a head too large is not sent again");
 }

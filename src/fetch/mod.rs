@@ -75,6 +75,12 @@ pub enum FetchError {
     },
     #[error("the feed is larger than {limit_mb} MB; raise max_feed_size_mb if it really is that big")]
     TooLarge { url: String, limit_mb: u64 },
+    /// The response head passed what the HTTP engine reads (400 KB, or 100 header lines).
+    #[error(
+        "the server's answer starts with headers too large to read (over 400 KB or 100 lines); the server is \
+         misconfigured or hostile: tell the site's owner"
+    )]
+    HeadTooLarge { url: String },
     #[error("more than {max} redirects")]
     Redirects { url: String, max: usize },
     #[error("the redirects go round in a loop (back to {to})")]
@@ -109,7 +115,7 @@ impl FetchError {
             FetchError::Timeout { .. } => ErrorKind::Timeout,
             FetchError::Tls { .. } => ErrorKind::Tls,
             FetchError::Status { .. } => ErrorKind::Http,
-            FetchError::TooLarge { .. } => ErrorKind::TooLarge,
+            FetchError::TooLarge { .. } | FetchError::HeadTooLarge { .. } => ErrorKind::TooLarge,
             FetchError::Redirects { .. }
             | FetchError::RedirectLoop { .. }
             | FetchError::RedirectWithoutLocation { .. } => ErrorKind::Redirect,
@@ -354,6 +360,10 @@ impl Fetcher {
         if e.is_connect() {
             return FetchError::Connect { url, reason: last_cause(&e) };
         }
+        // hyper's own test for it needs its server half; its parse error says "message head is too large".
+        if hyper_error(&e).is_some_and(|hyper| hyper.is_parse() && hyper.to_string().contains("too large")) {
+            return FetchError::HeadTooLarge { url };
+        }
         FetchError::Body { url, reason: last_cause(&e) }
     }
 }
@@ -495,13 +505,11 @@ fn closed_before_answering(e: &reqwest::Error) -> bool {
     if e.is_timeout() || e.is_connect() || e.is_builder() || e.is_redirect() || e.is_status() {
         return false;
     }
+    if hyper_error(e).is_some_and(|hyper| hyper.is_incomplete_message() || hyper.is_canceled()) {
+        return true;
+    }
     let mut source = e.source();
     while let Some(cause) = source {
-        if let Some(hyper) = cause.downcast_ref::<hyper::Error>()
-            && (hyper.is_incomplete_message() || hyper.is_canceled())
-        {
-            return true;
-        }
         if let Some(io) = cause.downcast_ref::<std::io::Error>()
             && matches!(
                 io.kind(),
@@ -516,6 +524,19 @@ fn closed_before_answering(e: &reqwest::Error) -> bool {
         source = cause.source();
     }
     false
+}
+
+/// The HTTP engine's error behind a request's, if it has one.
+fn hyper_error(e: &reqwest::Error) -> Option<&hyper::Error> {
+    use std::error::Error as _;
+    let mut source = e.source();
+    while let Some(cause) = source {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
+            return Some(hyper);
+        }
+        source = cause.source();
+    }
+    None
 }
 
 fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
