@@ -567,12 +567,13 @@ impl Writer {
         self.split(cut.at, cut.depth, false);
     }
 
-    /// Cuts a chunk that has grown past its forced-cut size before the block `written` starting in it, when every
-    /// element open is a block (never inside a `pre`, a link or a run of emphasis).
+    /// Cuts a chunk that has grown past its forced-cut size before the block `written` starting in it, whatever
+    /// is open around it (a link open there goes on as a second link to the same address), except inside a
+    /// `pre`, whose text must stay whole, or an `<svg>` or `<math>`.
     fn force_cut(&mut self, written: &str) {
         let Purpose::Article { forced_cut_bytes, .. } = self.purpose else { return };
-        let open_blocks = || self.stack.iter().all(|open| block(&open.written) && &*open.written != "pre");
-        if self.out.len() >= forced_cut_bytes && self.chunk_shows && block(written) && open_blocks() {
+        let whole = || self.stack.iter().any(|open| &*open.written == "pre" || open.foreign);
+        if self.out.len() >= forced_cut_bytes && self.chunk_shows && block(written) && !whole() {
             self.cut = None;
             self.split(self.out.len(), self.stack.len(), true);
         }
@@ -764,6 +765,12 @@ mod tests {
         assert!(
             chunks.iter().all(|c| c.html.matches("<blockquote>").count() == c.html.matches("</blockquote>").count())
         );
+        let forced = Purpose::Article { chunk_bytes: usize::MAX, forced_cut_bytes: 4 };
+        let pre = format!("<pre>{}</pre>", "<p>line</p>".repeat(10));
+        assert_eq!(bound(&pre, forced, LIMITS, &|| false).unwrap().len(), 1, "a pre is never cut");
+        let link = format!("<a href=\"/x\">{}</a>", "<p>in the link</p>".repeat(10));
+        let chunks = bound(&link, forced, LIMITS, &|| false).unwrap();
+        assert!(chunks.len() > 2 && chunks[1..].iter().all(|c| c.html.starts_with("<a href=\"/x\"><p>")), "{chunks:?}");
     }
 
     #[test]

@@ -54,7 +54,7 @@ const CHUNK_BYTES: usize = 16 * 1024;
 
 /// The most HTML laid out at once, cut wherever a block starts if no better place came (inside one huge quote,
 /// list or table, which then goes on in the next chunk).
-const FORCED_CUT_BYTES: usize = 128 * 1024;
+const FORCED_CUT_BYTES: usize = 64 * 1024;
 
 /// How long [`render_article`] lays out an article before it shows the rest as plain text.
 pub const LAYOUT_BUDGET: Duration = Duration::from_millis(600);
@@ -93,10 +93,11 @@ pub struct Cancelled;
 const LIMITS: bound::Limits =
     bound::Limits { max_depth: MAX_DEPTH, max_indent: MAX_INDENT, max_elements: MAX_ELEMENTS };
 
-/// How a render stands in its style: a note (dim, italic) under the text.
+/// A line that says something about the article rather than from it (dim, italic).
 fn note(text: String) -> Line {
     vec![Span { text, style: Style { italic: true, dim: true, ..Style::default() } }]
 }
+
 /// How a piece of text should look.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Style {
