@@ -463,3 +463,29 @@ fn a_document_that_crashes_the_parser_is_an_error_not_a_panic_on_the_terminal() 
         assert_eq!(stderr(&out), "", "{name}: nothing but the report");
     }
 }
+
+/// Runs `cmd` with a umask of 000, as a careless shell profile sets it.
+#[cfg(unix)]
+fn with_umask_000(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: umask is async-signal-safe and touches nothing but the child's own file mode mask.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::umask(0);
+            Ok(())
+        })
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn under_umask_000_the_log_is_readable_and_writable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("subs.opml", opml(&[(None, "A", "http://127.0.0.1:9/a.xml")]));
+    let out = with_umask_000(sandbox.tidings().args(["import", path_str(&file)])).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let log = sandbox.path("home/.local/state/tidings/tidings.log");
+    let mode = std::fs::metadata(&log).unwrap_or_else(|e| panic!("{}: {e}", log.display())).permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "the log is created {:o}", mode & 0o777);
+}

@@ -125,6 +125,7 @@ impl Reader {
         let services = Services {
             writer,
             db: std::sync::Arc::new(options.db.clone()),
+            render: Default::default(),
             reader,
             pipeline,
             inbox: tx,
@@ -255,6 +256,7 @@ impl Reader {
                     .map_err(std::io::Error::other)?;
             }
             if self.state.quit {
+                self.services.cancel_render();
                 break;
             }
         }
@@ -267,6 +269,7 @@ mod tests {
     use super::*;
     use crate::model::{EntryId, FeedId, ListSource, NewFeed, UserWrite};
     use crate::store::fetches;
+    use std::sync::atomic::Ordering;
 
     /// A database with one feed and one unread entry, and a reader over it.
     fn reader_with_one_unread_entry(dir: &std::path::Path) -> (Reader, FeedId, EntryId) {
@@ -353,6 +356,24 @@ mod tests {
                 None => panic!("the inbox closed"),
             }
         }
+    }
+
+    /// Opening another article (or the same at another width) cancels the render still running, and quitting
+    /// cancels the last: renders of articles left behind never stack up.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_new_render_cancels_the_one_still_running_and_quitting_cancels_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let (reader, _, entry_id) = reader_with_one_unread_entry(dir.path());
+        let current = || reader.services.render.lock().unwrap().clone().expect("a render is running");
+        let render = |html: &str| Effect::RenderArticle { entry_id, html: html.into(), width: 60, base: None };
+        reader.services.run(render(&"<div>".repeat(100_000)));
+        let first = current();
+        reader.services.run(render("<p>the second</p>"));
+        let second = current();
+        assert!(first.load(Ordering::Relaxed), "the first render was told to stop");
+        assert!(!second.load(Ordering::Relaxed), "the render on screen goes on");
+        reader.services.cancel_render();
+        assert!(second.load(Ordering::Relaxed), "quitting stops it too");
     }
 
     fn check_list(event: Option<Event>, entry_id: EntryId) {

@@ -198,13 +198,12 @@ impl ReaderLock {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir { path: db.to_path_buf(), source })?;
         }
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(lock_err)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        // Others may read the holder's pid but never write the file, whatever the umask (under 000: 0666).
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
+        let mut file = options.open(&path).map_err(lock_err)?;
         match file.try_lock() {
             Ok(()) => {
                 // The file is never removed: a process that opened it before a removal would lock a file

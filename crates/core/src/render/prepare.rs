@@ -42,6 +42,9 @@ pub(super) fn prepare(html: &str) -> String {
     for block in doc.select(BLOCKS_AS_DIV).nodes() {
         block.rename("div");
     }
+    for table in doc.select("table").nodes() {
+        bound_spans(table);
+    }
     // The node where the last image ends (the image itself, or the inline elements it closes), while no text
     // has followed it yet.
     let mut after_image: Option<NodeRef> = None;
@@ -86,6 +89,44 @@ pub(super) fn prepare(html: &str) -> String {
         }
     }
     doc.html().to_string()
+}
+
+/// How many grid places a table's spans may add to its cells before they are dropped: html2text lays out every
+/// place (a few thousand rows of cells spanning 64 columns and 64 rows drew half a million lines).
+const MAX_SPANNED_PLACES: usize = 10_000;
+
+/// Shortens every `rowspan` of `table` that reaches past its last row to end there, as a browser draws it
+/// (html2text panics on a cell that hangs below the last row of a table with a `colspan` in it); and drops its
+/// spans when they would add more than [`MAX_SPANNED_PLACES`] places to its grid.
+fn bound_spans(table: &NodeRef) {
+    let named = |node: &NodeRef, names: &[&str]| node.node_name().is_some_and(|n| names.contains(&&*n));
+    let mut rows = Vec::new();
+    for child in table.children() {
+        if named(&child, &["tr"]) {
+            rows.push(child);
+        } else if named(&child, &["thead", "tbody", "tfoot"]) {
+            rows.extend(child.children().into_iter().filter(|row| named(row, &["tr"])));
+        }
+    }
+    let count = rows.len();
+    let span = |cell: &NodeRef, name: &str| cell.attr(name).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1);
+    let (mut cells, mut places) = (Vec::new(), 0usize);
+    for (at, row) in rows.iter().enumerate() {
+        for cell in row.children().into_iter().filter(|cell| named(cell, &["td", "th"])) {
+            let left = count - at;
+            if span(&cell, "rowspan") > left {
+                cell.set_attr("rowspan", &left.to_string());
+            }
+            places = places.saturating_add(span(&cell, "rowspan").max(1).saturating_mul(span(&cell, "colspan").max(1)));
+            cells.push(cell);
+        }
+    }
+    if places > cells.len().saturating_add(MAX_SPANNED_PLACES) {
+        for cell in cells {
+            cell.remove_attr("rowspan");
+            cell.remove_attr("colspan");
+        }
+    }
 }
 
 /// Text that runs without spaces (Chinese, Japanese, a Latin name inside Japanese), with a zero-width space
@@ -251,6 +292,30 @@ mod tests {
             out,
             "<html><p><img alt=\"Alt only\" src=\"about:blank\"> x<img data-src=\"lazy.png\" src=\"about:blank\" alt=\"image\"> yz</p></html>"
         );
+    }
+
+    #[test]
+    fn a_row_span_past_the_last_row_ends_there_and_the_table_renders() {
+        let out = prepare("<table><tr><td colspan=\"2\">a</td><td rowspan=\"2\">b</td></tr></table>");
+        assert!(out.contains("rowspan=\"1\""), "{out}");
+        let out = prepare("<table><tr><td rowspan=\"2\">a</td><td>b</td></tr><tr><td>c</td></tr></table>");
+        assert!(out.contains("rowspan=\"2\""), "a span within the table stays: {out}");
+        for html in
+            ["<table><td colspan=\"4\"><td rowspan=\"5\">x", "<table><tr><td colspan=2>a<td rowspan=2>b</table>"]
+        {
+            let text: String = crate::render::render_html(html, 40).iter().map(crate::render::line_text).collect();
+            assert!(text.contains('x') || text.contains('b'), "{html}: {text}");
+        }
+    }
+
+    #[test]
+    fn spans_that_would_fill_a_huge_grid_are_dropped() {
+        let row = "<tr><td colspan=\"64\" rowspan=\"64\">x</td><td>y</td></tr>";
+        let out = prepare(&format!("<table>{}</table>", row.repeat(10)));
+        assert!(out.contains("colspan=\"64\""), "ten rows stay as they are: {out}");
+        let out = prepare(&format!("<table>{}</table>", row.repeat(200)));
+        assert!(!out.contains("colspan") && !out.contains("rowspan"), "{out}");
+        assert_eq!(out.matches('x').count(), 200);
     }
 
     #[test]
