@@ -55,11 +55,16 @@ pub enum FetchOutcome {
     },
 }
 
+/// An address as a message shows it: on one line, and cut (a `data:` address can be megabytes long).
+fn shown(url: &str) -> String {
+    crate::sanitize::one_line(url, 160)
+}
+
 /// Why a fetch failed, in the words a person needs. Messages leave out the URL: whoever shows them names the
 /// feed.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum FetchError {
-    #[error("invalid URL {url}: {reason}")]
+    #[error("invalid URL {}: {reason}", shown(url))]
     InvalidUrl { url: String, reason: String },
     #[error("cannot resolve the host name; check the address and your network")]
     Dns { url: String },
@@ -86,7 +91,7 @@ pub enum FetchError {
     HeadTooLarge { url: String },
     #[error("more than {max} redirects")]
     Redirects { url: String, max: usize },
-    #[error("the redirects go round in a loop (back to {to})")]
+    #[error("the redirects go round in a loop (back to {})", shown(to))]
     RedirectLoop { url: String, to: String },
     #[error("the server redirected without saying where to")]
     RedirectWithoutLocation { url: String },
@@ -567,6 +572,18 @@ fn last_cause(e: &(dyn std::error::Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_refused_address_is_named_cut_to_a_line_not_echoed_whole() {
+        let fetcher = Fetcher::new(crate::config::Config::default().fetch_config()).unwrap();
+        let huge = format!("data:text/html,{}", "<p>x</p>\u{1b}[31m".repeat(200_000));
+        let err = fetcher.get(&huge, &Validators::default()).await.unwrap_err();
+        let said = err.to_string();
+        assert!(said.starts_with("invalid URL data:text/html,"), "{said}");
+        assert!(said.contains("only http and https are supported"), "{said}");
+        assert!(said.chars().count() < 300, "{} characters", said.chars().count());
+        assert!(!said.contains('\u{1b}'), "no control character reaches the terminal");
+    }
 
     #[test]
     fn retry_after_in_seconds_or_as_a_date() {

@@ -420,8 +420,24 @@ pub fn follow_link(state: &mut State, answer: &str) -> Result<Vec<Effect>, Strin
             let url = link.url.clone();
             Ok(open_url(state, url))
         }
-        Some(_) => Err("that link is a script, not an address; tidings never opens those".into()),
+        Some(link) => Err(not_opened(&link.url)),
         None => Err(format!("type a number from 1 to {}", links.len())),
+    }
+}
+
+/// Why a link of the article is not opened, by its kind.
+fn not_opened(url: &str) -> String {
+    let scheme = url.split_once(':').map(|(s, _)| s.trim().to_ascii_lowercase()).unwrap_or_default();
+    match scheme.as_str() {
+        "javascript" | "vbscript" => "that link is a script, not an address; tidings never opens those".into(),
+        "data" => "that link holds its content in the address itself (data:), which tidings does not open".into(),
+        "file" => "that link is a file on this computer (file:); a feed may not open those".into(),
+        "" => "that link has no address to open".into(),
+        other => {
+            let shown: String =
+                other.chars().filter(|c| c.is_ascii_alphanumeric() || "+-.".contains(*c)).take(20).collect();
+            format!("tidings does not open {shown}: links from a feed, only web and mail addresses")
+        }
     }
 }
 
