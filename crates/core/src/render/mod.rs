@@ -14,7 +14,10 @@
 //! out has had control characters removed.
 
 mod decorator;
+mod pictures;
 mod prepare;
+
+pub use pictures::{ICON_PIXELS, Picture, fit};
 
 use crate::sanitize::strip_controls;
 use decorator::{Decorator, Mark, link_marker};
@@ -51,11 +54,13 @@ pub struct Span {
 /// One rendered line: spans left to right.
 pub type Line = Vec<Span>;
 
-/// A rendered article body: its lines, and its links by number (link 1 is `links[0]`).
+/// A rendered article body: its lines, its links by number (link 1 is `links[0]`), and its pictures in the
+/// order they come.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rendered {
     pub lines: Vec<Line>,
     pub links: Vec<Link>,
+    pub pictures: Vec<Picture>,
 }
 
 /// A link of the article, as it can be opened.
@@ -88,7 +93,8 @@ pub fn openable(url: &str) -> bool {
 pub fn render_article(html: &str, width: usize, base: Option<&str>) -> Rendered {
     let width = width.max(MIN_WIDTH);
     let cut = html.len() > MAX_RENDER_BYTES;
-    let html = prepare::prepare(crate::sanitize::truncate_bytes(html, MAX_RENDER_BYTES));
+    let mut images = Vec::new();
+    let html = prepare::prepare_into(crate::sanitize::truncate_bytes(html, MAX_RENDER_BYTES), &mut images);
     let decorator = Decorator::default();
     let collected = decorator.links();
     let laid_out = html2text::config::with_decorator(decorator)
@@ -97,10 +103,12 @@ pub fn render_article(html: &str, width: usize, base: Option<&str>) -> Rendered 
         .empty_img_mode(html2text::config::ImageRenderMode::Replace("image"))
         .allow_width_overflow()
         .lines_from_read(html.as_bytes(), width);
+    // The images html2text met, in the order their `[alt]`s come in the lines.
+    let mut anchored = Vec::new();
     let (mut lines, links) = match laid_out {
         Ok(tagged) => {
             let targets = std::mem::take(&mut collected.borrow_mut().targets);
-            (body_lines(tagged), targets.iter().map(|href| link_to(href, base)).collect())
+            (body_lines(tagged, &mut anchored), targets.iter().map(|href| link_to(href, base)).collect())
         }
         Err(_) => (wrap_text(&crate::text::html_to_plain(&html), width, Style::default()), Vec::new()),
     };
@@ -119,7 +127,10 @@ pub fn render_article(html: &str, width: usize, base: Option<&str>) -> Rendered 
             style: Style { italic: true, dim: true, ..Style::default() },
         }]);
     }
-    Rendered { lines: fit_to_width(lines, width), links }
+    let mut lines = fit_to_width(lines, width);
+    let met = std::mem::take(&mut collected.borrow_mut().images);
+    let pictures = pictures::place(&mut lines, &anchored, &met, &images, base);
+    Rendered { lines, links, pictures }
 }
 
 /// Lines of just the body (for callers that do not need the links).
@@ -142,16 +153,25 @@ struct Piece {
     link: Option<usize>,
 }
 
-/// html2text's lines as styled lines, each link's closing `[n]` styled as its number.
-fn body_lines(tagged: Vec<html2text::render::TaggedLine<Vec<Mark>>>) -> Vec<Line> {
+/// html2text's lines as styled lines, each link's closing `[n]` styled as its number, and each image's `[alt]`
+/// started by [`pictures::ANCHOR`] (its number pushed on `anchored`, in the order of the lines).
+fn body_lines(tagged: Vec<html2text::render::TaggedLine<Vec<Mark>>>, anchored: &mut Vec<usize>) -> Vec<Line> {
     let mut rows: Vec<Vec<Piece>> = tagged
         .iter()
         .map(|line| {
             line.tagged_strings()
                 .filter_map(|ts| {
-                    let text = strip_controls(&ts.s);
+                    let mut text = strip_controls(&ts.s).into_owned();
+                    if text.contains(pictures::ANCHOR) {
+                        text.retain(|c| c != pictures::ANCHOR);
+                    }
                     let link = ts.tag.iter().find_map(|m| if let Mark::Link(n) = m { Some(*n) } else { None });
-                    (!text.is_empty()).then(|| Piece { text: text.into_owned(), style: style_of(&ts.tag), link })
+                    let image = ts.tag.iter().find_map(|m| if let Mark::Picture(n) = m { Some(*n) } else { None });
+                    if let Some(n) = image.filter(|n| !text.is_empty() && !anchored.contains(n)) {
+                        anchored.push(n);
+                        text.insert(0, pictures::ANCHOR);
+                    }
+                    (!text.is_empty()).then(|| Piece { text, style: style_of(&ts.tag), link })
                 })
                 .collect()
         })
@@ -318,7 +338,7 @@ fn style_of(marks: &[Mark]) -> Style {
             Mark::Emphasis => style.italic = true,
             Mark::Code | Mark::Preformat => style.code = true,
             Mark::Link(_) => style.link = true,
-            Mark::Image => style.image = true,
+            Mark::Picture(_) => style.image = true,
             Mark::Strikeout => style.strike = true,
             Mark::Plain => {}
         }
