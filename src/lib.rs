@@ -7,7 +7,8 @@
 //!    [`sanitize`], [`canonical`], [`markup`], [`clock`], [`command`]. Bytes and strings in, values out; its manifest lists
 //!    no I/O crate.
 //! 2. **The I/O edge** — [`fetch`] (one shared HTTP client, discovery over the network), [`store`] (SQLite:
-//!    schema, one writer thread, queries) and [`refresh`] (the work queue that fetches, ingests and stores).
+//!    schema, one writer thread, queries), [`refresh`] (the work queue that fetches, ingests and stores) and
+//!    [`pictures`] (the article's pictures: fetched, cached, decoded, prepared for the terminal's protocol).
 //! 3. **The front ends** — the reader: [`app`] (the state machine: `update(state, event) → effects`, no I/O),
 //!    [`ui`] (drawing, a pure function of the state), [`runtime`] (the terminal loop and the workers that run
 //!    effects); and the command line: [`cli`] with [`import`], configured by [`config`].
@@ -23,6 +24,7 @@ pub mod config;
 pub mod fetch;
 pub mod import;
 pub mod panics;
+pub mod pictures;
 pub mod refresh;
 pub mod runtime;
 pub mod store;

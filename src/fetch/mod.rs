@@ -224,6 +224,14 @@ impl Fetcher {
         Err(FetchError::Redirects { url: url.into(), max: MAX_REDIRECTS })
     }
 
+    /// GETs `url` like [`Fetcher::get`] (no validators), with the body capped at `max_body_bytes` instead of
+    /// the feeds' cap (pictures have their own).
+    pub async fn get_limited(&self, url: &str, max_body_bytes: u64) -> Result<FetchOutcome, FetchError> {
+        let mut limited = self.clone();
+        limited.config.max_body_bytes = max_body_bytes;
+        limited.get(url, &Validators::default()).await
+    }
+
     async fn send(&self, url: &url::Url, validators: &Validators) -> Result<reqwest::Response, FetchError> {
         let mut request = self.client.get(url.clone()).header(
             reqwest::header::ACCEPT,

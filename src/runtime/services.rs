@@ -66,6 +66,8 @@ pub(super) struct Services {
     pub barrier: Arc<WriteBarrier>,
     pub launcher: Arc<Launcher>,
     pub fetcher: Fetcher,
+    /// The article's pictures; `None` while they are off.
+    pub pictures: Option<crate::pictures::Pictures>,
 }
 
 impl Services {
@@ -208,6 +210,19 @@ impl Services {
                     let _ = inbox.send(Event::FullTextFetched { entry_id, result });
                 });
             }
+            Effect::LoadPicture { url } => match &self.pictures {
+                Some(pictures) => pictures.load(url, inbox),
+                None => {
+                    let _ = inbox.send(Event::PictureLoaded { url, result: Err("pictures are off".into()) });
+                }
+            },
+            Effect::PreparePicture { url, cols, rows } => match &self.pictures {
+                Some(pictures) => pictures.prepare(url, (cols, rows), inbox),
+                None => {
+                    let result = Err("pictures are off".into());
+                    let _ = inbox.send(Event::PicturePrepared { url, size: (cols, rows), result });
+                }
+            },
             Effect::Suspend => {}
         }
     }

@@ -11,8 +11,15 @@ use tokio::task::JoinHandle;
 /// Runs the reader on the real terminal until the user quits.
 pub async fn run(options: Options) -> anyhow::Result<()> {
     let mouse = options.config.mouse;
+    let images = options.config.images;
+    let picture_cache = options.config.picture_cache();
     let mut reader = Reader::new(options)?;
     let mut terminal = ratatui::try_init()?;
+    // Asked once, before the input task reads the terminal: afterwards its answers would arrive as keys.
+    if let Some(picker) = crate::pictures::detect::detect(images) {
+        let (cache_dir, cache_max_bytes) = picture_cache;
+        reader.set_pictures(crate::pictures::Setup { picker, cache_dir, cache_max_bytes });
+    }
     // ratatui's hook restores the terminal on any panic; a panic on a worker thread (caught there, and reported
     // as that feed's error) must neither restore the terminal under the running reader nor print over it.
     let restore_and_report = std::panic::take_hook();

@@ -3,7 +3,7 @@
 
 use super::dialogs::Dialog;
 use super::keymap::{Action, Context, Keymap};
-use super::{article, entries, feeds, layout, progress, status, subscriptions};
+use super::{article, entries, feeds, layout, pictures, progress, status, subscriptions};
 use crate::clock::Zone;
 use crate::model::{EntryId, FeedId, FolderId, ListSource};
 use std::collections::VecDeque;
@@ -89,6 +89,8 @@ pub struct State {
     pub progress: progress::Progress,
     pub refresh: progress::AutoRefresh,
     pub subscriptions: subscriptions::Subscriptions,
+    /// Pictures in the article: on or off, and what is known of each.
+    pub pictures: pictures::Pictures,
     pub status: status::Status,
     /// The window over the panes that takes the keys.
     pub dialog: Option<Dialog>,
@@ -123,6 +125,7 @@ impl State {
                 next_check: None,
             },
             subscriptions: Default::default(),
+            pictures: Default::default(),
             status: Default::default(),
             dialog: None,
             queued_dialogs: VecDeque::new(),
@@ -156,6 +159,11 @@ impl State {
 
     pub fn article_height(&self) -> usize {
         usize::from(self.article_text_area().height).max(1)
+    }
+
+    /// Rows of the article's text area, as cells (pictures are never taller).
+    pub fn article_height_cells(&self) -> u16 {
+        self.article_text_area().height.max(1)
     }
 
     /// Where a list's entries come from, for the store.
