@@ -155,9 +155,11 @@ fn child_pictures(_: &str) {
         let mut samples = Vec::new();
         for (i, gate) in gates.iter().enumerate() {
             let url = server.url(&format!("/p{i}.jpg"));
-            while app.state.article.view.as_ref().is_some_and(|v| {
-                !v.pictures.iter().any(|p| p.picture.url == url && app.state.pictures.known.contains_key(&url))
-            }) {
+            app.state.focus = tidings::app::Pane::Article;
+            for _ in 0..500 {
+                if app.state.pictures.known.contains_key(&url) {
+                    break;
+                }
                 app.dispatch(key(KeyCode::Char('j')));
             }
             let started = Instant::now();
