@@ -155,9 +155,13 @@ fn child_pictures(_: &str) {
         let mut samples = Vec::new();
         for (i, gate) in gates.iter().enumerate() {
             let url = server.url(&format!("/p{i}.jpg"));
+            // Scroll until the picture's place is on screen (its size is not known yet).
             app.state.focus = tidings::app::Pane::Article;
+            let height = app.state.article_height();
             for _ in 0..500 {
-                if app.state.pictures.known.contains_key(&url) {
+                let view = app.state.article.view.as_ref().expect("the article");
+                let row = view.pictures.iter().find(|p| p.picture.url == url).map_or(0, |p| p.row);
+                if row < view.scroll + height / 2 {
                     break;
                 }
                 app.dispatch(key(KeyCode::Char('j')));
@@ -174,7 +178,7 @@ fn child_pictures(_: &str) {
                 )
             })
             .await
-            .unwrap();
+            .unwrap_or_else(|e| panic!("{e}: {url} {:?}", app.state.pictures.known));
             app.draw(&mut terminal).unwrap();
             samples.push(started.elapsed());
         }
