@@ -14,7 +14,7 @@ pub const MAX_SIDE: u32 = 16_384;
 /// Most memory the decoder may allocate for one picture.
 pub const MAX_ALLOC_BYTES: u64 = 96 * 1024 * 1024;
 /// The longest side a decoded picture is kept at.
-pub const MAX_KEPT_SIDE: u32 = 1600;
+pub const MAX_KEPT_SIDE: u32 = 1200;
 
 /// A decoded picture: its pixels (shrunk to [`MAX_KEPT_SIDE`]) and the size it has in the file.
 pub struct Decoded {

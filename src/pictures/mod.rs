@@ -25,9 +25,9 @@ use tokio::sync::mpsc;
 /// Largest picture fetched, in bytes (counted after decompression).
 pub const MAX_PICTURE_BYTES: u64 = 8 * 1024 * 1024;
 /// Memory kept for decoded pictures, so that a resize or a zoom prepares them again without a fetch.
-const DECODED_BYTES: usize = 48 * 1024 * 1024;
+const DECODED_BYTES: usize = 24 * 1024 * 1024;
 /// Memory kept for pictures prepared for the terminal (estimated from their size in pixels).
-const PREPARED_BYTES: usize = 48 * 1024 * 1024;
+const PREPARED_BYTES: usize = 24 * 1024 * 1024;
 
 /// How the reader shows pictures: the protocol and cell size detected (or forced), and where they are kept.
 #[derive(Clone)]
@@ -125,6 +125,7 @@ struct Inner {
     courtesy: Courtesy,
     disk: Option<disk::DiskCache>,
     decoded: Mutex<Lru<String, Kept>>,
+    decoding: tokio::sync::Semaphore,
     shelf: Arc<Shelf>,
 }
 
@@ -139,6 +140,7 @@ impl Pictures {
             courtesy,
             disk: disk.filter(|_| setup.cache_max_bytes > 0),
             decoded: Mutex::new(Lru::new(DECODED_BYTES)),
+            decoding: tokio::sync::Semaphore::new(2),
             shelf,
         }))
     }
@@ -184,6 +186,8 @@ impl Pictures {
             Some(bytes) => (bytes, false),
             None => (self.fetch(url).await?, true),
         };
+        // Two decodes at a time: each holds a whole picture's pixels while it runs.
+        let _decoding = self.0.decoding.acquire().await.map_err(|e| e.to_string())?;
         let this = self.clone();
         let key = url.to_string();
         tokio::task::spawn_blocking(move || {
