@@ -48,6 +48,10 @@ pub struct Config {
     pub text_width: u16,
     /// Centre the article's text in a wider pane (false: keep it at the left).
     pub text_centered: bool,
+    /// Pictures in the article: the terminal's best protocol (`auto`), one forced, or `off`.
+    pub images: crate::pictures::detect::Images,
+    /// Megabytes of pictures kept on disk between sessions (the oldest go first); 0 keeps none.
+    pub image_cache_mb: u64,
     /// Read entries are deleted this many days after they arrived; 0 keeps them for ever.
     pub keep_days: u32,
     /// At most this many entries per feed (its newest); 0 is no limit.
@@ -97,6 +101,8 @@ impl Default for Config {
             mouse: true,
             text_width: 100,
             text_centered: true,
+            images: crate::pictures::detect::Images::Auto,
+            image_cache_mb: 100,
             keep_days: 90,
             max_entries_per_feed: 0,
             purge_unread: false,
@@ -238,6 +244,11 @@ impl Config {
         check((1..=3600).contains(&self.timeout_secs), "timeout_secs", "must be between 1 and 3600")?;
         check((1..=1024).contains(&self.max_feed_size_mb), "max_feed_size_mb", "must be between 1 and 1024")?;
         check((20..=1000).contains(&self.text_width), "text_width", "must be between 20 and 1000 columns")?;
+        check(
+            self.image_cache_mb <= 100_000,
+            "image_cache_mb",
+            "must be at most 100000 (0 keeps no pictures on disk)",
+        )?;
         let retention_keys = std::iter::once((Vec::new(), Some(self.keep_days), Some(self.max_entries_per_feed)))
             .chain(
                 self.feeds
@@ -323,6 +334,12 @@ impl Config {
     /// The `player` setting, when there is one.
     pub fn player_command(&self) -> Option<CommandLine> {
         CommandLine::parse(self.player.as_deref()?, self.player_in_terminal).ok()
+    }
+
+    /// Where pictures are kept between sessions (the cache directory, XDG's on Linux), and how much.
+    pub fn picture_cache(&self) -> (Option<PathBuf>, u64) {
+        let dir = directories::ProjectDirs::from("", "", "tidings").map(|d| d.cache_dir().join("pictures"));
+        (dir, self.image_cache_mb * 1024 * 1024)
     }
 
     /// The fetcher's settings.
@@ -621,6 +638,8 @@ mod tests {
             "mouse",
             "text_width",
             "text_centered",
+            "images",
+            "image_cache_mb",
             "keep_days",
             "max_entries_per_feed",
             "purge_unread",

@@ -254,6 +254,14 @@ impl Fetcher {
         Err(FetchError::Redirects { url: url.into(), max: MAX_REDIRECTS })
     }
 
+    /// GETs `url` like [`Fetcher::get`] (no validators), with the body capped at `max_body_bytes` instead of
+    /// the feeds' cap (pictures have their own).
+    pub async fn get_limited(&self, url: &str, max_body_bytes: u64) -> Result<FetchOutcome, FetchError> {
+        let mut limited = self.clone();
+        limited.config.max_body_bytes = max_body_bytes;
+        limited.get(url, &Validators::default()).await
+    }
+
     /// Sends one GET; when its connection closes before any byte of the answer, sends it once more on a
     /// fresh connection. An HTTP/1.1 server may close a kept-alive connection after any answer without saying
     /// so; a GET that went out on it just then is lost before the server read it. hyper resends such a request

@@ -88,6 +88,10 @@ pub struct Reader {
     /// Effects only the terminal loop can carry out (suspending, running a terminal program), in order.
     for_terminal: Vec<Effect>,
     launcher: std::sync::Arc<opener::Launcher>,
+    /// The article's pictures, once [`Reader::set_pictures`] turned them on.
+    pictures: Option<crate::pictures::Pictures>,
+    /// Where pictures were drawn in the last frame (to erase those that went, on terminals that keep pixels).
+    drawn: std::sync::Mutex<Vec<crate::ui::pictures::Placement>>,
 }
 
 impl Reader {
@@ -133,8 +137,33 @@ impl Reader {
             launcher: launcher.clone(),
             fetcher,
             accounts: std::sync::Arc::new(config.accounts.clone()),
+            pictures: None,
         };
-        Ok(Reader { state, theme: config.theme.clone(), services, inbox: rx, for_terminal: Vec::new(), launcher })
+        Ok(Reader {
+            state,
+            theme: config.theme.clone(),
+            services,
+            inbox: rx,
+            for_terminal: Vec::new(),
+            launcher,
+            pictures: None,
+            drawn: Default::default(),
+        })
+    }
+
+    /// Shows pictures in the article, drawn as `setup` says (the protocol detected for the terminal, or one
+    /// given by a test), fetched through the reader's client and courtesy.
+    pub fn set_pictures(&mut self, setup: crate::pictures::Setup) {
+        let courtesy = self.services.pipeline.full_text().courtesy().clone();
+        let pictures = crate::pictures::Pictures::new(setup, self.services.fetcher.clone(), courtesy);
+        self.state.pictures.cell = Some(pictures.cell());
+        self.services.pictures = Some(pictures.clone());
+        self.pictures = Some(pictures);
+    }
+
+    /// The picture service, when pictures are on.
+    pub fn pictures(&self) -> Option<&crate::pictures::Pictures> {
+        self.pictures.as_ref()
     }
 
     /// A handle for sending events into the inbox (terminal input, ticks, tests).
@@ -203,7 +232,18 @@ impl Reader {
     where
         B::Error: std::error::Error + Send + Sync + 'static,
     {
-        terminal.draw(|frame| crate::ui::draw(frame, &self.state, &self.theme)).map_err(std::io::Error::other)?;
+        let shelf = self.pictures.as_ref().map(crate::pictures::Pictures::shelf);
+        let now = crate::ui::pictures::placements(&self.state, shelf.as_deref());
+        let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
+        let stale: Vec<ratatui::layout::Rect> = match &shelf {
+            Some(shelf) if shelf.leaves_pixels() => drawn.iter().filter(|p| !now.contains(p)).map(|p| p.area).collect(),
+            _ => Vec::new(),
+        };
+        let canvas = crate::ui::pictures::Canvas { shelf: shelf.as_deref(), stale: &stale };
+        terminal
+            .draw(|frame| crate::ui::draw_with(frame, &self.state, &self.theme, &canvas))
+            .map_err(std::io::Error::other)?;
+        *drawn = now;
         Ok(())
     }
 
@@ -246,6 +286,12 @@ impl Reader {
                         }
                     }
                     _ => {}
+                }
+                // The terminal may have let go of the pictures it was given: prepare them again.
+                if let Some(pictures) = &self.pictures {
+                    pictures.forget_prepared();
+                    self.drawn.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                    self.dispatch(Event::PicturesReset);
                 }
                 // The shell or the program drew over the screen meanwhile: clear it and draw every cell again.
                 // (Not `Terminal::clear`, which asks the terminal where its cursor is: the input task reads

@@ -74,6 +74,8 @@ pub(super) struct Services {
     pub db: Arc<std::path::PathBuf>,
     /// Set to cancel the render of the article on screen (see [`Effect::RenderArticle`]).
     pub render: Arc<std::sync::Mutex<Option<Arc<AtomicBool>>>>,
+    /// The article's pictures; `None` while they are off.
+    pub pictures: Option<crate::pictures::Pictures>,
 }
 
 impl Services {
@@ -284,6 +286,19 @@ impl Services {
                     let _ = inbox.send(Event::DatabaseHolders(holders));
                 });
             }
+            Effect::LoadPicture { url } => match &self.pictures {
+                Some(pictures) => pictures.load(url, inbox),
+                None => {
+                    let _ = inbox.send(Event::PictureLoaded { url, result: Err("pictures are off".into()) });
+                }
+            },
+            Effect::PreparePicture { url, cols, rows } => match &self.pictures {
+                Some(pictures) => pictures.prepare(url, (cols, rows), inbox),
+                None => {
+                    let result = Err("pictures are off".into());
+                    let _ = inbox.send(Event::PicturePrepared { url, size: (cols, rows), result });
+                }
+            },
             Effect::Suspend => {}
         }
     }

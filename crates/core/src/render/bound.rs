@@ -175,7 +175,7 @@ fn ends_foreign(name: &str) -> bool {
 /// The attributes the renderer reads (besides `start`, `colspan` and `rowspan`); an article's others go.
 #[rustfmt::skip]
 fn read_by_the_renderer(attribute: &str) -> bool {
-    matches!(attribute, "href" | "src" | "alt" | "title" | "data-src" | "data-lazy-src" | "data-original" | "srcset"
+    matches!(attribute, "href" | "src" | "alt" | "title" | "width" | "height" | "data-src" | "data-lazy-src" | "data-original" | "srcset"
         | "data-srcset")
 }
 

@@ -23,7 +23,10 @@
 
 pub(crate) mod bound;
 mod decorator;
+mod pictures;
 mod prepare;
+
+pub use pictures::{ICON_PIXELS, Picture, fit};
 
 use crate::sanitize::strip_controls;
 use decorator::{Decorator, Mark, link_marker};
@@ -122,11 +125,13 @@ pub struct Span {
 /// One rendered line: spans left to right.
 pub type Line = Vec<Span>;
 
-/// A rendered article body: its lines, and its links by number (link 1 is `links[0]`).
+/// A rendered article body: its lines, its links by number (link 1 is `links[0]`), and its pictures in the
+/// order they come.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rendered {
     pub lines: Vec<Line>,
     pub links: Vec<Link>,
+    pub pictures: Vec<Picture>,
 }
 
 /// A link of the article, as it can be opened.
@@ -198,6 +203,10 @@ fn render_chunked(
         html = &html[..open];
     }
     let chunks = bound::bound(html, purpose, LIMITS, &|| budget.cancelled()).ok_or(Cancelled)?;
+    // The images met: their attributes (as prepared, in document order), and the numbers of those html2text
+    // showed, in the order their `[alt]`s come in the lines.
+    let mut images = Vec::new();
+    let mut anchored = Vec::new();
     let decorator = Decorator::default();
     let collected = decorator.links();
     let mut lines: Vec<Line> = Vec::new();
@@ -223,7 +232,7 @@ fn render_chunked(
             }
             break;
         }
-        let prepared = prepare::prepare(&chunk.html);
+        let prepared = prepare::prepare_into(&chunk.html, &mut images);
         let links_before = collected.borrow().targets.len();
         let laid_out = html2text::config::with_decorator(decorator.clone())
             .link_footnotes(false)
@@ -232,7 +241,7 @@ fn render_chunked(
             .allow_width_overflow()
             .lines_from_read(prepared.as_bytes(), width);
         let chunk_lines = match laid_out {
-            Ok(tagged) => body_lines(tagged),
+            Ok(tagged) => body_lines(tagged, &mut anchored),
             Err(_) => {
                 // Shown as plain text: the links it started are not numbered.
                 collected.borrow_mut().targets.truncate(links_before);
@@ -262,7 +271,10 @@ fn render_chunked(
         lines.push(Vec::new());
         lines.push(note(format!("[article cut at {} KB; open the link to read the rest]", MAX_RENDER_BYTES / 1024)));
     }
-    Ok(Rendered { lines: fit_to_width(lines, width), links })
+    let mut lines = fit_to_width(lines, width);
+    let met = std::mem::take(&mut collected.borrow_mut().images);
+    let pictures = pictures::place(&mut lines, &anchored, &met, &images, base);
+    Ok(Rendered { lines, links, pictures })
 }
 
 /// Lines of just the body (for callers that do not need the links).
@@ -285,16 +297,25 @@ struct Piece {
     link: Option<usize>,
 }
 
-/// html2text's lines as styled lines, each link's closing `[n]` styled as its number.
-fn body_lines(tagged: Vec<html2text::render::TaggedLine<Vec<Mark>>>) -> Vec<Line> {
+/// html2text's lines as styled lines, each link's closing `[n]` styled as its number, and each image's `[alt]`
+/// started by [`pictures::ANCHOR`] (its number pushed on `anchored`, in the order of the lines).
+fn body_lines(tagged: Vec<html2text::render::TaggedLine<Vec<Mark>>>, anchored: &mut Vec<usize>) -> Vec<Line> {
     let mut rows: Vec<Vec<Piece>> = tagged
         .iter()
         .map(|line| {
             line.tagged_strings()
                 .filter_map(|ts| {
-                    let text = strip_controls(&ts.s);
+                    let mut text = strip_controls(&ts.s).into_owned();
+                    if text.contains(pictures::ANCHOR) {
+                        text.retain(|c| c != pictures::ANCHOR);
+                    }
                     let link = ts.tag.iter().find_map(|m| if let Mark::Link(n) = m { Some(*n) } else { None });
-                    (!text.is_empty()).then(|| Piece { text: text.into_owned(), style: style_of(&ts.tag), link })
+                    let image = ts.tag.iter().find_map(|m| if let Mark::Picture(n) = m { Some(*n) } else { None });
+                    if let Some(n) = image.filter(|n| !text.is_empty() && !anchored.contains(n)) {
+                        anchored.push(n);
+                        text.insert(0, pictures::ANCHOR);
+                    }
+                    (!text.is_empty()).then(|| Piece { text, style: style_of(&ts.tag), link })
                 })
                 .collect()
         })
@@ -461,7 +482,7 @@ fn style_of(marks: &[Mark]) -> Style {
             Mark::Emphasis => style.italic = true,
             Mark::Code | Mark::Preformat => style.code = true,
             Mark::Link(_) => style.link = true,
-            Mark::Image => style.image = true,
+            Mark::Picture(_) => style.image = true,
             Mark::Strikeout => style.strike = true,
             Mark::Plain => {}
         }

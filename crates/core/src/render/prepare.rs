@@ -1,11 +1,13 @@
 //! Preparing article HTML for layout, on the parsed document rather than on the text of the markup: elements
 //! that must never show or load are dropped, block elements html2text does not know become `div`s, control
 //! characters leave text and alt text (html5ever has already decoded references such as `&#27;`, so none slips
-//! through), and an image that touches the next word gets a space after it, so
-//! `<a><img alt="Cover"></a>Text` reads `[Cover][1] Text`.
+//! through), tracking pixels (an image 1 pixel wide or high) go, and an image that touches the next word gets a
+//! space after it, so `<a><img alt="Cover"></a>Text` reads `[Cover][1] Text`. The images that stay are listed
+//! with what their pictures need (address, width and height).
 //!
 //! Pure: HTML in, HTML out.
 
+use super::pictures::{ImageAttrs, address, dimension, tracking_pixel};
 use crate::sanitize::{is_forbidden, strip_controls};
 use dom_query::{Document, NodeRef};
 
@@ -29,7 +31,13 @@ const BLOCKS_AS_DIV: &str = "address, article, aside, center, details, dialog, f
 const BREAKS_LINE: &str = "br p div blockquote pre ul ol li dl dt dd table tr td th h1 h2 h3 h4 h5 h6 hr";
 
 /// The HTML, ready for html2text.
+#[cfg(test)]
 pub(super) fn prepare(html: &str) -> String {
+    prepare_into(html, &mut Vec::new())
+}
+
+/// The HTML, ready for html2text, and each image it still shows, in document order (for its picture).
+pub(super) fn prepare_into(html: &str, images: &mut Vec<ImageAttrs>) -> String {
     let doc = Document::fragment(html);
     doc.select(DROPPED).remove();
     // An image in a figure is content whatever its alt says (a CMS writes alt="" for photos by default): it
@@ -69,10 +77,14 @@ pub(super) fn prepare(html: &str) -> String {
         }
         let Some(name) = node.node_name() else { continue };
         if &*name == "img" {
-            if !give_source(&node) || decorative(&node) {
+            let (width, height) = (dimension(node.attr("width").as_deref()), dimension(node.attr("height").as_deref()));
+            let address = address(|name| node.attr(name).map(|v| v.to_string()));
+            if tracking_pixel(width, height) || !give_source(&node) || decorative(&node) {
                 node.remove_from_parent();
                 continue;
             }
+            let src = node.attr("src").map(|v| v.to_string()).unwrap_or_default();
+            images.push(ImageAttrs { src, address, width, height });
             if let Some(end) = after_image.take() {
                 end.insert_after(&doc.tree.new_text(" "));
             }
@@ -262,6 +274,27 @@ mod tests {
         assert_eq!(urls, ["http://127.0.0.1/big.png", "http://127.0.0.1/two"]);
         let text: String = rendered.lines.iter().flatten().map(|s| s.text.as_str()).collect();
         assert!(text.contains("[image][1]") && text.contains("[image][2]"), "{text}");
+    }
+
+    #[test]
+    fn tracking_pixels_go_and_the_other_images_are_listed_with_their_sizes() {
+        let mut images = Vec::new();
+        let out = prepare_into(
+            "<p>Text<img src=\"t.gif\" width=\"1\" height=\"1\" alt=\"\"><img src=\"w.gif\" width=\"1\" alt=\"x\">\
+             <img src=\"photo.jpg\" width=\"640px\" height=\"480\" alt=\"P\"><img data-src=\"lazy.png\"></p>",
+            &mut images,
+        );
+        assert!(!out.contains("t.gif") && !out.contains("w.gif"), "{out}");
+        let expected = [
+            ImageAttrs {
+                src: "photo.jpg".into(),
+                address: Some("photo.jpg".into()),
+                width: Some(640),
+                height: Some(480),
+            },
+            ImageAttrs { src: "about:blank".into(), address: Some("lazy.png".into()), width: None, height: None },
+        ];
+        assert_eq!(images, expected);
     }
 
     #[test]
