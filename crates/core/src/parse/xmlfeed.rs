@@ -475,7 +475,15 @@ fn media(format: Format, item: &Element, bases: &[Option<&str>]) -> (Vec<Enclosu
             g.all(Ns::Media, "thumbnail").chain(g.all(Ns::Media, "content").flat_map(|c| c.all(Ns::Media, "thumbnail")))
         })
         .find_map(|t| t.attr("url").and_then(|u| absolute(u, bases)))
-        .or_else(|| item.all(Ns::Itunes, "image").find_map(|i| i.attr("href").and_then(|u| absolute(u, bases))));
+        .or_else(|| item.all(Ns::Itunes, "image").find_map(|i| i.attr("href").and_then(|u| absolute(u, bases))))
+        .or_else(|| {
+            // A picture given as Media RSS content (`medium="image"`), whatever its address looks like.
+            groups
+                .iter()
+                .flat_map(|g| g.all(Ns::Media, "content"))
+                .filter(|c| c.attr("medium").is_some_and(|m| m.trim().eq_ignore_ascii_case("image")))
+                .find_map(|c| c.attr("url").and_then(|u| absolute(u, bases)))
+        });
     (enclosures, thumbnail)
 }
 
@@ -525,6 +533,25 @@ mod tests {
 
     fn date(e: &ParsedEntry) -> String {
         e.published.map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default()
+    }
+
+    #[test]
+    fn the_entrys_picture_from_media_thumbnail_itunes_art_or_image_content() {
+        let thumbnail = |x: &str| item(x).thumbnail;
+        assert_eq!(
+            thumbnail(r#"<media:group><media:thumbnail url="/t.jpg"/></media:group><itunes:image href="/i.jpg"/>"#)
+                .as_deref(),
+            Some("http://feeds.example.com/t.jpg")
+        );
+        assert_eq!(
+            thumbnail(r#"<itunes:image href="https://e.com/art.png"/>"#).as_deref(),
+            Some("https://e.com/art.png")
+        );
+        assert_eq!(
+            thumbnail(r#"<media:content url="https://img.e.com/abc?w=600" medium="image"/>"#).as_deref(),
+            Some("https://img.e.com/abc?w=600")
+        );
+        assert_eq!(thumbnail(r#"<media:content url="https://e.com/a.mp3" medium="audio"/>"#), None);
     }
 
     #[test]
