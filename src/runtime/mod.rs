@@ -239,7 +239,19 @@ impl Reader {
             Some(shelf) if shelf.leaves_pixels() => drawn.iter().filter(|p| !now.contains(p)).map(|p| p.area).collect(),
             _ => Vec::new(),
         };
-        let canvas = crate::ui::pictures::Canvas { shelf: shelf.as_deref(), stale: &stale };
+        if let (Some(shelf), Some(pictures)) = (&shelf, &self.pictures)
+            && shelf.protocol() == ratatui_image::picker::ProtocolType::Kitty
+        {
+            // A kitty picture off the screen now is deleted from the terminal's memory, and prepared again (to
+            // be sent again) in case it comes back.
+            for gone in drawn.iter().filter(|p| !now.iter().any(|n| n.url == p.url && n.size == p.size)) {
+                if shelf.retire(&gone.url, gone.size) {
+                    pictures.prepare(gone.url.clone(), gone.size, self.services.inbox.clone());
+                }
+            }
+        }
+        let deletes = shelf.as_ref().map(|s| s.take_deletes()).unwrap_or_default();
+        let canvas = crate::ui::pictures::Canvas { shelf: shelf.as_deref(), stale: &stale, deletes: &deletes };
         terminal
             .draw(|frame| crate::ui::draw_with(frame, &self.state, &self.theme, &canvas))
             .map_err(std::io::Error::other)?;

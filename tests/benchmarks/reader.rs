@@ -236,7 +236,36 @@ fn child_pictures(_: &str) {
             .filter(|k| matches!(k, tidings::app::pictures::Known::Ready { .. }))
             .count();
         println!("  fifty pictures opened: {shown} decoded, in {:.1} s", started.elapsed().as_secs_f64());
+        println!("  {}", memory_now());
     });
+}
+
+/// Where the process's memory is now: resident, and the allocator's view (in use, mapped apart, free but kept
+/// in its arenas — fragmentation), so that a peak can be told apart from what is held.
+fn memory_now() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| -> f64 {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0)
+    };
+    let mut out = format!("memory now: resident {:.1} MB (peak {:.1} MB)", field("VmRSS:"), field("VmHWM:"));
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads the allocator's counters.
+        let info = unsafe { libc::mallinfo2() };
+        let mb = |n: usize| n as f64 / (1024.0 * 1024.0);
+        out.push_str(&format!(
+            "; allocator: {:.1} MB in use, {:.1} MB of it mapped apart, {:.1} MB free in its arenas",
+            mb(info.uordblks + info.hblkhd),
+            mb(info.hblkhd),
+            mb(info.fordblks)
+        ));
+    }
+    out
 }
 
 /// Runs this benchmark again as a child doing `job`, and returns what it printed and its peak memory in MB.
