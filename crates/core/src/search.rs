@@ -354,6 +354,73 @@ fn fold_widths(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A text folded for comparing as a person reads it: lower case, Latin letters without their diacritics,
+/// full-width and half-width forms as their ordinary forms, ё as е — the folding the index applies, on a whole
+/// string (the query language's `=` and `~` on titles, authors, feeds… compare folded strings).
+pub fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    if text.is_ascii() {
+        out.extend(text.chars().map(|c| c.to_ascii_lowercase()));
+        return out;
+    }
+    for c in text.chars() {
+        fold_width(c, |c| fold_case_and_marks(c, &mut out));
+    }
+    out
+}
+
+/// Whether `text`, folded (see [`fold`]), contains `folded_needle` (already folded). Text and needle in ASCII
+/// are compared in place, without folding a copy: the query language calls this on every title of a list.
+pub fn contains_folded(text: &str, folded_needle: &str) -> bool {
+    if folded_needle.is_empty() {
+        return true;
+    }
+    if text.is_ascii() && folded_needle.is_ascii() {
+        let (hay, needle) = (text.as_bytes(), folded_needle.as_bytes());
+        return hay.len() >= needle.len() && hay.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle));
+    }
+    fold(text).contains(folded_needle)
+}
+
+/// Whether `text`, folded, is `folded_value` (already folded).
+pub fn equals_folded(text: &str, folded_value: &str) -> bool {
+    if text.is_ascii() && folded_value.is_ascii() {
+        return text.eq_ignore_ascii_case(folded_value);
+    }
+    fold(text) == folded_value
+}
+
+/// The words of a text as the index reads them (see [`Phrase`]): read once, matched against many phrases.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Words(Vec<Unit>);
+
+impl Words {
+    pub fn of(text: &str) -> Words {
+        Words(units(text))
+    }
+}
+
+/// Words that must follow each other in a text (the last one maybe a prefix), found as the index finds them:
+/// the query language's `text ~ "…"` on an entry that is not indexed yet (a kill rule, at ingest).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Phrase(Highlight);
+
+impl Phrase {
+    /// The phrase of `text`; `None` when it has nothing the index could hold (no letter or digit).
+    pub fn new(text: &str, prefix: bool) -> Option<Phrase> {
+        term_expression(text, prefix).map(|(_, highlight)| Phrase(highlight))
+    }
+
+    /// The FTS5 expression for it (a quoted string, `*` after a prefix).
+    pub fn expression(text: &str, prefix: bool) -> Option<String> {
+        term_expression(text, prefix).map(|(expression, _)| expression)
+    }
+
+    pub fn found_in(&self, words: &Words) -> bool {
+        (0..words.0.len()).any(|start| self.0.matches_at(&words.0, start).is_some())
+    }
+}
+
 /// One character with its width folded (NFKC of full-width and half-width forms) and ё as е.
 fn fold_width(c: char, mut emit: impl FnMut(char)) {
     match c {
