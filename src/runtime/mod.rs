@@ -95,6 +95,7 @@ impl Reader {
     pub fn new(options: Options) -> Result<Reader, StartError> {
         let writer = DbThread::spawn_background_writer(store::open_write(&options.db)?);
         let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
+        let counter = DbThread::spawn("tidings-counter", store::open_read(&options.db)?);
         let config = &options.config;
         let fetcher = Fetcher::new(config.fetch_config()).map_err(StartError::Http)?;
         let pipeline = config.pipeline(&fetcher, &writer, Upkeep::PurgeAndIndex);
@@ -106,6 +107,7 @@ impl Reader {
             refresh_on_startup: config.refresh_on_startup,
             auto_refresh_secs: config.refresh_interval_secs(),
             accounts: config.accounts.iter().map(|a| a.name.clone()).collect(),
+            views: config.saved_views(),
         };
         let mut state = State::new(setup, options.size);
         if let Some(notice) = options.notice {
@@ -131,6 +133,7 @@ impl Reader {
             launcher: launcher.clone(),
             fetcher,
             accounts: std::sync::Arc::new(config.accounts.clone()),
+            counter,
         };
         Ok(Reader { state, theme: config.theme.clone(), services, inbox: rx, for_terminal: Vec::new(), launcher })
     }
@@ -303,6 +306,7 @@ mod tests {
             decision: None,
             moved_to: None,
             min_interval_secs: None,
+            ignored: vec![],
         };
         fetches::save(&mut conn, feed_id, &record, 1).unwrap();
         let entry_id = store::entries::of_feed(&conn, feed_id).unwrap()[0].id;

@@ -68,6 +68,8 @@ pub(super) struct Services {
     pub fetcher: Fetcher,
     /// The accounts of the config, to sync.
     pub accounts: Arc<Vec<crate::sync::AccountConfig>>,
+    /// A read connection of its own for the saved views' counts.
+    pub counter: DbThread,
 }
 
 impl Services {
@@ -120,7 +122,12 @@ impl Services {
                     Err(e) => Event::Error(format!("cannot read the feed list: {e}")),
                 });
             }),
-            Effect::LoadEntries { list, source: source @ ListSource::Search { .. }, order, keep } => {
+            Effect::LoadEntries {
+                list,
+                source: source @ (ListSource::Search { .. } | ListSource::Query { .. }),
+                order,
+                keep,
+            } => {
                 // A search sees every entry stored so far: what is not indexed yet is indexed first.
                 let this = self.clone();
                 tokio::spawn(async move {
@@ -169,6 +176,20 @@ impl Services {
                 }
             }
             Effect::Write(write) => self.write(write),
+            Effect::CountViews(views) => {
+                // On a connection and thread of their own: counting views never delays a list or a key.
+                let counter = self.counter.clone();
+                let barrier = self.barrier.clone();
+                let mark = barrier.mark();
+                counter.submit(move |c| {
+                    barrier.wait_for(mark);
+                    let counts = views
+                        .into_iter()
+                        .map(|(index, query)| (index, lists::query_unread_count(c, &query).map_err(|e| e.to_string())))
+                        .collect();
+                    let _ = inbox.send(Event::ViewsCounted(counts));
+                });
+            }
             Effect::LoadFeedInfo(feed_id) => self.read(move |c, _| {
                 let _ = inbox.send(match feeds::feed_info(c, feed_id) {
                     Ok(info) => Event::FeedInfoLoaded { feed_id, info: info.map(Box::new) },

@@ -21,17 +21,19 @@ pub struct RefreshTarget {
     /// Not to be fetched automatically before this time (seconds since the epoch).
     pub retry_at: Option<i64>,
     pub dead: bool,
+    /// Its folder's path ("Tech/Rust"), for kill rules narrowed to a folder.
+    pub folder: Option<String>,
 }
 
 const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id,
     (SELECT path FROM folder_paths p WHERE p.id = f.folder_id),
-    (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0),
+    (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0 AND e.ignored = 0),
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
         coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override,
     f.retry_at, f.dead, f.full_text, f.account_id";
 
 /// Every folder's path ("Tech/Rust"), for the feed rows' `folder`.
-const FOLDER_PATHS: &str = "WITH RECURSIVE folder_paths(id, path, depth) AS (
+pub(super) const FOLDER_PATHS: &str = "WITH RECURSIVE folder_paths(id, path, depth) AS (
         SELECT id, name, 0 FROM folders WHERE parent_id IS NULL
         UNION ALL SELECT c.id, p.path || '/' || c.name, p.depth + 1 FROM folders c JOIN folder_paths p ON c.parent_id = p.id
             WHERE p.depth < 64)";
@@ -118,11 +120,15 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             retry_at: r.get(5)?,
             dead: r.get(6)?,
             title: r.get(7)?,
+            folder: r.get(8)?,
         })
     };
     // An account's feeds are fetched by its server: a sync brings their entries.
-    let base = "SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
-                       coalesce(custom_title, title, url) FROM feeds WHERE account_id IS NULL";
+    let base = format!(
+        "{FOLDER_PATHS} SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
+                       coalesce(custom_title, title, url), (SELECT path FROM folder_paths p WHERE p.id = folder_id)
+         FROM feeds WHERE account_id IS NULL"
+    );
     match ids {
         None => {
             let mut stmt = conn.prepare_cached(&format!("{base} ORDER BY id"))?;
@@ -161,7 +167,7 @@ pub fn due_feeds(conn: &Connection, now: i64, interval: i64) -> Result<Vec<FeedI
 /// Unread entries of a feed.
 pub fn unread_count(conn: &Connection, feed_id: FeedId) -> Result<i64, StoreError> {
     Ok(conn
-        .prepare_cached("SELECT count(*) FROM entries WHERE feed_id = ?1 AND read = 0")?
+        .prepare_cached("SELECT count(*) FROM entries WHERE feed_id = ?1 AND read = 0 AND ignored = 0")?
         .query_row([feed_id.0], |r| r.get(0))?)
 }
 

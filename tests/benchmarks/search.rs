@@ -257,6 +257,7 @@ fn retention_mode(args: &[String]) {
                     decision: None,
                     moved_to: None,
                     min_interval_secs: None,
+                    ignored: vec![],
                 };
                 fetches::save(&mut conn, FeedId((f + 1) as i64), &record, now).expect("apply");
             }

@@ -114,6 +114,8 @@ pub enum Event {
         said: Result<String, String>,
         changed: bool,
     },
+    /// The saved views' unread counts (by their place among the views), or why one could not be counted.
+    ViewsCounted(Vec<(usize, Result<i64, String>)>),
     /// Something to tell the user (an import report, …).
     Notice(String),
     /// Something went wrong outside a feed (the database, …).
@@ -178,4 +180,6 @@ pub enum Effect {
     },
     /// Give the terminal back to the shell (Ctrl-Z) until the user resumes tidings.
     Suspend,
+    /// Count the unread entries of these saved views (place among the views, query), off the loop's thread.
+    CountViews(Vec<(usize, String)>),
 }

@@ -27,10 +27,21 @@ pub enum FeedListRow {
     Feed { index: usize, depth: usize },
 }
 
+/// A saved view (`[[views]]` in the config): a query, listed under the smart views with its unread count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SavedView {
+    pub name: String,
+    pub query: String,
+    /// Its unread entries, once counted (the counts are read off the loop's thread, after the feed list).
+    pub unread: Option<i64>,
+}
+
 /// The last search, shown as a view.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchView {
     pub query: String,
+    /// Written in the query language (`title ~ rust and unread`) rather than as plain search words.
+    pub is_query: bool,
     /// The feed or folder searched in; `None` for every feed.
     pub within: Option<ListKey>,
     /// How many entries matched, once known.
@@ -43,6 +54,11 @@ pub struct FeedList {
     pub folders: Vec<FolderRow>,
     pub views: ViewCounts,
     pub search: Option<SearchView>,
+    /// The saved views, in the config's order.
+    pub saved: Vec<SavedView>,
+    /// The saved views' counts are being read; `recount` when they must be read again after that.
+    pub counting: bool,
+    pub recount: bool,
     pub rows: Vec<FeedListRow>,
     pub collapsed: HashSet<FolderId>,
     pub cursor: ListCursor,
@@ -146,7 +162,7 @@ impl FeedList {
                 let inside = self.subtree(folder);
                 self.feeds.iter().filter(|f| f.folder_id.is_some_and(|id| inside.contains(&id))).map(|f| f.id).collect()
             }
-            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search => Vec::new(),
+            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_) => Vec::new(),
         }
     }
 
@@ -154,7 +170,7 @@ impl FeedList {
     pub fn covers(&self, list: ListKey, feed_id: FeedId) -> bool {
         match list {
             ListKey::Feed(_) | ListKey::Folder(_) => self.feed_ids_of(list).contains(&feed_id),
-            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search => true,
+            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_) => true,
         }
     }
 
@@ -172,6 +188,7 @@ impl FeedList {
             ListKey::All | ListKey::Unread => self.total_unread(),
             // Unknown without the list: the caller counts its refs when it has them.
             ListKey::Starred | ListKey::Search => 0,
+            ListKey::View(i) => self.saved.get(i).and_then(|v| v.unread).unwrap_or(0),
         }
     }
 
@@ -186,6 +203,7 @@ impl FeedList {
         if self.search.is_some() {
             rows.push(FeedListRow::View(ListKey::Search));
         }
+        rows.extend((0..self.saved.len()).map(|i| FeedListRow::View(ListKey::View(i))));
         let known: HashSet<FolderId> = self.folders.iter().map(|f| f.id).collect();
         let mut children: HashMap<Option<FolderId>, Vec<&FolderRow>> = HashMap::new();
         for f in &self.folders {
@@ -356,12 +374,48 @@ pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>
         state.status.feed_error(feed, message, now);
     }
     let mut effects = super::entries::show_selected_list(state);
+    effects.extend(count_views(state));
     if std::mem::take(&mut state.refresh.when_loaded) {
         effects.extend(super::progress::refresh_all(state));
     } else if std::mem::take(&mut state.sync.when_loaded) {
         effects.extend(super::sync::all(state));
     }
     effects
+}
+
+/// Asks for the saved views' counts, unless a count is on its way (then once more after it).
+pub fn count_views(state: &mut State) -> Vec<Effect> {
+    let list = &mut state.feeds;
+    if list.saved.is_empty() {
+        return Vec::new();
+    }
+    if list.counting {
+        list.recount = true;
+        return Vec::new();
+    }
+    list.counting = true;
+    list.recount = false;
+    vec![Effect::CountViews(list.saved.iter().enumerate().map(|(i, v)| (i, v.query.clone())).collect())]
+}
+
+/// The saved views' counts arrived.
+pub fn on_views_counted(state: &mut State, counts: Vec<(usize, Result<i64, String>)>) -> Vec<Effect> {
+    let now = state.clock.now;
+    state.feeds.counting = false;
+    for (index, count) in counts {
+        match count {
+            Ok(n) => {
+                if let Some(view) = state.feeds.saved.get_mut(index) {
+                    view.unread = Some(n);
+                }
+            }
+            Err(why) => {
+                let name = state.list_name(ListKey::View(index));
+                state.status.error(format!("view {name}: {why}"), now);
+            }
+        }
+    }
+    if state.feeds.recount { count_views(state) } else { Vec::new() }
 }
 
 /// Moves the cursor; a new list under it is loaded into the entry pane.

@@ -104,6 +104,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::RefreshStopped { batch, ids, reason } => progress::on_stopped(state, batch, ids, reason),
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
         Event::Synced { account, said, changed } => sync::on_synced(state, account, said, changed),
+        Event::ViewsCounted(counts) => feeds::on_views_counted(state, counts),
         Event::Notice(text) => {
             state.status.info(text, state.clock.now);
             Vec::new()

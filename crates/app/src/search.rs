@@ -7,7 +7,8 @@ use super::feeds::SearchView;
 use super::keymap::{Action, Context};
 use super::{Effect, ListKey, Pane, State};
 
-const HINT: &str = "words (all must match), \"a phrase\", or a prefix* — Tab: every feed or only the selected one";
+const HINT: &str = "words (all must match), \"a phrase\", a prefix*, or a query: title ~ rust and age < 7d — Tab: \
+                    every feed or only the selected one";
 
 /// `/`: opens the search prompt, with the last search to edit.
 pub fn open(state: &mut State) {
@@ -49,7 +50,14 @@ pub fn submit(state: &mut State, within: Option<ListKey>, answer: &str) -> Resul
             state.keymap.say(Context::Prompt, Action::Close, ", or press {}")
         ));
     }
-    state.feeds.search = Some(SearchView { query: query.to_string(), within, count: None });
+    // A query of the query language (`title ~ rust and unread`) is a query; plain words search as they always
+    // did. A text with comparisons that does not parse is a query with a mistake: say where.
+    let is_query = match tidings_core::query::parse(query) {
+        Ok(parsed) => parsed.has_fields(),
+        Err(e) if tidings_core::query::looks_like_query(query) => return Err(e.to_string()),
+        Err(_) => false,
+    };
+    state.feeds.search = Some(SearchView { query: query.to_string(), is_query, within, count: None });
     state.feeds.rebuild_rows();
     // A new search is a new list, even when the Search view was already selected.
     state.entries.of = None;

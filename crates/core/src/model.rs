@@ -439,6 +439,16 @@ pub enum ListSource {
         query: String,
         within: Option<Box<ListSource>>,
     },
+    /// Entries matching a query of the query language (see `query`): a saved view, `tidings list --query`, the
+    /// search prompt given a query; within a feed, folder or view when `within` is set.
+    Query {
+        query: String,
+        within: Option<Box<ListSource>>,
+    },
+    /// The entries kill rules caught (hidden everywhere else), within a list when `within` is set.
+    Ignored {
+        within: Option<Box<ListSource>>,
+    },
 }
 
 /// The order of a list.
