@@ -472,6 +472,7 @@ impl Config {
             .with_forced_encodings(self.encoding.clone());
         let full_text = FullText::new(fetcher.clone(), courtesy, writer.clone());
         Pipeline::new(refresher, full_text, writer.clone(), std::sync::Arc::new(self.retention()), upkeep)
+            .with_rules(self.kill_rules())
     }
 
     pub fn connect_timeout(&self) -> Duration {

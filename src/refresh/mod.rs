@@ -491,6 +491,42 @@ mod tests {
     }
 
     #[test]
+    fn kill_rules_pick_the_new_entries_they_match_and_the_store_keeps_them_hidden() {
+        let rules = vec![
+            crate::query::parse("title ~ sponsored").unwrap(),
+            crate::query::parse("author = x and folder = tech").unwrap(),
+        ];
+        let entry = |key: &str, title: &str, author: &str| crate::model::ParsedEntry {
+            authors: vec![author.to_string()],
+            ..crate::store::fixtures::entry(key, title, "<p>b</p>", 1_700_000_000)
+        };
+        let entries = vec![
+            entry("a", "Sponsored: VPN", "Jane"),
+            entry("b", "News", "X"),
+            entry("c", "News", "Jane"),
+            entry("d", "A SPONSORED post", "X"),
+        ];
+        let feed = ("Feed".to_string(), "http://example.com/feed".to_string(), Some("Tech/Rust".to_string()));
+        assert_eq!(ignored_entries(&rules, &entries, &feed), vec![0, 1, 3]);
+        let elsewhere = (feed.0.clone(), feed.1.clone(), Some("News".to_string()));
+        assert_eq!(ignored_entries(&rules, &entries, &elsewhere), vec![0, 3]);
+        // Stored as they arrive: hidden from the feed's unread count and its list at once.
+        let (_dir, mut conn, id) = crate::store::fixtures::one_feed();
+        let mut record = crate::store::fixtures::fetched("Feed", entries);
+        if let FetchRecord::Fetched { ignored, .. } = &mut record {
+            *ignored = vec![0, 1, 3];
+        }
+        let outcome = crate::store::fetches::save(&mut conn, id, &record, 1).unwrap();
+        assert_eq!((outcome.new, outcome.unread), (4, 1));
+        let list = crate::model::ListQuery {
+            source: crate::model::ListSource::Feed(id),
+            sort: crate::model::Sort::Newest,
+            unread_only: false,
+        };
+        assert_eq!(crate::store::lists::entry_refs(&conn, &list).unwrap().len(), 1);
+    }
+
+    #[test]
     fn work_is_interleaved_by_host_keeping_each_hosts_order() {
         let targets = vec![
             target(1, "http://big.example/1"),

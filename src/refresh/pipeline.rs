@@ -53,6 +53,8 @@ pub struct Pipeline {
     writer: DbThread,
     retention: Arc<Policy>,
     upkeep: Upkeep,
+    /// The kill rules, applied to what is stored after each refresh.
+    rules: Arc<Vec<crate::query::Query>>,
 }
 
 impl Pipeline {
@@ -63,7 +65,21 @@ impl Pipeline {
         retention: Arc<Policy>,
         upkeep: Upkeep,
     ) -> Pipeline {
-        Pipeline { refresher, full_text, writer, retention, upkeep }
+        Pipeline { refresher, full_text, writer, retention, upkeep, rules: Arc::default() }
+    }
+
+    /// Kill rules: new entries they match are stored ignored, and what is stored is judged again after each
+    /// refresh (a rule that changed, an entry that aged into `age > 30d`).
+    pub fn with_rules(mut self, rules: Vec<crate::query::Query>) -> Pipeline {
+        self.refresher = self.refresher.with_rules(rules.clone());
+        self.rules = Arc::new(rules);
+        self
+    }
+
+    /// Judges every stored entry by the kill rules again; how many were hidden and shown again.
+    pub async fn apply_rules(&self) -> Result<(usize, usize), StoreError> {
+        let rules = self.rules.clone();
+        self.writer.call(move |c| crate::store::query::apply_rules(c, &rules, chrono::Utc::now().timestamp())).await
     }
 
     /// The full-text fetcher (for `t` on one entry).
@@ -100,7 +116,12 @@ impl Pipeline {
         let index = self.upkeep == Upkeep::PurgeAndIndex;
         let job = purge::Upkeep::new(self.retention.clone(), chrono::Utc::now().timestamp(), index);
         match in_slices(&self.writer, job).await {
-            Ok(done) => (Ok(done.purged), Ok(done.indexed)),
+            Ok(done) => {
+                if let Err(e) = self.apply_rules().await {
+                    tracing::warn!("cannot apply the kill rules to what is stored: {e}");
+                }
+                (Ok(done.purged), Ok(done.indexed))
+            }
             Err(e) => {
                 let said = e.to_string();
                 (Err(e), Err(StoreError::Conflict(said)))

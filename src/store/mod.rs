@@ -20,7 +20,7 @@ pub mod entries;
 pub mod feeds;
 pub mod fetches;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 pub mod folders;
 pub mod lists;
 pub mod purge;

@@ -171,6 +171,41 @@ impl Compiler<'_> {
     }
 }
 
+/// Makes `ignored` say exactly which stored entries the kill rules match now: those newly matched are hidden,
+/// those no longer matched (a rule changed or went) are shown again. With rules that read the text, only
+/// entries the index has read are judged (the others keep what ingest decided). Returns how many were hidden
+/// and how many shown again.
+pub fn apply_rules(conn: &mut Connection, rules: &[Query], now: i64) -> Result<(usize, usize), StoreError> {
+    use std::collections::HashSet;
+    let tx = conn.transaction()?;
+    let changed = match Query::any(rules.to_vec()) {
+        None => (0, tx.execute("UPDATE entries SET ignored = 0 WHERE ignored = 1", [])?),
+        Some(rule) => {
+            let compiled = compile(&tx, &rule, now)?;
+            let judged = if rule.reads_text() { " AND e.search_indexed = 1" } else { "" };
+            let ids = |sql: &str, params: &[Value]| -> Result<HashSet<i64>, StoreError> {
+                let mut stmt = tx.prepare(sql)?;
+                let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?;
+                Ok(rows.collect::<Result<_, _>>()?)
+            };
+            let matching =
+                ids(&format!("SELECT e.id FROM entries e WHERE ({}){judged}", compiled.sql), &compiled.params)?;
+            let current = ids(&format!("SELECT e.id FROM entries e WHERE e.ignored = 1{judged}"), &[])?;
+            let mut set = tx.prepare("UPDATE entries SET ignored = ?2 WHERE id = ?1")?;
+            let (mut hidden, mut shown) = (0, 0);
+            for id in matching.difference(&current) {
+                hidden += set.execute(rusqlite::params![id, true])?;
+            }
+            for id in current.difference(&matching) {
+                shown += set.execute(rusqlite::params![id, false])?;
+            }
+            (hidden, shown)
+        }
+    };
+    tx.commit()?;
+    Ok(changed)
+}
+
 fn catalog(conn: &Connection) -> Result<Vec<CatalogFeed>, StoreError> {
     let sql = format!(
         "{} SELECT f.id, coalesce(f.custom_title, f.title, f.url), f.url,
