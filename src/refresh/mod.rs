@@ -508,7 +508,7 @@ mod tests {
         ];
         let feed = ("Feed".to_string(), "http://example.com/feed".to_string(), Some("Tech/Rust".to_string()));
         assert_eq!(ignored_entries(&rules, &entries, &feed), vec![0, 1, 3]);
-        let elsewhere = (feed.0.clone(), feed.1.clone(), Some("News".to_string()));
+        let elsewhere = (feed.0.clone(), feed.1, Some("News".to_string()));
         assert_eq!(ignored_entries(&rules, &entries, &elsewhere), vec![0, 3]);
         // Stored as they arrive: hidden from the feed's unread count and its list at once.
         let (_dir, mut conn, id) = crate::store::fixtures::one_feed();
