@@ -101,7 +101,7 @@ fn listed(out: &std::process::Output) -> Vec<String> {
     guids
 }
 
-fn expected<'f>(farm: &'f [Feed], keep: impl Fn(&Feed, &Item) -> bool) -> Vec<String> {
+fn expected(farm: &[Feed], keep: impl Fn(&Feed, &Item) -> bool) -> Vec<String> {
     let mut guids: Vec<String> =
         farm.iter().flat_map(|f| f.items.iter().filter(|i| keep(f, i)).map(|i| i.guid.clone())).collect();
     guids.sort();
