@@ -134,6 +134,7 @@ impl Reader {
             fetcher,
             accounts: std::sync::Arc::new(config.accounts.clone()),
             counter,
+            config_path: config.path.clone(),
         };
         Ok(Reader { state, theme: config.theme.clone(), services, inbox: rx, for_terminal: Vec::new(), launcher })
     }

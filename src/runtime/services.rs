@@ -70,6 +70,8 @@ pub(super) struct Services {
     pub accounts: Arc<Vec<crate::sync::AccountConfig>>,
     /// A read connection of its own for the saved views' counts.
     pub counter: DbThread,
+    /// The config file, which saving a view edits.
+    pub config_path: Option<std::path::PathBuf>,
 }
 
 impl Services {
@@ -176,6 +178,16 @@ impl Services {
                 }
             }
             Effect::Write(write) => self.write(write),
+            Effect::SaveView { name, query } => {
+                let path = self.config_path.clone();
+                tokio::task::spawn_blocking(move || {
+                    let outcome = match path {
+                        Some(path) => crate::config::edit::append_view(&path, &name, &query).map_err(|e| e.to_string()),
+                        None => Err("there is no config file to save it in".to_string()),
+                    };
+                    let _ = inbox.send(Event::ViewSaved { name, query, outcome });
+                });
+            }
             Effect::CountViews(views) => {
                 // On a connection and thread of their own: counting views never delays a list or a key.
                 let counter = self.counter.clone();

@@ -30,6 +30,7 @@ fn submitted(state: &mut State, purpose: PromptPurpose, text: &str) -> Vec<Effec
         PromptPurpose::FollowLink => article::follow_link(state, text),
         PromptPurpose::PlayMedia => article::play_media(state, text),
         PromptPurpose::Search { within } => search::submit(state, within, text),
+        PromptPurpose::SaveView => search::save_view(state, text),
         other => subscriptions::submit(state, other, text),
     };
     match result {

@@ -116,6 +116,12 @@ pub enum Event {
     },
     /// The saved views' unread counts (by their place among the views), or why one could not be counted.
     ViewsCounted(Vec<(usize, Result<i64, String>)>),
+    /// A view was saved in the config (or why not).
+    ViewSaved {
+        name: String,
+        query: String,
+        outcome: Result<(), String>,
+    },
     /// Something to tell the user (an import report, …).
     Notice(String),
     /// Something went wrong outside a feed (the database, …).
@@ -180,6 +186,11 @@ pub enum Effect {
     },
     /// Give the terminal back to the shell (Ctrl-Z) until the user resumes tidings.
     Suspend,
+    /// Append a saved view to the config file (in place, comments kept).
+    SaveView {
+        name: String,
+        query: String,
+    },
     /// Count the unread entries of these saved views (place among the views, query), off the loop's thread.
     CountViews(Vec<(usize, String)>),
 }

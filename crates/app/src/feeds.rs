@@ -59,6 +59,8 @@ pub struct FeedList {
     /// The saved views' counts are being read; `recount` when they must be read again after that.
     pub counting: bool,
     pub recount: bool,
+    /// The query the save-view prompt saves.
+    pub saving: Option<String>,
     pub rows: Vec<FeedListRow>,
     pub collapsed: HashSet<FolderId>,
     pub cursor: ListCursor,

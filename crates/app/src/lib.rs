@@ -105,6 +105,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
         Event::Synced { account, said, changed } => sync::on_synced(state, account, said, changed),
         Event::ViewsCounted(counts) => feeds::on_views_counted(state, counts),
+        Event::ViewSaved { name, query, outcome } => search::on_view_saved(state, name, query, outcome),
         Event::Notice(text) => {
             state.status.info(text, state.clock.now);
             Vec::new()
@@ -211,6 +212,10 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         Action::UnreadOnly => entries::toggle_unread_only(state),
         Action::Search => {
             search::open(state);
+            Vec::new()
+        }
+        Action::SaveView => {
+            search::ask_save_view(state);
             Vec::new()
         }
         Action::ToggleRead => marks::toggle_read(state),

@@ -281,7 +281,8 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
         PromptPurpose::ForceEncoding(_)
         | PromptPurpose::FollowLink
         | PromptPurpose::PlayMedia
-        | PromptPurpose::Search { .. } => {
+        | PromptPurpose::Search { .. }
+        | PromptPurpose::SaveView => {
             unreachable!("answered by the modules that ask them")
         }
     }

@@ -117,6 +117,51 @@ impl SearchQuery {
         Ok(SearchQuery { expression, highlights })
     }
 
+    /// The same search written in the query language (`"rust" or "go"` …), so that it can be saved as a view:
+    /// its terms are the query language's bare words, which search exactly as these do.
+    pub fn as_query(input: &str) -> Result<String, QueryError> {
+        SearchQuery::parse(input)?;
+        let lexemes = lex(input);
+        let mut groups: Vec<Vec<String>> = Vec::new();
+        let mut excluded: Vec<String> = Vec::new();
+        let (mut join_next, mut negate_next) = (false, false);
+        for (i, lexeme) in lexemes.iter().enumerate() {
+            if lexeme.is_bare_word() {
+                let terms_follow = lexemes[i + 1..].iter().any(|l| !l.negated);
+                match lexeme.text.as_str() {
+                    "OR" if !groups.is_empty() && !negate_next && terms_follow => {
+                        join_next = true;
+                        continue;
+                    }
+                    "AND" if !groups.is_empty() && terms_follow => continue,
+                    "NOT" if terms_follow => {
+                        negate_next = true;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            let negated = lexeme.negated || std::mem::take(&mut negate_next);
+            let join = std::mem::take(&mut join_next);
+            if units(&lexeme.text).is_empty() {
+                continue;
+            }
+            let term = format!("{}{}", crate::query::quote(&lexeme.text), if lexeme.prefix { "*" } else { "" });
+            if negated {
+                excluded.push(format!("not {term}"));
+                continue;
+            }
+            match groups.last_mut() {
+                Some(group) if join => group.push(term),
+                _ => groups.push(vec![term]),
+            }
+        }
+        let mut parts: Vec<String> =
+            groups.iter().map(|g| if g.len() == 1 { g[0].clone() } else { format!("({})", g.join(" or ")) }).collect();
+        parts.extend(excluded);
+        Ok(parts.join(" and "))
+    }
+
     /// The FTS5 `MATCH` expression.
     pub fn expression(&self) -> &str {
         &self.expression
@@ -568,6 +613,17 @@ mod tests {
         assert_eq!(expr("서울"), "\"서울\"");
         assert_eq!(expr("\"東京 タワー\""), "\"東京 京 タワ ワー\"");
         assert_eq!(expr("iPhone発売"), "\"iPhone 発売\"");
+    }
+
+    #[test]
+    fn a_search_written_in_the_query_language_means_the_same() {
+        let as_query = |q: &str| SearchQuery::as_query(q).unwrap();
+        assert_eq!(as_query("rust OR go tokio -java"), "(\"rust\" or \"go\") and \"tokio\" and not \"java\"");
+        assert_eq!(as_query("\"open source\" compil*"), "\"open source\" and \"compil\"*");
+        for q in ["rust OR go tokio -java", "\"open source\" compil*", "東京 NOT 大阪", "a\"b OR"] {
+            let parsed = crate::query::parse(&as_query(q)).unwrap();
+            assert!(!parsed.has_fields(), "{q}");
+        }
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub enum PromptPurpose {
     AddFeed {
         folder: Option<FolderId>,
     },
+    /// The name to save a search or query as a view under.
+    SaveView,
     RenameFeed(FeedId),
     RenameFolder(FolderId),
     MoveFeed(FeedId),

@@ -129,6 +129,8 @@ actions! {
     Sort = "sort",
     UnreadOnly = "unread_only",
     Search = "search",
+    /// Save the search (or query) on screen as a view, in the config.
+    SaveView = "save_view",
     /// In the search prompt: every feed, or only the selected feed or folder.
     ToggleScope = "toggle_scope",
     MarkAllRead = "mark_all_read",
@@ -273,6 +275,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
         &["/"],
         "search every feed ({prompt.toggle_scope} in the prompt: only this feed or folder)",
     ),
+    (Context::General, Action::SaveView, &["V"], "save the search or query on screen as a view (in the config)"),
     (Context::General, Action::Sort, &["S"], "sort the list: newest, oldest, by feed, by title"),
     (Context::General, Action::UnreadOnly, &["U"], "show only the list's unread entries, or all again"),
     (Context::General, Action::OpenInBrowser, &["o"], "open the entry's page in the browser"),
