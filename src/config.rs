@@ -473,6 +473,7 @@ impl Config {
         let full_text = FullText::new(fetcher.clone(), courtesy, writer.clone());
         Pipeline::new(refresher, full_text, writer.clone(), std::sync::Arc::new(self.retention()), upkeep)
             .with_rules(self.kill_rules())
+            .with_notifier(crate::refresh::notify::Notifier::of(self))
     }
 
     pub fn connect_timeout(&self) -> Duration {
@@ -481,6 +482,43 @@ impl Config {
 
     pub fn timeout(&self) -> Duration {
         Duration::from_secs(self.timeout_secs)
+    }
+
+    /// The per-feed settings the cache keeps (see [`crate::store::feeds::apply_settings`]): the default for
+    /// every feed, and each `[feeds."URL"]`'s.
+    pub fn feed_settings(
+        &self,
+    ) -> (crate::store::feeds::FeedSettings, Vec<(String, crate::store::feeds::FeedSettings)>) {
+        use crate::store::feeds::FeedSettings;
+        let default = FeedSettings {
+            notify: self.notify_every_feed,
+            hide_from_unread: false,
+            refresh_minutes: None,
+            honour_ttl: true,
+            full_text: None,
+        };
+        let feeds = self
+            .feeds
+            .iter()
+            .map(|(url, f)| {
+                let settings = FeedSettings {
+                    notify: f.notify.unwrap_or(default.notify),
+                    hide_from_unread: f.hide_from_unread.unwrap_or(false),
+                    refresh_minutes: f.refresh_minutes,
+                    honour_ttl: f.honour_ttl.unwrap_or(true),
+                    full_text: f.full_text,
+                };
+                (url.clone(), settings)
+            })
+            .collect();
+        (default, feeds)
+    }
+
+    /// How often the reader looks for feeds due: the automatic refresh interval in seconds; when that is off
+    /// but some feeds have their own `refresh_minutes`, a century (only those feeds are ever due).
+    pub fn auto_refresh_secs(&self) -> Option<i64> {
+        self.refresh_interval_secs()
+            .or_else(|| self.feeds.values().any(|f| f.refresh_minutes.is_some()).then_some(100 * 365 * 86_400))
     }
 
     /// The automatic refresh interval in seconds, or `None` when automatic refreshes are off.

@@ -480,6 +480,9 @@ async fn the_real_loop_answers_keys_and_quits_while_a_refresh_waits_on_the_netwo
     assert_eq!(app.state.feeds.cursor.index, first + 1, "j moved the cursor");
     assert!(matches!(app.state.dialog, Some(Dialog::Help { .. })), "? opened the help");
     assert_eq!(host.suspended, 1, "Ctrl-Z reached the terminal, from the help");
+    let unread = app.state.feeds.views.unread;
+    let title = if unread == 0 { "tidings".to_string() } else { format!("tidings ({unread} unread)") };
+    assert_eq!(host.titles.last(), Some(&title), "the window title shows the unread count: {:?}", host.titles);
 }
 
 /// Search through the real reader: `/`, words, Enter, right after the refresh that brought the entry; the

@@ -203,3 +203,63 @@ fn a_mistake_in_a_rule_or_a_view_names_the_file_the_line_and_the_column() {
         stderr(&out)
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn the_notify_command_reads_what_arrived_on_its_stdin_and_names_it_in_its_arguments() {
+    use std::os::unix::fs::PermissionsExt;
+    let now = chrono::Utc::now().timestamp();
+    let farm = farm();
+    let server = Server::start();
+    for feed in &farm[..2] {
+        server.route(&feed.path, Reply::ok("application/rss+xml", rss(feed, now)));
+    }
+    let sandbox = Sandbox::new();
+    let out = sandbox.path("told");
+    std::fs::create_dir_all(&out).unwrap();
+    let script = sandbox.write(
+        "notify.sh",
+        format!("#!/bin/sh\ncat > '{0}/stdin.json'\nprintf '%s\\n' \"$@\" > '{0}/args'\n", out.display()),
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let lobsters = server.url(&farm[1].path);
+    let config = sandbox.write(
+        "config.toml",
+        format!(
+            "notify_command = \"{} %n %f %t\"\n[[ignore]]\nquery = 'title ~ sponsored'\n\n[feeds.\"{lobsters}\"]\nnotify = true\n",
+            script.display()
+        ),
+    );
+    let subs = sandbox
+        .write("subs.opml", opml(&[(None, "Hacker News", &server.url(&farm[0].path)), (None, "Lobsters", &lobsters)]));
+    let run = |args: &[&str]| {
+        let mut all = vec!["--config", path_str(&config)];
+        all.extend_from_slice(args);
+        sandbox.run(&all)
+    };
+    assert!(run(&["import", path_str(&subs)]).status.success());
+    let refreshed = run(&["refresh"]);
+    assert!(refreshed.status.success(), "{}", stderr(&refreshed));
+    let told: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stdin.json")).expect("the command ran")).unwrap();
+    let mut told_guids: Vec<String> = told
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            assert_eq!(e["feed"], "Lobsters");
+            assert_eq!(e["feed_url"].as_str(), Some(lobsters.as_str()));
+            e["link"].as_str().unwrap().trim_start_matches("http://example.com/").to_string()
+        })
+        .collect();
+    told_guids.sort();
+    let expected = expected(&farm[1..2], |_, i| !i.title.to_lowercase().contains("sponsored"));
+    assert_eq!(told_guids, expected, "only the notifying feed's entries, and none a kill rule caught");
+    let args = std::fs::read_to_string(out.join("args")).unwrap();
+    let first = told[0]["title"].as_str().unwrap();
+    assert_eq!(args, format!("{}\nLobsters\n{first}\n", expected.len()));
+    // Nothing new: nothing told.
+    std::fs::remove_file(out.join("stdin.json")).unwrap();
+    assert!(run(&["refresh"]).status.success());
+    assert!(!out.join("stdin.json").exists(), "a refresh that brought nothing told nothing");
+}

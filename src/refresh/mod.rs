@@ -15,6 +15,7 @@
 //! - Worker failures are events: a feed whose task panics or is cancelled still gets its one final event.
 
 pub mod full_text;
+pub mod notify;
 mod pipeline;
 
 pub use pipeline::{Observer, Outcome, Pipeline, Upkeep};

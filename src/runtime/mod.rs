@@ -51,6 +51,11 @@ pub trait Host {
 
     /// Runs a terminal program (w3m, mpv…) with the terminal to itself until it exits.
     fn run_foreground(&mut self, command: std::process::Command) -> std::io::Result<std::process::ExitStatus>;
+
+    /// Sets the terminal window's title (one line, no control characters).
+    fn set_title(&mut self, _title: &str) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A host with no terminal to hand over (tests): suspending only counts, programs run with no terminal.
@@ -60,6 +65,8 @@ pub struct NoHost {
     pub suspended: usize,
     /// The programs run in the foreground, as program and arguments.
     pub ran: Vec<Vec<String>>,
+    /// The window titles set, in order.
+    pub titles: Vec<String>,
 }
 
 impl Host for NoHost {
@@ -76,6 +83,11 @@ impl Host for NoHost {
         self.ran.push(words);
         command.stdin(std::process::Stdio::null()).status()
     }
+
+    fn set_title(&mut self, title: &str) -> std::io::Result<()> {
+        self.titles.push(title.to_string());
+        Ok(())
+    }
 }
 
 /// The reader: its state, its inbox and its workers. The terminal is passed to [`Reader::run`], so tests drive
@@ -88,12 +100,18 @@ pub struct Reader {
     /// Effects only the terminal loop can carry out (suspending, running a terminal program), in order.
     for_terminal: Vec<Effect>,
     launcher: std::sync::Arc<opener::Launcher>,
+    /// The window title shows the unread count (`window_title`); the title last set.
+    window_title: bool,
+    title_shown: Option<String>,
 }
 
 impl Reader {
     /// Opens the store and starts the workers. Must be called inside a tokio runtime.
     pub fn new(options: Options) -> Result<Reader, StartError> {
-        let writer = DbThread::spawn_background_writer(store::open_write(&options.db)?);
+        let mut conn = store::open_write(&options.db)?;
+        let (default, settings) = options.config.feed_settings();
+        store::feeds::apply_settings(&mut conn, &default, &settings)?;
+        let writer = DbThread::spawn_background_writer(conn);
         let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
         let counter = DbThread::spawn("tidings-counter", store::open_read(&options.db)?);
         let config = &options.config;
@@ -105,7 +123,7 @@ impl Reader {
             zone: options.zone,
             text_column: app::layout::TextColumn { max_width: config.text_width, centered: config.text_centered },
             refresh_on_startup: config.refresh_on_startup,
-            auto_refresh_secs: config.refresh_interval_secs(),
+            auto_refresh_secs: config.auto_refresh_secs(),
             accounts: config.accounts.iter().map(|a| a.name.clone()).collect(),
             views: config.saved_views(),
         };
@@ -136,7 +154,16 @@ impl Reader {
             counter,
             config_path: config.path.clone(),
         };
-        Ok(Reader { state, theme: config.theme.clone(), services, inbox: rx, for_terminal: Vec::new(), launcher })
+        Ok(Reader {
+            state,
+            theme: config.theme.clone(),
+            services,
+            inbox: rx,
+            for_terminal: Vec::new(),
+            launcher,
+            window_title: config.window_title,
+            title_shown: None,
+        })
     }
 
     /// A handle for sending events into the inbox (terminal input, ticks, tests).
@@ -194,6 +221,18 @@ impl Reader {
         tokio::time::timeout(limit, wait).await.map_err(|_| format!("the state did not settle within {limit:?}"))?
     }
 
+    /// The window title for the state: the unread count, once the feed list is known.
+    fn window_title(&self) -> Option<String> {
+        if !self.window_title || !self.state.feeds.loaded {
+            return None;
+        }
+        let title = match self.state.feeds.views.unread {
+            0 => "tidings".to_string(),
+            n => format!("tidings ({n} unread)"),
+        };
+        Some(crate::sanitize::one_line(&title, 200))
+    }
+
     /// Draws the state on `terminal`.
     pub fn draw<B: Backend>(&self, terminal: &mut Terminal<B>) -> std::io::Result<()>
     where
@@ -216,6 +255,10 @@ impl Reader {
         self.start();
         loop {
             self.draw(terminal)?;
+            if let Some(title) = self.window_title().filter(|t| self.title_shown.as_ref() != Some(t)) {
+                host.set_title(&title)?;
+                self.title_shown = Some(title);
+            }
             let Some(event) = self.next_event().await else {
                 break;
             };

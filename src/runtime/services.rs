@@ -243,7 +243,14 @@ impl Services {
                         (self.fetcher.clone(), self.writer.clone(), self.pipeline.clone(), inbox.clone());
                     tokio::spawn(async move {
                         let now = chrono::Utc::now().timestamp();
+                        let newest = pipeline.newest_entry().await;
                         let synced = crate::sync::sync(&account, &fetcher, &writer, now).await;
+                        if synced.as_ref().is_ok_and(|r| r.new > 0) {
+                            // What arrived is judged by the kill rules, then told of.
+                            let _ = pipeline.index().await;
+                            let _ = pipeline.apply_rules().await;
+                            pipeline.notify_since(newest).await;
+                        }
                         let (said, changed) = match synced {
                             Ok(report) => {
                                 let changed = report.new

@@ -152,16 +152,57 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
 pub const MAX_REFRESH_EVERY_SECS: i64 = 24 * 3600;
 
 /// Feeds due for an automatic refresh at `now`: alive, not asked to wait, and not fetched for `interval` seconds
-/// (or for longer, up to [`MAX_REFRESH_EVERY_SECS`], when the feed itself asks to be fetched less often).
+/// or their own `refresh_minutes` (or for longer, up to [`MAX_REFRESH_EVERY_SECS`], when the feed itself asks to
+/// be fetched less often and its settings honour that).
 pub fn due_feeds(conn: &Connection, now: i64, interval: i64) -> Result<Vec<FeedId>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id FROM feeds
          WHERE account_id IS NULL AND dead = 0 AND coalesce(retry_at, 0) <= ?1
-           AND coalesce(last_fetched_at, 0) + max(?2, min(coalesce(refresh_every_secs, 0), ?3)) <= ?1
+           AND coalesce(last_fetched_at, 0) + max(coalesce(refresh_minutes * 60, ?2),
+                   CASE WHEN honour_ttl THEN min(coalesce(refresh_every_secs, 0), ?3) ELSE 0 END) <= ?1
          ORDER BY coalesce(last_fetched_at, 0), id",
     )?;
     let rows = stmt.query_map(params![now, interval, MAX_REFRESH_EVERY_SECS], |r| r.id(0))?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+/// What the cache keeps of a feed's settings from the config (`[feeds."URL"]`, their source of truth), for
+/// the queries that need them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FeedSettings {
+    pub notify: bool,
+    pub hide_from_unread: bool,
+    /// Its own refresh interval, in minutes.
+    pub refresh_minutes: Option<u32>,
+    /// Honour the feed's own `<ttl>` / `sy:updatePeriod`.
+    pub honour_ttl: bool,
+    /// Fetch new entries in full on refresh: `Some` when the config says (the `T` key's choice otherwise).
+    pub full_text: Option<bool>,
+}
+
+/// Copies the config's per-feed settings onto the feeds: `default` for every feed, then each URL's own. Not a
+/// user's write (nothing a server hears of): the config is where these settings live.
+pub fn apply_settings(
+    conn: &mut Connection,
+    default: &FeedSettings,
+    feeds: &[(String, FeedSettings)],
+) -> Result<(), StoreError> {
+    let tx = conn.transaction()?;
+    tx.execute(
+        "UPDATE feeds SET notify = ?1, hide_from_unread = ?2, refresh_minutes = ?3, honour_ttl = ?4",
+        params![default.notify, default.hide_from_unread, default.refresh_minutes, default.honour_ttl],
+    )?;
+    {
+        let mut set = tx.prepare(
+            "UPDATE feeds SET notify = ?2, hide_from_unread = ?3, refresh_minutes = ?4, honour_ttl = ?5,
+                full_text = coalesce(?6, full_text) WHERE url = ?1",
+        )?;
+        for (url, s) in feeds {
+            set.execute(params![url, s.notify, s.hide_from_unread, s.refresh_minutes, s.honour_ttl, s.full_text])?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
 }
 
 /// Unread entries of a feed.
