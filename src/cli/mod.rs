@@ -347,8 +347,22 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 size,
                 zone: local_zone(),
             };
-            runtime.block_on(crate::runtime::terminal::run(options))?;
-            Ok(ExitCode::SUCCESS)
+            let unsaved = runtime.block_on(crate::runtime::terminal::run(options));
+            // Nothing left to wait for: a render or a download still running is dropped, not waited for, so
+            // the shell gets its prompt back at once.
+            runtime.shutdown_background();
+            let unsaved = unsaved?;
+            if unsaved.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            note!(
+                "tidings: quit before the database had {} of your changes, which were not saved: {}. Make them \
+                 again (the log has details: {})",
+                unsaved.len(),
+                unsaved.join(", "),
+                paths.log.display()
+            );
+            Ok(ExitCode::from(EXIT_ERROR))
         }
         Some(Command::Add { url, folder, pick }) => runtime.block_on(add::run(&paths.db, &config, &url, folder, pick)),
         Some(Command::Import { file }) => {
@@ -400,7 +414,12 @@ fn init_logging(path: &Path) {
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(path) else {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    // The log names feeds and addresses: its owner's only, whatever the umask (under 000 it came out 0666).
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let Ok(file) = options.open(path) else {
         return;
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("TIDINGS_LOG").unwrap_or_else(|_| "info".into());

@@ -103,6 +103,10 @@ pub struct Reader {
     /// The window title shows the unread count (`window_title`); the title last set.
     window_title: bool,
     title_shown: Option<String>,
+    /// The article's pictures, once [`Reader::set_pictures`] turned them on.
+    pictures: Option<crate::pictures::Pictures>,
+    /// Where pictures were drawn in the last frame (to erase those that went, on terminals that keep pixels).
+    drawn: std::sync::Mutex<Vec<crate::ui::pictures::Placement>>,
 }
 
 impl Reader {
@@ -137,13 +141,18 @@ impl Reader {
         if !options.report.is_empty() {
             state.show_dialog(app::dialogs::Dialog::Report(app::dialogs::Report::new("Import", options.report)));
         }
-        let launcher = std::sync::Arc::new(opener::Launcher::new(
-            config.browser_command(),
-            config.player_command(),
-            std::env::var("BROWSER").ok().as_deref(),
-        ));
+        let launcher = std::sync::Arc::new(
+            opener::Launcher::new(
+                config.browser_command(),
+                config.player_command(),
+                std::env::var("BROWSER").ok().as_deref(),
+            )
+            .with_feeds(config.feed_browsers()),
+        );
         let services = Services {
             writer,
+            db: std::sync::Arc::new(options.db.clone()),
+            render: Default::default(),
             reader,
             pipeline,
             inbox: tx,
@@ -153,6 +162,8 @@ impl Reader {
             accounts: std::sync::Arc::new(config.accounts.clone()),
             counter,
             config_path: config.path.clone(),
+            feed_configs: std::sync::Arc::new(std::sync::RwLock::new(config.feeds.clone())),
+            pictures: None,
         };
         Ok(Reader {
             state,
@@ -163,7 +174,24 @@ impl Reader {
             launcher,
             window_title: config.window_title,
             title_shown: None,
+            pictures: None,
+            drawn: Default::default(),
         })
+    }
+
+    /// Shows pictures in the article, drawn as `setup` says (the protocol detected for the terminal, or one
+    /// given by a test), fetched through the reader's client and courtesy.
+    pub fn set_pictures(&mut self, setup: crate::pictures::Setup) {
+        let courtesy = self.services.pipeline.full_text().courtesy().clone();
+        let pictures = crate::pictures::Pictures::new(setup, self.services.fetcher.clone(), courtesy);
+        self.state.pictures.cell = Some(pictures.cell());
+        self.services.pictures = Some(pictures.clone());
+        self.pictures = Some(pictures);
+    }
+
+    /// The picture service, when pictures are on.
+    pub fn pictures(&self) -> Option<&crate::pictures::Pictures> {
+        self.pictures.as_ref()
     }
 
     /// A handle for sending events into the inbox (terminal input, ticks, tests).
@@ -186,15 +214,32 @@ impl Reader {
         tokio::spawn(outside::watch_outside(writer, inbox, outside::WATCH_EVERY));
     }
 
+    /// What opens what is on screen: the browser of the selected entry's feed (of the selected feed, in the
+    /// feeds pane) when it has one of its own, else the reader's.
+    fn launcher(&self) -> std::borrow::Cow<'_, opener::Launcher> {
+        let feed = match self.state.focus {
+            app::Pane::Feeds => self.state.feeds.selected_feed(),
+            _ => self.state.entries.selected().and_then(|e| self.state.feeds.feed(e.feed_id)),
+        };
+        self.launcher.for_feed(feed.map(|f| f.url.as_str()))
+    }
+
     /// Applies one event and starts the work it calls for.
     pub fn dispatch(&mut self, event: Event) {
         for effect in app::update(&mut self.state, event) {
             match effect {
                 Effect::Suspend => self.for_terminal.push(effect),
-                Effect::Open { kind, .. } if self.launcher.takes_terminal(kind) => self.for_terminal.push(effect),
+                Effect::Open { kind, .. } if self.launcher().takes_terminal(kind) => self.for_terminal.push(effect),
+                Effect::Open { url, kind } => self.services.open(&self.launcher(), &url, kind),
                 other => self.services.run(other),
             }
         }
+    }
+
+    /// The user's changes that were not saved because the user quit without waiting for them (see
+    /// [`app::saving`]), for people: "starred 1 entry".
+    pub fn unsaved(&self) -> Vec<String> {
+        self.state.saving.abandoned.iter().map(|w| w.what()).collect()
     }
 
     /// Waits until every write asked for so far has been applied (the writer runs jobs in order).
@@ -238,7 +283,18 @@ impl Reader {
     where
         B::Error: std::error::Error + Send + Sync + 'static,
     {
-        terminal.draw(|frame| crate::ui::draw(frame, &self.state, &self.theme)).map_err(std::io::Error::other)?;
+        let shelf = self.pictures.as_ref().map(crate::pictures::Pictures::shelf);
+        let now = crate::ui::pictures::placements(&self.state, shelf.as_deref());
+        let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
+        let stale: Vec<ratatui::layout::Rect> = match &shelf {
+            Some(shelf) if shelf.leaves_pixels() => drawn.iter().filter(|p| !now.contains(p)).map(|p| p.area).collect(),
+            _ => Vec::new(),
+        };
+        let canvas = crate::ui::pictures::Canvas { shelf: shelf.as_deref(), stale: &stale };
+        terminal
+            .draw(|frame| crate::ui::draw_with(frame, &self.state, &self.theme, &canvas))
+            .map_err(std::io::Error::other)?;
+        *drawn = now;
         Ok(())
     }
 
@@ -274,7 +330,7 @@ impl Reader {
                 match effect {
                     Effect::Suspend => host.suspend()?,
                     Effect::Open { url, kind } => {
-                        let opener::Launch::Foreground(command) = self.launcher.launch(&url, kind) else { continue };
+                        let opener::Launch::Foreground(command) = self.launcher().launch(&url, kind) else { continue };
                         let program = command.get_program().to_string_lossy().into_owned();
                         match host.run_foreground(command) {
                             Ok(status) if status.success() => {}
@@ -286,6 +342,12 @@ impl Reader {
                     }
                     _ => {}
                 }
+                // The terminal may have let go of the pictures it was given: prepare them again.
+                if let Some(pictures) = &self.pictures {
+                    pictures.forget_prepared();
+                    self.drawn.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                    self.dispatch(Event::PicturesReset);
+                }
                 // The shell or the program drew over the screen meanwhile: clear it and draw every cell again.
                 // (Not `Terminal::clear`, which asks the terminal where its cursor is: the input task reads
                 // the answer first, and the question times out.)
@@ -295,6 +357,7 @@ impl Reader {
                     .map_err(std::io::Error::other)?;
             }
             if self.state.quit {
+                self.services.cancel_render();
                 break;
             }
         }
@@ -307,6 +370,7 @@ mod tests {
     use super::*;
     use crate::model::{EntryId, FeedId, ListSource, NewFeed, UserWrite};
     use crate::store::fetches;
+    use std::sync::atomic::Ordering;
 
     /// A database with one feed and one unread entry, and a reader over it.
     fn reader_with_one_unread_entry(dir: &std::path::Path) -> (Reader, FeedId, EntryId) {
@@ -394,6 +458,24 @@ mod tests {
                 None => panic!("the inbox closed"),
             }
         }
+    }
+
+    /// Opening another article (or the same at another width) cancels the render still running, and quitting
+    /// cancels the last: renders of articles left behind never stack up.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_new_render_cancels_the_one_still_running_and_quitting_cancels_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let (reader, _, entry_id) = reader_with_one_unread_entry(dir.path());
+        let current = || reader.services.render.lock().unwrap().clone().expect("a render is running");
+        let render = |html: &str| Effect::RenderArticle { entry_id, html: html.into(), width: 60, base: None };
+        reader.services.run(render(&"<div>".repeat(100_000)));
+        let first = current();
+        reader.services.run(render("<p>the second</p>"));
+        let second = current();
+        assert!(first.load(Ordering::Relaxed), "the first render was told to stop");
+        assert!(!second.load(Ordering::Relaxed), "the render on screen goes on");
+        reader.services.cancel_render();
+        assert!(second.load(Ordering::Relaxed), "quitting stops it too");
     }
 
     fn check_list(event: Option<Event>, entry_id: EntryId) {

@@ -3,6 +3,7 @@
 //! reported as a failed event, so the reader never waits for an answer that will not come.
 
 use super::opener::{Launch, Launcher};
+use crate::app::saving::WriteFailure;
 use crate::app::{Effect, Event, ListKey};
 use crate::fetch::Fetcher;
 use crate::model::{EntryId, EntryRef, EntryRow, FeedId, ListQuery, ListSource, RefreshEvent, Sort, UserWrite};
@@ -10,6 +11,7 @@ use crate::panics::{join_message, panic_message};
 use crate::refresh::{Observer, Pipeline};
 use crate::store::{self, DbThread, StoreError, entries, feeds, folders, lists};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
 
 /// Orders the reader's connection after the user's writes: a read asked for after a write sees it.
@@ -30,7 +32,7 @@ pub(super) struct WriteBarrier {
 
 impl WriteBarrier {
     fn submit(&self) {
-        self.submitted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.submitted.fetch_add(1, Ordering::SeqCst);
     }
 
     fn applied_one(&self) {
@@ -40,7 +42,7 @@ impl WriteBarrier {
 
     /// The number of user writes a read asked for now must see.
     fn mark(&self) -> u64 {
-        self.submitted.load(std::sync::atomic::Ordering::SeqCst)
+        self.submitted.load(Ordering::SeqCst)
     }
 
     /// Blocks (on the reader's thread) until `mark` writes are applied.
@@ -70,8 +72,25 @@ pub(super) struct Services {
     pub accounts: Arc<Vec<crate::sync::AccountConfig>>,
     /// A read connection of its own for the saved views' counts.
     pub counter: DbThread,
-    /// The config file, which saving a view edits.
+    /// The config file, which saving a view and a feed's setting edit.
     pub config_path: Option<std::path::PathBuf>,
+    /// The feeds' settings in the config (`[feeds."URL"]`), as last read, for the feed info.
+    pub feed_configs: Arc<std::sync::RwLock<std::collections::BTreeMap<String, crate::config::FeedConfig>>>,
+    /// The database's file (to name who holds it when a write waits).
+    pub db: Arc<std::path::PathBuf>,
+    /// Set to cancel the render of the article on screen (see [`Effect::RenderArticle`]).
+    pub render: Arc<std::sync::Mutex<Option<Arc<AtomicBool>>>>,
+    /// The article's pictures; `None` while they are off.
+    pub pictures: Option<crate::pictures::Pictures>,
+}
+
+impl Services {
+    /// Stops the article render still running, if one is (the reader quits).
+    pub(super) fn cancel_render(&self) {
+        if let Some(cancel) = self.render.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 impl Services {
@@ -93,9 +112,17 @@ impl Services {
     fn write(&self, write: UserWrite) {
         let barrier = self.barrier.clone();
         let inbox = self.inbox.clone();
+        let db = self.db.clone();
         barrier.submit();
         self.writer.submit(move |c| {
-            let outcome = store::apply(c, &write, chrono::Utc::now().timestamp()).map_err(|e| e.to_string());
+            let outcome = store::apply(c, &write, chrono::Utc::now().timestamp()).map_err(|e| {
+                let retry = e.may_work_later();
+                let holders = if retry { store::holders(&db) } else { Vec::new() };
+                let message =
+                    if holders.is_empty() { e.to_string() } else { format!("{e}: {} holds it", holders.join(", ")) };
+                tracing::warn!("{}: {message}", write.describe());
+                WriteFailure { message, retry }
+            });
             let _ = inbox.send(Event::Written { write, outcome });
             barrier.applied_one();
         });
@@ -110,6 +137,23 @@ impl Services {
                 Err(message) => Event::EntriesFailed { list, message },
             });
         });
+    }
+
+    /// Opens `url` with `launcher` (the reader's, or the browser of the feed on screen): the URL goes to the
+    /// program as one argument, never through a shell; only web and mail addresses get here (see
+    /// app::article::open_url). Terminal programs are the loop's to run.
+    pub(super) fn open(&self, launcher: &Launcher, url: &str, kind: crate::app::OpenKind) {
+        let inbox = self.inbox.clone();
+        match launcher.launch(url, kind) {
+            Launch::Detached(command) | Launch::Foreground(command) => start_detached(command, inbox),
+            Launch::Platform(url) => {
+                if let Err(e) = open::that_detached(&url) {
+                    let _ = inbox.send(Event::Error(format!(
+                        "cannot open the browser: {e}; set `browser` in the config (for example \"firefox %u\")"
+                    )));
+                }
+            }
+        }
     }
 
     /// Hands one effect to its worker. Returns at once. [`Effect::Suspend`] belongs to the terminal loop.
@@ -154,29 +198,27 @@ impl Services {
                 });
             }),
             Effect::RenderArticle { entry_id, html, width, base } => {
+                // The article on screen is the only one wanted: a render still running for another entry or
+                // width is cancelled, so opening and leaving a heavy article never stacks renders.
+                let cancel = Arc::new(AtomicBool::new(false));
+                if let Some(before) = self.render.lock().unwrap_or_else(|e| e.into_inner()).replace(cancel.clone()) {
+                    before.store(true, Ordering::Relaxed);
+                }
                 tokio::task::spawn_blocking(move || {
                     // A renderer that panics on some document must not leave "Rendering…" on screen forever.
                     let rendered = std::panic::catch_unwind(|| {
-                        crate::render::render_article(&html, usize::from(width), base.as_deref())
-                    })
-                    .map_err(|panic| format!("the renderer failed: {}", panic_message(&*panic)));
-                    let _ = inbox.send(Event::ArticleRendered { entry_id, width, body: rendered });
+                        crate::render::render_article_cancellable(&html, usize::from(width), base.as_deref(), &cancel)
+                    });
+                    let body = match rendered {
+                        Ok(Ok(body)) => Ok(body),
+                        // Not wanted any more: the render asked for after it answers instead.
+                        Ok(Err(crate::render::Cancelled)) => return,
+                        Err(panic) => Err(format!("the renderer failed: {}", panic_message(&*panic))),
+                    };
+                    let _ = inbox.send(Event::ArticleRendered { entry_id, width, body });
                 });
             }
-            Effect::Open { url, kind } => {
-                // The URL goes to the program as one argument, never through a shell; only web and mail
-                // addresses get here (see app::article::open_url). Terminal programs are the loop's to run.
-                match self.launcher.launch(&url, kind) {
-                    Launch::Detached(command) | Launch::Foreground(command) => start_detached(command, inbox),
-                    Launch::Platform(url) => {
-                        if let Err(e) = open::that_detached(&url) {
-                            let _ = inbox.send(Event::Error(format!(
-                                "cannot open the browser: {e}; set `browser` in the config (for example \"firefox %u\")"
-                            )));
-                        }
-                    }
-                }
-            }
+            Effect::Open { url, kind } => self.open(&self.launcher.clone(), &url, kind),
             Effect::Write(write) => self.write(write),
             Effect::SaveView { name, query } => {
                 let path = self.config_path.clone();
@@ -202,12 +244,43 @@ impl Services {
                     let _ = inbox.send(Event::ViewsCounted(counts));
                 });
             }
-            Effect::LoadFeedInfo(feed_id) => self.read(move |c, _| {
-                let _ = inbox.send(match feeds::feed_info(c, feed_id) {
-                    Ok(info) => Event::FeedInfoLoaded { feed_id, info: info.map(Box::new) },
-                    Err(e) => Event::Error(format!("cannot read the feed's details: {e}")),
+            Effect::LoadFeedInfo(feed_id) => {
+                let configs = self.feed_configs.clone();
+                self.read(move |c, _| {
+                    let _ = inbox.send(match feeds::feed_info(c, feed_id) {
+                        Ok(info) => {
+                            let info = info.map(|mut info| {
+                                let configs = configs.read().unwrap_or_else(|e| e.into_inner());
+                                info.settings = configs.get(&info.row.url).map(setting_lines).unwrap_or_default();
+                                Box::new(info)
+                            });
+                            Event::FeedInfoLoaded { feed_id, info }
+                        }
+                        Err(e) => Event::Error(format!("cannot read the feed's details: {e}")),
+                    });
                 });
-            }),
+            }
+            Effect::SetFeedSetting { feed_id, url, setting } => {
+                let (path, writer, launcher, configs) =
+                    (self.config_path.clone(), self.writer.clone(), self.launcher.clone(), self.feed_configs.clone());
+                tokio::spawn(async move {
+                    let line = setting.clone();
+                    let edited = tokio::task::spawn_blocking(move || edit_setting(path, &url, &line)).await;
+                    let outcome = match edited.map_err(join_message).and_then(|r| r) {
+                        Ok(config) => {
+                            let (default, settings) = config.feed_settings();
+                            launcher.set_feeds(config.feed_browsers());
+                            *configs.write().unwrap_or_else(|e| e.into_inner()) = config.feeds;
+                            writer
+                                .call(move |c| feeds::apply_settings(c, &default, &settings))
+                                .await
+                                .map_err(|e| format!("saved in the config, but not taken into use: {e}"))
+                        }
+                        Err(why) => Err(why),
+                    };
+                    let _ = inbox.send(Event::FeedSettingSaved { feed_id, setting, outcome });
+                });
+            }
             Effect::Discover { request, url } => {
                 let fetcher = self.fetcher.clone();
                 let task = tokio::spawn(async move { crate::fetch::discovery::discover(&fetcher, &url).await });
@@ -280,6 +353,29 @@ impl Services {
                     let _ = inbox.send(Event::FullTextFetched { entry_id, result });
                 });
             }
+            Effect::FindDatabaseHolders => {
+                let db = self.db.clone();
+                tokio::task::spawn_blocking(move || {
+                    let holders = store::holders(&db);
+                    if !holders.is_empty() {
+                        tracing::info!("quitting waits for the database, held by {}", holders.join(", "));
+                    }
+                    let _ = inbox.send(Event::DatabaseHolders(holders));
+                });
+            }
+            Effect::LoadPicture { url } => match &self.pictures {
+                Some(pictures) => pictures.load(url, inbox),
+                None => {
+                    let _ = inbox.send(Event::PictureLoaded { url, result: Err("pictures are off".into()) });
+                }
+            },
+            Effect::PreparePicture { url, cols, rows } => match &self.pictures {
+                Some(pictures) => pictures.prepare(url, (cols, rows), inbox),
+                None => {
+                    let result = Err("pictures are off".into());
+                    let _ = inbox.send(Event::PicturePrepared { url, size: (cols, rows), result });
+                }
+            },
             Effect::Suspend => {}
         }
     }
@@ -334,6 +430,31 @@ pub(super) fn report_upkeep(
 }
 
 /// Starts a graphical program on its own (no terminal), and reports it if it cannot start or fails.
+/// A feed's settings as the feed info shows them: `key = value` lines.
+fn setting_lines(config: &crate::config::FeedConfig) -> Vec<String> {
+    toml::to_string(config).unwrap_or_default().lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect()
+}
+
+/// Sets (`key = value`, a TOML value) or removes (`key` alone, or `key =`) one setting of the feed at `url` in
+/// the config file, and reads the config again: what it now says.
+fn edit_setting(path: Option<std::path::PathBuf>, url: &str, setting: &str) -> Result<crate::config::Config, String> {
+    let Some(path) = path else { return Err("there is no config file to save it in".into()) };
+    let (key, value) = match setting.split_once('=') {
+        Some((key, value)) => (key.trim(), value.trim()),
+        None => (setting.trim(), ""),
+    };
+    let value = if value.is_empty() {
+        None
+    } else {
+        let doc: toml_edit::DocumentMut = format!("v = {value}").parse().map_err(|_| {
+            format!("{value} is not a value: a number (15), true or false, or text in quotes (\"w3m %u\")")
+        })?;
+        doc.get("v").and_then(|v| v.as_value()).cloned()
+    };
+    crate::config::edit::set_feed_setting(&path, url, key, value).map_err(|e| e.to_string())?;
+    crate::config::Config::load(&path, true).map_err(|e| e.to_string())
+}
+
 fn start_detached(mut command: std::process::Command, inbox: mpsc::UnboundedSender<Event>) {
     use std::process::Stdio;
     let program = command.get_program().to_string_lossy().into_owned();

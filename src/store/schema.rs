@@ -234,7 +234,10 @@ pub(super) const MIGRATIONS: &[Step] = &[
         );
         CREATE UNIQUE INDEX changes_one_per_flag ON changes(account_id, target, flag) WHERE kind = 'flag';",
     ),
-    // 10: the query language's kill rules and per-feed settings. An entry a kill rule (`[[ignore]]` in the config)
+    // 10: feeds that give their entries new ids on every fetch: how many times an entry was known again by its
+    // link and title under a new id (see `fetches::upsert_entry`), for the feed info to say so.
+    Step::Sql("ALTER TABLE feeds ADD COLUMN id_rotations INTEGER NOT NULL DEFAULT 0;"),
+    // 11: the query language's kill rules and per-feed settings. An entry a kill rule (`[[ignore]]` in the config)
     // catches is kept but `ignored`: the unread and starred indexes leave it out, so every count and list does
     // without a row read, and a small index holds the ignored ones (`tidings list --ignored`). The per-feed
     // settings of the config (`[feeds."URL"]`, their source of truth) that queries need are copied onto the feed

@@ -1,9 +1,15 @@
-//! Benchmarks, run with `cargo bench --bench bench -- [decode|parse|render|ingest|refresh|sync]` (all of them but
-//! `sync` without an argument). `refresh` takes `--feeds N --items M` (1000 × 50), `--hosts H --latency-ms L` (one host, no delay:
+//! Benchmarks, run with `cargo bench --bench bench -- [decode|parse|render|hostile|ingest|refresh|sync]` (all of
+//! them but `sync` without an argument). `hostile` renders and extracts every case of `support::hostile`, each in a
+//! process of its own, and prints its time and peak memory, with an `OVER BUDGET` line for each that exceeds
+//! [`HOSTILE_SECS`] or [`HOSTILE_MB`]; `--bytes N` sizes the cases (1 MiB, the most a stored entry holds),
+//! `--timeout S` stops a case after S seconds (60) and `--max-mb M` when it asks for more than M MB of memory
+//! (4096), `--case NAME` runs the cases whose name contains NAME. `refresh` takes `--feeds N --items M` (1000 × 50), `--hosts H --latency-ms L` (one host, no delay:
 //! H > 1 serves the feeds from 127.0.1.1 … 127.0.1.H, L ms added to every answer), `--concurrency N --per-host N`
 //! (tidings's defaults), `--tidings-only` (no curl, newsboat or sfeed), `--runs N` (rounds, medians after) and
 //! `--compare REV` (another commit built and run beside this build, in turn; see `compare.rs`); after the whole
-//! refresh it measures the refresh's phases apart (see `phases.rs`). They print figures and assert nothing: a
+//! refresh it measures the refresh's phases apart (see `phases.rs`). `rules` (only by name) refreshes the same farm
+//! cold without kill rules and with twenty, in turn (`--runs N`, 3), and prints what the rules cost. They print
+//! figures and assert nothing: a
 //! shared two-core machine is too noisy for timed tests.
 
 // A benchmark or a harness of its own: what it measured goes to standard output.
@@ -223,6 +229,114 @@ fn render() {
         html.len() / 1024,
         elapsed.as_secs_f64() * 1e3 / f64::from(runs)
     );
+}
+
+/// The most one hostile document may take to render (or to extract, as a page), in seconds of wall time.
+const HOSTILE_SECS: f64 = 1.0;
+/// The most memory a process rendering (or extracting) one hostile document may reach, in MB (its input and
+/// the program included).
+const HOSTILE_MB: f64 = 200.0;
+
+/// The argument that makes this benchmark run one hostile case (see [`hostile_case`]).
+const HOSTILE_MODE: &str = "__hostile";
+
+/// Renders at 80 columns, and extracts as a page, every hostile case, each in its own process (so that its peak
+/// memory is its own), and reports which exceed the budget.
+fn hostile(args: &[String]) {
+    let bytes = arg_value(args, "--bytes", 1024 * 1024);
+    let timeout = arg_value(args, "--timeout", 60);
+    let max_mb = arg_value(args, "--max-mb", 4096);
+    let only = args.iter().position(|a| a == "--case").and_then(|i| args.get(i + 1));
+    let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
+    println!(
+        "hostile: each case rendered at 80 columns, then extracted as a web page, in a process of its own \
+         ({} KB cases; budget {HOSTILE_SECS} s and {HOSTILE_MB} MB each)",
+        bytes / 1024
+    );
+    println!(
+        "  {:<36}{:>9}  {:>10}{:>10}{:>9}  {:>10}{:>10}",
+        "case", "input", "render", "peak RSS", "lines", "extract", "peak RSS"
+    );
+    let mut over = Vec::new();
+    for case in support::hostile::cases() {
+        if only.is_some_and(|o| !case.name.contains(o.as_str())) {
+            continue;
+        }
+        let mut row = format!("  {:<36}{:>7.0} KB", case.name, case.html(bytes).len() as f64 / 1024.0);
+        for what in ["render", "extract"] {
+            let mut cmd = std::process::Command::new(std::env::current_exe().expect("the benchmark's own path"));
+            cmd.args([HOSTILE_MODE, what, case.name, &bytes.to_string(), &timeout.to_string(), &max_mb.to_string()]);
+            let m = measure(&mut cmd);
+            let out = support::stdout(&m.output);
+            let mut figures = out.split_whitespace();
+            let secs: Option<f64> = figures.next().and_then(|s| s.parse().ok());
+            let size = figures.next().unwrap_or("?").to_string();
+            let time = match secs {
+                Some(s) => format!("{s:.3} s"),
+                None if out.contains("timeout") => format!("> {timeout} s"),
+                None if support::stderr(&m.output).contains("memory allocation") => format!("> {max_mb} MB"),
+                None => "failed".to_string(),
+            };
+            row.push_str(&format!("  {time:>10}{:>7.1} MB", mb(m.peak_rss)));
+            if what == "render" {
+                row.push_str(&format!("{size:>9}"));
+            }
+            if secs.is_none_or(|s| s > HOSTILE_SECS) || mb(m.peak_rss) > HOSTILE_MB {
+                over.push(format!(
+                    "OVER BUDGET: {} {what}: {time}, {:.1} MB (budget {HOSTILE_SECS} s, {HOSTILE_MB} MB){}",
+                    case.name,
+                    mb(m.peak_rss),
+                    match support::stderr(&m.output).lines().find(|l| !l.trim().is_empty()) {
+                        Some(why) if !m.output.status.success() => format!("; {}", why.trim()),
+                        _ => String::new(),
+                    }
+                ));
+            }
+        }
+        println!("{row}");
+    }
+    for line in &over {
+        println!("{line}");
+    }
+    if over.is_empty() {
+        println!("  every case within budget");
+    }
+}
+
+/// One hostile case in this process: `render|extract NAME BYTES TIMEOUT MAX_MB`. Prints the seconds the call
+/// took and the size of what it gave (lines rendered, or characters extracted), or `timeout` when it ran out of
+/// time; past MAX_MB of address space, an allocation fails and the process aborts.
+fn hostile_case(args: &[String]) -> std::process::ExitCode {
+    let (what, name) = (args[0].as_str(), args[1].as_str());
+    let bytes: usize = args[2].parse().expect("a size");
+    let timeout: u64 = args[3].parse().expect("a timeout");
+    let max_bytes = args[4].parse::<u64>().expect("a memory limit") * 1024 * 1024;
+    let limit = libc::rlimit { rlim_cur: max_bytes as libc::rlim_t, rlim_max: max_bytes as libc::rlim_t };
+    // SAFETY: setrlimit reads the struct we own; lowering this process's own limit is always allowed.
+    unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) };
+    let html = support::hostile::cases().into_iter().find(|c| c.name == name).expect("a known case").html(bytes);
+    // A watchdog, not a synchronisation: a case still running after the timeout is reported as such.
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(timeout));
+        println!("timeout");
+        std::process::exit(2);
+    });
+    let started = Instant::now();
+    let size = match what {
+        "render" => tidings::render::render_article(&html, 80, Some("https://example.com/post")).lines.len(),
+        _ => {
+            let page = support::hostile::page(&html);
+            match tidings::extract::extract_page(page.as_bytes(), Some("text/html"), "https://example.com/post") {
+                Ok(article) => article.text_chars,
+                Err(e) => {
+                    eprintln!("{e}");
+                    0
+                }
+            }
+        }
+    };
+    println!("{:.6} {size}", started.elapsed().as_secs_f64());
+    std::process::ExitCode::SUCCESS
 }
 
 fn arg_value(args: &[String], name: &str, default: usize) -> usize {
@@ -609,6 +723,86 @@ fn refresh(args: &[String]) {
     }
 }
 
+/// Kill rules at ingest: the cold refresh of the refresh farm (1000 feeds × 50 items by default) by the real
+/// binary with no rules and with twenty (titles, bodies, authors, one feed's), taking turns over `--runs`
+/// rounds; the medians and what the rules cost, against the issue's 10 %.
+fn rules_at_ingest(args: &[String]) {
+    let shape = RefreshShape::from_args(args);
+    let runs = arg_value(args, "--runs", 3).max(1);
+    let farm = server::Farm::start(shape.hosts, shape.latency).expect("bind the farm's loopback addresses");
+    let mut urls = Vec::with_capacity(shape.feeds);
+    for f in 0..shape.feeds {
+        let host = f % shape.hosts;
+        let path = format!("/feed/{f}.xml");
+        let xml = bench_feed(f, shape.items, &server::farm_address(host).to_string());
+        farm.route(&path, server::Reply::ok("application/rss+xml; charset=utf-8", xml));
+        urls.push(farm.url(host, &path));
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let opml: String = urls.iter().map(|u| format!("<outline type=\"rss\" text=\"{u}\" xmlUrl=\"{u}\"/>")).collect();
+    let opml_path = dir.path().join("feeds.opml");
+    std::fs::write(&opml_path, format!("<opml version=\"2.0\"><body>{opml}</body></opml>")).expect("write opml");
+    let settings = format!("concurrency = {}\nper_host_concurrency = {}\n", shape.concurrency, shape.per_host);
+    let mut rules = String::new();
+    for i in 0..20 {
+        rules.push_str(&match i % 4 {
+            0 => format!("\n[[ignore]]\nquery = 'title ~ \"sponsored {i}\"'\n"),
+            1 => format!("\n[[ignore]]\nquery = 'text ~ \"promo code {i}\" or text ~ giveaway{i}'\n"),
+            2 => format!("\n[[ignore]]\nquery = 'author = \"Bot {i}\" and not starred'\n"),
+            _ => format!("\n[[ignore]]\nfeed = \"Feed {i}\"\nquery = 'title ~ \"item 4\"'\n"),
+        });
+    }
+    let plain = dir.path().join("plain.toml");
+    std::fs::write(&plain, &settings).expect("write config");
+    let ruled = dir.path().join("rules.toml");
+    std::fs::write(&ruled, format!("{settings}{rules}")).expect("write config");
+    let tidings = |config: &std::path::Path, db: &std::path::Path, sub: &[&str]| {
+        let mut cmd = std::process::Command::new(compare::this_build().tidings);
+        cmd.env("HOME", dir.path()).arg("--config").arg(config).arg("--db").arg(db).args(sub);
+        cmd
+    };
+    let imported = dir.path().join("imported.db");
+    let out =
+        tidings(&plain, &imported, &["import", opml_path.to_str().expect("a UTF-8 path")]).output().expect("import");
+    assert!(out.status.success(), "import failed: {}", support::stderr(&out));
+    println!(
+        "kill rules at ingest: cold refresh of {} feeds × {} items, without rules and with 20, taking turns ({runs} \
+         rounds)",
+        shape.feeds, shape.items
+    );
+    let mut times: [Vec<f64>; 2] = Default::default();
+    let mut cpus: [Vec<f64>; 2] = Default::default();
+    for round in 0..runs {
+        for (k, (what, config)) in [("no rules", &plain), ("20 rules", &ruled)].into_iter().enumerate() {
+            let db = dir.path().join(format!("rules-{k}.db"));
+            copy_db(&imported, &db);
+            let (m, cpu) = measure_alone(&tidings(config, &db, &["refresh"]));
+            assert!(m.output.status.success(), "{what}: {}", support::stderr(&m.output));
+            let caught = tidings(config, &db, &["list", "--ignored", "--json"]).output().expect("list --ignored");
+            let count = serde_json::from_slice::<serde_json::Value>(&caught.stdout)
+                .ok()
+                .and_then(|v| v["count"].as_u64())
+                .unwrap_or(0);
+            println!(
+                "  {what:<10} #{}  {:>7.3} s   cpu {:>6.2} s   {count} entries caught",
+                round + 1,
+                m.wall.as_secs_f64(),
+                cpu.as_secs_f64()
+            );
+            times[k].push(m.wall.as_secs_f64());
+            cpus[k].push(cpu.as_secs_f64());
+        }
+    }
+    let (plain_wall, ruled_wall) = (median(times[0].clone()), median(times[1].clone()));
+    let (plain_cpu, ruled_cpu) = (median(cpus[0].clone()), median(cpus[1].clone()));
+    println!(
+        "  medians: {plain_wall:.3} s without, {ruled_wall:.3} s with: the rules cost {:+.1} % of the refresh's time \
+         (cpu {plain_cpu:.2} s → {ruled_cpu:.2} s, {:+.1} %); target ≤ 10 %",
+        (ruled_wall / plain_wall - 1.0) * 100.0,
+        (ruled_cpu / plain_cpu - 1.0) * 100.0
+    );
+}
+
 fn main() -> std::process::ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     if raw.first().is_some_and(|a| a == MEASURE_MODE) {
@@ -616,6 +810,9 @@ fn main() -> std::process::ExitCode {
     }
     if raw.first().is_some_and(|a| a == PHASES_MODE) {
         return phases::run(&raw[1..]);
+    }
+    if raw.first().is_some_and(|a| a == HOSTILE_MODE) {
+        return hostile_case(&raw[1..]);
     }
     let modes: Vec<&String> = raw
         .iter()
@@ -639,8 +836,15 @@ fn main() -> std::process::ExitCode {
     if wants("ingest") {
         ingest_farm(&raw);
     }
+    if wants("hostile") {
+        hostile(&raw);
+    }
     if wants("refresh") {
         refresh(&raw);
+    }
+    // Two cold refreshes of the refresh farm per round: only when asked for by name.
+    if modes.iter().any(|a| *a == "rules") {
+        rules_at_ingest(&raw);
     }
     // Against a FreshRSS it sets up (minutes): only when asked for by name.
     if modes.iter().any(|a| *a == "sync") {

@@ -45,11 +45,14 @@ pub enum Event {
         request: RequestId,
         discovery: Box<Discovery>,
     },
-    /// The store performed a user's change (or could not: why, for people).
+    /// The store performed a user's change (or could not: why, and whether it may work later).
     Written {
         write: UserWrite,
-        outcome: Result<Applied, String>,
+        outcome: Result<Applied, crate::saving::WriteFailure>,
     },
+    /// The processes holding the database (for people: "sqlite3 (pid 4242)"), asked for while quitting waits
+    /// for the user's changes.
+    DatabaseHolders(Vec<String>),
     /// A list's entries: all of them as refs, and the rows around `keep` (or the top).
     EntriesLoaded {
         list: ListKey,
@@ -116,12 +119,31 @@ pub enum Event {
     },
     /// The saved views' unread counts (by their place among the views), or why one could not be counted.
     ViewsCounted(Vec<(usize, Result<i64, String>)>),
+    /// A feed's setting was saved in the config and taken into use (or why not).
+    FeedSettingSaved {
+        feed_id: FeedId,
+        setting: String,
+        outcome: Result<(), String>,
+    },
     /// A view was saved in the config (or why not).
     ViewSaved {
         name: String,
         query: String,
         outcome: Result<(), String>,
     },
+    /// A picture was fetched and decoded (its size in pixels), or why it is not shown.
+    PictureLoaded {
+        url: String,
+        result: Result<(u32, u32), String>,
+    },
+    /// A picture was prepared for the terminal at `size` (columns, rows), or could not be.
+    PicturePrepared {
+        url: String,
+        size: (u16, u16),
+        result: Result<(), String>,
+    },
+    /// The terminal lost the pictures it was given (after Ctrl-Z and `fg`): prepare them again.
+    PicturesReset,
     /// Something to tell the user (an import report, …).
     Notice(String),
     /// Something went wrong outside a feed (the database, …).
@@ -186,6 +208,13 @@ pub enum Effect {
     },
     /// Give the terminal back to the shell (Ctrl-Z) until the user resumes tidings.
     Suspend,
+    /// Set (`key = value`) or remove (`key`) one of a feed's settings in its `[feeds."URL"]` table of the config
+    /// file (in place, comments kept), and take it into use.
+    SetFeedSetting {
+        feed_id: FeedId,
+        url: String,
+        setting: String,
+    },
     /// Append a saved view to the config file (in place, comments kept).
     SaveView {
         name: String,
@@ -193,4 +222,18 @@ pub enum Effect {
     },
     /// Count the unread entries of these saved views (place among the views, query), off the loop's thread.
     CountViews(Vec<(usize, String)>),
+    /// Find which other processes hold the database (quitting waits for it).
+    FindDatabaseHolders,
+    /// Fetch a picture of the article (through the shared client and its courtesy, or the picture cache) and
+    /// decode it; the answer is [`Event::PictureLoaded`].
+    LoadPicture {
+        url: String,
+    },
+    /// Prepare a decoded picture for the terminal at `cols` × `rows` cells; the answer is
+    /// [`Event::PicturePrepared`].
+    PreparePicture {
+        url: String,
+        cols: u16,
+        rows: u16,
+    },
 }

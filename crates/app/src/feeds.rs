@@ -3,6 +3,7 @@
 //! full, force its encoding). Knows feeds by id; the store's rows arrive in events. Marking a whole list read
 //! is in [`super::marks`].
 
+use super::dialogs::Dialog;
 use super::keymap::{Action, Context};
 use super::list::{ListCursor, Step};
 use super::{Effect, ListKey, Pane, State};
@@ -492,6 +493,48 @@ pub fn feed_in_focus(state: &State) -> Option<FeedId> {
 }
 
 /// The answer to the encoding prompt: force that encoding (or, empty, stop forcing one) and refresh the feed.
+/// The feed-info window's `key = value` (or `key` alone, to remove it): one of the feed's settings, checked and
+/// written by the runtime (the config is their source of truth).
+pub fn set_setting(state: &mut State, feed_id: FeedId, answer: &str) -> Result<Vec<Effect>, String> {
+    let setting = answer.trim();
+    let key = setting.split('=').next().unwrap_or("").trim();
+    if key.is_empty() {
+        return Err("write it as key = value (refresh_minutes = 15), or a key alone to remove it".into());
+    }
+    let Some(feed) = state.feeds.feed(feed_id) else { return Err("the feed is gone".into()) };
+    let effect = Effect::SetFeedSetting { feed_id, url: feed.url.clone(), setting: setting.to_string() };
+    let now = state.clock.now;
+    state.status.info(format!("Setting {}…", crate::sanitize::one_line(setting, 100)), now);
+    // The feed info shows the feed's settings: it comes back, read again once the setting is in use.
+    let mut effects = vec![effect];
+    effects.extend(super::dialogs::open_info(state, feed_id));
+    Ok(effects)
+}
+
+/// A feed's setting was written to the config and is in use (or why not): the feed info and the lists show it.
+pub fn on_setting_saved(
+    state: &mut State,
+    feed_id: FeedId,
+    setting: String,
+    outcome: Result<(), String>,
+) -> Vec<Effect> {
+    let now = state.clock.now;
+    let title = state.feeds.feed(feed_id).map(|f| crate::sanitize::one_line(&f.title, 60)).unwrap_or_default();
+    let setting = crate::sanitize::one_line(&setting, 100);
+    match outcome {
+        Ok(()) => state.status.info(format!("{title}: {setting}, saved in the config"), now),
+        Err(why) => {
+            state.status.error(format!("cannot set {setting} for {title}: {why}"), now);
+            return Vec::new();
+        }
+    }
+    let mut effects = vec![Effect::LoadFeeds];
+    if matches!(&state.dialog, Some(Dialog::Info(info)) if info.feed_id == feed_id) {
+        effects.push(Effect::LoadFeedInfo(feed_id));
+    }
+    effects
+}
+
 pub fn force_encoding(state: &mut State, feed_id: FeedId, answer: &str) -> Result<Vec<Effect>, String> {
     let label = answer.trim().to_string();
     if !label.is_empty() {

@@ -5,7 +5,7 @@
 //!
 //! Keys become [`keymap::Action`]s through the keymap; each noun owns its state and what the actions do to it:
 //! [`feeds`] (the feed list), [`entries`] (the entry list), [`marks`] (read, starred, undo), [`navigate`]
-//! (next and previous unread), [`article`] (the article pane), [`search`], [`progress`] (refreshing),
+//! (next and previous unread), [`article`] (the article pane), [`pictures`] (the article's pictures), [`search`], [`progress`] (refreshing),
 //! [`subscriptions`] (adding, renaming, moving, deleting), [`dialogs`] (every window over the panes),
 //! [`status`] (messages and their log). The [`State`] that holds them is in `state.rs`; `update` only routes.
 
@@ -24,8 +24,10 @@ pub mod layout;
 pub mod list;
 pub mod marks;
 pub mod navigate;
+pub mod pictures;
 mod pointer;
 pub mod progress;
+pub mod saving;
 pub mod search;
 mod state;
 pub mod status;
@@ -41,12 +43,14 @@ use crossterm::event::{KeyEvent, KeyEventKind};
 use dialogs::Dialog;
 use keymap::Action;
 use list::Step;
+use saving::WriteFailure;
 
 /// Applies one event to the state and says what work to start. The user's writes among the effects are counted
 /// here, the one place every effect passes (see [`State::writes_issued`]).
 pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
     let effects = route(state, event);
     state.writes_issued += effects.iter().filter(|e| matches!(e, Effect::Write(_))).count() as u64;
+    state.saving.issued(&effects);
     effects
 }
 
@@ -66,6 +70,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
             let mut effects = progress::on_tick(state, now);
             effects.extend(sync::on_tick(state, now));
             effects.extend(entries::catch_up(state));
+            effects.extend(saving::on_tick(state, now));
             effects
         }
         Event::DueFeeds(ids) => progress::request(state, ids, false),
@@ -87,6 +92,9 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::ArticleRendered { entry_id, width, body } => article::on_rendered(state, entry_id, width, body),
         Event::Refresh(ev) => progress::on_event(state, ev),
         Event::FullTextFetched { entry_id, result } => article::on_full_text(state, entry_id, result),
+        Event::PictureLoaded { url, result } => pictures::on_loaded(state, url, result),
+        Event::PicturePrepared { url, size, result } => pictures::on_prepared(state, url, size, result),
+        Event::PicturesReset => pictures::on_reset(state),
         Event::Purged { entries } => {
             // Not news worth the status bar: the log keeps it, and the lists are read again without them.
             let now = state.clock.now;
@@ -105,7 +113,11 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
         Event::Synced { account, said, changed } => sync::on_synced(state, account, said, changed),
         Event::ViewsCounted(counts) => feeds::on_views_counted(state, counts),
+        Event::FeedSettingSaved { feed_id, setting, outcome } => {
+            feeds::on_setting_saved(state, feed_id, setting, outcome)
+        }
         Event::ViewSaved { name, query, outcome } => search::on_view_saved(state, name, query, outcome),
+        Event::DatabaseHolders(holders) => saving::on_holders(state, holders),
         Event::Notice(text) => {
             state.status.info(text, state.clock.now);
             Vec::new()
@@ -119,11 +131,13 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
 
 /// What the store said of a change the user made: what it changed (for undo), the feed it added, or why it
 /// could not.
-fn written(state: &mut State, write: UserWrite, outcome: Result<Applied, String>) -> Vec<Effect> {
+fn written(state: &mut State, write: UserWrite, outcome: Result<Applied, WriteFailure>) -> Vec<Effect> {
     let now = state.clock.now;
-    match (write, outcome) {
-        (write, Err(why)) => {
-            state.status.error(format!("{}: {why}", write.describe()), now);
+    let mut effects = saving::on_written(state, &write, outcome.as_ref().err());
+    effects.extend(match (write, outcome) {
+        (_, Err(failure)) if failure.retry => Vec::new(),
+        (write, Err(failure)) => {
+            state.status.error(format!("{}: {}", write.describe(), failure.message), now);
             // What is on screen may show a change that was not made: read it all again.
             let mut effects = vec![Effect::LoadFeeds];
             effects.extend(entries::changed(state));
@@ -140,7 +154,8 @@ fn written(state: &mut State, write: UserWrite, outcome: Result<Applied, String>
             marks::gone_meanwhile(state, missing, if starred { "starred" } else { "unstarred" })
         }
         _ => Vec::new(),
-    }
+    });
+    effects
 }
 
 fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
@@ -164,10 +179,7 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
 pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
     let now = state.clock.now;
     match action {
-        Action::Quit => {
-            state.quit = true;
-            Vec::new()
-        }
+        Action::Quit => saving::quit(state),
         Action::Help => {
             state.dialog = Some(Dialog::Help { scroll: 0 });
             Vec::new()
@@ -243,13 +255,22 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Action::FeedSettings => {
+            match feeds::feed_in_focus(state) {
+                Some(feed_id) => state.dialog = Some(Dialog::Prompt(dialogs::setting_prompt(state, feed_id))),
+                None => state.status.info("Select a feed to change its settings", now),
+            }
+            Vec::new()
+        }
         Action::OpenMedia => article::open_media(state),
         Action::FullText => article::full_text(state),
         Action::FeedFullText => feeds::toggle_full_text(state),
         Action::ToggleDetails => article::toggle_details(state),
         Action::Zoom => {
             state.zoom = !state.zoom;
-            article::rerender_if_needed(state)
+            let mut effects = article::rerender_if_needed(state);
+            effects.extend(pictures::wanted(state));
+            effects
         }
         Action::MessageLog => {
             dialogs::open_log(state);

@@ -3,7 +3,7 @@
 
 use super::dialogs::Dialog;
 use super::keymap::{Action, Context, Keymap};
-use super::{article, entries, feeds, layout, progress, status, subscriptions, sync};
+use super::{article, entries, feeds, layout, pictures, progress, status, subscriptions, sync};
 use crate::clock::Zone;
 use crate::model::{EntryId, FeedId, FolderId, ListSource};
 use std::collections::VecDeque;
@@ -99,6 +99,8 @@ pub struct State {
     pub refresh: progress::AutoRefresh,
     pub sync: sync::Syncing,
     pub subscriptions: subscriptions::Subscriptions,
+    /// Pictures in the article: on or off, and what is known of each.
+    pub pictures: pictures::Pictures,
     pub status: status::Status,
     /// The window over the panes that takes the keys.
     pub dialog: Option<Dialog>,
@@ -109,6 +111,8 @@ pub struct State {
     /// User writes ([`Effect::Write`]) asked of the store so far, counted by [`super::update`]. A list read before
     /// the latest of them was applied would undo the user's change on screen, so it is asked for again instead.
     pub writes_issued: u64,
+    /// The user's changes until the database has them (quitting waits for them).
+    pub saving: crate::saving::Saving,
     pub quit: bool,
 }
 
@@ -145,11 +149,13 @@ impl State {
                 ..Default::default()
             },
             subscriptions: Default::default(),
+            pictures: Default::default(),
             status: Default::default(),
             dialog: None,
             queued_dialogs: VecDeque::new(),
             undo: None,
             writes_issued: 0,
+            saving: Default::default(),
             quit: false,
         }
     }
@@ -178,6 +184,11 @@ impl State {
 
     pub fn article_height(&self) -> usize {
         usize::from(self.article_text_area().height).max(1)
+    }
+
+    /// Rows of the article's text area, as cells (pictures are never taller).
+    pub fn article_height_cells(&self) -> u16 {
+        self.article_text_area().height.max(1)
     }
 
     /// Where a list's entries come from, for the store.

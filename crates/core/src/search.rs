@@ -560,7 +560,9 @@ fn fold_case_and_marks(c: char, out: &mut String) {
         match lower {
             '\u{0300}'..='\u{036F}' => {}
             '\u{00C0}'..='\u{024F}' | '\u{1E00}'..='\u{1EFF}' => {
-                out.extend(std::iter::once(lower).nfd().filter(|m| !unicode_normalization::char::is_combining_mark(*m)))
+                out.extend(
+                    std::iter::once(lower).nfd().filter(|m| !unicode_normalization::char::is_combining_mark(*m)),
+                );
             }
             _ => out.push(lower),
         }

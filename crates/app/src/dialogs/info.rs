@@ -105,8 +105,29 @@ impl Info {
                 format!("no{}", key(Context::Info, Action::ForceEncoding, " (press {} to force one)"))
             }),
         );
+        let set = key(Context::Info, Action::FeedSettings, " ({} sets one)");
+        match info.settings.as_slice() {
+            [] => field("Settings", format!("the config's defaults{set}")),
+            settings => {
+                for (i, setting) in settings.iter().enumerate() {
+                    let with = if i + 1 == settings.len() { set.as_str() } else { "" };
+                    field(if i == 0 { "Settings" } else { "" }, format!("{setting}{with}"));
+                }
+            }
+        }
         for warning in &info.warnings {
             field("Reading", warning.clone());
+        }
+        if info.id_rotations > 0 {
+            let times =
+                if info.id_rotations == 1 { "once".to_string() } else { format!("{} times", info.id_rotations) };
+            field(
+                "Entry ids",
+                format!(
+                    "this feed gives its entries new ids; an entry was known again by its link and title {times}, \
+                     its read and starred marks kept"
+                ),
+            );
         }
         lines
     }
@@ -145,6 +166,7 @@ pub(super) fn on_key(state: &mut State, info: &mut Info, action: Option<Action>)
     match action {
         Some(Action::Close | Action::FeedInfo) => Next::Close,
         Some(Action::ForceEncoding) => Next::Open(Dialog::Prompt(super::prompt::encoding_prompt(state, info.feed_id))),
+        Some(Action::FeedSettings) => Next::Open(Dialog::Prompt(super::prompt::setting_prompt(state, info.feed_id))),
         Some(action) => {
             if let Some(step) = text_step(action) {
                 let (width, height) = state.viewport;

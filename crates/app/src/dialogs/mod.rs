@@ -14,7 +14,7 @@ pub use confirm::{Confirm, Confirmed};
 pub use help::{HelpLine, help_lines};
 pub use info::{Info, on_loaded as on_info_loaded, open as open_info};
 pub use picker::Picker;
-pub use prompt::{Prompt, PromptPurpose, encoding_prompt};
+pub use prompt::{Prompt, PromptPurpose, encoding_prompt, setting_prompt};
 
 /// Layout of the windows that scroll, shared with drawing.
 pub mod areas {
@@ -120,9 +120,8 @@ pub fn on_key(state: &mut State, key: KeyEvent) -> (Vec<Effect>, Option<Answer>)
     match action {
         // Quit's keys that a dialog does not claim for itself (Ctrl-C) still quit; Ctrl-Z still suspends.
         Some(Action::Quit) => {
-            state.quit = true;
             state.dialog = Some(dialog);
-            return (Vec::new(), None);
+            return (crate::saving::quit(state), None);
         }
         Some(Action::Suspend) => {
             state.dialog = Some(dialog);

@@ -145,6 +145,8 @@ actions! {
     Delete = "delete",
     FeedInfo = "feed_info",
     ForceEncoding = "force_encoding",
+    /// In the feed info: set one of the feed's settings (`[feeds."URL"]` in the config).
+    FeedSettings = "feed_settings",
     /// Show the focused pane alone, full screen (again: back to the panes).
     Zoom = "zoom",
     /// Play the entry's media (podcast, video) with the player.
@@ -303,6 +305,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::Help, Action::Close, &["?", "q", "Esc", "Enter"], "close the help"),
     (Context::Info, Action::Close, &["i", "q", "Esc", "Enter"], "close the feed info"),
     (Context::Info, Action::ForceEncoding, &["e"], "force the feed's encoding"),
+    (Context::Info, Action::FeedSettings, &["s"], "set one of the feed's settings (refresh, keep, notify, browser…)"),
     (Context::Prompt, Action::Accept, &["Enter"], "accept"),
     (Context::Prompt, Action::Close, &["Esc", "Ctrl-c"], "cancel"),
     (Context::Prompt, Action::Suspend, &["Ctrl-z"], "suspend tidings"),
