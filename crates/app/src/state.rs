@@ -18,6 +18,8 @@ pub enum ListKey {
     Starred,
     /// The last search.
     Search,
+    /// A saved view (`[[views]]` in the config), by its place among them.
+    View(usize),
 }
 
 impl ListKey {
@@ -29,7 +31,8 @@ impl ListKey {
             ListSource::All => ListKey::All,
             ListSource::Unread => ListKey::Unread,
             ListSource::Starred => ListKey::Starred,
-            ListSource::Search { .. } => ListKey::Search,
+            ListSource::Search { .. } | ListSource::Query { .. } => ListKey::Search,
+            ListSource::Ignored { .. } => ListKey::All,
         }
     }
 }
@@ -61,6 +64,8 @@ pub struct Setup {
     pub auto_refresh_secs: Option<i64>,
     /// The accounts to sync (by name), synced when the feed list first arrives and with every refresh.
     pub accounts: Vec<String>,
+    /// The saved views (`[[views]]`): name and query.
+    pub views: Vec<(String, String)>,
 }
 
 impl Default for Setup {
@@ -72,6 +77,7 @@ impl Default for Setup {
             refresh_on_startup: false,
             auto_refresh_secs: None,
             accounts: Vec::new(),
+            views: Vec::new(),
         }
     }
 }
@@ -120,7 +126,14 @@ impl State {
             text_column: setup.text_column,
             focus: Pane::Feeds,
             zoom: false,
-            feeds: Default::default(),
+            feeds: feeds::FeedList {
+                saved: setup
+                    .views
+                    .into_iter()
+                    .map(|(name, query)| feeds::SavedView { name, query, unread: None })
+                    .collect(),
+                ..Default::default()
+            },
             entries: Default::default(),
             article: Default::default(),
             progress: Default::default(),
@@ -188,14 +201,21 @@ impl State {
             ListKey::Starred => ListSource::Starred,
             ListKey::Search => {
                 let search = self.feeds.search.as_ref();
-                ListSource::Search {
-                    query: search.map(|s| s.query.clone()).unwrap_or_default(),
-                    within: search
-                        .and_then(|s| s.within)
-                        .filter(|w| *w != ListKey::Search)
-                        .map(|w| Box::new(self.source_of(w))),
+                let query = search.map(|s| s.query.clone()).unwrap_or_default();
+                let within = search
+                    .and_then(|s| s.within)
+                    .filter(|w| !matches!(w, ListKey::Search | ListKey::View(_)))
+                    .map(|w| Box::new(self.source_of(w)));
+                if search.is_some_and(|s| s.is_query) {
+                    ListSource::Query { query, within }
+                } else {
+                    ListSource::Search { query, within }
                 }
             }
+            ListKey::View(i) => ListSource::Query {
+                query: self.feeds.saved.get(i).map(|v| v.query.clone()).unwrap_or_default(),
+                within: None,
+            },
         }
     }
 
@@ -213,6 +233,9 @@ impl State {
                 Some(s) => format!("Search: {}", crate::sanitize::one_line(&s.query, 60)),
                 None => "Search".into(),
             },
+            ListKey::View(i) => {
+                self.feeds.saved.get(i).map(|v| crate::sanitize::one_line(&v.name, 80)).unwrap_or_default()
+            }
         }
     }
 

@@ -279,9 +279,11 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
             Ok(vec![Effect::Write(UserWrite::MoveFolder { folder_id, parent }), Effect::LoadFeeds])
         }
         PromptPurpose::ForceEncoding(_)
+        | PromptPurpose::FeedSetting(_)
         | PromptPurpose::FollowLink
         | PromptPurpose::PlayMedia
-        | PromptPurpose::Search { .. } => {
+        | PromptPurpose::Search { .. }
+        | PromptPurpose::SaveView => {
             unreachable!("answered by the modules that ask them")
         }
     }

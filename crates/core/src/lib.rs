@@ -33,6 +33,7 @@ pub mod markup;
 pub mod model;
 pub mod opml;
 pub mod parse;
+pub mod query;
 pub mod render;
 pub mod sanitize;
 pub mod search;
