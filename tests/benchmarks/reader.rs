@@ -348,7 +348,8 @@ fn lists() {
 
 fn views() {
     let spec = FarmSpec::BENCH;
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    // The search benchmark's farm (the same spec), so that one build serves both.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("search-bench");
     let (farm, _) = farm::cached(&dir, &spec);
     let work = tempfile::tempdir().expect("temp dir");
     let db = work.path().join("reader.db");
