@@ -62,6 +62,18 @@ pub struct Config {
     pub colors: toml::Table,
     /// `[[accounts]]`: servers that hold subscriptions and read state (FreshRSS, Miniflux…), synced both ways.
     pub accounts: Vec<crate::sync::AccountConfig>,
+    /// Start with feeds that have nothing unread left out of the feed list (the `hide_read_feeds` action
+    /// toggles it, and the reader remembers the last choice).
+    pub hide_read_feeds: bool,
+    /// The command line a bookmark is handed to: `%u` is the entry's address, `%t` its title (each one whole
+    /// argument; no shell unless the line is `sh -c '…'`).
+    pub bookmark_command: Option<String>,
+    /// The command line that copies an address: it reads the address on its standard input (`wl-copy`,
+    /// `xclip -selection clipboard`); unset: the terminal's clipboard (OSC 52).
+    pub copy_command: Option<String>,
+    /// `[macros]`: a key pressed after the macro key, and the actions it runs in order (`v = ["open",
+    /// "open_in_browser"]`).
+    pub macros: BTreeMap<String, Vec<String>>,
     /// What the file says that is allowed but unwise (a password others may read): said at start.
     #[serde(skip)]
     pub warnings: Vec<String>,
@@ -104,6 +116,10 @@ impl Default for Config {
             keys: toml::Table::new(),
             colors: toml::Table::new(),
             accounts: Vec::new(),
+            hide_read_feeds: false,
+            bookmark_command: None,
+            copy_command: None,
+            macros: BTreeMap::new(),
             warnings: Vec::new(),
             keymap: Keymap::default(),
             theme: Theme::default(),
@@ -202,6 +218,21 @@ impl Config {
             None => format!("key `{key}`"),
         };
         config.keymap = Keymap::with_config(&config.keys).map_err(|e| format!("{}: {}", at(&e.key), e.message))?;
+        for (key, actions) in &config.macros {
+            let name = format!("macros.{key}");
+            crate::app::keymap::Key::parse(key).map_err(|e| format!("{}: {e}", at(&name)))?;
+            if actions.is_empty() {
+                return Err(format!("{}: a macro runs at least one action", at(&name)));
+            }
+            for action in actions {
+                if crate::app::keymap::Action::named(action).is_none() {
+                    return Err(format!(
+                        "{}: '{action}' is not an action (the names are those of [keys], `tidings keys` lists them)",
+                        at(&name)
+                    ));
+                }
+            }
+        }
         let base = if no_color { Theme::monochrome() } else { Theme::default() };
         config.theme = base.with_config(&config.colors).map_err(|(key, message)| format!("{}: {message}", at(&key)))?;
         Ok(config)
@@ -236,7 +267,12 @@ impl Config {
             let max = format!("{table}max_entries_per_feed");
             check(max_entries.is_none_or(|m| m <= 10_000_000), &max, "must be at most 10000000 (0 is no limit)")?;
         }
-        for (key, line) in [("browser", &self.browser), ("player", &self.player)] {
+        for (key, line) in [
+            ("browser", &self.browser),
+            ("player", &self.player),
+            ("bookmark_command", &self.bookmark_command),
+            ("copy_command", &self.copy_command),
+        ] {
             if let Some(line) = line {
                 CommandLine::parse(line, None).map_err(|e| format!("key `{key}`: {e} (write it like \"w3m %u\")"))?;
             }

@@ -49,6 +49,7 @@ fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)>) -> FeedR
         dead: false,
         full_text: false,
         account: None,
+        hidden: false,
     }
 }
 

@@ -258,6 +258,8 @@ fn upsert_entry(tx: &Connection, feed_id: FeedId, e: &ParsedEntry, now: i64) -> 
         row.thumbnail
     ];
     match stored {
+        // An entry carried over from another reader under another key: it is this one.
+        None if super::carried::alias_of(tx, feed_id, key)?.is_some() => upsert_entry(tx, feed_id, e, now),
         None if super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
         None => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&feed_id.0, &key, &now];

@@ -15,6 +15,7 @@
 pub mod accounts;
 mod apply;
 pub mod articles;
+mod carried;
 pub mod changes;
 pub mod entries;
 pub mod feeds;
@@ -23,6 +24,7 @@ pub mod fetches;
 mod fixtures;
 pub mod folders;
 pub mod lists;
+pub mod preferences;
 pub mod purge;
 mod schema;
 pub mod search;

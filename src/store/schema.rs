@@ -234,6 +234,29 @@ pub(super) const MIGRATIONS: &[Step] = &[
         );
         CREATE UNIQUE INDEX changes_one_per_flag ON changes(account_id, target, flag) WHERE kind = 'flag';",
     ),
+    // 10: what a newsboat home carries over (see `carried`): feeds hidden from the feed list, the tags a feed
+    // had besides the one that became its folder, and the other keys an entry carried over may come back under
+    // (a refresh that brings one of them takes the stored entry as that entry, so nothing arrives twice); and the
+    // reader's remembered settings (feeds with nothing unread hidden, the last search).
+    Step::Sql(
+        "ALTER TABLE feeds ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE feed_tags (
+            feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (feed_id, tag)
+        ) WITHOUT ROWID;
+        CREATE TABLE entry_aliases (
+            feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            entry_id INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            PRIMARY KEY (feed_id, key)
+        ) WITHOUT ROWID;
+        CREATE INDEX entry_aliases_by_entry ON entry_aliases(entry_id);
+        CREATE TABLE preferences (
+            name TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;",
+    ),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

@@ -372,6 +372,15 @@ pub fn cycle_sort(state: &mut State) -> Vec<Effect> {
     reorder(state, list, sort, unread_only)
 }
 
+/// `:set sort NAME`: this order for the list, remembered for it.
+pub fn sort_by(state: &mut State, sort: Sort) -> Vec<Effect> {
+    let Some(list) = state.entries.of else { return Vec::new() };
+    let unread_only = state.entries.unread_only;
+    let now = state.clock.now;
+    state.status.info(format!("Sorted by {}", sort_words(sort)), now);
+    reorder(state, list, sort, unread_only)
+}
+
 /// `U`: only the unread entries of this list, or all of them again; remembered for it.
 pub fn toggle_unread_only(state: &mut State) -> Vec<Effect> {
     let Some(list) = state.entries.of else { return Vec::new() };

@@ -61,6 +61,14 @@ pub struct Setup {
     pub auto_refresh_secs: Option<i64>,
     /// The accounts to sync (by name), synced when the feed list first arrives and with every refresh.
     pub accounts: Vec<String>,
+    /// Macros: a key pressed after the macro key, and its actions.
+    pub macros: Vec<(super::keymap::Key, Vec<Action>)>,
+    /// The config has a `bookmark_command`.
+    pub bookmark_command: bool,
+    /// Feeds with nothing unread start out of the feed list.
+    pub hide_read_feeds: bool,
+    /// The last search, shown as the Search view again.
+    pub last_search: Option<String>,
 }
 
 impl Default for Setup {
@@ -72,6 +80,10 @@ impl Default for Setup {
             refresh_on_startup: false,
             auto_refresh_secs: None,
             accounts: Vec::new(),
+            macros: Vec::new(),
+            bookmark_command: false,
+            hide_read_feeds: false,
+            last_search: None,
         }
     }
 }
@@ -93,6 +105,7 @@ pub struct State {
     pub refresh: progress::AutoRefresh,
     pub sync: sync::Syncing,
     pub subscriptions: subscriptions::Subscriptions,
+    pub commands: super::commands::Commands,
     pub status: status::Status,
     /// The window over the panes that takes the keys.
     pub dialog: Option<Dialog>,
@@ -116,7 +129,11 @@ impl State {
             text_column: setup.text_column,
             focus: Pane::Feeds,
             zoom: false,
-            feeds: Default::default(),
+            feeds: feeds::FeedList {
+                hide_read: setup.hide_read_feeds,
+                search: setup.last_search.map(|query| feeds::SearchView { query, within: None, count: None }),
+                ..Default::default()
+            },
             entries: Default::default(),
             article: Default::default(),
             progress: Default::default(),
@@ -132,6 +149,11 @@ impl State {
                 ..Default::default()
             },
             subscriptions: Default::default(),
+            commands: super::commands::Commands {
+                macros: setup.macros,
+                bookmark_command: setup.bookmark_command,
+                ..Default::default()
+            },
             status: Default::default(),
             dialog: None,
             queued_dialogs: VecDeque::new(),

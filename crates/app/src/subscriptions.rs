@@ -281,7 +281,11 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
         PromptPurpose::ForceEncoding(_)
         | PromptPurpose::FollowLink
         | PromptPurpose::PlayMedia
-        | PromptPurpose::Search { .. } => {
+        | PromptPurpose::Search { .. }
+        | PromptPurpose::Command
+        | PromptPurpose::Pipe { .. }
+        | PromptPurpose::Save
+        | PromptPurpose::CopyLink => {
             unreachable!("answered by the modules that ask them")
         }
     }

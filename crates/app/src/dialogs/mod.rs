@@ -95,8 +95,11 @@ pub enum Answer {
     Confirmed { action: Confirmed, all: bool },
     /// A feed chosen from what discovery found, and the folder it goes into.
     Chosen { feed: crate::model::Found, folder: Vec<String> },
-    /// In the search prompt: search every feed, or only the selected feed or folder.
+    /// In the search prompt: search every feed, or only the selected feed or folder; on the command line:
+    /// complete; piping: the text or the address.
     ToggleScope,
+    /// In a prompt: the line typed before (`back`) or after.
+    History { back: bool },
 }
 
 impl Dialog {

@@ -53,6 +53,7 @@ pub(crate) fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)
         dead: false,
         full_text: false,
         account: None,
+        hidden: false,
     }
 }
 
