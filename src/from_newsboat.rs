@@ -7,14 +7,14 @@
 //! second time.
 
 use crate::model::{Applied, CarriedEntry, CarriedFeed, CarryOutcome, NewFeed, UserWrite};
-use tidings_core::newsboat::config::{Migrated, Value};
-use tidings_core::newsboat::filter::{Context, FeedFacts};
-use tidings_core::newsboat::items::{self, CachedItem};
-use tidings_core::newsboat::urls;
 use crate::sanitize::one_line;
 use crate::store::{self, StoreError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use tidings_core::newsboat::config::{Migrated, Value};
+use tidings_core::newsboat::filter::{Context, FeedFacts};
+use tidings_core::newsboat::items::{self, CachedItem};
+use tidings_core::newsboat::urls;
 
 #[derive(Debug, thiserror::Error)]
 pub enum NewsboatError {
@@ -199,7 +199,9 @@ pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, Newsb
     report.views = file
         .queries
         .iter()
-        .map(|q| (q.name.clone(), q.expression.clone(), tidings_core::newsboat::filter::convert(&q.expression, &context)))
+        .map(|q| {
+            (q.name.clone(), q.expression.clone(), tidings_core::newsboat::filter::convert(&q.expression, &context))
+        })
         .collect();
     report.skipped_urls = file.skipped;
     if let Some(path) = &home.config {
@@ -240,7 +242,11 @@ fn read_cache(path: &Path) -> Result<Cache, NewsboatError> {
     let mut feeds = conn.prepare("SELECT rssurl, url, title FROM rss_feed").map_err(fail)?;
     for row in feeds
         .query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?.unwrap_or_default(), r.get::<_, Option<String>>(2)?.unwrap_or_default()))
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+            ))
         })
         .map_err(fail)?
     {
@@ -260,7 +266,9 @@ fn read_cache(path: &Path) -> Result<Cache, NewsboatError> {
     let text = |r: &rusqlite::Row<'_>, i: usize| -> rusqlite::Result<String> {
         // newsboat stores text; an odd row may hold another type: read what can be read.
         Ok(match r.get_ref(i)? {
-            rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
+            rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
+                String::from_utf8_lossy(t).into_owned()
+            }
             rusqlite::types::ValueRef::Integer(n) => n.to_string(),
             rusqlite::types::ValueRef::Real(x) => x.to_string(),
             rusqlite::types::ValueRef::Null => String::new(),
@@ -341,7 +349,8 @@ fn write_settings(path: &Path, report: &mut Report) -> Result<(), NewsboatError>
         return Ok(());
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| NewsboatError::WriteConfig { path: path.to_path_buf(), source })?;
+        std::fs::create_dir_all(dir)
+            .map_err(|source| NewsboatError::WriteConfig { path: path.to_path_buf(), source })?;
     }
     std::fs::write(path, merged.text).map_err(|source| NewsboatError::WriteConfig { path: path.to_path_buf(), source })
 }
@@ -440,16 +449,27 @@ impl Report {
         ));
         let mut not = Vec::new();
         if self.items_unsubscribed > 0 {
-            not.push(format!("{} cached entries of feeds the urls file no longer lists: not carried over", self.items_unsubscribed));
+            not.push(format!(
+                "{} cached entries of feeds the urls file no longer lists: not carried over",
+                self.items_unsubscribed
+            ));
         }
         if o.entries_orphaned > 0 {
-            not.push(format!("{} entries whose feed is an account's here: the account's sync brings them", o.entries_orphaned));
+            not.push(format!(
+                "{} entries whose feed is an account's here: the account's sync brings them",
+                o.entries_orphaned
+            ));
         }
         for (letter, n) in &self.other_flags {
-            not.push(format!("flag {letter} on {n} entries: tidings has one flag, the star (flagged entries are starred)"));
+            not.push(format!(
+                "flag {letter} on {n} entries: tidings has one flag, the star (flagged entries are starred)"
+            ));
         }
         if self.enqueued > 0 {
-            not.push(format!("{} entries in the podcast queue: tidings has no queue (play them with the media key)", self.enqueued));
+            not.push(format!(
+                "{} entries in the podcast queue: tidings has no queue (play them with the media key)",
+                self.enqueued
+            ));
         }
         for s in &self.skipped_urls {
             not.push(format!("urls line {}: {}: {}", s.line, one_line(&s.text, 200), s.why));
@@ -492,7 +512,12 @@ impl Report {
         }
         if let Some(file) = &self.config_file {
             if !self.config_written.is_empty() {
-                out.push(format!("settings     {} written to {}: {}", self.config_written.len(), file.display(), self.config_written.join(", ")));
+                out.push(format!(
+                    "settings     {} written to {}: {}",
+                    self.config_written.len(),
+                    file.display(),
+                    self.config_written.join(", ")
+                ));
             }
             for key in &self.config_kept {
                 not.push(format!("setting {key}: {} already sets it; left as it is", file.display()));
@@ -520,7 +545,10 @@ mod tests {
         let existing = "# mine\nbrowser = \"lynx %u\"\n\n[keys]\nquit = \"Q\"\n";
         let top = vec![("browser".to_string(), "\"w3m %u\"".to_string()), ("keep_days".to_string(), "30".to_string())];
         let tables = vec![
-            ("keys", vec![("quit".to_string(), "[\"q\"]".to_string()), ("next_feed".to_string(), "[\"J\"]".to_string())]),
+            (
+                "keys",
+                vec![("quit".to_string(), "[\"q\"]".to_string()), ("next_feed".to_string(), "[\"J\"]".to_string())],
+            ),
             ("colors", vec![("selection".to_string(), "\"black on yellow\"".to_string())]),
         ];
         let merged = merge(existing, &top, &tables);

@@ -267,7 +267,8 @@ impl Services {
             Effect::Bookmark { url, title } => {
                 let Some(line) = &self.bookmark else { return };
                 // The address and the title each replace their mark as one whole argument: never a shell.
-                let args: Vec<String> = line.words[1..].iter().map(|w| w.replace("%u", &url).replace("%t", &title)).collect();
+                let args: Vec<String> =
+                    line.words[1..].iter().map(|w| w.replace("%u", &url).replace("%t", &title)).collect();
                 let mut command = std::process::Command::new(line.program());
                 command.args(args);
                 start_detached(command, inbox);
@@ -294,11 +295,22 @@ fn run_piped(mut command: std::process::Command, input: String, inbox: mpsc::Unb
                     Ok(out) if out.status.success() => {
                         let first = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string();
                         let first = crate::sanitize::one_line(&first, 200);
-                        Event::Notice(if first.is_empty() { format!("{program} is done") } else { format!("{program}: {first}") })
+                        Event::Notice(if first.is_empty() {
+                            format!("{program} is done")
+                        } else {
+                            format!("{program}: {first}")
+                        })
                     }
                     Ok(out) => {
-                        let err = crate::sanitize::one_line(String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or(""), 200);
-                        Event::Error(format!("{program} ended with {}{}", out.status, if err.is_empty() { String::new() } else { format!(": {err}") }))
+                        let err = crate::sanitize::one_line(
+                            String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or(""),
+                            200,
+                        );
+                        Event::Error(format!(
+                            "{program} ended with {}{}",
+                            out.status,
+                            if err.is_empty() { String::new() } else { format!(": {err}") }
+                        ))
                     }
                     Err(e) => Event::Error(format!("{program}: {e}")),
                 }

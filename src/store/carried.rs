@@ -52,9 +52,8 @@ pub(super) fn carry_over(
                 content_html, summary_html, categories, enclosures, comments, thumbnail, sort_at, read, starred)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15, ?16)",
         )?;
-        let mut alias = tx.prepare_cached(
-            "INSERT OR IGNORE INTO entry_aliases (feed_id, key, entry_id) VALUES (?1, ?2, ?3)",
-        )?;
+        let mut alias =
+            tx.prepare_cached("INSERT OR IGNORE INTO entry_aliases (feed_id, key, entry_id) VALUES (?1, ?2, ?3)")?;
         for carried in entries {
             let Some(feed_id) = ids.get(&carried.feed_url).copied() else {
                 outcome.entries_orphaned += 1;
@@ -70,7 +69,8 @@ pub(super) fn carry_over(
                 outcome.entries_present += 1;
                 continue;
             }
-            let cap = |s: &Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max).to_string());
+            let cap =
+                |s: &Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max).to_string());
             let json = |empty: bool, value: String| (!empty).then_some(value);
             insert.execute(params![
                 feed_id.0,

@@ -16,7 +16,9 @@ pub fn get(conn: &Connection, name: &str) -> Result<Option<String>, StoreError> 
 pub(super) fn set(tx: &Connection, name: &str, value: Option<&str>) -> Result<(), StoreError> {
     match value {
         Some(value) => tx
-            .prepare_cached("INSERT INTO preferences (name, value) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET value = ?2")?
+            .prepare_cached(
+                "INSERT INTO preferences (name, value) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET value = ?2",
+            )?
             .execute(params![name, value])?,
         None => tx.prepare_cached("DELETE FROM preferences WHERE name = ?1")?.execute([name])?,
     };

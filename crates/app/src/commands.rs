@@ -114,7 +114,10 @@ pub fn history(state: &mut State, prompt: &mut Prompt, back: bool) {
 pub fn submit(state: &mut State, text: &str) -> Result<Vec<Effect>, String> {
     let line = text.trim();
     if line.is_empty() {
-        return Err(format!("type an action or a command{}", state.keymap.say(Context::Prompt, Action::Close, ", or press {}")));
+        return Err(format!(
+            "type an action or a command{}",
+            state.keymap.say(Context::Prompt, Action::Close, ", or press {}")
+        ));
     }
     let (word, rest) = line.split_once(char::is_whitespace).map_or((line, ""), |(w, r)| (w, r.trim()));
     let effects = run(state, word, rest)?;
@@ -157,7 +160,11 @@ fn run(state: &mut State, word: &str, rest: &str) -> Result<Vec<Effect>, String>
                 }
                 "unread_only" => {
                     let on = on_off(value)?;
-                    Ok(if on == state.entries.unread_only { Vec::new() } else { super::entries::toggle_unread_only(state) })
+                    Ok(if on == state.entries.unread_only {
+                        Vec::new()
+                    } else {
+                        super::entries::toggle_unread_only(state)
+                    })
                 }
                 "sort" => {
                     let sort = crate::model::Sort::from_name(value)
@@ -243,8 +250,11 @@ fn run_macro_key(state: &mut State, key: Key) -> Option<Vec<Effect>> {
 /// The open article's text, as shown (header and body), and its entry's address and title.
 fn article_text(state: &State) -> Option<String> {
     let view = state.article.ready()?;
-    let text: Vec<String> =
-        view.lines.iter().map(|l| crate::sanitize::strip_controls(&crate::render::line_text(l)).trim_end().to_string()).collect();
+    let text: Vec<String> = view
+        .lines
+        .iter()
+        .map(|l| crate::sanitize::strip_controls(&crate::render::line_text(l)).trim_end().to_string())
+        .collect();
     Some(text.join("\n") + "\n")
 }
 
@@ -258,7 +268,10 @@ fn entry_address(state: &State) -> Option<(Option<String>, String)> {
 }
 
 fn no_article(state: &State, what: &str) -> String {
-    format!("Open an entry first{}", state.keymap.say(Context::Entries, Action::Open, &format!(" ({{}} opens it), then {what}")))
+    format!(
+        "Open an entry first{}",
+        state.keymap.say(Context::Entries, Action::Open, &format!(" ({{}} opens it), then {what}"))
+    )
 }
 
 /// `|`: asks for the command to pipe the article to.
@@ -273,7 +286,12 @@ pub fn ask_pipe(state: &mut State) -> Vec<Effect> {
         "a command that reads the text on its standard input (no shell: write sh -c '…' for one){}",
         state.keymap.say(Context::Prompt, Action::ToggleScope, "; {}: the address instead")
     );
-    state.dialog = Some(Dialog::Prompt(Prompt::new("Pipe the article's text to", &hint, "", PromptPurpose::Pipe { address: false })));
+    state.dialog = Some(Dialog::Prompt(Prompt::new(
+        "Pipe the article's text to",
+        &hint,
+        "",
+        PromptPurpose::Pipe { address: false },
+    )));
     Vec::new()
 }
 
@@ -380,7 +398,9 @@ pub fn copy_link(state: &mut State, answer: &str) -> Result<Vec<Effect>, String>
 pub fn bookmark(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
     if !state.commands.bookmark_command {
-        state.status.info("Set bookmark_command in the config to bookmark entries (%u: the address, %t: the title)", now);
+        state
+            .status
+            .info("Set bookmark_command in the config to bookmark entries (%u: the address, %t: the title)", now);
         return Vec::new();
     }
     match entry_address(state) {

@@ -223,9 +223,11 @@ impl FeedList {
             let mut listed = vec![false; rows.len()];
             for i in (0..rows.len()).rev() {
                 listed[i] = match &rows[i] {
-                    FeedListRow::Folder { depth, collapsed: false, .. } => {
-                        rows[i + 1..].iter().zip(&listed[i + 1..]).take_while(|(r, _)| row_depth(r) > *depth).any(|(_, l)| *l)
-                    }
+                    FeedListRow::Folder { depth, collapsed: false, .. } => rows[i + 1..]
+                        .iter()
+                        .zip(&listed[i + 1..])
+                        .take_while(|(r, _)| row_depth(r) > *depth)
+                        .any(|(_, l)| *l),
                     FeedListRow::Folder { unread, .. } => *unread > 0,
                     _ => true,
                 };
@@ -413,7 +415,10 @@ pub fn next_feed(state: &mut State, forward: bool, unread: bool) -> Vec<Effect> 
         FeedListRow::Feed { index, .. } => !unread || state.feeds.feeds[*index].unread > 0,
         _ => false,
     };
-    let found = (1..len).map(|step| if forward { here + step } else { here.wrapping_sub(step) }).take_while(|i| *i < len).find(|i| wanted(*i));
+    let found = (1..len)
+        .map(|step| if forward { here + step } else { here.wrapping_sub(step) })
+        .take_while(|i| *i < len)
+        .find(|i| wanted(*i));
     let now = state.clock.now;
     let Some(row) = found else {
         let what = if unread { "feed with unread entries" } else { "feed" };
@@ -436,7 +441,11 @@ pub fn toggle_hide_read(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
     let back = state.keymap.say(Context::General, Action::HideReadFeeds, " ({} shows them)");
     state.status.info(
-        if state.feeds.hide_read { format!("Feeds with nothing unread are hidden{back}") } else { "Every feed is shown".into() },
+        if state.feeds.hide_read {
+            format!("Feeds with nothing unread are hidden{back}")
+        } else {
+            "Every feed is shown".into()
+        },
         now,
     );
     let value = if state.feeds.hide_read { "on" } else { "off" };

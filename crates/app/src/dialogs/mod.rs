@@ -11,7 +11,7 @@ mod picker;
 mod prompt;
 
 pub use confirm::{Confirm, Confirmed};
-pub use help::{HelpLine, help_lines};
+pub use help::{HelpLine, LEGEND, help_lines, legend_markdown};
 pub use info::{Info, on_loaded as on_info_loaded, open as open_info};
 pub use picker::Picker;
 pub use prompt::{Prompt, PromptPurpose, encoding_prompt};

@@ -241,7 +241,9 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
                 };
                 if !arg(2).is_empty() && arg(2) != "all" {
                     // A binding for one of newsboat's dialogs: tidings has one keymap for the panes.
-                    skip("a binding for one of newsboat's dialogs; tidings binds keys for all panes ([keys]) or one ([keys.entries])");
+                    skip(
+                        "a binding for one of newsboat's dialogs; tidings binds keys for all panes ([keys]) or one ([keys.entries])",
+                    );
                     continue;
                 }
                 match out.keys.iter_mut().find(|(a, _, _)| a == action) {
@@ -346,7 +348,10 @@ mod tests {
         assert!(m.settings.contains(&("refresh_interval_minutes".into(), Value::Number(15), 3)));
         assert!(m.settings.contains(&("hide_read_feeds".into(), Value::Flag(true), 10)));
         assert!(m.settings.contains(&("browser".into(), Value::Text("sh -c 'firefox %u | tee /dev/null'".into()), 13)));
-        assert_eq!(m.keys, vec![("next_feed".into(), vec!["J".into()], 4), ("page_down".into(), vec!["Ctrl-d".into()], 5)]);
+        assert_eq!(
+            m.keys,
+            vec![("next_feed".into(), vec!["J".into()], 4), ("page_down".into(), vec!["Ctrl-d".into()], 5)]
+        );
         assert_eq!(m.macros, vec![("s".into(), vec!["open".into(), "toggle_read".into()], 8)]);
         assert_eq!(m.colors, vec![("selection".into(), "black on yellow bold".into(), 9)]);
         assert_eq!(m.ignore[0].query.as_deref(), Ok("title ~ \"sponsored\""));

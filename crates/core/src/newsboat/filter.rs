@@ -127,8 +127,10 @@ impl Parser<'_> {
             self.at += 1;
             return Ok(inner);
         }
-        let name_len =
-            self.rest().find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))).unwrap_or(self.rest().len());
+        let name_len = self
+            .rest()
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .unwrap_or(self.rest().len());
         if name_len == 0 {
             return Err(self.error("expected an attribute name"));
         }
@@ -285,7 +287,9 @@ fn comparison(attribute: &str, op: Op, value: &str, context: &Context) -> Result
     };
     if let Some(field) = text_field {
         return match op {
-            Op::Equals | Op::NotEquals if field == "text" => no("tidings compares the text by what it contains: use =~"),
+            Op::Equals | Op::NotEquals if field == "text" => {
+                no("tidings compares the text by what it contains: use =~")
+            }
             Op::Equals => Ok(format!("{field} = {}", quoted(value))),
             Op::NotEquals => Ok(format!("{field} != {}", quoted(value))),
             Op::Regex | Op::NotRegex => {
@@ -459,7 +463,10 @@ mod tests {
     fn newsboat_groups_to_the_right_without_precedence() {
         let e = parse("unread = \"yes\" and title =~ \"x\" or age < 3").unwrap();
         assert!(matches!(e, Expr::And(_, ref right) if matches!(**right, Expr::Or(..))), "{e:?}");
-        assert_eq!(conv("unread = \"yes\" and title =~ \"x\" or age < 3").unwrap(), "unread and (title ~ \"x\" or age < 3d)");
+        assert_eq!(
+            conv("unread = \"yes\" and title =~ \"x\" or age < 3").unwrap(),
+            "unread and (title ~ \"x\" or age < 3d)"
+        );
         assert_eq!(conv("(unread = \"yes\" and flags # \"s\") or age>=2").unwrap(), "(unread and starred) or age > 1d");
     }
 

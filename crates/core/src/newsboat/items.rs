@@ -110,14 +110,21 @@ mod tests {
     use super::*;
 
     fn item(guid: &str, url: &str, title: &str) -> CachedItem {
-        CachedItem { guid: guid.into(), url: url.into(), title: title.into(), pub_date: 1_749_549_600, ..Default::default() }
+        CachedItem {
+            guid: guid.into(),
+            url: url.into(),
+            title: title.into(),
+            pub_date: 1_749_549_600,
+            ..Default::default()
+        }
     }
 
     #[test]
     fn an_item_is_keyed_as_a_refresh_keys_it() {
         assert_eq!(identity(&item("a-1", "http://e.com/a/1/", "A")), Identity { key: "a-1".into(), aliases: vec![] });
         // No GUID, a date: newsboat wrote link + date; tidings keys it by its canonical link.
-        let no_guid = item("http://e.com/a/2/?utm_source=xWed, 11 Jun 2025 10:00:00 GMT", "http://e.com/a/2/?utm_source=x", "B");
+        let no_guid =
+            item("http://e.com/a/2/?utm_source=xWed, 11 Jun 2025 10:00:00 GMT", "http://e.com/a/2/?utm_source=x", "B");
         assert_eq!(identity(&no_guid), Identity { key: "http://e.com/a/2".into(), aliases: vec![] });
         // A GUID that is the link: itself, or (no GUID, no date) the canonical link.
         let same = identity(&item("http://e.com/a/4/", "http://e.com/a/4/", "D"));

@@ -92,7 +92,9 @@ pub fn parse(text: &str) -> UrlsFile {
         let why = if url.starts_with("exec:") {
             Some("its entries come from running a command; tidings fetches feeds only over http(s)")
         } else if url.starts_with("filter:") {
-            Some("its feed goes through a filter script; tidings runs no scripts on feeds (subscribe to the URL after the script's name to read it unfiltered)")
+            Some(
+                "its feed goes through a filter script; tidings runs no scripts on feeds (subscribe to the URL after the script's name to read it unfiltered)",
+            )
         } else if !(url.starts_with("http://") || url.starts_with("https://")) {
             Some("not an http(s) address")
         } else {
