@@ -184,11 +184,14 @@ impl Reader {
             last_search: preferences.1,
         };
         let mut state = State::new(setup, options.size);
+        // What is said at start is stamped with the time it is said (the first tick comes later).
+        let now = chrono::Utc::now().timestamp();
+        state.clock.now = now;
         if let Some(notice) = options.notice {
-            state.status.info(notice, 0);
+            state.status.info(notice, now);
         }
         for warning in &config.warnings {
-            state.status.error(format!("warning: {warning}"), 0);
+            state.status.error(format!("warning: {warning}"), now);
         }
         if !options.report.is_empty() {
             state.show_dialog(app::dialogs::Dialog::Report(app::dialogs::Report::new("Import", options.report)));

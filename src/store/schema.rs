@@ -255,7 +255,10 @@ pub(super) const MIGRATIONS: &[Step] = &[
         CREATE TABLE preferences (
             name TEXT PRIMARY KEY,
             value TEXT NOT NULL
-        ) WITHOUT ROWID;",
+        ) WITHOUT ROWID;
+        -- Greek is searched without its accents now: entries with Greek text are indexed again.
+        UPDATE entries SET search_indexed = 0 WHERE search_indexed = 1
+            AND (title GLOB '*[ά-ώΆ-Ώ]*' OR content_html GLOB '*[ά-ώΆ-Ώ]*' OR summary_html GLOB '*[ά-ώΆ-Ώ]*');",
     ),
 ];
 

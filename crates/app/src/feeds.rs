@@ -35,6 +35,8 @@ pub struct SearchView {
     pub within: Option<ListKey>,
     /// How many entries matched, once known.
     pub count: Option<usize>,
+    /// The status bar has said how many matched.
+    pub announced: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -296,6 +298,8 @@ impl FeedList {
     /// feeds by index; titles and flags are read from the feeds when drawn). A refresh's thousands of results
     /// each cost this, not a rebuild of the whole tree.
     pub fn recount(&mut self) {
+        // The Unread view counts what the feeds count: one source of truth while a refresh goes on.
+        self.views.unread = self.total_unread();
         let unread = self.folder_unread();
         for row in &mut self.rows {
             if let FeedListRow::Folder { id, unread: count, .. } = row {

@@ -129,6 +129,7 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
             }
             state.status.feed_recovered(feed_id);
             if new > 0 {
+                state.feeds.views.all += new as i64;
                 state.progress.new_entries += new;
                 state.progress.feeds_with_new += 1;
             }

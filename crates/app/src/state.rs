@@ -131,7 +131,12 @@ impl State {
             zoom: false,
             feeds: feeds::FeedList {
                 hide_read: setup.hide_read_feeds,
-                search: setup.last_search.map(|query| feeds::SearchView { query, within: None, count: None }),
+                search: setup.last_search.map(|query| feeds::SearchView {
+                    query,
+                    within: None,
+                    count: None,
+                    announced: false,
+                }),
                 ..Default::default()
             },
             entries: Default::default(),
@@ -221,6 +226,9 @@ impl State {
             ListKey::Unread => "Unread".into(),
             ListKey::Starred => "Starred".into(),
             ListKey::Search => match &self.feeds.search {
+                Some(feeds::SearchView { query, within: Some(within), .. }) if *within != ListKey::Search => {
+                    format!("Search in {}: {}", self.list_name(*within), crate::sanitize::one_line(query, 60))
+                }
                 Some(s) => format!("Search: {}", crate::sanitize::one_line(&s.query, 60)),
                 None => "Search".into(),
             },
