@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn a_long_link_is_shown_whole_over_several_lines() {
         let url = format!("https://example.com/{}/end", "segment".repeat(20));
-        let detail = crate::model::EntryDetail { link: Some(url.clone()), ..crate::tests::detail_of_entry_10() };
+        let detail = EntryDetail { link: Some(url.clone()), ..crate::tests::detail_of_entry_10() };
         let lines = lines(&detail, 40, crate::clock::Zone::utc(), false, false, &Keymap::default());
         let shown: String = lines
             .iter()
@@ -149,8 +149,6 @@ mod tests {
             .map(|l| l.iter().map(|s| s.text.as_str()).collect::<String>())
             .collect();
         assert_eq!(shown, url);
-        assert!(
-            lines.iter().all(|l| unicode_width::UnicodeWidthStr::width(crate::render::line_text(l).as_str()) <= 40)
-        );
+        assert!(lines.iter().all(|l| unicode_width::UnicodeWidthStr::width(render::line_text(l).as_str()) <= 40));
     }
 }

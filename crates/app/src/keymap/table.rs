@@ -337,7 +337,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::NextUnreadFeed, &["Ctrl-n"], "the next feed with unread entries"),
     (Context::General, Action::PrevUnreadFeed, &["Ctrl-p"], "the previous feed with unread entries"),
     (Context::General, Action::HideReadFeeds, &["H"], "hide feeds with nothing unread, or show them again"),
-    (Context::General, Action::Bookmark, &["Ctrl-b"], "bookmark the entry with the bookmark_command"),
+    (Context::General, Action::Bookmark, &["Ctrl-b"], "bookmark the entry with the config's bookmark command"),
     (Context::General, Action::Help, &["?"], "show or hide the help"),
     (Context::General, Action::Suspend, &["Ctrl-z"], "suspend tidings (fg in the shell brings it back)"),
     (Context::General, Action::Quit, &["q", "Ctrl-c"], "quit"),

@@ -332,7 +332,9 @@ fn slash_searches_every_feed_or_with_tab_the_selected_one() {
     typed(&mut s, "rust \"type system\"");
     let effects = update(&mut s, code(KeyCode::Enter));
     let source = ListSource::Search { query: "rust \"type system\"".into(), within: None };
-    assert_eq!(effects, vec![load(ListKey::Search, source)]);
+    let remember =
+        |query: &str| Effect::Write(UserWrite::SetPreference { name: "last_search".into(), value: Some(query.into()) });
+    assert_eq!(effects, vec![load(ListKey::Search, source), remember("rust \"type system\"")]);
     assert_eq!(s.feeds.selected_list(), Some(ListKey::Search));
     assert_eq!(s.feeds.rows[3], FeedListRow::View(ListKey::Search), "the search is a view");
     entries_loaded(&mut s, ListKey::Search, vec![entry(10, 1, false)]);
@@ -348,7 +350,7 @@ fn slash_searches_every_feed_or_with_tab_the_selected_one() {
     let effects = update(&mut s, code(KeyCode::Enter));
     let source =
         ListSource::Search { query: "election".into(), within: Some(Box::new(ListSource::Folder(FolderId(7)))) };
-    assert_eq!(effects, vec![load(ListKey::Search, source)]);
+    assert_eq!(effects, vec![load(ListKey::Search, source), remember("election")]);
     // A search the store cannot read is a message, and an empty list that says why.
     update(&mut s, Event::EntriesFailed { list: ListKey::Search, message: "nothing to search for".into() });
     assert!(s.status.current(s.clock.now).unwrap().error);
