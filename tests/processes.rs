@@ -33,6 +33,8 @@ impl Reader {
         words.extend(template.get_args().map(|a| a.to_string_lossy().into_owned()));
         words.extend(["--config".to_string(), path_str(config).to_string()]);
         let line = words.iter().map(|w| format!("'{}'", w.replace('\'', "'\\''"))).collect::<Vec<_>>().join(" ");
+        // A pseudo-terminal made for a pipe has no size: give it one, so the reader draws its screen.
+        let line = format!("stty cols 120 rows 40 2>/dev/null; {line}");
         let mut script = Command::new("script");
         script.args(["-qfec", &line, path_str(screen)]);
         for (key, value) in template.get_envs() {
@@ -260,4 +262,152 @@ fn headless_commands_next_to_a_running_reader_wait_their_turn_and_lose_no_write(
         .filter(|id| conn.query_row("SELECT read FROM entries WHERE id = ?1", [id], |r| r.get::<_, bool>(0)).unwrap())
         .count();
     assert_eq!(still_read, odd_entries.len(), "every mark made during the refreshes was kept");
+}
+
+/// A database with one feed of three unread entries titled `Quitting0`…, and a reader on it whose screen
+/// shows them: keys sent now reach a reader with its lists loaded. With `busy_feeds`, that many more feeds of
+/// 50 entries each are stored first and changed on the server, so that the reader's startup refresh keeps
+/// its writer busy while the keys arrive.
+fn reader_with_three_unread(sandbox: &Sandbox, server: &Server, busy_feeds: usize) -> Reader {
+    // Newer than the busy feeds' entries, so that they head the Unread list.
+    let items: String = (0..3)
+        .map(|i| {
+            format!(
+                "<item><guid>q-{i}</guid><title>Quitting{i}</title><pubDate>Sun, 0{} Nov 2026 10:00:00 GMT</pubDate>\
+                 <description>{i}</description></item>",
+                i + 1
+            )
+        })
+        .collect();
+    let xml =
+        format!("<rss version=\"2.0\"><channel><title>Quitting</title><link>http://q/</link>{items}</channel></rss>");
+    server.route("/q.xml", Reply::ok("application/rss+xml", xml));
+    let mut list = vec![("Quitting".to_string(), server.url("/q.xml"))];
+    // Older than the Quitting feed's entries, so that those head the Unread list.
+    let busy = |i: usize, version: u32| {
+        let items: String = (0..50)
+            .map(|j| {
+                format!(
+                    "<item><guid>b{i}-{j}</guid><title>busy {i} {j} v{version}</title>\
+                     <pubDate>Mon, 01 Sep 2025 10:{j:02}:00 GMT</pubDate><description>{j}</description></item>"
+                )
+            })
+            .collect();
+        let xml =
+            format!("<rss version=\"2.0\"><channel><title>B{i}</title><link>http://b/</link>{items}</channel></rss>");
+        Reply::ok("application/rss+xml", xml)
+    };
+    for i in 0..busy_feeds {
+        server.route(&format!("/busy{i}.xml"), busy(i, 1));
+        list.push((format!("B{i}"), server.url(&format!("/busy{i}.xml"))));
+    }
+    let refs: Vec<(Option<&str>, &str, &str)> = list.iter().map(|(t, u)| (None, t.as_str(), u.as_str())).collect();
+    let subs = sandbox.write("subs.opml", opml(&refs));
+    let out = sandbox.tidings().arg("--opml").arg(&subs).arg("refresh").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    for i in 0..busy_feeds {
+        server.route(&format!("/busy{i}.xml"), busy(i, 2));
+    }
+    let config = config(sandbox, busy_feeds > 0);
+    let screen = sandbox.path("screen");
+    let reader = Reader::start(sandbox, &config, &screen);
+    poll("the reader to show the entries", || {
+        std::fs::read_to_string(&screen).ok().filter(|s| s.contains("Quitting0")).map(|_| ())
+    });
+    reader
+}
+
+/// The entries read or starred, by title, with those two flags.
+fn flags(db: &Path) -> Vec<(String, bool, bool)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.busy_timeout(Duration::from_secs(120)).unwrap();
+    conn.prepare("SELECT title, read, starred FROM entries WHERE read = 1 OR starred = 1 ORDER BY title")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn log(sandbox: &Sandbox) -> String {
+    std::fs::read_to_string(sandbox.path("home/.local/state/tidings/tidings.log")).unwrap_or_default()
+}
+
+#[test]
+fn marks_typed_in_one_burst_with_quit_are_all_saved() {
+    if !have_script() {
+        eprintln!("skipped: util-linux `script` is not installed, and the reader needs a terminal");
+        return;
+    }
+    // The attack that found it lost the marks in 3 or 4 runs of 5, the writer busy with a refresh.
+    for run in 0..5 {
+        let server = Server::start();
+        let sandbox = Sandbox::new();
+        let mut reader = reader_with_three_unread(&sandbox, &server, 200);
+        // Next unread (opened: read), star it, quit: one write of the terminal, as fast as keys can come.
+        reader.keys.write_all(b"nsq").unwrap();
+        reader.keys.flush().unwrap();
+        let status = wait_for(&mut reader.script, "the reader to quit");
+        assert!(status.success(), "run {run}: {status}");
+        let flags = flags(&sandbox.db());
+        let marked: Vec<_> = flags.iter().filter(|(_, read, starred)| *read && *starred).collect::<Vec<_>>();
+        assert_eq!(marked.len(), 1, "run {run}: the entry opened and starred keeps both marks: {flags:?}");
+    }
+}
+
+#[test]
+fn quitting_while_another_process_holds_the_database_waits_names_it_and_saves_when_it_lets_go() {
+    if !have_script() {
+        eprintln!("skipped: util-linux `script` is not installed, and the reader needs a terminal");
+        return;
+    }
+    let server = Server::start();
+    let sandbox = Sandbox::new();
+    let mut reader = reader_with_three_unread(&sandbox, &server, 0);
+    // This test holds the write lock, as a backup or an `sqlite3` shell would.
+    let mut holder = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let held = holder.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).unwrap();
+    reader.keys.write_all(b"nsq").unwrap();
+    reader.keys.flush().unwrap();
+    let me = format!("(pid {})", std::process::id());
+    poll("the reader to name the process holding the database", || {
+        let log = log(&sandbox);
+        log.lines().any(|l| l.contains("quitting waits") && l.contains(&me)).then_some(())
+    });
+    assert!(reader.script.try_wait().unwrap().is_none(), "the reader waits for its marks, however long");
+    held.rollback().unwrap();
+    let status = wait_for(&mut reader.script, "the reader to quit once the database is free");
+    assert!(status.success(), "{status}");
+    let marked = flags(&sandbox.db()).into_iter().filter(|(_, read, starred)| *read && *starred).count();
+    assert_eq!(marked, 1, "both marks were saved once the other process let go");
+}
+
+#[test]
+fn quit_asked_twice_while_the_database_is_held_exits_non_zero_and_names_the_lost_marks() {
+    if !have_script() {
+        eprintln!("skipped: util-linux `script` is not installed, and the reader needs a terminal");
+        return;
+    }
+    let server = Server::start();
+    let sandbox = Sandbox::new();
+    let mut reader = reader_with_three_unread(&sandbox, &server, 0);
+    let mut holder = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let held = holder.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).unwrap();
+    reader.keys.write_all(b"nsq").unwrap();
+    reader.keys.flush().unwrap();
+    let me = format!("(pid {})", std::process::id());
+    poll("the reader to wait for the database", || {
+        log(&sandbox).lines().any(|l| l.contains("quitting waits") && l.contains(&me)).then_some(())
+    });
+    reader.keys.write_all(b"q").unwrap();
+    reader.keys.flush().unwrap();
+    let status = wait_for(&mut reader.script, "the reader to quit without its marks");
+    assert_eq!(status.code(), Some(1), "quitting without saving is not a success");
+    let said = std::fs::read_to_string(sandbox.path("screen")).unwrap();
+    assert!(
+        said.contains("which were not saved: marked 1 entry read, starred 1 entry"),
+        "the shell is told which changes were lost: {said:?}"
+    );
+    assert!(log(&sandbox).contains("reader quit without saving 2 changes"));
+    held.rollback().unwrap();
 }

@@ -347,8 +347,22 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 size,
                 zone: local_zone(),
             };
-            runtime.block_on(crate::runtime::terminal::run(options))?;
-            Ok(ExitCode::SUCCESS)
+            let unsaved = runtime.block_on(crate::runtime::terminal::run(options));
+            // Nothing left to wait for: a render or a download still running is dropped, not waited for, so
+            // the shell gets its prompt back at once.
+            runtime.shutdown_background();
+            let unsaved = unsaved?;
+            if unsaved.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            note!(
+                "tidings: quit before the database had {} of your changes, which were not saved: {}. Make them \
+                 again (the log has details: {})",
+                unsaved.len(),
+                unsaved.join(", "),
+                paths.log.display()
+            );
+            Ok(ExitCode::from(EXIT_ERROR))
         }
         Some(Command::Add { url, folder, pick }) => runtime.block_on(add::run(&paths.db, &config, &url, folder, pick)),
         Some(Command::Import { file, urls, cache, newsboat_config }) if file.as_os_str() == "newsboat" => {

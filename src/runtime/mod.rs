@@ -203,6 +203,7 @@ impl Reader {
         ));
         let services = Services {
             writer,
+            db: std::sync::Arc::new(options.db.clone()),
             reader,
             pipeline,
             inbox: tx,
@@ -246,6 +247,12 @@ impl Reader {
                 other => self.services.run(other),
             }
         }
+    }
+
+    /// The user's changes that were not saved because the user quit without waiting for them (see
+    /// [`app::saving`]), for people: "starred 1 entry".
+    pub fn unsaved(&self) -> Vec<String> {
+        self.state.saving.abandoned.iter().map(|w| w.what()).collect()
     }
 
     /// Waits until every write asked for so far has been applied (the writer runs jobs in order).

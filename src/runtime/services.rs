@@ -3,6 +3,7 @@
 //! reported as a failed event, so the reader never waits for an answer that will not come.
 
 use super::opener::{Launch, Launcher};
+use crate::app::saving::WriteFailure;
 use crate::app::{Effect, Event, ListKey};
 use crate::fetch::Fetcher;
 use crate::model::{EntryId, EntryRef, EntryRow, FeedId, ListQuery, ListSource, RefreshEvent, Sort, UserWrite};
@@ -71,6 +72,8 @@ pub(super) struct Services {
     /// The `bookmark_command`, and the `copy_command`.
     pub bookmark: Option<crate::command::CommandLine>,
     pub copy: Option<crate::command::CommandLine>,
+    /// The database's file (to name who holds it when a write waits).
+    pub db: Arc<std::path::PathBuf>,
 }
 
 impl Services {
@@ -92,9 +95,17 @@ impl Services {
     fn write(&self, write: UserWrite) {
         let barrier = self.barrier.clone();
         let inbox = self.inbox.clone();
+        let db = self.db.clone();
         barrier.submit();
         self.writer.submit(move |c| {
-            let outcome = store::apply(c, &write, chrono::Utc::now().timestamp()).map_err(|e| e.to_string());
+            let outcome = store::apply(c, &write, chrono::Utc::now().timestamp()).map_err(|e| {
+                let retry = e.may_work_later();
+                let holders = if retry { store::holders(&db) } else { Vec::new() };
+                let message =
+                    if holders.is_empty() { e.to_string() } else { format!("{e}: {} holds it", holders.join(", ")) };
+                tracing::warn!("{}: {message}", write.describe());
+                WriteFailure { message, retry }
+            });
             let _ = inbox.send(Event::Written { write, outcome });
             barrier.applied_one();
         });
@@ -272,6 +283,16 @@ impl Services {
                 let mut command = std::process::Command::new(line.program());
                 command.args(args);
                 start_detached(command, inbox);
+            }
+            Effect::FindDatabaseHolders => {
+                let db = self.db.clone();
+                tokio::task::spawn_blocking(move || {
+                    let holders = store::holders(&db);
+                    if !holders.is_empty() {
+                        tracing::info!("quitting waits for the database, held by {}", holders.join(", "));
+                    }
+                    let _ = inbox.send(Event::DatabaseHolders(holders));
+                });
             }
             Effect::Suspend => {}
         }

@@ -8,8 +8,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-/// Runs the reader on the real terminal until the user quits.
-pub async fn run(options: Options) -> anyhow::Result<()> {
+/// Runs the reader on the real terminal until the user quits. Returns the changes the user quit without
+/// waiting for (for people), which were not saved.
+pub async fn run(options: Options) -> anyhow::Result<Vec<String>> {
     let mouse = options.config.mouse;
     let mut reader = Reader::new(options)?;
     let mut terminal = ratatui::try_init()?;
@@ -40,7 +41,13 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     }
     ratatui::restore();
     result?;
-    Ok(())
+    let unsaved = reader.unsaved();
+    if unsaved.is_empty() {
+        tracing::info!("reader quit");
+    } else {
+        tracing::warn!("reader quit without saving {} changes: {}", unsaved.len(), unsaved.join(", "));
+    }
+    Ok(unsaved)
 }
 
 struct TerminalHost {

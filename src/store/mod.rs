@@ -23,10 +23,12 @@ pub mod fetches;
 #[cfg(test)]
 mod fixtures;
 pub mod folders;
+mod holders;
 pub mod lists;
 pub mod preferences;
 pub mod purge;
 mod schema;
+pub use holders::holders;
 pub mod search;
 
 pub use apply::{apply, apply_with_progress};
@@ -83,6 +85,21 @@ pub enum StoreError {
     /// A search or list query that means nothing; the message says what to type instead.
     #[error("{0}")]
     Query(#[from] crate::search::QueryError),
+}
+
+impl StoreError {
+    /// The same write may work later: another process held the database past the busy timeout, the disk was
+    /// full, the file could not be written for now. Such a write is kept and tried again, not dropped.
+    pub fn may_work_later(&self) -> bool {
+        use rusqlite::ErrorCode::*;
+        match self {
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) => matches!(
+                failure.code,
+                DatabaseBusy | DatabaseLocked | DiskFull | SystemIoFailure | ReadOnly | CannotOpen | PermissionDenied
+            ),
+            _ => false,
+        }
+    }
 }
 
 /// Opens (creating it and its folder if needed) the database for writing, and brings its schema up to date.

@@ -45,11 +45,14 @@ pub enum Event {
         request: RequestId,
         discovery: Box<Discovery>,
     },
-    /// The store performed a user's change (or could not: why, for people).
+    /// The store performed a user's change (or could not: why, and whether it may work later).
     Written {
         write: UserWrite,
-        outcome: Result<Applied, String>,
+        outcome: Result<Applied, crate::saving::WriteFailure>,
     },
+    /// The processes holding the database (for people: "sqlite3 (pid 4242)"), asked for while quitting waits
+    /// for the user's changes.
+    DatabaseHolders(Vec<String>),
     /// A list's entries: all of them as refs, and the rows around `keep` (or the top).
     EntriesLoaded {
         list: ListKey,
@@ -198,4 +201,6 @@ pub enum Effect {
         url: String,
         title: String,
     },
+    /// Find which other processes hold the database (quitting waits for it).
+    FindDatabaseHolders,
 }

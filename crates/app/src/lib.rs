@@ -27,6 +27,7 @@ pub mod marks;
 pub mod navigate;
 mod pointer;
 pub mod progress;
+pub mod saving;
 pub mod search;
 mod state;
 pub mod status;
@@ -42,12 +43,14 @@ use crossterm::event::{KeyEvent, KeyEventKind};
 use dialogs::Dialog;
 use keymap::{Action, Context};
 use list::Step;
+use saving::WriteFailure;
 
 /// Applies one event to the state and says what work to start. The user's writes among the effects are counted
 /// here, the one place every effect passes (see [`State::writes_issued`]).
 pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
     let effects = route(state, event);
     state.writes_issued += effects.iter().filter(|e| matches!(e, Effect::Write(_))).count() as u64;
+    state.saving.issued(&effects);
     effects
 }
 
@@ -67,6 +70,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
             let mut effects = progress::on_tick(state, now);
             effects.extend(sync::on_tick(state, now));
             effects.extend(entries::catch_up(state));
+            effects.extend(saving::on_tick(state, now));
             effects
         }
         Event::DueFeeds(ids) => progress::request(state, ids, false),
@@ -105,6 +109,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::RefreshStopped { batch, ids, reason } => progress::on_stopped(state, batch, ids, reason),
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
         Event::Synced { account, said, changed } => sync::on_synced(state, account, said, changed),
+        Event::DatabaseHolders(holders) => saving::on_holders(state, holders),
         Event::Notice(text) => {
             state.status.info(text, state.clock.now);
             Vec::new()
@@ -118,11 +123,13 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
 
 /// What the store said of a change the user made: what it changed (for undo), the feed it added, or why it
 /// could not.
-fn written(state: &mut State, write: UserWrite, outcome: Result<Applied, String>) -> Vec<Effect> {
+fn written(state: &mut State, write: UserWrite, outcome: Result<Applied, WriteFailure>) -> Vec<Effect> {
     let now = state.clock.now;
-    match (write, outcome) {
-        (write, Err(why)) => {
-            state.status.error(format!("{}: {why}", write.describe()), now);
+    let mut effects = saving::on_written(state, &write, outcome.as_ref().err());
+    effects.extend(match (write, outcome) {
+        (_, Err(failure)) if failure.retry => Vec::new(),
+        (write, Err(failure)) => {
+            state.status.error(format!("{}: {}", write.describe(), failure.message), now);
             // What is on screen may show a change that was not made: read it all again.
             let mut effects = vec![Effect::LoadFeeds];
             effects.extend(entries::changed(state));
@@ -139,7 +146,8 @@ fn written(state: &mut State, write: UserWrite, outcome: Result<Applied, String>
             marks::gone_meanwhile(state, missing, if starred { "starred" } else { "unstarred" })
         }
         _ => Vec::new(),
-    }
+    });
+    effects
 }
 
 fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
@@ -174,10 +182,7 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
 pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
     let now = state.clock.now;
     match action {
-        Action::Quit => {
-            state.quit = true;
-            Vec::new()
-        }
+        Action::Quit => saving::quit(state),
         Action::Help => {
             state.dialog = Some(Dialog::Help { scroll: 0 });
             Vec::new()

@@ -116,6 +116,8 @@ pub struct State {
     /// User writes ([`Effect::Write`]) asked of the store so far, counted by [`super::update`]. A list read before
     /// the latest of them was applied would undo the user's change on screen, so it is asked for again instead.
     pub writes_issued: u64,
+    /// The user's changes until the database has them (quitting waits for them).
+    pub saving: crate::saving::Saving,
     pub quit: bool,
 }
 
@@ -164,6 +166,7 @@ impl State {
             queued_dialogs: VecDeque::new(),
             undo: None,
             writes_issued: 0,
+            saving: Default::default(),
             quit: false,
         }
     }

@@ -633,6 +633,39 @@ pub struct CarryOutcome {
 }
 
 impl UserWrite {
+    /// The change itself, for a list of changes that were not saved ("starred 1 entry").
+    pub fn what(&self) -> String {
+        fn entries(n: usize) -> String {
+            if n == 1 { "1 entry".to_string() } else { format!("{n} entries") }
+        }
+        match self {
+            UserWrite::SetRead { ids, read: true } => format!("marked {} read", entries(ids.len())),
+            UserWrite::SetRead { ids, read: false } => format!("marked {} unread", entries(ids.len())),
+            UserWrite::SetStarred { ids, starred: true } => format!("starred {}", entries(ids.len())),
+            UserWrite::SetStarred { ids, starred: false } => format!("unstarred {}", entries(ids.len())),
+            UserWrite::MarkListRead { .. } => "marked a list read".to_string(),
+            UserWrite::SetListOrder { .. } => "a list's order".to_string(),
+            UserWrite::AddFeed(feed) => format!("subscribed to {}", feed.url),
+            UserWrite::Import { feeds, .. } => format!("imported {} subscriptions", feeds.len()),
+            UserWrite::DeleteFeed(_) => "unsubscribed from a feed".to_string(),
+            UserWrite::RenameFeed { .. } => "renamed a feed".to_string(),
+            UserWrite::MoveFeed { .. } => "moved a feed".to_string(),
+            UserWrite::CreateFolder(path) => format!("created the folder {}", path.join("/")),
+            UserWrite::MoveFolder { .. } => "moved a folder".to_string(),
+            UserWrite::RenameFolder { name, .. } => format!("renamed a folder to {name}"),
+            UserWrite::DeleteFolder { .. } => "deleted a folder".to_string(),
+            UserWrite::SetCollapsed { .. } => "folded or unfolded a folder".to_string(),
+            UserWrite::SetEncodingOverride { .. } => "forced a feed's encoding".to_string(),
+            UserWrite::SetFeedFullText { .. } => "a feed's full-text setting".to_string(),
+            UserWrite::SetFeedHidden { hidden: true, .. } => "hid a feed".to_string(),
+            UserWrite::SetFeedHidden { hidden: false, .. } => "showed a hidden feed".to_string(),
+            UserWrite::SetPreference { name, .. } => format!("the setting {name}"),
+            UserWrite::CarryOver { feeds, entries: carried, .. } => {
+                format!("carried over {} feeds and {}", feeds.len(), entries(carried.len()))
+            }
+        }
+    }
+
     /// What the change is, for an error message ("cannot save the star: …").
     pub fn describe(&self) -> &'static str {
         match self {

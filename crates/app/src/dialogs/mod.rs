@@ -123,9 +123,8 @@ pub fn on_key(state: &mut State, key: KeyEvent) -> (Vec<Effect>, Option<Answer>)
     match action {
         // Quit's keys that a dialog does not claim for itself (Ctrl-C) still quit; Ctrl-Z still suspends.
         Some(Action::Quit) => {
-            state.quit = true;
             state.dialog = Some(dialog);
-            return (Vec::new(), None);
+            return (crate::saving::quit(state), None);
         }
         Some(Action::Suspend) => {
             state.dialog = Some(dialog);

@@ -5,6 +5,7 @@ mod dialogs;
 mod lists;
 mod reading;
 mod refreshing;
+mod saving;
 mod switching;
 
 use super::dialogs::{Confirmed, Dialog};
