@@ -73,7 +73,10 @@ fn count(db: &std::path::Path, sql: &str) -> i64 {
 #[test]
 fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_and_a_refresh_adds_nothing() {
     if !newsboat_installed() {
-        println!("skipped: newsboat is not installed (.ci/run installs it)");
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"skipped: newsboat is not installed (.ci/run installs it)\n",
+        );
         return;
     }
     let server = serve();
@@ -172,7 +175,8 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
     assert!(refresh.status.success(), "{}{}", stdout(&refresh), support::stderr(&refresh));
     assert_eq!(count(&db, "SELECT count(*) FROM entries"), 9, "the refresh added no duplicate");
     let after = (entries_of(&db, &alpha), entries_of(&db, &beta), entries_of(&db, &gamma));
-    let states = |v: &(Vec<(String, bool, bool)>, Vec<(String, bool, bool)>, Vec<(String, bool, bool)>)| {
+    type Entries = Vec<(String, bool, bool)>;
+    let states = |v: &(Entries, Entries, Entries)| {
         let mut all: Vec<(bool, bool)> = v.0.iter().chain(&v.1).chain(&v.2).map(|e| (e.1, e.2)).collect();
         all.sort_unstable();
         all

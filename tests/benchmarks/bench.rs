@@ -695,8 +695,8 @@ fn newsboat() {
                         url,
                         1_700_000_000 + n as i64 * 60,
                         format!("<p>The body of entry {i}, with a few words of text to store and index later.</p>"),
-                        i64::from(n % 10 == 0),
-                        if n % 50 == 0 { "s" } else { "" },
+                        i64::from(n.is_multiple_of(10)),
+                        if n.is_multiple_of(50) { "s" } else { "" },
                     ])
                     .unwrap();
                 }

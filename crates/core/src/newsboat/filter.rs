@@ -245,7 +245,7 @@ fn write_expr(expr: &Expr, context: &Context, out: &mut String, nested: bool) ->
         Expr::Compare { attribute, op, value } => {
             let converted = comparison(attribute, *op, value, context)?;
             // A comparison that became several joined ones is grouped unless it stands alone.
-            if nested && converted.contains(" and ") || nested && converted.contains(" or ") {
+            if nested && (converted.contains(" and ") || converted.contains(" or ")) {
                 if converted.starts_with('(') && converted.ends_with(')') {
                     out.push_str(&converted);
                 } else {
