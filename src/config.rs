@@ -48,6 +48,10 @@ pub struct Config {
     pub text_width: u16,
     /// Centre the article's text in a wider pane (false: keep it at the left).
     pub text_centered: bool,
+    /// Pictures in the article: the terminal's best protocol (`auto`), one forced, or `off`.
+    pub images: crate::pictures::detect::Images,
+    /// Megabytes of pictures kept on disk between sessions (the oldest go first); 0 keeps none.
+    pub image_cache_mb: u64,
     /// Read entries are deleted this many days after they arrived; 0 keeps them for ever.
     pub keep_days: u32,
     /// At most this many entries per feed (its newest); 0 is no limit.
@@ -109,6 +113,8 @@ impl Default for Config {
             mouse: true,
             text_width: 100,
             text_centered: true,
+            images: crate::pictures::detect::Images::Auto,
+            image_cache_mb: 100,
             keep_days: 90,
             max_entries_per_feed: 0,
             purge_unread: false,
@@ -150,8 +156,8 @@ impl Config {
     /// Reads `path`; a missing file is the default configuration only when `required` is false (the default
     /// location), while a file named with `--config` must exist.
     pub fn load(path: &Path, required: bool) -> Result<Config, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound && !required => {
                 return Ok(Config::default());
             }
@@ -159,6 +165,17 @@ impl Config {
                 return Err(ConfigError::Read { path: path.to_path_buf(), source });
             }
         };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let bytes = e.as_bytes();
+            let at = e.utf8_error().valid_up_to();
+            let line = bytes[..at].iter().filter(|b| **b == b'\n').count() + 1;
+            let column = at - bytes[..at].iter().rposition(|b| *b == b'\n').map_or(0, |nl| nl + 1) + 1;
+            let message = format!(
+                "line {line}, byte {column}: 0x{:02X} is not UTF-8; save the file as UTF-8 (a config file is UTF-8 text)",
+                bytes[at]
+            );
+            ConfigError::Invalid { path: path.to_path_buf(), message }
+        })?;
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let mut config = Config::parse_with(&text, no_color)
             .map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
@@ -211,7 +228,10 @@ impl Config {
                 None => format!("line {line_no}: {msg}"),
             }
         })?;
-        config.validate()?;
+        config.validate().map_err(|(key, want)| match line_of_parts(text, &key) {
+            Some(line) => format!("line {line}, key `{}`: {want}", dotted(&key)),
+            None => format!("key `{}`: {want}", dotted(&key)),
+        })?;
         config.validate_accounts(text)?;
         let at = |key: &str| match line_of(text, key) {
             Some(line) => format!("line {line}, key `{key}`"),
@@ -238,9 +258,11 @@ impl Config {
         Ok(config)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    /// Checks every value's range; an error is the key (its parts, as `line_of_parts` finds them) and what a
+    /// good value looks like.
+    fn validate(&self) -> Result<(), (Vec<String>, String)> {
         let check = |ok: bool, key: &str, want: &str| {
-            if ok { Ok(()) } else { Err(format!("key `{key}`: {want}")) }
+            if ok { Ok(()) } else { Err((vec![key.to_string()], want.to_string())) }
         };
         check((1..=4096).contains(&self.concurrency), "concurrency", "must be between 1 and 4096")?;
         check((1..=256).contains(&self.per_host_concurrency), "per_host_concurrency", "must be between 1 and 256")?;
@@ -253,19 +275,25 @@ impl Config {
         check((1..=3600).contains(&self.timeout_secs), "timeout_secs", "must be between 1 and 3600")?;
         check((1..=1024).contains(&self.max_feed_size_mb), "max_feed_size_mb", "must be between 1 and 1024")?;
         check((20..=1000).contains(&self.text_width), "text_width", "must be between 20 and 1000 columns")?;
-        let retention_keys = std::iter::once((String::new(), Some(self.keep_days), Some(self.max_entries_per_feed)))
+        check(
+            self.image_cache_mb <= 100_000,
+            "image_cache_mb",
+            "must be at most 100000 (0 keeps no pictures on disk)",
+        )?;
+        let retention_keys = std::iter::once((Vec::new(), Some(self.keep_days), Some(self.max_entries_per_feed)))
             .chain(
-                self.feeds.iter().map(|(url, f)| (format!("feeds.\"{url}\"."), f.keep_days, f.max_entries_per_feed)),
+                self.feeds
+                    .iter()
+                    .map(|(url, f)| (vec!["feeds".to_string(), url.clone()], f.keep_days, f.max_entries_per_feed)),
             );
         for (table, keep_days, max_entries) in retention_keys {
-            let days = format!("{table}keep_days");
-            check(
-                keep_days.is_none_or(|d| d <= 36_500),
-                &days,
-                "must be at most 36500 days (0 keeps entries for ever)",
-            )?;
-            let max = format!("{table}max_entries_per_feed");
-            check(max_entries.is_none_or(|m| m <= 10_000_000), &max, "must be at most 10000000 (0 is no limit)")?;
+            let key = |name: &str| table.iter().cloned().chain([name.to_string()]).collect::<Vec<_>>();
+            if keep_days.is_some_and(|d| d > 36_500) {
+                return Err((key("keep_days"), "must be at most 36500 days (0 keeps entries for ever)".into()));
+            }
+            if max_entries.is_some_and(|m| m > 10_000_000) {
+                return Err((key("max_entries_per_feed"), "must be at most 10000000 (0 is no limit)".into()));
+            }
         }
         for (key, line) in [
             ("browser", &self.browser),
@@ -274,15 +302,16 @@ impl Config {
             ("copy_command", &self.copy_command),
         ] {
             if let Some(line) = line {
-                CommandLine::parse(line, None).map_err(|e| format!("key `{key}`: {e} (write it like \"w3m %u\")"))?;
+                CommandLine::parse(line, None)
+                    .map_err(|e| (vec![key.to_string()], format!("{e} (write it like \"w3m %u\")")))?;
             }
         }
         for (url, label) in &self.encoding {
             use crate::decode::labels::{Label, resolve};
-            let key = format!("encoding.\"{url}\"");
+            let key = vec!["encoding".to_string(), url.clone()];
             match resolve(label) {
-                Label::Unknown => return Err(format!("key `{key}`: '{label}' is not an encoding tidings knows")),
-                Label::Unsupported(name) => return Err(format!("key `{key}`: {name} cannot be decoded by tidings")),
+                Label::Unknown => return Err((key, format!("'{label}' is not an encoding tidings knows"))),
+                Label::Unsupported(name) => return Err((key, format!("{name} cannot be decoded by tidings"))),
                 _ => {}
             }
         }
@@ -341,6 +370,12 @@ impl Config {
     /// The `player` setting, when there is one.
     pub fn player_command(&self) -> Option<CommandLine> {
         CommandLine::parse(self.player.as_deref()?, self.player_in_terminal).ok()
+    }
+
+    /// Where pictures are kept between sessions (the cache directory, XDG's on Linux), and how much.
+    pub fn picture_cache(&self) -> (Option<PathBuf>, u64) {
+        let dir = directories::ProjectDirs::from("", "", "tidings").map(|d| d.cache_dir().join("pictures"));
+        (dir, self.image_cache_mb * 1024 * 1024)
     }
 
     /// The fetcher's settings.
@@ -430,26 +465,61 @@ fn readable_by_others(path: &Path) -> bool {
 /// The line (from 1) where a dotted key such as `keys.entries.open` is set: under its table's header, or as a
 /// dotted key under a parent's.
 fn line_of(text: &str, dotted: &str) -> Option<usize> {
-    let parts: Vec<&str> = dotted.split('.').collect();
+    line_of_parts(text, &split_dotted(dotted))
+}
+
+/// [`line_of`] for a key given by its parts (a part may hold dots, as a feed's address does).
+fn line_of_parts(text: &str, parts: &[String]) -> Option<usize> {
     let mut table: Vec<String> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
-        if let Some(header) = line.strip_prefix('[').and_then(|l| l.split(']').next()) {
-            table = header.split('.').map(|p| p.trim().trim_matches('"').to_string()).collect();
+        if let Some(header) = line.strip_prefix('[') {
+            table = split_dotted(outside_quotes(header, ']').map_or(header, |at| &header[..at]).trim_matches('['));
             if table == parts {
                 // The key is a table of its own (`[keys.bogus]`): its header.
                 return Some(i + 1);
             }
             continue;
         }
-        let Some((key, _)) = line.split_once('=') else { continue };
+        let Some(equals) = outside_quotes(line, '=') else { continue };
         let mut path = table.clone();
-        path.extend(key.split('.').map(|p| p.trim().trim_matches('"').to_string()));
+        path.extend(split_dotted(&line[..equals]));
         if path == parts {
             return Some(i + 1);
         }
     }
     None
+}
+
+/// Where `c` first appears in `s` outside double quotes.
+fn outside_quotes(s: &str, c: char) -> Option<usize> {
+    let mut quoted = false;
+    for (at, found) in s.char_indices() {
+        match found {
+            '"' => quoted = !quoted,
+            _ if found == c && !quoted => return Some(at),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The parts of a dotted key, quotes removed: `feeds."http://x.example/rss".keep_days` is three.
+fn split_dotted(key: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut rest = key;
+    while let Some(at) = outside_quotes(rest, '.') {
+        parts.push(rest[..at].trim().trim_matches('"').to_string());
+        rest = &rest[at + 1..];
+    }
+    parts.push(rest.trim().trim_matches('"').to_string());
+    parts
+}
+
+/// A key's parts written as TOML writes them, a part that is not a bare key in quotes.
+fn dotted(parts: &[String]) -> String {
+    let bare = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    parts.iter().map(|p| if bare(p) { p.clone() } else { format!("\"{p}\"") }).collect::<Vec<_>>().join(".")
 }
 
 fn expand_home(path: &Path) -> PathBuf {
@@ -534,6 +604,27 @@ mod tests {
     }
 
     #[test]
+    fn an_out_of_range_value_names_its_line() {
+        let err = Config::parse("mouse = false\n\nconcurrency = 0\n").unwrap_err();
+        assert!(err.starts_with("line 3, key `concurrency`: must be between 1 and 4096"), "{err}");
+        let err = Config::parse("[feeds.\"http://x.example/rss\"]\nkeep_days = 40000\n").unwrap_err();
+        assert!(err.starts_with("line 2, key `feeds.\"http://x.example/rss\".keep_days`"), "{err}");
+        let err = Config::parse("[encoding]\n\"http://x.ru/rss\" = \"klingon\"\n").unwrap_err();
+        assert!(err.starts_with("line 2, key `encoding.\"http://x.ru/rss\"`"), "{err}");
+    }
+
+    #[test]
+    fn invalid_utf8_names_its_line_and_says_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, b"mouse = false\n# caf\xe9 in Latin-1\nconcurrency = 8\n").unwrap();
+        let err = Config::load(&path, true).unwrap_err();
+        assert!(matches!(err, ConfigError::Invalid { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains("config.toml") && text.contains("line 2") && text.contains("UTF-8"), "{text}");
+    }
+
+    #[test]
     fn concurrency_defaults_to_hundreds_of_feeds_and_a_few_per_host() {
         let c = Config::default();
         assert_eq!((c.concurrency, c.per_host_concurrency), (DEFAULT_CONCURRENCY, 6));
@@ -583,6 +674,8 @@ mod tests {
             "mouse",
             "text_width",
             "text_centered",
+            "images",
+            "image_cache_mb",
             "keep_days",
             "max_entries_per_feed",
             "purge_unread",

@@ -8,7 +8,8 @@
 //!    no I/O crate.
 //! 2. **The I/O edge** — [`fetch`] (one shared HTTP client, discovery over the network), [`store`] (SQLite:
 //!    schema, one writer thread, queries, and `store::apply`, the one write path), [`refresh`] (the pipeline that
-//!    fetches, ingests and stores) and [`sync`] (two-way sync with the servers of `[[accounts]]`).
+//!    fetches, ingests and stores), [`sync`] (two-way sync with the servers of `[[accounts]]`) and [`pictures`]
+//!    (the article's pictures: fetched, cached, decoded, prepared for the terminal's protocol).
 //! 3. **The front ends** — the reader: [`app`] (the state machine: `update(state, event) → effects`, no I/O),
 //!    [`ui`] (drawing, a pure function of the state), [`runtime`] (the terminal loop and the workers that run
 //!    effects); and the command line: [`cli`] with [`import`] and [`from_newsboat`], configured by [`config`].
@@ -25,6 +26,7 @@ pub mod fetch;
 pub mod from_newsboat;
 pub mod import;
 pub mod panics;
+pub mod pictures;
 pub mod refresh;
 pub mod runtime;
 pub mod store;

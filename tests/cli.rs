@@ -463,3 +463,64 @@ fn a_document_that_crashes_the_parser_is_an_error_not_a_panic_on_the_terminal() 
         assert_eq!(stderr(&out), "", "{name}: nothing but the report");
     }
 }
+
+/// Runs `cmd` with a umask of 000, as a careless shell profile sets it.
+#[cfg(unix)]
+fn with_umask_000(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: umask is async-signal-safe and touches nothing but the child's own file mode mask.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::umask(0);
+            Ok(())
+        })
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn under_umask_000_the_log_is_readable_and_writable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("subs.opml", opml(&[(None, "A", "http://127.0.0.1:9/a.xml")]));
+    let out = with_umask_000(sandbox.tidings().args(["import", path_str(&file)])).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let log = sandbox.path("home/.local/state/tidings/tidings.log");
+    let mode = std::fs::metadata(&log).unwrap_or_else(|e| panic!("{}: {e}", log.display())).permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "the log is created {:o}", mode & 0o777);
+}
+
+/// 60 feeds on a server that closes every kept-alive connection after one answer without saying so, ten
+/// refreshes: none fails, and the summary counts the requests sent again.
+#[test]
+fn refresh_on_a_server_that_closes_idle_connections_fails_nothing_and_counts_the_retries() {
+    let server = Server::start_closing_after_each_answer();
+    let list: Vec<(String, String)> = (0..60)
+        .map(|i| {
+            server.route(
+                &format!("/c{i}.xml"),
+                Reply::ok("application/rss+xml", rss(&format!("C{i}"), &[("1", "a", "b")])),
+            );
+            (format!("C{i}"), server.url(&format!("/c{i}.xml")))
+        })
+        .collect();
+    let refs: Vec<(Option<&str>, &str, &str)> = list.iter().map(|(t, u)| (None, t.as_str(), u.as_str())).collect();
+    let sandbox = Sandbox::new();
+    let subs = sandbox.write("subs.opml", opml(&refs));
+    let mut retried = 0;
+    for round in 0..10 {
+        let mut cmd = sandbox.tidings();
+        if round == 0 {
+            cmd.arg("--opml").arg(&subs);
+        }
+        let out = cmd.args(["refresh", "--force"]).output().unwrap();
+        let said = stdout(&out);
+        assert!(out.status.success(), "round {round}: {said}{}", stderr(&out));
+        assert!(said.contains(", 0 failed"), "round {round}: {said}");
+        if let Some(line) = said.lines().find(|l| l.starts_with("Sent ")) {
+            retried += line.split_whitespace().nth(1).and_then(|n| n.parse::<usize>().ok()).unwrap();
+        }
+    }
+    assert!(server.dropped() > 0, "no pooled connection was reused, so nothing was tested");
+    assert!(retried > 0 && retried <= server.dropped(), "{retried} retries said, {} dropped", server.dropped());
+}

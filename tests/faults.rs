@@ -1,12 +1,17 @@
 //! One refresh against a loopback server that fails in every way a server can: each broken feed gets its own
 //! error, every other feed refreshes, what was stored before is kept, and the process stays within its memory
-//! bound (measured on the real binary).
+//! bound (measured on the real binary). And a server that closes kept-alive connections without saying so:
+//! a GET that meets a closed connection before any byte of its answer is sent again, once, on a fresh one; one
+//! whose answer had begun is not.
 
 mod support;
 
+use futures::StreamExt;
 use std::time::Duration;
 use support::server::{Reply, Server};
 use support::{Sandbox, opml, path_str, rss, stderr, stdout};
+use tidings::fetch::{FetchConfig, FetchError, FetchOutcome, Fetcher, Validators};
+use tidings::model::ErrorKind;
 
 fn good(title: &str) -> Reply {
     Reply::ok("application/rss+xml", rss(title, &[("1", "First", "<p>1</p>"), ("2", "Second", "<p>2</p>")]))
@@ -181,4 +186,105 @@ fn refreshes_reuse_connections() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(server.requests().len(), 20);
     assert!(server.connections() <= 4, "{} connections for 20 requests with 2 per host", server.connections());
+}
+
+fn fetcher() -> Fetcher {
+    Fetcher::new(FetchConfig {
+        connect_timeout: Duration::from_secs(5),
+        timeout: Duration::from_secs(10),
+        max_body_bytes: 1 << 20,
+    })
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gets_whose_pooled_connection_was_closed_are_sent_again_on_a_fresh_one() {
+    let server = Server::start_closing_after_each_answer();
+    let urls: Vec<String> = (0..60)
+        .map(|i| {
+            server.route(&format!("/f{i}.xml"), good(&format!("F{i}")));
+            server.url(&format!("/f{i}.xml"))
+        })
+        .collect();
+    let fetcher = fetcher();
+    let mut failures = Vec::new();
+    for round in 0..10 {
+        let results: Vec<_> = futures::stream::iter(urls.iter())
+            .map(|url| {
+                let fetcher = fetcher.clone();
+                async move { (url, fetcher.get(url, &Validators::default()).await) }
+            })
+            .buffer_unordered(6)
+            .collect()
+            .await;
+        for (url, result) in results {
+            if let Err(e) = result {
+                failures.push(format!("round {round}: {url}: {e}"));
+            }
+        }
+    }
+    assert!(server.dropped() > 0, "no pooled connection was reused, so nothing was tested");
+    assert!(failures.is_empty(), "{} of 600 GETs failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(fetcher.retries() > 0 && fetcher.retries() <= server.dropped(), "{} retries", fetcher.retries());
+    assert_eq!(server.requests().len(), 600, "every GET answered once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_get_whose_answer_had_begun_is_not_sent_again() {
+    let server = Server::start();
+    let cut = rss("Cut", &[("1", "x", "y")]).into_bytes();
+    server.route("/cut.xml", Reply::Truncated { announced: 100_000, body: cut });
+    server.route("/head.xml", Reply::Truncated { announced: 100_000, body: Vec::new() });
+    let fetcher = fetcher();
+    for path in ["/cut.xml", "/head.xml"] {
+        let result = fetcher.get(&server.url(path), &Validators::default()).await;
+        assert!(matches!(result, Err(FetchError::Body { .. })), "{path}: {result:?}");
+        assert_eq!(server.requests_for(path).len(), 1, "{path} was asked for once");
+    }
+    assert_eq!(fetcher.retries(), 0);
+    // And the fetcher goes on: a good feed after them is fetched.
+    server.route("/ok.xml", good("Ok"));
+    let ok = fetcher.get(&server.url("/ok.xml"), &Validators::default()).await;
+    assert!(matches!(ok, Ok(FetchOutcome::Fetched(_))), "{ok:?}");
+}
+
+#[test]
+fn sixty_feeds_on_a_server_that_closes_kept_alive_connections_refresh_ten_times_without_a_failure() {
+    let server = Server::start_closing_after_each_answer();
+    let urls: Vec<String> = (0..60)
+        .map(|i| {
+            server.route(&format!("/f{i}.xml"), good(&format!("F{i}")));
+            server.url(&format!("/f{i}.xml"))
+        })
+        .collect();
+    let sandbox = Sandbox::new();
+    let file =
+        sandbox.write("subs.opml", opml(&urls.iter().map(|u| (None, u.as_str(), u.as_str())).collect::<Vec<_>>()));
+    assert!(sandbox.run(&["import", path_str(&file)]).status.success());
+    let mut failed = Vec::new();
+    for round in 0..10 {
+        let out = sandbox.run(&["refresh"]);
+        if !out.status.success() {
+            failed.push(format!("refresh {round}: {}{}", stdout(&out), stderr(&out)));
+        }
+    }
+    assert!(server.dropped() > 0, "no pooled connection was reused, so nothing was tested");
+    assert!(failed.is_empty(), "{} of 10 refreshes had failures:\n{}", failed.len(), failed.join("\n"));
+    assert_eq!(server.requests().len(), 600, "every feed answered once per refresh");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_megabyte_of_response_head_is_too_large_not_a_broken_download() {
+    let server = Server::start();
+    server.route("/big-head.xml", good("Big head").with_header("X-Padding", &"a".repeat(1 << 20)));
+    let many: Reply = (0..200).fold(good("Many"), |reply, i| reply.with_header(&format!("X-H{i}"), "v"));
+    server.route("/many-headers.xml", many);
+    let fetcher = fetcher();
+    for path in ["/big-head.xml", "/many-headers.xml"] {
+        let err = fetcher.get(&server.url(path), &Validators::default()).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::TooLarge, "{path}: {err:?}");
+        let message = err.to_string();
+        assert!(message.contains("headers") && message.contains("too large"), "{path}: {message}");
+    }
+    assert_eq!(fetcher.retries(), 0, "a head too large is not sent again");
 }

@@ -1,8 +1,10 @@
 //! Deterministic mutation fuzzing of the pure core: decoding, ingesting (decode + parse with repair), finding
-//! feed links in pages (discovery), OPML, rendering, and the `inspect` report. The seeds are the documents in
-//! `tests/fixtures` (and a few written here for the formats that folder lacks); mutations come from a
-//! fixed-seed generator, so every run tries the same inputs. Every input must not panic, must finish within a
-//! time bound, and must give output of a size bounded by its own.
+//! feed links in pages (discovery), OPML, rendering, article extraction, and the `inspect` report. The seeds are
+//! the documents in `tests/fixtures`, a few written here for the formats that folder lacks, and small versions
+//! of the hostile documents of `support::hostile`; mutations come from a fixed-seed generator, so every run tries
+//! the same inputs. Every input must not panic, must finish within a time bound, and must give output of a size
+//! bounded by its own. The hostile documents also run whole (up to a megabyte) through rendering and extraction,
+//! against the same bounds; their times and memory at full size are the `hostile` benchmark's.
 //!
 //! `cargo test --test fuzz` runs a bounded number of mutations per target (well under a minute in debug on two
 //! cores). Longer runs: `TIDINGS_FUZZ_ITERATIONS=100000 cargo test --release --test fuzz`; another sequence:
@@ -21,7 +23,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::{Duration, Instant};
-use tidings::{decode, feedlinks, ingest, inspect, opml, render, sanitize};
+use tidings::{decode, extract, feedlinks, ingest, inspect, opml, render, sanitize};
 
 /// Mutations per target in a plain `cargo test`.
 const DEFAULT_ITERATIONS: usize = 1_000;
@@ -35,6 +37,14 @@ const TIME_LIMIT: Duration = Duration::from_secs(10);
 const PENDING: &[(&str, &[&str], &str)] = &[];
 /// Each seed runs as it is in this many variants (Content-Types, widths), every mutation in one.
 const SEED_VARIANTS: usize = 10;
+/// The variants of the targets that read HTML: three widths, or three Content-Types.
+const HTML_VARIANTS: usize = 3;
+/// The size of the hostile documents among the seeds (the ones larger, like the 100,000 nested `<div>`s, are
+/// left to [`hostile_documents_render_and_extract_within_bounds_whole`]).
+const HOSTILE_SEED_BYTES: usize = 8 * 1024;
+/// The size of the hostile documents run whole (the 100,000 nested `<div>`s are always 1.1 MB): at a megabyte,
+/// each is the `hostile` benchmark's, timed in a release build.
+const HOSTILE_BYTES: usize = 64 * 1024;
 
 /// Content-Types the decoding targets are served with, in turn.
 const CONTENT_TYPES: &[Option<&str>] = &[
@@ -160,6 +170,16 @@ fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
         data.truncate(MAX_INPUT);
     }
     data
+}
+
+/// The seeds of the targets that read HTML: [`seeds`], and the hostile documents, small.
+fn html_seeds() -> Vec<(String, Vec<u8>)> {
+    let mut seeds = seeds();
+    for case in support::hostile::cases() {
+        seeds.push((format!("hostile {}", case.name), case.html(HOSTILE_SEED_BYTES).into_bytes()));
+    }
+    seeds.retain(|(_, bytes)| bytes.len() <= MAX_INPUT);
+    seeds
 }
 
 /// The seed documents: every fixture (small enough to mutate), and the kept failures.
@@ -313,6 +333,20 @@ fn render_target(bytes: &[u8], variant: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Article extraction of a page: a bounded article, with its title free of control characters.
+fn extract_target(bytes: &[u8], variant: usize) -> Result<(), String> {
+    let content_type = [Some("text/html"), None, Some("text/html; charset=windows-1251")][variant % 3];
+    if let Ok(article) = extract::extract_page(bytes, content_type, "http://example.com/post") {
+        bounded("article", article.html.len(), 8 * bytes.len() + 64 * 1024)?;
+        for text in [&article.title, &article.byline, &article.excerpt].into_iter().flatten() {
+            if let Some(c) = text.chars().find(|c| sanitize::is_forbidden(*c)) {
+                return Err(format!("extracted metadata holds U+{:04X}: {text:?}", u32::from(c)));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The inspect report, as text and as JSON: bounded, and the text free of control characters.
 fn inspect_target(bytes: &[u8], variant: usize) -> Result<(), String> {
     let content_type = CONTENT_TYPES[variant % CONTENT_TYPES.len()];
@@ -364,8 +398,12 @@ fn base_seed() -> u64 {
 /// Runs `target` on every seed as it is, then on `iterations()` mutations; fails listing every input that
 /// panicked, took too long or broke a bound (each one written to `target/fuzz-failures/`).
 fn fuzz(name: &str, target: Target) {
+    fuzz_from(name, target, seeds(), SEED_VARIANTS);
+}
+
+/// [`fuzz`] from the seeds given, each run as it is in `variants` variants.
+fn fuzz_from(name: &str, target: Target, seeds: Vec<(String, Vec<u8>)>, variants: usize) {
     record_panics();
-    let seeds = seeds();
     assert!(seeds.len() >= 10, "the fixtures are the seeds: {}", seeds.len());
     let mut rng = Rng::new(base_seed() ^ name.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b.into())));
     let mut failures = Vec::new();
@@ -374,9 +412,9 @@ fn fuzz(name: &str, target: Target) {
         PENDING.iter().find(|(file, targets, _)| *file == seed && targets.contains(&name)).map(|(_, _, why)| *why)
     };
     let parents: Vec<&(String, Vec<u8>)> = seeds.iter().filter(|(seed, _)| pending(seed).is_none()).collect();
-    let as_they_are = seeds.iter().flat_map(|(seed, bytes)| {
-        (0..SEED_VARIANTS).map(move |v| (seed.clone(), v, format!("seed {seed}"), bytes.clone()))
-    });
+    let as_they_are = seeds
+        .iter()
+        .flat_map(|(seed, bytes)| (0..variants).map(move |v| (seed.clone(), v, format!("seed {seed}"), bytes.clone())));
     let mutations = (0..iterations()).map(|i| {
         let (seed, bytes) = parents[rng.below(parents.len())];
         let other = &parents[rng.below(parents.len())].1;
@@ -463,7 +501,48 @@ fn opml_survives_mutated_documents_and_round_trips() {
 
 #[test]
 fn rendering_survives_mutated_articles() {
-    fuzz("render", render_target);
+    fuzz_from("render", render_target, html_seeds(), HTML_VARIANTS);
+}
+
+#[test]
+fn extraction_survives_mutated_pages() {
+    fuzz_from("extract", extract_target, html_seeds(), HTML_VARIANTS);
+}
+
+/// Every hostile document whole (the 100,000 nested `<div>`s among them), rendered at three widths and
+/// extracted as a page: no panic, bounded output, and within the time limit.
+#[test]
+fn hostile_documents_render_and_extract_within_bounds_whole() {
+    record_panics();
+    let mut failures = Vec::new();
+    for case in support::hostile::cases() {
+        let html = case.html(HOSTILE_BYTES);
+        let page = support::hostile::page(&html);
+        let runs: [(&str, Target, &[u8], usize); 4] = [
+            ("render", render_target, html.as_bytes(), 0),
+            ("render", render_target, html.as_bytes(), 1),
+            ("render", render_target, html.as_bytes(), 2),
+            ("extract", extract_target, page.as_bytes(), 0),
+        ];
+        for (what, target, input, variant) in runs {
+            PANICS.with(|p| *p.borrow_mut() = Some(Vec::new()));
+            let started = Instant::now();
+            let outcome = catch_unwind(AssertUnwindSafe(|| target(input, variant)));
+            let took = started.elapsed();
+            let panicked_at = PANICS.with(|p| p.borrow_mut().take().unwrap_or_default().join(", "));
+            let problem = match outcome {
+                Err(_) => Some(format!("panicked at {panicked_at}")),
+                Ok(_) if !panicked_at.is_empty() => Some(format!("panicked (caught) at {panicked_at}")),
+                Ok(Err(bound)) => Some(bound),
+                Ok(Ok(())) if took > TIME_LIMIT => Some(format!("took {took:?}")),
+                Ok(Ok(())) => None,
+            };
+            if let Some(problem) = problem {
+                failures.push(format!("{} ({what}, variant {variant}): {problem}", case.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} hostile document(s) failed:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]

@@ -28,6 +28,11 @@ struct Reader {
 
 impl Reader {
     fn start(sandbox: &Sandbox, config: &Path, screen: &Path) -> Reader {
+        Reader::start_with_umask(sandbox, config, screen, None)
+    }
+
+    /// A reader started with `umask` as its file mode mask (inherited through `script`).
+    fn start_with_umask(sandbox: &Sandbox, config: &Path, screen: &Path, umask: Option<libc::mode_t>) -> Reader {
         let template = sandbox.tidings();
         let mut words = vec![template.get_program().to_string_lossy().into_owned()];
         words.extend(template.get_args().map(|a| a.to_string_lossy().into_owned()));
@@ -42,6 +47,16 @@ impl Reader {
                 Some(v) => script.env(key, v),
                 None => script.env_remove(key),
             };
+        }
+        if let Some(mask) = umask {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: umask is async-signal-safe and touches nothing but the child's own file mode mask.
+            unsafe {
+                script.pre_exec(move || {
+                    libc::umask(mask);
+                    Ok(())
+                });
+            }
         }
         let mut script =
             script.stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("run script");
@@ -133,6 +148,26 @@ fn of_two_readers_started_at_once_one_runs_and_the_other_names_its_pid() {
     assert!(running.quit().success());
     // Its lock went with it.
     tidings::store::ReaderLock::acquire(&sandbox.db()).expect("the lock is free once the reader quit");
+}
+
+#[test]
+fn under_umask_000_the_readers_lock_and_log_are_not_writable_by_others() {
+    use std::os::unix::fs::PermissionsExt;
+    if !have_script() {
+        eprintln!("skipped: util-linux `script` is not installed, and the reader needs a terminal");
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let config = config(&sandbox, false);
+    let reader = Reader::start_with_umask(&sandbox, &config, &sandbox.path("screen"), Some(0));
+    poll("the reader to hold its lock", || lock_holder(&sandbox.db()));
+    let mode = |path: &Path| std::fs::metadata(path).map(|m| m.permissions().mode() & 0o777).unwrap_or(0o7777);
+    let lock = sandbox.path("tidings.db.lock");
+    let log = sandbox.path("home/.local/state/tidings/tidings.log");
+    let (lock_mode, log_mode) = (mode(&lock), mode(&log));
+    assert!(reader.quit().success());
+    assert_eq!(lock_mode, 0o644, "the lock is created {lock_mode:o}");
+    assert_eq!(log_mode, 0o600, "the log is created {log_mode:o}");
 }
 
 /// A feed of `items` entries; `version` changes every title.

@@ -228,6 +228,14 @@ fn a_figure_caption_starts_on_its_own_line_below_the_image() {
 }
 
 #[test]
+fn a_document_nested_100000_deep_shows_its_deepest_words() {
+    let html = format!("{}the deepest words{}", "<div>".repeat(100_000), "</div>".repeat(100_000));
+    let rendered = render_article(&html, 80, None);
+    let text: Vec<String> = rendered.lines.iter().map(line_text).collect();
+    assert!(text.iter().any(|l| l.contains("the deepest words")), "{text:?}");
+}
+
+#[test]
 fn article_text_that_reads_like_a_link_number_is_not_styled_as_one() {
     let rendered =
         render_article("<p>As shown in [3], <a href=\"https://example.com/\">this[1]</a> works.</p>", 80, None);

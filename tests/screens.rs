@@ -350,6 +350,7 @@ fn feed_info() {
             decision: None,
             warnings: vec!["an unescaped & was read as &amp;".into()],
             own_title: Some("Planet Rust: news from the Rust community".into()),
+            id_rotations: 20,
         };
         update(&mut s, Event::FeedInfoLoaded { feed_id: FeedId(1), info: Some(Box::new(info)) });
         s

@@ -415,7 +415,12 @@ fn init_logging(path: &Path) {
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(path) else {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    // The log names feeds and addresses: its owner's only, whatever the umask (under 000 it came out 0666).
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let Ok(file) = options.open(path) else {
         return;
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("TIDINGS_LOG").unwrap_or_else(|_| "info".into());

@@ -1,10 +1,10 @@
 //! `tidings refresh`: the reader's refresh pipeline, headless — every feed, the new entries of full-text feeds in
 //! full, and retention's purge — with progress on standard error and a summary (or JSON) on standard output.
 
-use super::EXIT_SOME_FAILED;
+use super::{EXIT_ERROR, EXIT_SOME_FAILED};
 use crate::config::Config;
 use crate::fetch::Fetcher;
-use crate::model::{EntryId, Skip};
+use crate::model::{EntryId, ErrorKind, Skip};
 use crate::refresh::{Observer, RefreshEvent, Upkeep, Which};
 use crate::sanitize::one_line;
 use crate::store::{self, DbThread, entries, feeds};
@@ -90,6 +90,10 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
             _ => None,
         })
         .collect();
+    // Feeds the database would not take (a full disk, a file that cannot be written) fail for one reason: that is
+    // database trouble (exit 1), said once, not once per feed.
+    let (unsaved, failures): (Vec<_>, Vec<_>) =
+        failures.into_iter().partition(|(_, _, kind, _)| *kind == ErrorKind::Store.as_str());
     let mut out = std::io::stdout().lock();
     if json {
         let value = serde_json::json!({
@@ -100,10 +104,14 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
             "failed": failures.iter().map(|(title, url, kind, message)| serde_json::json!({
                 "title": one_line(title, 300), "url": url, "kind": kind, "message": one_line(message, 1000),
             })).collect::<Vec<_>>(),
+            "not_saved": unsaved.iter().map(|(title, url, _, message)| serde_json::json!({
+                "title": one_line(title, 300), "url": url, "message": one_line(message, 1000),
+            })).collect::<Vec<_>>(),
             "skipped": skipped.iter().map(|(title, reason)| serde_json::json!({"title": one_line(title, 300), "reason": reason})).collect::<Vec<_>>(),
             "moved": summary.moved.iter().map(|(title, url)| serde_json::json!({"title": one_line(title, 300), "url": url})).collect::<Vec<_>>(),
             "purged": purged,
             "not_indexed": not_indexed,
+            "retried": fetcher.retries(),
             "full_text": {
                 "fetched": full_tried - refused.len(),
                 "failed": refused.iter().map(|(title, url, why)| serde_json::json!({
@@ -137,6 +145,17 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
         if purged > 0 {
             writeln!(out, "Purged {purged} old entries (keep_days, max_entries_per_feed).")?;
         }
+        match fetcher.retries() {
+            0 => {}
+            1 => writeln!(
+                out,
+                "Sent 1 request again on a new connection: the server had closed the one it went out on."
+            )?,
+            n => writeln!(
+                out,
+                "Sent {n} requests again on new connections: the servers had closed the ones they went out on."
+            )?,
+        }
         for (title, url, kind, message) in &failures {
             let at = if title == url { String::new() } else { format!(" <{}>", one_line(url, 500)) };
             writeln!(out, "FAILED  {}{at} [{kind}]: {}", one_line(title, 200), one_line(message, 1000))?;
@@ -164,7 +183,32 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
         }
     }
     out.flush()?;
+    if let Some((_, _, _, message)) = unsaved.first() {
+        note!(
+            "tidings: {} of {} feeds were fetched but could not be saved to {}: {}; {}. What was stored before is \
+             intact.",
+            unsaved.len(),
+            summary.feeds,
+            db.display(),
+            one_line(message, 1000),
+            store_advice(message)
+        );
+        return Ok(ExitCode::from(EXIT_ERROR));
+    }
     Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// What to do when the database would not take a refresh, from SQLite's words for it.
+fn store_advice(message: &str) -> &'static str {
+    if message.contains("full") {
+        "free some space on its disk and run `tidings refresh` again"
+    } else if message.contains("readonly") || message.contains("read-only") || message.contains("unable to open") {
+        "check that you may write to the database and its folder, then run `tidings refresh` again"
+    } else if message.contains("locked") || message.contains("busy") {
+        "another process held the database too long; run `tidings refresh` again when it has finished"
+    } else {
+        "run `tidings refresh` again; if it keeps failing, the log says more"
+    }
 }
 
 /// The entries whose page gave no article, as (title, link, why) for a report.

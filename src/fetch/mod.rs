@@ -1,9 +1,10 @@
 //! Fetching over HTTP: one shared client (connections kept alive and reused, HTTP/2 when offered, DNS answers
 //! cached), conditional GET, timeouts, a body cap on decompressed bytes, redirects followed by hand (so a
-//! permanent move can update the stored address, and a loop is an error), the server's requests to slow down
-//! (`Retry-After`, `Cache-Control: max-age`), errors classified so a person can act on them, and how many
-//! sockets the process can afford ([`socket_budget`]); plus [`discovery`], which fetches pages and verifies the
-//! feeds they offer. One of the two modules that do I/O (with `store`).
+//! permanent move can update the stored address, and a loop is an error), a GET sent again once on a fresh
+//! connection when its connection closed before any byte of the answer (as curl and browsers do), the server's
+//! requests to slow down (`Retry-After`, `Cache-Control: max-age`), errors classified so a person can act on
+//! them, and how many sockets the process can afford ([`socket_budget`]); plus [`discovery`], which fetches
+//! pages and verifies the feeds they offer. One of the two modules that do I/O (with `store`).
 
 pub mod article;
 mod courtesy;
@@ -54,11 +55,16 @@ pub enum FetchOutcome {
     },
 }
 
+/// An address as a message shows it: on one line, and cut (a `data:` address can be megabytes long).
+fn shown(url: &str) -> String {
+    crate::sanitize::one_line(url, 160)
+}
+
 /// Why a fetch failed, in the words a person needs. Messages leave out the URL: whoever shows them names the
 /// feed.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum FetchError {
-    #[error("invalid URL {url}: {reason}")]
+    #[error("invalid URL {}: {reason}", shown(url))]
     InvalidUrl { url: String, reason: String },
     #[error("cannot resolve the host name; check the address and your network")]
     Dns { url: String },
@@ -77,9 +83,15 @@ pub enum FetchError {
     },
     #[error("the feed is larger than {limit_mb} MB; raise max_feed_size_mb if it really is that big")]
     TooLarge { url: String, limit_mb: u64 },
+    /// The response head passed what the HTTP engine reads (400 KB, or 100 header lines).
+    #[error(
+        "the server's answer starts with headers too large to read (over 400 KB or 100 lines); the server is \
+         misconfigured or hostile: tell the site's owner"
+    )]
+    HeadTooLarge { url: String },
     #[error("more than {max} redirects")]
     Redirects { url: String, max: usize },
-    #[error("the redirects go round in a loop (back to {to})")]
+    #[error("the redirects go round in a loop (back to {})", shown(to))]
     RedirectLoop { url: String, to: String },
     #[error("the server redirected without saying where to")]
     RedirectWithoutLocation { url: String },
@@ -111,7 +123,7 @@ impl FetchError {
             FetchError::Timeout { .. } => ErrorKind::Timeout,
             FetchError::Tls { .. } => ErrorKind::Tls,
             FetchError::Status { .. } => ErrorKind::Http,
-            FetchError::TooLarge { .. } => ErrorKind::TooLarge,
+            FetchError::TooLarge { .. } | FetchError::HeadTooLarge { .. } => ErrorKind::TooLarge,
             FetchError::Redirects { .. }
             | FetchError::RedirectLoop { .. }
             | FetchError::RedirectWithoutLocation { .. } => ErrorKind::Redirect,
@@ -148,8 +160,12 @@ pub struct FetchConfig {
 #[derive(Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
+    /// The same client without a pool: each request on a connection of its own, for the GET sent again when
+    /// its pooled connection had been closed.
+    fresh: reqwest::Client,
     config: FetchConfig,
     dns: DnsCache,
+    retries: Arc<AtomicUsize>,
 }
 
 /// The User-Agent tidings sends.
@@ -163,22 +179,24 @@ impl Fetcher {
         // reqwest is built without a bundled crypto provider; ring is installed once, here.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let dns = DnsCache::default();
-        let client = reqwest::Client::builder()
-            .dns_resolver(dns.clone())
-            .user_agent(USER_AGENT)
-            .connect_timeout(config.connect_timeout)
-            .timeout(config.timeout)
-            .gzip(true)
-            .brotli(true)
-            .deflate(true)
-            // Redirects are followed by hand: see `get`.
-            .redirect(reqwest::redirect::Policy::none())
-            .pool_idle_timeout(Duration::from_secs(90))
-            .pool_max_idle_per_host(32)
-            .tcp_nodelay(true)
-            .build()
-            .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
-        Ok(Fetcher { client, config, dns })
+        let client = |idle_per_host: usize| {
+            reqwest::Client::builder()
+                .dns_resolver(dns.clone())
+                .user_agent(USER_AGENT)
+                .connect_timeout(config.connect_timeout)
+                .timeout(config.timeout)
+                .gzip(true)
+                .brotli(true)
+                .deflate(true)
+                // Redirects are followed by hand: see `get`.
+                .redirect(reqwest::redirect::Policy::none())
+                .pool_idle_timeout(Duration::from_secs(90))
+                .pool_max_idle_per_host(idle_per_host)
+                .tcp_nodelay(true)
+                .build()
+                .map_err(|e| format!("cannot set up the HTTP client: {e}"))
+        };
+        Ok(Fetcher { client: client(32)?, fresh: client(0)?, config, dns, retries: Arc::default() })
     }
 
     /// The HTTP client under this fetcher (its pool, DNS cache, timeouts and User-Agent), for the requests that
@@ -190,6 +208,12 @@ impl Fetcher {
     /// How many host names this fetcher looked up in the DNS (the others came from its cache).
     pub fn dns_lookups(&self) -> usize {
         self.dns.0.lookups.load(Ordering::Relaxed)
+    }
+
+    /// How many GETs this fetcher sent again on a fresh connection because the connection they went out on
+    /// closed before any byte of the answer came (a server closing kept-alive connections without saying so).
+    pub fn retries(&self) -> usize {
+        self.retries.load(Ordering::Relaxed)
     }
 
     /// GETs `url`, sending `validators` as conditional headers and following redirects. The body is read in
@@ -230,8 +254,36 @@ impl Fetcher {
         Err(FetchError::Redirects { url: url.into(), max: MAX_REDIRECTS })
     }
 
+    /// GETs `url` like [`Fetcher::get`] (no validators), with the body capped at `max_body_bytes` instead of
+    /// the feeds' cap (pictures have their own).
+    pub async fn get_limited(&self, url: &str, max_body_bytes: u64) -> Result<FetchOutcome, FetchError> {
+        let mut limited = self.clone();
+        limited.config.max_body_bytes = max_body_bytes;
+        limited.get(url, &Validators::default()).await
+    }
+
+    /// Sends one GET; when its connection closes before any byte of the answer, sends it once more on a
+    /// fresh connection. An HTTP/1.1 server may close a kept-alive connection after any answer without saying
+    /// so; a GET that went out on it just then is lost before the server read it. hyper resends such a request
+    /// only when it noticed the close before writing it; reqwest's own retries cover HTTP/2 only.
     async fn send(&self, url: &url::Url, validators: &Validators) -> Result<reqwest::Response, FetchError> {
-        let mut request = self.client.get(url.clone()).header(
+        match self.request(&self.client, url, validators).send().await {
+            Ok(response) => Ok(response),
+            Err(e) if closed_before_answering(&e) => {
+                self.retries.fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(
+                    "{url}: the connection closed before the answer ({}); sending it again",
+                    last_cause(&e)
+                );
+                let again = self.request(&self.fresh, url, validators).send().await;
+                again.map_err(|e| self.classify(url.as_str(), e))
+            }
+            Err(e) => Err(self.classify(url.as_str(), e)),
+        }
+    }
+
+    fn request(&self, client: &reqwest::Client, url: &url::Url, validators: &Validators) -> reqwest::RequestBuilder {
+        let mut request = client.get(url.clone()).header(
             reqwest::header::ACCEPT,
             "application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8",
         );
@@ -241,7 +293,7 @@ impl Fetcher {
         if let Some(lm) = &validators.last_modified {
             request = request.header(reqwest::header::IF_MODIFIED_SINCE, lm);
         }
-        request.send().await.map_err(|e| self.classify(url.as_str(), e))
+        request
     }
 
     /// Reads a final (non-redirect) response.
@@ -323,6 +375,10 @@ impl Fetcher {
         }
         if e.is_connect() {
             return FetchError::Connect { url, reason: last_cause(&e) };
+        }
+        // hyper's own test for it needs its server half; its parse error says "message head is too large".
+        if hyper_error(&e).is_some_and(|hyper| hyper.is_parse() && hyper.to_string().contains("too large")) {
+            return FetchError::HeadTooLarge { url };
         }
         FetchError::Body { url, reason: last_cause(&e) }
     }
@@ -454,6 +510,51 @@ pub fn parse_max_age(value: &str) -> Option<u64> {
     })
 }
 
+/// Whether a request failed because its connection closed before the answer's head came: hyper's "connection
+/// closed before message completed" (an end of stream where the head should be), a reset or broken pipe, or a
+/// request hyper cancelled because its connection had closed. Not a timeout, nor a failure to connect (a
+/// fresh connection would fail the same way). An answer whose head arrived is never retried: its failures
+/// come later, while the body is read. (hyper reports a head cut halfway the same way as none at all; such a
+/// GET is sent again too, which repeats nothing a GET changes.)
+fn closed_before_answering(e: &reqwest::Error) -> bool {
+    use std::error::Error as _;
+    if e.is_timeout() || e.is_connect() || e.is_builder() || e.is_redirect() || e.is_status() {
+        return false;
+    }
+    if hyper_error(e).is_some_and(|hyper| hyper.is_incomplete_message() || hyper.is_canceled()) {
+        return true;
+    }
+    let mut source = e.source();
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::UnexpectedEof
+            )
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// The HTTP engine's error behind a request's, if it has one.
+fn hyper_error(e: &reqwest::Error) -> Option<&hyper::Error> {
+    use std::error::Error as _;
+    let mut source = e.source();
+    while let Some(cause) = source {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
+            return Some(hyper);
+        }
+        source = cause.source();
+    }
+    None
+}
+
 fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut out = e.to_string();
     let mut source = e.source();
@@ -479,6 +580,18 @@ fn last_cause(e: &(dyn std::error::Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_refused_address_is_named_cut_to_a_line_not_echoed_whole() {
+        let fetcher = Fetcher::new(crate::config::Config::default().fetch_config()).unwrap();
+        let huge = format!("data:text/html,{}", "<p>x</p>\u{1b}[31m".repeat(200_000));
+        let err = fetcher.get(&huge, &Validators::default()).await.unwrap_err();
+        let said = err.to_string();
+        assert!(said.starts_with("invalid URL data:text/html,"), "{said}");
+        assert!(said.contains("only http and https are supported"), "{said}");
+        assert!(said.chars().count() < 300, "{} characters", said.chars().count());
+        assert!(!said.contains('\u{1b}'), "no control character reaches the terminal");
+    }
 
     #[test]
     fn retry_after_in_seconds_or_as_a_date() {

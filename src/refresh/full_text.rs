@@ -30,6 +30,11 @@ impl FullText {
         FullText { fetcher, courtesy, writer, pass: Arc::default() }
     }
 
+    /// The limits these fetches share with the refresh (and with whatever else fetches for the user: pictures).
+    pub fn courtesy(&self) -> &Courtesy {
+        &self.courtesy
+    }
+
     /// Fetches the full article of one entry (its page, extracted), within the host's limit, and stores it — or
     /// why there is none — with the entry. Returns the article's HTML or the reason.
     pub async fn fetch(&self, entry_id: EntryId, url: &str) -> Result<String, String> {

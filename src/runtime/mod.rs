@@ -146,6 +146,10 @@ pub struct Reader {
     /// Effects only the terminal loop can carry out (suspending, running a terminal program), in order.
     for_terminal: Vec<Effect>,
     launcher: std::sync::Arc<opener::Launcher>,
+    /// The article's pictures, once [`Reader::set_pictures`] turned them on.
+    pictures: Option<crate::pictures::Pictures>,
+    /// Where pictures were drawn in the last frame (to erase those that went, on terminals that keep pixels).
+    drawn: std::sync::Mutex<Vec<crate::ui::pictures::Placement>>,
 }
 
 impl Reader {
@@ -204,6 +208,7 @@ impl Reader {
         let services = Services {
             writer,
             db: std::sync::Arc::new(options.db.clone()),
+            render: Default::default(),
             reader,
             pipeline,
             inbox: tx,
@@ -213,8 +218,33 @@ impl Reader {
             accounts: std::sync::Arc::new(config.accounts.clone()),
             bookmark: config.bookmark_command.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok()),
             copy: config.copy_command.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok()),
+            pictures: None,
         };
-        Ok(Reader { state, theme: config.theme.clone(), services, inbox: rx, for_terminal: Vec::new(), launcher })
+        Ok(Reader {
+            state,
+            theme: config.theme.clone(),
+            services,
+            inbox: rx,
+            for_terminal: Vec::new(),
+            launcher,
+            pictures: None,
+            drawn: Default::default(),
+        })
+    }
+
+    /// Shows pictures in the article, drawn as `setup` says (the protocol detected for the terminal, or one
+    /// given by a test), fetched through the reader's client and courtesy.
+    pub fn set_pictures(&mut self, setup: crate::pictures::Setup) {
+        let courtesy = self.services.pipeline.full_text().courtesy().clone();
+        let pictures = crate::pictures::Pictures::new(setup, self.services.fetcher.clone(), courtesy);
+        self.state.pictures.cell = Some(pictures.cell());
+        self.services.pictures = Some(pictures.clone());
+        self.pictures = Some(pictures);
+    }
+
+    /// The picture service, when pictures are on.
+    pub fn pictures(&self) -> Option<&crate::pictures::Pictures> {
+        self.pictures.as_ref()
     }
 
     /// A handle for sending events into the inbox (terminal input, ticks, tests).
@@ -284,7 +314,18 @@ impl Reader {
     where
         B::Error: std::error::Error + Send + Sync + 'static,
     {
-        terminal.draw(|frame| crate::ui::draw(frame, &self.state, &self.theme)).map_err(std::io::Error::other)?;
+        let shelf = self.pictures.as_ref().map(crate::pictures::Pictures::shelf);
+        let now = crate::ui::pictures::placements(&self.state, shelf.as_deref());
+        let mut drawn = self.drawn.lock().unwrap_or_else(|e| e.into_inner());
+        let stale: Vec<ratatui::layout::Rect> = match &shelf {
+            Some(shelf) if shelf.leaves_pixels() => drawn.iter().filter(|p| !now.contains(p)).map(|p| p.area).collect(),
+            _ => Vec::new(),
+        };
+        let canvas = crate::ui::pictures::Canvas { shelf: shelf.as_deref(), stale: &stale };
+        terminal
+            .draw(|frame| crate::ui::draw_with(frame, &self.state, &self.theme, &canvas))
+            .map_err(std::io::Error::other)?;
+        *drawn = now;
         Ok(())
     }
 
@@ -344,6 +385,12 @@ impl Reader {
                     }
                     _ => {}
                 }
+                // The terminal may have let go of the pictures it was given: prepare them again.
+                if let Some(pictures) = &self.pictures {
+                    pictures.forget_prepared();
+                    self.drawn.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                    self.dispatch(Event::PicturesReset);
+                }
                 // The shell or the program drew over the screen meanwhile: clear it and draw every cell again.
                 // (Not `Terminal::clear`, which asks the terminal where its cursor is: the input task reads
                 // the answer first, and the question times out.)
@@ -353,6 +400,7 @@ impl Reader {
                     .map_err(std::io::Error::other)?;
             }
             if self.state.quit {
+                self.services.cancel_render();
                 break;
             }
         }
@@ -365,6 +413,7 @@ mod tests {
     use super::*;
     use crate::model::{EntryId, FeedId, ListSource, NewFeed, UserWrite};
     use crate::store::fetches;
+    use std::sync::atomic::Ordering;
 
     /// A database with one feed and one unread entry, and a reader over it.
     fn reader_with_one_unread_entry(dir: &std::path::Path) -> (Reader, FeedId, EntryId) {
@@ -451,6 +500,24 @@ mod tests {
                 None => panic!("the inbox closed"),
             }
         }
+    }
+
+    /// Opening another article (or the same at another width) cancels the render still running, and quitting
+    /// cancels the last: renders of articles left behind never stack up.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_new_render_cancels_the_one_still_running_and_quitting_cancels_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let (reader, _, entry_id) = reader_with_one_unread_entry(dir.path());
+        let current = || reader.services.render.lock().unwrap().clone().expect("a render is running");
+        let render = |html: &str| Effect::RenderArticle { entry_id, html: html.into(), width: 60, base: None };
+        reader.services.run(render(&"<div>".repeat(100_000)));
+        let first = current();
+        reader.services.run(render("<p>the second</p>"));
+        let second = current();
+        assert!(first.load(Ordering::Relaxed), "the first render was told to stop");
+        assert!(!second.load(Ordering::Relaxed), "the render on screen goes on");
+        reader.services.cancel_render();
+        assert!(second.load(Ordering::Relaxed), "quitting stops it too");
     }
 
     fn check_list(event: Option<Event>, entry_id: EntryId) {

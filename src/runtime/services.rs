@@ -11,6 +11,7 @@ use crate::panics::{join_message, panic_message};
 use crate::refresh::{Observer, Pipeline};
 use crate::store::{self, DbThread, StoreError, entries, feeds, folders, lists};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
 
 /// Orders the reader's connection after the user's writes: a read asked for after a write sees it.
@@ -31,7 +32,7 @@ pub(super) struct WriteBarrier {
 
 impl WriteBarrier {
     fn submit(&self) {
-        self.submitted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.submitted.fetch_add(1, Ordering::SeqCst);
     }
 
     fn applied_one(&self) {
@@ -41,7 +42,7 @@ impl WriteBarrier {
 
     /// The number of user writes a read asked for now must see.
     fn mark(&self) -> u64 {
-        self.submitted.load(std::sync::atomic::Ordering::SeqCst)
+        self.submitted.load(Ordering::SeqCst)
     }
 
     /// Blocks (on the reader's thread) until `mark` writes are applied.
@@ -74,6 +75,19 @@ pub(super) struct Services {
     pub copy: Option<crate::command::CommandLine>,
     /// The database's file (to name who holds it when a write waits).
     pub db: Arc<std::path::PathBuf>,
+    /// Set to cancel the render of the article on screen (see [`Effect::RenderArticle`]).
+    pub render: Arc<std::sync::Mutex<Option<Arc<AtomicBool>>>>,
+    /// The article's pictures; `None` while they are off.
+    pub pictures: Option<crate::pictures::Pictures>,
+}
+
+impl Services {
+    /// Stops the article render still running, if one is (the reader quits).
+    pub(super) fn cancel_render(&self) {
+        if let Some(cancel) = self.render.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 impl Services {
@@ -159,13 +173,24 @@ impl Services {
                 });
             }),
             Effect::RenderArticle { entry_id, html, width, base } => {
+                // The article on screen is the only one wanted: a render still running for another entry or
+                // width is cancelled, so opening and leaving a heavy article never stacks renders.
+                let cancel = Arc::new(AtomicBool::new(false));
+                if let Some(before) = self.render.lock().unwrap_or_else(|e| e.into_inner()).replace(cancel.clone()) {
+                    before.store(true, Ordering::Relaxed);
+                }
                 tokio::task::spawn_blocking(move || {
                     // A renderer that panics on some document must not leave "Rendering…" on screen forever.
                     let rendered = std::panic::catch_unwind(|| {
-                        crate::render::render_article(&html, usize::from(width), base.as_deref())
-                    })
-                    .map_err(|panic| format!("the renderer failed: {}", panic_message(&*panic)));
-                    let _ = inbox.send(Event::ArticleRendered { entry_id, width, body: rendered });
+                        crate::render::render_article_cancellable(&html, usize::from(width), base.as_deref(), &cancel)
+                    });
+                    let body = match rendered {
+                        Ok(Ok(body)) => Ok(body),
+                        // Not wanted any more: the render asked for after it answers instead.
+                        Ok(Err(crate::render::Cancelled)) => return,
+                        Err(panic) => Err(format!("the renderer failed: {}", panic_message(&*panic))),
+                    };
+                    let _ = inbox.send(Event::ArticleRendered { entry_id, width, body });
                 });
             }
             Effect::Open { url, kind } => {
@@ -294,6 +319,19 @@ impl Services {
                     let _ = inbox.send(Event::DatabaseHolders(holders));
                 });
             }
+            Effect::LoadPicture { url } => match &self.pictures {
+                Some(pictures) => pictures.load(url, inbox),
+                None => {
+                    let _ = inbox.send(Event::PictureLoaded { url, result: Err("pictures are off".into()) });
+                }
+            },
+            Effect::PreparePicture { url, cols, rows } => match &self.pictures {
+                Some(pictures) => pictures.prepare(url, (cols, rows), inbox),
+                None => {
+                    let result = Err("pictures are off".into());
+                    let _ = inbox.send(Event::PicturePrepared { url, size: (cols, rows), result });
+                }
+            },
             Effect::Suspend => {}
         }
     }

@@ -12,8 +12,20 @@ use tokio::task::JoinHandle;
 /// waiting for (for people), which were not saved.
 pub async fn run(options: Options) -> anyhow::Result<Vec<String>> {
     let mouse = options.config.mouse;
+    let images = options.config.images;
+    let picture_cache = options.config.picture_cache();
     let mut reader = Reader::new(options)?;
     let mut terminal = ratatui::try_init()?;
+    // Asked once, before the input task reads the terminal: afterwards its answers would arrive as keys.
+    let (picker, typed) = crate::pictures::detect::detect(images);
+    if let Some(picker) = picker {
+        let (cache_dir, cache_max_bytes) = picture_cache;
+        reader.set_pictures(crate::pictures::Setup { picker, cache_dir, cache_max_bytes });
+    }
+    // Keys typed while the terminal was being asked are the reader's.
+    for key in typed.iter().filter_map(|b| typed_key(*b)) {
+        let _ = reader.sender().send(Event::Key(key));
+    }
     // ratatui's hook restores the terminal on any panic; a panic on a worker thread (caught there, and reported
     // as that feed's error) must neither restore the terminal under the running reader nor print over it.
     let restore_and_report = std::panic::take_hook();
@@ -131,6 +143,19 @@ impl Host for TerminalHost {
         out.write_all(super::osc52(text).as_bytes())?;
         out.flush()
     }
+}
+
+/// A byte typed while the terminal was being asked, as the key it is (plain characters, Enter, Tab, Backspace).
+fn typed_key(byte: u8) -> Option<crossterm::event::KeyEvent> {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let code = match byte {
+        b'\r' | b'\n' => KeyCode::Enter,
+        b'\t' => KeyCode::Tab,
+        0x7f => KeyCode::Backspace,
+        b' '..=b'~' => KeyCode::Char(char::from(byte)),
+        _ => return None,
+    };
+    Some(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
 /// Forwards terminal input (keys, mouse, resizes) into the inbox.

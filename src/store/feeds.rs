@@ -85,7 +85,7 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
     let info = conn
         .prepare_cached(
             "SELECT (SELECT count(*) FROM entries WHERE feed_id = ?1), failures, last_success_at, etag, last_modified,
-                    added_at, encoding_decision, parse_warnings, title
+                    added_at, encoding_decision, parse_warnings, title, id_rotations
              FROM feeds WHERE id = ?1",
         )?
         .query_row([id.0], |r| {
@@ -101,6 +101,7 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
                 decision: decision.and_then(|d| serde_json::from_str(&d).ok()),
                 warnings: super::json_list(r.get(7)?),
                 own_title: r.get(8)?,
+                id_rotations: r.get(9)?,
             })
         })
         .optional()?;

@@ -115,12 +115,22 @@ pub fn record_fetch(
                 warnings,
                 min_interval_secs.map(|s| s as i64)
             ])?;
-            for entry in feed.entries.iter().take(MAX_ENTRIES_PER_REFRESH) {
-                match upsert_entry(tx, feed_id, entry, now)? {
+            let listed = &feed.entries[..feed.entries.len().min(MAX_ENTRIES_PER_REFRESH)];
+            let mut rotated = 0;
+            for entry in listed {
+                match upsert_entry(tx, feed_id, entry, now, Some(listed))? {
                     Upsert::Inserted(_) => outcome.new += 1,
                     Upsert::Updated => outcome.updated += 1,
+                    Upsert::Rotated => {
+                        outcome.updated += 1;
+                        rotated += 1;
+                    }
                     Upsert::Unchanged => {}
                 }
+            }
+            if rotated > 0 {
+                tx.prepare_cached("UPDATE feeds SET id_rotations = id_rotations + ?2 WHERE id = ?1")?
+                    .execute(params![feed_id.0, rotated])?;
             }
             if !feed.entries.is_empty() {
                 super::purge::forget_unlisted(tx, feed_id, now)?;
@@ -182,6 +192,8 @@ fn move_feed_url(tx: &Connection, feed_id: FeedId, to: Option<&str>) -> Result<O
 pub(super) enum Upsert {
     Inserted(EntryId),
     Updated,
+    /// The entry was stored under another id, which the feed no longer lists: it now goes by the new one.
+    Rotated,
     Unchanged,
 }
 
@@ -193,13 +205,24 @@ pub(super) fn store_entry(
     entry: &ParsedEntry,
     now: i64,
 ) -> Result<Option<EntryId>, StoreError> {
-    Ok(match upsert_entry(tx, feed_id, entry, now)? {
+    // A server's item ids are its own and stable: no twin is looked for.
+    Ok(match upsert_entry(tx, feed_id, entry, now, None)? {
         Upsert::Inserted(id) => Some(id),
-        Upsert::Updated | Upsert::Unchanged => None,
+        Upsert::Updated | Upsert::Rotated | Upsert::Unchanged => None,
     })
 }
 
-fn upsert_entry(tx: &Connection, feed_id: FeedId, e: &ParsedEntry, now: i64) -> Result<Upsert, StoreError> {
+/// Stores one entry by its id (`key`). An entry whose id is new but whose twin is stored — the same link and
+/// title (and date, when both have one) under an id the document no longer lists (`listed`) — is that twin: a
+/// feed that gives its entries new ids on every fetch must not grow the cache and bring back read entries as
+/// unread. The twin takes the new id and keeps its flags.
+fn upsert_entry(
+    tx: &Connection,
+    feed_id: FeedId,
+    e: &ParsedEntry,
+    now: i64,
+    listed: Option<&[ParsedEntry]>,
+) -> Result<Upsert, StoreError> {
     let cap = |s: &Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max).to_string());
     let json = |empty: bool, value: String| (!empty).then_some(value);
     let row = StoredEntry {
@@ -259,8 +282,20 @@ fn upsert_entry(tx: &Connection, feed_id: FeedId, e: &ParsedEntry, now: i64) -> 
     ];
     match stored {
         // An entry carried over from another reader under another key: it is this one.
-        None if super::carried::alias_of(tx, feed_id, key)?.is_some() => upsert_entry(tx, feed_id, e, now),
+        None if super::carried::alias_of(tx, feed_id, key)?.is_some() => upsert_entry(tx, feed_id, e, now, listed),
         None if super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
+        None if let Some(twin) = listed.map(|l| twin_of(tx, feed_id, &row, l)).transpose()?.flatten() => {
+            let mut values: Vec<&dyn rusqlite::ToSql> = vec![&twin.0, &key];
+            values.extend_from_slice(fields);
+            tx.prepare_cached(
+                "UPDATE entries SET key = ?2, title = ?3, link = ?4, author = ?5, published_at = ?6, updated_at = ?7,
+                    content_html = ?8, summary_html = ?9, categories = ?10, enclosures = ?11, comments = ?12,
+                    thumbnail = ?13, sort_at = coalesce(?6, ?7, first_seen_at)
+                 WHERE id = ?1",
+            )?
+            .execute(values.as_slice())?;
+            Ok(Upsert::Rotated)
+        }
         None => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&feed_id.0, &key, &now];
             values.extend_from_slice(fields);
@@ -286,6 +321,44 @@ fn upsert_entry(tx: &Connection, feed_id: FeedId, e: &ParsedEntry, now: i64) -> 
             Ok(Upsert::Updated)
         }
     }
+}
+
+/// The stored entry that `row`, under an id not stored yet, is: one of the feed's with the same title and the
+/// same link (compared in canonical form, so a tracking parameter that changes per fetch does not count), the
+/// same date when both have one, stored under an id that `listed` (the document) no longer has. A link that is
+/// only the feed's site (every entry of some feeds has it) identifies nothing.
+fn twin_of(
+    tx: &Connection,
+    feed_id: FeedId,
+    row: &StoredEntry,
+    listed: &[ParsedEntry],
+) -> Result<Option<EntryId>, StoreError> {
+    let (Some(title), Some(link)) = (&row.title, &row.link) else { return Ok(None) };
+    let Some(link) = crate::canonical::canonical_url(link) else { return Ok(None) };
+    let mut candidates = tx.prepare_cached(
+        "SELECT id, key, link, published_at FROM entries WHERE feed_id = ?1 AND title = ?2 AND link IS NOT NULL",
+    )?;
+    let mut rows = candidates.query(params![feed_id.0, title])?;
+    while let Some(r) = rows.next()? {
+        let (id, key, their_link, published): (EntryId, String, String, Option<i64>) =
+            (r.id(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
+        if crate::canonical::canonical_url(&their_link).as_deref() != Some(link.as_str()) {
+            continue;
+        }
+        if published.is_some() && row.published.is_some() && published != row.published {
+            continue;
+        }
+        if listed.iter().any(|e| crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES) == key) {
+            continue;
+        }
+        let site: Option<String> =
+            tx.prepare_cached("SELECT site_url FROM feeds WHERE id = ?1")?.query_row([feed_id.0], |r| r.get(0))?;
+        if site.as_deref().and_then(crate::canonical::canonical_url).is_some_and(|s| s == link) {
+            return Ok(None);
+        }
+        return Ok(Some(id));
+    }
+    Ok(None)
 }
 
 /// The stored fields of an entry that a refresh may change.
@@ -472,6 +545,67 @@ mod tests {
         let second = save(&mut conn, id, &record, 20).unwrap();
         assert_eq!((second.new, second.updated, second.unread), (0, 0, 2));
         assert_eq!(super::super::entries::of_feed(&conn, id).unwrap().len(), 2);
+    }
+
+    /// The same 20 entries under new ids on every fetch (what the attack's feed did): 20 entries stored after six
+    /// refreshes, not 120, the read marks kept, and the feed info counting the rotations.
+    #[test]
+    fn a_feed_that_changes_its_ids_on_every_fetch_keeps_its_entries_and_their_marks() {
+        let (_dir, mut conn, id) = setup();
+        let generation = |g: usize| -> Vec<ParsedEntry> {
+            (0..20)
+                .map(|i| ParsedEntry {
+                    key: format!("urn:uuid:{g}-{i}"),
+                    link: Some(format!("http://example.com/post/{i}?utm_source=rss&utm_campaign={g}")),
+                    ..entry(&format!("p{i}"), &format!("Post {i}"))
+                })
+                .collect()
+        };
+        save(&mut conn, id, &fetched(generation(0)), 10).unwrap();
+        let first: Vec<EntryId> = super::super::entries::of_feed(&conn, id).unwrap().iter().map(|e| e.id).collect();
+        apply(&mut conn, &UserWrite::SetRead { ids: first[..5].to_vec(), read: true }, 0).unwrap();
+        apply(&mut conn, &UserWrite::SetStarred { ids: vec![first[7]], starred: true }, 0).unwrap();
+        for g in 1..6 {
+            let outcome = save(&mut conn, id, &fetched(generation(g)), 10 + g as i64).unwrap();
+            assert_eq!(outcome.new, 0, "refresh {g}: nothing new");
+        }
+        let now: Vec<EntryId> = super::super::entries::of_feed(&conn, id).unwrap().iter().map(|e| e.id).collect();
+        assert_eq!(now.len(), 20, "20 entries after six refreshes");
+        assert_eq!(feeds::unread_count(&conn, id).unwrap(), 15, "the five read ones stay read");
+        let starred: i64 = conn.query_row("SELECT count(*) FROM entries WHERE starred = 1", [], |r| r.get(0)).unwrap();
+        assert_eq!(starred, 1);
+        let info = feeds::feed_info(&conn, id).unwrap().unwrap();
+        assert_eq!(info.id_rotations, 100, "20 entries × 5 refreshes known again by link and title");
+        // Known by the new ids from now on.
+        let keys: i64 =
+            conn.query_row("SELECT count(*) FROM entries WHERE key LIKE 'urn:uuid:5-%'", [], |r| r.get(0)).unwrap();
+        assert_eq!(keys, 20);
+    }
+
+    /// Two posts with the same title and link are two entries when both are listed, when their dates differ, or
+    /// when the link is only the feed's site.
+    #[test]
+    fn entries_alike_in_title_and_link_stay_apart_when_they_are_not_one() {
+        let (_dir, mut conn, id) = setup();
+        let weekly = |key: &str, link: &str, day: i64| ParsedEntry {
+            link: Some(link.into()),
+            published: chrono::DateTime::from_timestamp(1_700_000_000 + day * 86_400, 0),
+            ..entry(key, "Weekly links")
+        };
+        // Both in one document.
+        let both = vec![weekly("w1", "http://example.com/weekly", 0), weekly("w2", "http://example.com/weekly", 0)];
+        assert_eq!(save(&mut conn, id, &fetched(both), 10).unwrap().new, 2);
+        // A new week, its predecessor gone from the document: another date, another entry.
+        let next = vec![weekly("w3", "http://example.com/weekly", 7)];
+        assert_eq!(save(&mut conn, id, &fetched(next), 20).unwrap().new, 1);
+        // The feed's own site as every entry's link, no dates: not an identity.
+        conn.execute("UPDATE feeds SET site_url = 'http://example.com/' WHERE id = ?1", [id.0]).unwrap();
+        let undated =
+            |key: &str| ParsedEntry { link: Some("http://example.com/".into()), published: None, ..entry(key, "News") };
+        assert_eq!(save(&mut conn, id, &fetched(vec![undated("n1")]), 30).unwrap().new, 1);
+        assert_eq!(save(&mut conn, id, &fetched(vec![undated("n2")]), 40).unwrap().new, 1);
+        let info = feeds::feed_info(&conn, id).unwrap().unwrap();
+        assert_eq!(info.id_rotations, 0);
     }
 
     #[test]

@@ -74,6 +74,8 @@ pub enum StoreError {
         .pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
     )]
     ReaderRunning { path: PathBuf, pid: Option<u32> },
+    #[error("cannot read the database {path}: {reason}")]
+    Unreadable { path: PathBuf, reason: String },
     #[error("cannot lock {path}: {source}")]
     Lock { path: PathBuf, source: std::io::Error },
     #[error("database error: {0}")]
@@ -88,17 +90,39 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// SQLite's code for what went wrong, when SQLite said it.
+    fn sqlite_code(&self) -> Option<rusqlite::ErrorCode> {
+        match self {
+            StoreError::Open { source: rusqlite::Error::SqliteFailure(f, _), .. }
+            | StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => Some(f.code),
+            _ => None,
+        }
+    }
+
     /// The same write may work later: another process held the database past the busy timeout, the disk was
     /// full, the file could not be written for now. Such a write is kept and tried again, not dropped.
     pub fn may_work_later(&self) -> bool {
         use rusqlite::ErrorCode::*;
-        match self {
-            StoreError::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) => matches!(
-                failure.code,
-                DatabaseBusy | DatabaseLocked | DiskFull | SystemIoFailure | ReadOnly | CannotOpen | PermissionDenied
-            ),
-            _ => false,
-        }
+        matches!(self, StoreError::Sqlite(_))
+            && matches!(
+                self.sqlite_code(),
+                Some(
+                    DatabaseBusy
+                        | DatabaseLocked
+                        | DiskFull
+                        | SystemIoFailure
+                        | ReadOnly
+                        | CannotOpen
+                        | PermissionDenied
+                )
+            )
+    }
+
+    /// The database could not be written, though it may still be read: this process may only read it, or the
+    /// disk is full.
+    pub fn cannot_write(&self) -> bool {
+        use rusqlite::ErrorCode::*;
+        matches!(self.sqlite_code(), Some(ReadOnly | CannotOpen | PermissionDenied | DiskFull | SystemIoFailure))
     }
 }
 
@@ -166,13 +190,61 @@ pub fn open_read(path: &Path) -> Result<Connection, StoreError> {
 /// Opens an existing database read-only for a command that only reads (`export`, `unread`): a missing file,
 /// or one whose schema this tidings would have to migrate, is an error that says what to do; nothing is ever
 /// created or changed.
+///
+/// SQLite reads a database in WAL mode through a shared-memory file beside it (`tidings.db-shm`), which it
+/// creates when it is missing. Where it cannot — a folder the user may not write, a full disk — a database with
+/// no unapplied log (the usual state once every tidings has closed it) is read as it lies on disk instead.
 pub fn open_existing_read_only(path: &Path) -> Result<Connection, StoreError> {
+    if path.is_dir() {
+        return Err(StoreError::Foreign {
+            path: path.to_path_buf(),
+            reason: "it is a folder, not a file; name the database file itself with --db FILE".into(),
+        });
+    }
     if !path.exists() {
         return Err(StoreError::Missing { path: path.to_path_buf() });
     }
-    let conn = read_only(path)?;
-    check_schema(&conn, path, false)?;
-    Ok(conn)
+    let opened = read_only(path).and_then(|conn| check_schema(&conn, path, false).map(|()| conn));
+    match opened {
+        // SQLite could not make the shared-memory file.
+        Err(e @ StoreError::Open { .. }) if e.cannot_write() => {
+            let mut log = path.as_os_str().to_owned();
+            log.push("-wal");
+            let pending_log = std::fs::metadata(PathBuf::from(&log)).is_ok_and(|m| m.len() > 0);
+            if pending_log {
+                return Err(StoreError::Unreadable {
+                    path: path.to_path_buf(),
+                    reason: format!(
+                        "{e}: SQLite must create {}-shm beside it to read the changes still in its log, and \
+                         cannot (is the folder read-only, or the disk full?); open it once with tidings where the \
+                         folder is writable, or free some space",
+                        path.display()
+                    ),
+                });
+            }
+            let conn = Connection::open_with_flags(
+                format!("file:{}?immutable=1", uri_path(path)),
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|e| classify(path, e))?;
+            check_schema(&conn, path, false)?;
+            Ok(conn)
+        }
+        other => other,
+    }
+}
+
+/// A path in the form an SQLite `file:` URI takes: every byte but unreserved ones and `/` percent-encoded.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 fn read_only(path: &Path) -> Result<Connection, StoreError> {
@@ -200,13 +272,12 @@ impl ReaderLock {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir { path: db.to_path_buf(), source })?;
         }
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(lock_err)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        // Others may read the holder's pid but never write the file, whatever the umask (under 000: 0666).
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
+        let mut file = options.open(&path).map_err(lock_err)?;
         match file.try_lock() {
             Ok(()) => {
                 // The file is never removed: a process that opened it before a removal would lock a file

@@ -234,7 +234,10 @@ pub(super) const MIGRATIONS: &[Step] = &[
         );
         CREATE UNIQUE INDEX changes_one_per_flag ON changes(account_id, target, flag) WHERE kind = 'flag';",
     ),
-    // 10: what a newsboat home carries over (see `carried`): feeds hidden from the feed list, the tags a feed
+    // 10: feeds that give their entries new ids on every fetch: how many times an entry was known again by its
+    // link and title under a new id (see `fetches::upsert_entry`), for the feed info to say so.
+    Step::Sql("ALTER TABLE feeds ADD COLUMN id_rotations INTEGER NOT NULL DEFAULT 0;"),
+    // 11: what a newsboat home carries over (see `carried`): feeds hidden from the feed list, the tags a feed
     // had besides the one that became its folder, and the other keys an entry carried over may come back under
     // (a refresh that brings one of them takes the stored entry as that entry, so nothing arrives twice); and the
     // reader's remembered settings (feeds with nothing unread hidden, the last search).

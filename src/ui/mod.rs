@@ -4,6 +4,7 @@
 
 mod dialogs;
 mod panes;
+pub mod pictures;
 mod status;
 pub mod theme;
 
@@ -17,6 +18,11 @@ pub use theme::Theme;
 use unicode_width::UnicodeWidthChar;
 
 pub fn draw(frame: &mut Frame<'_>, state: &State, theme: &Theme) {
+    draw_with(frame, state, theme, &pictures::Canvas::default());
+}
+
+/// [`draw`], with the article's pictures from `canvas` (and the rows of pictures that are gone erased).
+pub fn draw_with(frame: &mut Frame<'_>, state: &State, theme: &Theme, canvas: &pictures::Canvas<'_>) {
     let screen = state.screen();
     if let Some(area) = screen.feeds {
         panes::feeds(frame, state, theme, area);
@@ -26,10 +32,15 @@ pub fn draw(frame: &mut Frame<'_>, state: &State, theme: &Theme) {
     }
     if let Some(area) = screen.article {
         panes::article(frame, state, theme, area);
+        pictures::draw(frame, state, theme, canvas);
     }
     status::bar(frame, state, theme, screen.status);
     if let Some(dialog) = &state.dialog {
         dialogs::draw(frame, state, theme, dialog);
+    }
+    if !canvas.stale.is_empty() {
+        let now = pictures::placements(state, canvas.shelf);
+        pictures::erase(frame.buffer_mut(), canvas.stale, &now);
     }
 }
 

@@ -1,5 +1,9 @@
-//! Benchmarks, run with `cargo bench --bench bench -- [decode|parse|render|ingest|refresh|sync]` (all of them but
-//! `sync` without an argument). `refresh` takes `--feeds N --items M` (1000 × 50), `--hosts H --latency-ms L` (one host, no delay:
+//! Benchmarks, run with `cargo bench --bench bench -- [decode|parse|render|hostile|ingest|refresh|sync]` (all of
+//! them but `sync` without an argument). `hostile` renders and extracts every case of `support::hostile`, each in a
+//! process of its own, and prints its time and peak memory, with an `OVER BUDGET` line for each that exceeds
+//! [`HOSTILE_SECS`] or [`HOSTILE_MB`]; `--bytes N` sizes the cases (1 MiB, the most a stored entry holds),
+//! `--timeout S` stops a case after S seconds (60) and `--max-mb M` when it asks for more than M MB of memory
+//! (4096), `--case NAME` runs the cases whose name contains NAME. `refresh` takes `--feeds N --items M` (1000 × 50), `--hosts H --latency-ms L` (one host, no delay:
 //! H > 1 serves the feeds from 127.0.1.1 … 127.0.1.H, L ms added to every answer), `--concurrency N --per-host N`
 //! (tidings's defaults), `--tidings-only` (no curl, newsboat or sfeed), `--runs N` (rounds, medians after) and
 //! `--compare REV` (another commit built and run beside this build, in turn; see `compare.rs`); after the whole
@@ -223,6 +227,114 @@ fn render() {
         html.len() / 1024,
         elapsed.as_secs_f64() * 1e3 / f64::from(runs)
     );
+}
+
+/// The most one hostile document may take to render (or to extract, as a page), in seconds of wall time.
+const HOSTILE_SECS: f64 = 1.0;
+/// The most memory a process rendering (or extracting) one hostile document may reach, in MB (its input and
+/// the program included).
+const HOSTILE_MB: f64 = 200.0;
+
+/// The argument that makes this benchmark run one hostile case (see [`hostile_case`]).
+const HOSTILE_MODE: &str = "__hostile";
+
+/// Renders at 80 columns, and extracts as a page, every hostile case, each in its own process (so that its peak
+/// memory is its own), and reports which exceed the budget.
+fn hostile(args: &[String]) {
+    let bytes = arg_value(args, "--bytes", 1024 * 1024);
+    let timeout = arg_value(args, "--timeout", 60);
+    let max_mb = arg_value(args, "--max-mb", 4096);
+    let only = args.iter().position(|a| a == "--case").and_then(|i| args.get(i + 1));
+    let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
+    println!(
+        "hostile: each case rendered at 80 columns, then extracted as a web page, in a process of its own \
+         ({} KB cases; budget {HOSTILE_SECS} s and {HOSTILE_MB} MB each)",
+        bytes / 1024
+    );
+    println!(
+        "  {:<36}{:>9}  {:>10}{:>10}{:>9}  {:>10}{:>10}",
+        "case", "input", "render", "peak RSS", "lines", "extract", "peak RSS"
+    );
+    let mut over = Vec::new();
+    for case in support::hostile::cases() {
+        if only.is_some_and(|o| !case.name.contains(o.as_str())) {
+            continue;
+        }
+        let mut row = format!("  {:<36}{:>7.0} KB", case.name, case.html(bytes).len() as f64 / 1024.0);
+        for what in ["render", "extract"] {
+            let mut cmd = std::process::Command::new(std::env::current_exe().expect("the benchmark's own path"));
+            cmd.args([HOSTILE_MODE, what, case.name, &bytes.to_string(), &timeout.to_string(), &max_mb.to_string()]);
+            let m = measure(&mut cmd);
+            let out = support::stdout(&m.output);
+            let mut figures = out.split_whitespace();
+            let secs: Option<f64> = figures.next().and_then(|s| s.parse().ok());
+            let size = figures.next().unwrap_or("?").to_string();
+            let time = match secs {
+                Some(s) => format!("{s:.3} s"),
+                None if out.contains("timeout") => format!("> {timeout} s"),
+                None if support::stderr(&m.output).contains("memory allocation") => format!("> {max_mb} MB"),
+                None => "failed".to_string(),
+            };
+            row.push_str(&format!("  {time:>10}{:>7.1} MB", mb(m.peak_rss)));
+            if what == "render" {
+                row.push_str(&format!("{size:>9}"));
+            }
+            if secs.is_none_or(|s| s > HOSTILE_SECS) || mb(m.peak_rss) > HOSTILE_MB {
+                over.push(format!(
+                    "OVER BUDGET: {} {what}: {time}, {:.1} MB (budget {HOSTILE_SECS} s, {HOSTILE_MB} MB){}",
+                    case.name,
+                    mb(m.peak_rss),
+                    match support::stderr(&m.output).lines().find(|l| !l.trim().is_empty()) {
+                        Some(why) if !m.output.status.success() => format!("; {}", why.trim()),
+                        _ => String::new(),
+                    }
+                ));
+            }
+        }
+        println!("{row}");
+    }
+    for line in &over {
+        println!("{line}");
+    }
+    if over.is_empty() {
+        println!("  every case within budget");
+    }
+}
+
+/// One hostile case in this process: `render|extract NAME BYTES TIMEOUT MAX_MB`. Prints the seconds the call
+/// took and the size of what it gave (lines rendered, or characters extracted), or `timeout` when it ran out of
+/// time; past MAX_MB of address space, an allocation fails and the process aborts.
+fn hostile_case(args: &[String]) -> std::process::ExitCode {
+    let (what, name) = (args[0].as_str(), args[1].as_str());
+    let bytes: usize = args[2].parse().expect("a size");
+    let timeout: u64 = args[3].parse().expect("a timeout");
+    let max_bytes = args[4].parse::<u64>().expect("a memory limit") * 1024 * 1024;
+    let limit = libc::rlimit { rlim_cur: max_bytes as libc::rlim_t, rlim_max: max_bytes as libc::rlim_t };
+    // SAFETY: setrlimit reads the struct we own; lowering this process's own limit is always allowed.
+    unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) };
+    let html = support::hostile::cases().into_iter().find(|c| c.name == name).expect("a known case").html(bytes);
+    // A watchdog, not a synchronisation: a case still running after the timeout is reported as such.
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(timeout));
+        println!("timeout");
+        std::process::exit(2);
+    });
+    let started = Instant::now();
+    let size = match what {
+        "render" => tidings::render::render_article(&html, 80, Some("https://example.com/post")).lines.len(),
+        _ => {
+            let page = support::hostile::page(&html);
+            match tidings::extract::extract_page(page.as_bytes(), Some("text/html"), "https://example.com/post") {
+                Ok(article) => article.text_chars,
+                Err(e) => {
+                    eprintln!("{e}");
+                    0
+                }
+            }
+        }
+    };
+    println!("{:.6} {size}", started.elapsed().as_secs_f64());
+    std::process::ExitCode::SUCCESS
 }
 
 fn arg_value(args: &[String], name: &str, default: usize) -> usize {
@@ -617,6 +729,9 @@ fn main() -> std::process::ExitCode {
     if raw.first().is_some_and(|a| a == PHASES_MODE) {
         return phases::run(&raw[1..]);
     }
+    if raw.first().is_some_and(|a| a == HOSTILE_MODE) {
+        return hostile_case(&raw[1..]);
+    }
     let modes: Vec<&String> = raw
         .iter()
         .enumerate()
@@ -638,6 +753,9 @@ fn main() -> std::process::ExitCode {
     }
     if wants("ingest") {
         ingest_farm(&raw);
+    }
+    if wants("hostile") {
+        hostile(&raw);
     }
     if wants("refresh") {
         refresh(&raw);

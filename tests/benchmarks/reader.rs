@@ -1,4 +1,5 @@
-//! The reader's own benchmark: `cargo bench --bench reader -- [lists|refresh]` (both without an argument).
+//! The reader's own benchmark: `cargo bench --bench reader -- [lists|refresh|pictures]` (all without an
+//! argument).
 //!
 //! - `lists`: a 4000 feeds × 100 entries database (400,000 entries, built once by `support::farm` and kept under
 //!   the target directory). Times the first frame (the feed list and the Unread view, 200,000 entries), the
@@ -6,6 +7,10 @@
 //! - `refresh`: the reader refreshing `--feeds N --items M` (4000 × 100) served from `--hosts H` loopback
 //!   addresses with `--latency-ms L` (200, 100), while a key arrives every 10 ms: the time from each key to the
 //!   frame that shows it, as the real loop draws (a key waits behind what is already in the inbox).
+//! - `pictures`: an article with 10 pictures (1000 × 800 JPEGs from a loopback server, held back until
+//!   released): the key to the frame with its text, beside an article without pictures; each picture from its
+//!   bytes released to the frame that shows it; scrolling key → frame; and the peak memory after an article
+//!   with 50 pictures was read to its end.
 //!
 //! Each measurement runs in a child process of its own, so its peak memory is the reader's alone. Figures are
 //! printed, nothing is asserted: a shared two-core machine is too noisy for timed tests.
@@ -35,6 +40,7 @@ fn main() {
         match mode {
             "lists" => child_lists(arg),
             "refresh" => child_refresh(arg),
+            "pictures" => child_pictures(arg),
             other => panic!("unknown child job {other}"),
         }
         return;
@@ -47,6 +53,190 @@ fn main() {
     if which.as_deref().is_none_or(|w| w == "refresh") {
         refresh(&args);
     }
+    if which.as_deref().is_none_or(|w| w == "pictures") {
+        pictures();
+    }
+}
+
+/// A 1000 × 800 JPEG of smooth colour (a photograph's worth of detail for the decoder), different per `seed`.
+fn jpeg(seed: u32) -> Vec<u8> {
+    let image = image::RgbImage::from_fn(1000, 800, |x, y| {
+        image::Rgb([((x + seed * 37) % 256) as u8, ((y + seed * 11) % 256) as u8, ((x ^ y) % 256) as u8])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(image).write_to(&mut out, image::ImageFormat::Jpeg).expect("encode a JPEG");
+    out.into_inner()
+}
+
+/// `pictures`: an article with 10 pictures (1000 × 800 JPEGs) and one without, then one with 50.
+fn pictures() {
+    println!("reader with pictures (half-blocks on TestBackend, cells of 10 × 20 pixels):");
+    let (printed, peak) = in_child("pictures:");
+    print!("{printed}");
+    println!("  peak memory of the reader, 50 pictures opened: {peak:.1} MB");
+}
+
+fn child_pictures(_: &str) {
+    let rt = runtime();
+    rt.block_on(async {
+        let server = server::Server::start();
+        let gates: Vec<server::Gate> = (0..10).map(|_| server::Gate::default()).collect();
+        for (i, gate) in gates.iter().enumerate() {
+            server.route(
+                &format!("/p{i}.jpg"),
+                server::Reply::Held(gate.clone(), Box::new(server::Reply::ok("image/jpeg", jpeg(i as u32)))),
+            );
+        }
+        for i in 10..60 {
+            server.route(&format!("/p{i}.jpg"), server::Reply::ok("image/jpeg", jpeg(i as u32)));
+        }
+        let words = "<p>Some words of the article, enough to fill a line or two of the pane at its width.</p>";
+        let article = |from: usize, to: usize| -> String {
+            (from..to)
+                .map(|i| {
+                    format!("{words}<p><img src=\"{}\" alt=\"Picture {i}\"></p>", server.url(&format!("/p{i}.jpg")))
+                })
+                .collect()
+        };
+        let plain: String = (0..10).map(|_| format!("{words}{words}")).collect();
+        let items = [("ten", article(0, 10)), ("none", plain), ("fifty", article(10, 60))];
+        let mut xml = String::from("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>P</title>");
+        for (i, (guid, body)) in items.iter().enumerate() {
+            xml.push_str(&format!(
+                "<item><guid>{guid}</guid><title>{guid}</title><pubDate>Tue, 10 Jun 2025 1{i}:00:00 GMT</pubDate>\
+                 <description><![CDATA[{body}]]></description></item>"
+            ));
+        }
+        server.route("/feed.xml", server::Reply::ok("application/rss+xml", xml));
+        let dir = tempfile::tempdir().expect("temp dir");
+        let opml = dir.path().join("f.opml");
+        std::fs::write(
+            &opml,
+            format!("<opml version=\"2.0\"><body><outline xmlUrl=\"{}\"/></body></opml>", server.url("/feed.xml")),
+        )
+        .unwrap();
+        let db = dir.path().join("r.db");
+        tidings::import::import_file(&db, &opml).expect("import");
+        let mut terminal = Terminal::new(TestBackend::new(160, 45)).unwrap();
+        let mut app = Reader::new(options(&db, true)).expect("open the reader");
+        app.set_pictures(tidings::pictures::Setup {
+            picker: tidings::pictures::detect::fixed(ratatui_image::picker::ProtocolType::Halfblocks, (10, 20)),
+            cache_dir: None,
+            cache_max_bytes: 0,
+        });
+        app.dispatch(Event::Tick(chrono::Utc::now().timestamp()));
+        app.start();
+        app.run_until(Duration::from_secs(60), |s| {
+            s.feeds.loaded && s.progress.is_idle() && s.feeds.feeds.iter().all(|f| f.last_fetched_at.is_some())
+        })
+        .await
+        .unwrap();
+        app.run_until(Duration::from_secs(60), |s| s.entries.len() == 3).await.unwrap();
+        app.dispatch(key(KeyCode::Char('l')));
+        // Newest first: fifty, none, ten. Text on screen: from Enter to the frame that shows the body.
+        let open = |app: &mut Reader, index: usize| {
+            app.dispatch(key(KeyCode::Char('g')));
+            for _ in 0..index {
+                app.dispatch(key(KeyCode::Char('j')));
+            }
+            app.dispatch(key(KeyCode::Enter));
+        };
+        for (name, index) in [("without pictures", 1usize), ("with 10 pictures", 2)] {
+            app.state.focus = tidings::app::Pane::Entries;
+            let started = Instant::now();
+            open(&mut app, index);
+            app.run_until(Duration::from_secs(60), |s| s.article.ready().is_some_and(|a| a.rendered_width.is_some()))
+                .await
+                .unwrap();
+            app.draw(&mut terminal).unwrap();
+            println!("  an article {name}: key to the frame with its text {:.1} ms", ms(started.elapsed()));
+        }
+        // Each picture's bytes released one at a time: to the frame that shows it.
+        let mut samples = Vec::new();
+        for (i, gate) in gates.iter().enumerate() {
+            let url = server.url(&format!("/p{i}.jpg"));
+            // Scroll until the picture's place is on screen (its size is not known yet).
+            app.state.focus = tidings::app::Pane::Article;
+            let height = app.state.article_height();
+            for _ in 0..500 {
+                let view = app.state.article.view.as_ref().expect("the article");
+                let row = view.pictures.iter().find(|p| p.picture.url == url).map_or(0, |p| p.row);
+                if row < view.scroll + height / 2 {
+                    break;
+                }
+                app.dispatch(key(KeyCode::Char('j')));
+            }
+            let started = Instant::now();
+            gate.open();
+            app.run_until(Duration::from_secs(60), |s| {
+                matches!(
+                    s.pictures.known.get(&url),
+                    Some(
+                        tidings::app::pictures::Known::Ready { prepared: Some(_), .. }
+                            | tidings::app::pictures::Known::Refused(_)
+                    )
+                )
+            })
+            .await
+            .unwrap_or_else(|e| panic!("{e}: {url} {:?}", app.state.pictures.known));
+            app.draw(&mut terminal).unwrap();
+            samples.push(started.elapsed());
+        }
+        println!(
+            "  a picture's bytes released to the frame that shows it (1000 × 800 JPEG, decoded and scaled): {}",
+            spread(samples).replace("keys", "pictures")
+        );
+        // Scrolling through it, pictures on screen.
+        app.dispatch(key(KeyCode::Char('g')));
+        let mut samples = Vec::new();
+        for i in 0..200 {
+            let at = Instant::now();
+            app.dispatch(key(if i < 100 { KeyCode::Char('j') } else { KeyCode::Char('k') }));
+            app.draw(&mut terminal).unwrap();
+            samples.push(at.elapsed());
+            while let Ok(Some(ev)) = tokio::time::timeout(Duration::ZERO, app.next_event()).await {
+                app.dispatch(ev);
+            }
+        }
+        println!("  scrolling the article with pictures, a key to its frame: {}", spread(samples));
+        // Fifty pictures: open the third article and scroll to its end, every picture fetched and shown.
+        app.state.focus = tidings::app::Pane::Entries;
+        open(&mut app, 0);
+        app.run_until(Duration::from_secs(60), |s| s.article.ready().is_some_and(|a| a.rendered_width.is_some()))
+            .await
+            .unwrap();
+        let started = Instant::now();
+        loop {
+            app.dispatch(key(KeyCode::PageDown));
+            let settle = tokio::time::timeout(
+                Duration::from_millis(300),
+                app.run_until(Duration::from_secs(60), |s| {
+                    s.pictures.known.values().all(|k| {
+                        !matches!(
+                            k,
+                            tidings::app::pictures::Known::Loading
+                                | tidings::app::pictures::Known::Ready { prepared: None, .. }
+                        )
+                    })
+                }),
+            )
+            .await;
+            let _ = settle;
+            app.draw(&mut terminal).unwrap();
+            let view = app.state.article.view.as_ref().unwrap();
+            if view.scroll + 45 >= view.lines.len() {
+                break;
+            }
+        }
+        let shown = app
+            .state
+            .pictures
+            .known
+            .values()
+            .filter(|k| matches!(k, tidings::app::pictures::Known::Ready { .. }))
+            .count();
+        println!("  fifty pictures opened: {shown} decoded, in {:.1} s", started.elapsed().as_secs_f64());
+    });
 }
 
 /// Runs this benchmark again as a child doing `job`, and returns what it printed and its peak memory in MB.

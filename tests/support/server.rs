@@ -85,29 +85,51 @@ pub(crate) struct Server {
     log: Arc<Mutex<Vec<Request>>>,
     stop: Arc<AtomicBool>,
     connections: Arc<AtomicUsize>,
+    dropped: Arc<AtomicUsize>,
 }
 
 impl Server {
     pub(crate) fn start() -> Server {
+        Server::start_with(false)
+    }
+
+    /// A server that answers one request per connection and never says so (no `Connection: close`): a second
+    /// request on a connection, as a client reusing it from its pool sends one, is met with the connection
+    /// closing before any byte of an answer. That is the race a client loses, every time, against a server that
+    /// closes a kept-alive connection just after answering. Half of those closes are resets (RST), the others
+    /// orderly (FIN), so both errors a client sees ("connection reset by peer", "connection closed before
+    /// message completed") come up. Those requests are not in the log; [`Server::dropped`] counts them.
+    pub(crate) fn start_closing_after_each_answer() -> Server {
+        Server::start_with(true)
+    }
+
+    fn start_with(closing: bool) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local address");
         let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
         let log: Arc<Mutex<Vec<Request>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let connections = Arc::new(AtomicUsize::new(0));
-        let (r, l, s, c) = (routes.clone(), log.clone(), stop.clone(), connections.clone());
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let (r, l, s, c, d) = (routes.clone(), log.clone(), stop.clone(), connections.clone(), dropped.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if s.load(Ordering::Relaxed) {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
-                c.fetch_add(1, Ordering::Relaxed);
-                let (r, l) = (r.clone(), l.clone());
-                std::thread::spawn(move || serve_connection(stream, &r, &l));
+                let n = c.fetch_add(1, Ordering::Relaxed);
+                let (r, l, d) = (r.clone(), l.clone(), d.clone());
+                std::thread::spawn(move || {
+                    if closing {
+                        serve_one_then_close(stream, &r, &l, &d, n % 2 == 0);
+                    } else {
+                        serve_connection(stream, &r, &l);
+                    }
+                });
             }
         });
-        Server { addr, routes, log, stop, connections }
+        Server { addr, routes, log, stop, connections, dropped }
     }
 
     pub(crate) fn url(&self, path: &str) -> String {
@@ -125,6 +147,12 @@ impl Server {
     /// How many connections clients opened so far.
     pub(crate) fn connections(&self) -> usize {
         self.connections.load(Ordering::Relaxed)
+    }
+
+    /// How many requests a closing server met by closing their connection (see
+    /// [`Server::start_closing_after_each_answer`]).
+    pub(crate) fn dropped(&self) -> usize {
+        self.dropped.load(Ordering::Relaxed)
     }
 
     pub(crate) fn requests_for(&self, path: &str) -> Vec<Request> {
@@ -152,6 +180,55 @@ fn serve_connection(stream: TcpStream, routes: &Mutex<HashMap<String, Reply>>, l
         }
     }
 }
+
+/// Answers the first request of a connection, then meets the next one (if the client sends one) by closing:
+/// with a reset when `reset`, else in order.
+fn serve_one_then_close(
+    stream: TcpStream,
+    routes: &Mutex<HashMap<String, Reply>>,
+    log: &Mutex<Vec<Request>>,
+    dropped: &AtomicUsize,
+    reset: bool,
+) {
+    let _ = stream.set_nodelay(true);
+    let mut reader = BufReader::new(stream.try_clone().expect("clone the stream"));
+    let mut writer = stream;
+    let Some(request) = read_request(&mut reader) else { return };
+    log.lock().unwrap().push(request.clone());
+    let reply = routes.lock().unwrap().get(&request.path).cloned().unwrap_or_else(|| Reply::status(404));
+    if !send(&mut writer, &request, reply) {
+        return;
+    }
+    if read_request(&mut reader).is_some() {
+        dropped.fetch_add(1, Ordering::Relaxed);
+        if reset {
+            // Closed (when both handles drop) with a reset, and no orderly shutdown first.
+            set_linger_zero(&writer);
+            return;
+        }
+    }
+    let _ = writer.shutdown(Shutdown::Both);
+}
+
+/// Makes closing `stream` send a reset (RST) instead of an orderly close.
+#[cfg(unix)]
+fn set_linger_zero(stream: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+    // SAFETY: a valid socket we own, and a pointer to a linger struct of the size given.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            size_of::<libc::linger>() as libc::socklen_t,
+        );
+    }
+}
+
+#[cfg(not(unix))]
+fn set_linger_zero(_stream: &TcpStream) {}
 
 /// Reads one request's line and headers; `None` when the client closed the connection.
 fn read_request(reader: &mut impl BufRead) -> Option<Request> {

@@ -117,6 +117,19 @@ pub enum Event {
         said: Result<String, String>,
         changed: bool,
     },
+    /// A picture was fetched and decoded (its size in pixels), or why it is not shown.
+    PictureLoaded {
+        url: String,
+        result: Result<(u32, u32), String>,
+    },
+    /// A picture was prepared for the terminal at `size` (columns, rows), or could not be.
+    PicturePrepared {
+        url: String,
+        size: (u16, u16),
+        result: Result<(), String>,
+    },
+    /// The terminal lost the pictures it was given (after Ctrl-Z and `fg`): prepare them again.
+    PicturesReset,
     /// Something to tell the user (an import report, …).
     Notice(String),
     /// Something went wrong outside a feed (the database, …).
@@ -203,4 +216,16 @@ pub enum Effect {
     },
     /// Find which other processes hold the database (quitting waits for it).
     FindDatabaseHolders,
+    /// Fetch a picture of the article (through the shared client and its courtesy, or the picture cache) and
+    /// decode it; the answer is [`Event::PictureLoaded`].
+    LoadPicture {
+        url: String,
+    },
+    /// Prepare a decoded picture for the terminal at `cols` × `rows` cells; the answer is
+    /// [`Event::PicturePrepared`].
+    PreparePicture {
+        url: String,
+        cols: u16,
+        rows: u16,
+    },
 }

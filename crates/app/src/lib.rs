@@ -5,7 +5,7 @@
 //!
 //! Keys become [`keymap::Action`]s through the keymap; each noun owns its state and what the actions do to it:
 //! [`feeds`] (the feed list), [`entries`] (the entry list), [`marks`] (read, starred, undo), [`navigate`]
-//! (next and previous unread), [`article`] (the article pane), [`search`], [`progress`] (refreshing),
+//! (next and previous unread), [`article`] (the article pane), [`pictures`] (the article's pictures), [`search`], [`progress`] (refreshing),
 //! [`subscriptions`] (adding, renaming, moving, deleting), [`dialogs`] (every window over the panes),
 //! [`status`] (messages and their log). The [`State`] that holds them is in `state.rs`; `update` only routes.
 
@@ -25,6 +25,7 @@ pub mod layout;
 pub mod list;
 pub mod marks;
 pub mod navigate;
+pub mod pictures;
 mod pointer;
 pub mod progress;
 pub mod saving;
@@ -92,6 +93,9 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::ArticleRendered { entry_id, width, body } => article::on_rendered(state, entry_id, width, body),
         Event::Refresh(ev) => progress::on_event(state, ev),
         Event::FullTextFetched { entry_id, result } => article::on_full_text(state, entry_id, result),
+        Event::PictureLoaded { url, result } => pictures::on_loaded(state, url, result),
+        Event::PicturePrepared { url, size, result } => pictures::on_prepared(state, url, size, result),
+        Event::PicturesReset => pictures::on_reset(state),
         Event::Purged { entries } => {
             // Not news worth the status bar: the log keeps it, and the lists are read again without them.
             let now = state.clock.now;
@@ -260,7 +264,9 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         Action::ToggleDetails => article::toggle_details(state),
         Action::Zoom => {
             state.zoom = !state.zoom;
-            article::rerender_if_needed(state)
+            let mut effects = article::rerender_if_needed(state);
+            effects.extend(pictures::wanted(state));
+            effects
         }
         Action::MessageLog => {
             dialogs::open_log(state);

@@ -3,7 +3,7 @@
 
 use super::dialogs::Dialog;
 use super::keymap::{Action, Context, Keymap};
-use super::{article, entries, feeds, layout, progress, status, subscriptions, sync};
+use super::{article, entries, feeds, layout, pictures, progress, status, subscriptions, sync};
 use crate::clock::Zone;
 use crate::model::{EntryId, FeedId, FolderId, ListSource};
 use std::collections::VecDeque;
@@ -106,6 +106,8 @@ pub struct State {
     pub sync: sync::Syncing,
     pub subscriptions: subscriptions::Subscriptions,
     pub commands: super::commands::Commands,
+    /// Pictures in the article: on or off, and what is known of each.
+    pub pictures: pictures::Pictures,
     pub status: status::Status,
     /// The window over the panes that takes the keys.
     pub dialog: Option<Dialog>,
@@ -161,6 +163,7 @@ impl State {
                 bookmark_command: setup.bookmark_command,
                 ..Default::default()
             },
+            pictures: Default::default(),
             status: Default::default(),
             dialog: None,
             queued_dialogs: VecDeque::new(),
@@ -195,6 +198,11 @@ impl State {
 
     pub fn article_height(&self) -> usize {
         usize::from(self.article_text_area().height).max(1)
+    }
+
+    /// Rows of the article's text area, as cells (pictures are never taller).
+    pub fn article_height_cells(&self) -> u16 {
+        self.article_text_area().height.max(1)
     }
 
     /// Where a list's entries come from, for the store.

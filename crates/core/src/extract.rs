@@ -18,6 +18,15 @@ pub const MAX_PAGE_BYTES: usize = 5 * 1024 * 1024;
 /// hostile page cannot keep the scoring busy.
 pub const MAX_ELEMENTS: usize = 150_000;
 
+/// Most elements open at once in a page read for its article; deeper ones are flattened, their text kept. The
+/// tree builder takes time quadratic in the nesting (100,000 nested `<div>`s kept a core busy for minutes, and
+/// the extractor overflowed its stack on deep pages); real pages nest a few dozen deep.
+pub const MAX_PAGE_DEPTH: usize = 128;
+
+/// Most elements of a page read for its article; later ones are flattened, their text kept (an article comes
+/// before the comments and footers that make the rest of a long page, and scoring takes time by the element).
+pub const MAX_PAGE_ELEMENTS: usize = 60_000;
+
 /// Fewest characters of text an article has; below it the page is a stub, a login wall or a script shell.
 pub const MIN_ARTICLE_CHARS: usize = 250;
 
@@ -153,10 +162,18 @@ pub fn extract(html: &str, url: &str) -> Result<Extracted, ExtractError> {
         .ok_or_else(|| ExtractError::BadUrl { url: one_line(url, 500) })?;
     let truncated = html.len() > MAX_PAGE_BYTES;
     let html = truncate_bytes(html, MAX_PAGE_BYTES);
+    let limits = crate::render::bound::Limits {
+        max_depth: MAX_PAGE_DEPTH,
+        max_indent: usize::MAX,
+        max_elements: MAX_PAGE_ELEMENTS,
+    };
+    let bounded = crate::render::bound::bound(html, crate::render::bound::Purpose::Page, limits, &|| false)
+        .map(|chunks| chunks.into_iter().map(|c| c.html).collect::<String>())
+        .unwrap_or_default();
     let config = dom_smoothie::Config { max_elements_to_parse: MAX_ELEMENTS, ..dom_smoothie::Config::default() };
     // The page is hostile input to a third-party parser: a panic in it is this page's error, not the reader's.
     let parsed = std::panic::catch_unwind(|| {
-        let page = dom_query::Document::from(html);
+        let page = dom_query::Document::from(bounded.as_str());
         page.select(&ad_selector()).remove();
         dom_smoothie::Readability::with_document(page, Some(base.as_str()), Some(config)).and_then(|mut r| r.parse())
     })

@@ -311,6 +311,8 @@ pub struct FeedInfo {
     pub decision: Option<crate::decode::Decision>,
     /// What the last successful read had to repair or assume.
     pub warnings: Vec<String>,
+    /// Entries known again by their link and title under a new id (a feed that changes its ids on every fetch).
+    pub id_rotations: i64,
 }
 
 /// Progress of one feed's refresh, as the refresher reports it to the reader and to `tidings refresh`.

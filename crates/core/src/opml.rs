@@ -484,7 +484,7 @@ mod tests {
         expected.sort();
         assert_eq!(folders, expected, "every folder, the empty one and the one with a slash included");
         // Writing what was read gives the same document.
-        let again = ExportDoc { feeds: doc.feeds.clone(), folders: back.folders };
+        let again = ExportDoc { feeds: doc.feeds, folders: back.folders };
         assert_eq!(write("tidings", &again, chrono::DateTime::from_timestamp(0, 0).unwrap()), xml);
     }
 }

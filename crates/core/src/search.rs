@@ -366,7 +366,7 @@ fn fold_width(c: char, mut emit: impl FnMut(char)) {
         'Ё' => emit('Е'),
         // Greek with tonos or dialytika (and polytonic letters): the letter alone.
         '\u{0386}'..='\u{03CE}' | '\u{1F00}'..='\u{1FFF}' => {
-            std::iter::once(c).nfd().filter(|m| !unicode_normalization::char::is_combining_mark(*m)).for_each(emit)
+            std::iter::once(c).nfd().filter(|m| !unicode_normalization::char::is_combining_mark(*m)).for_each(emit);
         }
         _ => emit(c),
     }
@@ -456,7 +456,9 @@ fn fold_case_and_marks(c: char, out: &mut String) {
         match lower {
             '\u{0300}'..='\u{036F}' => {}
             '\u{00C0}'..='\u{024F}' | '\u{1E00}'..='\u{1EFF}' => {
-                out.extend(std::iter::once(lower).nfd().filter(|m| !unicode_normalization::char::is_combining_mark(*m)))
+                out.extend(
+                    std::iter::once(lower).nfd().filter(|m| !unicode_normalization::char::is_combining_mark(*m)),
+                );
             }
             _ => out.push(lower),
         }

@@ -8,6 +8,7 @@ use super::keymap::{Action, Context, Keymap};
 use super::list::{Step, scroll};
 use super::{Effect, OpenKind, Pane, State};
 use crate::model::{EntryDetail, EntryId};
+use crate::pictures::{Pictures, Placed};
 use crate::render::{self, Line, Span};
 use crate::sanitize::one_line;
 
@@ -33,13 +34,31 @@ pub struct ArticleView {
     pub marks: Vec<Vec<std::ops::Range<usize>>>,
     /// The search whose matches are marked.
     pub search: Option<tidings_core::search::SearchQuery>,
+    /// The body's pictures (or the entry's own picture), each with the rows it takes among `lines`.
+    pub pictures: Vec<Placed>,
 }
 
 impl ArticleView {
-    /// Puts the header (for `width` columns) and the body together again, and marks the search's matches.
-    fn relayout(&mut self, width: u16, zone: crate::clock::Zone, keymap: &Keymap) {
+    /// Puts the header (for `width` columns) and the body together again, with the rows each picture takes in a
+    /// pane `height` rows high reserved above its line, and marks the search's matches.
+    fn relayout(&mut self, (width, height): (u16, u16), zone: crate::clock::Zone, keymap: &Keymap, known: &Pictures) {
         let mut lines = header::lines(&self.detail, usize::from(width), zone, self.details, self.full, keymap);
-        lines.extend(self.body.iter().cloned());
+        let mut placed = std::mem::take(&mut self.pictures);
+        placed.sort_by_key(|p| p.picture.line);
+        let mut next = 0;
+        for (i, line) in self.body.iter().enumerate() {
+            while let Some(p) = placed.get_mut(next).filter(|p| p.picture.line <= i) {
+                p.size = known.size_of(&p.picture, width, height);
+                p.row = lines.len();
+                lines.extend(std::iter::repeat_n(Vec::new(), p.size.map_or(0, |(_, rows)| usize::from(rows))));
+                next += 1;
+            }
+            lines.push(line.clone());
+        }
+        for p in placed.iter_mut().skip(next) {
+            (p.row, p.size) = (lines.len(), None);
+        }
+        self.pictures = placed;
         self.marks = match &self.search {
             Some(query) => lines.iter().map(|l| query.highlight_ranges(&render::line_text(l))).collect(),
             None => Vec::new(),
@@ -117,8 +136,9 @@ pub fn on_loaded(state: &mut State, entry_id: EntryId, detail: Option<Box<EntryD
         scroll: 0,
         marks: Vec::new(),
         search: super::search::highlights(state),
+        pictures: Vec::new(),
     };
-    view.relayout(width, state.clock.zone, &state.keymap);
+    view.relayout((width, state.article_height_cells()), state.clock.zone, &state.keymap, &state.pictures);
     let effect = render_effect(&view, width);
     state.article.view = Some(view);
     vec![effect]
@@ -150,6 +170,7 @@ pub fn on_rendered(
 ) -> Vec<Effect> {
     let zone = state.clock.zone;
     let height = state.article_height();
+    let cells = state.article_height_cells();
     if width != state.article_width() {
         return Vec::new();
     }
@@ -160,6 +181,11 @@ pub fn on_rendered(
         Ok(body) => {
             view.body = body.lines;
             view.links = body.links;
+            let mut pictures = body.pictures;
+            if pictures.is_empty() {
+                pictures.extend(crate::pictures::entry_picture(&view.detail));
+            }
+            view.pictures = pictures.into_iter().map(|picture| Placed { picture, row: 0, size: None }).collect();
         }
         Err(reason) => {
             let notice = format!(
@@ -169,10 +195,11 @@ pub fn on_rendered(
             let style = render::Style { italic: true, ..Default::default() };
             view.body = render::wrap_text(&notice, usize::from(width), style);
             view.links = Vec::new();
+            view.pictures = Vec::new();
         }
     }
     let first_render = view.rendered_width.is_none() && view.scroll == 0;
-    view.relayout(width, zone, &state.keymap);
+    view.relayout((width, cells), zone, &state.keymap, &state.pictures);
     if first_render && let Some(line) = view.first_mark() {
         // Opened from a search: start where the body first matches, with a line of context.
         if line >= height {
@@ -182,14 +209,30 @@ pub fn on_rendered(
     view.rendered_width = Some(width);
     view.scroll = view.scroll.min(view.lines.len().saturating_sub(height));
     clear_still_loading(state);
-    Vec::new()
+    crate::pictures::wanted(state)
 }
 
-/// The article's width changed (a resize, zoom): render it again for the new width.
+/// Lays the open article out again where it is (its pictures' sizes, or the pane's height, changed), keeping
+/// at the top of the pane what the reader was looking at.
+pub(crate) fn relayout_in_place(state: &mut State) {
+    let (width, height) = (state.article_width(), state.article_height_cells());
+    let (zone, rows) = (state.clock.zone, state.article_height());
+    let Some(view) = state.article.view.as_mut().filter(|v| v.rendered_width == Some(width)) else { return };
+    let place = crate::pictures::place_of(view, view.scroll);
+    view.relayout((width, height), zone, &state.keymap, &state.pictures);
+    view.scroll = crate::pictures::row_of(view, place).min(view.lines.len().saturating_sub(rows));
+}
+
+/// The article's width changed (a resize, zoom): render it again for the new width. Its height alone changed:
+/// its pictures may take other sizes.
 pub fn rerender_if_needed(state: &mut State) -> Vec<Effect> {
     let width = state.article_width();
     match &state.article.view {
         Some(view) if view.rendered_width != Some(width) => vec![render_effect(view, width)],
+        Some(view) if !view.pictures.is_empty() => {
+            relayout_in_place(state);
+            crate::pictures::wanted(state)
+        }
         _ => Vec::new(),
     }
 }
@@ -266,10 +309,12 @@ pub fn on_full_text(state: &mut State, entry_id: EntryId, result: Result<String,
 /// `d`: media, comments and tags folded into one line of the header, or listed in full.
 pub fn toggle_details(state: &mut State) -> Vec<Effect> {
     let (width, zone) = (state.article_width(), state.clock.zone);
+    let height = state.article_height_cells();
     match state.article.ready_mut() {
         Some(view) => {
             view.details = !view.details;
-            view.relayout(width, zone, &state.keymap);
+            view.relayout((width, height), zone, &state.keymap, &state.pictures);
+            return crate::pictures::wanted(state);
         }
         None => {
             let says = "; {} lists its media, comments and tags";
@@ -334,7 +379,7 @@ pub fn scroll_by(state: &mut State, step: Step) -> Vec<Effect> {
     if let Some(view) = state.article.view.as_mut() {
         view.scroll = scroll(view.scroll, step, view.lines.len(), height);
     }
-    Vec::new()
+    crate::pictures::wanted(state)
 }
 
 /// `o`: the open article's page in the article pane; the selected entry's in the entry list (it is then
@@ -420,8 +465,24 @@ pub fn follow_link(state: &mut State, answer: &str) -> Result<Vec<Effect>, Strin
             let url = link.url.clone();
             Ok(open_url(state, url))
         }
-        Some(_) => Err("that link is a script, not an address; tidings never opens those".into()),
+        Some(link) => Err(not_opened(&link.url)),
         None => Err(format!("type a number from 1 to {}", links.len())),
+    }
+}
+
+/// Why a link of the article is not opened, by its kind.
+fn not_opened(url: &str) -> String {
+    let scheme = url.split_once(':').map(|(s, _)| s.trim().to_ascii_lowercase()).unwrap_or_default();
+    match scheme.as_str() {
+        "javascript" | "vbscript" => "that link is a script, not an address; tidings never opens those".into(),
+        "data" => "that link holds its content in the address itself (data:), which tidings does not open".into(),
+        "file" => "that link is a file on this computer (file:); a feed may not open those".into(),
+        "" => "that link has no address to open".into(),
+        other => {
+            let shown: String =
+                other.chars().filter(|c| c.is_ascii_alphanumeric() || "+-.".contains(*c)).take(20).collect();
+            format!("tidings does not open {shown}: links from a feed, only web and mail addresses")
+        }
     }
 }
 

@@ -108,6 +108,17 @@ impl Info {
         for warning in &info.warnings {
             field("Reading", warning.clone());
         }
+        if info.id_rotations > 0 {
+            let times =
+                if info.id_rotations == 1 { "once".to_string() } else { format!("{} times", info.id_rotations) };
+            field(
+                "Entry ids",
+                format!(
+                    "this feed gives its entries new ids; an entry was known again by its link and title {times}, \
+                     its read and starred marks kept"
+                ),
+            );
+        }
         lines
     }
 }

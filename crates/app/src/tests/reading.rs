@@ -422,3 +422,16 @@ fn n_crosses_to_the_next_feed_with_unread_entries_in_one_press_and_p_goes_back()
     let effects = entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false), entry(11, 1, true)]);
     assert_eq!(effects[0], Effect::LoadArticle(EntryId(10)), "p opens the last unread entry of the feed before");
 }
+
+#[test]
+fn a_link_tidings_does_not_open_says_what_kind_it_is() {
+    let mut s = loaded();
+    let html = "<p><a href=\"javascript:alert(1)\">a</a> <a href=\"data:text/html,<b>x</b>\">b</a> \
+                <a href=\"file:///etc/passwd\">c</a> <a href=\"gopher://old.example/\">d</a></p>";
+    open_article(&mut s, None, html);
+    let said = |s: &mut State, n: &str| article::follow_link(s, n).unwrap_err();
+    assert!(said(&mut s, "1").contains("is a script"));
+    assert!(said(&mut s, "2").contains("(data:), which tidings does not open"), "{}", said(&mut s, "2"));
+    assert!(said(&mut s, "3").contains("a file on this computer (file:)"), "{}", said(&mut s, "3"));
+    assert!(said(&mut s, "4").contains("does not open gopher: links"), "{}", said(&mut s, "4"));
+}

@@ -73,7 +73,7 @@
 use super::charset::CodePage;
 
 /// Single-byte code pages outside WHATWG, indexed by byte; U+FFFD marks a byte the page does not define.
-pub static CODE_PAGES: &[CodePage] = &[
+pub(super) static CODE_PAGES: &[CodePage] = &[
     CodePage {
         name: "IBM037",
         ebcdic: true,

@@ -9,7 +9,7 @@ use super::charset::Charset;
 use super::labels::{Label, resolve};
 
 /// chardetng's own answer for `bytes`, and the charset to read them with after refinement.
-pub fn detect(bytes: &[u8], tld: Option<&str>) -> (Charset, Charset) {
+pub(super) fn detect(bytes: &[u8], tld: Option<&str>) -> (Charset, Charset) {
     let sample = &bytes[..bytes.len().min(256 * 1024)];
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
     detector.feed(sample, sample.len() == bytes.len());

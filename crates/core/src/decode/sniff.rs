@@ -164,7 +164,7 @@ pub fn escape_encoding_scanned(body: &[u8], scanned: &ByteScan) -> Option<Escape
             [b'$', b'@' | b'B', ..] | [b'(', b'I', ..] => japanese = true,
             [b'$', b')', b'C', ..] => korean = true,
             [b'$', b')', b'A' | b'G' | b'E', ..] | [b'$', b'*', b'H', ..] | [b'$', b'+', b'I'..=b'M', ..] => {
-                chinese = true
+                chinese = true;
             }
             [b'$', b'A', ..] | [b'$', b'(', b'C' | b'D', ..] | [b'.', b'A' | b'F', ..] => japanese_2 = true,
             _ => {}

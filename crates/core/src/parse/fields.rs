@@ -11,12 +11,12 @@ use chrono::{DateTime, Utc};
 /// Longest title kept, in characters.
 pub const MAX_TITLE_CHARS: usize = 1000;
 /// Most categories kept per entry.
-pub const MAX_CATEGORIES: usize = 20;
+pub(super) const MAX_CATEGORIES: usize = 20;
 /// Most authors kept per entry.
-pub const MAX_AUTHORS: usize = 20;
+pub(super) const MAX_AUTHORS: usize = 20;
 
 /// A title (or any one-line text) from a text construct; `None` when nothing is left.
-pub fn title_of(text: Option<Text<'_>>) -> Option<String> {
+pub(super) fn title_of(text: Option<Text<'_>>) -> Option<String> {
     let s = text?.to_line(MAX_TITLE_CHARS);
     (!s.is_empty()).then_some(s)
 }
@@ -35,7 +35,7 @@ pub fn first_line(html: Option<&str>) -> Option<String> {
 
 /// An entry's body: its content (the richest text) and, beside it, its summary; the summary is the content when
 /// there is nothing else. Content that shows nothing (`<script>` alone, empty paragraphs) does not count.
-pub fn body(content: Option<String>, summary: Option<String>) -> (Option<String>, Option<String>) {
+pub(super) fn body(content: Option<String>, summary: Option<String>) -> (Option<String>, Option<String>) {
     let shows_something = |html: &String| {
         // Text near the start answers at once (the common case), without reading the whole body twice. The
         // head ends after a tag, so no half tag reads as text.
@@ -60,7 +60,7 @@ pub fn body(content: Option<String>, summary: Option<String>) -> (Option<String>
 /// A link as written when it is absolute (with the root path's `/` when it has none: `http://e.com/`), else
 /// resolved against the first base that works, else as written: a relative link with nothing to resolve it
 /// against still says where it points. Links that were escaped twice (`?a=1&amp;b=2`) are repaired first.
-pub fn absolute(href: &str, bases: &[Option<&str>]) -> Option<String> {
+pub(super) fn absolute(href: &str, bases: &[Option<&str>]) -> Option<String> {
     let href = href.trim();
     if href.is_empty() {
         return None;
@@ -137,7 +137,7 @@ fn ipv4_address(host: &[u8]) -> bool {
 
 /// A person's display name. Addresses are never shown: "jo@x.org (Jo Doe)", "Jo Doe <jo@x.org>" and
 /// "Jo Doe (jo@x.org)" give "Jo Doe"; an address alone gives its name part ("jo").
-pub fn person_name(name: Option<&str>, email: Option<&str>) -> Option<String> {
+pub(super) fn person_name(name: Option<&str>, email: Option<&str>) -> Option<String> {
     let clean = |s: &str| Some(html_to_line(s, 200)).filter(|s| !s.is_empty());
     for raw in [name, email].into_iter().flatten() {
         let words: Vec<&str> = raw.split_whitespace().filter(|w| !w.contains('@')).collect();
@@ -158,7 +158,7 @@ pub fn person_name(name: Option<&str>, email: Option<&str>) -> Option<String> {
 }
 
 /// Adds a name to a list of authors unless it is already there (in any case).
-pub fn add_author(authors: &mut Vec<String>, name: Option<String>) {
+pub(super) fn add_author(authors: &mut Vec<String>, name: Option<String>) {
     if let Some(name) = name
         && authors.len() < MAX_AUTHORS
         && !authors.iter().any(|a| a.to_lowercase() == name.to_lowercase())
@@ -168,7 +168,7 @@ pub fn add_author(authors: &mut Vec<String>, name: Option<String>) {
 }
 
 /// Adds a category unless it is already there.
-pub fn add_category(categories: &mut Vec<String>, raw: &str) {
+pub(super) fn add_category(categories: &mut Vec<String>, raw: &str) {
     let name = html_to_line(raw, 100);
     if !name.is_empty() && !categories.contains(&name) && categories.len() < MAX_CATEGORIES {
         categories.push(name);
@@ -177,12 +177,12 @@ pub fn add_category(categories: &mut Vec<String>, raw: &str) {
 
 /// Reads dates, counting those that had no time zone so the feed can say so.
 #[derive(Debug, Default)]
-pub struct DateReader {
+pub(super) struct DateReader {
     pub zoneless: usize,
 }
 
 impl DateReader {
-    pub fn read(&mut self, raw: &str) -> Option<DateTime<Utc>> {
+    pub(super) fn read(&mut self, raw: &str) -> Option<DateTime<Utc>> {
         let parsed = dates::parse_date(raw)?;
         if parsed.zone_missing {
             self.zoneless += 1;
@@ -191,7 +191,7 @@ impl DateReader {
     }
 
     /// The warning for the feed, when some dates had no zone.
-    pub fn warning(&self) -> Option<String> {
+    pub(super) fn warning(&self) -> Option<String> {
         (self.zoneless > 0).then(|| format!("{} date(s) had no time zone and were read as UTC", self.zoneless))
     }
 }

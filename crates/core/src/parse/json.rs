@@ -27,7 +27,7 @@ const VERSIONS: &[&str] = &["https://jsonfeed.org/version/1", "https://jsonfeed.
 const SPEC_VERSION: &str = "https://jsonfeed.org/version/1.1";
 
 /// Reads a JSON Feed document.
-pub fn read(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
+pub(super) fn read(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
     let value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
         .map_err(|e| ParseError::Malformed(format!("the JSON is not valid: {e}")))?;
     let Value::Object(document) = value else {

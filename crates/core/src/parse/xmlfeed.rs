@@ -53,7 +53,7 @@ impl Format {
 }
 
 /// Reads a feed document.
-pub fn read(doc: &Document, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
+pub(super) fn read(doc: &Document, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
     let root = &doc.root;
     let mut warnings: Vec<String> = doc.fixes.iter().map(|f| format!("repaired: {f}")).collect();
     // An Atom Entry Document (RFC 4287 §4.1.2) has an entry and no feed around it.

@@ -5,7 +5,8 @@
 //! html2text's own rich decorator leaves images bare (the caller adds brackets after the layout, and every image
 //! then overflows its line by two columns) and writes link addresses as footnote lines that it hard-wraps at the
 //! width (a long address comes back cut into pieces). Here the brackets are part of the laid-out text, and the
-//! addresses are collected in [`Links`] as they are met, never laid out by html2text at all.
+//! addresses are collected in [`Links`] as they are met, never laid out by html2text at all. Images are collected
+//! there too, each `[alt]` marked with its number, so the renderer can put the picture above it.
 
 use html2text::render::{TaggedLine, TextDecorator};
 use std::cell::RefCell;
@@ -18,8 +19,8 @@ pub(super) enum Mark {
     Plain,
     /// Text of link number `n` (1-based); the link's number marker `[n]` ends it.
     Link(usize),
-    /// An image's `[alt]`.
-    Image,
+    /// The `[alt]` of the image html2text met `n`-th (0-based; see [`Links::images`]).
+    Picture(usize),
     Emphasis,
     Strong,
     Strikeout,
@@ -34,6 +35,9 @@ pub(super) struct Links {
     pub(super) targets: Vec<String>,
     /// Numbers of the links started and not yet ended (HTML parsing never nests them, but a stack is exact).
     open: Vec<usize>,
+    /// Every image html2text laid out, in the order it met them: its `src` as prepared, its alt text, and the
+    /// number of the link around it.
+    pub(super) images: Vec<(String, String, Option<usize>)>,
 }
 
 /// The number marker that ends the text of link `number`.
@@ -113,8 +117,11 @@ impl TextDecorator for Decorator {
 
     /// `[alt]`, brackets included, so that the layout gives the image its whole width (html2text's size
     /// estimate for table columns also counts the alt text plus two).
-    fn decorate_image(&mut self, _src: &str, title: &str) -> (String, Mark) {
-        (format!("[{title}]"), Mark::Image)
+    fn decorate_image(&mut self, src: &str, title: &str) -> (String, Mark) {
+        let mut links = self.links.borrow_mut();
+        let link = links.open.last().copied();
+        links.images.push((src.to_string(), title.to_string(), link));
+        (format!("[{title}]"), Mark::Picture(links.images.len() - 1))
     }
 
     fn header_prefix(&self, level: usize) -> String {

@@ -3,21 +3,35 @@
 //! their exact addresses, resolved against the entry's address. `script`, `style`, `iframe` and other embeds
 //! never show.
 //!
-//! Three steps: `prepare` cleans the parsed HTML (drops embeds, strips control characters, spaces images
-//! from the next word); html2text lays it out with our own `decorator`, which makes link numbers and image
-//! brackets part of the text html2text wraps, so that no line comes out wider than the width; then the laid-out
-//! lines become styled spans and the link list is written from the addresses the decorator collected, wrapped
-//! under their numbers but never cut. A last pass splits any line still wider than the width (html2text lets a
-//! line overflow rather than fail when nesting leaves no room), so nothing is ever clipped by the pane.
+//! Four steps: `bound` reads the HTML once with html5ever's tokenizer and writes it back well-formed, nested no
+//! deeper than [`MAX_DEPTH`] and with no more than [`MAX_ELEMENTS`] elements (deeper ones flattened, their text
+//! kept), cut into chunks between blocks; `prepare` cleans each chunk's parsed HTML (drops embeds, strips control
+//! characters, spaces images from the next word); html2text lays it out with our own `decorator`, which makes
+//! link numbers and image brackets part of the text html2text wraps, so that no line comes out wider than the
+//! width; then the laid-out lines become styled spans and the link list is written from the addresses the
+//! decorator collected, wrapped under their numbers but never cut. A last pass splits any line still wider than
+//! the width (html2text lets a line overflow rather than fail when nesting leaves no room), so nothing is ever
+//! clipped by the pane.
+//!
+//! A render has a [`Budget`]: between two chunks it stops when its cancel flag is set (the entry left the screen,
+//! the reader quits), and past its deadline it shows the chunks not laid out yet as plain wrapped text, every
+//! word kept. Without the bound, html5ever's tree builder took time quadratic in the nesting (100,000 nested
+//! `<div>`s: a minute of a core per open).
 //!
 //! Pure: HTML in, lines out. No ratatui types here; the UI maps [`Style`] onto its own. Every string that comes
 //! out has had control characters removed.
 
+pub(crate) mod bound;
 mod decorator;
+mod pictures;
 mod prepare;
+
+pub use pictures::{ICON_PIXELS, Picture, fit};
 
 use crate::sanitize::strip_controls;
 use decorator::{Decorator, Mark, link_marker};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
@@ -26,6 +40,66 @@ pub const MAX_RENDER_BYTES: usize = 512 * 1024;
 
 /// Narrowest width rendered; a narrower request is laid out at this width.
 pub const MIN_WIDTH: usize = 8;
+
+/// Most elements open at once in the HTML laid out; deeper ones are flattened (their text kept). Real articles
+/// nest a dozen or two deep.
+pub const MAX_DEPTH: usize = 48;
+
+/// Most quotes, list items and table cells open at once; deeper ones are laid out as plain blocks (each takes
+/// columns from the text inside it, and html2text copies every line through every level).
+pub const MAX_INDENT: usize = 12;
+
+/// Most elements laid out; later ones are flattened (their text kept). A long real article has a few thousand.
+pub const MAX_ELEMENTS: usize = 40_000;
+
+/// About how much HTML is laid out at once: the budget is looked at between two chunks of this size.
+const CHUNK_BYTES: usize = 16 * 1024;
+
+/// The most HTML laid out at once, cut wherever a block starts if no better place came (inside one huge quote,
+/// list or table, which then goes on in the next chunk).
+const FORCED_CUT_BYTES: usize = 64 * 1024;
+
+/// How long [`render_article`] lays out an article before it shows the rest as plain text.
+pub const LAYOUT_BUDGET: Duration = Duration::from_millis(600);
+
+/// How far a render may go: it stops when `cancel` is set, and lays out no more after `deadline`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Budget<'a> {
+    /// Set by the caller when the render is no longer wanted; the render then returns [`Cancelled`] within a
+    /// chunk's layout (a few milliseconds).
+    pub cancel: Option<&'a AtomicBool>,
+    /// Past it, the chunks not laid out yet are shown as plain wrapped text, every word kept.
+    pub deadline: Option<Instant>,
+}
+
+impl<'a> Budget<'a> {
+    /// [`LAYOUT_BUDGET`] from now, and cancelled by `cancel` when one is given.
+    pub fn standard(cancel: Option<&'a AtomicBool>) -> Budget<'a> {
+        Budget { cancel, deadline: Some(Instant::now() + LAYOUT_BUDGET) }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// A render stopped by its cancel flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the render was cancelled")]
+pub struct Cancelled;
+
+/// How the HTML is bounded before layout.
+const LIMITS: bound::Limits =
+    bound::Limits { max_depth: MAX_DEPTH, max_indent: MAX_INDENT, max_elements: MAX_ELEMENTS };
+
+/// A line that says something about the article rather than from it (dim, italic).
+fn note(text: String) -> Line {
+    vec![Span { text, style: Style { italic: true, dim: true, ..Style::default() } }]
+}
 
 /// How a piece of text should look.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,11 +125,13 @@ pub struct Span {
 /// One rendered line: spans left to right.
 pub type Line = Vec<Span>;
 
-/// A rendered article body: its lines, and its links by number (link 1 is `links[0]`).
+/// A rendered article body: its lines, its links by number (link 1 is `links[0]`), and its pictures in the
+/// order they come.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rendered {
     pub lines: Vec<Line>,
     pub links: Vec<Link>,
+    pub pictures: Vec<Picture>,
 }
 
 /// A link of the article, as it can be opened.
@@ -84,26 +160,105 @@ pub fn openable(url: &str) -> bool {
 }
 
 /// Renders `html` wrapped to `width` columns (at least [`MIN_WIDTH`]); relative links resolve against `base`
-/// (the entry's address). Never fails, and no line is wider than the width.
+/// (the entry's address). Never fails, and no line is wider than the width. Lays out for [`LAYOUT_BUDGET`] at
+/// most (the rest as plain text); cannot be cancelled: the reader uses [`render_article_cancellable`].
 pub fn render_article(html: &str, width: usize, base: Option<&str>) -> Rendered {
+    render_article_within(html, width, base, &Budget::standard(None)).unwrap_or_default()
+}
+
+/// [`render_article`] for a render that may stop being wanted: it returns [`Cancelled`] soon after `cancel` is
+/// set (checked between chunks of a few kilobytes), whoever sets it and from whichever thread.
+pub fn render_article_cancellable(
+    html: &str,
+    width: usize,
+    base: Option<&str>,
+    cancel: &AtomicBool,
+) -> Result<Rendered, Cancelled> {
+    render_article_within(html, width, base, &Budget::standard(Some(cancel)))
+}
+
+/// [`render_article`] within `budget`.
+pub fn render_article_within(
+    html: &str,
+    width: usize,
+    base: Option<&str>,
+    budget: &Budget,
+) -> Result<Rendered, Cancelled> {
+    let purpose = bound::Purpose::Article { chunk_bytes: CHUNK_BYTES, forced_cut_bytes: FORCED_CUT_BYTES };
+    render_chunked(html, width, base, budget, purpose)
+}
+
+fn render_chunked(
+    html: &str,
+    width: usize,
+    base: Option<&str>,
+    budget: &Budget,
+    purpose: bound::Purpose,
+) -> Result<Rendered, Cancelled> {
     let width = width.max(MIN_WIDTH);
     let cut = html.len() > MAX_RENDER_BYTES;
-    let html = prepare::prepare(crate::sanitize::truncate_bytes(html, MAX_RENDER_BYTES));
+    let mut html = crate::sanitize::truncate_bytes(html, MAX_RENDER_BYTES);
+    // Cut before a tag the cap cut in two, which would read as text.
+    if cut && let Some(open) = html.rfind('<').filter(|at| !html[*at..].contains('>')) {
+        html = &html[..open];
+    }
+    let chunks = bound::bound(html, purpose, LIMITS, &|| budget.cancelled()).ok_or(Cancelled)?;
+    // The images met: their attributes (as prepared, in document order), and the numbers of those html2text
+    // showed, in the order their `[alt]`s come in the lines.
+    let mut images = Vec::new();
+    let mut anchored = Vec::new();
     let decorator = Decorator::default();
     let collected = decorator.links();
-    let laid_out = html2text::config::with_decorator(decorator)
-        .link_footnotes(false)
-        .unicode_strikeout(false)
-        .empty_img_mode(html2text::config::ImageRenderMode::Replace("image"))
-        .allow_width_overflow()
-        .lines_from_read(html.as_bytes(), width);
-    let (mut lines, links) = match laid_out {
-        Ok(tagged) => {
-            let targets = std::mem::take(&mut collected.borrow_mut().targets);
-            (body_lines(tagged), targets.iter().map(|href| link_to(href, base)).collect())
+    let mut lines: Vec<Line> = Vec::new();
+    let mut shown = false;
+    let mut chunks = chunks.iter();
+    for chunk in chunks.by_ref() {
+        if budget.cancelled() {
+            return Err(Cancelled);
         }
-        Err(_) => (wrap_text(&crate::text::html_to_plain(&html), width, Style::default()), Vec::new()),
-    };
+        if budget.expired() {
+            // Not laid out: this chunk and the rest follow as plain text.
+            let rest: Vec<&bound::Chunk> = std::iter::once(chunk).chain(chunks.by_ref()).collect();
+            if shown {
+                lines.push(Vec::new());
+            }
+            lines.push(note("[the rest of the article is shown as plain text: it took too long to lay out]".into()));
+            for chunk in rest {
+                if budget.cancelled() {
+                    return Err(Cancelled);
+                }
+                lines.push(Vec::new());
+                lines.extend(wrap_text(&crate::text::html_body_to_plain(&chunk.html), width, Style::default()));
+            }
+            break;
+        }
+        let prepared = prepare::prepare_into(&chunk.html, &mut images);
+        let links_before = collected.borrow().targets.len();
+        let laid_out = html2text::config::with_decorator(decorator.clone())
+            .link_footnotes(false)
+            .unicode_strikeout(false)
+            .empty_img_mode(html2text::config::ImageRenderMode::Replace("image"))
+            .allow_width_overflow()
+            .lines_from_read(prepared.as_bytes(), width);
+        let chunk_lines = match laid_out {
+            Ok(tagged) => body_lines(tagged, &mut anchored),
+            Err(_) => {
+                // Shown as plain text: the links it started are not numbered.
+                collected.borrow_mut().targets.truncate(links_before);
+                wrap_text(&crate::text::html_body_to_plain(&prepared), width, Style::default())
+            }
+        };
+        // A chunk after the first starts with a block that html2text would have set off by one empty line, or
+        // goes on with the block the last one was cut in.
+        if chunk_lines.iter().any(|l| !line_text(l).trim().is_empty()) {
+            if shown && !chunk.continues {
+                lines.push(Vec::new());
+            }
+            shown = true;
+        }
+        lines.extend(chunk_lines);
+    }
+    let links: Vec<Link> = collected.borrow().targets.iter().map(|href| link_to(href, base)).collect();
     while lines.last().is_some_and(|l| line_text(l).trim().is_empty()) {
         lines.pop();
     }
@@ -114,12 +269,12 @@ pub fn render_article(html: &str, width: usize, base: Option<&str>) -> Rendered 
     }
     if cut {
         lines.push(Vec::new());
-        lines.push(vec![Span {
-            text: format!("[article cut at {} KB; open the link to read the rest]", MAX_RENDER_BYTES / 1024),
-            style: Style { italic: true, dim: true, ..Style::default() },
-        }]);
+        lines.push(note(format!("[article cut at {} KB; open the link to read the rest]", MAX_RENDER_BYTES / 1024)));
     }
-    Rendered { lines: fit_to_width(lines, width), links }
+    let mut lines = fit_to_width(lines, width);
+    let met = std::mem::take(&mut collected.borrow_mut().images);
+    let pictures = pictures::place(&mut lines, &anchored, &met, &images, base);
+    Ok(Rendered { lines, links, pictures })
 }
 
 /// Lines of just the body (for callers that do not need the links).
@@ -142,16 +297,25 @@ struct Piece {
     link: Option<usize>,
 }
 
-/// html2text's lines as styled lines, each link's closing `[n]` styled as its number.
-fn body_lines(tagged: Vec<html2text::render::TaggedLine<Vec<Mark>>>) -> Vec<Line> {
+/// html2text's lines as styled lines, each link's closing `[n]` styled as its number, and each image's `[alt]`
+/// started by [`pictures::ANCHOR`] (its number pushed on `anchored`, in the order of the lines).
+fn body_lines(tagged: Vec<html2text::render::TaggedLine<Vec<Mark>>>, anchored: &mut Vec<usize>) -> Vec<Line> {
     let mut rows: Vec<Vec<Piece>> = tagged
         .iter()
         .map(|line| {
             line.tagged_strings()
                 .filter_map(|ts| {
-                    let text = strip_controls(&ts.s);
+                    let mut text = strip_controls(&ts.s).into_owned();
+                    if text.contains(pictures::ANCHOR) {
+                        text.retain(|c| c != pictures::ANCHOR);
+                    }
                     let link = ts.tag.iter().find_map(|m| if let Mark::Link(n) = m { Some(*n) } else { None });
-                    (!text.is_empty()).then(|| Piece { text: text.into_owned(), style: style_of(&ts.tag), link })
+                    let image = ts.tag.iter().find_map(|m| if let Mark::Picture(n) = m { Some(*n) } else { None });
+                    if let Some(n) = image.filter(|n| !text.is_empty() && !anchored.contains(n)) {
+                        anchored.push(n);
+                        text.insert(0, pictures::ANCHOR);
+                    }
+                    (!text.is_empty()).then(|| Piece { text, style: style_of(&ts.tag), link })
                 })
                 .collect()
         })
@@ -318,7 +482,7 @@ fn style_of(marks: &[Mark]) -> Style {
             Mark::Emphasis => style.italic = true,
             Mark::Code | Mark::Preformat => style.code = true,
             Mark::Link(_) => style.link = true,
-            Mark::Image => style.image = true,
+            Mark::Picture(_) => style.image = true,
             Mark::Strikeout => style.strike = true,
             Mark::Plain => {}
         }
@@ -463,6 +627,69 @@ mod tests {
             assert!(lines.iter().all(|l| line_width(l) <= width), "{:?}", texts(&lines));
             assert!(texts(&lines).concat().contains("❤\u{fe0f}"));
         }
+    }
+
+    /// Laid out whole, and cut wherever a chunk may start.
+    const WHOLE: bound::Purpose = bound::Purpose::Article { chunk_bytes: usize::MAX, forced_cut_bytes: usize::MAX };
+    const EVERY_BLOCK: bound::Purpose = bound::Purpose::Article { chunk_bytes: 1, forced_cut_bytes: usize::MAX };
+
+    /// Documents that exercise every way two blocks meet: after text, after a block, after line breaks, empty
+    /// blocks, lists, quotes, tables, preformatted text, links and images on both sides.
+    const JOINS: &[&str] = &[
+        include_str!("../../../../tests/fixtures/article.html"),
+        include_str!("../../../../tests/fixtures/article-page.html"),
+        "<div>text before<p>a paragraph</p>text after<div>in a div</div><p>after a div</p></div>",
+        "<section><p>one</p><br><br><p>after breaks</p><p></p><p> </p><h2>A heading</h2><h3></h3><p>x</p></section>",
+        "<p>a <a href=\"/1\">link</a></p><ul><li>item</li></ul><p>b <a href=\"/2\">second</a></p>\
+         <blockquote><p>quoted</p></blockquote><pre>  pre\n  formatted</pre><table><tr><td>cell</td><td>two</td></tr></table>\
+         <dl><dt>term</dt><dd>definition</dd></dl><p><img src=\"i.png\" alt=\"Pic\">caption</p><hr><p>end</p>",
+        "<figure><img src=\"a.png\" alt=\"\"><figcaption>Caption</figcaption></figure><p>after the figure</p>\
+         <div><div><p>deep</p></div><p>less deep</p></div>text<p>last</p>",
+    ];
+
+    #[test]
+    fn an_article_laid_out_in_chunks_reads_as_laid_out_whole() {
+        for (i, html) in JOINS.iter().enumerate() {
+            let chunks = bound::bound(html, EVERY_BLOCK, LIMITS, &|| false).unwrap();
+            assert!(chunks.len() >= 3, "document {i} is cut: {chunks:?}");
+            for width in [12, 30, 80, 160] {
+                let whole = render_chunked(html, width, Some("https://x.example/a/"), &Budget::default(), WHOLE);
+                let chunked =
+                    render_chunked(html, width, Some("https://x.example/a/"), &Budget::default(), EVERY_BLOCK);
+                assert_eq!(texts(&chunked.unwrap().lines), texts(&whole.unwrap().lines), "document {i} at {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_render_past_its_deadline_shows_the_rest_as_plain_text_with_every_word() {
+        let html: String = (0..200).map(|i| format!("<p>paragraph {i} <b>bold{i}</b></p>")).collect();
+        let budget = Budget { cancel: None, deadline: Some(Instant::now()) };
+        let lines = texts(&render_chunked(&html, 60, None, &budget, EVERY_BLOCK).unwrap().lines).join("\n");
+        assert!(lines.contains("shown as plain text"), "{lines}");
+        for i in 0..200 {
+            assert!(lines.contains(&format!("bold{i}")), "bold{i} lost: {lines}");
+        }
+    }
+
+    #[test]
+    fn a_cancelled_render_stops() {
+        let cancel = AtomicBool::new(true);
+        assert_eq!(render_article_cancellable("<p>x</p>", 40, None, &cancel), Err(Cancelled));
+        cancel.store(false, Ordering::Relaxed);
+        assert!(render_article_cancellable("<p>x</p>", 40, None, &cancel).is_ok());
+    }
+
+    #[test]
+    fn links_are_numbered_across_chunks_and_a_deep_document_keeps_its_words() {
+        let html: String = (1..=50).map(|i| format!("<p><a href=\"/{i}\">link {i}</a></p>")).collect();
+        let r = render_chunked(&html, 40, Some("https://x.example/"), &Budget::default(), EVERY_BLOCK).unwrap();
+        assert_eq!(r.links.len(), 50);
+        let all = texts(&r.lines).join("\n");
+        assert!(all.contains("link 50[50]") && all.contains("[50] https://x.example/50"), "{all}");
+        let deep = format!("{}the deepest words{}", "<div>".repeat(100_000), "</div>".repeat(100_000));
+        let all = texts(&render_article_within(&deep, 40, None, &Budget::default()).unwrap().lines).join("\n");
+        assert!(all.contains("the deepest words"), "{all}");
     }
 
     #[test]

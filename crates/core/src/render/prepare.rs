@@ -1,11 +1,13 @@
 //! Preparing article HTML for layout, on the parsed document rather than on the text of the markup: elements
 //! that must never show or load are dropped, block elements html2text does not know become `div`s, control
 //! characters leave text and alt text (html5ever has already decoded references such as `&#27;`, so none slips
-//! through), and an image that touches the next word gets a space after it, so
-//! `<a><img alt="Cover"></a>Text` reads `[Cover][1] Text`.
+//! through), tracking pixels (an image 1 pixel wide or high) go, and an image that touches the next word gets a
+//! space after it, so `<a><img alt="Cover"></a>Text` reads `[Cover][1] Text`. The images that stay are listed
+//! with what their pictures need (address, width and height).
 //!
 //! Pure: HTML in, HTML out.
 
+use super::pictures::{ImageAttrs, address, dimension, tracking_pixel};
 use crate::sanitize::{is_forbidden, strip_controls};
 use dom_query::{Document, NodeRef};
 
@@ -29,7 +31,13 @@ const BLOCKS_AS_DIV: &str = "address, article, aside, center, details, dialog, f
 const BREAKS_LINE: &str = "br p div blockquote pre ul ol li dl dt dd table tr td th h1 h2 h3 h4 h5 h6 hr";
 
 /// The HTML, ready for html2text.
+#[cfg(test)]
 pub(super) fn prepare(html: &str) -> String {
+    prepare_into(html, &mut Vec::new())
+}
+
+/// The HTML, ready for html2text, and each image it still shows, in document order (for its picture).
+pub(super) fn prepare_into(html: &str, images: &mut Vec<ImageAttrs>) -> String {
     let doc = Document::fragment(html);
     doc.select(DROPPED).remove();
     // An image in a figure is content whatever its alt says (a CMS writes alt="" for photos by default): it
@@ -41,6 +49,9 @@ pub(super) fn prepare(html: &str) -> String {
     }
     for block in doc.select(BLOCKS_AS_DIV).nodes() {
         block.rename("div");
+    }
+    for table in doc.select("table").nodes() {
+        bound_spans(table);
     }
     // The node where the last image ends (the image itself, or the inline elements it closes), while no text
     // has followed it yet.
@@ -66,10 +77,14 @@ pub(super) fn prepare(html: &str) -> String {
         }
         let Some(name) = node.node_name() else { continue };
         if &*name == "img" {
-            if !give_source(&node) || decorative(&node) {
+            let (width, height) = (dimension(node.attr("width").as_deref()), dimension(node.attr("height").as_deref()));
+            let address = address(|name| node.attr(name).map(|v| v.to_string()));
+            if tracking_pixel(width, height) || !give_source(&node) || decorative(&node) {
                 node.remove_from_parent();
                 continue;
             }
+            let src = node.attr("src").map(|v| v.to_string()).unwrap_or_default();
+            images.push(ImageAttrs { src, address, width, height });
             if let Some(end) = after_image.take() {
                 end.insert_after(&doc.tree.new_text(" "));
             }
@@ -86,6 +101,44 @@ pub(super) fn prepare(html: &str) -> String {
         }
     }
     doc.html().to_string()
+}
+
+/// How many grid places a table's spans may add to its cells before they are dropped: html2text lays out every
+/// place (a few thousand rows of cells spanning 64 columns and 64 rows drew half a million lines).
+const MAX_SPANNED_PLACES: usize = 10_000;
+
+/// Shortens every `rowspan` of `table` that reaches past its last row to end there, as a browser draws it
+/// (html2text panics on a cell that hangs below the last row of a table with a `colspan` in it); and drops its
+/// spans when they would add more than [`MAX_SPANNED_PLACES`] places to its grid.
+fn bound_spans(table: &NodeRef) {
+    let named = |node: &NodeRef, names: &[&str]| node.node_name().is_some_and(|n| names.contains(&&*n));
+    let mut rows = Vec::new();
+    for child in table.children() {
+        if named(&child, &["tr"]) {
+            rows.push(child);
+        } else if named(&child, &["thead", "tbody", "tfoot"]) {
+            rows.extend(child.children().into_iter().filter(|row| named(row, &["tr"])));
+        }
+    }
+    let count = rows.len();
+    let span = |cell: &NodeRef, name: &str| cell.attr(name).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1);
+    let (mut cells, mut places) = (Vec::new(), 0usize);
+    for (at, row) in rows.iter().enumerate() {
+        for cell in row.children().into_iter().filter(|cell| named(cell, &["td", "th"])) {
+            let left = count - at;
+            if span(&cell, "rowspan") > left {
+                cell.set_attr("rowspan", &left.to_string());
+            }
+            places = places.saturating_add(span(&cell, "rowspan").max(1).saturating_mul(span(&cell, "colspan").max(1)));
+            cells.push(cell);
+        }
+    }
+    if places > cells.len().saturating_add(MAX_SPANNED_PLACES) {
+        for cell in cells {
+            cell.remove_attr("rowspan");
+            cell.remove_attr("colspan");
+        }
+    }
 }
 
 /// Text that runs without spaces (Chinese, Japanese, a Latin name inside Japanese), with a zero-width space
@@ -224,6 +277,27 @@ mod tests {
     }
 
     #[test]
+    fn tracking_pixels_go_and_the_other_images_are_listed_with_their_sizes() {
+        let mut images = Vec::new();
+        let out = prepare_into(
+            "<p>Text<img src=\"t.gif\" width=\"1\" height=\"1\" alt=\"\"><img src=\"w.gif\" width=\"1\" alt=\"x\">\
+             <img src=\"photo.jpg\" width=\"640px\" height=\"480\" alt=\"P\"><img data-src=\"lazy.png\"></p>",
+            &mut images,
+        );
+        assert!(!out.contains("t.gif") && !out.contains("w.gif"), "{out}");
+        let expected = [
+            ImageAttrs {
+                src: "photo.jpg".into(),
+                address: Some("photo.jpg".into()),
+                width: Some(640),
+                height: Some(480),
+            },
+            ImageAttrs { src: "about:blank".into(), address: Some("lazy.png".into()), width: None, height: None },
+        ];
+        assert_eq!(images, expected);
+    }
+
+    #[test]
     fn a_linked_image_gets_a_space_after_the_link() {
         let out = prepare("<p><a href=\"x\"><img alt=\"Cover\"></a>Text</p>");
         assert!(out.contains("</a> Text"), "{out}");
@@ -251,6 +325,30 @@ mod tests {
             out,
             "<html><p><img alt=\"Alt only\" src=\"about:blank\"> x<img data-src=\"lazy.png\" src=\"about:blank\" alt=\"image\"> yz</p></html>"
         );
+    }
+
+    #[test]
+    fn a_row_span_past_the_last_row_ends_there_and_the_table_renders() {
+        let out = prepare("<table><tr><td colspan=\"2\">a</td><td rowspan=\"2\">b</td></tr></table>");
+        assert!(out.contains("rowspan=\"1\""), "{out}");
+        let out = prepare("<table><tr><td rowspan=\"2\">a</td><td>b</td></tr><tr><td>c</td></tr></table>");
+        assert!(out.contains("rowspan=\"2\""), "a span within the table stays: {out}");
+        for html in
+            ["<table><td colspan=\"4\"><td rowspan=\"5\">x", "<table><tr><td colspan=2>a<td rowspan=2>b</table>"]
+        {
+            let text: String = crate::render::render_html(html, 40).iter().map(crate::render::line_text).collect();
+            assert!(text.contains('x') || text.contains('b'), "{html}: {text}");
+        }
+    }
+
+    #[test]
+    fn spans_that_would_fill_a_huge_grid_are_dropped() {
+        let row = "<tr><td colspan=\"64\" rowspan=\"64\">x</td><td>y</td></tr>";
+        let out = prepare(&format!("<table>{}</table>", row.repeat(10)));
+        assert!(out.contains("colspan=\"64\""), "ten rows stay as they are: {out}");
+        let out = prepare(&format!("<table>{}</table>", row.repeat(200)));
+        assert!(!out.contains("colspan") && !out.contains("rowspan"), "{out}");
+        assert_eq!(out.matches('x').count(), 200);
     }
 
     #[test]

@@ -1,0 +1,160 @@
+//! Which protocol pictures are drawn with, decided once before the reader reads its first key: the `images`
+//! setting, and for `auto` what the terminal answers when asked (kitty graphics, sixel, iTerm2's inline images;
+//! half-blocks, which every terminal draws, otherwise). Inside tmux only what passes through counts: tmux answers
+//! the sixel question itself (Debian's tmux 3.3 has no sixel), and kitty's graphics reach the outer terminal
+//! when `allow-passthrough` is on. The question also tells the size of a cell in pixels.
+
+use ratatui_image::picker::cap_parser::{Parser, QueryStdioOptions, Response};
+use ratatui_image::picker::{Picker, ProtocolType};
+use serde::Deserialize;
+use std::time::{Duration, Instant};
+
+/// The `images` setting.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Images {
+    /// The best the terminal answers to.
+    #[default]
+    Auto,
+    Kitty,
+    Sixel,
+    Iterm2,
+    Halfblocks,
+    /// No pictures: the alt text, as without them.
+    Off,
+}
+
+impl Images {
+    /// The protocol this setting forces, if it forces one.
+    fn forced(self) -> Option<ProtocolType> {
+        match self {
+            Images::Kitty => Some(ProtocolType::Kitty),
+            Images::Sixel => Some(ProtocolType::Sixel),
+            Images::Iterm2 => Some(ProtocolType::Iterm2),
+            Images::Halfblocks => Some(ProtocolType::Halfblocks),
+            Images::Auto | Images::Off => None,
+        }
+    }
+}
+
+/// How long the terminal has to answer. Every terminal answers the last question (a status report) at once; one
+/// that does not answer at all (a pipe, `script`) costs this wait once, at start.
+const ANSWER_WITHIN: Duration = Duration::from_millis(500);
+
+/// Asks the terminal (standard input and output, which must be in raw mode and read by nobody else yet) and
+/// returns how pictures are drawn (`None` when they are off), and the keys typed meanwhile, which belong to the
+/// reader. Unlike ratatui-image's own query, nothing is left reading standard input when the terminal does not
+/// answer (a blocked read would take the reader's first key).
+pub fn detect(setting: Images) -> (Option<Picker>, Vec<u8>) {
+    if setting == Images::Off {
+        return (None, Vec::new());
+    }
+    let wezterm_or_konsole =
+        ["WEZTERM_EXECUTABLE", "KONSOLE_VERSION"].iter().any(|v| std::env::var(v).is_ok_and(|s| !s.is_empty()));
+    // Their kitty placeholders and sixel fall short (ratatui-image's own findings); iTerm2's images work.
+    let blacklist = if wezterm_or_konsole { vec![ProtocolType::Kitty, ProtocolType::Sixel] } else { Vec::new() };
+    let tmux = std::env::var("TERM").is_ok_and(|t| t.starts_with("tmux"))
+        || std::env::var("TERM_PROGRAM").is_ok_and(|t| t == "tmux");
+    let options = QueryStdioOptions { timeout: ANSWER_WITHIN, blacklist_protocols: blacklist, ..Default::default() };
+    let (answers, typed) = ask(&Parser::query(tmux, options), ANSWER_WITHIN);
+    let cell = answers
+        .iter()
+        .find_map(|a| if let Response::CellSize(Some((w, h))) = a { Some((*w, *h)) } else { None })
+        .filter(|(w, h)| *w > 0 && *h > 0)
+        .or_else(window_cell)
+        .unwrap_or((10, 20));
+    let answered = if answers.contains(&Response::Kitty) {
+        Some(ProtocolType::Kitty)
+    } else if answers.contains(&Response::Sixel) {
+        Some(ProtocolType::Sixel)
+    } else {
+        None
+    };
+    // Without an answer, what the environment says (iTerm2 and its kin, tmux) or half-blocks.
+    let mut picker = fixed(ProtocolType::Halfblocks, cell);
+    if let Some(protocol) = setting.forced().or(answered) {
+        picker.set_protocol_type(protocol);
+    } else if !matches!(fixed_guess(cell), ProtocolType::Halfblocks) {
+        picker.set_protocol_type(fixed_guess(cell));
+    }
+    tracing::info!(
+        "pictures: {:?}, cells of {}×{} pixels{}{}",
+        picker.protocol_type(),
+        cell.0,
+        cell.1,
+        if picker.tmux_detected() { ", inside tmux" } else { "" },
+        if answers.is_empty() { "; the terminal did not answer" } else { "" }
+    );
+    (Some(picker), typed)
+}
+
+/// The protocol ratatui-image guesses from the environment alone (iTerm2 and its kin).
+fn fixed_guess(cell: (u16, u16)) -> ProtocolType {
+    #[allow(deprecated)] // the documented way to give a cell size without asking the terminal
+    Picker::from_fontsize(ratatui_image::FontSize::new(cell.0, cell.1)).protocol_type()
+}
+
+/// The cell size from the window's size in pixels, when the terminal tells it (TIOCGWINSZ).
+fn window_cell() -> Option<(u16, u16)> {
+    let size = crossterm::terminal::window_size().ok()?;
+    (size.columns > 0 && size.rows > 0 && size.width > 0 && size.height > 0)
+        .then(|| (size.width / size.columns, size.height / size.rows))
+        .filter(|(w, h)| *w > 0 && *h > 0)
+}
+
+/// Writes `query` and reads the answers until the status report that ends them, or `within` passes. Bytes that
+/// come outside an escape sequence are keys typed meanwhile: they are returned, not parsed.
+#[cfg(unix)]
+fn ask(query: &str, within: Duration) -> (Vec<Response>, Vec<u8>) {
+    use std::io::Write;
+    let (mut answers, mut typed) = (Vec::new(), Vec::new());
+    let mut out = std::io::stdout();
+    if out.write_all(query.as_bytes()).and_then(|()| out.flush()).is_err() {
+        return (answers, typed);
+    }
+    let mut parser = Parser::new();
+    let mut in_sequence = false;
+    let deadline = Instant::now() + within;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut poll = libc::pollfd { fd: libc::STDIN_FILENO, events: libc::POLLIN, revents: 0 };
+        // SAFETY: one pollfd we own, for standard input; poll only writes its revents.
+        let ready = unsafe { libc::poll(&mut poll, 1, left.as_millis().min(i32::MAX as u128) as i32) };
+        if ready <= 0 {
+            return (answers, typed);
+        }
+        let mut buffer = [0u8; 256];
+        // SAFETY: reading into a buffer we own, at most its length; poll said a read will not block.
+        let read = unsafe { libc::read(libc::STDIN_FILENO, buffer.as_mut_ptr().cast(), buffer.len()) };
+        if read <= 0 {
+            return (answers, typed);
+        }
+        for &byte in &buffer[..read as usize] {
+            if !in_sequence && byte != 0x1b {
+                typed.push(byte);
+                continue;
+            }
+            in_sequence = true;
+            for answer in parser.push(char::from(byte)) {
+                in_sequence = false;
+                if answer == Response::Status {
+                    return (answers, typed);
+                }
+                answers.push(answer);
+            }
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn ask(_query: &str, _within: Duration) -> (Vec<Response>, Vec<u8>) {
+    (Vec::new(), Vec::new())
+}
+
+/// A picker that asks the terminal nothing: `protocol` with cells of `cell` pixels (tests, benchmarks).
+pub fn fixed(protocol: ProtocolType, cell: (u16, u16)) -> Picker {
+    #[allow(deprecated)] // the documented way to give a cell size without asking the terminal
+    let mut picker = Picker::from_fontsize(ratatui_image::FontSize::new(cell.0, cell.1));
+    picker.set_protocol_type(protocol);
+    picker
+}
