@@ -449,7 +449,7 @@ mod tests {
         let entry = &feed.entries[0];
         assert_eq!(entry.title.as_deref(), Some("Kept"));
         assert_eq!(entry.link, None);
-        assert_eq!(entry.content_html.as_deref(), Some("Body"));
+        assert_eq!(entry.content_html.as_deref(), Some("<p>Body</p>"), "content_text, as paragraphs");
         assert_eq!(entry.categories, ["solo"], "a lone tag is a list of one");
         assert!(entry.key.starts_with("hash:"), "a boolean is no id: {}", entry.key);
         assert!(entry.enclosures.is_empty() && entry.authors.is_empty() && entry.published.is_none());
