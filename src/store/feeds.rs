@@ -315,8 +315,13 @@ pub fn tags(conn: &Connection, feed_id: FeedId) -> Result<Vec<String>, StoreErro
 }
 
 /// Fetch the new entries of this feed in full on refresh, or stop.
-pub(super) fn set_full_text(tx: &Connection, feed_id: FeedId, on: bool) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE feeds SET full_text = ?2 WHERE id = ?1")?.execute(params![feed_id.0, on])?;
+/// Only entries first seen from `now` on are fetched in full: those stored before are left as they are.
+pub(super) fn set_full_text(tx: &Connection, feed_id: FeedId, on: bool, now: i64) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "UPDATE feeds SET full_text = ?2, full_text_since = CASE WHEN ?2 THEN ?3 ELSE full_text_since END
+         WHERE id = ?1",
+    )?
+    .execute(params![feed_id.0, on, now])?;
     Ok(())
 }
 

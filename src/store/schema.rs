@@ -240,7 +240,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     // 11: what a newsboat home carries over (see `carried`): feeds hidden from the feed list, the tags a feed
     // had besides the one that became its folder, and the other keys an entry carried over may come back under
     // (a refresh that brings one of them takes the stored entry as that entry, so nothing arrives twice); and the
-    // reader's remembered settings (feeds with nothing unread hidden, the last search).
+    // reader's remembered settings (feeds with nothing unread hidden, the last search); and when a feed was set to
+    // be fetched in full, so only entries first seen since are (not every entry stored before).
     Step::Sql(
         "ALTER TABLE feeds ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0;
         CREATE TABLE feed_tags (
@@ -255,6 +256,7 @@ pub(super) const MIGRATIONS: &[Step] = &[
             PRIMARY KEY (feed_id, key)
         ) WITHOUT ROWID;
         CREATE INDEX entry_aliases_by_entry ON entry_aliases(entry_id);
+        ALTER TABLE feeds ADD COLUMN full_text_since INTEGER;
         CREATE TABLE preferences (
             name TEXT PRIMARY KEY,
             value TEXT NOT NULL
