@@ -237,7 +237,10 @@ impl Config {
             Some(line) => format!("line {line}, key `{key}`"),
             None => format!("key `{key}`"),
         };
-        config.keymap = Keymap::with_config(&config.keys).map_err(|e| format!("{}: {}", at(&e.key), e.message))?;
+        let (keymap, moved) =
+            Keymap::with_config_told(&config.keys).map_err(|e| format!("{}: {}", at(&e.key), e.message))?;
+        config.keymap = keymap;
+        config.warnings.extend(moved.into_iter().map(|(key, message)| format!("{}: {message}", at(&key))));
         for (key, actions) in &config.macros {
             let name = format!("macros.{key}");
             crate::app::keymap::Key::parse(key).map_err(|e| format!("{}: {e}", at(&name)))?;
