@@ -340,7 +340,31 @@ impl FeedList {
 }
 
 /// The feed list arrived from the store: keep the cursor on the same list, and load its entries.
-pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>, views: ViewCounts) -> Vec<Effect> {
+/// A feed's error as the reader says it: a hint that names a command of the command line (a web page in place
+/// of a feed: "try `tidings discover URL`") names the reader's key that does it instead.
+pub fn in_reader_words(keymap: &crate::keymap::Keymap, message: &str) -> String {
+    const DISCOVER: &str = "try `tidings discover URL` to find its feed";
+    if !message.contains(DISCOVER) {
+        return message.to_string();
+    }
+    let instead =
+        keymap.say(Context::General, Action::AddFeed, "press {} and give the page's address: its feed is found");
+    let instead =
+        if instead.is_empty() { "add the page's address as a feed: its feed is found".into() } else { instead };
+    message.replace(DISCOVER, &instead)
+}
+
+pub fn on_loaded(
+    state: &mut State,
+    mut feeds: Vec<FeedRow>,
+    folders: Vec<FolderRow>,
+    views: ViewCounts,
+) -> Vec<Effect> {
+    for feed in &mut feeds {
+        if let Some(error) = &mut feed.last_error {
+            *error = in_reader_words(&state.keymap, error);
+        }
+    }
     let list = &mut state.feeds;
     let keep = list.select_when_loaded.take().or(list.selected_list());
     let (was_loaded, row_before) = (list.loaded, list.cursor.index);

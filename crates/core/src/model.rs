@@ -315,6 +315,10 @@ pub struct FeedInfo {
     pub id_rotations: i64,
 }
 
+/// Most entries one fetch of a feed stores, so a hostile feed cannot fill the disk; the rest of a longer feed is
+/// dropped, and the feed info and the refresh's summary say so.
+pub const MAX_ENTRIES_PER_REFRESH: usize = 5_000;
+
 /// Progress of one feed's refresh, as the refresher reports it to the reader and to `tidings refresh`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RefreshEvent {
@@ -329,6 +333,9 @@ pub enum RefreshEvent {
         unread: i64,
         title: String,
         moved_to: Option<String>,
+        /// The feed listed more entries than a refresh keeps: how many it listed (the first
+        /// `MAX_ENTRIES_PER_REFRESH` were kept, the rest dropped).
+        cut_from: Option<usize>,
     },
     /// The server said nothing changed (304).
     NotModified {

@@ -357,8 +357,15 @@ fn slash_searches_every_feed_or_with_tab_the_selected_one() {
     assert_eq!(s.entries.error.as_deref(), Some("nothing to search for"));
     // A refresh that brings entries does not ask it again (nor repeat its error).
     update(&mut s, key('R'));
-    let done =
-        RefreshEvent::Done { feed_id: FeedId(2), new: 4, updated: 0, unread: 4, title: "Two".into(), moved_to: None };
+    let done = RefreshEvent::Done {
+        feed_id: FeedId(2),
+        new: 4,
+        updated: 0,
+        unread: 4,
+        title: "Two".into(),
+        moved_to: None,
+        cut_from: None,
+    };
     let effects = update(&mut s, Event::Refresh(done));
     assert!(!effects.iter().any(|e| matches!(e, Effect::LoadEntries { .. })), "{effects:?}");
 }

@@ -88,8 +88,15 @@ fn a_search_is_announced_once_with_its_scope_in_the_title_and_the_message() {
 fn the_unread_view_counts_what_the_feeds_count_during_a_refresh() {
     let mut s = loaded();
     update(&mut s, key('R'));
-    let done =
-        RefreshEvent::Done { feed_id: FeedId(2), new: 5, updated: 0, unread: 5, title: "Two".into(), moved_to: None };
+    let done = RefreshEvent::Done {
+        feed_id: FeedId(2),
+        new: 5,
+        updated: 0,
+        unread: 5,
+        title: "Two".into(),
+        moved_to: None,
+        cut_from: None,
+    };
     update(&mut s, Event::Refresh(done));
     assert_eq!(s.feeds.views.unread, s.feeds.total_unread());
     assert_eq!(s.feeds.views.unread, 8);
@@ -221,5 +228,52 @@ fn pipe_save_copy_and_bookmark_hand_the_text_or_the_address_to_the_runtime() {
     assert!(
         matches!(effects.as_slice(), [Effect::Save { path, overwrite: false, .. }] if path == "~/a.txt"),
         "{effects:?}"
+    );
+}
+
+/// Defect 21: a web page in place of a feed names the reader's key that finds its feed, not a shell command,
+/// in the status and in the feed's error (read again from the store too).
+#[test]
+fn a_web_page_in_place_of_a_feed_names_the_readers_key_not_a_command() {
+    let mut s = loaded();
+    let said = "not a feed: the document is HTML (a web page); try `tidings discover URL` to find its feed";
+    update(
+        &mut s,
+        Event::Refresh(RefreshEvent::Failed {
+            feed_id: FeedId(1),
+            title: "One".into(),
+            url: "http://example.com/1".into(),
+            kind: ErrorKind::Parse,
+            message: said.into(),
+            retry_at: None,
+            dead: false,
+        }),
+    );
+    let instead =
+        "not a feed: the document is HTML (a web page); press a and give the page's address: its feed is found";
+    assert_eq!(status(&s), format!("One: {instead}"));
+    assert_eq!(s.feeds.feeds[0].last_error.as_deref(), Some(instead));
+    let mut stored = feed(1, "One", 2, None);
+    stored.last_error = Some(said.into());
+    feeds_loaded(&mut s, vec![stored], vec![]);
+    assert_eq!(s.feeds.feeds[0].last_error.as_deref(), Some(instead));
+}
+
+/// Defect 3: a feed longer than a refresh keeps is named in the refresh's message, with the feed info's key.
+#[test]
+fn a_feed_cut_to_what_a_refresh_keeps_is_said_in_the_status() {
+    let mut s = loaded();
+    update(&mut s, key('R'));
+    for id in [1, 2, 3] {
+        let cut_from = (id == 2).then_some(20_000);
+        let title = format!("Feed {id}");
+        let done =
+            RefreshEvent::Done { feed_id: FeedId(id), new: 0, updated: 0, unread: 0, title, moved_to: None, cut_from };
+        update(&mut s, Event::Refresh(done));
+    }
+    assert!(
+        status(&s).contains("Feed 2 lists 20000 entries: only the first 5000 were kept (i on it says so)"),
+        "{}",
+        status(&s)
     );
 }
