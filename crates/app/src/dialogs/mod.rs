@@ -100,6 +100,8 @@ pub enum Answer {
     ToggleScope,
     /// In a prompt: the line typed before (`back`) or after.
     History { back: bool },
+    /// Quit, asked by a key the dialog does not claim (Ctrl-C); the dialog stays open while the reader saves.
+    Quit,
 }
 
 impl Dialog {
@@ -124,7 +126,7 @@ pub fn on_key(state: &mut State, key: KeyEvent) -> (Vec<Effect>, Option<Answer>)
         // Quit's keys that a dialog does not claim for itself (Ctrl-C) still quit; Ctrl-Z still suspends.
         Some(Action::Quit) => {
             state.dialog = Some(dialog);
-            return (crate::saving::quit(state), None);
+            return (Vec::new(), Some(Answer::Quit));
         }
         Some(Action::Suspend) => {
             state.dialog = Some(dialog);
