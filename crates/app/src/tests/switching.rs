@@ -38,15 +38,17 @@ fn an_untouched_list_stays_at_its_top_as_newer_entries_arrive() {
     assert_eq!(s.entries.selected_ref().map(|r| r.id), Some(EntryId(13)));
 }
 
-/// Defect 2: a new order opens the list at its top.
+/// Defect 2: a new order, and a new search, open their list at its top, wherever the cursor was.
 #[test]
-fn a_new_order_opens_the_list_at_its_top() {
+fn a_new_order_and_a_new_search_open_the_list_at_its_top() {
     let mut s = loaded();
     s.focus = Pane::Entries;
     update(&mut s, key('j'));
+    assert_eq!(s.entries.cursor.index, 1);
     update(&mut s, key('S'));
     let order = (Sort::Oldest, false);
-    let rows = vec![entry(11, 1, false), entry(10, 1, false)];
+    // The entry under the cursor (11) is second in the new order too: kept, the cursor would stay below the top.
+    let rows = vec![entry(10, 1, false), entry(11, 1, false)];
     let seen_writes = s.writes_issued;
     update(
         &mut s,
@@ -59,7 +61,26 @@ fn a_new_order_opens_the_list_at_its_top() {
             seen_writes,
         },
     );
-    assert_eq!(s.entries.cursor.index, 0);
+    assert_eq!(s.entries.cursor.index, 0, "a new order starts at the top");
+    // Down again, then a new search: its results open at their top.
+    update(&mut s, key('j'));
+    update(&mut s, key('/'));
+    typed(&mut s, "rust");
+    update(&mut s, code(KeyCode::Enter));
+    let rows = vec![entry(10, 1, false), entry(11, 1, false)];
+    let seen_writes = s.writes_issued;
+    update(
+        &mut s,
+        Event::EntriesLoaded {
+            list: ListKey::Search,
+            refs: refs(&rows),
+            rows,
+            order: (Sort::Newest, false),
+            keep: Some(EntryId(11)),
+            seen_writes,
+        },
+    );
+    assert_eq!(s.entries.cursor.index, 0, "a new search starts at the top");
 }
 
 /// Defects 6 and 7: a search says how many matched once, with its scope, and its list's title names the scope.
@@ -131,6 +152,14 @@ fn the_unread_list_holds_nothing_after_marking_all_read() {
 /// Defect 20: the last search comes back as the Search view after a restart.
 #[test]
 fn the_last_search_is_a_view_again_after_a_restart() {
+    // A search is written down as the last search…
+    let mut s = loaded();
+    update(&mut s, key('/'));
+    typed(&mut s, "rust");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    let remembered = UserWrite::SetPreference { name: "last_search".into(), value: Some("rust".into()) };
+    assert!(effects.contains(&Effect::Write(remembered)), "{effects:?}");
+    // …and comes back as the Search view when the reader starts with it.
     let setup = Setup { last_search: Some("rust".into()), ..Setup::default() };
     let mut s = State::new(setup, (160, 40));
     feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
