@@ -237,7 +237,11 @@ pub(super) const MIGRATIONS: &[Step] = &[
     // 10: feeds that give their entries new ids on every fetch: how many times an entry was known again by its
     // link and title under a new id (see `fetches::upsert_entry`), for the feed info to say so.
     Step::Sql("ALTER TABLE feeds ADD COLUMN id_rotations INTEGER NOT NULL DEFAULT 0;"),
-    // 11: what a newsboat home carries over (see `carried`): feeds hidden from the feed list, the tags a feed
+    // 11: the newest item an account's sync has stored (the server's microseconds), so that a sync with nothing
+    // new stops at the first page it already has: `items_since` is whole seconds, and a server that stores a
+    // whole refresh within one second would otherwise send all of it again each time.
+    Step::Sql("ALTER TABLE accounts ADD COLUMN items_seen_usec INTEGER NOT NULL DEFAULT 0;"),
+    // 12: what a newsboat home carries over (see `carried`): feeds hidden from the feed list, the tags a feed
     // had besides the one that became its folder, and the other keys an entry carried over may come back under
     // (a refresh that brings one of them takes the stored entry as that entry, so nothing arrives twice); and the
     // reader's remembered settings (feeds with nothing unread hidden, the last search); and when a feed was set to
