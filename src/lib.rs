@@ -3,7 +3,7 @@
 //! The crate is laid out in three layers; each may use the ones below it and never the ones above.
 //!
 //! 1. **The pure core** — the `tidings-core` crate (`crates/core`), re-exported here: [`decode`], [`parse`],
-//!    [`ingest`], [`feedlinks`], [`opml`], [`render`], [`extract`], [`inspect`], [`model`], [`search`], [`text`],
+//!    [`ingest`], [`feedlinks`], [`opml`], [`render`], [`extract`], [`inspect`], [`model`], [`search`], [`query`], [`text`],
 //!    [`sanitize`], [`canonical`], [`markup`], [`clock`], [`command`]. Bytes and strings in, values out; its manifest lists
 //!    no I/O crate.
 //! 2. **The I/O edge** — [`fetch`] (one shared HTTP client, discovery over the network), [`store`] (SQLite:
@@ -16,7 +16,7 @@
 
 pub use tidings_app as app;
 pub use tidings_core::{
-    canonical, clock, command, decode, extract, feedlinks, greader, ingest, inspect, markup, model, opml, parse,
+    canonical, clock, command, decode, extract, feedlinks, greader, ingest, inspect, markup, model, opml, parse, query,
     render, sanitize, search, text,
 };
 

@@ -351,6 +351,7 @@ fn feed_info() {
             warnings: vec!["an unescaped & was read as &amp;".into()],
             own_title: Some("Planet Rust: news from the Rust community".into()),
             id_rotations: 20,
+            settings: vec!["refresh_minutes = 15".into(), "notify = true".into()],
         };
         update(&mut s, Event::FeedInfoLoaded { feed_id: FeedId(1), info: Some(Box::new(info)) });
         s

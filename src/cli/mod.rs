@@ -39,6 +39,7 @@ mod export;
 mod import;
 mod inspect;
 mod keys;
+mod list;
 mod refresh;
 mod search;
 mod sync;
@@ -144,6 +145,31 @@ pub enum Command {
         /// Only unread entries.
         #[arg(long)]
         unread: bool,
+    },
+    /// List entries as the reader does: a saved view, a query, unread or starred ones, one feed's; newest
+    /// first. `--ignored` lists what kill rules caught instead.
+    List {
+        /// A query of the query language, e.g. 'title ~ "rust" and age < 7d'.
+        #[arg(long, value_name = "QUERY")]
+        query: Option<String>,
+        /// A saved view ([[views]] in the config), by name.
+        #[arg(long, value_name = "NAME")]
+        view: Option<String>,
+        /// Only unread entries.
+        #[arg(long)]
+        unread: bool,
+        /// Only starred entries.
+        #[arg(long)]
+        starred: bool,
+        /// Only this feed: its URL or its name.
+        #[arg(long, value_name = "URL|TITLE")]
+        feed: Option<String>,
+        /// The entries kill rules ([[ignore]]) caught, hidden everywhere else.
+        #[arg(long)]
+        ignored: bool,
+        /// Print JSON (with entry and feed ids) instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the keys in effect (the defaults with the config's `[keys]`), one table per context.
     Keys {
@@ -393,6 +419,18 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Unread) => unread::run(&paths.db),
         Some(Command::Search { query, json, feed, unread }) => {
             search::run(&paths.db, &query.join(" "), json, feed.as_deref(), unread)
+        }
+        Some(Command::List { query, view, unread, starred, feed, ignored, json }) => {
+            let asked = list::Asked {
+                query: query.as_deref(),
+                view: view.as_deref(),
+                unread,
+                starred,
+                feed: feed.as_deref(),
+                ignored,
+                json,
+            };
+            list::run(&paths.db, &config, &asked)
         }
         Some(Command::Inspect { .. } | Command::Discover { .. } | Command::Keys { .. }) => {
             unreachable!("handled above")

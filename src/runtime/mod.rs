@@ -71,6 +71,11 @@ pub trait Host {
 
     /// Puts `text` on the clipboard through the terminal (OSC 52).
     fn copy_to_clipboard(&mut self, text: &str) -> std::io::Result<()>;
+
+    /// Sets the terminal window's title (one line, no control characters).
+    fn set_title(&mut self, _title: &str) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Starts `command` with `input` on its standard input and waits for it.
@@ -100,6 +105,8 @@ pub struct NoHost {
     pub ran: Vec<Vec<String>>,
     /// What was put on the clipboard through the terminal.
     pub copied: Vec<String>,
+    /// The window titles set, in order.
+    pub titles: Vec<String>,
 }
 
 impl Host for NoHost {
@@ -134,6 +141,11 @@ impl Host for NoHost {
         self.copied.push(text.to_string());
         Ok(())
     }
+
+    fn set_title(&mut self, title: &str) -> std::io::Result<()> {
+        self.titles.push(title.to_string());
+        Ok(())
+    }
 }
 
 /// The reader: its state, its inbox and its workers. The terminal is passed to [`Reader::run`], so tests drive
@@ -146,6 +158,9 @@ pub struct Reader {
     /// Effects only the terminal loop can carry out (suspending, running a terminal program), in order.
     for_terminal: Vec<Effect>,
     launcher: std::sync::Arc<opener::Launcher>,
+    /// The window title shows the unread count (`window_title`); the title last set.
+    window_title: bool,
+    title_shown: Option<String>,
     /// The article's pictures, once [`Reader::set_pictures`] turned them on.
     pictures: Option<crate::pictures::Pictures>,
     /// Where pictures were drawn in the last frame (to erase those that went, on terminals that keep pixels).
@@ -155,12 +170,15 @@ pub struct Reader {
 impl Reader {
     /// Opens the store and starts the workers. Must be called inside a tokio runtime.
     pub fn new(options: Options) -> Result<Reader, StartError> {
-        let conn = store::open_write(&options.db)?;
+        let mut conn = store::open_write(&options.db)?;
         // What the reader remembers from the last time: feeds with nothing unread hidden, the last search.
         let preferences =
             (store::preferences::get(&conn, "hide_read_feeds")?, store::preferences::get(&conn, "last_search")?);
+        let (default, settings) = options.config.feed_settings();
+        store::feeds::apply_settings(&mut conn, &default, &settings)?;
         let writer = DbThread::spawn_background_writer(conn);
         let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
+        let counter = DbThread::spawn("tidings-counter", store::open_read(&options.db)?);
         let config = &options.config;
         let fetcher = Fetcher::new(config.fetch_config()).map_err(StartError::Http)?;
         let pipeline = config.pipeline(&fetcher, &writer, Upkeep::PurgeAndIndex);
@@ -170,7 +188,7 @@ impl Reader {
             zone: options.zone,
             text_column: app::layout::TextColumn { max_width: config.text_width, centered: config.text_centered },
             refresh_on_startup: config.refresh_on_startup,
-            auto_refresh_secs: config.refresh_interval_secs(),
+            auto_refresh_secs: config.auto_refresh_secs(),
             accounts: config.accounts.iter().map(|a| a.name.clone()).collect(),
             macros: config
                 .macros
@@ -186,6 +204,7 @@ impl Reader {
                 None => config.hide_read_feeds,
             },
             last_search: preferences.1,
+            views: config.saved_views(),
         };
         let mut state = State::new(setup, options.size);
         // What is said at start is stamped with the time it is said (the first tick comes later).
@@ -200,11 +219,14 @@ impl Reader {
         if !options.report.is_empty() {
             state.show_dialog(app::dialogs::Dialog::Report(app::dialogs::Report::new("Import", options.report)));
         }
-        let launcher = std::sync::Arc::new(opener::Launcher::new(
-            config.browser_command(),
-            config.player_command(),
-            std::env::var("BROWSER").ok().as_deref(),
-        ));
+        let launcher = std::sync::Arc::new(
+            opener::Launcher::new(
+                config.browser_command(),
+                config.player_command(),
+                std::env::var("BROWSER").ok().as_deref(),
+            )
+            .with_feeds(config.feed_browsers()),
+        );
         let services = Services {
             writer,
             db: std::sync::Arc::new(options.db.clone()),
@@ -218,6 +240,9 @@ impl Reader {
             accounts: std::sync::Arc::new(config.accounts.clone()),
             bookmark: config.bookmark_command.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok()),
             copy: config.copy_command.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok()),
+            counter,
+            config_path: config.path.clone(),
+            feed_configs: std::sync::Arc::new(std::sync::RwLock::new(config.feeds.clone())),
             pictures: None,
         };
         Ok(Reader {
@@ -227,6 +252,8 @@ impl Reader {
             inbox: rx,
             for_terminal: Vec::new(),
             launcher,
+            window_title: config.window_title,
+            title_shown: None,
             pictures: None,
             drawn: Default::default(),
         })
@@ -267,13 +294,24 @@ impl Reader {
         tokio::spawn(outside::watch_outside(writer, inbox, outside::WATCH_EVERY));
     }
 
+    /// What opens what is on screen: the browser of the selected entry's feed (of the selected feed, in the
+    /// feeds pane) when it has one of its own, else the reader's.
+    fn launcher(&self) -> std::borrow::Cow<'_, opener::Launcher> {
+        let feed = match self.state.focus {
+            app::Pane::Feeds => self.state.feeds.selected_feed(),
+            _ => self.state.entries.selected().and_then(|e| self.state.feeds.feed(e.feed_id)),
+        };
+        self.launcher.for_feed(feed.map(|f| f.url.as_str()))
+    }
+
     /// Applies one event and starts the work it calls for.
     pub fn dispatch(&mut self, event: Event) {
         for effect in app::update(&mut self.state, event) {
             match effect {
                 Effect::Suspend | Effect::Pipe { in_terminal: true, .. } => self.for_terminal.push(effect),
                 Effect::Copy(_) if self.services.copy.is_none() => self.for_terminal.push(effect),
-                Effect::Open { kind, .. } if self.launcher.takes_terminal(kind) => self.for_terminal.push(effect),
+                Effect::Open { kind, .. } if self.launcher().takes_terminal(kind) => self.for_terminal.push(effect),
+                Effect::Open { url, kind } => self.services.open(&self.launcher(), &url, kind),
                 other => self.services.run(other),
             }
         }
@@ -309,6 +347,18 @@ impl Reader {
         tokio::time::timeout(limit, wait).await.map_err(|_| format!("the state did not settle within {limit:?}"))?
     }
 
+    /// The window title for the state: the unread count, once the feed list is known.
+    fn window_title(&self) -> Option<String> {
+        if !self.window_title || !self.state.feeds.loaded {
+            return None;
+        }
+        let title = match self.state.feeds.views.unread {
+            0 => "tidings".to_string(),
+            n => format!("tidings ({n} unread)"),
+        };
+        Some(crate::sanitize::one_line(&title, 200))
+    }
+
     /// Draws the state on `terminal`.
     pub fn draw<B: Backend>(&self, terminal: &mut Terminal<B>) -> std::io::Result<()>
     where
@@ -342,6 +392,10 @@ impl Reader {
         self.start();
         loop {
             self.draw(terminal)?;
+            if let Some(title) = self.window_title().filter(|t| self.title_shown.as_ref() != Some(t)) {
+                host.set_title(&title)?;
+                self.title_shown = Some(title);
+            }
             let Some(event) = self.next_event().await else {
                 break;
             };
@@ -373,7 +427,7 @@ impl Reader {
                         }
                     }
                     Effect::Open { url, kind } => {
-                        let opener::Launch::Foreground(command) = self.launcher.launch(&url, kind) else { continue };
+                        let opener::Launch::Foreground(command) = self.launcher().launch(&url, kind) else { continue };
                         let program = command.get_program().to_string_lossy().into_owned();
                         match host.run_foreground(command) {
                             Ok(status) if status.success() => {}
@@ -457,6 +511,7 @@ mod tests {
             decision: None,
             moved_to: None,
             min_interval_secs: None,
+            ignored: vec![],
         };
         fetches::save(&mut conn, feed_id, &record, 1).unwrap();
         let entry_id = store::entries::of_feed(&conn, feed_id).unwrap()[0].id;

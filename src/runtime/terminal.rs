@@ -102,6 +102,10 @@ impl TerminalHost {
 }
 
 impl Host for TerminalHost {
+    fn set_title(&mut self, title: &str) -> std::io::Result<()> {
+        crossterm::execute!(std::io::stdout(), crossterm::terminal::SetTitle(crate::sanitize::one_line(title, 200)))
+    }
+
     #[cfg(unix)]
     fn suspend(&mut self) -> std::io::Result<()> {
         self.release()?;

@@ -30,6 +30,8 @@ pub enum FetchRecord {
         moved_to: Option<String>,
         /// How often the feed (or its server) asks to be fetched at most, in seconds.
         min_interval_secs: Option<u64>,
+        /// The places (in `feed.entries`) of the entries kill rules matched: stored ignored.
+        ignored: Vec<usize>,
     },
     /// 304: nothing changed since the validators we sent.
     NotModified { etag: Option<String>, last_modified: Option<String>, moved_to: Option<String> },
@@ -102,7 +104,7 @@ pub fn record_fetch(
 ) -> Result<ApplyOutcome, StoreError> {
     let mut outcome = ApplyOutcome::default();
     match record {
-        FetchRecord::Fetched { status, etag, last_modified, feed, decision, moved_to, min_interval_secs } => {
+        FetchRecord::Fetched { status, etag, last_modified, feed, decision, moved_to, min_interval_secs, ignored } => {
             let mut warnings = feed.warnings.clone();
             if feed.entries.len() > MAX_ENTRIES_PER_REFRESH {
                 outcome.cut_from = Some(feed.entries.len());
@@ -130,8 +132,8 @@ pub fn record_fetch(
             ])?;
             let listed = &feed.entries[..feed.entries.len().min(MAX_ENTRIES_PER_REFRESH)];
             let mut rotated = 0;
-            for entry in listed {
-                match upsert_entry(tx, feed_id, entry, now, Some(listed))? {
+            for (i, entry) in listed.iter().enumerate() {
+                match upsert_entry(tx, feed_id, entry, now, Some(listed), ignored.binary_search(&i).is_ok())? {
                     Upsert::Inserted(_) => outcome.new += 1,
                     Upsert::Updated => outcome.updated += 1,
                     Upsert::Rotated => {
@@ -219,7 +221,7 @@ pub(super) fn store_entry(
     now: i64,
 ) -> Result<Option<EntryId>, StoreError> {
     // A server's item ids are its own and stable: no twin is looked for.
-    Ok(match upsert_entry(tx, feed_id, entry, now, None)? {
+    Ok(match upsert_entry(tx, feed_id, entry, now, None, false)? {
         Upsert::Inserted(id) => Some(id),
         Upsert::Updated | Upsert::Rotated | Upsert::Unchanged => None,
     })
@@ -228,13 +230,15 @@ pub(super) fn store_entry(
 /// Stores one entry by its id (`key`). An entry whose id is new but whose twin is stored — the same link and
 /// title (and date, when both have one) under an id the document no longer lists (`listed`) — is that twin: a
 /// feed that gives its entries new ids on every fetch must not grow the cache and bring back read entries as
-/// unread. The twin takes the new id and keeps its flags.
+/// unread. The twin takes the new id and keeps its flags. `ignored`: a kill rule matched it (stored so when new,
+/// and when changed).
 fn upsert_entry(
     tx: &Connection,
     feed_id: FeedId,
     e: &ParsedEntry,
     now: i64,
     listed: Option<&[ParsedEntry]>,
+    ignored: bool,
 ) -> Result<Upsert, StoreError> {
     let cap = |s: &Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max).to_string());
     let json = |empty: bool, value: String| (!empty).then_some(value);
@@ -295,15 +299,18 @@ fn upsert_entry(
     ];
     match stored {
         // An entry carried over from another reader under another key: it is this one.
-        None if super::carried::alias_of(tx, feed_id, key)?.is_some() => upsert_entry(tx, feed_id, e, now, listed),
+        None if super::carried::alias_of(tx, feed_id, key)?.is_some() => {
+            upsert_entry(tx, feed_id, e, now, listed, ignored)
+        }
         None if super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
         None if let Some(twin) = listed.map(|l| twin_of(tx, feed_id, &row, l)).transpose()?.flatten() => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&twin.0, &key];
             values.extend_from_slice(fields);
+            values.push(&ignored);
             tx.prepare_cached(
                 "UPDATE entries SET key = ?2, title = ?3, link = ?4, author = ?5, published_at = ?6, updated_at = ?7,
                     content_html = ?8, summary_html = ?9, categories = ?10, enclosures = ?11, comments = ?12,
-                    thumbnail = ?13, sort_at = coalesce(?6, ?7, first_seen_at)
+                    thumbnail = ?13, sort_at = coalesce(?6, ?7, first_seen_at), ignored = ?14
                  WHERE id = ?1",
             )?
             .execute(values.as_slice())?;
@@ -312,10 +319,11 @@ fn upsert_entry(
         None => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&feed_id.0, &key, &now];
             values.extend_from_slice(fields);
+            values.push(&ignored);
             tx.prepare_cached(
                 "INSERT INTO entries (feed_id, key, first_seen_at, title, link, author, published_at, updated_at,
-                    content_html, summary_html, categories, enclosures, comments, thumbnail, sort_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3))",
+                    content_html, summary_html, categories, enclosures, comments, thumbnail, sort_at, ignored)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15)",
             )?
             .execute(values.as_slice())?;
             Ok(Upsert::Inserted(EntryId(tx.last_insert_rowid())))
@@ -324,10 +332,11 @@ fn upsert_entry(
         Some((id, first_seen, _)) => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&id.0, &first_seen];
             values.extend_from_slice(fields);
+            values.push(&ignored);
             tx.prepare_cached(
                 "UPDATE entries SET title = ?3, link = ?4, author = ?5, published_at = ?6, updated_at = ?7,
                     content_html = ?8, summary_html = ?9, categories = ?10, enclosures = ?11, comments = ?12,
-                    thumbnail = ?13, sort_at = coalesce(?6, ?7, ?2)
+                    thumbnail = ?13, sort_at = coalesce(?6, ?7, ?2), ignored = ?14
                  WHERE id = ?1",
             )?
             .execute(values.as_slice())?;
@@ -542,6 +551,7 @@ mod tests {
             decision: None,
             moved_to: None,
             min_interval_secs: None,
+            ignored: vec![],
         }
     }
 

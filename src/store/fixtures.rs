@@ -53,5 +53,6 @@ pub(crate) fn fetched(title: &str, entries: Vec<ParsedEntry>) -> FetchRecord {
         decision: None,
         moved_to: None,
         min_interval_secs: None,
+        ignored: vec![],
     }
 }

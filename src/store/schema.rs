@@ -241,7 +241,26 @@ pub(super) const MIGRATIONS: &[Step] = &[
     // new stops at the first page it already has: `items_since` is whole seconds, and a server that stores a
     // whole refresh within one second would otherwise send all of it again each time.
     Step::Sql("ALTER TABLE accounts ADD COLUMN items_seen_usec INTEGER NOT NULL DEFAULT 0;"),
-    // 12: what a newsboat home carries over (see `carried`): feeds hidden from the feed list, the tags a feed
+    // 12: the query language's kill rules and per-feed settings. An entry a kill rule (`[[ignore]]` in the config)
+    // catches is kept but `ignored`: the unread and starred indexes leave it out, so every count and list does
+    // without a row read, and a small index holds the ignored ones (`tidings list --ignored`). The per-feed
+    // settings of the config (`[feeds."URL"]`, their source of truth) that queries need are copied onto the feed
+    // at every start and edit: notify on new entries, hidden from the Unread view, its own refresh interval.
+    Step::Sql(
+        "ALTER TABLE entries ADD COLUMN ignored INTEGER NOT NULL DEFAULT 0;
+        DROP INDEX entries_unread_by_feed;
+        CREATE INDEX entries_unread_by_feed ON entries(feed_id) WHERE read = 0 AND ignored = 0;
+        DROP INDEX entries_unread_by_date;
+        CREATE INDEX entries_unread_by_date ON entries(sort_at, id, feed_id) WHERE read = 0 AND ignored = 0;
+        DROP INDEX entries_starred_by_date;
+        CREATE INDEX entries_starred_by_date ON entries(sort_at, id, feed_id) WHERE starred = 1 AND ignored = 0;
+        CREATE INDEX entries_ignored ON entries(id, feed_id) WHERE ignored = 1;
+        ALTER TABLE feeds ADD COLUMN notify INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN hide_from_unread INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN refresh_minutes INTEGER;
+        ALTER TABLE feeds ADD COLUMN honour_ttl INTEGER NOT NULL DEFAULT 1;",
+    ),
+    // 13: what a newsboat home carries over (see `carried`): feeds hidden from the feed list, the tags a feed
     // had besides the one that became its folder, and the other keys an entry carried over may come back under
     // (a refresh that brings one of them takes the stored entry as that entry, so nothing arrives twice); and the
     // reader's remembered settings (feeds with nothing unread hidden, the last search); and when a feed was set to

@@ -45,6 +45,8 @@ pub(super) fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: R
                         ListKey::All => ("≡", list.views.all),
                         ListKey::Unread => ("●", list.views.unread),
                         ListKey::Starred => ("★", list.views.starred),
+                        // A saved view shows its unread entries, once counted (off the loop's thread).
+                        ListKey::View(i) => ("◆", list.saved.get(*i).and_then(|v| v.unread).unwrap_or(-1)),
                         _ => ("⌕", list.search.as_ref().and_then(|s| s.count).map_or(-1, |c| c as i64)),
                     };
                     (icon, theme.unread_marker, state.list_name(*view), count, 0, theme.folder)
@@ -169,7 +171,9 @@ pub(super) fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area:
         .any(|row| year(row.date) != this_year);
     let show_feed = matches!(
         list.of,
-        Some(ListKey::Folder(_) | ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search)
+        Some(
+            ListKey::Folder(_) | ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_)
+        )
     );
     // Across feeds, a column says whose entry it is (newsboat's query feeds do the same).
     let feed_column = if show_feed && width >= 36 { (width / 4).clamp(8, 20) } else { 0 };

@@ -7,7 +7,9 @@
 //! H > 1 serves the feeds from 127.0.1.1 … 127.0.1.H, L ms added to every answer), `--concurrency N --per-host N`
 //! (tidings's defaults), `--tidings-only` (no curl, newsboat or sfeed), `--runs N` (rounds, medians after) and
 //! `--compare REV` (another commit built and run beside this build, in turn; see `compare.rs`); after the whole
-//! refresh it measures the refresh's phases apart (see `phases.rs`). They print figures and assert nothing: a
+//! refresh it measures the refresh's phases apart (see `phases.rs`). `rules` (only by name) refreshes the same farm
+//! cold without kill rules and with twenty, in turn (`--runs N`, 3), and prints what the rules cost. They print
+//! figures and assert nothing: a
 //! shared two-core machine is too noisy for timed tests.
 
 // A benchmark or a harness of its own: what it measured goes to standard output.
@@ -721,6 +723,86 @@ fn refresh(args: &[String]) {
     }
 }
 
+/// Kill rules at ingest: the cold refresh of the refresh farm (1000 feeds × 50 items by default) by the real
+/// binary with no rules and with twenty (titles, bodies, authors, one feed's), taking turns over `--runs`
+/// rounds; the medians and what the rules cost, against the issue's 10 %.
+fn rules_at_ingest(args: &[String]) {
+    let shape = RefreshShape::from_args(args);
+    let runs = arg_value(args, "--runs", 3).max(1);
+    let farm = server::Farm::start(shape.hosts, shape.latency).expect("bind the farm's loopback addresses");
+    let mut urls = Vec::with_capacity(shape.feeds);
+    for f in 0..shape.feeds {
+        let host = f % shape.hosts;
+        let path = format!("/feed/{f}.xml");
+        let xml = bench_feed(f, shape.items, &server::farm_address(host).to_string());
+        farm.route(&path, server::Reply::ok("application/rss+xml; charset=utf-8", xml));
+        urls.push(farm.url(host, &path));
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let opml: String = urls.iter().map(|u| format!("<outline type=\"rss\" text=\"{u}\" xmlUrl=\"{u}\"/>")).collect();
+    let opml_path = dir.path().join("feeds.opml");
+    std::fs::write(&opml_path, format!("<opml version=\"2.0\"><body>{opml}</body></opml>")).expect("write opml");
+    let settings = format!("concurrency = {}\nper_host_concurrency = {}\n", shape.concurrency, shape.per_host);
+    let mut rules = String::new();
+    for i in 0..20 {
+        rules.push_str(&match i % 4 {
+            0 => format!("\n[[ignore]]\nquery = 'title ~ \"sponsored {i}\"'\n"),
+            1 => format!("\n[[ignore]]\nquery = 'text ~ \"promo code {i}\" or text ~ giveaway{i}'\n"),
+            2 => format!("\n[[ignore]]\nquery = 'author = \"Bot {i}\" and not starred'\n"),
+            _ => format!("\n[[ignore]]\nfeed = \"Feed {i}\"\nquery = 'title ~ \"item 4\"'\n"),
+        });
+    }
+    let plain = dir.path().join("plain.toml");
+    std::fs::write(&plain, &settings).expect("write config");
+    let ruled = dir.path().join("rules.toml");
+    std::fs::write(&ruled, format!("{settings}{rules}")).expect("write config");
+    let tidings = |config: &std::path::Path, db: &std::path::Path, sub: &[&str]| {
+        let mut cmd = std::process::Command::new(compare::this_build().tidings);
+        cmd.env("HOME", dir.path()).arg("--config").arg(config).arg("--db").arg(db).args(sub);
+        cmd
+    };
+    let imported = dir.path().join("imported.db");
+    let out =
+        tidings(&plain, &imported, &["import", opml_path.to_str().expect("a UTF-8 path")]).output().expect("import");
+    assert!(out.status.success(), "import failed: {}", support::stderr(&out));
+    println!(
+        "kill rules at ingest: cold refresh of {} feeds × {} items, without rules and with 20, taking turns ({runs} \
+         rounds)",
+        shape.feeds, shape.items
+    );
+    let mut times: [Vec<f64>; 2] = Default::default();
+    let mut cpus: [Vec<f64>; 2] = Default::default();
+    for round in 0..runs {
+        for (k, (what, config)) in [("no rules", &plain), ("20 rules", &ruled)].into_iter().enumerate() {
+            let db = dir.path().join(format!("rules-{k}.db"));
+            copy_db(&imported, &db);
+            let (m, cpu) = measure_alone(&tidings(config, &db, &["refresh"]));
+            assert!(m.output.status.success(), "{what}: {}", support::stderr(&m.output));
+            let caught = tidings(config, &db, &["list", "--ignored", "--json"]).output().expect("list --ignored");
+            let count = serde_json::from_slice::<serde_json::Value>(&caught.stdout)
+                .ok()
+                .and_then(|v| v["count"].as_u64())
+                .unwrap_or(0);
+            println!(
+                "  {what:<10} #{}  {:>7.3} s   cpu {:>6.2} s   {count} entries caught",
+                round + 1,
+                m.wall.as_secs_f64(),
+                cpu.as_secs_f64()
+            );
+            times[k].push(m.wall.as_secs_f64());
+            cpus[k].push(cpu.as_secs_f64());
+        }
+    }
+    let (plain_wall, ruled_wall) = (median(times[0].clone()), median(times[1].clone()));
+    let (plain_cpu, ruled_cpu) = (median(cpus[0].clone()), median(cpus[1].clone()));
+    println!(
+        "  medians: {plain_wall:.3} s without, {ruled_wall:.3} s with: the rules cost {:+.1} % of the refresh's time \
+         (cpu {plain_cpu:.2} s → {ruled_cpu:.2} s, {:+.1} %); target ≤ 10 %",
+        (ruled_wall / plain_wall - 1.0) * 100.0,
+        (ruled_cpu / plain_cpu - 1.0) * 100.0
+    );
+}
+
 fn main() -> std::process::ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     if raw.first().is_some_and(|a| a == MEASURE_MODE) {
@@ -762,6 +844,10 @@ fn main() -> std::process::ExitCode {
     }
     if modes.iter().any(|a| *a == "newsboat") {
         newsboat();
+    }
+    // Two cold refreshes of the refresh farm per round: only when asked for by name.
+    if modes.iter().any(|a| *a == "rules") {
+        rules_at_ingest(&raw);
     }
     // Against a FreshRSS it sets up (minutes): only when asked for by name.
     if modes.iter().any(|a| *a == "sync") {

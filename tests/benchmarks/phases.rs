@@ -235,6 +235,7 @@ pub(crate) fn run(args: &[String]) -> std::process::ExitCode {
                         feed: Box::new(feed),
                         moved_to: None,
                         min_interval_secs: None,
+                        ignored: vec![],
                     };
                     batch.push((id, record));
                 }

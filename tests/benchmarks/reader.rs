@@ -1,9 +1,11 @@
-//! The reader's own benchmark: `cargo bench --bench reader -- [lists|refresh|pictures|sync]` (all without an
+//! The reader's own benchmark: `cargo bench --bench reader -- [lists|views|refresh|pictures|sync]` (all without an
 //! argument).
 //!
 //! - `lists`: a 4000 feeds × 100 entries database (400,000 entries, built once by `support::farm` and kept under
 //!   the target directory). Times the first frame (the feed list and the Unread view, 200,000 entries), the
 //!   frame after each key in the Unread view and in All (400,000), and reports the reader's peak memory.
+//! - `views`: the same database with five saved views (`text ~` among them): keys walk the entries while the
+//!   views' unread counts are read on their own thread, key → frame measured until every count arrived.
 //! - `refresh`: the reader refreshing `--feeds N --items M` (4000 × 100) served from `--hosts H` loopback
 //!   addresses with `--latency-ms L` (200, 100), while a key arrives every 10 ms: the time from each key to the
 //!   frame that shows it, as the real loop draws (a key waits behind what is already in the inbox).
@@ -41,6 +43,7 @@ fn main() {
         let (mode, arg) = job.split_once(':').unwrap_or((job.as_str(), ""));
         match mode {
             "lists" => child_lists(arg),
+            "views" => child_views(arg),
             "refresh" => child_refresh(arg),
             "pictures" => child_pictures(arg),
             "sync" => child_sync(arg),
@@ -52,6 +55,9 @@ fn main() {
     let which = args.first().filter(|a| !a.starts_with("--")).cloned();
     if which.as_deref().is_none_or(|w| w == "lists") {
         lists();
+    }
+    if which.as_deref().is_none_or(|w| w == "views") {
+        views();
     }
     if which.as_deref().is_none_or(|w| w == "refresh") {
         refresh(&args);
@@ -309,6 +315,68 @@ fn lists() {
     let (printed, peak) = in_child(&format!("lists:{}", db.display()));
     print!("{printed}");
     println!("  peak memory of the reader: {peak:.1} MB");
+}
+
+fn views() {
+    let spec = FarmSpec::BENCH;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let (farm, _) = farm::cached(&dir, &spec);
+    let work = tempfile::tempdir().expect("temp dir");
+    let db = work.path().join("reader.db");
+    std::fs::copy(&farm.path, &db).expect("copy the farm");
+    println!("reader views: {} entries, five saved views counted while keys arrive", spec.entries());
+    let (printed, peak) = in_child(&format!("views:{}", db.display()));
+    print!("{printed}");
+    println!("  peak memory of the reader: {peak:.1} MB");
+}
+
+/// In the child: the reader with five views; keys walk the Unread view while their counts are read.
+fn child_views(db: &str) {
+    let word = |rank| farm::Language::English.vocabulary_word(rank);
+    let queries = [
+        format!("text ~ {}", word(200)),
+        format!("text ~ {} and age < 30d and unread", word(2_000)),
+        "text ~ \"open source\" or title ~ rust".to_string(),
+        format!("folder = Tech and text ~ {}", word(50)),
+        format!("not text ~ {} and unread", word(20)),
+    ];
+    let mut text = "refresh_on_startup = false\nrefresh_interval_minutes = 0\n".to_string();
+    for (i, q) in queries.iter().enumerate() {
+        text.push_str(&format!("\n[[views]]\nname = \"View {i}\"\nquery = '{q}'\n"));
+    }
+    let config = Config::parse(&text).expect("the views parse");
+    let rt = runtime();
+    rt.block_on(async {
+        let mut terminal = Terminal::new(TestBackend::new(160, 45)).unwrap();
+        let options = Options { config, ..options(std::path::Path::new(db), false) };
+        let mut app = Reader::new(options).expect("open the reader");
+        app.dispatch(Event::Tick(chrono::Utc::now().timestamp()));
+        let started = Instant::now();
+        app.start();
+        app.run_until(Duration::from_secs(60), |s| s.feeds.loaded).await.unwrap();
+        app.draw(&mut terminal).unwrap();
+        app.dispatch(key(KeyCode::Char('l')));
+        let counted = |s: &State| s.feeds.saved.iter().all(|v| v.unread.is_some());
+        let mut samples = Vec::new();
+        let mut keys = walk().into_iter();
+        while !counted(&app.state) && samples.len() < 100_000 {
+            let event = keys.next().unwrap_or_else(|| {
+                keys = walk().into_iter();
+                key(KeyCode::Char('g'))
+            });
+            let at = Instant::now();
+            app.dispatch(event);
+            app.draw(&mut terminal).unwrap();
+            samples.push(at.elapsed());
+            while let Ok(Some(ev)) = tokio::time::timeout(Duration::ZERO, app.next_event()).await {
+                app.dispatch(ev);
+            }
+        }
+        let took = started.elapsed();
+        let counts: Vec<String> = app.state.feeds.saved.iter().map(|v| format!("{}", v.unread.unwrap_or(-1))).collect();
+        println!("  the five views counted ({}) {:.0} ms after the start", counts.join(", "), ms(took));
+        println!("  a key to its frame while they were counted: {}", spread(samples));
+    });
 }
 
 /// Keys that walk a list: down, pages, half pages, to the end and back.

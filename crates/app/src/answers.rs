@@ -41,6 +41,7 @@ fn submitted(state: &mut State, purpose: PromptPurpose, text: &str) -> Vec<Effec
     let prompt = state.dialog.take();
     let result = match purpose {
         PromptPurpose::ForceEncoding(feed_id) => feeds::force_encoding(state, feed_id, text),
+        PromptPurpose::FeedSetting(feed_id) => feeds::set_setting(state, feed_id, text),
         PromptPurpose::FollowLink => article::follow_link(state, text),
         PromptPurpose::PlayMedia => article::play_media(state, text),
         PromptPurpose::Search { within } => search::submit(state, within, text),
@@ -48,6 +49,7 @@ fn submitted(state: &mut State, purpose: PromptPurpose, text: &str) -> Vec<Effec
         PromptPurpose::Pipe { address } => commands::pipe(state, text, address),
         PromptPurpose::Save => commands::save(state, text, false),
         PromptPurpose::CopyLink => commands::copy_link(state, text),
+        PromptPurpose::SaveView => search::save_view(state, text),
         other => subscriptions::submit(state, other, text),
     };
     match result {

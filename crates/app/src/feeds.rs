@@ -3,6 +3,7 @@
 //! full, force its encoding). Knows feeds by id; the store's rows arrive in events. Marking a whole list read
 //! is in [`super::marks`].
 
+use super::dialogs::Dialog;
 use super::keymap::{Action, Context};
 use super::list::{ListCursor, Step};
 use super::{Effect, ListKey, Pane, State};
@@ -27,10 +28,21 @@ pub enum FeedListRow {
     Feed { index: usize, depth: usize },
 }
 
+/// A saved view (`[[views]]` in the config): a query, listed under the smart views with its unread count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SavedView {
+    pub name: String,
+    pub query: String,
+    /// Its unread entries, once counted (the counts are read off the loop's thread, after the feed list).
+    pub unread: Option<i64>,
+}
+
 /// The last search, shown as a view.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchView {
     pub query: String,
+    /// Written in the query language (`title ~ rust and unread`) rather than as plain search words.
+    pub is_query: bool,
     /// The feed or folder searched in; `None` for every feed.
     pub within: Option<ListKey>,
     /// How many entries matched, once known.
@@ -45,6 +57,13 @@ pub struct FeedList {
     pub folders: Vec<FolderRow>,
     pub views: ViewCounts,
     pub search: Option<SearchView>,
+    /// The saved views, in the config's order.
+    pub saved: Vec<SavedView>,
+    /// The saved views' counts are being read; `recount` when they must be read again after that.
+    pub counting: bool,
+    pub recount: bool,
+    /// The query the save-view prompt saves.
+    pub saving: Option<String>,
     pub rows: Vec<FeedListRow>,
     pub collapsed: HashSet<FolderId>,
     pub cursor: ListCursor,
@@ -152,7 +171,7 @@ impl FeedList {
                 let inside = self.subtree(folder);
                 self.feeds.iter().filter(|f| f.folder_id.is_some_and(|id| inside.contains(&id))).map(|f| f.id).collect()
             }
-            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search => Vec::new(),
+            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_) => Vec::new(),
         }
     }
 
@@ -160,7 +179,7 @@ impl FeedList {
     pub fn covers(&self, list: ListKey, feed_id: FeedId) -> bool {
         match list {
             ListKey::Feed(_) | ListKey::Folder(_) => self.feed_ids_of(list).contains(&feed_id),
-            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search => true,
+            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_) => true,
         }
     }
 
@@ -178,6 +197,7 @@ impl FeedList {
             ListKey::All | ListKey::Unread => self.total_unread(),
             // Unknown without the list: the caller counts its refs when it has them.
             ListKey::Starred | ListKey::Search => 0,
+            ListKey::View(i) => self.saved.get(i).and_then(|v| v.unread).unwrap_or(0),
         }
     }
 
@@ -194,6 +214,7 @@ impl FeedList {
         if self.search.is_some() {
             rows.push(FeedListRow::View(ListKey::Search));
         }
+        rows.extend((0..self.saved.len()).map(|i| FeedListRow::View(ListKey::View(i))));
         let known: HashSet<FolderId> = self.folders.iter().map(|f| f.id).collect();
         let mut children: HashMap<Option<FolderId>, Vec<&FolderRow>> = HashMap::new();
         for f in &self.folders {
@@ -417,6 +438,7 @@ pub fn on_loaded(
         state.status.feed_error(feed, message, now);
     }
     let mut effects = super::entries::show_selected_list(state);
+    effects.extend(count_views(state));
     if std::mem::take(&mut state.refresh.when_loaded) {
         effects.extend(super::progress::refresh_all(state));
     } else if std::mem::take(&mut state.sync.when_loaded) {
@@ -478,6 +500,41 @@ pub fn toggle_hide_read(state: &mut State) -> Vec<Effect> {
     );
     let value = if state.feeds.hide_read { "on" } else { "off" };
     vec![Effect::Write(UserWrite::SetPreference { name: "hide_read_feeds".into(), value: Some(value.into()) })]
+}
+
+/// Asks for the saved views' counts, unless a count is on its way (then once more after it).
+pub fn count_views(state: &mut State) -> Vec<Effect> {
+    let list = &mut state.feeds;
+    if list.saved.is_empty() {
+        return Vec::new();
+    }
+    if list.counting {
+        list.recount = true;
+        return Vec::new();
+    }
+    list.counting = true;
+    list.recount = false;
+    vec![Effect::CountViews(list.saved.iter().enumerate().map(|(i, v)| (i, v.query.clone())).collect())]
+}
+
+/// The saved views' counts arrived.
+pub fn on_views_counted(state: &mut State, counts: Vec<(usize, Result<i64, String>)>) -> Vec<Effect> {
+    let now = state.clock.now;
+    state.feeds.counting = false;
+    for (index, count) in counts {
+        match count {
+            Ok(n) => {
+                if let Some(view) = state.feeds.saved.get_mut(index) {
+                    view.unread = Some(n);
+                }
+            }
+            Err(why) => {
+                let name = state.list_name(ListKey::View(index));
+                state.status.error(format!("view {name}: {why}"), now);
+            }
+        }
+    }
+    if state.feeds.recount { count_views(state) } else { Vec::new() }
 }
 
 /// Moves the cursor; a new list under it is loaded into the entry pane.
@@ -552,6 +609,48 @@ pub fn feed_in_focus(state: &State) -> Option<FeedId> {
 }
 
 /// The answer to the encoding prompt: force that encoding (or, empty, stop forcing one) and refresh the feed.
+/// The feed-info window's `key = value` (or `key` alone, to remove it): one of the feed's settings, checked and
+/// written by the runtime (the config is their source of truth).
+pub fn set_setting(state: &mut State, feed_id: FeedId, answer: &str) -> Result<Vec<Effect>, String> {
+    let setting = answer.trim();
+    let key = setting.split('=').next().unwrap_or("").trim();
+    if key.is_empty() {
+        return Err("write it as key = value (refresh_minutes = 15), or a key alone to remove it".into());
+    }
+    let Some(feed) = state.feeds.feed(feed_id) else { return Err("the feed is gone".into()) };
+    let effect = Effect::SetFeedSetting { feed_id, url: feed.url.clone(), setting: setting.to_string() };
+    let now = state.clock.now;
+    state.status.info(format!("Setting {}…", crate::sanitize::one_line(setting, 100)), now);
+    // The feed info shows the feed's settings: it comes back, read again once the setting is in use.
+    let mut effects = vec![effect];
+    effects.extend(super::dialogs::open_info(state, feed_id));
+    Ok(effects)
+}
+
+/// A feed's setting was written to the config and is in use (or why not): the feed info and the lists show it.
+pub fn on_setting_saved(
+    state: &mut State,
+    feed_id: FeedId,
+    setting: String,
+    outcome: Result<(), String>,
+) -> Vec<Effect> {
+    let now = state.clock.now;
+    let title = state.feeds.feed(feed_id).map(|f| crate::sanitize::one_line(&f.title, 60)).unwrap_or_default();
+    let setting = crate::sanitize::one_line(&setting, 100);
+    match outcome {
+        Ok(()) => state.status.info(format!("{title}: {setting}, saved in the config"), now),
+        Err(why) => {
+            state.status.error(format!("cannot set {setting} for {title}: {why}"), now);
+            return Vec::new();
+        }
+    }
+    let mut effects = vec![Effect::LoadFeeds];
+    if matches!(&state.dialog, Some(Dialog::Info(info)) if info.feed_id == feed_id) {
+        effects.push(Effect::LoadFeedInfo(feed_id));
+    }
+    effects
+}
+
 pub fn force_encoding(state: &mut State, feed_id: FeedId, answer: &str) -> Result<Vec<Effect>, String> {
     let label = answer.trim().to_string();
     if !label.is_empty() {

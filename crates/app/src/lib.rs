@@ -113,6 +113,11 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::RefreshStopped { batch, ids, reason } => progress::on_stopped(state, batch, ids, reason),
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
         Event::Synced { account, said, changed } => sync::on_synced(state, account, said, changed),
+        Event::ViewsCounted(counts) => feeds::on_views_counted(state, counts),
+        Event::FeedSettingSaved { feed_id, setting, outcome } => {
+            feeds::on_setting_saved(state, feed_id, setting, outcome)
+        }
+        Event::ViewSaved { name, query, outcome } => search::on_view_saved(state, name, query, outcome),
         Event::DatabaseHolders(holders) => saving::on_holders(state, holders),
         Event::Notice(text) => {
             state.status.info(text, state.clock.now);
@@ -233,6 +238,10 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
             search::open(state);
             Vec::new()
         }
+        Action::SaveView => {
+            search::ask_save_view(state);
+            Vec::new()
+        }
         Action::ToggleRead => marks::toggle_read(state),
         Action::MarkAllRead => marks::mark_all_read(state),
         Action::OpenInBrowser => article::open_in_browser(state),
@@ -255,6 +264,13 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
             match feeds::feed_in_focus(state) {
                 Some(feed_id) => state.dialog = Some(Dialog::Prompt(dialogs::encoding_prompt(state, feed_id))),
                 None => state.status.info("Select a feed to force its encoding", now),
+            }
+            Vec::new()
+        }
+        Action::FeedSettings => {
+            match feeds::feed_in_focus(state) {
+                Some(feed_id) => state.dialog = Some(Dialog::Prompt(dialogs::setting_prompt(state, feed_id))),
+                None => state.status.info("Select a feed to change its settings", now),
             }
             Vec::new()
         }

@@ -99,7 +99,7 @@ pub fn refresh_all(state: &mut State) -> Vec<Effect> {
 /// `r`: the selected feed, or every feed of the selected folder, forced; on a view, every feed (as `R`).
 pub fn refresh_selected(state: &mut State) -> Vec<Effect> {
     let Some(list) = state.feeds.selected_list() else { return Vec::new() };
-    if matches!(list, ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search) {
+    if matches!(list, ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_)) {
         // A view holds every feed's entries: `r` on it is `R`.
         return refresh_all(state);
     }

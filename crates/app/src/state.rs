@@ -18,6 +18,8 @@ pub enum ListKey {
     Starred,
     /// The last search.
     Search,
+    /// A saved view (`[[views]]` in the config), by its place among them.
+    View(usize),
 }
 
 impl ListKey {
@@ -29,7 +31,8 @@ impl ListKey {
             ListSource::All => ListKey::All,
             ListSource::Unread => ListKey::Unread,
             ListSource::Starred => ListKey::Starred,
-            ListSource::Search { .. } => ListKey::Search,
+            ListSource::Search { .. } | ListSource::Query { .. } => ListKey::Search,
+            ListSource::Ignored { .. } => ListKey::All,
         }
     }
 }
@@ -69,6 +72,8 @@ pub struct Setup {
     pub hide_read_feeds: bool,
     /// The last search, shown as the Search view again.
     pub last_search: Option<String>,
+    /// The saved views (`[[views]]`): name and query.
+    pub views: Vec<(String, String)>,
 }
 
 impl Default for Setup {
@@ -84,6 +89,7 @@ impl Default for Setup {
             bookmark_command: false,
             hide_read_feeds: false,
             last_search: None,
+            views: Vec::new(),
         }
     }
 }
@@ -136,11 +142,18 @@ impl State {
             feeds: feeds::FeedList {
                 hide_read: setup.hide_read_feeds,
                 search: setup.last_search.map(|query| feeds::SearchView {
+                    // Written down as it was typed: a query of the query language is one again.
+                    is_query: tidings_core::query::parse(&query).is_ok_and(|parsed| parsed.has_fields()),
                     query,
                     within: None,
                     count: None,
                     announced: false,
                 }),
+                saved: setup
+                    .views
+                    .into_iter()
+                    .map(|(name, query)| feeds::SavedView { name, query, unread: None })
+                    .collect(),
                 ..Default::default()
             },
             entries: Default::default(),
@@ -215,14 +228,21 @@ impl State {
             ListKey::Starred => ListSource::Starred,
             ListKey::Search => {
                 let search = self.feeds.search.as_ref();
-                ListSource::Search {
-                    query: search.map(|s| s.query.clone()).unwrap_or_default(),
-                    within: search
-                        .and_then(|s| s.within)
-                        .filter(|w| *w != ListKey::Search)
-                        .map(|w| Box::new(self.source_of(w))),
+                let query = search.map(|s| s.query.clone()).unwrap_or_default();
+                let within = search
+                    .and_then(|s| s.within)
+                    .filter(|w| !matches!(w, ListKey::Search | ListKey::View(_)))
+                    .map(|w| Box::new(self.source_of(w)));
+                if search.is_some_and(|s| s.is_query) {
+                    ListSource::Query { query, within }
+                } else {
+                    ListSource::Search { query, within }
                 }
             }
+            ListKey::View(i) => ListSource::Query {
+                query: self.feeds.saved.get(i).map(|v| v.query.clone()).unwrap_or_default(),
+                within: None,
+            },
         }
     }
 
@@ -243,6 +263,9 @@ impl State {
                 Some(s) => format!("Search: {}", crate::sanitize::one_line(&s.query, 60)),
                 None => "Search".into(),
             },
+            ListKey::View(i) => {
+                self.feeds.saved.get(i).map(|v| crate::sanitize::one_line(&v.name, 80)).unwrap_or_default()
+            }
         }
     }
 

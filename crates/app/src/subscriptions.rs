@@ -282,13 +282,15 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
             Ok(vec![Effect::Write(UserWrite::MoveFolder { folder_id, parent }), Effect::LoadFeeds])
         }
         PromptPurpose::ForceEncoding(_)
+        | PromptPurpose::FeedSetting(_)
         | PromptPurpose::FollowLink
         | PromptPurpose::PlayMedia
         | PromptPurpose::Search { .. }
         | PromptPurpose::Command
         | PromptPurpose::Pipe { .. }
         | PromptPurpose::Save
-        | PromptPurpose::CopyLink => {
+        | PromptPurpose::CopyLink
+        | PromptPurpose::SaveView => {
             unreachable!("answered by the modules that ask them")
         }
     }

@@ -35,6 +35,7 @@ pub mod model;
 pub mod newsboat;
 pub mod opml;
 pub mod parse;
+pub mod query;
 pub mod render;
 pub mod sanitize;
 pub mod search;

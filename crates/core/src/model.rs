@@ -313,6 +313,8 @@ pub struct FeedInfo {
     pub warnings: Vec<String>,
     /// Entries known again by their link and title under a new id (a feed that changes its ids on every fetch).
     pub id_rotations: i64,
+    /// Its settings in the config (`[feeds."URL"]`, their source of truth), as `key = value` lines.
+    pub settings: Vec<String>,
 }
 
 /// Most entries one fetch of a feed stores, so a hostile feed cannot fill the disk; the rest of a longer feed is
@@ -448,6 +450,16 @@ pub enum ListSource {
     /// Entries matching a search (see `search`), within a feed or folder when `within` is set.
     Search {
         query: String,
+        within: Option<Box<ListSource>>,
+    },
+    /// Entries matching a query of the query language (see `query`): a saved view, `tidings list --query`, the
+    /// search prompt given a query; within a feed, folder or view when `within` is set.
+    Query {
+        query: String,
+        within: Option<Box<ListSource>>,
+    },
+    /// The entries kill rules caught (hidden everywhere else), within a list when `within` is set.
+    Ignored {
         within: Option<Box<ListSource>>,
     },
 }

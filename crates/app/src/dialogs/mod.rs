@@ -14,7 +14,7 @@ pub use confirm::{Confirm, Confirmed};
 pub use help::{HelpLine, LEGEND, help_lines, legend_markdown};
 pub use info::{Info, on_loaded as on_info_loaded, open as open_info};
 pub use picker::Picker;
-pub use prompt::{Prompt, PromptPurpose, encoding_prompt};
+pub use prompt::{Prompt, PromptPurpose, encoding_prompt, setting_prompt};
 
 /// Layout of the windows that scroll, shared with drawing.
 pub mod areas {

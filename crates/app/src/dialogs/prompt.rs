@@ -23,6 +23,8 @@ pub struct Prompt {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PromptPurpose {
     ForceEncoding(FeedId),
+    /// One of a feed's settings, as `key = value` (its `[feeds."URL"]` table in the config).
+    FeedSetting(FeedId),
     /// Open link N of the article being read.
     FollowLink,
     /// Play media file N of the entry being read.
@@ -35,6 +37,8 @@ pub enum PromptPurpose {
     AddFeed {
         folder: Option<FolderId>,
     },
+    /// The name to save a search or query as a view under.
+    SaveView,
     RenameFeed(FeedId),
     RenameFolder(FolderId),
     MoveFeed(FeedId),
@@ -131,6 +135,18 @@ fn on_number_key(prompt: &mut Prompt, action: Option<Action>, key: KeyEvent, cou
 }
 
 /// The prompt that forces a feed's encoding, filled with the one forced now.
+pub fn setting_prompt(state: &State, feed_id: FeedId) -> Prompt {
+    let title = state.feeds.feed(feed_id).map(|f| one_line(&f.title, 60)).unwrap_or_default();
+    Prompt::new(
+        &format!("A setting of {title}"),
+        "key = value: refresh_minutes = 15, honour_ttl = false, full_text = true, keep_days = 30, \
+         max_entries_per_feed = 200, notify = true, browser = \"w3m %u\", hide_from_unread = true; \
+         a key alone removes it",
+        "",
+        PromptPurpose::FeedSetting(feed_id),
+    )
+}
+
 pub fn encoding_prompt(state: &State, feed_id: FeedId) -> Prompt {
     let feed = state.feeds.feed(feed_id);
     let title = feed.map(|f| one_line(&f.title, 60)).unwrap_or_default();

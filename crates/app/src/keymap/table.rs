@@ -129,6 +129,8 @@ actions! {
     Sort = "sort",
     UnreadOnly = "unread_only",
     Search = "search",
+    /// Save the search (or query) on screen as a view, in the config.
+    SaveView = "save_view",
     /// In the search prompt: every feed, or only the selected feed or folder.
     ToggleScope = "toggle_scope",
     MarkAllRead = "mark_all_read",
@@ -143,6 +145,8 @@ actions! {
     Delete = "delete",
     FeedInfo = "feed_info",
     ForceEncoding = "force_encoding",
+    /// In the feed info: set one of the feed's settings (`[feeds."URL"]` in the config).
+    FeedSettings = "feed_settings",
     /// Show the focused pane alone, full screen (again: back to the panes).
     Zoom = "zoom",
     /// Play the entry's media (podcast, video) with the player.
@@ -307,6 +311,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
         &["/"],
         "search every feed ({prompt.toggle_scope} in the prompt: only this feed or folder)",
     ),
+    (Context::General, Action::SaveView, &["V"], "save the search or query on screen as a view (in the config)"),
     (Context::General, Action::Sort, &["S"], "sort the list: newest, oldest, by feed, by title"),
     (Context::General, Action::UnreadOnly, &["U"], "show only the list's unread entries, or all again"),
     (Context::General, Action::OpenInBrowser, &["o"], "open the entry's page in the browser"),
@@ -346,6 +351,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::Help, Action::Close, &["?", "q", "Esc", "Enter"], "close the help"),
     (Context::Info, Action::Close, &["i", "q", "Esc", "Enter"], "close the feed info"),
     (Context::Info, Action::ForceEncoding, &["e"], "force the feed's encoding"),
+    (Context::Info, Action::FeedSettings, &["s"], "set one of the feed's settings (refresh, keep, notify, browser…)"),
     (Context::Prompt, Action::Accept, &["Enter"], "accept"),
     (Context::Prompt, Action::Close, &["Esc", "Ctrl-c"], "cancel"),
     (Context::Prompt, Action::Suspend, &["Ctrl-z"], "suspend tidings"),

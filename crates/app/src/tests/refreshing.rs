@@ -1,6 +1,7 @@
 //! Refreshing: progress, errors, backoff, workers that die, automatic refresh.
 
 use super::*;
+use crate::dialogs::PromptPurpose;
 use crate::model::AccountId;
 
 #[test]
@@ -376,4 +377,32 @@ fn the_automatic_refresh_syncs_the_accounts_each_interval() {
     update(&mut s, Event::Synced { account: "FreshRSS".into(), said: Ok("FreshRSS: 0 new".into()), changed: false });
     assert!(!update(&mut s, Event::Tick(1_000_300)).contains(&Effect::Sync(vec!["FreshRSS".into()])));
     assert!(update(&mut s, Event::Tick(1_000_601)).contains(&Effect::Sync(vec!["FreshRSS".into()])));
+}
+
+#[test]
+fn a_setting_typed_in_the_feed_info_is_handed_to_the_runtime_and_the_info_read_again() {
+    let mut s = loaded();
+    assert_eq!(update(&mut s, key('i')), vec![Effect::LoadFeedInfo(FeedId(1))]);
+    assert!(update(&mut s, key('s')).is_empty());
+    assert!(matches!(&s.dialog, Some(Dialog::Prompt(p)) if p.purpose == PromptPurpose::FeedSetting(FeedId(1))));
+    typed(&mut s, " = 15");
+    assert!(update(&mut s, code(KeyCode::Enter)).is_empty(), "no key: refused");
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
+    assert!(prompt.error.as_deref().unwrap().contains("key = value"));
+    update(&mut s, ctrl('u'));
+    typed(&mut s, "refresh_minutes = 15");
+    let url = s.feeds.feeds[0].url.clone();
+    assert_eq!(
+        update(&mut s, code(KeyCode::Enter)),
+        vec![
+            Effect::SetFeedSetting { feed_id: FeedId(1), url, setting: "refresh_minutes = 15".into() },
+            Effect::LoadFeedInfo(FeedId(1))
+        ]
+    );
+    assert!(matches!(&s.dialog, Some(Dialog::Info(i)) if i.feed_id == FeedId(1)), "back to the feed info");
+    let saved =
+        |outcome| Event::FeedSettingSaved { feed_id: FeedId(1), setting: "refresh_minutes = 15".into(), outcome };
+    assert_eq!(update(&mut s, saved(Ok(()))), vec![Effect::LoadFeeds, Effect::LoadFeedInfo(FeedId(1))]);
+    assert!(update(&mut s, saved(Err("line 3: must be between 1 and 10080".into()))).is_empty());
+    assert!(s.status.last_error().unwrap().text.contains("must be between 1 and 10080"));
 }
