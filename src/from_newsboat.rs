@@ -108,6 +108,13 @@ pub struct Report {
     pub config_file: Option<PathBuf>,
     /// Why the settings could not be written, when they could not.
     pub config_error: Option<String>,
+    /// Query feeds written to the config file as saved views (`[[views]]`), by name; `ignore-article` lines
+    /// written as kill rules (`[[ignore]]`); how many of either the file already had (left as they were).
+    pub views_written: Vec<String>,
+    pub rules_written: usize,
+    pub rules_present: usize,
+    /// Views and kill rules that were not written, with why.
+    pub rules_refused: Vec<String>,
 }
 
 /// Carries a newsboat home over into the database `db` and the config file `config_file`.
@@ -208,6 +215,7 @@ pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, Newsb
         report.migrated = tidings_core::newsboat::config::migrate(&read(path)?, &context);
         write_settings(config_file, &mut report)?;
     }
+    write_rules(config_file, &mut report)?;
     report.home = Some(home);
     Ok(report)
 }
@@ -355,6 +363,113 @@ fn write_settings(path: &Path, report: &mut Report) -> Result<(), NewsboatError>
     std::fs::write(path, merged.text).map_err(|source| NewsboatError::WriteConfig { path: path.to_path_buf(), source })
 }
 
+/// Query feeds become saved views (`[[views]]`) and `ignore-article` lines kill rules (`[[ignore]]`) in the
+/// config file, its comments and layout kept. One the file already has (a view of the same name and query, a
+/// rule of the same query for the same feed) is left as it is, so a second import changes nothing; a view whose
+/// name another view of the file has is not written, and the report says so.
+fn write_rules(path: &Path, report: &mut Report) -> Result<(), NewsboatError> {
+    use crate::config::{Config, edit};
+    let views: Vec<(String, String)> =
+        report.views.iter().filter_map(|(name, _, query)| Some((name.clone(), query.as_ref().ok()?.clone()))).collect();
+    let rules: Vec<(Option<String>, String)> = report
+        .migrated
+        .ignore
+        .iter()
+        .filter_map(|rule| Some((rule.target.clone(), rule.query.as_ref().ok()?.clone())))
+        .collect();
+    if views.is_empty() && rules.is_empty() {
+        return Ok(());
+    }
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => return Err(NewsboatError::Read { path: path.to_path_buf(), source }),
+    };
+    report.config_file = Some(path.to_path_buf());
+    let as_view = |name: &str, query: &str| {
+        format!(
+            "as a view: [[views]] name = {} query = {}",
+            toml::Value::String(name.to_string()),
+            toml::Value::String(query.to_string())
+        )
+    };
+    let as_rule = |query: &str| format!("as a rule: [[ignore]] query = {}", toml::Value::String(query.to_string()));
+    let have = match Config::parse(&existing) {
+        Ok(config) => config,
+        Err(e) => {
+            report.rules_refused.push(format!(
+                "query feeds and ignore-article: not written, as {} does not read ({e}); fix it and import again",
+                path.display()
+            ));
+            return Ok(());
+        }
+    };
+    let mut have_views = have.saved_views();
+    let mut have_rules: Vec<(Option<String>, String)> = have
+        .ignore
+        .iter()
+        .filter(|rule| rule.folder.is_none())
+        .map(|rule| (rule.feed.clone(), rule.query.get_ref().clone()))
+        .collect();
+    let mut text = existing.clone();
+    let (mut written_views, mut written_rules) = (Vec::new(), 0);
+    for (name, query) in &views {
+        if let Err(e) = crate::query::parse(query) {
+            report.rules_refused.push(format!("query feed \"{name}\": no equivalent: {e}"));
+            continue;
+        }
+        match have_views.iter().find(|(n, _)| n.to_lowercase() == name.to_lowercase()) {
+            Some((_, q)) if q == query => report.rules_present += 1,
+            Some(_) => report.rules_refused.push(format!(
+                "query feed \"{name}\": {} has another view of this name, left as it is; {}",
+                path.display(),
+                as_view(name, query)
+            )),
+            None => match edit::with_view(&text, name, query) {
+                Ok(new) => {
+                    text = new;
+                    have_views.push((name.clone(), query.clone()));
+                    written_views.push(name.clone());
+                }
+                Err(why) => {
+                    report.rules_refused.push(format!("query feed \"{name}\": {why}; {}", as_view(name, query)));
+                }
+            },
+        }
+    }
+    for (feed, query) in &rules {
+        let what = feed.as_deref().map(|f| format!("ignore-article for {f}")).unwrap_or("ignore-article".into());
+        if let Err(e) = crate::query::parse(query) {
+            report.rules_refused.push(format!("{what}: no equivalent: {e}"));
+            continue;
+        }
+        let rule = (feed.clone(), query.clone());
+        if have_rules.contains(&rule) {
+            report.rules_present += 1;
+            continue;
+        }
+        match edit::with_ignore(&text, query, feed.as_deref()) {
+            Ok(new) => {
+                text = new;
+                have_rules.push(rule);
+                written_rules += 1;
+            }
+            Err(why) => report.rules_refused.push(format!("{what}: {why}; {}", as_rule(query))),
+        }
+    }
+    if text == existing {
+        return Ok(());
+    }
+    match edit::replace(path, &text) {
+        Ok(()) => {
+            report.views_written = written_views;
+            report.rules_written = written_rules;
+        }
+        Err(e) => report.rules_refused.push(format!("query feeds and ignore-article: not written: {e}")),
+    }
+    Ok(())
+}
+
 #[derive(Debug, PartialEq, Eq)]
 struct Merged {
     text: String,
@@ -474,28 +589,19 @@ impl Report {
         for s in &self.skipped_urls {
             not.push(format!("urls line {}: {}: {}", s.line, one_line(&s.text, 200), s.why));
         }
+        // Those with a query went into the config file (see `write_rules`), or are among `rules_refused`.
         for (name, expression, query) in &self.views {
-            not.push(match query {
-                Ok(q) => format!(
-                    "query feed \"{name}\": not carried over yet (saved views arrive with the query language); as a view: \
-                     [[views]] name = {} query = {}",
-                    toml::Value::String(name.clone()),
-                    toml::Value::String(q.clone())
-                ),
-                Err(why) => format!("query feed \"{name}\" ({}): no equivalent: {why}", one_line(expression, 200)),
-            });
+            if let Err(why) = query {
+                not.push(format!("query feed \"{name}\" ({}): no equivalent: {why}", one_line(expression, 200)));
+            }
         }
         for rule in &self.migrated.ignore {
             let feed = rule.target.as_deref().map(|t| format!(" for {t}")).unwrap_or_default();
-            not.push(match &rule.query {
-                Ok(q) => format!(
-                    "config line {}: ignore-article{feed}: not carried over yet (kill rules arrive with the query language); as a rule: [[ignore]] query = {}",
-                    rule.line,
-                    toml::Value::String(q.clone())
-                ),
-                Err(why) => format!("config line {}: ignore-article{feed}: no equivalent: {why}", rule.line),
-            });
+            if let Err(why) = &rule.query {
+                not.push(format!("config line {}: ignore-article{feed}: no equivalent: {why}", rule.line));
+            }
         }
+        not.extend(self.rules_refused.iter().cloned());
         for rule in &self.migrated.filters {
             let name = rule.target.clone().unwrap_or_default();
             not.push(match &rule.query {
@@ -517,6 +623,25 @@ impl Report {
                     self.config_written.len(),
                     file.display(),
                     self.config_written.join(", ")
+                ));
+            }
+            if !self.views_written.is_empty() || self.rules_written > 0 {
+                let names: Vec<String> =
+                    self.views_written.iter().map(|n| format!("\"{}\"", one_line(n, 80))).collect();
+                out.push(format!(
+                    "views, rules {} saved views{}{} and {} kill rules (ignore-article) written to {}",
+                    self.views_written.len(),
+                    if names.is_empty() { "" } else { " " },
+                    names.join(", "),
+                    self.rules_written,
+                    file.display()
+                ));
+            }
+            if self.rules_present > 0 {
+                out.push(format!(
+                    "             {} views and kill rules {} already had, left as they were",
+                    self.rules_present,
+                    file.display()
                 ));
             }
             for key in &self.config_kept {

@@ -134,9 +134,7 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
     assert!(said.contains("1 hidden (!), 1 extra tags kept"), "{said}");
     for not in [
         "urls line 6: exec:~/bin/feed.sh: its entries come from running a command",
-        "query feed \"Unread tech\": not carried over yet",
-        "[[views]] name = \"Unread tech\" query = 'unread and folder = \"Tech\"'",
-        "ignore-article: not carried over yet",
+        "1 saved views \"Unread tech\" and 1 kill rules (ignore-article) written to",
         "config line 7: highlight article \"rust\" red default: no equivalent in tidings",
     ] {
         assert!(said.contains(not), "the report does not say {not:?}:\n{said}");
@@ -191,6 +189,11 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
         written.contains("next_feed = [\"J\"]") && written.contains("selection = \"black on yellow bold\""),
         "{written}"
     );
+    assert!(
+        written.contains("[[views]]\nname = \"Unread tech\"\nquery = 'unread and folder = \"Tech\"'\n")
+            && written.contains("[[ignore]]\nquery = 'title ~ \"sponsored\"'\n"),
+        "the query feed is a saved view, ignore-article a kill rule: {written}"
+    );
     let second = import();
     let said = stdout(&second);
     assert!(said.contains("feeds        0 added, 3 already subscribed"), "{said}");
@@ -209,4 +212,64 @@ fn without_a_newsboat_home_the_import_says_where_it_looked_and_what_to_pass() {
         err.contains("no newsboat home found") && err.contains(".newsboat/urls") && err.contains("--urls FILE"),
         "{err}"
     );
+}
+
+/// Query feeds become saved views and `ignore-article` lines kill rules in tidings's config file, after what the
+/// file had: a view it already has is not written twice, a view whose name the file gives another query is left
+/// as it is (the report says so and how to write it), and a second import leaves the file as it was.
+#[test]
+fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
+    let sandbox = Sandbox::new();
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    let feed = "http://127.0.0.1:9/a.xml";
+    std::fs::write(
+        dot.join("urls"),
+        format!(
+            "{feed} \"Tech\"\n\"query:Unread tech:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\n\
+             \"query:Mine:unread = \\\"yes\\\"\"\n\"query:Fresh:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dot.join("config"),
+        format!(
+            "ignore-article \"*\" \"title =~ \\\"sponsored\\\"\"\nignore-article \"{feed}\" \"author = \\\"bot\\\"\"\n"
+        ),
+    )
+    .unwrap();
+    let config = sandbox.path("home/.config/tidings/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let mine = "# my views\n[[views]]\nname = \"Unread tech\"\nquery = 'unread and folder = \"Tech\"'\n\n\
+                [[views]]\nname = \"mine\"\nquery = \"starred\"\n";
+    std::fs::write(&config, mine).unwrap();
+
+    let import = || sandbox.tidings().args(["import", "newsboat"]).output().unwrap();
+    let first = import();
+    let said = stdout(&first);
+    assert!(first.status.success(), "{said}{}", support::stderr(&first));
+    for line in [
+        "1 saved views \"Fresh\" and 2 kill rules (ignore-article) written to",
+        "1 views and kill rules",
+        "query feed \"Mine\":",
+        "has another view of this name, left as it is; as a view: [[views]] name = \"Mine\" query = \"unread\"",
+    ] {
+        assert!(said.contains(line), "the report does not say {line:?}:\n{said}");
+    }
+    assert!(!said.contains("not carried over yet"), "{said}");
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert_eq!(
+        written,
+        format!(
+            "{mine}\n[[views]]\nname = \"Fresh\"\nquery = 'unread and folder = \"Tech\"'\n\n\
+             [[ignore]]\nquery = 'title ~ \"sponsored\"'\n\n[[ignore]]\nquery = 'author = \"bot\"'\nfeed = \"{feed}\"\n"
+        )
+    );
+
+    let second = import();
+    let said = stdout(&second);
+    assert!(second.status.success(), "{said}{}", support::stderr(&second));
+    assert!(said.contains("4 views and kill rules"), "{said}");
+    assert!(!said.contains("written to"), "nothing is written the second time:\n{said}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), written, "the config file is left as it was");
 }
