@@ -68,6 +68,18 @@ pub struct Config {
     pub colors: toml::Table,
     /// `[[accounts]]`: servers that hold subscriptions and read state (FreshRSS, Miniflux…), synced both ways.
     pub accounts: Vec<crate::sync::AccountConfig>,
+    /// Start with feeds that have nothing unread left out of the feed list (the `hide_read_feeds` action
+    /// toggles it, and the reader remembers the last choice).
+    pub hide_read_feeds: bool,
+    /// The command line a bookmark is handed to: `%u` is the entry's address, `%t` its title (each one whole
+    /// argument; no shell unless the line is `sh -c '…'`).
+    pub bookmark_command: Option<String>,
+    /// The command line that copies an address: it reads the address on its standard input (`wl-copy`,
+    /// `xclip -selection clipboard`); unset: the terminal's clipboard (OSC 52).
+    pub copy_command: Option<String>,
+    /// `[macros]`: a key pressed after the macro key, and the actions it runs in order (`v = ["open",
+    /// "open_in_browser"]`).
+    pub macros: BTreeMap<String, Vec<String>>,
     /// `[[views]]`: saved views, queries listed under the smart views.
     pub views: Vec<ViewConfig>,
     /// `[[ignore]]`: kill rules; the entries they match are kept but never shown, counted or notified.
@@ -129,6 +141,10 @@ impl Default for Config {
             keys: toml::Table::new(),
             colors: toml::Table::new(),
             accounts: Vec::new(),
+            hide_read_feeds: false,
+            bookmark_command: None,
+            copy_command: None,
+            macros: BTreeMap::new(),
             views: Vec::new(),
             ignore: Vec::new(),
             notify: "off".into(),
@@ -282,7 +298,25 @@ impl Config {
             Some(line) => format!("line {line}, key `{key}`"),
             None => format!("key `{key}`"),
         };
-        config.keymap = Keymap::with_config(&config.keys).map_err(|e| format!("{}: {}", at(&e.key), e.message))?;
+        let (keymap, moved) =
+            Keymap::with_config_told(&config.keys).map_err(|e| format!("{}: {}", at(&e.key), e.message))?;
+        config.keymap = keymap;
+        config.warnings.extend(moved.into_iter().map(|(key, message)| format!("{}: {message}", at(&key))));
+        for (key, actions) in &config.macros {
+            let name = format!("macros.{key}");
+            crate::app::keymap::Key::parse(key).map_err(|e| format!("{}: {e}", at(&name)))?;
+            if actions.is_empty() {
+                return Err(format!("{}: a macro runs at least one action", at(&name)));
+            }
+            for action in actions {
+                if crate::app::keymap::Action::named(action).is_none() {
+                    return Err(format!(
+                        "{}: '{action}' is not an action (the names are those of [keys], `tidings keys` lists them)",
+                        at(&name)
+                    ));
+                }
+            }
+        }
         let base = if no_color { Theme::monochrome() } else { Theme::default() };
         config.theme = base.with_config(&config.colors).map_err(|(key, message)| format!("{}: {message}", at(&key)))?;
         Ok(config)
@@ -345,7 +379,12 @@ impl Config {
                 return Err((key("refresh_minutes"), "must be between 1 and 10080 (a week)".into()));
             }
         }
-        for (key, line) in [("browser", &self.browser), ("player", &self.player)] {
+        for (key, line) in [
+            ("browser", &self.browser),
+            ("player", &self.player),
+            ("bookmark_command", &self.bookmark_command),
+            ("copy_command", &self.copy_command),
+        ] {
             if let Some(line) = line {
                 CommandLine::parse(line, None)
                     .map_err(|e| (vec![key.to_string()], format!("{e} (write it like \"w3m %u\")")))?;

@@ -12,7 +12,7 @@
 //!    (the article's pictures: fetched, cached, decoded, prepared for the terminal's protocol).
 //! 3. **The front ends** — the reader: [`app`] (the state machine: `update(state, event) → effects`, no I/O),
 //!    [`ui`] (drawing, a pure function of the state), [`runtime`] (the terminal loop and the workers that run
-//!    effects); and the command line: [`cli`] with [`import`], configured by [`config`].
+//!    effects); and the command line: [`cli`] with [`import`] and [`from_newsboat`], configured by [`config`].
 
 pub use tidings_app as app;
 pub use tidings_core::{
@@ -23,6 +23,7 @@ pub use tidings_core::{
 pub mod cli;
 pub mod config;
 pub mod fetch;
+pub mod from_newsboat;
 pub mod import;
 pub mod panics;
 pub mod pictures;

@@ -154,7 +154,10 @@ async fn import_refresh_read_an_entry_and_see_errors_per_feed() {
     // Each bad feed has its own error, and the good ones loaded.
     let by_title = |t: &str| app.state.feeds.feeds.iter().find(|f| f.title == t).unwrap().clone();
     assert!(by_title("Missing").last_error.as_deref().unwrap().contains("HTTP 404"));
-    assert!(by_title("Page").last_error.as_deref().unwrap().contains("tidings discover"));
+    assert!(
+        by_title("Page").last_error.as_deref().unwrap().contains("press a and give the page's address"),
+        "the reader names its own key"
+    );
     assert_eq!(by_title("One").last_error, None);
 
     // Open the second entry of One.
@@ -654,6 +657,22 @@ async fn a_second_search_replaces_the_first_query_and_leaves_no_article_of_the_o
     assert!(app.state.article.view.is_none(), "Upsilon's article is not one of the new results");
     let said = app.state.status.current(app.state.clock.now).map(|m| m.text.clone());
     assert_eq!(said.as_deref(), Some("1 entry matches alpha"), "no lingering 'Searching for…'");
+}
+
+/// Defect 5 of issue 21: what the reader says as it opens (an import's summary, a config warning) is stamped with
+/// the time it is said in the message log, not 00:00:00.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_said_at_start_are_stamped_with_the_time() {
+    let w = world();
+    let mut options = options(&w, false);
+    options.notice = Some("Imported 4 feeds".into());
+    options.config.warnings.push("a warning".into());
+    let before = chrono::Utc::now().timestamp();
+    let app = Reader::new(options).unwrap();
+    let after = chrono::Utc::now().timestamp();
+    let stamps: Vec<(&str, i64)> = app.state.status.log.iter().map(|m| (m.text.as_str(), m.at)).collect();
+    assert_eq!(stamps.len(), 2, "{stamps:?}");
+    assert!(stamps.iter().all(|(_, at)| (before..=after).contains(at)), "{stamps:?}");
 }
 
 /// A feed's setting typed in the feed info lands in its `[feeds."URL"]` table of the config file (its comments

@@ -30,6 +30,17 @@ pub fn set_feed_setting(path: &Path, url: &str, key: &str, setting: Option<toml_
     edit_file(path, |text| with_feed_setting(text, url, key, setting.clone()))
 }
 
+/// Appends a kill rule (`[[ignore]] query = … feed = …`) to the config at `path` (created when missing).
+pub fn append_ignore(path: &Path, query: &str, feed: Option<&str>) -> Result<(), EditError> {
+    edit_file(path, |text| with_ignore(text, query, feed))
+}
+
+/// Replaces the config at `path` with `text`, checked and written as every edit is (nothing lands when it would
+/// not read as a config).
+pub fn replace(path: &Path, text: &str) -> Result<(), EditError> {
+    edit_file(path, |_| Ok(text.to_string()))
+}
+
 /// `text` with a view appended to its `[[views]]`. A name already taken is refused.
 pub fn with_view(text: &str, name: &str, query: &str) -> Result<String, String> {
     let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| e.message().to_string())?;
@@ -42,17 +53,35 @@ pub fn with_view(text: &str, name: &str, query: &str) -> Result<String, String> 
     let mut view = Table::new();
     view.insert("name", value(name));
     view.insert("query", Item::Value(readable_string(query)));
-    match doc.get_mut("views") {
-        None => {
-            let mut views = toml_edit::ArrayOfTables::new();
-            views.push(view);
-            doc.insert("views", Item::ArrayOfTables(views));
-        }
-        Some(Item::ArrayOfTables(views)) => views.push(view),
-        Some(Item::Value(toml_edit::Value::Array(views))) => views.push(view.into_inline_table()),
-        Some(_) => return Err("`views` in the config is not a list of [[views]] tables".into()),
-    }
+    push_table(&mut doc, "views", view)?;
     Ok(doc.to_string())
+}
+
+/// `text` with a kill rule appended to its `[[ignore]]`, for every feed or for `feed` (its address or name).
+pub fn with_ignore(text: &str, query: &str, feed: Option<&str>) -> Result<String, String> {
+    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| e.message().to_string())?;
+    let mut rule = Table::new();
+    rule.insert("query", Item::Value(readable_string(query)));
+    if let Some(feed) = feed {
+        rule.insert("feed", value(feed));
+    }
+    push_table(&mut doc, "ignore", rule)?;
+    Ok(doc.to_string())
+}
+
+/// Appends `table` to the list of tables `key` (`[[key]]`), made when the document has none.
+fn push_table(doc: &mut DocumentMut, key: &str, table: Table) -> Result<(), String> {
+    match doc.get_mut(key) {
+        None => {
+            let mut tables = toml_edit::ArrayOfTables::new();
+            tables.push(table);
+            doc.insert(key, Item::ArrayOfTables(tables));
+        }
+        Some(Item::ArrayOfTables(tables)) => tables.push(table),
+        Some(Item::Value(toml_edit::Value::Array(tables))) => tables.push(table.into_inline_table()),
+        Some(_) => return Err(format!("`{key}` in the config is not a list of [[{key}]] tables")),
+    }
+    Ok(())
 }
 
 /// `text` with one key of `[feeds."URL"]` set or removed (the table is created, or removed when left empty).

@@ -53,6 +53,8 @@ pub struct Summary {
     pub skipped: Vec<RefreshEvent>,
     /// Feeds whose address a permanent redirect changed: (title, new address).
     pub moved: Vec<(String, String)>,
+    /// Feeds that listed more entries than a refresh keeps: (title, how many they listed).
+    pub cut: Vec<(String, usize)>,
 }
 
 impl Summary {
@@ -63,9 +65,12 @@ impl Summary {
         }
         self.feeds += 1;
         match event {
-            RefreshEvent::Done { new, title, moved_to, .. } => {
+            RefreshEvent::Done { new, title, moved_to, cut_from, .. } => {
                 self.updated_feeds += 1;
                 self.new_entries += new;
+                if let Some(listed) = cut_from {
+                    self.cut.push((title.clone(), listed));
+                }
                 if let Some(to) = moved_to {
                     self.moved.push((title, to));
                 }
@@ -320,6 +325,7 @@ impl Refresher {
                 unread: outcome.unread,
                 title: outcome.title,
                 moved_to: outcome.moved_to,
+                cut_from: outcome.cut_from,
             },
         }
     }
@@ -553,6 +559,7 @@ mod tests {
             unread: 3,
             title: "A".into(),
             moved_to: Some("http://a.example/new".into()),
+            cut_from: None,
         });
         summary.count(RefreshEvent::NotModified { feed_id: FeedId(2), moved_to: None });
         summary.count(FeedName { id: FeedId(3), title: "C".into(), url: "http://c.example/".into() }.failed(STOPPED));

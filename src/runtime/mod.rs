@@ -52,10 +52,48 @@ pub trait Host {
     /// Runs a terminal program (w3m, mpv…) with the terminal to itself until it exits.
     fn run_foreground(&mut self, command: std::process::Command) -> std::io::Result<std::process::ExitStatus>;
 
+    /// Runs a terminal program (a pager) with `input` on its standard input and the terminal to itself.
+    fn run_piped(
+        &mut self,
+        mut command: std::process::Command,
+        input: &str,
+    ) -> std::io::Result<std::process::ExitStatus> {
+        command.stdin(std::process::Stdio::piped());
+        self.run_foreground_with(command, input)
+    }
+
+    /// [`Host::run_foreground`] with `input` written to the program's standard input.
+    fn run_foreground_with(
+        &mut self,
+        command: std::process::Command,
+        input: &str,
+    ) -> std::io::Result<std::process::ExitStatus>;
+
+    /// Puts `text` on the clipboard through the terminal (OSC 52).
+    fn copy_to_clipboard(&mut self, text: &str) -> std::io::Result<()>;
+
     /// Sets the terminal window's title (one line, no control characters).
     fn set_title(&mut self, _title: &str) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// Starts `command` with `input` on its standard input and waits for it.
+pub fn run_with_input(mut command: std::process::Command, input: &str) -> std::io::Result<std::process::ExitStatus> {
+    use std::io::Write;
+    command.stdin(std::process::Stdio::piped());
+    let mut child = command.spawn()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A program that stops reading early (a pager quit at once) closes the pipe: not an error.
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    child.wait()
+}
+
+/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard.
+pub fn osc52(text: &str) -> String {
+    use base64::Engine;
+    format!("\x1b]52;c;{}\x07", base64::engine::general_purpose::STANDARD.encode(text))
 }
 
 /// A host with no terminal to hand over (tests): suspending only counts, programs run with no terminal.
@@ -65,6 +103,8 @@ pub struct NoHost {
     pub suspended: usize,
     /// The programs run in the foreground, as program and arguments.
     pub ran: Vec<Vec<String>>,
+    /// What was put on the clipboard through the terminal.
+    pub copied: Vec<String>,
     /// The window titles set, in order.
     pub titles: Vec<String>,
 }
@@ -82,6 +122,24 @@ impl Host for NoHost {
             .collect();
         self.ran.push(words);
         command.stdin(std::process::Stdio::null()).status()
+    }
+
+    fn run_foreground_with(
+        &mut self,
+        command: std::process::Command,
+        input: &str,
+    ) -> std::io::Result<std::process::ExitStatus> {
+        let words = std::iter::once(command.get_program())
+            .chain(command.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        self.ran.push(words);
+        run_with_input(command, input)
+    }
+
+    fn copy_to_clipboard(&mut self, text: &str) -> std::io::Result<()> {
+        self.copied.push(text.to_string());
+        Ok(())
     }
 
     fn set_title(&mut self, title: &str) -> std::io::Result<()> {
@@ -113,6 +171,9 @@ impl Reader {
     /// Opens the store and starts the workers. Must be called inside a tokio runtime.
     pub fn new(options: Options) -> Result<Reader, StartError> {
         let mut conn = store::open_write(&options.db)?;
+        // What the reader remembers from the last time: feeds with nothing unread hidden, the last search.
+        let preferences =
+            (store::preferences::get(&conn, "hide_read_feeds")?, store::preferences::get(&conn, "last_search")?);
         let (default, settings) = options.config.feed_settings();
         store::feeds::apply_settings(&mut conn, &default, &settings)?;
         let writer = DbThread::spawn_background_writer(conn);
@@ -129,14 +190,31 @@ impl Reader {
             refresh_on_startup: config.refresh_on_startup,
             auto_refresh_secs: config.auto_refresh_secs(),
             accounts: config.accounts.iter().map(|a| a.name.clone()).collect(),
+            macros: config
+                .macros
+                .iter()
+                .filter_map(|(key, actions)| {
+                    let key = app::keymap::Key::parse(key).ok()?;
+                    Some((key, actions.iter().filter_map(|a| app::keymap::Action::named(a)).collect()))
+                })
+                .collect(),
+            bookmark_command: config.bookmark_command.is_some(),
+            hide_read_feeds: match preferences.0.as_deref() {
+                Some(value) => value == "on",
+                None => config.hide_read_feeds,
+            },
+            last_search: preferences.1,
             views: config.saved_views(),
         };
         let mut state = State::new(setup, options.size);
+        // What is said at start is stamped with the time it is said (the first tick comes later).
+        let now = chrono::Utc::now().timestamp();
+        state.clock.now = now;
         if let Some(notice) = options.notice {
-            state.status.info(notice, 0);
+            state.status.info(notice, now);
         }
         for warning in &config.warnings {
-            state.status.error(format!("warning: {warning}"), 0);
+            state.status.error(format!("warning: {warning}"), now);
         }
         if !options.report.is_empty() {
             state.show_dialog(app::dialogs::Dialog::Report(app::dialogs::Report::new("Import", options.report)));
@@ -160,6 +238,8 @@ impl Reader {
             launcher: launcher.clone(),
             fetcher,
             accounts: std::sync::Arc::new(config.accounts.clone()),
+            bookmark: config.bookmark_command.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok()),
+            copy: config.copy_command.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok()),
             counter,
             config_path: config.path.clone(),
             feed_configs: std::sync::Arc::new(std::sync::RwLock::new(config.feeds.clone())),
@@ -228,7 +308,8 @@ impl Reader {
     pub fn dispatch(&mut self, event: Event) {
         for effect in app::update(&mut self.state, event) {
             match effect {
-                Effect::Suspend => self.for_terminal.push(effect),
+                Effect::Suspend | Effect::Pipe { in_terminal: true, .. } => self.for_terminal.push(effect),
+                Effect::Copy(_) if self.services.copy.is_none() => self.for_terminal.push(effect),
                 Effect::Open { kind, .. } if self.launcher().takes_terminal(kind) => self.for_terminal.push(effect),
                 Effect::Open { url, kind } => self.services.open(&self.launcher(), &url, kind),
                 other => self.services.run(other),
@@ -341,6 +422,22 @@ impl Reader {
             for effect in std::mem::take(&mut self.for_terminal) {
                 match effect {
                     Effect::Suspend => host.suspend()?,
+                    Effect::Copy(text) => {
+                        if let Err(e) = host.copy_to_clipboard(&text) {
+                            self.dispatch(Event::Error(format!("cannot copy to the clipboard: {e}")));
+                        }
+                        // Nothing was drawn over: no need to draw every cell again.
+                        continue;
+                    }
+                    Effect::Pipe { words, input, .. } => {
+                        let mut command = std::process::Command::new(&words[0]);
+                        command.args(&words[1..]);
+                        match host.run_piped(command, &input) {
+                            Ok(status) if status.success() => {}
+                            Ok(status) => self.dispatch(Event::Error(format!("{} ended with {status}", words[0]))),
+                            Err(e) => self.dispatch(Event::Error(format!("cannot start {}: {e}", words[0]))),
+                        }
+                    }
                     Effect::Open { url, kind } => {
                         let opener::Launch::Foreground(command) = self.launcher().launch(&url, kind) else { continue };
                         let program = command.get_program().to_string_lossy().into_owned();

@@ -70,6 +70,9 @@ pub(super) struct Services {
     pub fetcher: Fetcher,
     /// The accounts of the config, to sync.
     pub accounts: Arc<Vec<crate::sync::AccountConfig>>,
+    /// The `bookmark_command`, and the `copy_command`.
+    pub bookmark: Option<crate::command::CommandLine>,
+    pub copy: Option<crate::command::CommandLine>,
     /// A read connection of its own for the saved views' counts.
     pub counter: DbThread,
     /// The config file, which saving a view and a feed's setting edit.
@@ -353,6 +356,36 @@ impl Services {
                     let _ = inbox.send(Event::FullTextFetched { entry_id, result });
                 });
             }
+            Effect::Pipe { words, input, .. } => {
+                let mut command = std::process::Command::new(&words[0]);
+                command.args(&words[1..]);
+                run_piped(command, input, inbox);
+            }
+            Effect::Save { path, text, overwrite } => {
+                tokio::task::spawn_blocking(move || {
+                    let _ = inbox.send(match save(&path, &text, overwrite) {
+                        Ok(shown) => Event::Notice(format!("Saved the article to {shown}")),
+                        Err(e) => Event::Error(e),
+                    });
+                });
+            }
+            Effect::Copy(text) => {
+                // Without a copy_command, the terminal loop copies (OSC 52).
+                if let Some(line) = &self.copy {
+                    let mut command = std::process::Command::new(line.program());
+                    command.args(&line.words[1..]);
+                    run_piped(command, text, inbox);
+                }
+            }
+            Effect::Bookmark { url, title } => {
+                let Some(line) = &self.bookmark else { return };
+                // The address and the title each replace their mark as one whole argument: never a shell.
+                let args: Vec<String> =
+                    line.words[1..].iter().map(|w| w.replace("%u", &url).replace("%t", &title)).collect();
+                let mut command = std::process::Command::new(line.program());
+                command.args(args);
+                start_detached(command, inbox);
+            }
             Effect::FindDatabaseHolders => {
                 let db = self.db.clone();
                 tokio::task::spawn_blocking(move || {
@@ -379,6 +412,77 @@ impl Services {
             Effect::Suspend => {}
         }
     }
+}
+
+/// Runs a command with `input` on its standard input, off the terminal; says how it ended (its first line of
+/// output, or its error).
+fn run_piped(mut command: std::process::Command, input: String, inbox: mpsc::UnboundedSender<Event>) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let program = command.get_program().to_string_lossy().into_owned();
+    std::thread::spawn(move || {
+        let child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
+        let said = match child {
+            Ok(mut child) => {
+                if let Some(mut stdin) = child.stdin.take() {
+                    let _ = stdin.write_all(input.as_bytes());
+                }
+                match child.wait_with_output() {
+                    Ok(out) if out.status.success() => {
+                        let first = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string();
+                        let first = crate::sanitize::one_line(&first, 200);
+                        Event::Notice(if first.is_empty() {
+                            format!("{program} is done")
+                        } else {
+                            format!("{program}: {first}")
+                        })
+                    }
+                    Ok(out) => {
+                        let err = crate::sanitize::one_line(
+                            String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or(""),
+                            200,
+                        );
+                        Event::Error(format!(
+                            "{program} ended with {}{}",
+                            out.status,
+                            if err.is_empty() { String::new() } else { format!(": {err}") }
+                        ))
+                    }
+                    Err(e) => Event::Error(format!("{program}: {e}")),
+                }
+            }
+            Err(e) => Event::Error(format!("cannot start {program}: {e}")),
+        };
+        let _ = inbox.send(said);
+    });
+}
+
+/// Writes the article's text to `path` (`~` is the home folder); an existing file only with `overwrite`.
+fn save(path: &str, text: &str, overwrite: bool) -> Result<String, String> {
+    let path = match path.strip_prefix("~/") {
+        Some(rest) => match directories::BaseDirs::new() {
+            Some(base) => base.home_dir().join(rest),
+            None => std::path::PathBuf::from(path),
+        },
+        None => std::path::PathBuf::from(path),
+    };
+    let shown = path.display().to_string();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    if overwrite {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    use std::io::Write;
+    match options.open(&path) {
+        Ok(mut file) => file.write_all(text.as_bytes()).map_err(|e| format!("cannot write {shown}: {e}"))?,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(format!("{shown} exists: :save! {shown} replaces it"));
+        }
+        Err(e) => return Err(format!("cannot write {shown}: {e}")),
+    }
+    Ok(shown)
 }
 
 /// Tells the reader how a refresh goes: each feed's events, then the feeds it did not report on (when its task

@@ -129,6 +129,24 @@ impl Host for TerminalHost {
         self.reclaim()?;
         status
     }
+
+    fn run_foreground_with(
+        &mut self,
+        command: std::process::Command,
+        input: &str,
+    ) -> std::io::Result<std::process::ExitStatus> {
+        self.release()?;
+        let status = super::run_with_input(command, input);
+        self.reclaim()?;
+        status
+    }
+
+    fn copy_to_clipboard(&mut self, text: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        out.write_all(super::osc52(text).as_bytes())?;
+        out.flush()
+    }
 }
 
 /// A byte typed while the terminal was being asked, as the key it is (plain characters, Enter, Tab, Backspace).

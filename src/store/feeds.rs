@@ -30,7 +30,7 @@ const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url
     (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0 AND e.ignored = 0),
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
         coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override,
-    f.retry_at, f.dead, f.full_text, f.account_id";
+    f.retry_at, f.dead, f.full_text, f.account_id, f.hidden";
 
 /// Every folder's path ("Tech/Rust"), for the feed rows' `folder`.
 pub(super) const FOLDER_PATHS: &str = "WITH RECURSIVE folder_paths(id, path, depth) AS (
@@ -57,6 +57,7 @@ fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
         dead: r.get(14)?,
         full_text: r.get(15)?,
         account: r.optional_id(16)?,
+        hidden: r.get(17)?,
     })
 }
 
@@ -349,9 +350,26 @@ pub(super) fn set_encoding_override(tx: &Connection, feed_id: FeedId, label: Opt
     Ok(())
 }
 
+/// Leaves a feed out of the feed list, or shows it again.
+pub(super) fn set_hidden(tx: &Connection, feed_id: FeedId, hidden: bool) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE feeds SET hidden = ?2 WHERE id = ?1")?.execute(params![feed_id.0, hidden])?;
+    Ok(())
+}
+
+/// A feed's tags (besides the one that is its folder), as newsboat gave them.
+pub fn tags(conn: &Connection, feed_id: FeedId) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT tag FROM feed_tags WHERE feed_id = ?1 ORDER BY tag")?;
+    Ok(stmt.query_map([feed_id.0], |r| r.get(0))?.collect::<Result<_, _>>()?)
+}
+
 /// Fetch the new entries of this feed in full on refresh, or stop.
-pub(super) fn set_full_text(tx: &Connection, feed_id: FeedId, on: bool) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE feeds SET full_text = ?2 WHERE id = ?1")?.execute(params![feed_id.0, on])?;
+/// Only entries first seen from `now` on are fetched in full: those stored before are left as they are.
+pub(super) fn set_full_text(tx: &Connection, feed_id: FeedId, on: bool, now: i64) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "UPDATE feeds SET full_text = ?2, full_text_since = CASE WHEN ?2 THEN ?3 ELSE full_text_since END
+         WHERE id = ?1",
+    )?
+    .execute(params![feed_id.0, on, now])?;
     Ok(())
 }
 

@@ -12,8 +12,7 @@ use tokio::sync::oneshot;
 
 use super::{MAX_CONTENT_BYTES, MAX_TITLE_BYTES};
 
-/// Most entries one fetch of a feed stores, so a hostile feed cannot fill the disk.
-pub const MAX_ENTRIES_PER_REFRESH: usize = 5_000;
+pub use crate::model::MAX_ENTRIES_PER_REFRESH;
 
 /// How a fetch of one feed ended, as the store records it.
 #[derive(Clone, Debug)]
@@ -60,6 +59,16 @@ pub struct ApplyOutcome {
     pub retry_at: Option<i64>,
     /// The server said the feed is gone for good (410).
     pub dead: bool,
+    /// The feed listed more than [`MAX_ENTRIES_PER_REFRESH`] entries: how many (only the first were kept).
+    pub cut_from: Option<usize>,
+}
+
+/// What the feed info says of a feed that lists more entries than a refresh keeps.
+pub fn cut_warning(listed: usize) -> String {
+    format!(
+        "the feed lists {listed} entries; tidings keeps the first {MAX_ENTRIES_PER_REFRESH} of each refresh and drops \
+         the rest (a fixed limit)"
+    )
 }
 
 /// How long to leave a feed alone after its `failures`-th failure in a row: nothing after the first (it may
@@ -96,8 +105,12 @@ pub fn record_fetch(
     let mut outcome = ApplyOutcome::default();
     match record {
         FetchRecord::Fetched { status, etag, last_modified, feed, decision, moved_to, min_interval_secs, ignored } => {
-            let warnings =
-                (!feed.warnings.is_empty()).then(|| serde_json::to_string(&feed.warnings).unwrap_or_default());
+            let mut warnings = feed.warnings.clone();
+            if feed.entries.len() > MAX_ENTRIES_PER_REFRESH {
+                outcome.cut_from = Some(feed.entries.len());
+                warnings.push(cut_warning(feed.entries.len()));
+            }
+            let warnings = (!warnings.is_empty()).then(|| serde_json::to_string(&warnings).unwrap_or_default());
             tx.prepare_cached(
                 "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
                     etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
@@ -285,6 +298,10 @@ fn upsert_entry(
         row.thumbnail
     ];
     match stored {
+        // An entry carried over from another reader under another key: it is this one.
+        None if super::carried::alias_of(tx, feed_id, key)?.is_some() => {
+            upsert_entry(tx, feed_id, e, now, listed, ignored)
+        }
         None if super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
         None if let Some(twin) = listed.map(|l| twin_of(tx, feed_id, &row, l)).transpose()?.flatten() => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&twin.0, &key];
@@ -551,6 +568,23 @@ mod tests {
         let second = save(&mut conn, id, &record, 20).unwrap();
         assert_eq!((second.new, second.updated, second.unread), (0, 0, 2));
         assert_eq!(super::super::entries::of_feed(&conn, id).unwrap().len(), 2);
+    }
+
+    /// Defect 3 of issue 21: a feed that lists more than a refresh keeps says so, in the refresh's outcome and in
+    /// its feed info, instead of silently keeping the first 5,000.
+    #[test]
+    fn a_feed_longer_than_a_refresh_keeps_says_how_many_it_listed() {
+        let (_dir, mut conn, id) = setup();
+        let listed = MAX_ENTRIES_PER_REFRESH + 1;
+        let many: Vec<ParsedEntry> = (0..listed).map(|i| entry(&format!("k{i}"), &format!("E {i}"))).collect();
+        let outcome = save(&mut conn, id, &fetched(many), 10).unwrap();
+        assert_eq!((outcome.new, outcome.cut_from), (MAX_ENTRIES_PER_REFRESH, Some(listed)));
+        let info = feeds::feed_info(&conn, id).unwrap().unwrap();
+        assert_eq!(info.warnings, [cut_warning(listed)]);
+        assert!(info.warnings[0].starts_with("the feed lists 5001 entries; tidings keeps the first 5000"));
+        let outcome = save(&mut conn, id, &fetched(vec![entry("k0", "E 0")]), 20).unwrap();
+        assert_eq!(outcome.cut_from, None);
+        assert!(feeds::feed_info(&conn, id).unwrap().unwrap().warnings.is_empty(), "a shorter fetch clears it");
     }
 
     /// The same 20 entries under new ids on every fetch (what the attack's feed did): 20 entries stored after six

@@ -15,6 +15,7 @@
 pub mod accounts;
 mod apply;
 pub mod articles;
+mod carried;
 pub mod changes;
 pub mod entries;
 pub mod feeds;
@@ -24,6 +25,7 @@ pub(crate) mod fixtures;
 pub mod folders;
 mod holders;
 pub mod lists;
+pub mod preferences;
 pub mod purge;
 pub mod query;
 mod schema;

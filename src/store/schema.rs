@@ -260,6 +260,34 @@ pub(super) const MIGRATIONS: &[Step] = &[
         ALTER TABLE feeds ADD COLUMN refresh_minutes INTEGER;
         ALTER TABLE feeds ADD COLUMN honour_ttl INTEGER NOT NULL DEFAULT 1;",
     ),
+    // 13: what a newsboat home carries over (see `carried`): feeds hidden from the feed list, the tags a feed
+    // had besides the one that became its folder, and the other keys an entry carried over may come back under
+    // (a refresh that brings one of them takes the stored entry as that entry, so nothing arrives twice); and the
+    // reader's remembered settings (feeds with nothing unread hidden, the last search); and when a feed was set to
+    // be fetched in full, so only entries first seen since are (not every entry stored before).
+    Step::Sql(
+        "ALTER TABLE feeds ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE feed_tags (
+            feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (feed_id, tag)
+        ) WITHOUT ROWID;
+        CREATE TABLE entry_aliases (
+            feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            entry_id INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            PRIMARY KEY (feed_id, key)
+        ) WITHOUT ROWID;
+        CREATE INDEX entry_aliases_by_entry ON entry_aliases(entry_id);
+        ALTER TABLE feeds ADD COLUMN full_text_since INTEGER;
+        CREATE TABLE preferences (
+            name TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        -- Greek is searched without its accents now: entries with Greek text are indexed again.
+        UPDATE entries SET search_indexed = 0 WHERE search_indexed = 1
+            AND (title GLOB '*[ά-ώΆ-Ώ]*' OR content_html GLOB '*[ά-ώΆ-Ώ]*' OR summary_html GLOB '*[ά-ώΆ-Ώ]*');",
+    ),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

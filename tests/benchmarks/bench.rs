@@ -842,6 +842,9 @@ fn main() -> std::process::ExitCode {
     if wants("refresh") {
         refresh(&raw);
     }
+    if modes.iter().any(|a| *a == "newsboat") {
+        newsboat();
+    }
     // Two cold refreshes of the refresh farm per round: only when asked for by name.
     if modes.iter().any(|a| *a == "rules") {
         rules_at_ingest(&raw);
@@ -851,4 +854,93 @@ fn main() -> std::process::ExitCode {
         sync::run(&raw);
     }
     std::process::ExitCode::SUCCESS
+}
+
+/// `tidings import newsboat` on a newsboat home of 1,000 feeds and 100,000 entries (a cache with newsboat
+/// 2.21's schema, every tenth entry unread, every fiftieth flagged, feeds tagged into 20 folders), timed as a
+/// user runs it: the real binary, once into a new database and once more (which must change nothing).
+fn newsboat() {
+    const FEEDS: usize = 1_000;
+    const PER_FEED: usize = 100;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path().join("cache.db");
+    {
+        let mut conn = rusqlite::Connection::open(&cache).expect("cache");
+        conn.execute_batch(
+            "CREATE TABLE rss_feed (rssurl VARCHAR(1024) PRIMARY KEY NOT NULL, url VARCHAR(1024) NOT NULL,
+                title VARCHAR(1024) NOT NULL, lastmodified INTEGER(11) NOT NULL DEFAULT 0,
+                is_rtl INTEGER(1) NOT NULL DEFAULT 0, etag VARCHAR(128) NOT NULL DEFAULT '');
+             CREATE TABLE rss_item (id INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, guid VARCHAR(64) NOT NULL,
+                title VARCHAR(1024) NOT NULL, author VARCHAR(1024) NOT NULL, url VARCHAR(1024) NOT NULL,
+                feedurl VARCHAR(1024) NOT NULL, pubDate INTEGER NOT NULL, content VARCHAR(65535) NOT NULL,
+                unread INTEGER(1) NOT NULL, enclosure_url VARCHAR(1024), enclosure_type VARCHAR(1024),
+                enqueued INTEGER(1) NOT NULL DEFAULT 0, flags VARCHAR(52), deleted INTEGER(1) NOT NULL DEFAULT 0,
+                base VARCHAR(128) NOT NULL DEFAULT '');",
+        )
+        .expect("schema");
+        let tx = conn.transaction().expect("tx");
+        {
+            let mut feed = tx.prepare("INSERT INTO rss_feed (rssurl, url, title) VALUES (?1, ?2, ?3)").unwrap();
+            let mut item = tx
+                .prepare(
+                    "INSERT INTO rss_item (guid, title, author, url, feedurl, pubDate, content, unread, flags)
+                     VALUES (?1, ?2, 'Author', ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .unwrap();
+            for f in 0..FEEDS {
+                let url = format!("http://127.0.0.1:9/feed/{f}.xml");
+                feed.execute(rusqlite::params![url, format!("http://site{f}.example/"), format!("Feed {f}")]).unwrap();
+                for i in 0..PER_FEED {
+                    let n = f * PER_FEED + i;
+                    item.execute(rusqlite::params![
+                        format!("tag:site{f}.example,2025:{i}"),
+                        format!("Entry {i} of feed {f}"),
+                        format!("http://site{f}.example/{i}"),
+                        url,
+                        1_700_000_000 + n as i64 * 60,
+                        format!("<p>The body of entry {i}, with a few words of text to store and index later.</p>"),
+                        i64::from(n.is_multiple_of(10)),
+                        if n.is_multiple_of(50) { "s" } else { "" },
+                    ])
+                    .unwrap();
+                }
+            }
+        }
+        tx.commit().expect("commit");
+    }
+    let urls: String = (0..FEEDS)
+        .map(|f| format!("http://127.0.0.1:9/feed/{f}.xml \"Folder {}\" \"tag{}\"\n", f % 20, f % 7))
+        .collect();
+    let urls_file = dir.path().join("urls");
+    std::fs::write(&urls_file, urls).expect("urls");
+    let db = dir.path().join("tidings.db");
+    let run = || {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tidings"));
+        cmd.env("HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .arg("--db")
+            .arg(&db)
+            .args(["import", "newsboat", "--urls"])
+            .arg(&urls_file)
+            .arg("--cache")
+            .arg(&cache);
+        measure(&mut cmd)
+    };
+    let first = run();
+    assert!(first.output.status.success(), "{}", String::from_utf8_lossy(&first.output.stderr));
+    let said = String::from_utf8_lossy(&first.output.stdout).into_owned();
+    assert!(said.contains(&format!("{} added", FEEDS * PER_FEED)), "{said}");
+    let second = run();
+    let again = String::from_utf8_lossy(&second.output.stdout).into_owned();
+    assert!(
+        again.contains(&format!("0 added (0 read, 0 starred from flags), {} already stored", FEEDS * PER_FEED)),
+        "{again}"
+    );
+    println!(
+        "newsboat import: {FEEDS} feeds, {} entries: {:.2} s, peak {} MB; again (changes nothing): {:.2} s",
+        FEEDS * PER_FEED,
+        first.wall.as_secs_f64(),
+        first.peak_rss / (1024 * 1024),
+        second.wall.as_secs_f64()
+    );
 }

@@ -208,6 +208,26 @@ pub enum Effect {
     },
     /// Give the terminal back to the shell (Ctrl-Z) until the user resumes tidings.
     Suspend,
+    /// Run a command (`words`: the program and its arguments, never a shell) with `input` on its standard
+    /// input; `in_terminal`: it gets the terminal until it exits (a pager).
+    Pipe {
+        words: Vec<String>,
+        input: String,
+        in_terminal: bool,
+    },
+    /// Write `text` to the file at `path` (`~` is the home folder); an existing file only with `overwrite`.
+    Save {
+        path: String,
+        text: String,
+        overwrite: bool,
+    },
+    /// Put `text` on the clipboard (the `copy_command`, else the terminal's, OSC 52).
+    Copy(String),
+    /// Run the `bookmark_command` with the entry's address and title.
+    Bookmark {
+        url: String,
+        title: String,
+    },
     /// Set (`key = value`) or remove (`key`) one of a feed's settings in its `[feeds."URL"]` table of the config
     /// file (in place, comments kept), and take it into use.
     SetFeedSetting {

@@ -47,6 +47,8 @@ pub struct SearchView {
     pub within: Option<ListKey>,
     /// How many entries matched, once known.
     pub count: Option<usize>,
+    /// The status bar has said how many matched.
+    pub announced: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -72,6 +74,10 @@ pub struct FeedList {
     /// The next list to arrive was read because another process wrote (a headless refresh): feeds it saw fail
     /// are said, as the reader's own refresh says them.
     pub changed_outside: bool,
+    /// Feeds (and folders) with nothing unread are left out of the list (the one selected stays).
+    pub hide_read: bool,
+    /// Hidden feeds (newsboat's `!`) are listed too.
+    pub show_hidden: bool,
 }
 
 impl FeedList {
@@ -198,6 +204,8 @@ impl FeedList {
     /// Rebuilds the rows: the smart views, the top-level feeds, then each folder (empty ones too) followed by its
     /// feeds and the folders inside it, unless folded.
     pub fn rebuild_rows(&mut self) {
+        // The feed under the cursor stays listed, and under the cursor, whatever is left out around it.
+        let keep = self.selected_feed().map(|f| f.id);
         let mut rows = vec![
             FeedListRow::View(ListKey::All),
             FeedListRow::View(ListKey::Unread),
@@ -216,6 +224,10 @@ impl FeedList {
         }
         let mut feeds_in: HashMap<Option<FolderId>, Vec<usize>> = HashMap::new();
         for (i, f) in self.feeds.iter().enumerate() {
+            let left_out = (f.hidden && !self.show_hidden) || (self.hide_read && f.unread == 0);
+            if left_out && Some(f.id) != keep {
+                continue;
+            }
             let folder = f.folder_id.filter(|id| known.contains(id));
             feeds_in.entry(folder).or_default().push(i);
         }
@@ -229,8 +241,31 @@ impl FeedList {
                 self.push_folder(&mut rows, id, 0, &children, &feeds_in, &unread, &mut visited);
             }
         }
+        if self.hide_read {
+            // A folder with nothing listed inside it goes too.
+            let mut listed = vec![false; rows.len()];
+            for i in (0..rows.len()).rev() {
+                listed[i] = match &rows[i] {
+                    FeedListRow::Folder { depth, collapsed: false, .. } => rows[i + 1..]
+                        .iter()
+                        .zip(&listed[i + 1..])
+                        .take_while(|(r, _)| row_depth(r) > *depth)
+                        .any(|(_, l)| *l),
+                    FeedListRow::Folder { unread, .. } => *unread > 0,
+                    _ => true,
+                };
+            }
+            let mut i = 0;
+            rows.retain(|_| {
+                i += 1;
+                listed[i - 1]
+            });
+        }
         self.rows = rows;
-        self.cursor.index = self.cursor.index.min(self.rows.len().saturating_sub(1));
+        let kept = keep.and_then(|id| {
+            self.rows.iter().position(|r| matches!(r, FeedListRow::Feed { index, .. } if self.feeds[*index].id == id))
+        });
+        self.cursor.index = kept.unwrap_or(self.cursor.index).min(self.rows.len().saturating_sub(1));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -284,6 +319,8 @@ impl FeedList {
     /// feeds by index; titles and flags are read from the feeds when drawn). A refresh's thousands of results
     /// each cost this, not a rebuild of the whole tree.
     pub fn recount(&mut self) {
+        // The Unread view counts what the feeds count: one source of truth while a refresh goes on.
+        self.views.unread = self.total_unread();
         let unread = self.folder_unread();
         for row in &mut self.rows {
             if let FeedListRow::Folder { id, unread: count, .. } = row {
@@ -324,7 +361,31 @@ impl FeedList {
 }
 
 /// The feed list arrived from the store: keep the cursor on the same list, and load its entries.
-pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>, views: ViewCounts) -> Vec<Effect> {
+/// A feed's error as the reader says it: a hint that names a command of the command line (a web page in place
+/// of a feed: "try `tidings discover URL`") names the reader's key that does it instead.
+pub fn in_reader_words(keymap: &crate::keymap::Keymap, message: &str) -> String {
+    const DISCOVER: &str = "try `tidings discover URL` to find its feed";
+    if !message.contains(DISCOVER) {
+        return message.to_string();
+    }
+    let instead =
+        keymap.say(Context::General, Action::AddFeed, "press {} and give the page's address: its feed is found");
+    let instead =
+        if instead.is_empty() { "add the page's address as a feed: its feed is found".into() } else { instead };
+    message.replace(DISCOVER, &instead)
+}
+
+pub fn on_loaded(
+    state: &mut State,
+    mut feeds: Vec<FeedRow>,
+    folders: Vec<FolderRow>,
+    views: ViewCounts,
+) -> Vec<Effect> {
+    for feed in &mut feeds {
+        if let Some(error) = &mut feed.last_error {
+            *error = in_reader_words(&state.keymap, error);
+        }
+    }
     let list = &mut state.feeds;
     let keep = list.select_when_loaded.take().or(list.selected_list());
     let (was_loaded, row_before) = (list.loaded, list.cursor.index);
@@ -384,6 +445,61 @@ pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>
         effects.extend(super::sync::all(state));
     }
     effects
+}
+
+/// How deep a row is in the tree (views at 0).
+fn row_depth(row: &FeedListRow) -> usize {
+    match row {
+        FeedListRow::View(_) => 0,
+        FeedListRow::Folder { depth, .. } | FeedListRow::Feed { depth, .. } => *depth,
+    }
+}
+
+/// `J`, `K` (and with `unread`, `Ctrl-n`, `Ctrl-p`): the next or previous feed of the feed list (with unread
+/// entries), its entries shown; the focus stays where it is.
+pub fn next_feed(state: &mut State, forward: bool, unread: bool) -> Vec<Effect> {
+    let rows = &state.feeds.rows;
+    let len = rows.len();
+    let here = state.feeds.cursor.index;
+    let wanted = |i: usize| match &rows[i] {
+        FeedListRow::Feed { index, .. } => !unread || state.feeds.feeds[*index].unread > 0,
+        _ => false,
+    };
+    let found = (1..len)
+        .map(|step| if forward { here + step } else { here.wrapping_sub(step) })
+        .take_while(|i| *i < len)
+        .find(|i| wanted(*i));
+    let now = state.clock.now;
+    let Some(row) = found else {
+        let what = if unread { "feed with unread entries" } else { "feed" };
+        state.status.info(format!("No {} {what}", if forward { "next" } else { "previous" }), now);
+        return Vec::new();
+    };
+    let height = state.list_height(Pane::Feeds);
+    state.feeds.cursor.select(row, len, height);
+    let effects = super::entries::show_selected_list(state);
+    if state.focus == Pane::Article {
+        state.focus = Pane::Entries;
+    }
+    effects
+}
+
+/// `H`: feeds with nothing unread left out of the feed list, or listed again; remembered across restarts.
+pub fn toggle_hide_read(state: &mut State) -> Vec<Effect> {
+    state.feeds.hide_read = !state.feeds.hide_read;
+    state.feeds.rebuild_rows();
+    let now = state.clock.now;
+    let back = state.keymap.say(Context::General, Action::HideReadFeeds, " ({} shows them)");
+    state.status.info(
+        if state.feeds.hide_read {
+            format!("Feeds with nothing unread are hidden{back}")
+        } else {
+            "Every feed is shown".into()
+        },
+        now,
+    );
+    let value = if state.feeds.hide_read { "on" } else { "off" };
+    vec![Effect::Write(UserWrite::SetPreference { name: "hide_read_feeds".into(), value: Some(value.into()) })]
 }
 
 /// Asks for the saved views' counts, unless a count is on its way (then once more after it).

@@ -57,11 +57,17 @@ pub fn submit(state: &mut State, within: Option<ListKey>, answer: &str) -> Resul
         Err(e) if tidings_core::query::looks_like_query(query) => return Err(e.to_string()),
         Err(_) => false,
     };
-    state.feeds.search = Some(SearchView { query: query.to_string(), is_query, within, count: None });
+    state.feeds.search = Some(SearchView { query: query.to_string(), is_query, within, count: None, announced: false });
     state.feeds.rebuild_rows();
-    // A new search is a new list, even when the Search view was already selected.
+    // A new search is a new list, even when the Search view was already selected; it opens at its top.
     state.entries.of = None;
-    let effects = super::feeds::select(state, ListKey::Search);
+    let mut effects = super::feeds::select(state, ListKey::Search);
+    state.entries.to_top = true;
+    // The Search view is there again after a restart.
+    effects.push(Effect::Write(crate::model::UserWrite::SetPreference {
+        name: "last_search".into(),
+        value: Some(query.to_string()),
+    }));
     state.focus = Pane::Entries;
     let now = state.clock.now;
     state.status.info(format!("Searching for {}…", crate::sanitize::one_line(query, 100)), now);

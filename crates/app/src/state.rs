@@ -64,6 +64,14 @@ pub struct Setup {
     pub auto_refresh_secs: Option<i64>,
     /// The accounts to sync (by name), synced when the feed list first arrives and with every refresh.
     pub accounts: Vec<String>,
+    /// Macros: a key pressed after the macro key, and its actions.
+    pub macros: Vec<(super::keymap::Key, Vec<Action>)>,
+    /// The config has a `bookmark_command`.
+    pub bookmark_command: bool,
+    /// Feeds with nothing unread start out of the feed list.
+    pub hide_read_feeds: bool,
+    /// The last search, shown as the Search view again.
+    pub last_search: Option<String>,
     /// The saved views (`[[views]]`): name and query.
     pub views: Vec<(String, String)>,
 }
@@ -77,6 +85,10 @@ impl Default for Setup {
             refresh_on_startup: false,
             auto_refresh_secs: None,
             accounts: Vec::new(),
+            macros: Vec::new(),
+            bookmark_command: false,
+            hide_read_feeds: false,
+            last_search: None,
             views: Vec::new(),
         }
     }
@@ -99,6 +111,7 @@ pub struct State {
     pub refresh: progress::AutoRefresh,
     pub sync: sync::Syncing,
     pub subscriptions: subscriptions::Subscriptions,
+    pub commands: super::commands::Commands,
     /// Pictures in the article: on or off, and what is known of each.
     pub pictures: pictures::Pictures,
     pub status: status::Status,
@@ -127,6 +140,15 @@ impl State {
             focus: Pane::Feeds,
             zoom: false,
             feeds: feeds::FeedList {
+                hide_read: setup.hide_read_feeds,
+                search: setup.last_search.map(|query| feeds::SearchView {
+                    // Written down as it was typed: a query of the query language is one again.
+                    is_query: tidings_core::query::parse(&query).is_ok_and(|parsed| parsed.has_fields()),
+                    query,
+                    within: None,
+                    count: None,
+                    announced: false,
+                }),
                 saved: setup
                     .views
                     .into_iter()
@@ -149,6 +171,11 @@ impl State {
                 ..Default::default()
             },
             subscriptions: Default::default(),
+            commands: super::commands::Commands {
+                macros: setup.macros,
+                bookmark_command: setup.bookmark_command,
+                ..Default::default()
+            },
             pictures: Default::default(),
             status: Default::default(),
             dialog: None,
@@ -230,6 +257,9 @@ impl State {
             ListKey::Unread => "Unread".into(),
             ListKey::Starred => "Starred".into(),
             ListKey::Search => match &self.feeds.search {
+                Some(feeds::SearchView { query, within: Some(within), .. }) if *within != ListKey::Search => {
+                    format!("Search in {}: {}", self.list_name(*within), crate::sanitize::one_line(query, 60))
+                }
                 Some(s) => format!("Search: {}", crate::sanitize::one_line(&s.query, 60)),
                 None => "Search".into(),
             },

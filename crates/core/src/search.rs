@@ -382,9 +382,13 @@ fn write_run(out: &mut String, run: &[char], unigram: bool) {
 }
 
 /// Folds what unicode61 keeps apart but readers do not: full-width and half-width forms (by NFKC; a
-/// half-width voiced mark joins the kana before it) and Russian ё.
+/// half-width voiced mark joins the kana before it), Russian ё, and Greek accents (tonos, dialytika: `ελλαδα`
+/// finds `ελλάδα`, as Latin letters are found without theirs).
 fn fold_widths(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(|c| matches!(c, '\u{FF00}'..='\u{FFEF}' | 'ё' | 'Ё')) {
+    if !text
+        .chars()
+        .any(|c| matches!(c, '\u{FF00}'..='\u{FFEF}' | 'ё' | 'Ё' | '\u{0386}'..='\u{03CE}' | '\u{1F00}'..='\u{1FFF}'))
+    {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -472,6 +476,10 @@ fn fold_width(c: char, mut emit: impl FnMut(char)) {
         '\u{FF00}'..='\u{FFEF}' => std::iter::once(c).nfkc().for_each(emit),
         'ё' => emit('е'),
         'Ё' => emit('Е'),
+        // Greek with tonos or dialytika (and polytonic letters): the letter alone.
+        '\u{0386}'..='\u{03CE}' | '\u{1F00}'..='\u{1FFF}' => {
+            std::iter::once(c).nfd().filter(|m| !unicode_normalization::char::is_combining_mark(*m)).for_each(emit);
+        }
         _ => emit(c),
     }
 }
@@ -572,6 +580,12 @@ fn fold_case_and_marks(c: char, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn greek_without_tonos_finds_greek_with_it() {
+        assert_eq!(indexed_form("Ελλάδα ΐ"), indexed_form("Ελλαδα ι"));
+        assert_eq!(indexed_form("ελλάδα"), "ελλαδα");
+    }
 
     fn expr(q: &str) -> String {
         SearchQuery::parse(q).unwrap().expression().to_string()

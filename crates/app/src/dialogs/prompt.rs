@@ -44,6 +44,16 @@ pub enum PromptPurpose {
     MoveFeed(FeedId),
     MoveFolder(FolderId),
     NewFolder,
+    /// The command line (`:`).
+    Command,
+    /// A command to pipe the article's text (or, `address`, the entry's address) to.
+    Pipe {
+        address: bool,
+    },
+    /// A file to save the article's text to.
+    Save,
+    /// The number of a link to copy.
+    CopyLink,
 }
 
 impl Prompt {
@@ -62,6 +72,9 @@ pub(super) fn on_key(
     match action {
         Some(Action::Close) => (Next::Close, None),
         Some(Action::ToggleScope) => (Next::Keep, Some(Answer::ToggleScope)),
+        Some(action @ (Action::HistoryPrev | Action::HistoryNext)) => {
+            (Next::Keep, Some(Answer::History { back: action == Action::HistoryPrev }))
+        }
         Some(Action::Accept) => answer(prompt, prompt.input.text().to_string()),
         _ => {
             if let Some(count) = numbered(state, prompt.purpose) {
@@ -84,7 +97,7 @@ fn answer(prompt: &Prompt, text: String) -> (Next, Option<Answer>) {
 fn numbered(state: &State, purpose: PromptPurpose) -> Option<usize> {
     let view = state.article.ready();
     match purpose {
-        PromptPurpose::FollowLink => Some(view.map_or(0, |a| a.links.len())),
+        PromptPurpose::FollowLink | PromptPurpose::CopyLink => Some(view.map_or(0, |a| a.links.len())),
         PromptPurpose::PlayMedia => Some(view.map_or(0, |a| a.detail.enclosures.len())),
         _ => None,
     }

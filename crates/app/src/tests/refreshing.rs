@@ -19,8 +19,15 @@ fn refresh_events_count_progress_record_errors_and_reload_at_the_end() {
     update(&mut s, key('R'));
     update(&mut s, Event::Refresh(RefreshEvent::Started { feed_id: FeedId(1) }));
     assert!(s.progress.active.contains(&FeedId(1)));
-    let done =
-        RefreshEvent::Done { feed_id: FeedId(1), new: 3, updated: 0, unread: 5, title: "One!".into(), moved_to: None };
+    let done = RefreshEvent::Done {
+        feed_id: FeedId(1),
+        new: 3,
+        updated: 0,
+        unread: 5,
+        title: "One!".into(),
+        moved_to: None,
+        cut_from: None,
+    };
     let reload = Effect::LoadEntries {
         list: ListKey::Feed(FeedId(1)),
         source: ListSource::Feed(FeedId(1)),
@@ -90,6 +97,7 @@ fn a_refresh_that_dies_ends_the_progress_and_automatic_refresh_goes_on() {
             unread: 0,
             title: "Two".into(),
             moved_to: None,
+            cut_from: None,
         }),
     );
     let effects = update(
@@ -217,6 +225,7 @@ fn a_refresh_into_the_list_on_screen_reads_it_again_once_at_a_time_and_catches_u
             unread: 5,
             title: "T".into(),
             moved_to: None,
+            cut_from: None,
         })
     };
     let reads = |effects: &[Effect]| effects.iter().filter(|e| matches!(e, Effect::LoadEntries { .. })).count();
@@ -293,8 +302,15 @@ fn a_feeds_new_entries_raise_its_folders_count_as_the_refresh_reports_it() {
     };
     assert_eq!(news(&s), Some(1), "Three's one unread entry");
     update(&mut s, key('R'));
-    let done =
-        RefreshEvent::Done { feed_id: FeedId(2), new: 4, updated: 0, unread: 4, title: "Two".into(), moved_to: None };
+    let done = RefreshEvent::Done {
+        feed_id: FeedId(2),
+        new: 4,
+        updated: 0,
+        unread: 4,
+        title: "Two".into(),
+        moved_to: None,
+        cut_from: None,
+    };
     update(&mut s, Event::Refresh(done));
     assert_eq!(news(&s), Some(5), "Two's four new ones count in News at once");
 }

@@ -229,6 +229,9 @@ fn alternate_link<'e, 'a: 'e>(
 /// Atom entry that names none, its `source`'s.
 fn authors(format: Format, el: &Element, source: Option<&Element>) -> Vec<String> {
     let mut out = Vec::new();
+    // A person given only by an address (RSS's `<author>jo@x.org</author>`) is the same person as a name given
+    // beside it (`dc:creator`): the address counts only when no name is given.
+    let mut addresses = Vec::new();
     for child in el.elements() {
         let is_person = format.own(child, "author")
             || (!format.atom && format.own(child, "managingEditor"))
@@ -237,13 +240,32 @@ fn authors(format: Format, el: &Element, source: Option<&Element>) -> Vec<String
             || child.is(Ns::Dc, "author")
             || child.is(Ns::Itunes, "author");
         if is_person {
-            add_author(&mut out, person(child));
+            if address_only(child) {
+                addresses.push(person(child));
+            } else {
+                add_author(&mut out, person(child));
+            }
+        }
+    }
+    if out.is_empty() {
+        for name in addresses {
+            add_author(&mut out, name);
         }
     }
     match source {
         Some(source) if out.is_empty() => authors(format, source, None),
         _ => out,
     }
+}
+
+/// Whether a person element gives only an e-mail address, no name.
+fn address_only(el: &Element) -> bool {
+    if el.has_elements() {
+        return !el.elements().any(|e| e.name == "name" && !e.text().trim().is_empty());
+    }
+    let text = el.text();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    !words.is_empty() && words.iter().all(|w| w.contains('@'))
 }
 
 /// The name of a person: an Atom person construct (`<name>`, else `<email>`), or text ("jo@x.org (Jo Doe)").
@@ -524,6 +546,16 @@ mod tests {
     /// The one entry of an RSS 2.0 feed whose item holds `item`.
     fn item(item: &str) -> ParsedEntry {
         rss(&format!("<title>F</title><item>{item}</item>")).entries.remove(0)
+    }
+
+    #[test]
+    fn a_name_and_an_address_alone_are_one_author_the_name() {
+        let e = item("<dc:creator>Jo Doe</dc:creator><author>jo@example.com</author>");
+        assert_eq!(e.authors, ["Jo Doe"]);
+        let e = item("<author>jo@example.com</author>");
+        assert_eq!(e.authors, ["jo"], "an address alone still names someone");
+        let e = item("<author>jo@example.com (Jo Doe)</author><dc:creator>Ann</dc:creator>");
+        assert_eq!(e.authors, ["Jo Doe", "Ann"]);
     }
 
     fn atom(feed: &str) -> ParsedFeed {
