@@ -544,6 +544,11 @@ impl Config {
         crate::fetch::Courtesy::new(self.concurrency, self.per_host_concurrency)
     }
 
+    /// Who is told of new entries (`notify_command`, `notify`); `None` when nobody is.
+    pub fn notifier(&self) -> Option<crate::refresh::notify::Notifier> {
+        crate::refresh::notify::Notifier::new(self.notify_command.as_deref(), &self.notify)
+    }
+
     /// The refresh pipeline these settings describe, fetching through `fetcher` and storing through `writer`.
     pub fn pipeline(
         &self,
@@ -558,7 +563,7 @@ impl Config {
         let full_text = FullText::new(fetcher.clone(), courtesy, writer.clone());
         Pipeline::new(refresher, full_text, writer.clone(), std::sync::Arc::new(self.retention()), upkeep)
             .with_rules(self.kill_rules())
-            .with_notifier(crate::refresh::notify::Notifier::of(self))
+            .with_notifier(self.notifier())
     }
 
     pub fn connect_timeout(&self) -> Duration {

@@ -38,7 +38,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool) -> anyhow::Resul
             let now = chrono::Utc::now().timestamp();
             writer.call(move |c| store::query::apply_rules(c, &rules, now)).await?;
         }
-        if let Some(notifier) = notify::Notifier::of(config) {
+        if let Some(notifier) = config.notifier() {
             notifier.tell_since(&writer, newest).await?;
         }
     }

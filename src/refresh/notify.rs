@@ -38,10 +38,11 @@ pub struct Notifier {
 }
 
 impl Notifier {
-    /// The config's notifier; `None` when nothing is to be told.
-    pub fn of(config: &crate::config::Config) -> Option<Notifier> {
-        let command = config.notify_command.as_deref().and_then(|l| CommandLine::parse(l, Some(false)).ok());
-        let desktop = config.notify == "desktop";
+    /// A notifier for `notify_command` (a command line, run without a shell) and `notify` (`"desktop"` shows a
+    /// desktop notification too); `None` when nothing is to be told.
+    pub fn new(notify_command: Option<&str>, notify: &str) -> Option<Notifier> {
+        let command = notify_command.and_then(|l| CommandLine::parse(l, Some(false)).ok());
+        let desktop = notify == "desktop";
         (command.is_some() || desktop).then_some(Notifier { command, desktop })
     }
 

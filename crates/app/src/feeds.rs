@@ -361,20 +361,6 @@ impl FeedList {
 }
 
 /// The feed list arrived from the store: keep the cursor on the same list, and load its entries.
-/// A feed's error as the reader says it: a hint that names a command of the command line (a web page in place
-/// of a feed: "try `tidings discover URL`") names the reader's key that does it instead.
-pub fn in_reader_words(keymap: &crate::keymap::Keymap, message: &str) -> String {
-    const DISCOVER: &str = "try `tidings discover URL` to find its feed";
-    if !message.contains(DISCOVER) {
-        return message.to_string();
-    }
-    let instead =
-        keymap.say(Context::General, Action::AddFeed, "press {} and give the page's address: its feed is found");
-    let instead =
-        if instead.is_empty() { "add the page's address as a feed: its feed is found".into() } else { instead };
-    message.replace(DISCOVER, &instead)
-}
-
 pub fn on_loaded(
     state: &mut State,
     mut feeds: Vec<FeedRow>,
@@ -383,7 +369,7 @@ pub fn on_loaded(
 ) -> Vec<Effect> {
     for feed in &mut feeds {
         if let Some(error) = &mut feed.last_error {
-            *error = in_reader_words(&state.keymap, error);
+            *error = super::status::in_reader_words(&state.keymap, error);
         }
     }
     let list = &mut state.feeds;

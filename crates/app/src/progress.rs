@@ -162,7 +162,7 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
         }
         RefreshEvent::Failed { title, kind, message, retry_at, dead, .. } => {
             state.progress.failed += 1;
-            let message = super::feeds::in_reader_words(&state.keymap, &message);
+            let message = super::status::in_reader_words(&state.keymap, &message);
             state.status.feed_error(feed_id, format!("{}: {message}", one_line(&title, 200)), now);
             if let Some(feed) = state.feeds.feed_mut(feed_id) {
                 feed.last_error = Some(message);

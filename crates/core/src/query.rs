@@ -261,20 +261,8 @@ pub fn looks_like_query(text: &str) -> bool {
         || text.contains(['=', '~', '<', '>'])
 }
 
-/// A value written so that [`parse`] reads it back as the same text: a double-quoted string with `"` and `\`
-/// escaped.
-pub fn quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        if matches!(c, '"' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
-}
+/// A value written so that [`parse`] reads it back as the same text (see [`crate::search::quote`]).
+pub use crate::search::quote;
 
 impl Query {
     /// Both queries.

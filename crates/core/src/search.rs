@@ -146,7 +146,7 @@ impl SearchQuery {
             if units(&lexeme.text).is_empty() {
                 continue;
             }
-            let term = format!("{}{}", crate::query::quote(&lexeme.text), if lexeme.prefix { "*" } else { "" });
+            let term = format!("{}{}", quote(&lexeme.text), if lexeme.prefix { "*" } else { "" });
             if negated {
                 excluded.push(format!("not {term}"));
                 continue;
@@ -575,6 +575,21 @@ fn fold_case_and_marks(c: char, out: &mut String) {
             _ => out.push(lower),
         }
     }
+}
+
+/// A value written so that the query language (`crate::query::parse`) reads it back as the same text: a double-quoted string with `"` and `\`
+/// escaped.
+pub fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        if matches!(c, '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]

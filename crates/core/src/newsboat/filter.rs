@@ -259,22 +259,8 @@ fn write_expr(expr: &Expr, context: &Context, out: &mut String, nested: bool) ->
     }
 }
 
-/// A value as tidings's query language writes a string.
-fn quoted(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() + 2);
-    out.push('"');
-    for c in value.chars() {
-        if matches!(c, '"' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
-}
-
 fn comparison(attribute: &str, op: Op, value: &str, context: &Context) -> Result<String, String> {
-    let said = format!("{attribute} {} {}", op.text(), quoted(value));
+    let said = format!("{attribute} {} {}", op.text(), crate::query::quote(value));
     let no = |why: &str| Err(format!("`{said}`: {why}"));
     let text_field = match attribute {
         "title" => Some("title"),
@@ -290,12 +276,13 @@ fn comparison(attribute: &str, op: Op, value: &str, context: &Context) -> Result
             Op::Equals | Op::NotEquals if field == "text" => {
                 no("tidings compares the text by what it contains: use =~")
             }
-            Op::Equals => Ok(format!("{field} = {}", quoted(value))),
-            Op::NotEquals => Ok(format!("{field} != {}", quoted(value))),
+            Op::Equals => Ok(format!("{field} = {}", crate::query::quote(value))),
+            Op::NotEquals => Ok(format!("{field} != {}", crate::query::quote(value))),
             Op::Regex | Op::NotRegex => {
                 let words = plain_words(value).map_err(|why| format!("`{said}`: {why}"))?;
                 let (test, join) = if op == Op::Regex { ("~", " or ") } else { ("!~", " and ") };
-                let parts: Vec<String> = words.iter().map(|w| format!("{field} {test} {}", quoted(w))).collect();
+                let parts: Vec<String> =
+                    words.iter().map(|w| format!("{field} {test} {}", crate::query::quote(w))).collect();
                 Ok(if parts.len() == 1 { parts[0].clone() } else { format!("({})", parts.join(join)) })
             }
             _ => no("tidings compares text with = != ~ !~ only"),
@@ -333,7 +320,12 @@ fn comparison(attribute: &str, op: Op, value: &str, context: &Context) -> Result
         },
         "rssurl" => {
             let names = |pick: &dyn Fn(&FeedFacts) -> bool| -> Vec<String> {
-                context.feeds.iter().filter(|f| pick(f)).map(|f| format!("feed = {}", quoted(&f.name))).collect()
+                context
+                    .feeds
+                    .iter()
+                    .filter(|f| pick(f))
+                    .map(|f| format!("feed = {}", crate::query::quote(&f.name)))
+                    .collect()
             };
             let matched = match op {
                 Op::Equals | Op::NotEquals => names(&|f: &FeedFacts| f.url == value),
@@ -360,9 +352,10 @@ fn comparison(attribute: &str, op: Op, value: &str, context: &Context) -> Result
             let test = if with.iter().all(|f| f.tags.first().is_some_and(|t| t == value))
                 && context.feeds.iter().filter(|f| f.folder == folder).count() == with.len()
             {
-                format!("folder = {}", quoted(&folder))
+                format!("folder = {}", crate::query::quote(&folder))
             } else {
-                let names: Vec<String> = with.iter().map(|f| format!("feed = {}", quoted(&f.name))).collect();
+                let names: Vec<String> =
+                    with.iter().map(|f| format!("feed = {}", crate::query::quote(&f.name))).collect();
                 if names.len() == 1 { names[0].clone() } else { format!("({})", names.join(" or ")) }
             };
             Ok(if positive { test } else { format!("not {test}") })
