@@ -131,9 +131,15 @@ pub fn record_fetch(
                 min_interval_secs.map(|s| s as i64)
             ])?;
             let listed = &feed.entries[..feed.entries.len().min(MAX_ENTRIES_PER_REFRESH)];
+            // A twin is a stored entry the document no longer lists: a feed with nothing stored yet (its first
+            // fetch) has none, and its new entries are not searched for one.
+            let had_entries = tx
+                .prepare_cached("SELECT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)")?
+                .query_row([feed_id.0], |r| r.get::<_, bool>(0))?;
+            let twins_among = had_entries.then_some(listed);
             let mut rotated = 0;
             for (i, entry) in listed.iter().enumerate() {
-                match upsert_entry(tx, feed_id, entry, now, Some(listed), ignored.binary_search(&i).is_ok())? {
+                match upsert_entry(tx, feed_id, entry, now, twins_among, ignored.binary_search(&i).is_ok())? {
                     Upsert::Inserted(_) => outcome.new += 1,
                     Upsert::Updated => outcome.updated += 1,
                     Upsert::Rotated => {
