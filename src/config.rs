@@ -830,8 +830,8 @@ mod tests {
         assert!(err.starts_with("line 3, key `concurrency`: must be between 1 and 4096"), "{err}");
         let err = Config::parse("[feeds.\"http://x.example/rss\"]\nkeep_days = 40000\n").unwrap_err();
         assert!(err.starts_with("line 2, key `feeds.\"http://x.example/rss\".keep_days`"), "{err}");
-        let err = Config::parse("[encoding]\n\"http://x.ru/rss\" = \"klingon\"\n").unwrap_err();
-        assert!(err.starts_with("line 2, key `encoding.\"http://x.ru/rss\"`"), "{err}");
+        let err = Config::parse("[encoding]\n\"http://x.example/rss\" = \"klingon\"\n").unwrap_err();
+        assert!(err.starts_with("line 2, key `encoding.\"http://x.example/rss\"`"), "{err}");
     }
 
     #[test]
@@ -855,10 +855,10 @@ mod tests {
 
     #[test]
     fn forced_encodings_are_read_and_bad_labels_named() {
-        let c = Config::parse("[encoding]\n\"http://x.ru/rss\" = \"koi8-r\"\n").unwrap();
-        assert_eq!(c.encoding.get("http://x.ru/rss").map(String::as_str), Some("koi8-r"));
-        let err = Config::parse("[encoding]\n\"http://x.ru/rss\" = \"klingon\"\n").unwrap_err();
-        assert!(err.contains("encoding.\"http://x.ru/rss\"") && err.contains("klingon"), "{err}");
+        let c = Config::parse("[encoding]\n\"http://x.example/rss\" = \"koi8-r\"\n").unwrap();
+        assert_eq!(c.encoding.get("http://x.example/rss").map(String::as_str), Some("koi8-r"));
+        let err = Config::parse("[encoding]\n\"http://x.example/rss\" = \"klingon\"\n").unwrap_err();
+        assert!(err.contains("encoding.\"http://x.example/rss\"") && err.contains("klingon"), "{err}");
     }
 
     #[test]

@@ -78,31 +78,17 @@ pub(super) fn run(db: &Path, config: &Config, asked: &Asked<'_>) -> anyhow::Resu
     let ids: Vec<_> = refs.iter().map(|r| r.id).collect();
     let rows = store::entries::entry_rows(&conn, &ids)?;
     let feeds = store::feeds::feeds(&conn)?;
-    let by_id: std::collections::HashMap<_, _> = feeds.iter().map(|f| (f.id, f)).collect();
+    let printed = super::Printed::new(&feeds);
     let mut out = std::io::stdout().lock();
     if asked.json {
-        let entries: Vec<_> = rows
-            .iter()
-            .map(|r| {
-                let feed = by_id.get(&r.feed_id);
-                serde_json::json!({
-                    "id": r.id, "feed_id": r.feed_id, "feed": feed.map(|f| one_line(&f.title, 300)),
-                    "feed_url": feed.map(|f| &f.url), "title": r.title.as_deref().map(|t| one_line(t, 1000)),
-                    "link": r.link, "date": chrono::DateTime::from_timestamp(r.date, 0).map(|d| d.to_rfc3339()),
-                    "read": r.read, "starred": r.starred,
-                })
-            })
-            .collect();
+        let entries = printed.json(&rows);
         let json =
             serde_json::json!({"query": query, "ignored": asked.ignored, "count": rows.len(), "entries": entries});
         writeln!(out, "{json}")?;
     } else {
         for r in &rows {
-            let feed = by_id.get(&r.feed_id).map_or(String::new(), |f| one_line(&f.title, 60));
-            let title = one_line(r.title.as_deref().unwrap_or("(untitled)"), 200);
-            let link = r.link.as_deref().map_or(String::new(), |l| format!("  {}", one_line(l, 500)));
             let flag = if r.read { ' ' } else { '●' };
-            writeln!(out, "{flag} {}  {feed}  {title}{link}", super::local_zone().date(r.date))?;
+            writeln!(out, "{flag} {}", printed.line(r))?;
         }
         note!("{} {}", rows.len(), if rows.len() == 1 { "entry" } else { "entries" });
     }

@@ -438,6 +438,40 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The entries `list` and `search` print, each with its feed (looked up in `feeds`): as JSON objects for
+/// `--json`, or as lines of text. Feed text goes through `one_line` either way.
+struct Printed<'a> {
+    feeds: std::collections::HashMap<crate::model::FeedId, &'a crate::model::FeedRow>,
+}
+
+impl<'a> Printed<'a> {
+    fn new(feeds: &'a [crate::model::FeedRow]) -> Printed<'a> {
+        Printed { feeds: feeds.iter().map(|f| (f.id, f)).collect() }
+    }
+
+    fn json(&self, rows: &[crate::model::EntryRow]) -> Vec<serde_json::Value> {
+        rows.iter()
+            .map(|r| {
+                let feed = self.feeds.get(&r.feed_id);
+                serde_json::json!({
+                    "id": r.id, "feed_id": r.feed_id, "feed": feed.map(|f| one_line(&f.title, 300)),
+                    "feed_url": feed.map(|f| &f.url), "title": r.title.as_deref().map(|t| one_line(t, 1000)),
+                    "link": r.link, "date": chrono::DateTime::from_timestamp(r.date, 0).map(|d| d.to_rfc3339()),
+                    "read": r.read, "starred": r.starred,
+                })
+            })
+            .collect()
+    }
+
+    /// One entry as a line: its date (in the local zone), feed, title and link.
+    fn line(&self, r: &crate::model::EntryRow) -> String {
+        let feed = self.feeds.get(&r.feed_id).map_or(String::new(), |f| one_line(&f.title, 60));
+        let title = one_line(r.title.as_deref().unwrap_or("(untitled)"), 200);
+        let link = r.link.as_deref().map_or(String::new(), |l| format!("  {}", one_line(l, 500)));
+        format!("{}  {feed}  {title}{link}", local_zone().date(r.date))
+    }
+}
+
 /// The system's time zone, with its daylight-saving rules (from `TZ` or the system's tables), for dates shown
 /// to the person at this terminal. Looked up here, at the program's edge: the core only applies it.
 pub fn local_zone() -> crate::clock::Zone {

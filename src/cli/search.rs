@@ -65,28 +65,14 @@ pub(super) fn run(db: &Path, query: &str, json: bool, feed: Option<&str>, unread
     };
     let ids: Vec<_> = refs.iter().map(|r| r.id).collect();
     let rows = store::entries::entry_rows(&conn, &ids)?;
-    let feed_titles: std::collections::HashMap<_, _> = feeds.iter().map(|f| (f.id, f)).collect();
+    let printed = super::Printed::new(&feeds);
     let mut out = std::io::stdout().lock();
     if json {
-        let entries: Vec<_> = rows
-            .iter()
-            .map(|r| {
-                let feed = feed_titles.get(&r.feed_id);
-                serde_json::json!({
-                    "id": r.id, "feed_id": r.feed_id, "feed": feed.map(|f| one_line(&f.title, 300)),
-                    "feed_url": feed.map(|f| &f.url), "title": r.title.as_deref().map(|t| one_line(t, 1000)),
-                    "link": r.link, "date": chrono::DateTime::from_timestamp(r.date, 0).map(|d| d.to_rfc3339()),
-                    "read": r.read, "starred": r.starred,
-                })
-            })
-            .collect();
+        let entries = printed.json(&rows);
         writeln!(out, "{}", serde_json::json!({"query": query, "matches": rows.len(), "entries": entries}))?;
     } else {
         for r in &rows {
-            let feed = feed_titles.get(&r.feed_id).map_or(String::new(), |f| one_line(&f.title, 60));
-            let title = one_line(r.title.as_deref().unwrap_or("(untitled)"), 200);
-            let link = r.link.as_deref().map_or(String::new(), |l| format!("  {}", one_line(l, 500)));
-            writeln!(out, "{}  {feed}  {title}{link}", super::local_zone().date(r.date))?;
+            writeln!(out, "{}", printed.line(r))?;
         }
         note!("{} {} found", rows.len(), if rows.len() == 1 { "entry" } else { "entries" });
     }
