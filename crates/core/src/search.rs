@@ -521,6 +521,22 @@ fn units(text: &str) -> Vec<Unit> {
     let mut out: Vec<Unit> = Vec::new();
     let mut word: Option<Unit> = None;
     for (at, c) in text.char_indices() {
+        // ASCII (most of most text) folds to its lower case: no copy of the character is made.
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() {
+                let lower = c.to_ascii_lowercase();
+                match &mut word {
+                    Some(w) => {
+                        w.folded.push(lower);
+                        w.range.end = at + 1;
+                    }
+                    None => word = Some(Unit { folded: lower.to_string(), range: at..at + 1, cjk: false }),
+                }
+            } else {
+                out.extend(word.take());
+            }
+            continue;
+        }
         let range = at..at + c.len_utf8();
         let mut folded = String::new();
         fold_width(c, |c| fold_case_and_marks(c, &mut folded));
