@@ -419,19 +419,21 @@ mod tests {
         ];
         // Each entry read once, as ingest reads it, and judged by every rule in turn: what one rule folds or
         // splits into words is what the next reads (and must not change its answer).
-        let fields: Vec<(i64, bool, bool, Option<String>, Option<String>)> = all
+        // Per entry: read, starred, its title and its author.
+        type Fields = (bool, bool, Option<String>, Option<String>);
+        let fields: Vec<Fields> = all
             .iter()
             .map(|(id, e, ..)| {
                 let (read, starred): (bool, bool) = conn
                     .query_row("SELECT read, starred FROM entries WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))
                     .unwrap();
-                (*id, read, starred, e.display_title(), (!e.authors.is_empty()).then(|| e.authors.join(", ")))
+                (read, starred, e.display_title(), (!e.authors.is_empty()).then(|| e.authors.join(", ")))
             })
             .collect();
         let entries: Vec<(i64, Entry<'_>)> = all
             .iter()
             .zip(&fields)
-            .map(|((id, e, feed_title, feed_url, folder), (_, read, starred, title, author))| {
+            .map(|((id, e, feed_title, feed_url, folder), (read, starred, title, author))| {
                 let mut entry = Entry::new(feed_title, feed_url, folder.as_deref(), e.published.unwrap().timestamp());
                 entry.title = title.as_deref();
                 entry.author = author.as_deref();
