@@ -549,7 +549,7 @@ impl<'a> Entry<'a> {
     }
 
     fn body_words(&self) -> &Words {
-        self.body_words.get_or_init(|| Words::of(&crate::search::body_text(self.body_html.unwrap_or(""))))
+        self.body_words.get_or_init(|| Words::of_string(crate::search::body_text(self.body_html.unwrap_or(""))))
     }
 
     fn author_words(&self) -> &Words {
