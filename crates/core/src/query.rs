@@ -406,8 +406,15 @@ impl Prepared {
         let text = |value: Option<&str>, folded: &OnceCell<String>| {
             let value = value.unwrap_or("");
             // ASCII is compared in place; anything else is folded once per entry, whatever the number of rules.
-            let value = if value.is_ascii() { value } else { folded.get_or_init(|| fold(value)).as_str() };
-            if self.op == Op::Eq { equals_folded(value, &self.folded) } else { contains_folded(value, &self.folded) }
+            if value.is_ascii() {
+                return if self.op == Op::Eq {
+                    equals_folded(value, &self.folded)
+                } else {
+                    contains_folded(value, &self.folded)
+                };
+            }
+            let value = folded.get_or_init(|| fold(value));
+            if self.op == Op::Eq { *value == self.folded } else { value.contains(self.folded.as_str()) }
         };
         let found = |words: &Words| self.phrase.as_ref().is_some_and(|p| p.found_in(words));
         match (self.field, &self.value) {
