@@ -176,6 +176,9 @@ impl Compiler<'_> {
 const FINGERPRINT: &str = "kill_rules.fingerprint";
 const JUDGED_AT: &str = "kill_rules.judged_at";
 const JUDGED_TO: &str = "kill_rules.judged_to";
+/// What the rules of the last judgement read besides an entry's fields (`fields`, and `text`, `flags`); absent
+/// with no rules. Schema step 14's triggers note changes only for rules that read them.
+const READ: &str = "kill_rules.read";
 
 /// Makes `ignored` say exactly which stored entries the kill rules match now: those newly matched are hidden,
 /// those no longer matched (a rule changed or went) are shown again. With rules that read the text, only
@@ -191,6 +194,7 @@ pub fn apply_rules(conn: &mut Connection, rules: &[Query], now: i64) -> Result<(
     use std::collections::HashSet;
     let tx = conn.transaction()?;
     let rule = Query::any(rules.to_vec());
+    let read = rule.as_ref().map(what_it_reads);
     let fingerprint = match &rule {
         None => "none".to_string(),
         Some(rule) => fingerprint(&tx, rule)?,
@@ -248,6 +252,7 @@ pub fn apply_rules(conn: &mut Connection, rules: &[Query], now: i64) -> Result<(
     super::preferences::set(&tx, FINGERPRINT, Some(&fingerprint))?;
     super::preferences::set(&tx, JUDGED_AT, Some(&now.to_string()))?;
     super::preferences::set(&tx, JUDGED_TO, Some(&newest.to_string()))?;
+    super::preferences::set(&tx, READ, read.as_deref())?;
     tx.commit()?;
     Ok(changed)
 }
@@ -261,6 +266,26 @@ fn fingerprint(conn: &Connection, rule: &Query) -> Result<String, StoreError> {
         format!("{} {}\n{}\n{:?}", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"), compiled.sql, compiled.params);
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
     Ok(format!("{hash:016x}"))
+}
+
+/// What `rule` reads that can change after an entry is stored, for [`READ`]: always its fields, `text` when it
+/// reads the indexed text, `flags` when it reads the read or starred flag.
+fn what_it_reads(rule: &Query) -> String {
+    fn flags(rule: &Query) -> bool {
+        match rule {
+            Query::And(qs) | Query::Or(qs) => qs.iter().any(flags),
+            Query::Not(q) => flags(q),
+            Query::Cond(c) => matches!(c.field, Field::Unread | Field::Starred),
+        }
+    }
+    let mut read = String::from("fields");
+    if rule.reads_text() {
+        read.push_str(" text");
+    }
+    if flags(rule) {
+        read.push_str(" flags");
+    }
+    read
 }
 
 /// The durations of the `age` conditions of `rule`: where an entry's answer can change with time alone.
@@ -515,6 +540,39 @@ mod tests {
         // No rules: everything shows again; the same rules as before: judged again, all of them.
         assert_eq!(apply_rules(&mut conn, &[], NOW + 240).unwrap(), (0, 4));
         assert_eq!(apply_rules(&mut conn, &rules, NOW + 300).unwrap(), (3, 0));
+    }
+
+    /// Marking entries read and indexing them note nothing for the next judgement unless the rules read flags or
+    /// text: with no kill rules (most people), or rules on titles only, they cost what they cost before.
+    #[test]
+    fn marks_and_indexing_are_noted_only_for_rules_that_read_them() {
+        let (_dir, mut conn, feed) = crate::store::fixtures::one_feed();
+        let entry = |key: &str| crate::store::fixtures::entry(key, "Post", "<p>b</p>", NOW);
+        store(&mut conn, feed, vec![entry("a"), entry("b")]);
+        let ids = vec![crate::model::EntryId(id_of(&conn, "a")), crate::model::EntryId(id_of(&conn, "b"))];
+        let noted =
+            |conn: &Connection| conn.query_row("SELECT count(*) FROM entries_unjudged", [], |r| r.get::<_, i64>(0));
+        let mark = |conn: &mut Connection, read: bool| {
+            apply(conn, &UserWrite::SetRead { ids: ids.clone(), read }, NOW).unwrap();
+            search::index_pending(conn, usize::MAX).unwrap();
+            noted(conn).unwrap()
+        };
+        for (rules, reads_marks) in [
+            (vec![], false),
+            (vec![parse("title ~ sponsored").unwrap()], false),
+            (vec![parse("title ~ sponsored and unread").unwrap()], true),
+        ] {
+            apply_rules(&mut conn, &rules, NOW).unwrap();
+            conn.execute("UPDATE entries SET search_indexed = 0", []).unwrap();
+            assert_eq!(mark(&mut conn, true) > 0, reads_marks, "{rules:?}");
+            apply_rules(&mut conn, &rules, NOW).unwrap();
+            assert_eq!(mark(&mut conn, false) > 0, reads_marks, "{rules:?}");
+        }
+        // Rules that read the text note what the index reads.
+        apply_rules(&mut conn, &[parse("text ~ giveaway").unwrap()], NOW).unwrap();
+        conn.execute("UPDATE entries SET search_indexed = 0", []).unwrap();
+        search::index_pending(&mut conn, usize::MAX).unwrap();
+        assert_eq!(noted(&conn).unwrap(), 2);
     }
 
     #[test]

@@ -1005,7 +1005,8 @@ impl Parser<'_> {
             "no" | "false" | "0" | "n" => false,
             _ => return Err(QueryError::at(at, format!("`{text}` is not yes or no"))),
         };
-        Ok(if op == Op::Ne { !value } else { value })
+        // The value as written: `!=` stays the operator (it is what negates), so `starred != yes` is unstarred.
+        Ok(value)
     }
 }
 
@@ -1221,6 +1222,12 @@ mod tests {
         no("enclosure");
         yes("published = 1970-01-12");
         no("published > 1970-01-12");
+        // `!=` on a flag negates once: the entry is unread and not starred.
+        yes("starred != yes and starred = no and unread != no and read != yes and read = no");
+        no("starred != no");
+        no("unread != yes");
+        no("read != no");
+        assert_eq!(parse("starred != yes").unwrap().to_string(), "not starred");
     }
 
     #[test]
