@@ -98,8 +98,8 @@ pub struct Refresher {
     reading: Arc<Semaphore>,
     /// Encodings forced in the config, by feed URL (one forced from the reader, stored with the feed, wins).
     forced: Arc<BTreeMap<String, String>>,
-    /// The kill rules (`[[ignore]]`): new entries they match are stored ignored.
-    rules: Arc<Vec<crate::query::Query>>,
+    /// The kill rules (`[[ignore]]`), made ready once: new entries they match are stored ignored.
+    rules: Option<Arc<crate::query::Matcher>>,
     test_hook: Option<TestHook>,
 }
 
@@ -114,7 +114,7 @@ impl Refresher {
             writer,
             reading: Arc::new(Semaphore::new(cores)),
             forced: Arc::default(),
-            rules: Arc::default(),
+            rules: None,
             test_hook: None,
         }
     }
@@ -128,7 +128,7 @@ impl Refresher {
     /// Stores the new entries these kill rules match as ignored (see [`crate::store::query::apply_rules`] for
     /// those already stored).
     pub fn with_rules(mut self, rules: Vec<crate::query::Query>) -> Refresher {
-        self.rules = Arc::new(rules);
+        self.rules = (!rules.is_empty()).then(|| Arc::new(crate::query::Matcher::any(&rules)));
         self
     }
 
@@ -249,9 +249,9 @@ impl Refresher {
             let result =
                 crate::ingest::ingest(&fetched.body, fetched.content_type.as_deref(), Some(url), forced.as_deref());
             // Kill rules read each entry here, on the reading threads, rather than on the one writer.
-            let ignored = match &result {
-                Ok(ingested) => ignored_entries(&rules, &ingested.feed.entries, &feed),
-                Err(_) => Vec::new(),
+            let ignored = match (&result, &rules) {
+                (Ok(ingested), Some(rules)) => ignored_entries(rules, &ingested.feed.entries, &feed),
+                _ => Vec::new(),
             };
             (fetched, result, ignored)
         })
@@ -444,13 +444,10 @@ fn interleave_by_host(targets: Vec<RefreshTarget>) -> Vec<RefreshTarget> {
 /// The places (in `entries`) of the entries a kill rule matches, read as they will be stored: unread, not
 /// starred, dated as the store dates them.
 pub fn ignored_entries(
-    rules: &[crate::query::Query],
+    rules: &crate::query::Matcher,
     entries: &[crate::model::ParsedEntry],
     (feed_title, feed_url, folder): &(String, String, Option<String>),
 ) -> Vec<usize> {
-    if rules.is_empty() {
-        return Vec::new();
-    }
     let now = chrono::Utc::now().timestamp();
     let mut ignored = Vec::new();
     for (i, e) in entries.iter().enumerate().take(crate::store::fetches::MAX_ENTRIES_PER_REFRESH) {
@@ -464,7 +461,7 @@ pub fn ignored_entries(
         entry.tags = &e.categories;
         entry.enclosure_types = e.enclosures.iter().map(|x| x.media_type.as_deref().unwrap_or("")).collect();
         entry.body_html = e.content_html.as_deref().or(e.summary_html.as_deref());
-        if rules.iter().any(|rule| rule.matches(&entry, now)) {
+        if rules.matches(&entry, now) {
             ignored.push(i);
         }
     }
@@ -499,10 +496,10 @@ mod tests {
 
     #[test]
     fn kill_rules_pick_the_new_entries_they_match_and_the_store_keeps_them_hidden() {
-        let rules = vec![
+        let rules = crate::query::Matcher::any(&[
             crate::query::parse("title ~ sponsored").unwrap(),
             crate::query::parse("author = x and folder = tech").unwrap(),
-        ];
+        ]);
         let entry = |key: &str, title: &str, author: &str| crate::model::ParsedEntry {
             authors: vec![author.to_string()],
             ..crate::store::fixtures::entry(key, title, "<p>b</p>", 1_700_000_000)

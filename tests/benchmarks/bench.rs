@@ -749,15 +749,18 @@ fn rules_at_ingest(args: &[String]) {
             0 => format!("\n[[ignore]]\nquery = 'title ~ \"sponsored {i}\"'\n"),
             1 => format!("\n[[ignore]]\nquery = 'text ~ \"promo code {i}\" or text ~ giveaway{i}'\n"),
             2 => format!("\n[[ignore]]\nquery = 'author = \"Bot {i}\" and not starred'\n"),
-            _ => format!("\n[[ignore]]\nfeed = \"Feed {i}\"\nquery = 'title ~ \"item 4\"'\n"),
+            // Scoped to a feed by its address (the farm's feeds are named by theirs): its items 4 and 40–49.
+            _ => format!("\n[[ignore]]\nfeed = \"{}\"\nquery = 'title ~ \"item 4\"'\n", urls[i * 37 % urls.len()]),
         });
     }
     let plain = dir.path().join("plain.toml");
     std::fs::write(&plain, &settings).expect("write config");
     let ruled = dir.path().join("rules.toml");
     std::fs::write(&ruled, format!("{settings}{rules}")).expect("write config");
+    // `TIDINGS_RULES_BINARY=PATH` times another build's binary on the same farm and rules (before and after).
+    let binary = std::env::var_os("TIDINGS_RULES_BINARY").map_or(compare::this_build().tidings, Into::into);
     let tidings = |config: &std::path::Path, db: &std::path::Path, sub: &[&str]| {
-        let mut cmd = std::process::Command::new(compare::this_build().tidings);
+        let mut cmd = std::process::Command::new(&binary);
         cmd.env("HOME", dir.path()).arg("--config").arg(config).arg("--db").arg(db).args(sub);
         cmd
     };

@@ -312,60 +312,146 @@ impl Query {
         }
     }
 
+    /// Whether `entry` matches, at `now` (seconds since the epoch). To judge many entries by one query, make
+    /// a [`Matcher`] once: this reads the query's values again on each call.
+    pub fn matches(&self, entry: &Entry<'_>, now: i64) -> bool {
+        Matcher::new(self).matches(entry, now)
+    }
+}
+
+/// A query ready to judge many entries (kill rules at ingest): each value folded once and each phrase read once,
+/// when it is made, rather than for every entry. It answers as [`Query::matches`] does (which is made of it).
+#[derive(Clone, Debug)]
+pub struct Matcher(Node);
+
+#[derive(Clone, Debug)]
+enum Node {
+    And(Vec<Node>),
+    Or(Vec<Node>),
+    Not(Box<Node>),
+    Cond(Prepared),
+    /// A condition that never holds (a `text ~` with nothing to look for).
+    Never,
+}
+
+/// A condition with its value made ready: the positive operator (`!=` and `!~` are the negation of `=` and
+/// `~`), the folded text, the phrase.
+#[derive(Clone, Debug)]
+struct Prepared {
+    field: Field,
+    op: Op,
+    value: Value,
+    folded: String,
+    /// `folded` + "/": the start of the folders inside a folder.
+    folder_prefix: String,
+    phrase: Option<Phrase>,
+}
+
+impl Matcher {
+    pub fn new(query: &Query) -> Matcher {
+        Matcher(Node::of(query))
+    }
+
+    /// Any of these queries (kill rules: an entry any of them matches is ignored).
+    pub fn any(queries: &[Query]) -> Matcher {
+        Matcher(Node::Or(queries.iter().map(Node::of).collect()))
+    }
+
     /// Whether `entry` matches, at `now` (seconds since the epoch).
     pub fn matches(&self, entry: &Entry<'_>, now: i64) -> bool {
+        self.0.matches(entry, now)
+    }
+}
+
+impl Node {
+    fn of(query: &Query) -> Node {
+        match query {
+            Query::And(qs) => Node::And(qs.iter().map(Node::of).collect()),
+            Query::Or(qs) => Node::Or(qs.iter().map(Node::of).collect()),
+            Query::Not(q) => Node::Not(Box::new(Node::of(q))),
+            Query::Cond(c) => {
+                let (op, negated) = match c.op {
+                    Op::Ne | Op::NotContains => (c.op.negated(), true),
+                    op => (op, false),
+                };
+                let phrase = match (&c.field, &c.value) {
+                    (Field::Text | Field::Any, Value::Text { text, prefix }) => match Phrase::new(text, *prefix) {
+                        Some(phrase) => Some(phrase),
+                        None => return if negated { Node::Not(Box::new(Node::Never)) } else { Node::Never },
+                    },
+                    _ => None,
+                };
+                let folded = c.value.folded();
+                let folder_prefix = format!("{folded}/");
+                let node =
+                    Node::Cond(Prepared { field: c.field, op, value: c.value.clone(), folded, folder_prefix, phrase });
+                if negated { Node::Not(Box::new(node)) } else { node }
+            }
+        }
+    }
+
+    fn matches(&self, entry: &Entry<'_>, now: i64) -> bool {
         match self {
-            Query::And(qs) => qs.iter().all(|q| q.matches(entry, now)),
-            Query::Or(qs) => qs.iter().any(|q| q.matches(entry, now)),
-            Query::Not(q) => !q.matches(entry, now),
-            Query::Cond(c) => c.matches(entry, now),
+            Node::And(ns) => ns.iter().all(|n| n.matches(entry, now)),
+            Node::Or(ns) => ns.iter().any(|n| n.matches(entry, now)),
+            Node::Not(n) => !n.matches(entry, now),
+            Node::Cond(c) => c.matches(entry, now),
+            Node::Never => false,
         }
     }
 }
 
-impl Condition {
+impl Prepared {
     fn matches(&self, entry: &Entry<'_>, now: i64) -> bool {
-        let positive = match self.op {
-            Op::Ne | Op::NotContains => {
-                return !Condition { op: self.op.negated(), ..self.clone() }.matches(entry, now);
-            }
-            op => op,
-        };
-        let text = |value: Option<&str>| {
+        let text = |value: Option<&str>, folded: &OnceCell<String>| {
             let value = value.unwrap_or("");
-            let wanted = self.value.folded();
-            if positive == Op::Eq { equals_folded(value, &wanted) } else { contains_folded(value, &wanted) }
+            // ASCII is compared in place; anything else is folded once per entry, whatever the number of rules.
+            if value.is_ascii() {
+                return if self.op == Op::Eq {
+                    equals_folded(value, &self.folded)
+                } else {
+                    contains_folded(value, &self.folded)
+                };
+            }
+            let value = folded.get_or_init(|| fold(value));
+            if self.op == Op::Eq { *value == self.folded } else { value.contains(self.folded.as_str()) }
         };
+        let found = |words: &Words| self.phrase.as_ref().is_some_and(|p| p.found_in(words));
         match (self.field, &self.value) {
-            (Field::Title, _) => text(entry.title),
-            (Field::Author, _) => text(entry.author),
-            (Field::Url, _) => text(entry.link),
-            (Field::Feed, _) => text(Some(entry.feed_title)) || text(Some(entry.feed_url)),
+            (Field::Title, _) => text(entry.title, &entry.folded.title),
+            (Field::Author, _) => text(entry.author, &entry.folded.author),
+            (Field::Url, _) => text(entry.link, &entry.folded.link),
+            (Field::Feed, _) => {
+                text(Some(entry.feed_title), &entry.folded.feed_title)
+                    || text(Some(entry.feed_url), &entry.folded.feed_url)
+            }
             (Field::Folder, _) => {
                 let path = entry.folder.unwrap_or("");
-                let wanted = self.value.folded();
-                if positive == Op::Eq {
-                    let folded = fold(path);
-                    folded == wanted || (!wanted.is_empty() && folded.starts_with(&format!("{wanted}/")))
+                let folded = if path.is_ascii() {
+                    std::borrow::Cow::Owned(path.to_ascii_lowercase())
                 } else {
-                    contains_folded(path, &wanted)
+                    std::borrow::Cow::Borrowed(entry.folded.folder.get_or_init(|| fold(path)).as_str())
+                };
+                if self.op == Op::Eq {
+                    *folded == self.folded || (!self.folded.is_empty() && folded.starts_with(&self.folder_prefix))
+                } else {
+                    folded.contains(&self.folded)
                 }
             }
-            (Field::Tag, _) => entry.tags.iter().any(|t| text(Some(t))),
+            (Field::Tag, _) => entry.tags.iter().any(|t| text(Some(t), &OnceCell::new())),
             (Field::Enclosure, Value::Flag(has)) => entry.enclosure_types.is_empty() != *has,
-            (Field::Enclosure, _) => entry.enclosure_types.iter().any(|t| text(Some(t))),
-            (Field::Age, Value::Secs(secs)) => compare(now - entry.date, positive, *secs),
-            (Field::Published, Value::Time { at, day }) => compare_date(entry.date, positive, *at, *day),
+            (Field::Enclosure, _) => entry.enclosure_types.iter().any(|t| text(Some(t), &OnceCell::new())),
+            (Field::Age, Value::Secs(secs)) => compare(now - entry.date, self.op, *secs),
+            (Field::Published, Value::Time { at, day }) => compare_date(entry.date, self.op, *at, *day),
             (Field::Unread, Value::Flag(want)) => entry.unread == *want,
             (Field::Starred, Value::Flag(want)) => entry.starred == *want,
-            (Field::Text, Value::Text { text, prefix }) => Phrase::new(text, *prefix)
-                .is_some_and(|p| p.found_in(entry.title_words()) || p.found_in(entry.body_words())),
-            (Field::Any, Value::Text { text, prefix }) => Phrase::new(text, *prefix).is_some_and(|p| {
-                p.found_in(entry.title_words())
-                    || p.found_in(entry.body_words())
-                    || p.found_in(&Words::of(entry.author.unwrap_or("")))
-                    || p.found_in(&Words::of(entry.feed_title))
-            }),
+            (Field::Text, _) => found(entry.title_words()) || found(entry.body_words()),
+            (Field::Any, _) => {
+                found(entry.title_words())
+                    || found(entry.body_words())
+                    || found(entry.author_words())
+                    || found(entry.feed_words())
+            }
             _ => false,
         }
     }
@@ -404,8 +490,8 @@ fn compare_date(date: i64, op: Op, at: i64, day: bool) -> bool {
     from.is_none_or(|f| date >= f) && to.is_none_or(|t| date < t)
 }
 
-/// An entry as [`Query::matches`] reads it. The words of its title and body are read once, when a condition
-/// first needs them, whatever the number of rules.
+/// An entry as [`Query::matches`] reads it. The words of its title and body, and its fields folded, are read
+/// once, when a condition first needs them, whatever the number of rules.
 pub struct Entry<'a> {
     pub title: Option<&'a str>,
     pub author: Option<&'a str>,
@@ -424,6 +510,21 @@ pub struct Entry<'a> {
     pub body_html: Option<&'a str>,
     title_words: OnceCell<Words>,
     body_words: OnceCell<Words>,
+    author_words: OnceCell<Words>,
+    feed_words: OnceCell<Words>,
+    folded: Folded,
+}
+
+/// The fields of an entry folded (see [`fold`]), each when a condition first needs it: only text that is not
+/// ASCII is (ASCII is compared in place).
+#[derive(Default)]
+struct Folded {
+    title: OnceCell<String>,
+    author: OnceCell<String>,
+    link: OnceCell<String>,
+    feed_title: OnceCell<String>,
+    feed_url: OnceCell<String>,
+    folder: OnceCell<String>,
 }
 
 impl<'a> Entry<'a> {
@@ -444,6 +545,9 @@ impl<'a> Entry<'a> {
             body_html: None,
             title_words: OnceCell::new(),
             body_words: OnceCell::new(),
+            author_words: OnceCell::new(),
+            feed_words: OnceCell::new(),
+            folded: Folded::default(),
         }
     }
 
@@ -452,7 +556,15 @@ impl<'a> Entry<'a> {
     }
 
     fn body_words(&self) -> &Words {
-        self.body_words.get_or_init(|| Words::of(&crate::search::body_text(self.body_html.unwrap_or(""))))
+        self.body_words.get_or_init(|| Words::of_string(crate::search::body_text(self.body_html.unwrap_or(""))))
+    }
+
+    fn author_words(&self) -> &Words {
+        self.author_words.get_or_init(|| Words::of(self.author.unwrap_or("")))
+    }
+
+    fn feed_words(&self) -> &Words {
+        self.feed_words.get_or_init(|| Words::of(self.feed_title))
     }
 }
 
@@ -893,7 +1005,8 @@ impl Parser<'_> {
             "no" | "false" | "0" | "n" => false,
             _ => return Err(QueryError::at(at, format!("`{text}` is not yes or no"))),
         };
-        Ok(if op == Op::Ne { !value } else { value })
+        // The value as written: `!=` stays the operator (it is what negates), so `starred != yes` is unstarred.
+        Ok(value)
     }
 }
 
@@ -1109,6 +1222,12 @@ mod tests {
         no("enclosure");
         yes("published = 1970-01-12");
         no("published > 1970-01-12");
+        // `!=` on a flag negates once: the entry is unread and not starred.
+        yes("starred != yes and starred = no and unread != no and read != yes and read = no");
+        no("starred != no");
+        no("unread != yes");
+        no("read != no");
+        assert_eq!(parse("starred != yes").unwrap().to_string(), "not starred");
     }
 
     #[test]

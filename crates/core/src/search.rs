@@ -440,12 +440,49 @@ pub fn equals_folded(text: &str, folded_value: &str) -> bool {
 }
 
 /// The words of a text as the index reads them (see [`Phrase`]): read once, matched against many phrases.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Words(Vec<Unit>);
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Words(Read);
+
+/// How a text's words are kept: an ASCII text (most of most feeds) as itself and where its words are (a word is a
+/// run of letters and digits, compared without its case: no copy of each word); any other as its units.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Read {
+    Ascii { text: String, words: Vec<Range<usize>> },
+    Units(Vec<Unit>),
+}
+
+impl Default for Words {
+    fn default() -> Words {
+        Words(Read::Units(Vec::new()))
+    }
+}
 
 impl Words {
     pub fn of(text: &str) -> Words {
-        Words(units(text))
+        Words::of_string(text.to_string())
+    }
+
+    /// The words of `text`, kept without a copy.
+    pub fn of_string(text: String) -> Words {
+        if !text.is_ascii() {
+            return Words(Read::Units(units(&text)));
+        }
+        let mut words = Vec::new();
+        let mut start = None;
+        for (at, b) in text.bytes().enumerate() {
+            match (b.is_ascii_alphanumeric(), start) {
+                (true, None) => start = Some(at),
+                (false, Some(from)) => {
+                    words.push(from..at);
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(from) = start {
+            words.push(from..text.len());
+        }
+        Words(Read::Ascii { text, words })
     }
 }
 
@@ -466,7 +503,26 @@ impl Phrase {
     }
 
     pub fn found_in(&self, words: &Words) -> bool {
-        (0..words.0.len()).any(|start| self.0.matches_at(&words.0, start).is_some())
+        let (text, words) = match &words.0 {
+            Read::Units(units) => return (0..units.len()).any(|start| self.0.matches_at(units, start).is_some()),
+            Read::Ascii { text, words } => (text.as_bytes(), words),
+        };
+        // What `matches_at` does on the units of an ASCII text (lower-case words, none CJK): a unit that is not
+        // ASCII is in none of them.
+        let want = &self.0.units;
+        if want.is_empty() || want.iter().any(|w| !w.is_ascii()) {
+            return false;
+        }
+        words.windows(want.len()).any(|found| {
+            found.iter().zip(want).enumerate().all(|(i, (word, want))| {
+                let (word, want) = (&text[word.clone()], want.as_bytes());
+                if i + 1 == self.0.units.len() && self.0.prefix {
+                    word.len() >= want.len() && word[..want.len()].eq_ignore_ascii_case(want)
+                } else {
+                    word.eq_ignore_ascii_case(want)
+                }
+            })
+        })
     }
 }
 
@@ -521,6 +577,22 @@ fn units(text: &str) -> Vec<Unit> {
     let mut out: Vec<Unit> = Vec::new();
     let mut word: Option<Unit> = None;
     for (at, c) in text.char_indices() {
+        // ASCII (most of most text) folds to its lower case: no copy of the character is made.
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() {
+                let lower = c.to_ascii_lowercase();
+                match &mut word {
+                    Some(w) => {
+                        w.folded.push(lower);
+                        w.range.end = at + 1;
+                    }
+                    None => word = Some(Unit { folded: lower.to_string(), range: at..at + 1, cjk: false }),
+                }
+            } else {
+                out.extend(word.take());
+            }
+            continue;
+        }
         let range = at..at + c.len_utf8();
         let mut folded = String::new();
         fold_width(c, |c| fold_case_and_marks(c, &mut folded));
@@ -595,6 +667,44 @@ pub fn quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ascii_texts_words_find_what_its_units_find() {
+        let texts = [
+            "Open source software in Rust",
+            "rust-lang's RUST 1.90, open-source! Sourcery",
+            "  a b  c ",
+            "",
+            "x",
+            "giveaway3 promo code 3",
+        ];
+        let phrases = [
+            ("open source", false),
+            ("rust", false),
+            ("ru", true),
+            ("source soft", true),
+            ("1 90", false),
+            ("café", false),
+            ("東京", false),
+            ("lang s", false),
+            ("b c", false),
+            ("OPEN", true),
+            ("promo code 3", false),
+            ("giveaway3", false),
+            ("sourc", true),
+        ];
+        for text in texts {
+            let ascii = Words::of(text);
+            assert!(matches!(ascii.0, Read::Ascii { .. }), "{text}");
+            let by_units = Words(Read::Units(units(text)));
+            for (phrase, prefix) in phrases {
+                let p = Phrase::new(phrase, prefix).unwrap();
+                assert_eq!(p.found_in(&ascii), p.found_in(&by_units), "{phrase:?} (prefix {prefix}) in {text:?}");
+            }
+        }
+        assert!(Phrase::new("open source", false).unwrap().found_in(&Words::of(texts[1])));
+        assert!(!Phrase::new("sourc", false).unwrap().found_in(&Words::of(texts[0])));
+    }
 
     #[test]
     fn greek_without_tonos_finds_greek_with_it() {
