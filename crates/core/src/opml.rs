@@ -60,6 +60,23 @@ pub struct ExportDoc {
 
 const MAX_DEPTH: usize = 64;
 
+/// Longest name (of a subscription or a folder) an OPML file gives, in characters.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// A name as an OPML file gives it, cleaned once, at import: control characters and explicit bidirectional
+/// formatting removed (implicit marks too unless it holds right-to-left letters), whitespace folded, trimmed, and
+/// cut to [`MAX_NAME_CHARS`] characters — cut, with no ellipsis added, so that a clean name written out reads back
+/// the same (cleaning what it returns changes nothing). `None` when nothing is left.
+pub fn clean_name(raw: &str) -> Option<String> {
+    let mut name = crate::sanitize::one_line(raw, usize::MAX);
+    if let Some((cut, _)) = name.char_indices().nth(MAX_NAME_CHARS) {
+        name.truncate(cut);
+        // What the cut left may have lost its right-to-left letters (then its marks go) or end in a space.
+        name = crate::sanitize::one_line(&name, usize::MAX);
+    }
+    (!name.is_empty()).then_some(name)
+}
+
 /// Reads an OPML document (already decoded to UTF-8).
 pub fn parse(text: &str) -> Result<OpmlDocument, OpmlError> {
     let mut reader = quick_xml::Reader::from_str(text);
@@ -181,7 +198,7 @@ fn handle_outline(
     doc: &mut OpmlDocument,
     seen: &mut std::collections::HashSet<String>,
 ) -> Option<String> {
-    let text = attr(e, "text").or_else(|| attr(e, "title")).map(|t| crate::sanitize::one_line(&t, 200));
+    let text = attr(e, "text").and_then(|t| clean_name(&t)).or_else(|| attr(e, "title").and_then(|t| clean_name(&t)));
     let xml_url = attr(e, "xmlUrl").or_else(|| attr(e, "url").filter(|_| attr(e, "type").is_some()));
     let html_url = attr(e, "htmlUrl");
     // A feed inside a feed outline is not a thing; treat it like the top level of the enclosing folder.
@@ -245,10 +262,11 @@ fn has_children_hint(e: &BytesStart<'_>) -> bool {
     attr(e, "type").is_some_and(|t| t.eq_ignore_ascii_case("folder"))
 }
 
-/// The first path of an OPML 2.0 `category` attribute ("/Tech/Rust,/News" gives Tech, Rust).
+/// The first path of an OPML 2.0 `category` attribute ("/Tech/Rust,/News" gives Tech, Rust), each name cleaned
+/// as an outline's is.
 fn category_folder(category: &str) -> Vec<String> {
-    let first = category.split(',').next().unwrap_or("").trim();
-    first.split('/').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
+    let first = category.split(',').next().unwrap_or("");
+    first.split('/').filter_map(clean_name).collect()
 }
 
 /// Checks a subscription URL: absolute http(s) only (`feed:` URLs are rewritten to http); returns the URL as
@@ -486,5 +504,68 @@ mod tests {
         // Writing what was read gives the same document.
         let again = ExportDoc { feeds: doc.feeds, folders: back.folders };
         assert_eq!(write("tidings", &again, chrono::DateTime::from_timestamp(0, 0).unwrap()), xml);
+    }
+    /// The fuzzer's find: names from a `category` kept their control characters and skipped the cap, and a name
+    /// cut with an ellipsis read back otherwise. Every name is cleaned once at import, the same way wherever it
+    /// comes from, and cut without an ellipsis.
+    #[test]
+    fn hostile_names_are_cleaned_once_at_import() {
+        let long = "ü".repeat(150) + " " + &"x".repeat(150);
+        let xml = format!(
+            "<opml><body>\
+               <outline text=\"Fe\u{1b}[31med \u{202e}evil\" xmlUrl=\"http://a.example/feed\" \
+                 category=\"/Te\u{7}ch\u{9b}/ /\u{1}/{long},/Other\"/>\
+               <outline text=\"{long}\"><outline text=\"\u{200f}only marks\" xmlUrl=\"http://b.example/feed\"/></outline>\
+             </body></opml>"
+        );
+        let doc = parse(&xml).unwrap();
+        let capped: String = long.chars().take(MAX_NAME_CHARS).collect();
+        assert_eq!(capped.chars().count(), 200);
+        assert_eq!(doc.feeds[0].name.as_deref(), Some("Fe[31med evil"));
+        assert_eq!(doc.feeds[0].folder, vec!["Tech".to_string(), capped.clone()]);
+        assert_eq!(doc.feeds[1].name.as_deref(), Some("only marks"));
+        assert_eq!(doc.feeds[1].folder, vec![capped.clone()]);
+        assert_eq!(doc.folders, vec![vec![capped.clone()], vec!["Tech".to_string()], vec!["Tech".into(), capped]]);
+    }
+
+    /// Names read from a file, written out and read back are the names read: nothing is cut or cleaned twice.
+    #[test]
+    fn a_round_trip_keeps_every_name() {
+        let long = "a ".repeat(99) + "\u{5d0}\u{200f}" + &"b".repeat(100);
+        let xml = format!(
+            "<opml><body>\
+               <outline text=\"{long}\" category=\"/{long}/Sub\u{1}\" xmlUrl=\"http://a.example/feed\"/>\
+               <outline text=\"\u{7f}\" title=\"Dir \u{85}two\"><outline text=\"{long}\"/></outline>\
+               <outline text=\"\u{1}\"/>\
+             </body></opml>"
+        );
+        let doc = parse(&xml).unwrap();
+        let names = doc.folders.iter().flatten().chain(doc.feeds.iter().filter_map(|f| f.name.as_ref()));
+        assert!(names.clone().any(|n| n.chars().count() == MAX_NAME_CHARS), "{:?}", doc.folders);
+        for name in names {
+            assert!(name.chars().count() <= MAX_NAME_CHARS && !name.contains('…'), "{name:?}");
+            assert_eq!(clean_name(name).as_deref(), Some(name.as_str()), "cleaning twice changes nothing");
+        }
+        let export = ExportDoc {
+            feeds: doc
+                .feeds
+                .iter()
+                .map(|f| ExportFeed {
+                    url: f.url.clone(),
+                    title: f.name.clone().unwrap_or_default(),
+                    site_url: None,
+                    folder: f.folder.clone(),
+                })
+                .collect(),
+            folders: doc.folders.clone(),
+        };
+        let back = parse(&write("t", &export, chrono::DateTime::from_timestamp(0, 0).unwrap())).unwrap();
+        let sorted = |mut v: Vec<Vec<String>>| {
+            v.sort();
+            v
+        };
+        assert_eq!(sorted(back.folders.clone()), sorted(doc.folders.clone()));
+        let named = |d: &OpmlDocument| d.feeds.iter().map(|f| (f.name.clone(), f.folder.clone())).collect::<Vec<_>>();
+        assert_eq!(named(&back), named(&doc));
     }
 }
