@@ -7,6 +7,7 @@
 use super::{DbThread, RowIds, StoreError};
 use crate::model::{EntryId, ErrorKind, FeedId, ParsedEntry, ParsedFeed};
 use rusqlite::{Connection, OptionalExtension, params};
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
@@ -117,8 +118,9 @@ pub fn record_fetch(
             ])?;
             let listed = &feed.entries[..feed.entries.len().min(MAX_ENTRIES_PER_REFRESH)];
             let mut rotated = 0;
+            let mut twins = Twins::new(listed);
             for entry in listed {
-                match upsert_entry(tx, feed_id, entry, now, Some(listed))? {
+                match upsert_entry(tx, feed_id, entry, now, Some(&mut twins))? {
                     Upsert::Inserted(_) => outcome.new += 1,
                     Upsert::Updated => outcome.updated += 1,
                     Upsert::Rotated => {
@@ -213,31 +215,20 @@ pub(super) fn store_entry(
 }
 
 /// Stores one entry by its id (`key`). An entry whose id is new but whose twin is stored — the same link and
-/// title (and date, when both have one) under an id the document no longer lists (`listed`) — is that twin: a
+/// title (and date, when both have one) under an id the document no longer lists (`twins`) — is that twin: a
 /// feed that gives its entries new ids on every fetch must not grow the cache and bring back read entries as
 /// unread. The twin takes the new id and keeps its flags.
+///
+/// Per entry this costs what storing it must: cached statements bound to fields borrowed from the parsed entry
+/// (nothing copied, no SQL built), one lookup by key, and for a new one an insert.
 fn upsert_entry(
     tx: &Connection,
     feed_id: FeedId,
     e: &ParsedEntry,
     now: i64,
-    listed: Option<&[ParsedEntry]>,
+    twins: Option<&mut Twins<'_>>,
 ) -> Result<Upsert, StoreError> {
-    let cap = |s: &Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max).to_string());
-    let json = |empty: bool, value: String| (!empty).then_some(value);
-    let row = StoredEntry {
-        title: cap(&e.display_title(), MAX_TITLE_BYTES),
-        link: cap(&e.link, MAX_TITLE_BYTES),
-        author: cap(&(!e.authors.is_empty()).then(|| e.authors.join(", ")), MAX_TITLE_BYTES),
-        published: e.published.map(|d| d.timestamp()),
-        updated: e.updated.map(|d| d.timestamp()),
-        content: cap(&e.content_html, MAX_CONTENT_BYTES),
-        summary: cap(&e.summary_html, MAX_CONTENT_BYTES),
-        categories: json(e.categories.is_empty(), serde_json::to_string(&e.categories).unwrap_or_default()),
-        enclosures: json(e.enclosures.is_empty(), serde_json::to_string(&e.enclosures).unwrap_or_default()),
-        comments: cap(&e.comments, MAX_TITLE_BYTES),
-        thumbnail: cap(&e.thumbnail, MAX_TITLE_BYTES),
-    };
+    let row = NewFields::of(e);
     let key = crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES);
 
     let stored: Option<(EntryId, i64, StoredEntry)> = tx
@@ -282,7 +273,7 @@ fn upsert_entry(
     ];
     match stored {
         None if super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
-        None if let Some(twin) = listed.map(|l| twin_of(tx, feed_id, &row, l)).transpose()?.flatten() => {
+        None if let Some(twin) = twins.map(|t| t.twin_of(tx, feed_id, &row)).transpose()?.flatten() => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&twin.0, &key];
             values.extend_from_slice(fields);
             tx.prepare_cached(
@@ -305,7 +296,7 @@ fn upsert_entry(
             .execute(values.as_slice())?;
             Ok(Upsert::Inserted(EntryId(tx.last_insert_rowid())))
         }
-        Some((_, _, ref old)) if *old == row => Ok(Upsert::Unchanged),
+        Some((_, _, ref old)) if row.same_as(old) => Ok(Upsert::Unchanged),
         Some((id, first_seen, _)) => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&id.0, &first_seen];
             values.extend_from_slice(fields);
@@ -321,42 +312,133 @@ fn upsert_entry(
     }
 }
 
-/// The stored entry that `row`, under an id not stored yet, is: one of the feed's with the same title and the
-/// same link (compared in canonical form, so a tracking parameter that changes per fetch does not count), the
-/// same date when both have one, stored under an id that `listed` (the document) no longer has. A link that is
-/// only the feed's site (every entry of some feeds has it) identifies nothing.
-fn twin_of(
-    tx: &Connection,
-    feed_id: FeedId,
-    row: &StoredEntry,
-    listed: &[ParsedEntry],
-) -> Result<Option<EntryId>, StoreError> {
-    let (Some(title), Some(link)) = (&row.title, &row.link) else { return Ok(None) };
-    let Some(link) = crate::canonical::canonical_url(link) else { return Ok(None) };
-    let mut candidates = tx.prepare_cached(
-        "SELECT id, key, link, published_at FROM entries WHERE feed_id = ?1 AND title = ?2 AND link IS NOT NULL",
-    )?;
-    let mut rows = candidates.query(params![feed_id.0, title])?;
-    while let Some(r) = rows.next()? {
-        let (id, key, their_link, published): (EntryId, String, String, Option<i64>) =
-            (r.id(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
-        if crate::canonical::canonical_url(&their_link).as_deref() != Some(link.as_str()) {
-            continue;
+/// Where a document's new ids look for their twins: the feed's stored entries that the document no longer lists,
+/// by title, read once per fetch and only when the document brings an id not stored yet (a feed's first fetch
+/// has none to read). One query per feed instead of one scan of the feed's entries per new entry.
+struct Twins<'a> {
+    /// The document's entries.
+    listed: &'a [ParsedEntry],
+    /// By title: (id, canonical link, date) of each stored entry the document does not list; read on first use.
+    unlisted: Option<std::collections::HashMap<String, Vec<(EntryId, String, Option<i64>)>>>,
+    /// The feed's own site, in canonical form (read with `unlisted`).
+    site: Option<String>,
+}
+
+impl<'a> Twins<'a> {
+    fn new(listed: &'a [ParsedEntry]) -> Twins<'a> {
+        Twins { listed, unlisted: None, site: None }
+    }
+
+    /// The stored entry that `row`, under an id not stored yet, is: one of the feed's with the same title and the
+    /// same link (compared in canonical form, so a tracking parameter that changes per fetch does not count), the
+    /// same date when both have one, stored under an id that the document no longer has. A link that is only the
+    /// feed's site (every entry of some feeds has it) identifies nothing. A twin found is taken: it goes by the
+    /// new id from now on.
+    fn twin_of(&mut self, tx: &Connection, feed_id: FeedId, row: &NewFields<'_>) -> Result<Option<EntryId>, StoreError> {
+        let (Some(title), Some(link)) = (&row.title, row.link) else { return Ok(None) };
+        let Some(link) = crate::canonical::canonical_url(link) else { return Ok(None) };
+        if self.unlisted.is_none() {
+            self.load(tx, feed_id)?;
         }
-        if published.is_some() && row.published.is_some() && published != row.published {
-            continue;
+        let Some(candidates) = self.unlisted.as_mut().and_then(|u| u.get_mut(title.as_ref())) else { return Ok(None) };
+        let Some(at) = candidates.iter().position(|(_, their_link, published)| {
+            *their_link == link && !(published.is_some() && row.published.is_some() && *published != row.published)
+        }) else {
+            return Ok(None);
+        };
+        if self.site.as_ref().is_some_and(|s| *s == link) {
+            return Ok(None);
         }
-        if listed.iter().any(|e| crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES) == key) {
-            continue;
+        Ok(Some(candidates.swap_remove(at).0))
+    }
+
+    fn load(&mut self, tx: &Connection, feed_id: FeedId) -> Result<(), StoreError> {
+        let listed: std::collections::HashSet<&str> =
+            self.listed.iter().map(|e| crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES)).collect();
+        let mut unlisted: std::collections::HashMap<String, Vec<(EntryId, String, Option<i64>)>> = Default::default();
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, key, title, link, published_at FROM entries
+             WHERE feed_id = ?1 AND title IS NOT NULL AND link IS NOT NULL ORDER BY id",
+        )?;
+        let mut rows = stmt.query([feed_id.0])?;
+        while let Some(r) = rows.next()? {
+            let key: String = r.get(1)?;
+            if listed.contains(key.as_str()) {
+                continue;
+            }
+            let link: String = r.get(3)?;
+            let Some(link) = crate::canonical::canonical_url(&link) else { continue };
+            unlisted.entry(r.get(2)?).or_default().push((r.id(0)?, link, r.get(4)?));
         }
         let site: Option<String> =
             tx.prepare_cached("SELECT site_url FROM feeds WHERE id = ?1")?.query_row([feed_id.0], |r| r.get(0))?;
-        if site.as_deref().and_then(crate::canonical::canonical_url).is_some_and(|s| s == link) {
-            return Ok(None);
-        }
-        return Ok(Some(id));
+        self.site = site.as_deref().and_then(crate::canonical::canonical_url);
+        self.unlisted = Some(unlisted);
+        Ok(())
     }
-    Ok(None)
+}
+
+/// An entry's fields as a refresh stores them, capped, borrowed from the parsed entry wherever they can be.
+struct NewFields<'a> {
+    title: Option<Cow<'a, str>>,
+    link: Option<&'a str>,
+    author: Option<Cow<'a, str>>,
+    published: Option<i64>,
+    updated: Option<i64>,
+    content: Option<&'a str>,
+    summary: Option<&'a str>,
+    categories: Option<String>,
+    enclosures: Option<String>,
+    comments: Option<&'a str>,
+    thumbnail: Option<&'a str>,
+}
+
+impl<'a> NewFields<'a> {
+    fn of(e: &'a ParsedEntry) -> NewFields<'a> {
+        let cap = |s: &'a Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max));
+        let cap_cow = |s: Cow<'a, str>| match s {
+            Cow::Borrowed(s) => Cow::Borrowed(crate::sanitize::truncate_bytes(s, MAX_TITLE_BYTES)),
+            Cow::Owned(s) => Cow::Owned(crate::sanitize::truncate_bytes(&s, MAX_TITLE_BYTES).to_string()),
+        };
+        let title = match &e.title {
+            Some(title) => Some(Cow::Borrowed(title.as_str())),
+            None => e.display_title().map(Cow::Owned),
+        };
+        let author = match e.authors.as_slice() {
+            [] => None,
+            [one] => Some(Cow::Borrowed(one.as_str())),
+            many => Some(Cow::Owned(many.join(", "))),
+        };
+        let json = |empty: bool, value: &dyn Fn() -> String| (!empty).then(value);
+        NewFields {
+            title: title.map(cap_cow),
+            link: cap(&e.link, MAX_TITLE_BYTES),
+            author: author.map(cap_cow),
+            published: e.published.map(|d| d.timestamp()),
+            updated: e.updated.map(|d| d.timestamp()),
+            content: cap(&e.content_html, MAX_CONTENT_BYTES),
+            summary: cap(&e.summary_html, MAX_CONTENT_BYTES),
+            categories: json(e.categories.is_empty(), &|| serde_json::to_string(&e.categories).unwrap_or_default()),
+            enclosures: json(e.enclosures.is_empty(), &|| serde_json::to_string(&e.enclosures).unwrap_or_default()),
+            comments: cap(&e.comments, MAX_TITLE_BYTES),
+            thumbnail: cap(&e.thumbnail, MAX_TITLE_BYTES),
+        }
+    }
+
+    /// Whether the stored entry already holds these fields.
+    fn same_as(&self, old: &StoredEntry) -> bool {
+        self.title.as_deref() == old.title.as_deref()
+            && self.link == old.link.as_deref()
+            && self.author.as_deref() == old.author.as_deref()
+            && self.published == old.published
+            && self.updated == old.updated
+            && self.content == old.content.as_deref()
+            && self.summary == old.summary.as_deref()
+            && self.categories == old.categories
+            && self.enclosures == old.enclosures
+            && self.comments == old.comments.as_deref()
+            && self.thumbnail == old.thumbnail.as_deref()
+    }
 }
 
 /// The stored fields of an entry that a refresh may change.
