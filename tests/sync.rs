@@ -161,6 +161,36 @@ fn changes_on_the_server_arrive_with_the_next_sync_in_four_requests_when_nothing
     assert_eq!(keys(&sandbox, "e.starred = 1"), api.ids("starred"), "starred on the phone, starred here");
 }
 
+/// A server that stores a whole refresh within one second (FreshRSS does) and holds more than a page of items:
+/// a sync with nothing new asks for one page, sees it had all of it, and stops; new items still arrive.
+#[test]
+fn a_sync_with_nothing_new_reads_one_page_of_items_however_many_the_server_holds() {
+    let freshrss = freshrss_or_skip!("a_sync_with_nothing_new_reads_one_page_of_items");
+    let feeds_server = Server::start();
+    // Imported, then fetched in one run: FreshRSS gives the 1,350 items ids within a few milliseconds.
+    let api = freshrss.api();
+    let filled = support::freshrss::fill(&freshrss, &feeds_server, 3, 450);
+    assert_eq!(filled.all.len(), 1350, "FreshRSS fetched every item: more than a page of a thousand");
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    let out = sync(&sandbox, &cfg);
+    assert!(stdout(&out).starts_with("FreshRSS: 1350 new"), "{}{}", stdout(&out), stderr(&out));
+
+    let before = freshrss.requests().len();
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let asked = &freshrss.requests()[before..];
+    let pages = asked.iter().filter(|r| r.contains("stream/contents")).count();
+    assert_eq!(pages, 1, "one page of items for a sync with nothing new: {asked:#?}");
+    assert!(asked.len() <= 4, "a sync with nothing new made {} requests: {asked:#?}", asked.len());
+
+    feeds_server.route("/f0.xml", Reply::ok("application/rss+xml", support::freshrss::farm_feed(0, 452)));
+    fetched_again(&freshrss, &feeds_server, "/f0.xml");
+    let out = sync(&sandbox, &cfg);
+    assert!(stdout(&out).starts_with("FreshRSS: 2 new"), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(keys(&sandbox, "1"), api.ids("all"), "every item, the new ones too");
+}
+
 /// Marks entries of the account here, through the one write path (as the reader's keys do).
 fn mark_here(sandbox: &Sandbox, keys: &[String], write: impl Fn(Vec<EntryId>) -> UserWrite) {
     let mut conn = store::open_write(&sandbox.db()).unwrap();

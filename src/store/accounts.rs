@@ -26,6 +26,8 @@ pub struct AccountRow {
     pub synced_at: Option<i64>,
     /// Items the server stored before this time (seconds) are in the store already.
     pub items_since: i64,
+    /// So is every item the server stored at or before this time (microseconds; 0: none known to be).
+    pub items_seen_usec: i64,
 }
 
 /// Finds the account called `name`, or creates it, with its folder at the top level (named after it); a
@@ -56,9 +58,9 @@ pub fn ensure(conn: &mut Connection, name: &str, kind: &str, url: &str, login: &
             folder
         }
     };
-    let row = tx.prepare_cached("SELECT name, auth, synced_at, items_since FROM accounts WHERE id = ?1")?.query_row(
-        [id.0],
-        |r| {
+    let row = tx
+        .prepare_cached("SELECT name, auth, synced_at, items_since, items_seen_usec FROM accounts WHERE id = ?1")?
+        .query_row([id.0], |r| {
             Ok(AccountRow {
                 id,
                 name: r.get(0)?,
@@ -66,9 +68,9 @@ pub fn ensure(conn: &mut Connection, name: &str, kind: &str, url: &str, login: &
                 auth: r.get(1)?,
                 synced_at: r.get(2)?,
                 items_since: r.get(3)?,
+                items_seen_usec: r.get(4)?,
             })
-        },
-    )?;
+        })?;
     tx.commit()?;
     Ok(row)
 }
@@ -102,13 +104,19 @@ pub fn set_auth(conn: &Connection, account: AccountId, auth: Option<&str>) -> Re
 }
 
 /// A sync ended well: when, and up to when the server's items are stored.
-pub fn synced(conn: &Connection, account: AccountId, now: i64, items_since: i64) -> Result<(), StoreError> {
-    conn.prepare_cached("UPDATE accounts SET synced_at = ?2, items_since = ?3 WHERE id = ?1")?.execute(params![
-        account.0,
-        now,
-        items_since
-    ])?;
+pub fn synced(conn: &Connection, account: AccountId, now: i64, items: ItemsMark) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE accounts SET synced_at = ?2, items_since = ?3, items_seen_usec = ?4 WHERE id = ?1")?
+        .execute(params![account.0, now, items.since, items.seen_usec])?;
     Ok(())
+}
+
+/// How far a sync has the server's items: what the next one asks from, and where it may stop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ItemsMark {
+    /// Seconds: the next sync asks for the items stored from this second on.
+    pub since: i64,
+    /// Microseconds: every item stored at or before this is here (0: not known).
+    pub seen_usec: i64,
 }
 
 /// Where a folder sits.

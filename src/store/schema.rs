@@ -237,6 +237,10 @@ pub(super) const MIGRATIONS: &[Step] = &[
     // 10: feeds that give their entries new ids on every fetch: how many times an entry was known again by its
     // link and title under a new id (see `fetches::upsert_entry`), for the feed info to say so.
     Step::Sql("ALTER TABLE feeds ADD COLUMN id_rotations INTEGER NOT NULL DEFAULT 0;"),
+    // 11: the newest item an account's sync has stored (the server's microseconds), so that a sync with nothing
+    // new stops at the first page it already has: `items_since` is whole seconds, and a server that stores a
+    // whole refresh within one second would otherwise send all of it again each time.
+    Step::Sql("ALTER TABLE accounts ADD COLUMN items_seen_usec INTEGER NOT NULL DEFAULT 0;"),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

@@ -21,7 +21,7 @@ mod greader;
 
 use crate::fetch::Fetcher;
 use crate::greader::{AnswerError, IdsPage, ItemsPage, RemoteFeed, RemoteItem};
-use crate::store::accounts::{self, AccountRow, SubscriptionsReport};
+use crate::store::accounts::{self, AccountRow, ItemsMark, SubscriptionsReport};
 use crate::store::changes::{self, FeedChange, Flag, Pending};
 use crate::store::{DbThread, StoreError};
 pub use account::{ACCOUNT_KINDS, AccountConfig, PasswordSource};
@@ -324,9 +324,12 @@ impl Sync<'_> {
     }
 
     /// Stores the items the server stored since the last sync, a page at a time (the next page is asked for
-    /// while this one is stored). Returns the time the next sync starts from.
-    async fn pull_items(&self, remote: &mut impl Remote, report: &mut Report) -> Result<i64, Step> {
+    /// while this one is stored), newest first, down to the first page that an earlier sync stored whole.
+    /// Returns where the next sync starts from.
+    async fn pull_items(&self, remote: &mut impl Remote, report: &mut Report) -> Result<ItemsMark, Step> {
         let mut since = self.row.items_since;
+        let known = self.row.items_seen_usec;
+        let mut seen = known;
         let mut continuation: Option<String> = None;
         let mut orphans_since: Option<i64> = None;
         let mut storing: Option<tokio::task::JoinHandle<Result<accounts::ItemsReport, StoreError>>> = None;
@@ -353,7 +356,11 @@ impl Sync<'_> {
             // The next sync asks from the second the newest item was stored in: items stored in that same
             // second after this sync come too (they are stored once, by their keys).
             since = page.items.iter().map(|i| i.crawled_usec / 1_000_000).fold(since, i64::max);
-            continuation = page.continuation;
+            seen = page.items.iter().map(|i| i.crawled_usec).fold(seen, i64::max);
+            // The server sends the newest first, so past a page the last sync had whole, every item is older
+            // still: a server that stores a refresh within one second would otherwise send all of it again.
+            let had_whole = known > 0 && page.items.iter().all(|i| i.crawled_usec > 0 && i.crawled_usec <= known);
+            continuation = if had_whole { None } else { page.continuation };
             if !page.items.is_empty() {
                 let (writer, row, now, items) = (self.writer.clone(), self.row.clone(), self.now, page.items);
                 storing = Some(tokio::spawn(async move {
@@ -367,8 +374,11 @@ impl Sync<'_> {
         if let Some(task) = storing {
             stored(task.await.map_err(|e| StoreError::Conflict(crate::panics::join_message(e)))??);
         }
-        // Items of a feed not listed yet are asked for again next time.
-        Ok(orphans_since.map_or(since, |at| since.min(at)))
+        // Items of a feed not listed yet are asked for again next time, every page of them.
+        Ok(match orphans_since {
+            Some(at) => ItemsMark { since: since.min(at), seen_usec: 0 },
+            None => ItemsMark { since, seen_usec: seen },
+        })
     }
 
     /// Every id of a set, page after page.

@@ -1,4 +1,4 @@
-//! The reader's own benchmark: `cargo bench --bench reader -- [lists|refresh|pictures]` (all without an
+//! The reader's own benchmark: `cargo bench --bench reader -- [lists|refresh|pictures|sync]` (all without an
 //! argument).
 //!
 //! - `lists`: a 4000 feeds × 100 entries database (400,000 entries, built once by `support::farm` and kept under
@@ -11,6 +11,8 @@
 //!   released): the key to the frame with its text, beside an article without pictures; each picture from its
 //!   bytes released to the frame that shows it; scrolling key → frame; and the peak memory after an article
 //!   with 50 pictures was read to its end.
+//! - `sync`: the reader's first sync with a real FreshRSS (the kit next to the repository) holding `--feeds N`
+//!   × `--items M` (200 × 50: 10,000 items), while a key arrives every 10 ms: key → frame while it syncs.
 //!
 //! Each measurement runs in a child process of its own, so its peak memory is the reader's alone. Figures are
 //! printed, nothing is asserted: a shared two-core machine is too noisy for timed tests.
@@ -41,6 +43,7 @@ fn main() {
             "lists" => child_lists(arg),
             "refresh" => child_refresh(arg),
             "pictures" => child_pictures(arg),
+            "sync" => child_sync(arg),
             other => panic!("unknown child job {other}"),
         }
         return;
@@ -55,6 +58,9 @@ fn main() {
     }
     if which.as_deref().is_none_or(|w| w == "pictures") {
         pictures();
+    }
+    if which.as_deref().is_none_or(|w| w == "sync") {
+        sync(&args);
     }
 }
 
@@ -452,10 +458,18 @@ fn feed(f: usize, items: usize) -> String {
 /// In the child: refresh everything while a key arrives every 10 ms; each key's latency is from when it was
 /// sent to when the frame drawn after it was done, the loop working as `Reader::run` does.
 fn child_refresh(db: &str) {
+    let app = Reader::new(options(std::path::Path::new(db), true)).expect("open the reader");
+    let (took, samples) = keys_while(app, |state| !state.progress.is_idle());
+    println!("  refresh took {:.1} s in the reader", took.as_secs_f64());
+    println!("  a key to its frame while refreshing: {}", spread(samples));
+}
+
+/// Runs `app` as `Reader::run` does while a key arrives every 10 ms, until `busy` has been true and is false
+/// again: how long it was busy, and each key's time from being sent to the frame drawn after it, while busy.
+fn keys_while(mut app: Reader, busy: fn(&State) -> bool) -> (Duration, Vec<Duration>) {
     let rt = runtime();
     rt.block_on(async {
         let mut terminal = Terminal::new(TestBackend::new(160, 45)).unwrap();
-        let mut app = Reader::new(options(std::path::Path::new(db), true)).expect("open the reader");
         app.dispatch(Event::Tick(chrono::Utc::now().timestamp()));
         app.start();
         let inbox = app.sender();
@@ -495,7 +509,7 @@ fn child_refresh(db: &str) {
             }
             app.draw(&mut terminal).unwrap();
             let drawn = Instant::now();
-            if !app.state.progress.is_idle() {
+            if busy(&app.state) {
                 began = true;
                 samples.extend(keys_in_frame.into_iter().flatten().map(|sent| drawn - sent));
             } else if began {
@@ -503,7 +517,50 @@ fn child_refresh(db: &str) {
             }
         }
         typist.abort();
-        println!("  refresh took {:.1} s in the reader", started.elapsed().as_secs_f64());
-        println!("  a key to its frame while refreshing: {}", spread(samples));
-    });
+        (started.elapsed(), samples)
+    })
+}
+
+/// `sync`: the reader's first sync with a real FreshRSS holding `--feeds` × `--items` (200 × 50), while a key
+/// arrives every 10 ms.
+fn sync(args: &[String]) {
+    let value = |name: &str, default: usize| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (feeds, items) = (value("--feeds", 200), value("--items", 50));
+    let freshrss = match support::freshrss::FreshRss::start() {
+        Ok(server) => server,
+        Err(why) => {
+            println!("reader during a sync: skipped, no FreshRSS here: {why}");
+            return;
+        }
+    };
+    let server = server::Server::start();
+    let filled = support::freshrss::fill(&freshrss, &server, feeds, items);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, freshrss.config(support::freshrss::PASSWORD)).expect("write the config");
+    let db = dir.path().join("reader.db");
+    println!("reader during its first sync: FreshRSS holding {} items of {feeds} feeds", filled.all.len());
+    let (printed, peak) = in_child(&format!("sync:{}\n{}", db.display(), config.display()));
+    print!("{printed}");
+    let stored: i64 = rusqlite::Connection::open(&db)
+        .and_then(|c| c.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)))
+        .unwrap_or(0);
+    println!("  stored {stored} of {} items; peak memory of the reader: {peak:.1} MB", filled.all.len());
+}
+
+fn child_sync(arg: &str) {
+    let (db, config) = arg.split_once('\n').expect("a database and a config");
+    let mut options = options(std::path::Path::new(db), false);
+    let text = std::fs::read_to_string(config).expect("read the config");
+    options.config = Config { refresh_interval_minutes: 0, ..Config::parse(&text).expect("a valid config") };
+    let app = Reader::new(options).expect("open the reader");
+    let (took, samples) = keys_while(app, |state| !state.sync.in_flight.is_empty());
+    println!("  the sync took {:.1} s in the reader", took.as_secs_f64());
+    println!("  a key to its frame while syncing: {}", spread(samples));
 }

@@ -5,9 +5,9 @@
 //! (login, then `stream/contents` 1000 at a time, then the unread and starred ids) pulling the same server, and
 //! newsboat's FreshRSS backend when it is installed. Prints figures; asserts nothing.
 
-use crate::support::freshrss::{FreshRss, PASSWORD, USER};
-use crate::support::server::{Reply, Server};
-use crate::support::{Sandbox, measure, rss};
+use crate::support::freshrss::{Filled, FreshRss, LABELS, PASSWORD, USER, fill};
+use crate::support::server::Server;
+use crate::support::{Sandbox, measure};
 use std::time::{Duration, Instant};
 
 fn arg(args: &[String], name: &str, default: usize) -> usize {
@@ -24,41 +24,13 @@ pub(crate) fn run(args: &[String]) {
         }
     };
     let server = Server::start();
-    let labels = ["News", "Tech/Rust", "Blogs"];
-    let mut outlines = String::new();
-    for f in 0..feeds {
-        let entries: Vec<(String, String, String)> = (0..items)
-            .map(|i| {
-                (format!("f{f}-{i}"), format!("Feed {f} item {i}"), format!("<p>Body of item {i} of feed {f}.</p>"))
-            })
-            .collect();
-        let refs: Vec<(&str, &str, &str)> =
-            entries.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
-        server.route(&format!("/f{f}.xml"), Reply::ok("application/rss+xml", rss(&format!("Feed {f}"), &refs)));
-        outlines.push_str(&format!(
-            "<outline text=\"{}\"><outline type=\"rss\" text=\"Feed {f}\" xmlUrl=\"{}\"/></outline>\n",
-            labels[f % labels.len()],
-            server.url(&format!("/f{f}.xml"))
-        ));
-    }
-    let opml = format!(
-        "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>b</title></head><body>{outlines}</body></opml>"
-    );
     let started = Instant::now();
+    let Filled { all, read, starred } = fill(&freshrss, &server, feeds, items);
     let api = freshrss.api();
-    api.import(&opml);
-    freshrss.fetch_feeds();
-    let all: Vec<String> = api.ids("all").into_iter().collect();
-    let read: Vec<String> = all.iter().step_by(3).cloned().collect();
-    for chunk in read.chunks(500) {
-        api.mark(chunk, "read", true);
-    }
-    let starred: Vec<String> = all.iter().step_by(50).cloned().collect();
-    api.mark(&starred, "starred", true);
     println!(
         "sync: FreshRSS holds {} items of {feeds} feeds in {} labels ({} read, {} starred); set up in {:.1} s",
         all.len(),
-        labels.len(),
+        LABELS.len(),
         read.len(),
         starred.len(),
         started.elapsed().as_secs_f64()

@@ -395,3 +395,51 @@ impl Api {
         items
     }
 }
+
+/// What [`fill`] put on a FreshRSS: every item's id, and those marked read and starred.
+pub(crate) struct Filled {
+    pub(crate) all: Vec<String>,
+    pub(crate) read: Vec<String>,
+    pub(crate) starred: Vec<String>,
+}
+
+/// Feed `f` of [`fill`]'s farm with its first `items` items (serve more to have FreshRSS find new ones).
+pub(crate) fn farm_feed(f: usize, items: usize) -> String {
+    let entries: Vec<(String, String, String)> = (0..items)
+        .map(|i| (format!("f{f}-{i}"), format!("Feed {f} item {i}"), format!("<p>Body of item {i} of feed {f}.</p>")))
+        .collect();
+    let refs: Vec<(&str, &str, &str)> = entries.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+    super::rss(&format!("Feed {f}"), &refs)
+}
+
+/// The labels [`fill`] spreads feeds over (one of them nested).
+pub(crate) const LABELS: [&str; 3] = ["News", "Tech/Rust", "Blogs"];
+
+/// Fills `freshrss` with `feeds` × `items` served by `server` in three labels, as the sync benchmarks use it:
+/// FreshRSS fetches them all, then a third of the items is marked read and one in fifty starred.
+pub(crate) fn fill(freshrss: &FreshRss, server: &super::server::Server, feeds: usize, items: usize) -> Filled {
+    let mut outlines = String::new();
+    for f in 0..feeds {
+        let path = format!("/f{f}.xml");
+        server.route(&path, super::server::Reply::ok("application/rss+xml", farm_feed(f, items)));
+        outlines.push_str(&format!(
+            "<outline text=\"{}\"><outline type=\"rss\" text=\"Feed {f}\" xmlUrl=\"{}\"/></outline>\n",
+            LABELS[f % LABELS.len()],
+            server.url(&path)
+        ));
+    }
+    let opml = format!(
+        "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>b</title></head><body>{outlines}</body></opml>"
+    );
+    let api = freshrss.api();
+    api.import(&opml);
+    freshrss.fetch_feeds();
+    let all: Vec<String> = api.ids("all").into_iter().collect();
+    let read: Vec<String> = all.iter().step_by(3).cloned().collect();
+    for chunk in read.chunks(500) {
+        api.mark(chunk, "read", true);
+    }
+    let starred: Vec<String> = all.iter().step_by(50).cloned().collect();
+    api.mark(&starred, "starred", true);
+    Filled { all, read, starred }
+}

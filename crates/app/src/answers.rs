@@ -2,7 +2,7 @@
 //! features that open them; this is the one place that knows both, and nothing below `update` depends on it.
 
 use crate::dialogs::{Answer, Confirmed, Dialog, PromptPurpose};
-use crate::{Effect, State, article, dialogs, feeds, marks, search, subscriptions};
+use crate::{Effect, State, article, dialogs, feeds, marks, saving, search, subscriptions};
 
 /// Acts on a dialog's answer.
 pub(crate) fn route(state: &mut State, answer: Answer) -> Vec<Effect> {
@@ -18,6 +18,7 @@ pub(crate) fn route(state: &mut State, answer: Answer) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Answer::Quit => saving::quit(state),
     }
 }
 

@@ -106,7 +106,7 @@ pub struct ParsedEntry {
 impl ParsedEntry {
     /// What to call the entry: its title, else the first line of its text.
     pub fn display_title(&self) -> Option<String> {
-        self.title.clone().or_else(|| crate::parse::first_line(self.content_html.as_deref()))
+        self.title.clone().or_else(|| crate::text::first_line(self.content_html.as_deref()))
     }
 }
 

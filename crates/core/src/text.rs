@@ -68,6 +68,21 @@ pub fn entity_chars_at(s: &str) -> Option<([Option<char>; 2], usize)> {
     Some(([char::from_u32(a), second], 1 + key.len()))
 }
 
+/// Longest title kept, in characters.
+pub const MAX_TITLE_CHARS: usize = 1000;
+
+/// A title for an entry that has none: the first line of its text, cut near 80 characters on a word boundary.
+pub fn first_line(html: Option<&str>) -> Option<String> {
+    let text = html_to_plain(crate::sanitize::truncate_bytes(html?, 4096));
+    let first = text.split(['\n', '.', '!', '?']).map(str::trim).find(|l| !l.is_empty())?;
+    if first.chars().count() <= 80 {
+        return Some(crate::sanitize::one_line(first, MAX_TITLE_CHARS));
+    }
+    let cut: String = first.chars().take(80).collect();
+    let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
+    Some(format!("{}…", crate::sanitize::one_line(cut, MAX_TITLE_CHARS)))
+}
+
 /// Turns a fragment of HTML into one line of plain text: tags removed (`<br>` and block ends become spaces),
 /// elements that are not content (`<script>`, `<style>`, `<head>`, `<template>`…) removed with what they hold,
 /// comments dropped, entities decoded, whitespace folded and trimmed. Only HTML's own elements are markup: a `<`

@@ -97,6 +97,8 @@ pub enum Answer {
     Chosen { feed: crate::model::Found, folder: Vec<String> },
     /// In the search prompt: search every feed, or only the selected feed or folder.
     ToggleScope,
+    /// Quit, asked by a key the dialog does not claim (Ctrl-C); the dialog stays open while the reader saves.
+    Quit,
 }
 
 impl Dialog {
@@ -121,7 +123,7 @@ pub fn on_key(state: &mut State, key: KeyEvent) -> (Vec<Effect>, Option<Answer>)
         // Quit's keys that a dialog does not claim for itself (Ctrl-C) still quit; Ctrl-Z still suspends.
         Some(Action::Quit) => {
             state.dialog = Some(dialog);
-            return (crate::saving::quit(state), None);
+            return (Vec::new(), Some(Answer::Quit));
         }
         Some(Action::Suspend) => {
             state.dialog = Some(dialog);

@@ -4,12 +4,10 @@
 use super::construct::Text;
 use super::dates;
 use crate::canonical::canonical_url;
-use crate::sanitize::one_line;
-use crate::text::{html_has_text, html_to_line, html_to_plain};
+pub use crate::text::{MAX_TITLE_CHARS, first_line};
+use crate::text::{html_has_text, html_to_line};
 use chrono::{DateTime, Utc};
 
-/// Longest title kept, in characters.
-pub const MAX_TITLE_CHARS: usize = 1000;
 /// Most categories kept per entry.
 pub(super) const MAX_CATEGORIES: usize = 20;
 /// Most authors kept per entry.
@@ -19,18 +17,6 @@ pub(super) const MAX_AUTHORS: usize = 20;
 pub(super) fn title_of(text: Option<Text<'_>>) -> Option<String> {
     let s = text?.to_line(MAX_TITLE_CHARS);
     (!s.is_empty()).then_some(s)
-}
-
-/// A title for an entry that has none: the first line of its text, cut near 80 characters on a word boundary.
-pub fn first_line(html: Option<&str>) -> Option<String> {
-    let text = html_to_plain(crate::sanitize::truncate_bytes(html?, 4096));
-    let first = text.split(['\n', '.', '!', '?']).map(str::trim).find(|l| !l.is_empty())?;
-    if first.chars().count() <= 80 {
-        return Some(one_line(first, MAX_TITLE_CHARS));
-    }
-    let cut: String = first.chars().take(80).collect();
-    let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
-    Some(format!("{}…", one_line(cut, MAX_TITLE_CHARS)))
 }
 
 /// An entry's body: its content (the richest text) and, beside it, its summary; the summary is the content when
