@@ -21,13 +21,13 @@ mod pipeline;
 pub use pipeline::{Observer, Outcome, Pipeline, Upkeep};
 
 use crate::fetch::{Courtesy, FetchOutcome, Fetcher, Validators, host_key};
-use budget::{BYTES_IN_FLIGHT, Budget, FETCH_ESTIMATE};
 pub use crate::model::RefreshEvent;
 use crate::model::{ErrorKind, FeedId, Skip};
 pub use crate::store::feeds::MAX_REFRESH_EVERY_SECS;
 use crate::store::feeds::{self, RefreshTarget};
 use crate::store::fetches::{Batcher, FetchRecord, MAX_ENTRIES_PER_REFRESH};
 use crate::store::{DbThread, StoreError};
+use budget::{BYTES_IN_FLIGHT, Budget, FETCH_ESTIMATE};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;

@@ -334,7 +334,12 @@ impl<'a> Twins<'a> {
     /// same date when both have one, stored under an id that the document no longer has. A link that is only the
     /// feed's site (every entry of some feeds has it) identifies nothing. A twin found is taken: it goes by the
     /// new id from now on.
-    fn twin_of(&mut self, tx: &Connection, feed_id: FeedId, row: &NewFields<'_>) -> Result<Option<EntryId>, StoreError> {
+    fn twin_of(
+        &mut self,
+        tx: &Connection,
+        feed_id: FeedId,
+        row: &NewFields<'_>,
+    ) -> Result<Option<EntryId>, StoreError> {
         let (Some(title), Some(link)) = (&row.title, row.link) else { return Ok(None) };
         let Some(link) = crate::canonical::canonical_url(link) else { return Ok(None) };
         if self.unlisted.is_none() {
