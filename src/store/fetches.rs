@@ -319,10 +319,13 @@ struct Twins<'a> {
     /// The document's entries.
     listed: &'a [ParsedEntry],
     /// By title: (id, canonical link, date) of each stored entry the document does not list; read on first use.
-    unlisted: Option<std::collections::HashMap<String, Vec<(EntryId, String, Option<i64>)>>>,
+    unlisted: Option<ByTitle>,
     /// The feed's own site, in canonical form (read with `unlisted`).
     site: Option<String>,
 }
+
+/// Stored entries by title: (id, canonical link, date) of each.
+type ByTitle = std::collections::HashMap<String, Vec<(EntryId, String, Option<i64>)>>;
 
 impl<'a> Twins<'a> {
     fn new(listed: &'a [ParsedEntry]) -> Twins<'a> {
@@ -360,7 +363,7 @@ impl<'a> Twins<'a> {
     fn load(&mut self, tx: &Connection, feed_id: FeedId) -> Result<(), StoreError> {
         let listed: std::collections::HashSet<&str> =
             self.listed.iter().map(|e| crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES)).collect();
-        let mut unlisted: std::collections::HashMap<String, Vec<(EntryId, String, Option<i64>)>> = Default::default();
+        let mut unlisted = ByTitle::default();
         let mut stmt = tx.prepare_cached(
             "SELECT id, key, title, link, published_at FROM entries
              WHERE feed_id = ?1 AND title IS NOT NULL AND link IS NOT NULL ORDER BY id",
