@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod edit;
+
 /// Everything the config file can say. Unknown keys are an error (a typo must not be silently ignored).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -66,6 +68,35 @@ pub struct Config {
     pub colors: toml::Table,
     /// `[[accounts]]`: servers that hold subscriptions and read state (FreshRSS, Miniflux…), synced both ways.
     pub accounts: Vec<crate::sync::AccountConfig>,
+    /// Start with feeds that have nothing unread left out of the feed list (the `hide_read_feeds` action
+    /// toggles it, and the reader remembers the last choice).
+    pub hide_read_feeds: bool,
+    /// The command line a bookmark is handed to: `%u` is the entry's address, `%t` its title (each one whole
+    /// argument; no shell unless the line is `sh -c '…'`).
+    pub bookmark_command: Option<String>,
+    /// The command line that copies an address: it reads the address on its standard input (`wl-copy`,
+    /// `xclip -selection clipboard`); unset: the terminal's clipboard (OSC 52).
+    pub copy_command: Option<String>,
+    /// `[macros]`: a key pressed after the macro key, and the actions it runs in order (`v = ["open",
+    /// "open_in_browser"]`).
+    pub macros: BTreeMap<String, Vec<String>>,
+    /// `[[views]]`: saved views, queries listed under the smart views.
+    pub views: Vec<ViewConfig>,
+    /// `[[ignore]]`: kill rules; the entries they match are kept but never shown, counted or notified.
+    pub ignore: Vec<IgnoreConfig>,
+    /// How new entries of feeds that notify are told: `"desktop"` (notify-send) or `"off"`.
+    pub notify: String,
+    /// A command run (no shell) when a refresh or sync brings entries of feeds that notify: the entries as JSON
+    /// on its standard input, `%n` (how many), `%f` (the feed, or "N feeds") and `%t` (the first title) in its
+    /// arguments.
+    pub notify_command: Option<String>,
+    /// Every feed notifies (else those with `notify = true` in their `[feeds."URL"]`).
+    pub notify_every_feed: bool,
+    /// The terminal window's title shows the unread count.
+    pub window_title: bool,
+    /// Where the file was read from (the reader edits it in place: saving a view, a feed's settings).
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
     /// What the file says that is allowed but unwise (a password others may read): said at start.
     #[serde(skip)]
     pub warnings: Vec<String>,
@@ -110,6 +141,17 @@ impl Default for Config {
             keys: toml::Table::new(),
             colors: toml::Table::new(),
             accounts: Vec::new(),
+            hide_read_feeds: false,
+            bookmark_command: None,
+            copy_command: None,
+            macros: BTreeMap::new(),
+            views: Vec::new(),
+            ignore: Vec::new(),
+            notify: "off".into(),
+            notify_command: None,
+            notify_every_feed: false,
+            window_title: true,
+            path: None,
             warnings: Vec::new(),
             keymap: Keymap::default(),
             theme: Theme::default(),
@@ -117,13 +159,45 @@ impl Default for Config {
     }
 }
 
-/// `[feeds."URL"]`: settings of one feed; what is not set comes from the top level.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+/// `[feeds."URL"]`: settings of one feed; what is not set comes from the top level. The config is these
+/// settings' source of truth: the reader's feed-info window edits this table in the file, and what queries
+/// need of it (notify, hidden from Unread, the refresh interval) is copied onto the feed in the cache at every
+/// start and edit.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FeedConfig {
     pub keep_days: Option<u32>,
     pub max_entries_per_feed: Option<u32>,
     pub purge_unread: Option<bool>,
+    /// Refresh this feed every N minutes (instead of `refresh_interval_minutes`).
+    pub refresh_minutes: Option<u32>,
+    /// Honour the feed's own `<ttl>` / `sy:updatePeriod` (on by default; a day at most).
+    pub honour_ttl: Option<bool>,
+    /// Fetch new entries in full (the page behind their link) on refresh.
+    pub full_text: Option<bool>,
+    /// Say when a refresh brings new entries (see `notify` and `notify_command`).
+    pub notify: Option<bool>,
+    /// The command line that opens this feed's pages (`%u`), instead of `browser`.
+    pub browser: Option<String>,
+    /// Leave this feed's entries out of the Unread view (they still count in its own row).
+    pub hide_from_unread: Option<bool>,
+}
+
+/// `[[views]]`: a saved view.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ViewConfig {
+    pub name: String,
+    pub query: toml::Spanned<String>,
+}
+
+/// `[[ignore]]`: a kill rule, for every feed or for one feed (its address or name) or folder.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct IgnoreConfig {
+    pub query: toml::Spanned<String>,
+    pub feed: Option<String>,
+    pub folder: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -143,7 +217,8 @@ impl Config {
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound && !required => {
-                return Ok(Config::default());
+                // Still the file the reader creates when it saves a view or a feed's setting.
+                return Ok(Config { path: Some(path.to_path_buf()), ..Config::default() });
             }
             Err(source) => {
                 return Err(ConfigError::Read { path: path.to_path_buf(), source });
@@ -163,6 +238,7 @@ impl Config {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let mut config = Config::parse_with(&text, no_color)
             .map_err(|message| ConfigError::Invalid { path: path.to_path_buf(), message })?;
+        config.path = Some(path.to_path_buf());
         // A password in a file others may read is said (the file is the user's to fix).
         if config.accounts.iter().any(|a| a.password.is_some()) && readable_by_others(path) {
             config.warnings.push(format!(
@@ -217,11 +293,30 @@ impl Config {
             None => format!("key `{}`: {want}", dotted(&key)),
         })?;
         config.validate_accounts(text)?;
+        config.validate_rules(text)?;
         let at = |key: &str| match line_of(text, key) {
             Some(line) => format!("line {line}, key `{key}`"),
             None => format!("key `{key}`"),
         };
-        config.keymap = Keymap::with_config(&config.keys).map_err(|e| format!("{}: {}", at(&e.key), e.message))?;
+        let (keymap, moved) =
+            Keymap::with_config_told(&config.keys).map_err(|e| format!("{}: {}", at(&e.key), e.message))?;
+        config.keymap = keymap;
+        config.warnings.extend(moved.into_iter().map(|(key, message)| format!("{}: {message}", at(&key))));
+        for (key, actions) in &config.macros {
+            let name = format!("macros.{key}");
+            crate::app::keymap::Key::parse(key).map_err(|e| format!("{}: {e}", at(&name)))?;
+            if actions.is_empty() {
+                return Err(format!("{}: a macro runs at least one action", at(&name)));
+            }
+            for action in actions {
+                if crate::app::keymap::Action::named(action).is_none() {
+                    return Err(format!(
+                        "{}: '{action}' is not an action (the names are those of [keys], `tidings keys` lists them)",
+                        at(&name)
+                    ));
+                }
+            }
+        }
         let base = if no_color { Theme::monochrome() } else { Theme::default() };
         config.theme = base.with_config(&config.colors).map_err(|(key, message)| format!("{}: {message}", at(&key)))?;
         Ok(config)
@@ -264,7 +359,32 @@ impl Config {
                 return Err((key("max_entries_per_feed"), "must be at most 10000000 (0 is no limit)".into()));
             }
         }
-        for (key, line) in [("browser", &self.browser), ("player", &self.player)] {
+        check(
+            matches!(self.notify.as_str(), "off" | "desktop"),
+            "notify",
+            "must be \"off\" or \"desktop\" (a desktop notification through notify-send)",
+        )?;
+        if let Some(line) = &self.notify_command {
+            CommandLine::parse(line, None).map_err(|e| {
+                (vec!["notify_command".to_string()], format!("{e} (write it like \"notify-me %n %f\")"))
+            })?;
+        }
+        for (url, feed) in &self.feeds {
+            let key = |name: &str| vec!["feeds".to_string(), url.clone(), name.to_string()];
+            if let Some(line) = &feed.browser {
+                CommandLine::parse(line, None)
+                    .map_err(|e| (key("browser"), format!("{e} (write it like \"w3m %u\")")))?;
+            }
+            if feed.refresh_minutes.is_some_and(|m| !(1..=7 * 24 * 60).contains(&m)) {
+                return Err((key("refresh_minutes"), "must be between 1 and 10080 (a week)".into()));
+            }
+        }
+        for (key, line) in [
+            ("browser", &self.browser),
+            ("player", &self.player),
+            ("bookmark_command", &self.bookmark_command),
+            ("copy_command", &self.copy_command),
+        ] {
             if let Some(line) = line {
                 CommandLine::parse(line, None)
                     .map_err(|e| (vec![key.to_string()], format!("{e} (write it like \"w3m %u\")")))?;
@@ -326,9 +446,77 @@ impl Config {
         Ok(())
     }
 
+    /// Checks the queries of `[[views]]` and `[[ignore]]`: each parses, and a view has a name of its own. An
+    /// error names the line and the column in the file, and the column in the query.
+    fn validate_rules(&self, text: &str) -> Result<(), String> {
+        let mut names = std::collections::HashSet::new();
+        for view in &self.views {
+            let what = format!("[[views]] \"{}\"", crate::sanitize::one_line(&view.name, 80));
+            if view.name.trim().is_empty() {
+                return Err(format!(
+                    "{}: [[views]]: `name` is empty; give the view a name",
+                    place(text, view.query.span().start)
+                ));
+            }
+            if !names.insert(view.name.to_lowercase()) {
+                return Err(format!("{}: {what}: another view has this name", place(text, view.query.span().start)));
+            }
+            check_query(text, &view.query, &what)?;
+        }
+        for rule in &self.ignore {
+            check_query(text, &rule.query, "[[ignore]]")?;
+            if rule.feed.is_some() && rule.folder.is_some() {
+                return Err(format!(
+                    "{}: [[ignore]]: give `feed` or `folder`, not both",
+                    place(text, rule.query.span().start)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The kill rules as queries: each `[[ignore]]`'s query, narrowed to its feed or folder.
+    pub fn kill_rules(&self) -> Vec<crate::query::Query> {
+        use crate::query::{Condition, Field, Op, Query, Value, parse};
+        self.ignore
+            .iter()
+            .filter_map(|rule| {
+                let query = parse(rule.query.get_ref()).ok()?;
+                let scope = match (&rule.feed, &rule.folder) {
+                    (Some(feed), _) => Some((Field::Feed, feed)),
+                    (None, Some(folder)) => Some((Field::Folder, folder)),
+                    (None, None) => None,
+                };
+                Some(match scope {
+                    Some((field, name)) => {
+                        let value = Value::Text { text: name.clone(), prefix: false };
+                        query.and(Query::Cond(Condition { field, op: Op::Eq, value }))
+                    }
+                    None => query,
+                })
+            })
+            .collect()
+    }
+
+    /// The saved views: name and query.
+    pub fn saved_views(&self) -> Vec<(String, String)> {
+        self.views.iter().map(|v| (v.name.clone(), v.query.get_ref().clone())).collect()
+    }
+
     /// The `browser` setting, when there is one.
     pub fn browser_command(&self) -> Option<CommandLine> {
         CommandLine::parse(self.browser.as_deref()?, self.browser_in_terminal).ok()
+    }
+
+    /// The feeds with a browser of their own (`[feeds."URL"] browser`), by URL; `browser_in_terminal` says
+    /// how they run, as for `browser`.
+    pub fn feed_browsers(&self) -> std::collections::HashMap<String, CommandLine> {
+        self.feeds
+            .iter()
+            .filter_map(|(url, f)| {
+                Some((url.clone(), CommandLine::parse(f.browser.as_deref()?, self.browser_in_terminal).ok()?))
+            })
+            .collect()
     }
 
     /// The `player` setting, when there is one.
@@ -356,6 +544,11 @@ impl Config {
         crate::fetch::Courtesy::new(self.concurrency, self.per_host_concurrency)
     }
 
+    /// Who is told of new entries (`notify_command`, `notify`); `None` when nobody is.
+    pub fn notifier(&self) -> Option<crate::refresh::notify::Notifier> {
+        crate::refresh::notify::Notifier::new(self.notify_command.as_deref(), &self.notify)
+    }
+
     /// The refresh pipeline these settings describe, fetching through `fetcher` and storing through `writer`.
     pub fn pipeline(
         &self,
@@ -369,6 +562,8 @@ impl Config {
             .with_forced_encodings(self.encoding.clone());
         let full_text = FullText::new(fetcher.clone(), courtesy, writer.clone());
         Pipeline::new(refresher, full_text, writer.clone(), std::sync::Arc::new(self.retention()), upkeep)
+            .with_rules(self.kill_rules())
+            .with_notifier(self.notifier())
     }
 
     pub fn connect_timeout(&self) -> Duration {
@@ -377,6 +572,43 @@ impl Config {
 
     pub fn timeout(&self) -> Duration {
         Duration::from_secs(self.timeout_secs)
+    }
+
+    /// The per-feed settings the cache keeps (see [`crate::store::feeds::apply_settings`]): the default for
+    /// every feed, and each `[feeds."URL"]`'s.
+    pub fn feed_settings(
+        &self,
+    ) -> (crate::store::feeds::FeedSettings, Vec<(String, crate::store::feeds::FeedSettings)>) {
+        use crate::store::feeds::FeedSettings;
+        let default = FeedSettings {
+            notify: self.notify_every_feed,
+            hide_from_unread: false,
+            refresh_minutes: None,
+            honour_ttl: true,
+            full_text: None,
+        };
+        let feeds = self
+            .feeds
+            .iter()
+            .map(|(url, f)| {
+                let settings = FeedSettings {
+                    notify: f.notify.unwrap_or(default.notify),
+                    hide_from_unread: f.hide_from_unread.unwrap_or(false),
+                    refresh_minutes: f.refresh_minutes,
+                    honour_ttl: f.honour_ttl.unwrap_or(true),
+                    full_text: f.full_text,
+                };
+                (url.clone(), settings)
+            })
+            .collect();
+        (default, feeds)
+    }
+
+    /// How often the reader looks for feeds due: the automatic refresh interval in seconds; when that is off
+    /// but some feeds have their own `refresh_minutes`, a century (only those feeds are ever due).
+    pub fn auto_refresh_secs(&self) -> Option<i64> {
+        self.refresh_interval_secs()
+            .or_else(|| self.feeds.values().any(|f| f.refresh_minutes.is_some()).then_some(100 * 365 * 86_400))
     }
 
     /// The automatic refresh interval in seconds, or `None` when automatic refreshes are off.
@@ -410,6 +642,31 @@ impl Config {
             .collect();
         Policy { default, feeds }
     }
+}
+
+/// "line L, column C" of a byte offset in the file.
+fn place(text: &str, offset: usize) -> String {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    format!("line {line}, column {column}")
+}
+
+/// Parses a query of the file; an error names the line and column in the file, and the column in the query.
+fn check_query(text: &str, query: &toml::Spanned<String>, what: &str) -> Result<(), String> {
+    let Err(e) = crate::query::parse(query.get_ref()) else { return Ok(()) };
+    // In a one-line string without escapes, the query's column is the file's, one quote on.
+    let span = query.span();
+    let raw = text.get(span.clone()).unwrap_or("");
+    let plain = !raw.starts_with("\"\"\"") && !raw.starts_with("'''") && !raw.contains('\\') && !raw.contains('\n');
+    let at = if plain {
+        let skip: usize = raw.chars().take(e.column).map(char::len_utf8).sum();
+        span.start + skip.min(raw.len())
+    } else {
+        span.start
+    };
+    Err(format!("{}: {what} query: {} (column {} of the query)", place(text, at), e.message, e.column))
 }
 
 /// Whether people other than the file's owner may read it.
@@ -643,6 +900,15 @@ mod tests {
             "keep_days",
             "max_entries_per_feed",
             "purge_unread",
+            "notify",
+            "notify_command",
+            "notify_every_feed",
+            "window_title",
+            "refresh_minutes",
+            "honour_ttl",
+            "hide_from_unread",
+            "[[views]]",
+            "[[ignore]]",
         ] {
             assert!(
                 example.contains(&format!("{key} =")) || example.contains(key),
@@ -755,7 +1021,7 @@ mod tests {
     fn missing_default_config_is_fine_but_a_named_one_is_not() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nope.toml");
-        assert_eq!(Config::load(&path, false).unwrap(), Config::default());
+        assert_eq!(Config::load(&path, false).unwrap(), Config { path: Some(path.clone()), ..Config::default() });
         assert!(matches!(Config::load(&path, true), Err(ConfigError::Read { .. })));
     }
 }

@@ -266,3 +266,22 @@ fn import_runs_discovery_for_site_only_outlines() {
     assert!(export.contains("<outline text=\"Tech\""), "the found feed keeps the outline's folder: {export}");
     assert!(export.contains("text=\"A site\""), "and its name: {export}");
 }
+
+/// Defect 15 of issue 21: an address typed without its scheme is tried as http when https cannot connect, and a
+/// refused connection is said in words, without the system's error number.
+#[tokio::test]
+async fn an_address_without_a_scheme_falls_back_to_http_and_a_refusal_is_said_in_words() {
+    let s = Server::start();
+    s.route("/feed.xml", feed_xml("Plain"));
+    let bare = s.url("/feed.xml").trim_start_matches("http://").to_string();
+    let d = discover(&fetcher(), &bare).await;
+    assert_eq!(found(&d), vec![(s.url("/feed.xml"), FoundBy::SelfFeed)], "{:?} {:?}", d.error, d.tried);
+    // A port nothing listens on (bound, then let go).
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let d = discover(&fetcher(), &format!("127.0.0.1:{port}/feed")).await;
+    let said = d.error.unwrap_or_default();
+    assert!(said.contains("refused the connection"), "{said}");
+    assert!(!said.contains("os error"), "{said}");
+}

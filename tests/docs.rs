@@ -43,3 +43,9 @@ fn config_example_documents_every_colour() {
     let toml = tidings::ui::theme::toml_example();
     check("config.example.toml", "# colors:start", "# colors:end", &toml, "theme::toml_example");
 }
+
+#[test]
+fn readme_legend_is_the_help_windows() {
+    let markdown = tidings::app::dialogs::legend_markdown();
+    check("README.md", "<!-- legend:start -->", "<!-- legend:end -->", &markdown, "dialogs::legend_markdown");
+}

@@ -164,7 +164,7 @@ fn json_feed_as_loosely_written_as_the_wild_writes_it_is_read_whole() {
 
     let e = &f.entries[1];
     assert_eq!(e.link.as_deref(), Some("https://elsewhere.example/story"));
-    assert_eq!(e.content_html.as_deref(), Some("Plain &lt;text&gt; here."));
+    assert_eq!(e.content_html.as_deref(), Some("<p>Plain &lt;text&gt; here.</p>"), "content_text becomes paragraphs");
     assert_eq!(e.authors, ["Guest Writer"]);
 
     let e = &f.entries[2];

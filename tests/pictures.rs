@@ -479,3 +479,117 @@ async fn no_sixel_picture_is_left_behind_after_a_scroll_a_dialog_or_ctrl_z() {
     app.draw(&mut terminal).unwrap();
     assert!(picture_cells(terminal.backend().buffer(), text).iter().any(|(_, _, s)| s.contains("\u{1b}P")));
 }
+
+/// The number kitty was given for the picture sent in `buffer` (from its `a=T` command), if one was sent.
+fn kitty_sent(buffer: &Buffer) -> Option<u32> {
+    let sent = picture_cells(buffer, buffer.area).into_iter().find(|(_, _, s)| s.contains("a=T,"))?.2;
+    let id = sent.split("_Gq=2,i=").nth(1)?.split(',').next()?;
+    id.parse().ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kitty_picture_off_the_screen_is_deleted_from_the_terminal_and_sent_again_when_it_comes_back() {
+    let filler: String = (0..60).map(|i| format!("<p>Line {i}.</p>")).collect();
+    let w = world(
+        |s| format!("<p>Top.</p><p><img src=\"{}\" alt=\"Sq\"></p>{filler}", s.url("/sq.png")),
+        |_| String::new(),
+    );
+    w.server.route("/sq.png", Reply::ok("image/png", squares(200, 100)));
+    let url = w.server.url("/sq.png");
+    let mut app = reader(&w, (100, 30), ProtocolType::Kitty);
+    open_entry(&mut app).await;
+    app.run_until(WAIT, pictures_settled).await.unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    app.draw(&mut terminal).unwrap();
+    let id = kitty_sent(terminal.backend().buffer()).expect("the picture sent to kitty");
+    let delete = format!("\u{1b}_Ga=d,d=I,i={id},q=2\u{1b}\\");
+    let first_cell = |t: &Terminal<TestBackend>| t.backend().buffer()[(0, 0)].symbol().to_string();
+    assert!(!first_cell(&terminal).contains("_Ga=d"), "nothing deleted while it is on screen");
+
+    // Scrolled until it is off the screen: the frame that no longer shows it deletes it (data and placement),
+    // once.
+    let (row, size) = {
+        let view = app.state.article.view.as_ref().unwrap();
+        (view.pictures[0].row, view.pictures[0].size.unwrap())
+    };
+    while app.state.article.view.as_ref().unwrap().scroll < row + usize::from(size.1) {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    app.draw(&mut terminal).unwrap();
+    assert!(first_cell(&terminal).starts_with(&delete), "{:?}", first_cell(&terminal));
+    assert_eq!(first_cell(&terminal).matches("_Ga=d").count(), 1);
+    assert!(kitty_sent(terminal.backend().buffer()).is_none());
+    key(&mut app, KeyCode::Char('j'));
+    app.draw(&mut terminal).unwrap();
+    assert!(!first_cell(&terminal).contains("_Ga=d"), "deleted once");
+
+    // Back on screen: prepared again meanwhile, and sent again under a new number.
+    let shelf = app.pictures().unwrap().shelf();
+    while shelf.get(&url, size).is_none() {
+        let event = tokio::time::timeout(WAIT, app.next_event()).await.expect("prepared again").unwrap();
+        app.dispatch(event);
+    }
+    key(&mut app, KeyCode::Char('g'));
+    app.draw(&mut terminal).unwrap();
+    let again = kitty_sent(terminal.backend().buffer()).expect("sent again");
+    assert_ne!(again, id);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pictures_arriving_inside_and_above_the_view_leave_its_top_lines_where_they_are() {
+    let lines = |from: usize, to: usize| -> String { (from..to).map(|i| format!("<p>Line {i}.</p>")).collect() };
+    let w = world(
+        |s| {
+            format!(
+                "{}<p><img src=\"{}\" alt=\"Above\"></p>{}<p><img src=\"{}\" alt=\"Inside\"></p>{}",
+                lines(0, 20),
+                s.url("/above.png"),
+                lines(20, 40),
+                s.url("/inside.png"),
+                lines(40, 80)
+            )
+        },
+        |_| String::new(),
+    );
+    let (above, inside) = (Gate::default(), Gate::default());
+    w.server.route("/above.png", Reply::Held(above.clone(), Box::new(Reply::ok("image/png", squares(200, 100)))));
+    w.server.route("/inside.png", Reply::Held(inside.clone(), Box::new(Reply::ok("image/png", squares(200, 200)))));
+    let mut app = reader(&w, (100, 30), ProtocolType::Halfblocks);
+    open_entry(&mut app).await;
+    // Scrolled so that "Line 35." is at the top: the first picture's place is above, the second's inside.
+    let top_is = |s: &State, text: &str| {
+        let view = s.article.view.as_ref().unwrap();
+        view.lines[view.scroll].iter().any(|span| span.text.contains(text))
+    };
+    while !top_is(&app.state, "Line 35.") {
+        key(&mut app, KeyCode::Char('j'));
+    }
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let text = text_area(&app.state);
+    app.draw(&mut terminal).unwrap();
+    let screen = |t: &Terminal<TestBackend>| -> Vec<String> {
+        (text.y..text.bottom()).map(|y| row_text(t.backend().buffer(), y, text)).collect()
+    };
+    let before = screen(&terminal);
+    assert_eq!(before[0], "Line 35.");
+    let inside_at = before.iter().position(|l| l.contains("[Inside]")).expect("the second picture's place on screen");
+
+    // The picture inside the view arrives: the lines above it stay, it takes the rows from its place.
+    inside.open();
+    let url = w.server.url("/inside.png");
+    app.run_until(WAIT, |s| matches!(s.pictures.known.get(&url), Some(Known::Ready { prepared: Some(_), .. })))
+        .await
+        .unwrap();
+    app.draw(&mut terminal).unwrap();
+    let now = screen(&terminal);
+    assert_eq!(now[..inside_at], before[..inside_at], "every line above the picture where it was");
+    assert_eq!(terminal.backend().buffer()[(text.x, text.y + inside_at as u16)].fg, RED, "the picture in its place");
+
+    // The one above arrives: nothing on screen moves.
+    above.open();
+    let url = w.server.url("/above.png");
+    app.run_until(WAIT, |s| matches!(s.pictures.known.get(&url), Some(Known::Ready { .. }))).await.unwrap();
+    app.draw(&mut terminal).unwrap();
+    assert_eq!(screen(&terminal)[..inside_at], before[..inside_at], "the view did not move");
+    assert_eq!(screen(&terminal)[0], "Line 35.");
+}

@@ -154,7 +154,10 @@ async fn import_refresh_read_an_entry_and_see_errors_per_feed() {
     // Each bad feed has its own error, and the good ones loaded.
     let by_title = |t: &str| app.state.feeds.feeds.iter().find(|f| f.title == t).unwrap().clone();
     assert!(by_title("Missing").last_error.as_deref().unwrap().contains("HTTP 404"));
-    assert!(by_title("Page").last_error.as_deref().unwrap().contains("tidings discover"));
+    assert!(
+        by_title("Page").last_error.as_deref().unwrap().contains("press a and give the page's address"),
+        "the reader names its own key"
+    );
     assert_eq!(by_title("One").last_error, None);
 
     // Open the second entry of One.
@@ -480,6 +483,9 @@ async fn the_real_loop_answers_keys_and_quits_while_a_refresh_waits_on_the_netwo
     assert_eq!(app.state.feeds.cursor.index, first + 1, "j moved the cursor");
     assert!(matches!(app.state.dialog, Some(Dialog::Help { .. })), "? opened the help");
     assert_eq!(host.suspended, 1, "Ctrl-Z reached the terminal, from the help");
+    let unread = app.state.feeds.views.unread;
+    let title = if unread == 0 { "tidings".to_string() } else { format!("tidings ({unread} unread)") };
+    assert_eq!(host.titles.last(), Some(&title), "the window title shows the unread count: {:?}", host.titles);
 }
 
 /// Search through the real reader: `/`, words, Enter, right after the refresh that brought the entry; the
@@ -651,4 +657,68 @@ async fn a_second_search_replaces_the_first_query_and_leaves_no_article_of_the_o
     assert!(app.state.article.view.is_none(), "Upsilon's article is not one of the new results");
     let said = app.state.status.current(app.state.clock.now).map(|m| m.text.clone());
     assert_eq!(said.as_deref(), Some("1 entry matches alpha"), "no lingering 'Searching for…'");
+}
+
+/// Defect 5 of issue 21: what the reader says as it opens (an import's summary, a config warning) is stamped with
+/// the time it is said in the message log, not 00:00:00.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_said_at_start_are_stamped_with_the_time() {
+    let w = world();
+    let mut options = options(&w, false);
+    options.notice = Some("Imported 4 feeds".into());
+    options.config.warnings.push("a warning".into());
+    let before = chrono::Utc::now().timestamp();
+    let app = Reader::new(options).unwrap();
+    let after = chrono::Utc::now().timestamp();
+    let stamps: Vec<(&str, i64)> = app.state.status.log.iter().map(|m| (m.text.as_str(), m.at)).collect();
+    assert_eq!(stamps.len(), 2, "{stamps:?}");
+    assert!(stamps.iter().all(|(_, at)| (before..=after).contains(at)), "{stamps:?}");
+}
+
+/// A feed's setting typed in the feed info lands in its `[feeds."URL"]` table of the config file (its comments
+/// kept), shows in the info, and takes effect at once: hidden from the Unread view, its count goes down. A bad
+/// value is refused with the config's reason and leaves the file as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_setting_typed_in_the_feed_info_is_written_to_the_config_and_takes_effect() {
+    let w = world();
+    let path = w.sandbox.write("config.toml", "# my settings\nrefresh_on_startup = true\n");
+    let config = Config::load(&path, true).unwrap();
+    let mut app = Reader::new(Options { config, ..options(&w, true) }).unwrap();
+    app.start();
+    app.run_until(WAIT, all_fetched).await.unwrap();
+    app.run_until(WAIT, |s| s.feeds.views.unread == 5).await.unwrap();
+    select_feed(&mut app, "One");
+    let typed = |app: &mut Reader, text: &str| {
+        key(app, KeyCode::Char('s'));
+        assert!(matches!(app.state.dialog, Some(Dialog::Prompt(_))), "s in the feed info asks for a setting");
+        for c in text.chars() {
+            key(app, KeyCode::Char(c));
+        }
+        key(app, KeyCode::Enter);
+    };
+    key(&mut app, KeyCode::Char('i'));
+    app.run_until(WAIT, |s| matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.is_some())).await.unwrap();
+    typed(&mut app, "hide_from_unread = true");
+    app.run_until(WAIT, |s| {
+        matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.as_ref().is_some_and(|i| i.settings == ["hide_from_unread = true"]))
+    })
+    .await
+    .unwrap();
+    app.run_until(WAIT, |s| s.feeds.views.unread == 2).await.expect("Feed One's 3 entries left the Unread count");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let url = w.server.url("/one.xml");
+    assert!(written.starts_with("# my settings\n"), "{written}");
+    assert!(written.contains(&format!("[feeds.\"{url}\"]\nhide_from_unread = true\n")), "{written}");
+    let reread = Config::load(&path, true).unwrap();
+    assert_eq!(reread.feeds[&url].hide_from_unread, Some(true));
+
+    typed(&mut app, "refresh_minutes = 0");
+    app.run_until(WAIT, |s| s.status.last_error().is_some_and(|m| m.text.contains("refresh_minutes"))).await.unwrap();
+    let error = app.state.status.last_error().unwrap().text.clone();
+    assert!(error.contains("refresh_minutes") && error.contains("between 1 and 10080"), "{error}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), written, "a refused setting leaves the file alone");
+
+    typed(&mut app, "hide_from_unread");
+    app.run_until(WAIT, |s| s.feeds.views.unread == 5).await.expect("a setting removed is back in Unread");
+    assert!(!std::fs::read_to_string(&path).unwrap().contains("hide_from_unread"));
 }

@@ -49,6 +49,7 @@ fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)>) -> FeedR
         dead: false,
         full_text: false,
         account: None,
+        hidden: false,
     }
 }
 
@@ -350,6 +351,7 @@ fn feed_info() {
             warnings: vec!["an unescaped & was read as &amp;".into()],
             own_title: Some("Planet Rust: news from the Rust community".into()),
             id_rotations: 20,
+            settings: vec!["refresh_minutes = 15".into(), "notify = true".into()],
         };
         update(&mut s, Event::FeedInfoLoaded { feed_id: FeedId(1), info: Some(Box::new(info)) });
         s
@@ -438,9 +440,11 @@ fn an_article_opened_from_a_search_marks_what_matched() {
         .collect();
     let order = (Sort::Newest, false);
     let found = rows.into_iter().take(1).collect();
+    let seen_writes = s.writes_issued;
     update(
         &mut s,
-        Event::EntriesLoaded { list: ListKey::Search, refs, rows: found, order, keep: None, seen_writes: 0 },
+        // Searching wrote the last search down: the list read after it has seen that write.
+        Event::EntriesLoaded { list: ListKey::Search, refs, rows: found, order, keep: None, seen_writes },
     );
     let s = with_article_from_list(s);
     let (width, height) = s.viewport;
@@ -505,7 +509,8 @@ fn search_results_and_the_starred_view() {
         let rows: Vec<EntryRow> = entries().into_iter().skip(1).take(2).collect();
         let refs = refs_of(&rows);
         let order = (Sort::Newest, false);
-        update(&mut s, Event::EntriesLoaded { list: ListKey::Search, refs, rows, order, keep: None, seen_writes: 0 });
+        let seen_writes = s.writes_issued;
+        update(&mut s, Event::EntriesLoaded { list: ListKey::Search, refs, rows, order, keep: None, seen_writes });
         s
     });
     at_sizes("starred", &SIZES[..2], |size| {

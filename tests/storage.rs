@@ -82,10 +82,14 @@ fn shared_copy(
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(if folder_writable { 0o777 } else { 0o755 }))
         .unwrap();
     let db = dir.path().join("tidings.db");
+    // With its log: a write is left in the WAL, and the connection kept open while copying, so the log is there
+    // to copy (the last connection to close checkpoints it and deletes it).
+    let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
     let suffixes: &[&str] = if with_log {
+        conn.query_row("PRAGMA wal_autocheckpoint = 0", [], |_| Ok(())).unwrap();
+        conn.execute("UPDATE entries SET read = read", []).unwrap();
         &["", "-wal", "-shm"]
     } else {
-        let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
         conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
         &[""]
     };
@@ -95,6 +99,7 @@ fn shared_copy(
         std::fs::copy(&from, &to).unwrap();
         std::fs::set_permissions(&to, std::fs::Permissions::from_mode(file_mode)).unwrap();
     }
+    drop(conn);
     (dir, db)
 }
 

@@ -101,17 +101,22 @@ fn xterm_as_a_vt340_shows_the_squares_colours_in_a_screenshot() {
     };
     let shot = sandbox.path("screen.png");
     let mut found = (0, 0);
-    let mut typed = false;
+    let key = |name: &str| {
+        let _ = Command::new("xdotool").env("DISPLAY", &display).args(["key", name]).status();
+    };
+    let mut into_entries = false;
+    // Polled, not slept on: each round looks at the screen, and until the squares are there the reader is
+    // asked again to open the first entry (the Unread list may still be loading; Enter again does no harm).
     while Instant::now() < deadline + Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(500));
-        if !typed && sandbox.db().with_extension("db.lock").exists() {
-            // The reader opens on the Unread view: into its entries, open the first.
-            std::thread::sleep(Duration::from_secs(2));
-            for keys in [["l"].as_slice(), ["Return"].as_slice()] {
-                let _ = Command::new("xdotool").env("DISPLAY", &display).arg("key").args(keys).status();
-                std::thread::sleep(Duration::from_millis(300));
+        if sandbox.db().with_extension("db.lock").exists() {
+            // The reader opens on the Unread view: into its entries (keys typed before its first frame wait in
+            // the terminal for it), then open the first.
+            if !into_entries {
+                key("l");
+                into_entries = true;
             }
-            typed = true;
+            key("Return");
         }
         let _ = Command::new("import").env("DISPLAY", &display).args(["-window", "root"]).arg(&shot).status();
         found = colours(&shot);

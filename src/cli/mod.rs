@@ -39,6 +39,7 @@ mod export;
 mod import;
 mod inspect;
 mod keys;
+mod list;
 mod refresh;
 mod search;
 mod sync;
@@ -69,10 +70,22 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Import subscriptions from an OPML file and print a report.
+    /// Import subscriptions from an OPML file, or a whole newsboat home (`tidings import newsboat`: feeds,
+    /// folders from tags, read and flagged entries, settings), and print a report.
     Import {
-        /// The OPML file.
+        /// The OPML file, or `newsboat`.
         file: PathBuf,
+        /// newsboat: its urls file (default: ~/.newsboat/urls, else $XDG_CONFIG_HOME/newsboat/urls).
+        #[arg(long, value_name = "FILE")]
+        urls: Option<PathBuf>,
+        /// newsboat: its cache (default: cache.db beside the urls file, or in $XDG_DATA_HOME/newsboat).
+        #[arg(long, value_name = "FILE")]
+        cache: Option<PathBuf>,
+        /// newsboat: its config file (default: config beside the urls file). Written `--config FILE` after
+        /// `import newsboat`; tidings's own config file is given before the command
+        /// (`tidings --config FILE import newsboat`).
+        #[arg(long = "newsboat-config", value_name = "FILE")]
+        newsboat_config: Option<PathBuf>,
     },
     /// Subscribe to a feed; a web page's address goes through discovery.
     Add {
@@ -133,6 +146,31 @@ pub enum Command {
         #[arg(long)]
         unread: bool,
     },
+    /// List entries as the reader does: a saved view, a query, unread or starred ones, one feed's; newest
+    /// first. `--ignored` lists what kill rules caught instead.
+    List {
+        /// A query of the query language, e.g. 'title ~ "rust" and age < 7d'.
+        #[arg(long, value_name = "QUERY")]
+        query: Option<String>,
+        /// A saved view ([[views]] in the config), by name.
+        #[arg(long, value_name = "NAME")]
+        view: Option<String>,
+        /// Only unread entries.
+        #[arg(long)]
+        unread: bool,
+        /// Only starred entries.
+        #[arg(long)]
+        starred: bool,
+        /// Only this feed: its URL or its name.
+        #[arg(long, value_name = "URL|TITLE")]
+        feed: Option<String>,
+        /// The entries kill rules ([[ignore]]) caught, hidden everywhere else.
+        #[arg(long)]
+        ignored: bool,
+        /// Print JSON (with entry and feed ids) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the keys in effect (the defaults with the config's `[keys]`), one table per context.
     Keys {
         /// Print Markdown tables (README's key section is this output).
@@ -157,7 +195,7 @@ pub enum Command {
 
 /// Parses the arguments, runs the command, and turns the outcome into an exit status.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(newsboat_flags(std::env::args_os().collect()));
     let paths = match Paths::resolve(cli.config.as_deref(), cli.db.as_deref()) {
         Ok(paths) => paths,
         Err(err) => return fail(&anyhow::Error::new(err), None),
@@ -177,6 +215,20 @@ pub fn main() -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// `tidings import newsboat --config FILE` names newsboat's config (as the issue and newsboat's users write it),
+/// while `--config` elsewhere is tidings's own: after `import newsboat`, it is read as `--newsboat-config`.
+fn newsboat_flags(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let Some(at) = args.windows(2).position(|w| w[0] == "import" && w[1] == "newsboat") else { return args };
+    for arg in &mut args[at + 2..] {
+        if arg == "--config" {
+            *arg = "--newsboat-config".into();
+        } else if let Some(value) = arg.to_str().and_then(|a| a.strip_prefix("--config=")) {
+            *arg = format!("--newsboat-config={value}").into();
+        }
+    }
+    args
 }
 
 /// The last panic's message and place, for the line [`main`] prints when a panic ends the command.
@@ -339,7 +391,20 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::from(EXIT_ERROR))
         }
         Some(Command::Add { url, folder, pick }) => runtime.block_on(add::run(&paths.db, &config, &url, folder, pick)),
-        Some(Command::Import { file }) => {
+        Some(Command::Import { file, urls, cache, newsboat_config }) if file.as_os_str() == "newsboat" => {
+            let home = crate::from_newsboat::Home::find(urls.as_deref(), cache.as_deref(), newsboat_config.as_deref())?;
+            let report = crate::from_newsboat::import(&paths.db, &paths.config, home)?;
+            let mut out = String::from("Imported newsboat\n");
+            for line in report.lines() {
+                out.push_str(&format!("  {line}\n"));
+            }
+            std::io::stdout().lock().write_all(out.as_bytes())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Import { urls: Some(_), .. } | Command::Import { cache: Some(_), .. }) => {
+            anyhow::bail!("--urls and --cache are for `tidings import newsboat`")
+        }
+        Some(Command::Import { file, .. }) => {
             let report = runtime.block_on(import::import_with_discovery(&paths.db, &config, &file))?;
             std::io::stdout().lock().write_all(report.render().as_bytes())?;
             Ok(if report.has_failures() || import_failed {
@@ -354,6 +419,18 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Unread) => unread::run(&paths.db),
         Some(Command::Search { query, json, feed, unread }) => {
             search::run(&paths.db, &query.join(" "), json, feed.as_deref(), unread)
+        }
+        Some(Command::List { query, view, unread, starred, feed, ignored, json }) => {
+            let asked = list::Asked {
+                query: query.as_deref(),
+                view: view.as_deref(),
+                unread,
+                starred,
+                feed: feed.as_deref(),
+                ignored,
+                json,
+            };
+            list::run(&paths.db, &config, &asked)
         }
         Some(Command::Inspect { .. } | Command::Discover { .. } | Command::Keys { .. }) => {
             unreachable!("handled above")

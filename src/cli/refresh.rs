@@ -51,7 +51,10 @@ fn skip_reason(skip: Skip, now: i64) -> String {
 }
 
 pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> anyhow::Result<ExitCode> {
-    let writer = DbThread::spawn("tidings-writer", store::open_write(db)?);
+    let mut conn = store::open_write(db)?;
+    let (default, settings) = config.feed_settings();
+    feeds::apply_settings(&mut conn, &default, &settings)?;
+    let writer = DbThread::spawn("tidings-writer", conn);
     let fetcher = Fetcher::new(config.fetch_config()).map_err(anyhow::Error::msg)?;
     // New entries are not indexed for search here: `tidings search` indexes them before it looks, and the
     // reader in the background, so a first refresh of thousands of feeds does not wait on indexing.
@@ -108,6 +111,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
                 "title": one_line(title, 300), "url": url, "message": one_line(message, 1000),
             })).collect::<Vec<_>>(),
             "skipped": skipped.iter().map(|(title, reason)| serde_json::json!({"title": one_line(title, 300), "reason": reason})).collect::<Vec<_>>(),
+            "cut": summary.cut.iter().map(|(title, listed)| serde_json::json!({"title": one_line(title, 300), "listed": listed})).collect::<Vec<_>>(),
             "moved": summary.moved.iter().map(|(title, url)| serde_json::json!({"title": one_line(title, 300), "url": url})).collect::<Vec<_>>(),
             "purged": purged,
             "not_indexed": not_indexed,
@@ -165,6 +169,14 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
         }
         for (title, url) in &summary.moved {
             writeln!(out, "MOVED   {}: its address is now {}", one_line(title, 200), one_line(url, 500))?;
+        }
+        for (title, listed) in &summary.cut {
+            writeln!(
+                out,
+                "CUT     {}: it lists {listed} entries; the first {} were kept",
+                one_line(title, 200),
+                store::fetches::MAX_ENTRIES_PER_REFRESH
+            )?;
         }
         for (title, url, why) in &refused {
             writeln!(

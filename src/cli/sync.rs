@@ -5,6 +5,7 @@
 use super::EXIT_SOME_FAILED;
 use crate::config::Config;
 use crate::fetch::Fetcher;
+use crate::refresh::notify;
 use crate::sanitize::one_line;
 use crate::store::{self, DbThread};
 use std::io::Write;
@@ -16,14 +17,30 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool) -> anyhow::Resul
         note!("tidings: no accounts to sync: add an [[accounts]] table to the config (config.example.toml shows one)");
         return Ok(ExitCode::SUCCESS);
     }
-    let writer = DbThread::spawn("tidings-writer", store::open_write(db)?);
+    let mut conn = store::open_write(db)?;
+    let (default, settings) = config.feed_settings();
+    store::feeds::apply_settings(&mut conn, &default, &settings)?;
+    let writer = DbThread::spawn("tidings-writer", conn);
     let fetcher = Fetcher::new(config.fetch_config()).map_err(anyhow::Error::msg)?;
+    let newest = writer.call(|c| notify::newest_entry(c)).await?;
     let mut failed = false;
     let mut results = Vec::new();
     for account in &config.accounts {
         let outcome = crate::sync::sync(account, &fetcher, &writer, chrono::Utc::now().timestamp()).await;
         failed |= outcome.is_err();
         results.push((account, outcome));
+    }
+    if results.iter().any(|(_, outcome)| outcome.as_ref().is_ok_and(|r| r.new > 0)) {
+        // What arrived is judged by the kill rules (those that read the text, once it is indexed), then told of.
+        let rules = config.kill_rules();
+        if !rules.is_empty() {
+            writer.call(|c| store::search::index_pending(c, usize::MAX).map(|_| ())).await?;
+            let now = chrono::Utc::now().timestamp();
+            writer.call(move |c| store::query::apply_rules(c, &rules, now)).await?;
+        }
+        if let Some(notifier) = config.notifier() {
+            notifier.tell_since(&writer, newest).await?;
+        }
     }
     let mut out = std::io::stdout().lock();
     if json {

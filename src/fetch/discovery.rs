@@ -1,7 +1,7 @@
 //! Finding the feeds of a web address: fetch the page, read what it offers ([`crate::feedlinks`]), and verify each
 //! candidate by fetching and parsing it. Common feed addresses are probed only when the page names none.
 
-use super::{FetchOutcome, Fetcher, Validators};
+use super::{FetchError, FetchOutcome, Fetcher, Validators};
 use crate::canonical::canonical_url;
 use crate::feedlinks::{FoundBy, Lead, common_paths, decode_page, leads};
 pub use crate::model::{Discovery, Found};
@@ -27,9 +27,20 @@ pub fn normalize_input(input: &str) -> String {
 
 /// Finds the feeds `input` offers. Never fails: what went wrong is in [`Discovery::error`] and `tried`.
 pub async fn discover(fetcher: &Fetcher, input: &str) -> Discovery {
-    let url = normalize_input(input);
+    let mut url = normalize_input(input);
     let mut report = Discovery { url: url.clone(), ..Discovery::default() };
-    let page = match fetcher.get(&url, &Validators::default()).await {
+    let mut got = fetcher.get(&url, &Validators::default()).await;
+    // An address typed without a scheme is tried as https, then as http when https cannot even connect (a site
+    // with no TLS, a server on the local network).
+    let typed_bare = !input.trim().contains("://") && !input.trim().starts_with("feed:");
+    if typed_bare && let Err(e @ (FetchError::Connect { .. } | FetchError::Tls { .. })) = &got {
+        let plain = format!("http://{}", input.trim());
+        report.tried.push(format!("{url}: {e}; then {plain}"));
+        url = plain;
+        report.url = url.clone();
+        got = fetcher.get(&url, &Validators::default()).await;
+    }
+    let page = match got {
         Ok(FetchOutcome::Fetched(page)) => page,
         Ok(FetchOutcome::NotModified { .. }) => {
             report.error = Some("the server answered 304 Not Modified to a plain request".into());

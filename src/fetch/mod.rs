@@ -374,7 +374,7 @@ impl Fetcher {
             return FetchError::Tls { url, reason: last_cause(&e) };
         }
         if e.is_connect() {
-            return FetchError::Connect { url, reason: last_cause(&e) };
+            return FetchError::Connect { url, reason: connect_reason(&e) };
         }
         // hyper's own test for it needs its server half; its parse error says "message head is too large".
         if hyper_error(&e).is_some_and(|hyper| hyper.is_parse() && hyper.to_string().contains("too large")) {
@@ -574,7 +574,31 @@ fn last_cause(e: &(dyn std::error::Error + 'static)) -> String {
         last = s.to_string();
         source = s.source();
     }
-    last
+    // The system's error number means nothing to a reader.
+    match last.rfind(" (os error ") {
+        Some(at) if last.ends_with(')') => last[..at].to_string(),
+        _ => last,
+    }
+}
+
+/// Why a connection could not be made, in words a reader can act on.
+fn connect_reason(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind as K;
+            let said = match io.kind() {
+                K::ConnectionRefused => "the server refused the connection (nothing answers at that address and port)",
+                K::ConnectionReset | K::ConnectionAborted => "the server closed the connection at once",
+                K::HostUnreachable | K::NetworkUnreachable => "the host cannot be reached from this network",
+                K::AddrNotAvailable => "the address is not available from this machine",
+                _ => break,
+            };
+            return format!("{said}; check the address and its scheme (http or https)");
+        }
+        source = s.source();
+    }
+    last_cause(e)
 }
 
 #[cfg(test)]

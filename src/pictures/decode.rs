@@ -66,11 +66,18 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, Refusal> {
     }
     let image = reader().decode().map_err(|e| refusal(e, Some((width, height))))?;
     let image = if image.width() > MAX_KEPT_SIDE || image.height() > MAX_KEPT_SIDE {
-        image.resize(MAX_KEPT_SIDE, MAX_KEPT_SIDE, image::imageops::FilterType::Triangle)
+        shrink(&image, MAX_KEPT_SIDE, MAX_KEPT_SIDE)
     } else {
         image
     };
     Ok(Decoded { image, width, height })
+}
+
+/// `image` made smaller to fit in `width` × `height`, its proportions kept: each new pixel the average of those
+/// it covers, in integers (a filter's resize holds the picture again in 32-bit floats, 16 bytes a pixel, for
+/// a moment — the reader's largest allocation).
+pub fn shrink(image: &DynamicImage, width: u32, height: u32) -> DynamicImage {
+    image.thumbnail(width.max(1), height.max(1))
 }
 
 fn refusal(error: image::ImageError, size: Option<(u32, u32)>) -> Refusal {

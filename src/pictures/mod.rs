@@ -62,20 +62,31 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
         self.entries.iter().find(|(k, _, _)| k == key).map(|(_, v, _)| v)
     }
 
-    fn insert(&mut self, key: K, value: V, bytes: usize) {
-        if let Some(at) = self.entries.iter().position(|(k, _, _)| *k == key) {
-            self.held -= self.entries.remove(at).2;
-        }
+    /// Inserts `value`, and returns what went out to make room for it (or what it replaced).
+    fn insert(&mut self, key: K, value: V, bytes: usize) -> Vec<V> {
+        let mut out = Vec::new();
+        out.extend(self.remove(&key));
         self.entries.push((key, value, bytes));
         self.held += bytes;
         while self.held > self.max && self.entries.len() > 1 {
-            self.held -= self.entries.remove(0).2;
+            let (_, value, bytes) = self.entries.remove(0);
+            self.held -= bytes;
+            out.push(value);
         }
+        out
     }
 
-    fn clear(&mut self) {
-        self.entries.clear();
+    fn remove(&mut self, key: &K) -> Option<V> {
+        let at = self.entries.iter().position(|(k, _, _)| k == key)?;
+        let (_, value, bytes) = self.entries.remove(at);
+        self.held -= bytes;
+        Some(value)
+    }
+
+    /// Empties it, and returns what it held.
+    fn clear(&mut self) -> Vec<V> {
         self.held = 0;
+        self.entries.drain(..).map(|(_, v, _)| v).collect()
     }
 }
 
@@ -90,17 +101,76 @@ struct Kept {
 /// The key of a prepared picture: its address and the cells it fills.
 type Place = (String, u16, u16);
 
-/// Pictures prepared for the terminal, by address and size: what the drawing code draws. Bounded.
+/// A picture prepared for the terminal, and the number kitty knows it by (kitty keeps a picture it was sent
+/// until told to delete it).
+#[derive(Clone)]
+struct Shelved {
+    protocol: Arc<SlicedProtocol>,
+    kitty_id: Option<u32>,
+}
+
+/// Pictures prepared for the terminal, by address and size: what the drawing code draws. Bounded. A kitty
+/// picture that leaves it (let go to make room, scrolled off the screen, or after Ctrl-Z) is deleted from the
+/// terminal's memory by the next frame ([`Shelf::take_deletes`]).
 pub struct Shelf {
-    prepared: Mutex<Lru<Place, Arc<SlicedProtocol>>>,
+    prepared: Mutex<Lru<Place, Shelved>>,
     protocol: ProtocolType,
+    /// Whether escape sequences go through tmux's passthrough.
+    tmux: bool,
+    /// Whether kitty said it inflates zlib data (`o=z`).
+    kitty_compress: bool,
+    /// The next number given to a kitty picture.
+    next_kitty_id: std::sync::atomic::AtomicU32,
+    /// Kitty pictures to delete from the terminal with the next frame.
+    deletes: Mutex<Vec<u32>>,
 }
 
 impl Shelf {
+    fn new(picker: &Picker) -> Shelf {
+        // Numbers apart from another tidings's in the same terminal (kitty's are per terminal, not per program);
+        // never 0, which kitty reads as "no number".
+        let first = (std::process::id() & 0xffff) << 12 | 1;
+        Shelf {
+            prepared: Mutex::new(Lru::new(PREPARED_BYTES)),
+            protocol: picker.protocol_type(),
+            tmux: picker.tmux_detected(),
+            kitty_compress: picker.capabilities().contains(&ratatui_image::picker::Capability::KittyCompression),
+            next_kitty_id: std::sync::atomic::AtomicU32::new(first),
+            deletes: Mutex::new(Vec::new()),
+        }
+    }
+
     /// The picture at `url` prepared for `size` (columns, rows), if it is.
     pub fn get(&self, url: &str, size: (u16, u16)) -> Option<Arc<SlicedProtocol>> {
         let prepared = self.prepared.lock().unwrap_or_else(|e| e.into_inner());
-        prepared.peek(&(url.to_string(), size.0, size.1)).cloned()
+        prepared.peek(&(url.to_string(), size.0, size.1)).map(|s| s.protocol.clone())
+    }
+
+    /// Puts a prepared picture on the shelf; what goes out to make room is deleted from kitty's memory.
+    fn put(&self, place: Place, shelved: Shelved, bytes: usize) {
+        let out = self.prepared.lock().unwrap_or_else(|e| e.into_inner()).insert(place, shelved, bytes);
+        self.delete(out);
+    }
+
+    /// Takes the picture at `url` and `size` off the shelf (it left the screen): kitty is told to forget it, and
+    /// it is sent again if it comes back. Whether it was there.
+    pub fn retire(&self, url: &str, size: (u16, u16)) -> bool {
+        let out = self.prepared.lock().unwrap_or_else(|e| e.into_inner()).remove(&(url.to_string(), size.0, size.1));
+        let was = out.is_some();
+        self.delete(out);
+        was
+    }
+
+    fn delete(&self, out: impl IntoIterator<Item = Shelved>) {
+        let ids = out.into_iter().filter_map(|s| s.kitty_id);
+        self.deletes.lock().unwrap_or_else(|e| e.into_inner()).extend(ids);
+    }
+
+    /// The escape sequences deleting from kitty's memory the pictures that left the shelf since the last call
+    /// (empty when none did): `a=d,d=I` deletes the picture's data with its placements.
+    pub fn take_deletes(&self) -> String {
+        let ids = std::mem::take(&mut *self.deletes.lock().unwrap_or_else(|e| e.into_inner()));
+        ids.into_iter().map(|id| kitty_delete(id, self.tmux)).collect()
     }
 
     /// The protocol pictures are drawn with.
@@ -131,8 +201,8 @@ struct Inner {
 
 impl Pictures {
     pub fn new(setup: Setup, fetcher: Fetcher, courtesy: Courtesy) -> Pictures {
-        let shelf =
-            Arc::new(Shelf { prepared: Mutex::new(Lru::new(PREPARED_BYTES)), protocol: setup.picker.protocol_type() });
+        settle_allocator();
+        let shelf = Arc::new(Shelf::new(&setup.picker));
         let disk = setup.cache_dir.map(|dir| disk::DiskCache::new(dir, setup.cache_max_bytes));
         Pictures(Arc::new(Inner {
             picker: setup.picker,
@@ -157,7 +227,8 @@ impl Pictures {
 
     /// Forgets every prepared picture (the terminal lost them: Ctrl-Z, a program that had the terminal).
     pub fn forget_prepared(&self) {
-        self.0.shelf.prepared.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        let out = self.0.shelf.prepared.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.0.shelf.delete(out);
     }
 
     /// Fetches (or reads from the disk cache) and decodes `url` in the background; [`Event::PictureLoaded`]
@@ -250,17 +321,58 @@ impl Pictures {
         let (cell_w, cell_h) = self.cell();
         let (width, height) = (u32::from(cols) * u32::from(cell_w), u32::from(rows) * u32::from(cell_h));
         let image = if kept.image.width() > width || kept.image.height() > height {
-            kept.image.resize(width, height, image::imageops::FilterType::Triangle)
+            decode::shrink(&kept.image, width, height)
         } else {
             (*kept.image).clone()
         };
-        let protocol = SlicedProtocol::new(&self.0.picker, image, Some(Size::new(cols, rows)))
-            .map_err(|e| format!("cannot prepare the picture for the terminal: {e}"))?;
-        let bytes = estimate(self.0.shelf.protocol, usize::from(cols) * usize::from(rows), (cell_w, cell_h));
-        let mut prepared = self.0.shelf.prepared.lock().unwrap_or_else(|e| e.into_inner());
-        prepared.insert((url.to_string(), cols, rows), Arc::new(protocol), bytes);
+        drop(kept);
+        let shelf = &self.0.shelf;
+        let (protocol, kitty_id) = if shelf.protocol == ProtocolType::Kitty {
+            // Built here rather than by the picker, so that its number is known and it can be deleted.
+            let id = shelf.next_kitty_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed).max(1);
+            let size = Size::new(
+                image.width().div_ceil(u32::from(cell_w)).min(u32::from(cols)) as u16,
+                image.height().div_ceil(u32::from(cell_h)).min(u32::from(rows)) as u16,
+            );
+            let kitty = ratatui_image::protocol::kitty::Kitty::new(image, size, id, shelf.tmux, shelf.kitty_compress)
+                .map_err(|e| format!("cannot prepare the picture for the terminal: {e}"))?;
+            (SlicedProtocol::Kitty(kitty), Some(id))
+        } else {
+            let protocol = SlicedProtocol::new(&self.0.picker, image, Some(Size::new(cols, rows)))
+                .map_err(|e| format!("cannot prepare the picture for the terminal: {e}"))?;
+            (protocol, None)
+        };
+        let bytes = estimate(shelf.protocol, usize::from(cols) * usize::from(rows), (cell_w, cell_h));
+        shelf.put((url.to_string(), cols, rows), Shelved { protocol: Arc::new(protocol), kitty_id }, bytes);
         Ok(())
     }
+}
+
+/// Makes the allocator give a picture's large buffers back to the system when they are freed. Decoding and
+/// preparing a picture allocate buffers of megabytes for a moment, on whichever blocking thread runs them;
+/// glibc's allocator raises its threshold for mapping a buffer apart to the size of the last one freed, so
+/// from the first picture on such buffers are carved from per-thread arenas, which keep them once freed
+/// (fragmentation: the memory held grows with every thread that ever decoded). A fixed threshold keeps every
+/// buffer of 256 KB or more mapped apart (returned to the system at once), and a few arenas bound the rest.
+fn settle_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // SAFETY: mallopt only sets the allocator's parameters; it is safe to call at any time.
+            unsafe {
+                libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
+                libc::mallopt(libc::M_ARENA_MAX, 4);
+            }
+        });
+    }
+}
+
+/// The kitty graphics command deleting picture `id` and its data from the terminal's memory, quietly (`q=2`: no
+/// answer, which would otherwise arrive as keys), through tmux's passthrough when inside tmux.
+pub fn kitty_delete(id: u32, tmux: bool) -> String {
+    let (start, escape, end) = ratatui_image::picker::cap_parser::Parser::tmux_start_escape_end(tmux);
+    format!("{start}{escape}_Ga=d,d=I,i={id},q=2{escape}\\{end}")
 }
 
 /// Roughly the memory a prepared picture of `cells` cells takes: half-blocks hold two colours per cell, sixel
@@ -271,5 +383,48 @@ fn estimate(protocol: ProtocolType, cells: usize, (cell_w, cell_h): (u16, u16)) 
         ProtocolType::Halfblocks => cells * 32,
         ProtocolType::Sixel => pixels,
         ProtocolType::Kitty | ProtocolType::Iterm2 => pixels * 6,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shelved(kitty_id: Option<u32>) -> Shelved {
+        Shelved { protocol: Arc::new(SlicedProtocol::Sliced(Vec::new())), kitty_id }
+    }
+
+    #[test]
+    fn the_memory_cache_lets_the_oldest_go_by_bytes_and_says_what_went() {
+        let mut lru = Lru::new(10);
+        assert!(lru.insert("a", 1, 4).is_empty());
+        assert!(lru.insert("b", 2, 4).is_empty());
+        assert_eq!(lru.get(&"a"), Some(1), "a is now the most recent");
+        assert_eq!(lru.insert("c", 3, 4), vec![2], "b, the least recently used, goes");
+        assert_eq!(lru.held, 8);
+        assert_eq!(lru.insert("d", 4, 20), vec![1, 3], "one too big for the cache stays alone");
+        assert_eq!(lru.remove(&"d"), Some(4));
+        assert_eq!(lru.held, 0);
+    }
+
+    #[test]
+    fn kitty_pictures_leaving_the_shelf_are_deleted_from_the_terminal_once() {
+        let shelf = Shelf::new(&detect::fixed(ProtocolType::Kitty, (10, 20)));
+        let place = |n: u16| ("http://p/".to_string(), n, n);
+        shelf.put(place(1), shelved(Some(41)), PREPARED_BYTES / 2);
+        shelf.put(place(2), shelved(Some(42)), PREPARED_BYTES / 2);
+        assert_eq!(shelf.take_deletes(), "");
+        // A third makes room: the oldest goes, and kitty is told.
+        shelf.put(place(3), shelved(Some(43)), PREPARED_BYTES / 2);
+        assert_eq!(shelf.take_deletes(), "\u{1b}_Ga=d,d=I,i=41,q=2\u{1b}\\");
+        assert_eq!(shelf.take_deletes(), "", "once");
+        assert!(shelf.retire("http://p/", (3, 3)));
+        assert!(!shelf.retire("http://p/", (3, 3)));
+        assert_eq!(shelf.take_deletes(), "\u{1b}_Ga=d,d=I,i=43,q=2\u{1b}\\");
+    }
+
+    #[test]
+    fn inside_tmux_the_delete_goes_through_its_passthrough() {
+        assert_eq!(kitty_delete(7, true), "\u{1b}Ptmux;\u{1b}\u{1b}_Ga=d,d=I,i=7,q=2\u{1b}\u{1b}\\\u{1b}\\");
     }
 }

@@ -16,6 +16,7 @@
 
 mod budget;
 pub mod full_text;
+pub mod notify;
 mod pipeline;
 
 pub use pipeline::{Observer, Outcome, Pipeline, Upkeep};
@@ -54,6 +55,8 @@ pub struct Summary {
     pub skipped: Vec<RefreshEvent>,
     /// Feeds whose address a permanent redirect changed: (title, new address).
     pub moved: Vec<(String, String)>,
+    /// Feeds that listed more entries than a refresh keeps: (title, how many they listed).
+    pub cut: Vec<(String, usize)>,
 }
 
 impl Summary {
@@ -64,9 +67,12 @@ impl Summary {
         }
         self.feeds += 1;
         match event {
-            RefreshEvent::Done { new, title, moved_to, .. } => {
+            RefreshEvent::Done { new, title, moved_to, cut_from, .. } => {
                 self.updated_feeds += 1;
                 self.new_entries += new;
+                if let Some(listed) = cut_from {
+                    self.cut.push((title.clone(), listed));
+                }
                 if let Some(to) = moved_to {
                     self.moved.push((title, to));
                 }
@@ -96,6 +102,8 @@ pub struct Refresher {
     budget: Budget,
     /// Encodings forced in the config, by feed URL (one forced from the reader, stored with the feed, wins).
     forced: Arc<BTreeMap<String, String>>,
+    /// The kill rules (`[[ignore]]`): new entries they match are stored ignored.
+    rules: Arc<Vec<crate::query::Query>>,
     test_hook: Option<TestHook>,
 }
 
@@ -111,6 +119,7 @@ impl Refresher {
             reading: Arc::new(Semaphore::new(cores)),
             budget: Budget::new(BYTES_IN_FLIGHT),
             forced: Arc::default(),
+            rules: Arc::default(),
             test_hook: None,
         }
     }
@@ -118,6 +127,13 @@ impl Refresher {
     /// Decodes the feeds named here with the encodings given (the config's `[encoding]` table).
     pub fn with_forced_encodings(mut self, forced: BTreeMap<String, String>) -> Refresher {
         self.forced = Arc::new(forced);
+        self
+    }
+
+    /// Stores the new entries these kill rules match as ignored (see [`crate::store::query::apply_rules`] for
+    /// those already stored).
+    pub fn with_rules(mut self, rules: Vec<crate::query::Query>) -> Refresher {
+        self.rules = Arc::new(rules);
         self
     }
 
@@ -238,20 +254,27 @@ impl Refresher {
     async fn read(&self, target: &RefreshTarget, fetched: crate::fetch::Fetched) -> FetchRecord {
         let forced = target.encoding_override.clone().or_else(|| self.forced.get(&target.url).cloned());
         let _core = self.reading.acquire().await.expect("the reading semaphore is never closed");
+        let (rules, feed) = (self.rules.clone(), (target.title.clone(), target.url.clone(), target.folder.clone()));
         let read = tokio::task::spawn_blocking(move || {
             // Parsing is bulk work: the reader's terminal loop comes first (see the writer's thread).
             crate::store::lower_this_threads_priority();
             let url = fetched.final_url.as_str();
             let result =
                 crate::ingest::ingest(&fetched.body, fetched.content_type.as_deref(), Some(url), forced.as_deref());
-            (fetched, result)
+            // Kill rules read each entry here, on the reading threads, rather than on the one writer.
+            let ignored = match &result {
+                Ok(ingested) => ignored_entries(&rules, &ingested.feed.entries, &feed),
+                Err(_) => Vec::new(),
+            };
+            (fetched, result, ignored)
         })
         .await;
         match read {
-            Ok((fetched, Ok(mut ingested))) => {
+            Ok((fetched, Ok(mut ingested), ignored)) => {
                 // The store takes no more than this many: the rest need not wait for the writer in memory.
                 let entries = &mut ingested.feed.entries;
-                if entries.len() > MAX_ENTRIES_PER_REFRESH {
+                let cut_from = (entries.len() > MAX_ENTRIES_PER_REFRESH).then_some(entries.len());
+                if cut_from.is_some() {
                     entries.truncate(MAX_ENTRIES_PER_REFRESH);
                     entries.shrink_to_fit();
                 }
@@ -268,9 +291,11 @@ impl Refresher {
                     feed: Box::new(ingested.feed),
                     moved_to: fetched.moved_permanently,
                     min_interval_secs: asked.map(|secs| secs.min(MAX_REFRESH_EVERY_SECS as u64)),
+                    ignored,
+                    cut_from,
                 }
             }
-            Ok((_, Err(e))) => {
+            Ok((_, Err(e), _)) => {
                 FetchRecord::Failed { status: None, kind: e.kind(), message: e.to_string(), retry_after_secs: None }
             }
             Err(panic) => FetchRecord::Failed {
@@ -321,6 +346,7 @@ impl Refresher {
                 unread: outcome.unread,
                 title: outcome.title,
                 moved_to: outcome.moved_to,
+                cut_from: outcome.cut_from,
             },
         }
     }
@@ -436,6 +462,36 @@ fn interleave_by_host(targets: Vec<RefreshTarget>) -> Vec<RefreshTarget> {
     out
 }
 
+/// The places (in `entries`) of the entries a kill rule matches, read as they will be stored: unread, not
+/// starred, dated as the store dates them.
+pub fn ignored_entries(
+    rules: &[crate::query::Query],
+    entries: &[crate::model::ParsedEntry],
+    (feed_title, feed_url, folder): &(String, String, Option<String>),
+) -> Vec<usize> {
+    if rules.is_empty() {
+        return Vec::new();
+    }
+    let now = chrono::Utc::now().timestamp();
+    let mut ignored = Vec::new();
+    for (i, e) in entries.iter().enumerate().take(MAX_ENTRIES_PER_REFRESH) {
+        let title = e.display_title();
+        let author = (!e.authors.is_empty()).then(|| e.authors.join(", "));
+        let date = e.published.or(e.updated).map_or(now, |d| d.timestamp());
+        let mut entry = crate::query::Entry::new(feed_title, feed_url, folder.as_deref(), date);
+        entry.title = title.as_deref();
+        entry.author = author.as_deref();
+        entry.link = e.link.as_deref();
+        entry.tags = &e.categories;
+        entry.enclosure_types = e.enclosures.iter().map(|x| x.media_type.as_deref().unwrap_or("")).collect();
+        entry.body_html = e.content_html.as_deref().or(e.summary_html.as_deref());
+        if rules.iter().any(|rule| rule.matches(&entry, now)) {
+            ignored.push(i);
+        }
+    }
+    ignored
+}
+
 /// Why a feed is left alone by an unforced refresh, if it is.
 fn skip_reason(target: &RefreshTarget, now: i64) -> Option<Skip> {
     if target.dead {
@@ -458,7 +514,44 @@ mod tests {
             encoding_override: None,
             retry_at: None,
             dead: false,
+            folder: None,
         }
+    }
+
+    #[test]
+    fn kill_rules_pick_the_new_entries_they_match_and_the_store_keeps_them_hidden() {
+        let rules = vec![
+            crate::query::parse("title ~ sponsored").unwrap(),
+            crate::query::parse("author = x and folder = tech").unwrap(),
+        ];
+        let entry = |key: &str, title: &str, author: &str| crate::model::ParsedEntry {
+            authors: vec![author.to_string()],
+            ..crate::store::fixtures::entry(key, title, "<p>b</p>", 1_700_000_000)
+        };
+        let entries = vec![
+            entry("a", "Sponsored: VPN", "Jane"),
+            entry("b", "News", "X"),
+            entry("c", "News", "Jane"),
+            entry("d", "A SPONSORED post", "X"),
+        ];
+        let feed = ("Feed".to_string(), "http://example.com/feed".to_string(), Some("Tech/Rust".to_string()));
+        assert_eq!(ignored_entries(&rules, &entries, &feed), vec![0, 1, 3]);
+        let elsewhere = (feed.0.clone(), feed.1, Some("News".to_string()));
+        assert_eq!(ignored_entries(&rules, &entries, &elsewhere), vec![0, 3]);
+        // Stored as they arrive: hidden from the feed's unread count and its list at once.
+        let (_dir, mut conn, id) = crate::store::fixtures::one_feed();
+        let mut record = crate::store::fixtures::fetched("Feed", entries);
+        if let FetchRecord::Fetched { ignored, .. } = &mut record {
+            *ignored = vec![0, 1, 3];
+        }
+        let outcome = crate::store::fetches::save(&mut conn, id, &record, 1).unwrap();
+        assert_eq!((outcome.new, outcome.unread), (4, 1));
+        let list = crate::model::ListQuery {
+            source: crate::model::ListSource::Feed(id),
+            sort: crate::model::Sort::Newest,
+            unread_only: false,
+        };
+        assert_eq!(crate::store::lists::entry_refs(&conn, &list).unwrap().len(), 1);
     }
 
     #[test]
@@ -487,6 +580,7 @@ mod tests {
             unread: 3,
             title: "A".into(),
             moved_to: Some("http://a.example/new".into()),
+            cut_from: None,
         });
         summary.count(RefreshEvent::NotModified { feed_id: FeedId(2), moved_to: None });
         summary.count(FeedName { id: FeedId(3), title: "C".into(), url: "http://c.example/".into() }.failed(STOPPED));

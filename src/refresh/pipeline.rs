@@ -53,6 +53,10 @@ pub struct Pipeline {
     writer: DbThread,
     retention: Arc<Policy>,
     upkeep: Upkeep,
+    /// The kill rules, applied to what is stored after each refresh.
+    rules: Arc<Vec<crate::query::Query>>,
+    /// Who tells of new entries of feeds that notify.
+    notifier: Option<Arc<super::notify::Notifier>>,
 }
 
 impl Pipeline {
@@ -63,7 +67,44 @@ impl Pipeline {
         retention: Arc<Policy>,
         upkeep: Upkeep,
     ) -> Pipeline {
-        Pipeline { refresher, full_text, writer, retention, upkeep }
+        Pipeline { refresher, full_text, writer, retention, upkeep, rules: Arc::default(), notifier: None }
+    }
+
+    /// Tells of the new entries of feeds that notify, after each refresh (and sync: [`Pipeline::notify_since`]).
+    pub fn with_notifier(mut self, notifier: Option<super::notify::Notifier>) -> Pipeline {
+        self.notifier = notifier.map(Arc::new);
+        self
+    }
+
+    /// The newest entry now: what a refresh or sync stores after it is what [`Pipeline::notify_since`] tells.
+    pub async fn newest_entry(&self) -> i64 {
+        self.writer.call(|c| super::notify::newest_entry(c)).await.unwrap_or(i64::MAX)
+    }
+
+    /// Tells of the unread entries of notifying feeds stored after entry `after`; how many.
+    pub async fn notify_since(&self, after: i64) -> usize {
+        let Some(notifier) = &self.notifier else { return 0 };
+        match notifier.tell_since(&self.writer, after).await {
+            Ok(told) => told,
+            Err(e) => {
+                tracing::warn!("cannot tell of new entries: {e}");
+                0
+            }
+        }
+    }
+
+    /// Kill rules: new entries they match are stored ignored, and what is stored is judged again after each
+    /// refresh (a rule that changed, an entry that aged into `age > 30d`).
+    pub fn with_rules(mut self, rules: Vec<crate::query::Query>) -> Pipeline {
+        self.refresher = self.refresher.with_rules(rules.clone());
+        self.rules = Arc::new(rules);
+        self
+    }
+
+    /// Judges every stored entry by the kill rules again; how many were hidden and shown again.
+    pub async fn apply_rules(&self) -> Result<(usize, usize), StoreError> {
+        let rules = self.rules.clone();
+        self.writer.call(move |c| crate::store::query::apply_rules(c, &rules, chrono::Utc::now().timestamp())).await
     }
 
     /// The full-text fetcher (for `t` on one entry).
@@ -74,6 +115,7 @@ impl Pipeline {
     /// Refreshes the feeds `which` names (`force`: also those gone or asked to wait), then the rest of the
     /// pipeline, telling `observer` as it goes.
     pub async fn run(&self, which: Which, force: bool, observer: Arc<dyn Observer>) -> Outcome {
+        let started = if self.notifier.is_some() { self.newest_entry().await } else { i64::MAX };
         let refresher = self.refresher.clone();
         let feeds = observer.clone();
         // Its own task: a refresh that panics is a failed step, not a dead pipeline.
@@ -91,6 +133,7 @@ impl Pipeline {
         let report = observer.clone();
         let full_texts = self.full_text.fetch_pending(now, &move |id, result| report.full_text(id, result)).await;
         let (purged, indexed) = self.upkeep().await;
+        self.notify_since(started).await;
         Outcome { refreshed, full_texts, purged, indexed }
     }
 
@@ -100,7 +143,12 @@ impl Pipeline {
         let index = self.upkeep == Upkeep::PurgeAndIndex;
         let job = purge::Upkeep::new(self.retention.clone(), chrono::Utc::now().timestamp(), index);
         match in_slices(&self.writer, job).await {
-            Ok(done) => (Ok(done.purged), Ok(done.indexed)),
+            Ok(done) => {
+                if let Err(e) = self.apply_rules().await {
+                    tracing::warn!("cannot apply the kill rules to what is stored: {e}");
+                }
+                (Ok(done.purged), Ok(done.indexed))
+            }
             Err(e) => {
                 let said = e.to_string();
                 (Err(e), Err(StoreError::Conflict(said)))

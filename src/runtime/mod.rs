@@ -51,6 +51,49 @@ pub trait Host {
 
     /// Runs a terminal program (w3m, mpv…) with the terminal to itself until it exits.
     fn run_foreground(&mut self, command: std::process::Command) -> std::io::Result<std::process::ExitStatus>;
+
+    /// Runs a terminal program (a pager) with `input` on its standard input and the terminal to itself.
+    fn run_piped(
+        &mut self,
+        mut command: std::process::Command,
+        input: &str,
+    ) -> std::io::Result<std::process::ExitStatus> {
+        command.stdin(std::process::Stdio::piped());
+        self.run_foreground_with(command, input)
+    }
+
+    /// [`Host::run_foreground`] with `input` written to the program's standard input.
+    fn run_foreground_with(
+        &mut self,
+        command: std::process::Command,
+        input: &str,
+    ) -> std::io::Result<std::process::ExitStatus>;
+
+    /// Puts `text` on the clipboard through the terminal (OSC 52).
+    fn copy_to_clipboard(&mut self, text: &str) -> std::io::Result<()>;
+
+    /// Sets the terminal window's title (one line, no control characters).
+    fn set_title(&mut self, _title: &str) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Starts `command` with `input` on its standard input and waits for it.
+pub fn run_with_input(mut command: std::process::Command, input: &str) -> std::io::Result<std::process::ExitStatus> {
+    use std::io::Write;
+    command.stdin(std::process::Stdio::piped());
+    let mut child = command.spawn()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A program that stops reading early (a pager quit at once) closes the pipe: not an error.
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    child.wait()
+}
+
+/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard.
+pub fn osc52(text: &str) -> String {
+    use base64::Engine;
+    format!("\x1b]52;c;{}\x07", base64::engine::general_purpose::STANDARD.encode(text))
 }
 
 /// A host with no terminal to hand over (tests): suspending only counts, programs run with no terminal.
@@ -60,6 +103,10 @@ pub struct NoHost {
     pub suspended: usize,
     /// The programs run in the foreground, as program and arguments.
     pub ran: Vec<Vec<String>>,
+    /// What was put on the clipboard through the terminal.
+    pub copied: Vec<String>,
+    /// The window titles set, in order.
+    pub titles: Vec<String>,
 }
 
 impl Host for NoHost {
@@ -76,6 +123,29 @@ impl Host for NoHost {
         self.ran.push(words);
         command.stdin(std::process::Stdio::null()).status()
     }
+
+    fn run_foreground_with(
+        &mut self,
+        command: std::process::Command,
+        input: &str,
+    ) -> std::io::Result<std::process::ExitStatus> {
+        let words = std::iter::once(command.get_program())
+            .chain(command.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        self.ran.push(words);
+        run_with_input(command, input)
+    }
+
+    fn copy_to_clipboard(&mut self, text: &str) -> std::io::Result<()> {
+        self.copied.push(text.to_string());
+        Ok(())
+    }
+
+    fn set_title(&mut self, title: &str) -> std::io::Result<()> {
+        self.titles.push(title.to_string());
+        Ok(())
+    }
 }
 
 /// The reader: its state, its inbox and its workers. The terminal is passed to [`Reader::run`], so tests drive
@@ -88,6 +158,9 @@ pub struct Reader {
     /// Effects only the terminal loop can carry out (suspending, running a terminal program), in order.
     for_terminal: Vec<Effect>,
     launcher: std::sync::Arc<opener::Launcher>,
+    /// The window title shows the unread count (`window_title`); the title last set.
+    window_title: bool,
+    title_shown: Option<String>,
     /// The article's pictures, once [`Reader::set_pictures`] turned them on.
     pictures: Option<crate::pictures::Pictures>,
     /// Where pictures were drawn in the last frame (to erase those that went, on terminals that keep pixels).
@@ -97,8 +170,15 @@ pub struct Reader {
 impl Reader {
     /// Opens the store and starts the workers. Must be called inside a tokio runtime.
     pub fn new(options: Options) -> Result<Reader, StartError> {
-        let writer = DbThread::spawn_background_writer(store::open_write(&options.db)?);
+        let mut conn = store::open_write(&options.db)?;
+        // What the reader remembers from the last time: feeds with nothing unread hidden, the last search.
+        let preferences =
+            (store::preferences::get(&conn, "hide_read_feeds")?, store::preferences::get(&conn, "last_search")?);
+        let (default, settings) = options.config.feed_settings();
+        store::feeds::apply_settings(&mut conn, &default, &settings)?;
+        let writer = DbThread::spawn_background_writer(conn);
         let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
+        let counter = DbThread::spawn("tidings-counter", store::open_read(&options.db)?);
         let config = &options.config;
         let fetcher = Fetcher::new(config.fetch_config()).map_err(StartError::Http)?;
         let pipeline = config.pipeline(&fetcher, &writer, Upkeep::PurgeAndIndex);
@@ -108,24 +188,45 @@ impl Reader {
             zone: options.zone,
             text_column: app::layout::TextColumn { max_width: config.text_width, centered: config.text_centered },
             refresh_on_startup: config.refresh_on_startup,
-            auto_refresh_secs: config.refresh_interval_secs(),
+            auto_refresh_secs: config.auto_refresh_secs(),
             accounts: config.accounts.iter().map(|a| a.name.clone()).collect(),
+            macros: config
+                .macros
+                .iter()
+                .filter_map(|(key, actions)| {
+                    let key = app::keymap::Key::parse(key).ok()?;
+                    Some((key, actions.iter().filter_map(|a| app::keymap::Action::named(a)).collect()))
+                })
+                .collect(),
+            bookmark_command: config.bookmark_command.is_some(),
+            hide_read_feeds: match preferences.0.as_deref() {
+                Some(value) => value == "on",
+                None => config.hide_read_feeds,
+            },
+            last_search: preferences.1,
+            views: config.saved_views(),
         };
         let mut state = State::new(setup, options.size);
+        // What is said at start is stamped with the time it is said (the first tick comes later).
+        let now = chrono::Utc::now().timestamp();
+        state.clock.now = now;
         if let Some(notice) = options.notice {
-            state.status.info(notice, 0);
+            state.status.info(notice, now);
         }
         for warning in &config.warnings {
-            state.status.error(format!("warning: {warning}"), 0);
+            state.status.error(format!("warning: {warning}"), now);
         }
         if !options.report.is_empty() {
             state.show_dialog(app::dialogs::Dialog::Report(app::dialogs::Report::new("Import", options.report)));
         }
-        let launcher = std::sync::Arc::new(opener::Launcher::new(
-            config.browser_command(),
-            config.player_command(),
-            std::env::var("BROWSER").ok().as_deref(),
-        ));
+        let launcher = std::sync::Arc::new(
+            opener::Launcher::new(
+                config.browser_command(),
+                config.player_command(),
+                std::env::var("BROWSER").ok().as_deref(),
+            )
+            .with_feeds(config.feed_browsers()),
+        );
         let services = Services {
             writer,
             db: std::sync::Arc::new(options.db.clone()),
@@ -137,6 +238,11 @@ impl Reader {
             launcher: launcher.clone(),
             fetcher,
             accounts: std::sync::Arc::new(config.accounts.clone()),
+            bookmark: config.bookmark_command.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok()),
+            copy: config.copy_command.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok()),
+            counter,
+            config_path: config.path.clone(),
+            feed_configs: std::sync::Arc::new(std::sync::RwLock::new(config.feeds.clone())),
             pictures: None,
         };
         Ok(Reader {
@@ -146,6 +252,8 @@ impl Reader {
             inbox: rx,
             for_terminal: Vec::new(),
             launcher,
+            window_title: config.window_title,
+            title_shown: None,
             pictures: None,
             drawn: Default::default(),
         })
@@ -186,12 +294,24 @@ impl Reader {
         tokio::spawn(outside::watch_outside(writer, inbox, outside::WATCH_EVERY));
     }
 
+    /// What opens what is on screen: the browser of the selected entry's feed (of the selected feed, in the
+    /// feeds pane) when it has one of its own, else the reader's.
+    fn launcher(&self) -> std::borrow::Cow<'_, opener::Launcher> {
+        let feed = match self.state.focus {
+            app::Pane::Feeds => self.state.feeds.selected_feed(),
+            _ => self.state.entries.selected().and_then(|e| self.state.feeds.feed(e.feed_id)),
+        };
+        self.launcher.for_feed(feed.map(|f| f.url.as_str()))
+    }
+
     /// Applies one event and starts the work it calls for.
     pub fn dispatch(&mut self, event: Event) {
         for effect in app::update(&mut self.state, event) {
             match effect {
-                Effect::Suspend => self.for_terminal.push(effect),
-                Effect::Open { kind, .. } if self.launcher.takes_terminal(kind) => self.for_terminal.push(effect),
+                Effect::Suspend | Effect::Pipe { in_terminal: true, .. } => self.for_terminal.push(effect),
+                Effect::Copy(_) if self.services.copy.is_none() => self.for_terminal.push(effect),
+                Effect::Open { kind, .. } if self.launcher().takes_terminal(kind) => self.for_terminal.push(effect),
+                Effect::Open { url, kind } => self.services.open(&self.launcher(), &url, kind),
                 other => self.services.run(other),
             }
         }
@@ -227,6 +347,18 @@ impl Reader {
         tokio::time::timeout(limit, wait).await.map_err(|_| format!("the state did not settle within {limit:?}"))?
     }
 
+    /// The window title for the state: the unread count, once the feed list is known.
+    fn window_title(&self) -> Option<String> {
+        if !self.window_title || !self.state.feeds.loaded {
+            return None;
+        }
+        let title = match self.state.feeds.views.unread {
+            0 => "tidings".to_string(),
+            n => format!("tidings ({n} unread)"),
+        };
+        Some(crate::sanitize::one_line(&title, 200))
+    }
+
     /// Draws the state on `terminal`.
     pub fn draw<B: Backend>(&self, terminal: &mut Terminal<B>) -> std::io::Result<()>
     where
@@ -239,7 +371,19 @@ impl Reader {
             Some(shelf) if shelf.leaves_pixels() => drawn.iter().filter(|p| !now.contains(p)).map(|p| p.area).collect(),
             _ => Vec::new(),
         };
-        let canvas = crate::ui::pictures::Canvas { shelf: shelf.as_deref(), stale: &stale };
+        if let (Some(shelf), Some(pictures)) = (&shelf, &self.pictures)
+            && shelf.protocol() == ratatui_image::picker::ProtocolType::Kitty
+        {
+            // A kitty picture off the screen now is deleted from the terminal's memory, and prepared again (to
+            // be sent again) in case it comes back.
+            for gone in drawn.iter().filter(|p| !now.iter().any(|n| n.url == p.url && n.size == p.size)) {
+                if shelf.retire(&gone.url, gone.size) {
+                    pictures.prepare(gone.url.clone(), gone.size, self.services.inbox.clone());
+                }
+            }
+        }
+        let deletes = shelf.as_ref().map(|s| s.take_deletes()).unwrap_or_default();
+        let canvas = crate::ui::pictures::Canvas { shelf: shelf.as_deref(), stale: &stale, deletes: &deletes };
         terminal
             .draw(|frame| crate::ui::draw_with(frame, &self.state, &self.theme, &canvas))
             .map_err(std::io::Error::other)?;
@@ -260,6 +404,10 @@ impl Reader {
         self.start();
         loop {
             self.draw(terminal)?;
+            if let Some(title) = self.window_title().filter(|t| self.title_shown.as_ref() != Some(t)) {
+                host.set_title(&title)?;
+                self.title_shown = Some(title);
+            }
             let Some(event) = self.next_event().await else {
                 break;
             };
@@ -274,8 +422,24 @@ impl Reader {
             for effect in std::mem::take(&mut self.for_terminal) {
                 match effect {
                     Effect::Suspend => host.suspend()?,
+                    Effect::Copy(text) => {
+                        if let Err(e) = host.copy_to_clipboard(&text) {
+                            self.dispatch(Event::Error(format!("cannot copy to the clipboard: {e}")));
+                        }
+                        // Nothing was drawn over: no need to draw every cell again.
+                        continue;
+                    }
+                    Effect::Pipe { words, input, .. } => {
+                        let mut command = std::process::Command::new(&words[0]);
+                        command.args(&words[1..]);
+                        match host.run_piped(command, &input) {
+                            Ok(status) if status.success() => {}
+                            Ok(status) => self.dispatch(Event::Error(format!("{} ended with {status}", words[0]))),
+                            Err(e) => self.dispatch(Event::Error(format!("cannot start {}: {e}", words[0]))),
+                        }
+                    }
                     Effect::Open { url, kind } => {
-                        let opener::Launch::Foreground(command) = self.launcher.launch(&url, kind) else { continue };
+                        let opener::Launch::Foreground(command) = self.launcher().launch(&url, kind) else { continue };
                         let program = command.get_program().to_string_lossy().into_owned();
                         match host.run_foreground(command) {
                             Ok(status) if status.success() => {}
@@ -359,6 +523,8 @@ mod tests {
             decision: None,
             moved_to: None,
             min_interval_secs: None,
+            ignored: vec![],
+            cut_from: None,
         };
         fetches::save(&mut conn, feed_id, &record, 1).unwrap();
         let entry_id = store::entries::of_feed(&conn, feed_id).unwrap()[0].id;

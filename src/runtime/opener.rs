@@ -20,10 +20,13 @@ pub enum Launch {
 }
 
 /// What opens pages and media, resolved once when the reader starts.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Launcher {
     pub browser: Option<CommandLine>,
     pub player: Option<CommandLine>,
+    /// Feeds with a browser of their own (`[feeds."URL"] browser`), by the feed's URL.
+    /// Shared: the feed-info window changes them while the reader runs.
+    pub feeds: std::sync::Arc<std::sync::RwLock<std::collections::HashMap<String, CommandLine>>>,
 }
 
 impl Launcher {
@@ -36,7 +39,32 @@ impl Launcher {
                 .filter_map(|entry| CommandLine::parse(entry, None).ok())
                 .find(|c| on_path(c.program()).is_some())
         });
-        Launcher { browser, player }
+        Launcher { browser, player, feeds: Default::default() }
+    }
+
+    /// With the browsers of feeds that have their own, by the feed's URL.
+    pub fn with_feeds(self, feeds: std::collections::HashMap<String, CommandLine>) -> Launcher {
+        self.set_feeds(feeds);
+        self
+    }
+
+    /// Replaces the browsers of feeds that have their own (a setting changed).
+    pub fn set_feeds(&self, feeds: std::collections::HashMap<String, CommandLine>) {
+        *self.feeds.write().unwrap_or_else(|e| e.into_inner()) = feeds;
+    }
+
+    /// The launcher for what a feed (by its URL) opens: its own browser, when it has one, opens its pages and
+    /// (without a player) its media.
+    pub fn for_feed(&self, feed_url: Option<&str>) -> std::borrow::Cow<'_, Launcher> {
+        let own = feed_url.and_then(|url| self.feeds.read().unwrap_or_else(|e| e.into_inner()).get(url).cloned());
+        match own {
+            Some(own) => std::borrow::Cow::Owned(Launcher {
+                browser: Some(own),
+                player: self.player.clone(),
+                feeds: Default::default(),
+            }),
+            None => std::borrow::Cow::Borrowed(self),
+        }
     }
 
     /// How to open `url`: media with the player (else as a page), a page with the browser (else the platform's
@@ -111,12 +139,31 @@ mod tests {
     fn media_goes_to_the_player_and_else_to_the_browser() {
         let browser = CommandLine::parse("firefox", None).unwrap();
         let player = CommandLine::parse("mpv --no-video", None).unwrap();
-        let both = Launcher { browser: Some(browser.clone()), player: Some(player) };
+        let both = Launcher { browser: Some(browser.clone()), player: Some(player), ..Default::default() };
         assert!(matches!(both.launch("u", OpenKind::Media), Launch::Foreground(c) if c.get_program() == "mpv"));
         assert!(matches!(both.launch("u", OpenKind::Page), Launch::Detached(c) if c.get_program() == "firefox"));
-        let browser_only = Launcher { browser: Some(browser), player: None };
+        let browser_only = Launcher { browser: Some(browser), player: None, ..Default::default() };
         assert!(
             matches!(browser_only.launch("u", OpenKind::Media), Launch::Detached(c) if c.get_program() == "firefox")
         );
+    }
+
+    #[test]
+    fn a_feed_with_a_browser_of_its_own_opens_its_pages_with_it() {
+        let own = CommandLine::parse("w3m %u", None).unwrap();
+        let player = CommandLine::parse("mpv", None).unwrap();
+        let launcher = Launcher::new(Some(CommandLine::parse("firefox", None).unwrap()), Some(player), None)
+            .with_feeds([("http://a.example/feed".to_string(), own)].into_iter().collect());
+        let page = |feed: Option<&str>| match launcher.for_feed(feed).launch("http://x/", OpenKind::Page) {
+            Launch::Foreground(c) | Launch::Detached(c) => c.get_program().to_string_lossy().into_owned(),
+            Launch::Platform(_) => "platform".into(),
+        };
+        assert_eq!(page(Some("http://a.example/feed")), "w3m");
+        assert_eq!(page(Some("http://b.example/feed")), "firefox", "another feed: the reader's browser");
+        assert_eq!(page(None), "firefox");
+        let media = launcher.for_feed(Some("http://a.example/feed")).launch("http://x/a.mp3", OpenKind::Media);
+        assert!(matches!(media, Launch::Foreground(c) if c.get_program() == "mpv"), "media still go to the player");
+        launcher.set_feeds(Default::default());
+        assert_eq!(page(Some("http://a.example/feed")), "firefox", "a setting removed while the reader runs");
     }
 }

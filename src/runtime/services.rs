@@ -70,6 +70,15 @@ pub(super) struct Services {
     pub fetcher: Fetcher,
     /// The accounts of the config, to sync.
     pub accounts: Arc<Vec<crate::sync::AccountConfig>>,
+    /// The `bookmark_command`, and the `copy_command`.
+    pub bookmark: Option<crate::command::CommandLine>,
+    pub copy: Option<crate::command::CommandLine>,
+    /// A read connection of its own for the saved views' counts.
+    pub counter: DbThread,
+    /// The config file, which saving a view and a feed's setting edit.
+    pub config_path: Option<std::path::PathBuf>,
+    /// The feeds' settings in the config (`[feeds."URL"]`), as last read, for the feed info.
+    pub feed_configs: Arc<std::sync::RwLock<std::collections::BTreeMap<String, crate::config::FeedConfig>>>,
     /// The database's file (to name who holds it when a write waits).
     pub db: Arc<std::path::PathBuf>,
     /// Set to cancel the render of the article on screen (see [`Effect::RenderArticle`]).
@@ -133,6 +142,23 @@ impl Services {
         });
     }
 
+    /// Opens `url` with `launcher` (the reader's, or the browser of the feed on screen): the URL goes to the
+    /// program as one argument, never through a shell; only web and mail addresses get here (see
+    /// app::article::open_url). Terminal programs are the loop's to run.
+    pub(super) fn open(&self, launcher: &Launcher, url: &str, kind: crate::app::OpenKind) {
+        let inbox = self.inbox.clone();
+        match launcher.launch(url, kind) {
+            Launch::Detached(command) | Launch::Foreground(command) => start_detached(command, inbox),
+            Launch::Platform(url) => {
+                if let Err(e) = open::that_detached(&url) {
+                    let _ = inbox.send(Event::Error(format!(
+                        "cannot open the browser: {e}; set `browser` in the config (for example \"firefox %u\")"
+                    )));
+                }
+            }
+        }
+    }
+
     /// Hands one effect to its worker. Returns at once. [`Effect::Suspend`] belongs to the terminal loop.
     pub(super) fn run(&self, effect: Effect) {
         let inbox = self.inbox.clone();
@@ -145,7 +171,12 @@ impl Services {
                     Err(e) => Event::Error(format!("cannot read the feed list: {e}")),
                 });
             }),
-            Effect::LoadEntries { list, source: source @ ListSource::Search { .. }, order, keep } => {
+            Effect::LoadEntries {
+                list,
+                source: source @ (ListSource::Search { .. } | ListSource::Query { .. }),
+                order,
+                keep,
+            } => {
                 // A search sees every entry stored so far: what is not indexed yet is indexed first.
                 let this = self.clone();
                 tokio::spawn(async move {
@@ -190,27 +221,69 @@ impl Services {
                     let _ = inbox.send(Event::ArticleRendered { entry_id, width, body });
                 });
             }
-            Effect::Open { url, kind } => {
-                // The URL goes to the program as one argument, never through a shell; only web and mail
-                // addresses get here (see app::article::open_url). Terminal programs are the loop's to run.
-                match self.launcher.launch(&url, kind) {
-                    Launch::Detached(command) | Launch::Foreground(command) => start_detached(command, inbox),
-                    Launch::Platform(url) => {
-                        if let Err(e) = open::that_detached(&url) {
-                            let _ = inbox.send(Event::Error(format!(
-                                "cannot open the browser: {e}; set `browser` in the config (for example \"firefox %u\")"
-                            )));
-                        }
-                    }
-                }
-            }
+            Effect::Open { url, kind } => self.open(&self.launcher.clone(), &url, kind),
             Effect::Write(write) => self.write(write),
-            Effect::LoadFeedInfo(feed_id) => self.read(move |c, _| {
-                let _ = inbox.send(match feeds::feed_info(c, feed_id) {
-                    Ok(info) => Event::FeedInfoLoaded { feed_id, info: info.map(Box::new) },
-                    Err(e) => Event::Error(format!("cannot read the feed's details: {e}")),
+            Effect::SaveView { name, query } => {
+                let path = self.config_path.clone();
+                tokio::task::spawn_blocking(move || {
+                    let outcome = match path {
+                        Some(path) => crate::config::edit::append_view(&path, &name, &query).map_err(|e| e.to_string()),
+                        None => Err("there is no config file to save it in".to_string()),
+                    };
+                    let _ = inbox.send(Event::ViewSaved { name, query, outcome });
                 });
-            }),
+            }
+            Effect::CountViews(views) => {
+                // On a connection and thread of their own: counting views never delays a list or a key.
+                let counter = self.counter.clone();
+                let barrier = self.barrier.clone();
+                let mark = barrier.mark();
+                counter.submit(move |c| {
+                    barrier.wait_for(mark);
+                    let counts = views
+                        .into_iter()
+                        .map(|(index, query)| (index, lists::query_unread_count(c, &query).map_err(|e| e.to_string())))
+                        .collect();
+                    let _ = inbox.send(Event::ViewsCounted(counts));
+                });
+            }
+            Effect::LoadFeedInfo(feed_id) => {
+                let configs = self.feed_configs.clone();
+                self.read(move |c, _| {
+                    let _ = inbox.send(match feeds::feed_info(c, feed_id) {
+                        Ok(info) => {
+                            let info = info.map(|mut info| {
+                                let configs = configs.read().unwrap_or_else(|e| e.into_inner());
+                                info.settings = configs.get(&info.row.url).map(setting_lines).unwrap_or_default();
+                                Box::new(info)
+                            });
+                            Event::FeedInfoLoaded { feed_id, info }
+                        }
+                        Err(e) => Event::Error(format!("cannot read the feed's details: {e}")),
+                    });
+                });
+            }
+            Effect::SetFeedSetting { feed_id, url, setting } => {
+                let (path, writer, launcher, configs) =
+                    (self.config_path.clone(), self.writer.clone(), self.launcher.clone(), self.feed_configs.clone());
+                tokio::spawn(async move {
+                    let line = setting.clone();
+                    let edited = tokio::task::spawn_blocking(move || edit_setting(path, &url, &line)).await;
+                    let outcome = match edited.map_err(join_message).and_then(|r| r) {
+                        Ok(config) => {
+                            let (default, settings) = config.feed_settings();
+                            launcher.set_feeds(config.feed_browsers());
+                            *configs.write().unwrap_or_else(|e| e.into_inner()) = config.feeds;
+                            writer
+                                .call(move |c| feeds::apply_settings(c, &default, &settings))
+                                .await
+                                .map_err(|e| format!("saved in the config, but not taken into use: {e}"))
+                        }
+                        Err(why) => Err(why),
+                    };
+                    let _ = inbox.send(Event::FeedSettingSaved { feed_id, setting, outcome });
+                });
+            }
             Effect::Discover { request, url } => {
                 let fetcher = self.fetcher.clone();
                 let task = tokio::spawn(async move { crate::fetch::discovery::discover(&fetcher, &url).await });
@@ -246,7 +319,14 @@ impl Services {
                         (self.fetcher.clone(), self.writer.clone(), self.pipeline.clone(), inbox.clone());
                     tokio::spawn(async move {
                         let now = chrono::Utc::now().timestamp();
+                        let newest = pipeline.newest_entry().await;
                         let synced = crate::sync::sync(&account, &fetcher, &writer, now).await;
+                        if synced.as_ref().is_ok_and(|r| r.new > 0) {
+                            // What arrived is judged by the kill rules, then told of.
+                            let _ = pipeline.index().await;
+                            let _ = pipeline.apply_rules().await;
+                            pipeline.notify_since(newest).await;
+                        }
                         let (said, changed) = match synced {
                             Ok(report) => {
                                 let changed = report.new
@@ -276,6 +356,36 @@ impl Services {
                     let _ = inbox.send(Event::FullTextFetched { entry_id, result });
                 });
             }
+            Effect::Pipe { words, input, .. } => {
+                let mut command = std::process::Command::new(&words[0]);
+                command.args(&words[1..]);
+                run_piped(command, input, inbox);
+            }
+            Effect::Save { path, text, overwrite } => {
+                tokio::task::spawn_blocking(move || {
+                    let _ = inbox.send(match save(&path, &text, overwrite) {
+                        Ok(shown) => Event::Notice(format!("Saved the article to {shown}")),
+                        Err(e) => Event::Error(e),
+                    });
+                });
+            }
+            Effect::Copy(text) => {
+                // Without a copy_command, the terminal loop copies (OSC 52).
+                if let Some(line) = &self.copy {
+                    let mut command = std::process::Command::new(line.program());
+                    command.args(&line.words[1..]);
+                    run_piped(command, text, inbox);
+                }
+            }
+            Effect::Bookmark { url, title } => {
+                let Some(line) = &self.bookmark else { return };
+                // The address and the title each replace their mark as one whole argument: never a shell.
+                let args: Vec<String> =
+                    line.words[1..].iter().map(|w| w.replace("%u", &url).replace("%t", &title)).collect();
+                let mut command = std::process::Command::new(line.program());
+                command.args(args);
+                start_detached(command, inbox);
+            }
             Effect::FindDatabaseHolders => {
                 let db = self.db.clone();
                 tokio::task::spawn_blocking(move || {
@@ -302,6 +412,77 @@ impl Services {
             Effect::Suspend => {}
         }
     }
+}
+
+/// Runs a command with `input` on its standard input, off the terminal; says how it ended (its first line of
+/// output, or its error).
+fn run_piped(mut command: std::process::Command, input: String, inbox: mpsc::UnboundedSender<Event>) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let program = command.get_program().to_string_lossy().into_owned();
+    std::thread::spawn(move || {
+        let child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
+        let said = match child {
+            Ok(mut child) => {
+                if let Some(mut stdin) = child.stdin.take() {
+                    let _ = stdin.write_all(input.as_bytes());
+                }
+                match child.wait_with_output() {
+                    Ok(out) if out.status.success() => {
+                        let first = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string();
+                        let first = crate::sanitize::one_line(&first, 200);
+                        Event::Notice(if first.is_empty() {
+                            format!("{program} is done")
+                        } else {
+                            format!("{program}: {first}")
+                        })
+                    }
+                    Ok(out) => {
+                        let err = crate::sanitize::one_line(
+                            String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or(""),
+                            200,
+                        );
+                        Event::Error(format!(
+                            "{program} ended with {}{}",
+                            out.status,
+                            if err.is_empty() { String::new() } else { format!(": {err}") }
+                        ))
+                    }
+                    Err(e) => Event::Error(format!("{program}: {e}")),
+                }
+            }
+            Err(e) => Event::Error(format!("cannot start {program}: {e}")),
+        };
+        let _ = inbox.send(said);
+    });
+}
+
+/// Writes the article's text to `path` (`~` is the home folder); an existing file only with `overwrite`.
+fn save(path: &str, text: &str, overwrite: bool) -> Result<String, String> {
+    let path = match path.strip_prefix("~/") {
+        Some(rest) => match directories::BaseDirs::new() {
+            Some(base) => base.home_dir().join(rest),
+            None => std::path::PathBuf::from(path),
+        },
+        None => std::path::PathBuf::from(path),
+    };
+    let shown = path.display().to_string();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    if overwrite {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    use std::io::Write;
+    match options.open(&path) {
+        Ok(mut file) => file.write_all(text.as_bytes()).map_err(|e| format!("cannot write {shown}: {e}"))?,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(format!("{shown} exists: :save! {shown} replaces it"));
+        }
+        Err(e) => return Err(format!("cannot write {shown}: {e}")),
+    }
+    Ok(shown)
 }
 
 /// Tells the reader how a refresh goes: each feed's events, then the feeds it did not report on (when its task
@@ -353,6 +534,31 @@ pub(super) fn report_upkeep(
 }
 
 /// Starts a graphical program on its own (no terminal), and reports it if it cannot start or fails.
+/// A feed's settings as the feed info shows them: `key = value` lines.
+fn setting_lines(config: &crate::config::FeedConfig) -> Vec<String> {
+    toml::to_string(config).unwrap_or_default().lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect()
+}
+
+/// Sets (`key = value`, a TOML value) or removes (`key` alone, or `key =`) one setting of the feed at `url` in
+/// the config file, and reads the config again: what it now says.
+fn edit_setting(path: Option<std::path::PathBuf>, url: &str, setting: &str) -> Result<crate::config::Config, String> {
+    let Some(path) = path else { return Err("there is no config file to save it in".into()) };
+    let (key, value) = match setting.split_once('=') {
+        Some((key, value)) => (key.trim(), value.trim()),
+        None => (setting.trim(), ""),
+    };
+    let value = if value.is_empty() {
+        None
+    } else {
+        let doc: toml_edit::DocumentMut = format!("v = {value}").parse().map_err(|_| {
+            format!("{value} is not a value: a number (15), true or false, or text in quotes (\"w3m %u\")")
+        })?;
+        doc.get("v").and_then(|v| v.as_value()).cloned()
+    };
+    crate::config::edit::set_feed_setting(&path, url, key, value).map_err(|e| e.to_string())?;
+    crate::config::Config::load(&path, true).map_err(|e| e.to_string())
+}
+
 fn start_detached(mut command: std::process::Command, inbox: mpsc::UnboundedSender<Event>) {
     use std::process::Stdio;
     let program = command.get_program().to_string_lossy().into_owned();

@@ -102,6 +102,10 @@ impl TerminalHost {
 }
 
 impl Host for TerminalHost {
+    fn set_title(&mut self, title: &str) -> std::io::Result<()> {
+        crossterm::execute!(std::io::stdout(), crossterm::terminal::SetTitle(crate::sanitize::one_line(title, 200)))
+    }
+
     #[cfg(unix)]
     fn suspend(&mut self) -> std::io::Result<()> {
         self.release()?;
@@ -124,6 +128,24 @@ impl Host for TerminalHost {
         let status = command.status();
         self.reclaim()?;
         status
+    }
+
+    fn run_foreground_with(
+        &mut self,
+        command: std::process::Command,
+        input: &str,
+    ) -> std::io::Result<std::process::ExitStatus> {
+        self.release()?;
+        let status = super::run_with_input(command, input);
+        self.reclaim()?;
+        status
+    }
+
+    fn copy_to_clipboard(&mut self, text: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        out.write_all(super::osc52(text).as_bytes())?;
+        out.flush()
     }
 }
 

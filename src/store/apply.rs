@@ -59,7 +59,12 @@ pub fn apply_with_progress(
         UserWrite::SetEncodingOverride { feed_id, label } => {
             done(feeds::set_encoding_override(&tx, *feed_id, label.as_deref()))?
         }
-        UserWrite::SetFeedFullText { feed_id, on } => done(feeds::set_full_text(&tx, *feed_id, *on))?,
+        UserWrite::SetFeedFullText { feed_id, on } => done(feeds::set_full_text(&tx, *feed_id, *on, now))?,
+        UserWrite::SetFeedHidden { feed_id, hidden } => done(feeds::set_hidden(&tx, *feed_id, *hidden))?,
+        UserWrite::SetPreference { name, value } => done(super::preferences::set(&tx, name, value.as_deref()))?,
+        UserWrite::CarryOver { feeds: carried, entries, gone } => {
+            Applied::CarriedOver(super::carried::carry_over(&tx, carried, entries, gone, now)?)
+        }
     };
     tx.commit()?;
     Ok(applied)

@@ -25,8 +25,9 @@ pub fn set_full_text(
     Ok(())
 }
 
-/// Entries whose page is to be fetched in full: of feeds that ask for it, never tried, first seen in the last
-/// `max_age_secs`, with a link; the newest first, at most `limit`.
+/// Entries whose page is to be fetched in full: of feeds that ask for it, first seen since the feed asked (not
+/// those stored before) and in the last `max_age_secs`, never tried, with a link; the newest first, at most
+/// `limit`.
 pub fn pending(
     conn: &Connection,
     now: i64,
@@ -38,7 +39,7 @@ pub fn pending(
         // that order even before the planner has statistics): no index of every entry is kept for this.
         "SELECT e.id, e.link FROM feeds f CROSS JOIN entries e ON e.feed_id = f.id
          WHERE f.full_text = 1 AND e.full_html IS NULL AND e.full_error IS NULL AND e.link IS NOT NULL
-           AND e.first_seen_at >= ?1
+           AND e.first_seen_at >= ?1 AND e.first_seen_at >= coalesce(f.full_text_since, 0)
          ORDER BY e.first_seen_at DESC, e.id DESC LIMIT ?2",
     )?;
     let rows = stmt.query_map(params![now - max_age_secs, limit as i64], |r| Ok((r.id(0)?, r.get(1)?)))?;
@@ -77,5 +78,28 @@ mod tests {
         assert_eq!(due, vec![(EntryId(2), "http://example.com/new".to_string())]);
         set_full_text(&conn, EntryId(2), Err("the page is a PDF"), 1001).unwrap();
         assert!(pending(&conn, 1000, 500, 10).unwrap().is_empty(), "a failure is not tried again");
+    }
+
+    /// Defect 11 of issue 21: `T` fetches in full the entries that arrive after it, not every entry stored.
+    #[test]
+    fn turning_full_text_on_leaves_the_entries_stored_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
+        let feed =
+            NewFeed { url: "http://example.com/a".into(), title: None, name: None, site_url: None, folder: vec![] };
+        crate::store::apply(&mut conn, &UserWrite::Import { feeds: vec![feed], folders: vec![] }, 0).unwrap();
+        conn.execute_batch(
+            "INSERT INTO entries (feed_id, key, link, first_seen_at, sort_at) VALUES
+               (1, 'stored', 'http://example.com/stored', 900, 900);",
+        )
+        .unwrap();
+        crate::store::apply(&mut conn, &UserWrite::SetFeedFullText { feed_id: FeedId(1), on: true }, 950).unwrap();
+        assert!(pending(&conn, 1000, 500, 10).unwrap().is_empty(), "stored before T: not fetched in full");
+        conn.execute_batch(
+            "INSERT INTO entries (feed_id, key, link, first_seen_at, sort_at) VALUES
+               (1, 'new', 'http://example.com/new', 990, 990);",
+        )
+        .unwrap();
+        assert_eq!(pending(&conn, 1000, 500, 10).unwrap(), vec![(EntryId(2), "http://example.com/new".to_string())]);
     }
 }

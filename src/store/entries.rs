@@ -102,7 +102,7 @@ pub(super) fn set_flag(
 /// Marks every unread entry of the list `source` names read, inside the caller's transaction, and returns
 /// exactly the ids it changed (for undo). Those a server holds are recorded in the change log first.
 pub(super) fn mark_list_read(tx: &Connection, source: &ListSource, now: i64) -> Result<Vec<EntryId>, StoreError> {
-    let filter = Filter::of(source)?;
+    let filter = Filter::of(tx, source)?;
     let condition = filter.condition(true);
     changes::record_flags_where(tx, &condition, &filter.params, Flag::Read, true, now)?;
     let sql = format!("UPDATE entries AS e SET read = 1 WHERE {condition} RETURNING id");

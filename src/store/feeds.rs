@@ -21,17 +21,19 @@ pub struct RefreshTarget {
     /// Not to be fetched automatically before this time (seconds since the epoch).
     pub retry_at: Option<i64>,
     pub dead: bool,
+    /// Its folder's path ("Tech/Rust"), for kill rules narrowed to a folder.
+    pub folder: Option<String>,
 }
 
 const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id,
     (SELECT path FROM folder_paths p WHERE p.id = f.folder_id),
-    (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0),
+    (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0 AND e.ignored = 0),
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
         coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override,
-    f.retry_at, f.dead, f.full_text, f.account_id";
+    f.retry_at, f.dead, f.full_text, f.account_id, f.hidden";
 
 /// Every folder's path ("Tech/Rust"), for the feed rows' `folder`.
-const FOLDER_PATHS: &str = "WITH RECURSIVE folder_paths(id, path, depth) AS (
+pub(super) const FOLDER_PATHS: &str = "WITH RECURSIVE folder_paths(id, path, depth) AS (
         SELECT id, name, 0 FROM folders WHERE parent_id IS NULL
         UNION ALL SELECT c.id, p.path || '/' || c.name, p.depth + 1 FROM folders c JOIN folder_paths p ON c.parent_id = p.id
             WHERE p.depth < 64)";
@@ -55,6 +57,7 @@ fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
         dead: r.get(14)?,
         full_text: r.get(15)?,
         account: r.optional_id(16)?,
+        hidden: r.get(17)?,
     })
 }
 
@@ -101,6 +104,7 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
                 warnings: super::json_list(r.get(7)?),
                 own_title: r.get(8)?,
                 id_rotations: r.get(9)?,
+                settings: Vec::new(),
             })
         })
         .optional()?;
@@ -119,11 +123,15 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             retry_at: r.get(5)?,
             dead: r.get(6)?,
             title: r.get(7)?,
+            folder: r.get(8)?,
         })
     };
     // An account's feeds are fetched by its server: a sync brings their entries.
-    let base = "SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
-                       coalesce(custom_title, title, url) FROM feeds WHERE account_id IS NULL";
+    let base = format!(
+        "{FOLDER_PATHS} SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
+                       coalesce(custom_title, title, url), (SELECT path FROM folder_paths p WHERE p.id = folder_id)
+         FROM feeds WHERE account_id IS NULL"
+    );
     match ids {
         None => {
             let mut stmt = conn.prepare_cached(&format!("{base} ORDER BY id"))?;
@@ -147,22 +155,63 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
 pub const MAX_REFRESH_EVERY_SECS: i64 = 24 * 3600;
 
 /// Feeds due for an automatic refresh at `now`: alive, not asked to wait, and not fetched for `interval` seconds
-/// (or for longer, up to [`MAX_REFRESH_EVERY_SECS`], when the feed itself asks to be fetched less often).
+/// or their own `refresh_minutes` (or for longer, up to [`MAX_REFRESH_EVERY_SECS`], when the feed itself asks to
+/// be fetched less often and its settings honour that).
 pub fn due_feeds(conn: &Connection, now: i64, interval: i64) -> Result<Vec<FeedId>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id FROM feeds
          WHERE account_id IS NULL AND dead = 0 AND coalesce(retry_at, 0) <= ?1
-           AND coalesce(last_fetched_at, 0) + max(?2, min(coalesce(refresh_every_secs, 0), ?3)) <= ?1
+           AND coalesce(last_fetched_at, 0) + max(coalesce(refresh_minutes * 60, ?2),
+                   CASE WHEN honour_ttl THEN min(coalesce(refresh_every_secs, 0), ?3) ELSE 0 END) <= ?1
          ORDER BY coalesce(last_fetched_at, 0), id",
     )?;
     let rows = stmt.query_map(params![now, interval, MAX_REFRESH_EVERY_SECS], |r| r.id(0))?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
+/// What the cache keeps of a feed's settings from the config (`[feeds."URL"]`, their source of truth), for
+/// the queries that need them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FeedSettings {
+    pub notify: bool,
+    pub hide_from_unread: bool,
+    /// Its own refresh interval, in minutes.
+    pub refresh_minutes: Option<u32>,
+    /// Honour the feed's own `<ttl>` / `sy:updatePeriod`.
+    pub honour_ttl: bool,
+    /// Fetch new entries in full on refresh: `Some` when the config says (the `T` key's choice otherwise).
+    pub full_text: Option<bool>,
+}
+
+/// Copies the config's per-feed settings onto the feeds: `default` for every feed, then each URL's own. Not a
+/// user's write (nothing a server hears of): the config is where these settings live.
+pub fn apply_settings(
+    conn: &mut Connection,
+    default: &FeedSettings,
+    feeds: &[(String, FeedSettings)],
+) -> Result<(), StoreError> {
+    let tx = conn.transaction()?;
+    tx.execute(
+        "UPDATE feeds SET notify = ?1, hide_from_unread = ?2, refresh_minutes = ?3, honour_ttl = ?4",
+        params![default.notify, default.hide_from_unread, default.refresh_minutes, default.honour_ttl],
+    )?;
+    {
+        let mut set = tx.prepare(
+            "UPDATE feeds SET notify = ?2, hide_from_unread = ?3, refresh_minutes = ?4, honour_ttl = ?5,
+                full_text = coalesce(?6, full_text) WHERE url = ?1",
+        )?;
+        for (url, s) in feeds {
+            set.execute(params![url, s.notify, s.hide_from_unread, s.refresh_minutes, s.honour_ttl, s.full_text])?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
 /// Unread entries of a feed.
 pub fn unread_count(conn: &Connection, feed_id: FeedId) -> Result<i64, StoreError> {
     Ok(conn
-        .prepare_cached("SELECT count(*) FROM entries WHERE feed_id = ?1 AND read = 0")?
+        .prepare_cached("SELECT count(*) FROM entries WHERE feed_id = ?1 AND read = 0 AND ignored = 0")?
         .query_row([feed_id.0], |r| r.get(0))?)
 }
 
@@ -301,9 +350,26 @@ pub(super) fn set_encoding_override(tx: &Connection, feed_id: FeedId, label: Opt
     Ok(())
 }
 
+/// Leaves a feed out of the feed list, or shows it again.
+pub(super) fn set_hidden(tx: &Connection, feed_id: FeedId, hidden: bool) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE feeds SET hidden = ?2 WHERE id = ?1")?.execute(params![feed_id.0, hidden])?;
+    Ok(())
+}
+
+/// A feed's tags (besides the one that is its folder), as newsboat gave them.
+pub fn tags(conn: &Connection, feed_id: FeedId) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT tag FROM feed_tags WHERE feed_id = ?1 ORDER BY tag")?;
+    Ok(stmt.query_map([feed_id.0], |r| r.get(0))?.collect::<Result<_, _>>()?)
+}
+
 /// Fetch the new entries of this feed in full on refresh, or stop.
-pub(super) fn set_full_text(tx: &Connection, feed_id: FeedId, on: bool) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE feeds SET full_text = ?2 WHERE id = ?1")?.execute(params![feed_id.0, on])?;
+/// Only entries first seen from `now` on are fetched in full: those stored before are left as they are.
+pub(super) fn set_full_text(tx: &Connection, feed_id: FeedId, on: bool, now: i64) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "UPDATE feeds SET full_text = ?2, full_text_since = CASE WHEN ?2 THEN ?3 ELSE full_text_since END
+         WHERE id = ?1",
+    )?
+    .execute(params![feed_id.0, on, now])?;
     Ok(())
 }
 
@@ -330,5 +396,58 @@ mod tests {
         assert!(!feeds.contains("SCAN e"), "{feeds}");
         let entries = plan(&conn, "SELECT id FROM entries WHERE feed_id = 1 ORDER BY sort_at DESC, id DESC LIMIT 10");
         assert!(entries.contains("entries_by_feed_date") && !entries.contains("TEMP B-TREE"), "{entries}");
+    }
+
+    #[test]
+    fn a_feed_hidden_from_unread_is_left_out_of_the_unread_view_and_its_count_but_keeps_its_own() {
+        use crate::model::{ListQuery, ListSource, Sort};
+        use crate::store::fixtures::{entry, fetched, one_feed};
+        let (_dir, mut conn, feed) = one_feed();
+        let entries = vec![entry("a", "One", "x", 100), entry("b", "Two", "y", 200)];
+        crate::store::fetches::save(&mut conn, feed, &fetched("Noisy", entries), 300).unwrap();
+        let unread = |conn: &Connection| {
+            let query = ListQuery { source: ListSource::Unread, sort: Sort::Newest, unread_only: false };
+            (
+                super::super::lists::entry_refs(conn, &query).unwrap().len(),
+                super::super::lists::view_counts(conn).unwrap().unread,
+            )
+        };
+        assert_eq!(unread(&conn), (2, 2));
+        let hidden = FeedSettings { hide_from_unread: true, honour_ttl: true, ..Default::default() };
+        apply_settings(&mut conn, &FeedSettings::default(), &[("http://example.com/feed".into(), hidden)]).unwrap();
+        assert_eq!(unread(&conn), (0, 0), "hidden from the Unread view and its count");
+        assert_eq!(unread_count(&conn, feed).unwrap(), 2, "its own row still counts");
+        apply_settings(&mut conn, &FeedSettings::default(), &[]).unwrap();
+        assert_eq!(unread(&conn), (2, 2), "a setting removed from the config is removed from the cache");
+    }
+
+    #[test]
+    fn a_feed_is_due_after_its_own_interval_and_its_ttl_only_when_honoured() {
+        use crate::store::fixtures::{fetched, one_feed};
+        let (_dir, mut conn, feed) = one_feed();
+        let mut record = fetched("Quarterly", vec![]);
+        if let crate::store::fetches::FetchRecord::Fetched { min_interval_secs, .. } = &mut record {
+            *min_interval_secs = Some(6 * 3600); // <ttl>360</ttl>
+        }
+        let at = 1_000_000;
+        crate::store::fetches::save(&mut conn, feed, &record, at).unwrap();
+        let hour = 3600;
+        let due = |conn: &Connection, after: i64| due_feeds(conn, at + after, hour).unwrap() == vec![feed];
+        let url = "http://example.com/feed".to_string();
+        let set = |conn: &mut Connection, s: FeedSettings| {
+            apply_settings(conn, &FeedSettings::default(), &[(url.clone(), s)]).unwrap();
+        };
+        set(&mut conn, FeedSettings { honour_ttl: true, ..Default::default() });
+        assert!(!due(&conn, 2 * hour), "the feed's ttl (6 h) beats the interval (1 h)");
+        assert!(due(&conn, 6 * hour));
+        set(&mut conn, FeedSettings { honour_ttl: false, ..Default::default() });
+        assert!(due(&conn, hour), "its ttl not honoured: the interval");
+        assert!(!due(&conn, hour - 1));
+        set(&mut conn, FeedSettings { honour_ttl: false, refresh_minutes: Some(15), ..Default::default() });
+        assert!(due(&conn, 15 * 60), "its own 15 minutes, before the hour");
+        assert!(!due(&conn, 15 * 60 - 1));
+        set(&mut conn, FeedSettings { honour_ttl: false, refresh_minutes: Some(24 * 60), ..Default::default() });
+        assert!(!due(&conn, 23 * hour), "once a day");
+        assert!(due(&conn, 24 * hour));
     }
 }

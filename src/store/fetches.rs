@@ -13,8 +13,7 @@ use tokio::sync::oneshot;
 
 use super::{MAX_CONTENT_BYTES, MAX_TITLE_BYTES};
 
-/// Most entries one fetch of a feed stores, so a hostile feed cannot fill the disk.
-pub const MAX_ENTRIES_PER_REFRESH: usize = 5_000;
+pub use crate::model::MAX_ENTRIES_PER_REFRESH;
 
 /// How a fetch of one feed ended, as the store records it.
 #[derive(Clone, Debug)]
@@ -32,6 +31,11 @@ pub enum FetchRecord {
         moved_to: Option<String>,
         /// How often the feed (or its server) asks to be fetched at most, in seconds.
         min_interval_secs: Option<u64>,
+        /// The places (in `feed.entries`) of the entries kill rules matched: stored ignored.
+        ignored: Vec<usize>,
+        /// How many entries the document listed when that is more than a refresh keeps and `feed.entries` was
+        /// already cut to [`MAX_ENTRIES_PER_REFRESH`] (the refresher lets the rest go right after parsing).
+        cut_from: Option<usize>,
     },
     /// 304: nothing changed since the validators we sent.
     NotModified { etag: Option<String>, last_modified: Option<String>, moved_to: Option<String> },
@@ -59,6 +63,16 @@ pub struct ApplyOutcome {
     pub retry_at: Option<i64>,
     /// The server said the feed is gone for good (410).
     pub dead: bool,
+    /// The feed listed more than [`MAX_ENTRIES_PER_REFRESH`] entries: how many (only the first were kept).
+    pub cut_from: Option<usize>,
+}
+
+/// What the feed info says of a feed that lists more entries than a refresh keeps.
+pub fn cut_warning(listed: usize) -> String {
+    format!(
+        "the feed lists {listed} entries; tidings keeps the first {MAX_ENTRIES_PER_REFRESH} of each refresh and drops \
+         the rest (a fixed limit)"
+    )
 }
 
 /// How long to leave a feed alone after its `failures`-th failure in a row: nothing after the first (it may
@@ -94,9 +108,24 @@ pub fn record_fetch(
 ) -> Result<ApplyOutcome, StoreError> {
     let mut outcome = ApplyOutcome::default();
     match record {
-        FetchRecord::Fetched { status, etag, last_modified, feed, decision, moved_to, min_interval_secs } => {
-            let warnings =
-                (!feed.warnings.is_empty()).then(|| serde_json::to_string(&feed.warnings).unwrap_or_default());
+        FetchRecord::Fetched {
+            status,
+            etag,
+            last_modified,
+            feed,
+            decision,
+            moved_to,
+            min_interval_secs,
+            ignored,
+            cut_from,
+        } => {
+            let mut warnings = feed.warnings.clone();
+            outcome.cut_from =
+                cut_from.or((feed.entries.len() > MAX_ENTRIES_PER_REFRESH).then_some(feed.entries.len()));
+            if let Some(listed) = outcome.cut_from {
+                warnings.push(cut_warning(listed));
+            }
+            let warnings = (!warnings.is_empty()).then(|| serde_json::to_string(&warnings).unwrap_or_default());
             tx.prepare_cached(
                 "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
                     etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
@@ -117,10 +146,15 @@ pub fn record_fetch(
                 min_interval_secs.map(|s| s as i64)
             ])?;
             let listed = &feed.entries[..feed.entries.len().min(MAX_ENTRIES_PER_REFRESH)];
+            // A twin is a stored entry the document no longer lists: a feed with nothing stored yet (its first
+            // fetch) has none, and its new entries are not searched for one.
+            let had_entries = tx
+                .prepare_cached("SELECT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)")?
+                .query_row([feed_id.0], |r| r.get::<_, bool>(0))?;
+            let mut twins = had_entries.then(|| Twins::new(listed));
             let mut rotated = 0;
-            let mut twins = Twins::new(listed);
-            for entry in listed {
-                match upsert_entry(tx, feed_id, entry, now, Some(&mut twins))? {
+            for (i, entry) in listed.iter().enumerate() {
+                match upsert_entry(tx, feed_id, entry, now, twins.as_mut(), ignored.binary_search(&i).is_ok())? {
                     Upsert::Inserted(_) => outcome.new += 1,
                     Upsert::Updated => outcome.updated += 1,
                     Upsert::Rotated => {
@@ -208,7 +242,7 @@ pub(super) fn store_entry(
     now: i64,
 ) -> Result<Option<EntryId>, StoreError> {
     // A server's item ids are its own and stable: no twin is looked for.
-    Ok(match upsert_entry(tx, feed_id, entry, now, None)? {
+    Ok(match upsert_entry(tx, feed_id, entry, now, None, false)? {
         Upsert::Inserted(id) => Some(id),
         Upsert::Updated | Upsert::Rotated | Upsert::Unchanged => None,
     })
@@ -217,7 +251,8 @@ pub(super) fn store_entry(
 /// Stores one entry by its id (`key`). An entry whose id is new but whose twin is stored — the same link and
 /// title (and date, when both have one) under an id the document no longer lists (`twins`) — is that twin: a
 /// feed that gives its entries new ids on every fetch must not grow the cache and bring back read entries as
-/// unread. The twin takes the new id and keeps its flags.
+/// unread. The twin takes the new id and keeps its flags. `ignored`: a kill rule matched it (stored so when new,
+/// and when changed).
 ///
 /// Per entry this costs what storing it must: cached statements bound to fields borrowed from the parsed entry
 /// (nothing copied, no SQL built), one lookup by key, and for a new one an insert.
@@ -227,6 +262,7 @@ fn upsert_entry(
     e: &ParsedEntry,
     now: i64,
     twins: Option<&mut Twins<'_>>,
+    ignored: bool,
 ) -> Result<Upsert, StoreError> {
     let row = NewFields::of(e);
     let key = crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES);
@@ -272,14 +308,19 @@ fn upsert_entry(
         row.thumbnail
     ];
     match stored {
+        // An entry carried over from another reader under another key: it is this one.
+        None if super::carried::alias_of(tx, feed_id, key)?.is_some() => {
+            upsert_entry(tx, feed_id, e, now, twins, ignored)
+        }
         None if super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
         None if let Some(twin) = twins.map(|t| t.twin_of(tx, feed_id, &row)).transpose()?.flatten() => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&twin.0, &key];
             values.extend_from_slice(fields);
+            values.push(&ignored);
             tx.prepare_cached(
                 "UPDATE entries SET key = ?2, title = ?3, link = ?4, author = ?5, published_at = ?6, updated_at = ?7,
                     content_html = ?8, summary_html = ?9, categories = ?10, enclosures = ?11, comments = ?12,
-                    thumbnail = ?13, sort_at = coalesce(?6, ?7, first_seen_at)
+                    thumbnail = ?13, sort_at = coalesce(?6, ?7, first_seen_at), ignored = ?14
                  WHERE id = ?1",
             )?
             .execute(values.as_slice())?;
@@ -288,10 +329,11 @@ fn upsert_entry(
         None => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&feed_id.0, &key, &now];
             values.extend_from_slice(fields);
+            values.push(&ignored);
             tx.prepare_cached(
                 "INSERT INTO entries (feed_id, key, first_seen_at, title, link, author, published_at, updated_at,
-                    content_html, summary_html, categories, enclosures, comments, thumbnail, sort_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3))",
+                    content_html, summary_html, categories, enclosures, comments, thumbnail, sort_at, ignored)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15)",
             )?
             .execute(values.as_slice())?;
             Ok(Upsert::Inserted(EntryId(tx.last_insert_rowid())))
@@ -300,10 +342,11 @@ fn upsert_entry(
         Some((id, first_seen, _)) => {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&id.0, &first_seen];
             values.extend_from_slice(fields);
+            values.push(&ignored);
             tx.prepare_cached(
                 "UPDATE entries SET title = ?3, link = ?4, author = ?5, published_at = ?6, updated_at = ?7,
                     content_html = ?8, summary_html = ?9, categories = ?10, enclosures = ?11, comments = ?12,
-                    thumbnail = ?13, sort_at = coalesce(?6, ?7, ?2)
+                    thumbnail = ?13, sort_at = coalesce(?6, ?7, ?2), ignored = ?14
                  WHERE id = ?1",
             )?
             .execute(values.as_slice())?;
@@ -617,6 +660,8 @@ mod tests {
             decision: None,
             moved_to: None,
             min_interval_secs: None,
+            ignored: vec![],
+            cut_from: None,
         }
     }
 
@@ -633,6 +678,23 @@ mod tests {
         let second = save(&mut conn, id, &record, 20).unwrap();
         assert_eq!((second.new, second.updated, second.unread), (0, 0, 2));
         assert_eq!(super::super::entries::of_feed(&conn, id).unwrap().len(), 2);
+    }
+
+    /// Defect 3 of issue 21: a feed that lists more than a refresh keeps says so, in the refresh's outcome and in
+    /// its feed info, instead of silently keeping the first 5,000.
+    #[test]
+    fn a_feed_longer_than_a_refresh_keeps_says_how_many_it_listed() {
+        let (_dir, mut conn, id) = setup();
+        let listed = MAX_ENTRIES_PER_REFRESH + 1;
+        let many: Vec<ParsedEntry> = (0..listed).map(|i| entry(&format!("k{i}"), &format!("E {i}"))).collect();
+        let outcome = save(&mut conn, id, &fetched(many), 10).unwrap();
+        assert_eq!((outcome.new, outcome.cut_from), (MAX_ENTRIES_PER_REFRESH, Some(listed)));
+        let info = feeds::feed_info(&conn, id).unwrap().unwrap();
+        assert_eq!(info.warnings, [cut_warning(listed)]);
+        assert!(info.warnings[0].starts_with("the feed lists 5001 entries; tidings keeps the first 5000"));
+        let outcome = save(&mut conn, id, &fetched(vec![entry("k0", "E 0")]), 20).unwrap();
+        assert_eq!(outcome.cut_from, None);
+        assert!(feeds::feed_info(&conn, id).unwrap().unwrap().warnings.is_empty(), "a shorter fetch clears it");
     }
 
     /// The same 20 entries under new ids on every fetch (what the attack's feed did): 20 entries stored after six

@@ -53,5 +53,7 @@ pub(crate) fn fetched(title: &str, entries: Vec<ParsedEntry>) -> FetchRecord {
         decision: None,
         moved_to: None,
         min_interval_secs: None,
+        ignored: vec![],
+        cut_from: None,
     }
 }

@@ -22,7 +22,7 @@ pub(super) fn refs(
     sort: Sort,
     unread_only: bool,
 ) -> Result<Vec<EntryRef>, StoreError> {
-    let filter = Filter::of(source)?;
+    let filter = Filter::of(conn, source)?;
     let unread = filter.unread || unread_only;
     // The unread index orders by date; by title, or among a search's matches, the read flag would cost a row
     // read per entry: there, read entries are left out after the flags are known instead.
@@ -63,6 +63,10 @@ pub(super) fn refs(
     if unread && !unread_in_sql {
         refs.retain(|r| !r.read);
     }
+    // What kill rules caught is never shown (the unread and starred indexes already leave it out).
+    if !(filter.ignored || unread_in_sql || filter.starred) {
+        leave_out_ignored(conn, &mut refs)?;
+    }
     if sort == Sort::ByFeed {
         refs = in_feed_order(conn, refs)?;
     }
@@ -93,13 +97,27 @@ fn attach_flags(
     }
     let max_id = refs.iter().map(|r| r.id.0).max().unwrap_or(0).max(0) as usize;
     if !all_unread {
-        let unread = id_set(conn, "SELECT id FROM entries WHERE read = 0", max_id)?;
+        // An ignored entry reads as read here (its index leaves it out); lists leave it out anyway.
+        let unread = id_set(conn, "SELECT id FROM entries WHERE read = 0 AND ignored = 0", max_id)?;
         refs.iter_mut().for_each(|r| r.read = !unread.contains(r.id));
     }
     if !all_starred {
-        let starred = id_set(conn, "SELECT id FROM entries WHERE starred = 1", max_id)?;
+        let starred = id_set(conn, "SELECT id FROM entries WHERE starred = 1 AND ignored = 0", max_id)?;
         refs.iter_mut().for_each(|r| r.starred = starred.contains(r.id));
     }
+    Ok(())
+}
+
+/// Drops the entries kill rules caught (found in their small index; nothing to do when there are none).
+fn leave_out_ignored(conn: &Connection, refs: &mut Vec<EntryRef>) -> Result<(), StoreError> {
+    let any: bool =
+        conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM entries WHERE ignored = 1)")?.query_row([], |r| r.get(0))?;
+    if !any || refs.is_empty() {
+        return Ok(());
+    }
+    let max_id = refs.iter().map(|r| r.id.0).max().unwrap_or(0).max(0) as usize;
+    let ignored = id_set(conn, "SELECT id FROM entries WHERE ignored = 1", max_id)?;
+    refs.retain(|r| !ignored.contains(r.id));
     Ok(())
 }
 
@@ -155,18 +173,28 @@ pub(super) struct Filter {
     starred: bool,
     /// The entries match a search.
     matches: bool,
+    /// The entries kill rules caught (shown by `tidings list --ignored` only).
+    ignored: bool,
 }
 
 impl Filter {
-    pub(super) fn of(source: &ListSource) -> Result<Filter, StoreError> {
-        let mut filter = Filter { sql: "1".into(), params: Vec::new(), unread: false, starred: false, matches: false };
-        filter.add(source)?;
+    pub(super) fn of(conn: &Connection, source: &ListSource) -> Result<Filter, StoreError> {
+        let mut filter = Filter {
+            sql: "1".into(),
+            params: Vec::new(),
+            unread: false,
+            starred: false,
+            matches: false,
+            ignored: false,
+        };
+        filter.add(conn, source)?;
         Ok(filter)
     }
 
-    /// The SQL condition, with `e.read = 0` when `unread` is asked and the list is of unread entries.
+    /// The SQL condition, with `e.read = 0` when `unread` is asked and the list is of unread entries (what kill
+    /// rules caught is not: the unread index leaves it out).
     pub(super) fn condition(&self, unread: bool) -> String {
-        if unread { format!("{} AND e.read = 0", self.sql) } else { self.sql.clone() }
+        if unread { format!("{} AND e.read = 0 AND e.ignored = 0", self.sql) } else { self.sql.clone() }
     }
 
     fn and(&mut self, condition: &str, param: Option<Value>) {
@@ -174,13 +202,34 @@ impl Filter {
         self.params.extend(param);
     }
 
-    fn add(&mut self, source: &ListSource) -> Result<(), StoreError> {
+    fn add(&mut self, conn: &Connection, source: &ListSource) -> Result<(), StoreError> {
         match source {
             ListSource::All => {}
-            ListSource::Unread => self.unread = true,
+            ListSource::Unread => {
+                self.unread = true;
+                // Feeds the config hides from the Unread view (`hide_from_unread`).
+                self.and("e.feed_id NOT IN (SELECT id FROM feeds WHERE hide_from_unread = 1)", None);
+            }
             ListSource::Starred => {
-                self.and("e.starred = 1", None);
+                self.and("e.starred = 1 AND e.ignored = 0", None);
                 self.starred = true;
+            }
+            ListSource::Query { query, within } => {
+                let parsed = crate::query::parse(query).map_err(|e| StoreError::Rule(e.to_string()))?;
+                let compiled = super::query::compile(conn, &parsed, chrono::Utc::now().timestamp())?;
+                self.and(&format!("({})", compiled.sql), None);
+                self.params.extend(compiled.params);
+                self.matches = true;
+                if let Some(within) = within {
+                    self.add(conn, within)?;
+                }
+            }
+            ListSource::Ignored { within } => {
+                self.and("e.ignored = 1", None);
+                self.ignored = true;
+                if let Some(within) = within {
+                    self.add(conn, within)?;
+                }
             }
             ListSource::Feed(id) => self.and("e.feed_id = ?", Some(Value::Integer(id.0))),
             ListSource::Folder(id) => self.and(
@@ -195,7 +244,7 @@ impl Filter {
                 self.and(&condition, Some(Value::Text(expression)));
                 self.matches = true;
                 if let Some(within) = within {
-                    self.add(within)?;
+                    self.add(conn, within)?;
                 }
             }
         }
@@ -207,10 +256,19 @@ impl Filter {
 pub fn view_counts(conn: &Connection) -> Result<ViewCounts, StoreError> {
     Ok(conn
         .prepare_cached(
-            "SELECT (SELECT count(*) FROM entries), (SELECT count(*) FROM entries WHERE read = 0),
-                    (SELECT count(*) FROM entries WHERE starred = 1)",
+            "SELECT (SELECT count(*) FROM entries) - (SELECT count(*) FROM entries WHERE ignored = 1),
+                    (SELECT count(*) FROM entries WHERE read = 0 AND ignored = 0
+                        AND feed_id NOT IN (SELECT id FROM feeds WHERE hide_from_unread = 1)),
+                    (SELECT count(*) FROM entries WHERE starred = 1 AND ignored = 0)",
         )?
         .query_row([], |r| Ok(ViewCounts { all: r.get(0)?, unread: r.get(1)?, starred: r.get(2)? }))?)
+}
+
+/// The unread entries a query of the query language matches (a saved view's count), ignored ones left out.
+pub fn query_unread_count(conn: &Connection, query: &str) -> Result<i64, StoreError> {
+    let filter = Filter::of(conn, &ListSource::Query { query: query.to_string(), within: None })?;
+    let sql = format!("SELECT count(*) FROM entries e WHERE {}", filter.condition(true));
+    Ok(conn.prepare_cached(&sql)?.query_row(params_from_iter(&filter.params), |r| r.get(0))?)
 }
 
 /// The entries matching `query`, within a feed, folder or view when `within` is set, in `sort` order; read
@@ -244,6 +302,8 @@ pub fn list_key(source: &ListSource) -> String {
         ListSource::Feed(id) => format!("feed:{id}"),
         ListSource::Folder(id) => format!("folder:{id}"),
         ListSource::Search { .. } => "search".into(),
+        ListSource::Query { query, .. } => format!("query:{query}"),
+        ListSource::Ignored { .. } => "ignored".into(),
     }
 }
 
@@ -337,6 +397,8 @@ mod tests {
                 decision: None,
                 moved_to: None,
                 min_interval_secs: None,
+                ignored: vec![],
+                cut_from: None,
             };
             fetches::save(&mut conn, feeds[i], &record, 1).unwrap();
         }
@@ -475,8 +537,8 @@ mod tests {
         let lists_use_their_indexes = || {
             for (filter, order, index) in [
                 ("1", newest, "entries_by_date"),
-                ("e.read = 0", newest, "entries_unread_by_date"),
-                ("e.starred = 1", newest, "entries_starred_by_date"),
+                ("e.read = 0 AND e.ignored = 0", newest, "entries_unread_by_date"),
+                ("e.starred = 1 AND e.ignored = 0", newest, "entries_starred_by_date"),
                 ("e.feed_id = 1", newest, "entries_by_feed_date"),
                 ("1", "e.title COLLATE NOCASE, e.sort_at DESC, e.id DESC", "entries_by_title"),
             ] {

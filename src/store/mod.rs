@@ -15,16 +15,19 @@
 pub mod accounts;
 mod apply;
 pub mod articles;
+mod carried;
 pub mod changes;
 pub mod entries;
 pub mod feeds;
 pub mod fetches;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 pub mod folders;
 mod holders;
 pub mod lists;
+pub mod preferences;
 pub mod purge;
+pub mod query;
 mod schema;
 pub use holders::holders;
 pub mod search;
@@ -85,6 +88,9 @@ pub enum StoreError {
     /// A search or list query that means nothing; the message says what to type instead.
     #[error("{0}")]
     Query(#[from] crate::search::QueryError),
+    /// A query of the query language that does not parse (the message names the column).
+    #[error("{0}")]
+    Rule(String),
 }
 
 impl StoreError {
@@ -134,6 +140,7 @@ pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
     let open_err = |e| classify(path, e);
     let mut conn = Connection::open(path).map_err(open_err)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
+    query::register_functions(&conn).map_err(open_err)?;
     conn.set_transaction_behavior(TransactionBehavior::Immediate);
     // Read-only checks first: a newer or foreign file must be left exactly as it was.
     check_schema(&conn, path, true)?;
@@ -249,6 +256,7 @@ fn read_only(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .map_err(|e| classify(path, e))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| classify(path, e))?;
+    query::register_functions(&conn).map_err(|e| classify(path, e))?;
     Ok(conn)
 }
 

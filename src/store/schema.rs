@@ -241,6 +241,53 @@ pub(super) const MIGRATIONS: &[Step] = &[
     // new stops at the first page it already has: `items_since` is whole seconds, and a server that stores a
     // whole refresh within one second would otherwise send all of it again each time.
     Step::Sql("ALTER TABLE accounts ADD COLUMN items_seen_usec INTEGER NOT NULL DEFAULT 0;"),
+    // 12: the query language's kill rules and per-feed settings. An entry a kill rule (`[[ignore]]` in the config)
+    // catches is kept but `ignored`: the unread and starred indexes leave it out, so every count and list does
+    // without a row read, and a small index holds the ignored ones (`tidings list --ignored`). The per-feed
+    // settings of the config (`[feeds."URL"]`, their source of truth) that queries need are copied onto the feed
+    // at every start and edit: notify on new entries, hidden from the Unread view, its own refresh interval.
+    Step::Sql(
+        "ALTER TABLE entries ADD COLUMN ignored INTEGER NOT NULL DEFAULT 0;
+        DROP INDEX entries_unread_by_feed;
+        CREATE INDEX entries_unread_by_feed ON entries(feed_id) WHERE read = 0 AND ignored = 0;
+        DROP INDEX entries_unread_by_date;
+        CREATE INDEX entries_unread_by_date ON entries(sort_at, id, feed_id) WHERE read = 0 AND ignored = 0;
+        DROP INDEX entries_starred_by_date;
+        CREATE INDEX entries_starred_by_date ON entries(sort_at, id, feed_id) WHERE starred = 1 AND ignored = 0;
+        CREATE INDEX entries_ignored ON entries(id, feed_id) WHERE ignored = 1;
+        ALTER TABLE feeds ADD COLUMN notify INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN hide_from_unread INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN refresh_minutes INTEGER;
+        ALTER TABLE feeds ADD COLUMN honour_ttl INTEGER NOT NULL DEFAULT 1;",
+    ),
+    // 13: what a newsboat home carries over (see `carried`): feeds hidden from the feed list, the tags a feed
+    // had besides the one that became its folder, and the other keys an entry carried over may come back under
+    // (a refresh that brings one of them takes the stored entry as that entry, so nothing arrives twice); and the
+    // reader's remembered settings (feeds with nothing unread hidden, the last search); and when a feed was set to
+    // be fetched in full, so only entries first seen since are (not every entry stored before).
+    Step::Sql(
+        "ALTER TABLE feeds ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE feed_tags (
+            feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (feed_id, tag)
+        ) WITHOUT ROWID;
+        CREATE TABLE entry_aliases (
+            feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            entry_id INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+            PRIMARY KEY (feed_id, key)
+        ) WITHOUT ROWID;
+        CREATE INDEX entry_aliases_by_entry ON entry_aliases(entry_id);
+        ALTER TABLE feeds ADD COLUMN full_text_since INTEGER;
+        CREATE TABLE preferences (
+            name TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        -- Greek is searched without its accents now: entries with Greek text are indexed again.
+        UPDATE entries SET search_indexed = 0 WHERE search_indexed = 1
+            AND (title GLOB '*[ά-ώΆ-Ώ]*' OR content_html GLOB '*[ά-ώΆ-Ώ]*' OR summary_html GLOB '*[ά-ώΆ-Ώ]*');",
+    ),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

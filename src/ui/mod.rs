@@ -42,6 +42,9 @@ pub fn draw_with(frame: &mut Frame<'_>, state: &State, theme: &Theme, canvas: &p
         let now = pictures::placements(state, canvas.shelf);
         pictures::erase(frame.buffer_mut(), canvas.stale, &now);
     }
+    if !canvas.deletes.is_empty() {
+        pictures::send(frame.buffer_mut(), canvas.deletes);
+    }
 }
 
 /// The frame of a pane, its title in bold, thicker and coloured when it has the focus.

@@ -45,6 +45,8 @@ pub(super) fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: R
                         ListKey::All => ("≡", list.views.all),
                         ListKey::Unread => ("●", list.views.unread),
                         ListKey::Starred => ("★", list.views.starred),
+                        // A saved view shows its unread entries, once counted (off the loop's thread).
+                        ListKey::View(i) => ("◆", list.saved.get(*i).and_then(|v| v.unread).unwrap_or(-1)),
                         _ => ("⌕", list.search.as_ref().and_then(|s| s.count).map_or(-1, |c| c as i64)),
                     };
                     (icon, theme.unread_marker, state.list_name(*view), count, 0, theme.folder)
@@ -101,11 +103,13 @@ pub(super) fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: R
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// The entry list's date column for a pane `width` wide: the full date, then month and day, then nothing, so
-/// the titles keep most of a narrow pane.
-fn date_column(zone: crate::clock::Zone, ts: i64, width: usize) -> String {
+/// The entry list's date column for a pane `width` wide: the full date, then month and day (with the year's
+/// last two digits when the list shows entries of another year than `now`'s: `17-11-23`), then nothing, so the
+/// titles keep most of a narrow pane.
+fn date_column(zone: crate::clock::Zone, ts: i64, width: usize, other_years: bool) -> String {
     match width {
         w if w >= 44 => format!("{} ", zone.date(ts)),
+        w if w >= 28 && other_years => format!("{} ", zone.format(ts, "%y-%m-%d")),
         w if w >= 28 => format!("{} ", zone.format(ts, "%m-%d")),
         _ => String::new(),
     }
@@ -158,9 +162,18 @@ pub(super) fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area:
         return;
     }
     let width = usize::from(inner.width);
+    // The year is shown when the rows on screen are not all of this year.
+    let year = |ts: i64| state.clock.zone.format(ts, "%Y");
+    let this_year = year(state.clock.now);
+    let other_years = (list.cursor.offset..list.len())
+        .take(usize::from(inner.height))
+        .filter_map(|i| list.row(i))
+        .any(|row| year(row.date) != this_year);
     let show_feed = matches!(
         list.of,
-        Some(ListKey::Folder(_) | ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search)
+        Some(
+            ListKey::Folder(_) | ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_)
+        )
     );
     // Across feeds, a column says whose entry it is (newsboat's query feeds do the same).
     let feed_column = if show_feed && width >= 36 { (width / 4).clamp(8, 20) } else { 0 };
@@ -172,10 +185,10 @@ pub(super) fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area:
             let marker = format!("{}{} ", if r.read { ' ' } else { '●' }, if r.starred { '★' } else { ' ' });
             let (date, title) = match list.row(i) {
                 Some(row) => (
-                    date_column(state.clock.zone, row.date, width),
+                    date_column(state.clock.zone, row.date, width, other_years),
                     row.title.as_deref().map(|t| one_line(t, 400)).unwrap_or_else(|| "(untitled)".into()),
                 ),
-                None => (" ".repeat(date_column(state.clock.zone, 0, width).width()), "…".to_string()),
+                None => (" ".repeat(date_column(state.clock.zone, 0, width, other_years).width()), "…".to_string()),
             };
             let feed = if feed_column > 0 {
                 let name = state.feeds.feed(r.feed_id).map(|f| one_line(&f.title, 200)).unwrap_or_default();
@@ -300,4 +313,18 @@ pub(super) fn article(frame: &mut Frame<'_>, state: &State, theme: &Theme, area:
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_year_is_kept_when_the_list_spans_years() {
+        let zone = crate::clock::Zone::utc();
+        let nov_2017 = 1_511_395_200; // 2017-11-23
+        assert_eq!(date_column(zone, nov_2017, 30, false), "11-23 ");
+        assert_eq!(date_column(zone, nov_2017, 30, true), "17-11-23 ");
+        assert_eq!(date_column(zone, nov_2017, 50, true), "2017-11-23 ");
+    }
 }

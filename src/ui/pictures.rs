@@ -27,6 +27,8 @@ pub struct Canvas<'a> {
     pub shelf: Option<&'a Shelf>,
     /// Screen areas a picture covered in the last frame that no picture covers now, to erase.
     pub stale: &'a [Rect],
+    /// Escape sequences deleting pictures from kitty's memory, written with this frame.
+    pub deletes: &'a str,
 }
 
 /// A picture on screen: the visible part of it, and which picture at which size.
@@ -97,6 +99,17 @@ pub(super) fn draw(frame: &mut Frame<'_>, state: &State, theme: &Theme, canvas: 
             None => {}
         }
     }
+}
+
+/// Writes `deletes` (escape sequences that draw nothing) with the frame: in front of the screen's first cell,
+/// which is then written again whatever the last frame had there.
+pub(super) fn send(buf: &mut Buffer, deletes: &str) {
+    let at = (buf.area.x, buf.area.y);
+    let Some(cell) = buf.cell_mut(at) else { return };
+    let width = cell.symbol().width().clamp(1, usize::from(u16::MAX)) as u16;
+    let symbol = format!("{deletes}{}", cell.symbol());
+    cell.set_symbol(&symbol);
+    cell.set_diff_option(CellDiffOption::ForcedWidth(NonZeroU16::new(width).unwrap_or(NonZeroU16::MIN)));
 }
 
 /// Erases, on a terminal that keeps a picture's pixels until told (sixel, iTerm2), the rows of `stale` areas that

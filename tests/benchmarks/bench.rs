@@ -7,7 +7,9 @@
 //! H > 1 serves the feeds from 127.0.1.1 … 127.0.1.H, L ms added to every answer), `--concurrency N --per-host N`
 //! (tidings's defaults), `--tidings-only` (no curl, newsboat or sfeed), `--runs N` (rounds, medians after) and
 //! `--compare REV` (another commit built and run beside this build, in turn; see `compare.rs`); after the whole
-//! refresh it measures the refresh's phases apart (see `phases.rs`). They print figures and assert nothing: a
+//! refresh it measures the refresh's phases apart (see `phases.rs`). `rules` (only by name) refreshes the same farm
+//! cold without kill rules and with twenty, in turn (`--runs N`, 3), and prints what the rules cost. They print
+//! figures and assert nothing: a
 //! shared two-core machine is too noisy for timed tests.
 
 // A benchmark or a harness of its own: what it measured goes to standard output.
@@ -721,6 +723,86 @@ fn refresh(args: &[String]) {
     }
 }
 
+/// Kill rules at ingest: the cold refresh of the refresh farm (1000 feeds × 50 items by default) by the real
+/// binary with no rules and with twenty (titles, bodies, authors, one feed's), taking turns over `--runs`
+/// rounds; the medians and what the rules cost, against the issue's 10 %.
+fn rules_at_ingest(args: &[String]) {
+    let shape = RefreshShape::from_args(args);
+    let runs = arg_value(args, "--runs", 3).max(1);
+    let farm = server::Farm::start(shape.hosts, shape.latency).expect("bind the farm's loopback addresses");
+    let mut urls = Vec::with_capacity(shape.feeds);
+    for f in 0..shape.feeds {
+        let host = f % shape.hosts;
+        let path = format!("/feed/{f}.xml");
+        let xml = bench_feed(f, shape.items, &server::farm_address(host).to_string());
+        farm.route(&path, server::Reply::ok("application/rss+xml; charset=utf-8", xml));
+        urls.push(farm.url(host, &path));
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let opml: String = urls.iter().map(|u| format!("<outline type=\"rss\" text=\"{u}\" xmlUrl=\"{u}\"/>")).collect();
+    let opml_path = dir.path().join("feeds.opml");
+    std::fs::write(&opml_path, format!("<opml version=\"2.0\"><body>{opml}</body></opml>")).expect("write opml");
+    let settings = format!("concurrency = {}\nper_host_concurrency = {}\n", shape.concurrency, shape.per_host);
+    let mut rules = String::new();
+    for i in 0..20 {
+        rules.push_str(&match i % 4 {
+            0 => format!("\n[[ignore]]\nquery = 'title ~ \"sponsored {i}\"'\n"),
+            1 => format!("\n[[ignore]]\nquery = 'text ~ \"promo code {i}\" or text ~ giveaway{i}'\n"),
+            2 => format!("\n[[ignore]]\nquery = 'author = \"Bot {i}\" and not starred'\n"),
+            _ => format!("\n[[ignore]]\nfeed = \"Feed {i}\"\nquery = 'title ~ \"item 4\"'\n"),
+        });
+    }
+    let plain = dir.path().join("plain.toml");
+    std::fs::write(&plain, &settings).expect("write config");
+    let ruled = dir.path().join("rules.toml");
+    std::fs::write(&ruled, format!("{settings}{rules}")).expect("write config");
+    let tidings = |config: &std::path::Path, db: &std::path::Path, sub: &[&str]| {
+        let mut cmd = std::process::Command::new(compare::this_build().tidings);
+        cmd.env("HOME", dir.path()).arg("--config").arg(config).arg("--db").arg(db).args(sub);
+        cmd
+    };
+    let imported = dir.path().join("imported.db");
+    let out =
+        tidings(&plain, &imported, &["import", opml_path.to_str().expect("a UTF-8 path")]).output().expect("import");
+    assert!(out.status.success(), "import failed: {}", support::stderr(&out));
+    println!(
+        "kill rules at ingest: cold refresh of {} feeds × {} items, without rules and with 20, taking turns ({runs} \
+         rounds)",
+        shape.feeds, shape.items
+    );
+    let mut times: [Vec<f64>; 2] = Default::default();
+    let mut cpus: [Vec<f64>; 2] = Default::default();
+    for round in 0..runs {
+        for (k, (what, config)) in [("no rules", &plain), ("20 rules", &ruled)].into_iter().enumerate() {
+            let db = dir.path().join(format!("rules-{k}.db"));
+            copy_db(&imported, &db);
+            let (m, cpu) = measure_alone(&tidings(config, &db, &["refresh"]));
+            assert!(m.output.status.success(), "{what}: {}", support::stderr(&m.output));
+            let caught = tidings(config, &db, &["list", "--ignored", "--json"]).output().expect("list --ignored");
+            let count = serde_json::from_slice::<serde_json::Value>(&caught.stdout)
+                .ok()
+                .and_then(|v| v["count"].as_u64())
+                .unwrap_or(0);
+            println!(
+                "  {what:<10} #{}  {:>7.3} s   cpu {:>6.2} s   {count} entries caught",
+                round + 1,
+                m.wall.as_secs_f64(),
+                cpu.as_secs_f64()
+            );
+            times[k].push(m.wall.as_secs_f64());
+            cpus[k].push(cpu.as_secs_f64());
+        }
+    }
+    let (plain_wall, ruled_wall) = (median(times[0].clone()), median(times[1].clone()));
+    let (plain_cpu, ruled_cpu) = (median(cpus[0].clone()), median(cpus[1].clone()));
+    println!(
+        "  medians: {plain_wall:.3} s without, {ruled_wall:.3} s with: the rules cost {:+.1} % of the refresh's time \
+         (cpu {plain_cpu:.2} s → {ruled_cpu:.2} s, {:+.1} %); target ≤ 10 %",
+        (ruled_wall / plain_wall - 1.0) * 100.0,
+        (ruled_cpu / plain_cpu - 1.0) * 100.0
+    );
+}
+
 fn main() -> std::process::ExitCode {
     let raw: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     if raw.first().is_some_and(|a| a == MEASURE_MODE) {
@@ -760,9 +842,105 @@ fn main() -> std::process::ExitCode {
     if wants("refresh") {
         refresh(&raw);
     }
+    if modes.iter().any(|a| *a == "newsboat") {
+        newsboat();
+    }
+    // Two cold refreshes of the refresh farm per round: only when asked for by name.
+    if modes.iter().any(|a| *a == "rules") {
+        rules_at_ingest(&raw);
+    }
     // Against a FreshRSS it sets up (minutes): only when asked for by name.
     if modes.iter().any(|a| *a == "sync") {
         sync::run(&raw);
     }
     std::process::ExitCode::SUCCESS
+}
+
+/// `tidings import newsboat` on a newsboat home of 1,000 feeds and 100,000 entries (a cache with newsboat
+/// 2.21's schema, every tenth entry unread, every fiftieth flagged, feeds tagged into 20 folders), timed as a
+/// user runs it: the real binary, once into a new database and once more (which must change nothing).
+fn newsboat() {
+    const FEEDS: usize = 1_000;
+    const PER_FEED: usize = 100;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = dir.path().join("cache.db");
+    {
+        let mut conn = rusqlite::Connection::open(&cache).expect("cache");
+        conn.execute_batch(
+            "CREATE TABLE rss_feed (rssurl VARCHAR(1024) PRIMARY KEY NOT NULL, url VARCHAR(1024) NOT NULL,
+                title VARCHAR(1024) NOT NULL, lastmodified INTEGER(11) NOT NULL DEFAULT 0,
+                is_rtl INTEGER(1) NOT NULL DEFAULT 0, etag VARCHAR(128) NOT NULL DEFAULT '');
+             CREATE TABLE rss_item (id INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, guid VARCHAR(64) NOT NULL,
+                title VARCHAR(1024) NOT NULL, author VARCHAR(1024) NOT NULL, url VARCHAR(1024) NOT NULL,
+                feedurl VARCHAR(1024) NOT NULL, pubDate INTEGER NOT NULL, content VARCHAR(65535) NOT NULL,
+                unread INTEGER(1) NOT NULL, enclosure_url VARCHAR(1024), enclosure_type VARCHAR(1024),
+                enqueued INTEGER(1) NOT NULL DEFAULT 0, flags VARCHAR(52), deleted INTEGER(1) NOT NULL DEFAULT 0,
+                base VARCHAR(128) NOT NULL DEFAULT '');",
+        )
+        .expect("schema");
+        let tx = conn.transaction().expect("tx");
+        {
+            let mut feed = tx.prepare("INSERT INTO rss_feed (rssurl, url, title) VALUES (?1, ?2, ?3)").unwrap();
+            let mut item = tx
+                .prepare(
+                    "INSERT INTO rss_item (guid, title, author, url, feedurl, pubDate, content, unread, flags)
+                     VALUES (?1, ?2, 'Author', ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .unwrap();
+            for f in 0..FEEDS {
+                let url = format!("http://127.0.0.1:9/feed/{f}.xml");
+                feed.execute(rusqlite::params![url, format!("http://site{f}.example/"), format!("Feed {f}")]).unwrap();
+                for i in 0..PER_FEED {
+                    let n = f * PER_FEED + i;
+                    item.execute(rusqlite::params![
+                        format!("tag:site{f}.example,2025:{i}"),
+                        format!("Entry {i} of feed {f}"),
+                        format!("http://site{f}.example/{i}"),
+                        url,
+                        1_700_000_000 + n as i64 * 60,
+                        format!("<p>The body of entry {i}, with a few words of text to store and index later.</p>"),
+                        i64::from(n.is_multiple_of(10)),
+                        if n.is_multiple_of(50) { "s" } else { "" },
+                    ])
+                    .unwrap();
+                }
+            }
+        }
+        tx.commit().expect("commit");
+    }
+    let urls: String = (0..FEEDS)
+        .map(|f| format!("http://127.0.0.1:9/feed/{f}.xml \"Folder {}\" \"tag{}\"\n", f % 20, f % 7))
+        .collect();
+    let urls_file = dir.path().join("urls");
+    std::fs::write(&urls_file, urls).expect("urls");
+    let db = dir.path().join("tidings.db");
+    let run = || {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tidings"));
+        cmd.env("HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .arg("--db")
+            .arg(&db)
+            .args(["import", "newsboat", "--urls"])
+            .arg(&urls_file)
+            .arg("--cache")
+            .arg(&cache);
+        measure(&mut cmd)
+    };
+    let first = run();
+    assert!(first.output.status.success(), "{}", String::from_utf8_lossy(&first.output.stderr));
+    let said = String::from_utf8_lossy(&first.output.stdout).into_owned();
+    assert!(said.contains(&format!("{} added", FEEDS * PER_FEED)), "{said}");
+    let second = run();
+    let again = String::from_utf8_lossy(&second.output.stdout).into_owned();
+    assert!(
+        again.contains(&format!("0 added (0 read, 0 starred from flags), {} already stored", FEEDS * PER_FEED)),
+        "{again}"
+    );
+    println!(
+        "newsboat import: {FEEDS} feeds, {} entries: {:.2} s, peak {} MB; again (changes nothing): {:.2} s",
+        FEEDS * PER_FEED,
+        first.wall.as_secs_f64(),
+        first.peak_rss / (1024 * 1024),
+        second.wall.as_secs_f64()
+    );
 }

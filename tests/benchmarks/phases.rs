@@ -235,6 +235,8 @@ pub(crate) fn run(args: &[String]) -> std::process::ExitCode {
                         feed: Box::new(feed),
                         moved_to: None,
                         min_interval_secs: None,
+                        ignored: vec![],
+                        cut_from: None,
                     };
                     batch.push((id, record));
                 }

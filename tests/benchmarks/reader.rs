@@ -1,9 +1,11 @@
-//! The reader's own benchmark: `cargo bench --bench reader -- [lists|refresh|pictures|sync]` (all without an
+//! The reader's own benchmark: `cargo bench --bench reader -- [lists|views|refresh|pictures|sync]` (all without an
 //! argument).
 //!
 //! - `lists`: a 4000 feeds × 100 entries database (400,000 entries, built once by `support::farm` and kept under
 //!   the target directory). Times the first frame (the feed list and the Unread view, 200,000 entries), the
 //!   frame after each key in the Unread view and in All (400,000), and reports the reader's peak memory.
+//! - `views`: the same database with five saved views (`text ~` among them): keys walk the entries while the
+//!   views' unread counts are read on their own thread, key → frame measured until every count arrived.
 //! - `refresh`: the reader refreshing `--feeds N --items M` (4000 × 100) served from `--hosts H` loopback
 //!   addresses with `--latency-ms L` (200, 100), while a key arrives every 10 ms: the time from each key to the
 //!   frame that shows it, as the real loop draws (a key waits behind what is already in the inbox).
@@ -41,6 +43,7 @@ fn main() {
         let (mode, arg) = job.split_once(':').unwrap_or((job.as_str(), ""));
         match mode {
             "lists" => child_lists(arg),
+            "views" => child_views(arg),
             "refresh" => child_refresh(arg),
             "pictures" => child_pictures(arg),
             "sync" => child_sync(arg),
@@ -52,6 +55,9 @@ fn main() {
     let which = args.first().filter(|a| !a.starts_with("--")).cloned();
     if which.as_deref().is_none_or(|w| w == "lists") {
         lists();
+    }
+    if which.as_deref().is_none_or(|w| w == "views") {
+        views();
     }
     if which.as_deref().is_none_or(|w| w == "refresh") {
         refresh(&args);
@@ -242,7 +248,36 @@ fn child_pictures(_: &str) {
             .filter(|k| matches!(k, tidings::app::pictures::Known::Ready { .. }))
             .count();
         println!("  fifty pictures opened: {shown} decoded, in {:.1} s", started.elapsed().as_secs_f64());
+        println!("  {}", memory_now());
     });
+}
+
+/// Where the process's memory is now: resident, and the allocator's view (in use, mapped apart, free but kept
+/// in its arenas — fragmentation), so that a peak can be told apart from what is held.
+fn memory_now() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| -> f64 {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0)
+    };
+    let mut out = format!("memory now: resident {:.1} MB (peak {:.1} MB)", field("VmRSS:"), field("VmHWM:"));
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads the allocator's counters.
+        let info = unsafe { libc::mallinfo2() };
+        let mb = |n: usize| n as f64 / (1024.0 * 1024.0);
+        out.push_str(&format!(
+            "; allocator: {:.1} MB in use, {:.1} MB of it mapped apart, {:.1} MB free in its arenas",
+            mb(info.uordblks + info.hblkhd),
+            mb(info.hblkhd),
+            mb(info.fordblks)
+        ));
+    }
+    out
 }
 
 /// Runs this benchmark again as a child doing `job`, and returns what it printed and its peak memory in MB.
@@ -309,6 +344,69 @@ fn lists() {
     let (printed, peak) = in_child(&format!("lists:{}", db.display()));
     print!("{printed}");
     println!("  peak memory of the reader: {peak:.1} MB");
+}
+
+fn views() {
+    let spec = FarmSpec::BENCH;
+    // The search benchmark's farm (the same spec), so that one build serves both.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("search-bench");
+    let (farm, _) = farm::cached(&dir, &spec);
+    let work = tempfile::tempdir().expect("temp dir");
+    let db = work.path().join("reader.db");
+    std::fs::copy(&farm.path, &db).expect("copy the farm");
+    println!("reader views: {} entries, five saved views counted while keys arrive", spec.entries());
+    let (printed, peak) = in_child(&format!("views:{}", db.display()));
+    print!("{printed}");
+    println!("  peak memory of the reader: {peak:.1} MB");
+}
+
+/// In the child: the reader with five views; keys walk the Unread view while their counts are read.
+fn child_views(db: &str) {
+    let word = |rank| farm::Language::English.vocabulary_word(rank);
+    let queries = [
+        format!("text ~ {}", word(200)),
+        format!("text ~ {} and age < 30d and unread", word(2_000)),
+        "text ~ \"open source\" or title ~ rust".to_string(),
+        format!("folder = Tech and text ~ {}", word(50)),
+        format!("not text ~ {} and unread", word(20)),
+    ];
+    let mut text = "refresh_on_startup = false\nrefresh_interval_minutes = 0\n".to_string();
+    for (i, q) in queries.iter().enumerate() {
+        text.push_str(&format!("\n[[views]]\nname = \"View {i}\"\nquery = '{q}'\n"));
+    }
+    let config = Config::parse(&text).expect("the views parse");
+    let rt = runtime();
+    rt.block_on(async {
+        let mut terminal = Terminal::new(TestBackend::new(160, 45)).unwrap();
+        let options = Options { config, ..options(std::path::Path::new(db), false) };
+        let mut app = Reader::new(options).expect("open the reader");
+        app.dispatch(Event::Tick(chrono::Utc::now().timestamp()));
+        let started = Instant::now();
+        app.start();
+        app.run_until(Duration::from_secs(60), |s| s.feeds.loaded).await.unwrap();
+        app.draw(&mut terminal).unwrap();
+        app.dispatch(key(KeyCode::Char('l')));
+        let counted = |s: &State| s.feeds.saved.iter().all(|v| v.unread.is_some());
+        let mut samples = Vec::new();
+        let mut keys = walk().into_iter();
+        while !counted(&app.state) && samples.len() < 100_000 {
+            let event = keys.next().unwrap_or_else(|| {
+                keys = walk().into_iter();
+                key(KeyCode::Char('g'))
+            });
+            let at = Instant::now();
+            app.dispatch(event);
+            app.draw(&mut terminal).unwrap();
+            samples.push(at.elapsed());
+            while let Ok(Some(ev)) = tokio::time::timeout(Duration::ZERO, app.next_event()).await {
+                app.dispatch(ev);
+            }
+        }
+        let took = started.elapsed();
+        let counts: Vec<String> = app.state.feeds.saved.iter().map(|v| format!("{}", v.unread.unwrap_or(-1))).collect();
+        println!("  the five views counted ({}) {:.0} ms after the start", counts.join(", "), ms(took));
+        println!("  a key to its frame while they were counted: {}", spread(samples));
+    });
 }
 
 /// Keys that walk a list: down, pages, half pages, to the end and back.

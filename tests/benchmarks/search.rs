@@ -3,7 +3,8 @@
 //! Starred, a folder tree and a feed, in each order; the smart views' counts; marking a folder read and undoing
 //! it), `retention` (the file size over two simulated years of daily refreshes, with and without purging) and
 //! `tokenizers` (recall, index size and speed of CJK tokenizations over the corpus's Chinese, Japanese and
-//! Korean feeds). Without a mode: `search lists`. The farm (4000 feeds × 100 entries by default, see
+//! Korean feeds), `query` (saved views and kill rules of the query language, `text ~` among them: each listed
+//! and counted, and the kill rules judged over every stored entry). Without a mode: `search lists`. The farm (4000 feeds × 100 entries by default, see
 //! `tests/support/farm.rs`) is built once and kept under the target directory.
 //!
 //! They print figures and assert nothing: a shared two-core machine is too noisy for timed tests.
@@ -257,6 +258,8 @@ fn retention_mode(args: &[String]) {
                     decision: None,
                     moved_to: None,
                     min_interval_secs: None,
+                    ignored: vec![],
+                    cut_from: None,
                 };
                 fetches::save(&mut conn, FeedId((f + 1) as i64), &record, now).expect("apply");
             }
@@ -516,6 +519,64 @@ fn tokenizers_mode() {
     println!("   that contain it; index: the database file after VACUUM; query: mean time of one query)");
 }
 
+/// Views and kill rules of the query language over the farm: each listed (every entry, as refs) and its unread
+/// entries counted (the feeds pane's count), then twenty kill rules judged over every stored entry (what
+/// `tidings list --ignored` and each refresh do), and the entries they caught listed.
+fn query_mode(farm: &farm::Farm) {
+    let mut conn = store::open_write(&farm.path).expect("open the farm");
+    let english = |rank| farm::Language::English.vocabulary_word(rank);
+    println!("queries over {} entries (median of 9 runs after a first, cold one):", farm.entries);
+    let views: Vec<(&str, String)> = vec![
+        ("text ~ a rare word", format!("text ~ {}", english(20_000))),
+        ("text ~ a word", format!("text ~ {}", english(2_000))),
+        ("text ~ a frequent word", format!("text ~ {}", english(200))),
+        ("text ~ a phrase", "text ~ \"open source\"".to_string()),
+        ("a view of the week", format!("text ~ {} and age < 7d and unread", english(200))),
+        ("folder and text", format!("folder = Tech and text ~ {}", english(200))),
+        ("title ~, not author", format!("title ~ {} and not author ~ a", english(200))),
+        ("a kill rule", format!("text ~ {} or title ~ sponsored", english(2_000))),
+        ("either of two words", format!("text ~ {} or text ~ {}", english(500), english(600))),
+    ];
+    for (what, query) in &views {
+        tidings::query::parse(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        let source = ListSource::Query { query: query.clone(), within: None };
+        let list = ListQuery { source, sort: Sort::Newest, unread_only: false };
+        let (cold, median, n) = timed(9, || lists::entry_refs(&conn, &list).expect("query list").len());
+        let (_, counted, unread) = timed(9, || lists::query_unread_count(&conn, query).expect("count"));
+        println!(
+            "  {what:<24} {n:>7} listed {:>7.1} ms (cold {:.1} ms); {unread:>7} unread counted {:>7.1} ms",
+            ms(median),
+            ms(cold),
+            ms(counted)
+        );
+    }
+    let rules: Vec<tidings::query::Query> = (0..20)
+        .map(|i| match i % 4 {
+            0 => format!("text ~ {}", english(3_000 + i * 7)),
+            1 => format!("title ~ {}", english(1_000 + i * 11)),
+            2 => format!("author = \"{}\"", english(5_000 + i)),
+            _ => format!("text ~ \"{} {}\"", english(300 + i), english(301 + i)),
+        })
+        .map(|q| tidings::query::parse(&q).unwrap_or_else(|e| panic!("{q}: {e}")))
+        .collect();
+    let start = Instant::now();
+    let (hidden, _) = store::query::apply_rules(&mut conn, &rules, farm::NEWEST).expect("apply rules");
+    let judged = start.elapsed();
+    let start = Instant::now();
+    let (again, _) = store::query::apply_rules(&mut conn, &rules, farm::NEWEST).expect("apply rules");
+    let unchanged = start.elapsed();
+    let list = ListQuery { source: ListSource::Ignored { within: None }, sort: Sort::Newest, unread_only: false };
+    let (_, median, n) = timed(9, || lists::entry_refs(&conn, &list).expect("ignored list").len());
+    println!(
+        "  20 kill rules over every entry: {hidden} caught in {:.0} ms; judged again ({again} changed) in {:.0} ms; \
+         the {n} caught listed in {:.1} ms",
+        ms(judged),
+        ms(unchanged),
+        ms(median)
+    );
+    store::query::apply_rules(&mut conn, &[], farm::NEWEST).expect("clear the rules");
+}
+
 fn main() {
     let raw: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     let modes: Vec<&String> = raw
@@ -530,8 +591,11 @@ fn main() {
     if wants("tokenizers") {
         tokenizers_mode();
     }
-    if wants("search") || wants("lists") {
+    if wants("search") || wants("lists") || wants("query") {
         let farm = farm_for(&raw);
+        if wants("query") {
+            query_mode(&farm);
+        }
         if wants("search") {
             search_mode(&farm);
         }

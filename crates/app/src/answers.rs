@@ -2,7 +2,7 @@
 //! features that open them; this is the one place that knows both, and nothing below `update` depends on it.
 
 use crate::dialogs::{Answer, Confirmed, Dialog, PromptPurpose};
-use crate::{Effect, State, article, dialogs, feeds, marks, saving, search, subscriptions};
+use crate::{Effect, State, article, commands, dialogs, feeds, marks, saving, search, subscriptions};
 
 /// Acts on a dialog's answer.
 pub(crate) fn route(state: &mut State, answer: Answer) -> Vec<Effect> {
@@ -13,7 +13,20 @@ pub(crate) fn route(state: &mut State, answer: Answer) -> Vec<Effect> {
         Answer::Chosen { feed, folder } => subscriptions::subscribe(state, feed, folder),
         Answer::ToggleScope => {
             if let Some(Dialog::Prompt(mut prompt)) = state.dialog.take() {
-                search::toggle_scope(state, &mut prompt);
+                match prompt.purpose {
+                    PromptPurpose::Command => commands::complete(&mut prompt),
+                    PromptPurpose::Pipe { .. } => commands::toggle_pipe(&mut prompt),
+                    _ => search::toggle_scope(state, &mut prompt),
+                }
+                state.dialog = Some(Dialog::Prompt(prompt));
+            }
+            Vec::new()
+        }
+        Answer::History { back } => {
+            if let Some(Dialog::Prompt(mut prompt)) = state.dialog.take() {
+                if prompt.purpose == PromptPurpose::Command {
+                    commands::history(state, &mut prompt, back);
+                }
                 state.dialog = Some(Dialog::Prompt(prompt));
             }
             Vec::new()
@@ -28,9 +41,15 @@ fn submitted(state: &mut State, purpose: PromptPurpose, text: &str) -> Vec<Effec
     let prompt = state.dialog.take();
     let result = match purpose {
         PromptPurpose::ForceEncoding(feed_id) => feeds::force_encoding(state, feed_id, text),
+        PromptPurpose::FeedSetting(feed_id) => feeds::set_setting(state, feed_id, text),
         PromptPurpose::FollowLink => article::follow_link(state, text),
         PromptPurpose::PlayMedia => article::play_media(state, text),
         PromptPurpose::Search { within } => search::submit(state, within, text),
+        PromptPurpose::Command => commands::submit(state, text),
+        PromptPurpose::Pipe { address } => commands::pipe(state, text, address),
+        PromptPurpose::Save => commands::save(state, text, false),
+        PromptPurpose::CopyLink => commands::copy_link(state, text),
+        PromptPurpose::SaveView => search::save_view(state, text),
         other => subscriptions::submit(state, other, text),
     };
     match result {

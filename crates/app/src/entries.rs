@@ -44,6 +44,11 @@ pub struct EntryList {
     stale: bool,
     /// When (clock seconds) the list was last read again because it changed.
     reloaded_at: Option<i64>,
+    /// The user moved in this list or opened one of its entries: reading it again keeps the cursor on the same
+    /// entry. A list nobody touched stays at its top while a refresh fills it.
+    pub touched: bool,
+    /// The next arrival puts the cursor on the first entry (a new search, a new order).
+    pub to_top: bool,
 }
 
 impl EntryList {
@@ -95,6 +100,13 @@ impl EntryList {
         if let Some(row) = self.rows.get_mut(&id) {
             row.starred = starred;
         }
+    }
+
+    /// Every entry read and gone from the list (the Unread view after marking all read).
+    pub fn clear_read(&mut self) {
+        self.refs.clear();
+        self.rows.clear();
+        self.cursor = ListCursor::default();
     }
 
     pub fn mark_all_read(&mut self) {
@@ -155,6 +167,7 @@ pub fn show_selected_list(state: &mut State) -> Vec<Effect> {
     }
     // An article kept on screen keeps the cursor on its entry in the new list (or goes, when it is not there).
     let keep = state.article.entry_id();
+    state.entries.touched = keep.is_some();
     match selected {
         Some(list) => vec![load(state, list, None, keep)],
         None => Vec::new(),
@@ -231,7 +244,13 @@ pub fn on_loaded(
         // A newer read of this list is on its way; its answer is the one to show.
         return Vec::new();
     }
-    let keep = keep.or_else(|| state.entries.selected_ref().map(|r| r.id));
+    // A list the user has not touched stays at its top (newer entries arrive above); a new search or order
+    // starts there.
+    let keep = if std::mem::take(&mut state.entries.to_top) || !state.entries.touched {
+        None
+    } else {
+        keep.or_else(|| state.entries.selected_ref().map(|r| r.id))
+    };
     let first = !state.entries.loaded;
     if first
         && let Some(open) = state.article.entry_id()
@@ -247,14 +266,19 @@ pub fn on_loaded(
     list_state.loaded = true;
     list_state.error = None;
     (list_state.sort, list_state.unread_only) = order;
+    let scope = match state.feeds.search.as_ref().and_then(|s| s.within) {
+        Some(within) => format!(" in {}", state.list_name(within)),
+        None => String::new(),
+    };
     if let (ListKey::Search, Some(search)) = (list, state.feeds.search.as_mut()) {
         search.count = Some(state.entries.refs.len());
-        if first {
+        // Said once per search, not each time its list is read again.
+        if first && !std::mem::replace(&mut search.announced, true) {
             let (n, query) = (state.entries.refs.len(), crate::sanitize::one_line(&search.query, 100));
             let text = match n {
-                0 => format!("Nothing matches {query}"),
-                1 => format!("1 entry matches {query}"),
-                n => format!("{n} entries match {query}"),
+                0 => format!("Nothing matches {query}{scope}"),
+                1 => format!("1 entry matches {query}{scope}"),
+                n => format!("{n} entries match {query}{scope}"),
             };
             state.status.info(text, state.clock.now);
         }
@@ -334,6 +358,7 @@ pub fn window(state: &mut State) -> Vec<Effect> {
 }
 
 pub fn step(state: &mut State, step: Step) -> Vec<Effect> {
+    state.entries.touched = true;
     let height = state.list_height(Pane::Entries);
     let len = state.entries.len();
     state.entries.cursor.step(step, len, height);
@@ -342,6 +367,7 @@ pub fn step(state: &mut State, step: Step) -> Vec<Effect> {
 
 /// Puts the cursor on `index` and opens that entry.
 pub(super) fn open_at(state: &mut State, index: usize) -> Vec<Effect> {
+    state.entries.touched = true;
     let height = state.list_height(Pane::Entries);
     let len = state.entries.len();
     state.entries.cursor.select(index, len, height);
@@ -372,6 +398,15 @@ pub fn cycle_sort(state: &mut State) -> Vec<Effect> {
     reorder(state, list, sort, unread_only)
 }
 
+/// `:set sort NAME`: this order for the list, remembered for it.
+pub fn sort_by(state: &mut State, sort: Sort) -> Vec<Effect> {
+    let Some(list) = state.entries.of else { return Vec::new() };
+    let unread_only = state.entries.unread_only;
+    let now = state.clock.now;
+    state.status.info(format!("Sorted by {}", sort_words(sort)), now);
+    reorder(state, list, sort, unread_only)
+}
+
 /// `U`: only the unread entries of this list, or all of them again; remembered for it.
 pub fn toggle_unread_only(state: &mut State) -> Vec<Effect> {
     let Some(list) = state.entries.of else { return Vec::new() };
@@ -384,6 +419,8 @@ pub fn toggle_unread_only(state: &mut State) -> Vec<Effect> {
 
 fn reorder(state: &mut State, list: ListKey, sort: Sort, unread_only: bool) -> Vec<Effect> {
     let keep = state.entries.selected_ref().map(|r| r.id);
+    // A new order starts at the top; showing only the unread ones keeps the entry under the cursor.
+    state.entries.to_top = sort != state.entries.sort;
     state.entries.sort = sort;
     state.entries.unread_only = unread_only;
     let source = state.source_of(list);

@@ -117,6 +117,20 @@ pub enum Event {
         said: Result<String, String>,
         changed: bool,
     },
+    /// The saved views' unread counts (by their place among the views), or why one could not be counted.
+    ViewsCounted(Vec<(usize, Result<i64, String>)>),
+    /// A feed's setting was saved in the config and taken into use (or why not).
+    FeedSettingSaved {
+        feed_id: FeedId,
+        setting: String,
+        outcome: Result<(), String>,
+    },
+    /// A view was saved in the config (or why not).
+    ViewSaved {
+        name: String,
+        query: String,
+        outcome: Result<(), String>,
+    },
     /// A picture was fetched and decoded (its size in pixels), or why it is not shown.
     PictureLoaded {
         url: String,
@@ -194,6 +208,40 @@ pub enum Effect {
     },
     /// Give the terminal back to the shell (Ctrl-Z) until the user resumes tidings.
     Suspend,
+    /// Run a command (`words`: the program and its arguments, never a shell) with `input` on its standard
+    /// input; `in_terminal`: it gets the terminal until it exits (a pager).
+    Pipe {
+        words: Vec<String>,
+        input: String,
+        in_terminal: bool,
+    },
+    /// Write `text` to the file at `path` (`~` is the home folder); an existing file only with `overwrite`.
+    Save {
+        path: String,
+        text: String,
+        overwrite: bool,
+    },
+    /// Put `text` on the clipboard (the `copy_command`, else the terminal's, OSC 52).
+    Copy(String),
+    /// Run the `bookmark_command` with the entry's address and title.
+    Bookmark {
+        url: String,
+        title: String,
+    },
+    /// Set (`key = value`) or remove (`key`) one of a feed's settings in its `[feeds."URL"]` table of the config
+    /// file (in place, comments kept), and take it into use.
+    SetFeedSetting {
+        feed_id: FeedId,
+        url: String,
+        setting: String,
+    },
+    /// Append a saved view to the config file (in place, comments kept).
+    SaveView {
+        name: String,
+        query: String,
+    },
+    /// Count the unread entries of these saved views (place among the views, query), off the loop's thread.
+    CountViews(Vec<(usize, String)>),
     /// Find which other processes hold the database (quitting waits for it).
     FindDatabaseHolders,
     /// Fetch a picture of the article (through the shared client and its courtesy, or the picture cache) and

@@ -3,6 +3,7 @@
 //! full, force its encoding). Knows feeds by id; the store's rows arrive in events. Marking a whole list read
 //! is in [`super::marks`].
 
+use super::dialogs::Dialog;
 use super::keymap::{Action, Context};
 use super::list::{ListCursor, Step};
 use super::{Effect, ListKey, Pane, State};
@@ -27,14 +28,27 @@ pub enum FeedListRow {
     Feed { index: usize, depth: usize },
 }
 
+/// A saved view (`[[views]]` in the config): a query, listed under the smart views with its unread count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SavedView {
+    pub name: String,
+    pub query: String,
+    /// Its unread entries, once counted (the counts are read off the loop's thread, after the feed list).
+    pub unread: Option<i64>,
+}
+
 /// The last search, shown as a view.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchView {
     pub query: String,
+    /// Written in the query language (`title ~ rust and unread`) rather than as plain search words.
+    pub is_query: bool,
     /// The feed or folder searched in; `None` for every feed.
     pub within: Option<ListKey>,
     /// How many entries matched, once known.
     pub count: Option<usize>,
+    /// The status bar has said how many matched.
+    pub announced: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,6 +57,13 @@ pub struct FeedList {
     pub folders: Vec<FolderRow>,
     pub views: ViewCounts,
     pub search: Option<SearchView>,
+    /// The saved views, in the config's order.
+    pub saved: Vec<SavedView>,
+    /// The saved views' counts are being read; `recount` when they must be read again after that.
+    pub counting: bool,
+    pub recount: bool,
+    /// The query the save-view prompt saves.
+    pub saving: Option<String>,
     pub rows: Vec<FeedListRow>,
     pub collapsed: HashSet<FolderId>,
     pub cursor: ListCursor,
@@ -53,6 +74,10 @@ pub struct FeedList {
     /// The next list to arrive was read because another process wrote (a headless refresh): feeds it saw fail
     /// are said, as the reader's own refresh says them.
     pub changed_outside: bool,
+    /// Feeds (and folders) with nothing unread are left out of the list (the one selected stays).
+    pub hide_read: bool,
+    /// Hidden feeds (newsboat's `!`) are listed too.
+    pub show_hidden: bool,
 }
 
 impl FeedList {
@@ -146,7 +171,7 @@ impl FeedList {
                 let inside = self.subtree(folder);
                 self.feeds.iter().filter(|f| f.folder_id.is_some_and(|id| inside.contains(&id))).map(|f| f.id).collect()
             }
-            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search => Vec::new(),
+            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_) => Vec::new(),
         }
     }
 
@@ -154,7 +179,7 @@ impl FeedList {
     pub fn covers(&self, list: ListKey, feed_id: FeedId) -> bool {
         match list {
             ListKey::Feed(_) | ListKey::Folder(_) => self.feed_ids_of(list).contains(&feed_id),
-            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search => true,
+            ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_) => true,
         }
     }
 
@@ -172,12 +197,15 @@ impl FeedList {
             ListKey::All | ListKey::Unread => self.total_unread(),
             // Unknown without the list: the caller counts its refs when it has them.
             ListKey::Starred | ListKey::Search => 0,
+            ListKey::View(i) => self.saved.get(i).and_then(|v| v.unread).unwrap_or(0),
         }
     }
 
     /// Rebuilds the rows: the smart views, the top-level feeds, then each folder (empty ones too) followed by its
     /// feeds and the folders inside it, unless folded.
     pub fn rebuild_rows(&mut self) {
+        // The feed under the cursor stays listed, and under the cursor, whatever is left out around it.
+        let keep = self.selected_feed().map(|f| f.id);
         let mut rows = vec![
             FeedListRow::View(ListKey::All),
             FeedListRow::View(ListKey::Unread),
@@ -186,6 +214,7 @@ impl FeedList {
         if self.search.is_some() {
             rows.push(FeedListRow::View(ListKey::Search));
         }
+        rows.extend((0..self.saved.len()).map(|i| FeedListRow::View(ListKey::View(i))));
         let known: HashSet<FolderId> = self.folders.iter().map(|f| f.id).collect();
         let mut children: HashMap<Option<FolderId>, Vec<&FolderRow>> = HashMap::new();
         for f in &self.folders {
@@ -195,6 +224,10 @@ impl FeedList {
         }
         let mut feeds_in: HashMap<Option<FolderId>, Vec<usize>> = HashMap::new();
         for (i, f) in self.feeds.iter().enumerate() {
+            let left_out = (f.hidden && !self.show_hidden) || (self.hide_read && f.unread == 0);
+            if left_out && Some(f.id) != keep {
+                continue;
+            }
             let folder = f.folder_id.filter(|id| known.contains(id));
             feeds_in.entry(folder).or_default().push(i);
         }
@@ -208,8 +241,31 @@ impl FeedList {
                 self.push_folder(&mut rows, id, 0, &children, &feeds_in, &unread, &mut visited);
             }
         }
+        if self.hide_read {
+            // A folder with nothing listed inside it goes too.
+            let mut listed = vec![false; rows.len()];
+            for i in (0..rows.len()).rev() {
+                listed[i] = match &rows[i] {
+                    FeedListRow::Folder { depth, collapsed: false, .. } => rows[i + 1..]
+                        .iter()
+                        .zip(&listed[i + 1..])
+                        .take_while(|(r, _)| row_depth(r) > *depth)
+                        .any(|(_, l)| *l),
+                    FeedListRow::Folder { unread, .. } => *unread > 0,
+                    _ => true,
+                };
+            }
+            let mut i = 0;
+            rows.retain(|_| {
+                i += 1;
+                listed[i - 1]
+            });
+        }
         self.rows = rows;
-        self.cursor.index = self.cursor.index.min(self.rows.len().saturating_sub(1));
+        let kept = keep.and_then(|id| {
+            self.rows.iter().position(|r| matches!(r, FeedListRow::Feed { index, .. } if self.feeds[*index].id == id))
+        });
+        self.cursor.index = kept.unwrap_or(self.cursor.index).min(self.rows.len().saturating_sub(1));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -263,6 +319,8 @@ impl FeedList {
     /// feeds by index; titles and flags are read from the feeds when drawn). A refresh's thousands of results
     /// each cost this, not a rebuild of the whole tree.
     pub fn recount(&mut self) {
+        // The Unread view counts what the feeds count: one source of truth while a refresh goes on.
+        self.views.unread = self.total_unread();
         let unread = self.folder_unread();
         for row in &mut self.rows {
             if let FeedListRow::Folder { id, unread: count, .. } = row {
@@ -303,7 +361,17 @@ impl FeedList {
 }
 
 /// The feed list arrived from the store: keep the cursor on the same list, and load its entries.
-pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>, views: ViewCounts) -> Vec<Effect> {
+pub fn on_loaded(
+    state: &mut State,
+    mut feeds: Vec<FeedRow>,
+    folders: Vec<FolderRow>,
+    views: ViewCounts,
+) -> Vec<Effect> {
+    for feed in &mut feeds {
+        if let Some(error) = &mut feed.last_error {
+            *error = super::status::in_reader_words(&state.keymap, error);
+        }
+    }
     let list = &mut state.feeds;
     let keep = list.select_when_loaded.take().or(list.selected_list());
     let (was_loaded, row_before) = (list.loaded, list.cursor.index);
@@ -356,12 +424,103 @@ pub fn on_loaded(state: &mut State, feeds: Vec<FeedRow>, folders: Vec<FolderRow>
         state.status.feed_error(feed, message, now);
     }
     let mut effects = super::entries::show_selected_list(state);
+    effects.extend(count_views(state));
     if std::mem::take(&mut state.refresh.when_loaded) {
         effects.extend(super::progress::refresh_all(state));
     } else if std::mem::take(&mut state.sync.when_loaded) {
         effects.extend(super::sync::all(state));
     }
     effects
+}
+
+/// How deep a row is in the tree (views at 0).
+fn row_depth(row: &FeedListRow) -> usize {
+    match row {
+        FeedListRow::View(_) => 0,
+        FeedListRow::Folder { depth, .. } | FeedListRow::Feed { depth, .. } => *depth,
+    }
+}
+
+/// `J`, `K` (and with `unread`, `Ctrl-n`, `Ctrl-p`): the next or previous feed of the feed list (with unread
+/// entries), its entries shown; the focus stays where it is.
+pub fn next_feed(state: &mut State, forward: bool, unread: bool) -> Vec<Effect> {
+    let rows = &state.feeds.rows;
+    let len = rows.len();
+    let here = state.feeds.cursor.index;
+    let wanted = |i: usize| match &rows[i] {
+        FeedListRow::Feed { index, .. } => !unread || state.feeds.feeds[*index].unread > 0,
+        _ => false,
+    };
+    let found = (1..len)
+        .map(|step| if forward { here + step } else { here.wrapping_sub(step) })
+        .take_while(|i| *i < len)
+        .find(|i| wanted(*i));
+    let now = state.clock.now;
+    let Some(row) = found else {
+        let what = if unread { "feed with unread entries" } else { "feed" };
+        state.status.info(format!("No {} {what}", if forward { "next" } else { "previous" }), now);
+        return Vec::new();
+    };
+    let height = state.list_height(Pane::Feeds);
+    state.feeds.cursor.select(row, len, height);
+    let effects = super::entries::show_selected_list(state);
+    if state.focus == Pane::Article {
+        state.focus = Pane::Entries;
+    }
+    effects
+}
+
+/// `H`: feeds with nothing unread left out of the feed list, or listed again; remembered across restarts.
+pub fn toggle_hide_read(state: &mut State) -> Vec<Effect> {
+    state.feeds.hide_read = !state.feeds.hide_read;
+    state.feeds.rebuild_rows();
+    let now = state.clock.now;
+    let back = state.keymap.say(Context::General, Action::HideReadFeeds, " ({} shows them)");
+    state.status.info(
+        if state.feeds.hide_read {
+            format!("Feeds with nothing unread are hidden{back}")
+        } else {
+            "Every feed is shown".into()
+        },
+        now,
+    );
+    let value = if state.feeds.hide_read { "on" } else { "off" };
+    vec![Effect::Write(UserWrite::SetPreference { name: "hide_read_feeds".into(), value: Some(value.into()) })]
+}
+
+/// Asks for the saved views' counts, unless a count is on its way (then once more after it).
+pub fn count_views(state: &mut State) -> Vec<Effect> {
+    let list = &mut state.feeds;
+    if list.saved.is_empty() {
+        return Vec::new();
+    }
+    if list.counting {
+        list.recount = true;
+        return Vec::new();
+    }
+    list.counting = true;
+    list.recount = false;
+    vec![Effect::CountViews(list.saved.iter().enumerate().map(|(i, v)| (i, v.query.clone())).collect())]
+}
+
+/// The saved views' counts arrived.
+pub fn on_views_counted(state: &mut State, counts: Vec<(usize, Result<i64, String>)>) -> Vec<Effect> {
+    let now = state.clock.now;
+    state.feeds.counting = false;
+    for (index, count) in counts {
+        match count {
+            Ok(n) => {
+                if let Some(view) = state.feeds.saved.get_mut(index) {
+                    view.unread = Some(n);
+                }
+            }
+            Err(why) => {
+                let name = state.list_name(ListKey::View(index));
+                state.status.error(format!("view {name}: {why}"), now);
+            }
+        }
+    }
+    if state.feeds.recount { count_views(state) } else { Vec::new() }
 }
 
 /// Moves the cursor; a new list under it is loaded into the entry pane.
@@ -436,6 +595,48 @@ pub fn feed_in_focus(state: &State) -> Option<FeedId> {
 }
 
 /// The answer to the encoding prompt: force that encoding (or, empty, stop forcing one) and refresh the feed.
+/// The feed-info window's `key = value` (or `key` alone, to remove it): one of the feed's settings, checked and
+/// written by the runtime (the config is their source of truth).
+pub fn set_setting(state: &mut State, feed_id: FeedId, answer: &str) -> Result<Vec<Effect>, String> {
+    let setting = answer.trim();
+    let key = setting.split('=').next().unwrap_or("").trim();
+    if key.is_empty() {
+        return Err("write it as key = value (refresh_minutes = 15), or a key alone to remove it".into());
+    }
+    let Some(feed) = state.feeds.feed(feed_id) else { return Err("the feed is gone".into()) };
+    let effect = Effect::SetFeedSetting { feed_id, url: feed.url.clone(), setting: setting.to_string() };
+    let now = state.clock.now;
+    state.status.info(format!("Setting {}…", crate::sanitize::one_line(setting, 100)), now);
+    // The feed info shows the feed's settings: it comes back, read again once the setting is in use.
+    let mut effects = vec![effect];
+    effects.extend(super::dialogs::open_info(state, feed_id));
+    Ok(effects)
+}
+
+/// A feed's setting was written to the config and is in use (or why not): the feed info and the lists show it.
+pub fn on_setting_saved(
+    state: &mut State,
+    feed_id: FeedId,
+    setting: String,
+    outcome: Result<(), String>,
+) -> Vec<Effect> {
+    let now = state.clock.now;
+    let title = state.feeds.feed(feed_id).map(|f| crate::sanitize::one_line(&f.title, 60)).unwrap_or_default();
+    let setting = crate::sanitize::one_line(&setting, 100);
+    match outcome {
+        Ok(()) => state.status.info(format!("{title}: {setting}, saved in the config"), now),
+        Err(why) => {
+            state.status.error(format!("cannot set {setting} for {title}: {why}"), now);
+            return Vec::new();
+        }
+    }
+    let mut effects = vec![Effect::LoadFeeds];
+    if matches!(&state.dialog, Some(Dialog::Info(info)) if info.feed_id == feed_id) {
+        effects.push(Effect::LoadFeedInfo(feed_id));
+    }
+    effects
+}
+
 pub fn force_encoding(state: &mut State, feed_id: FeedId, answer: &str) -> Result<Vec<Effect>, String> {
     let label = answer.trim().to_string();
     if !label.is_empty() {

@@ -14,6 +14,7 @@ pub(crate) use tidings_core::{clock, decode, model, render, sanitize};
 
 mod answers;
 pub mod article;
+pub mod commands;
 pub mod dialogs;
 pub mod entries;
 pub mod event;
@@ -41,7 +42,7 @@ pub use state::{Clock, ListKey, Pane, Setup, State};
 use crate::model::{Applied, UserWrite};
 use crossterm::event::{KeyEvent, KeyEventKind};
 use dialogs::Dialog;
-use keymap::Action;
+use keymap::{Action, Context};
 use list::Step;
 use saving::WriteFailure;
 
@@ -112,6 +113,11 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::RefreshStopped { batch, ids, reason } => progress::on_stopped(state, batch, ids, reason),
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
         Event::Synced { account, said, changed } => sync::on_synced(state, account, said, changed),
+        Event::ViewsCounted(counts) => feeds::on_views_counted(state, counts),
+        Event::FeedSettingSaved { feed_id, setting, outcome } => {
+            feeds::on_setting_saved(state, feed_id, setting, outcome)
+        }
+        Event::ViewSaved { name, query, outcome } => search::on_view_saved(state, name, query, outcome),
         Event::DatabaseHolders(holders) => saving::on_holders(state, holders),
         Event::Notice(text) => {
             state.status.info(text, state.clock.now);
@@ -164,9 +170,20 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
         }
         return effects;
     }
+    if state.commands.awaiting_macro {
+        return commands::on_macro_key(state, key);
+    }
     match state.keymap.action(state.pane_context(), &key) {
         Some(action) => act(state, action),
-        None => Vec::new(),
+        None => {
+            // A key that does nothing says so, and where the keys are.
+            if !matches!(key.code, crossterm::event::KeyCode::Modifier(_) | crossterm::event::KeyCode::Null) {
+                let help = state.keymap.say(Context::General, Action::Help, " · {} for keys");
+                let now = state.clock.now;
+                state.status.info(format!("{} is not bound{help}", keymap::Key::from_event(&key)), now);
+            }
+            Vec::new()
+        }
     }
 }
 
@@ -221,6 +238,10 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
             search::open(state);
             Vec::new()
         }
+        Action::SaveView => {
+            search::ask_save_view(state);
+            Vec::new()
+        }
         Action::ToggleRead => marks::toggle_read(state),
         Action::MarkAllRead => marks::mark_all_read(state),
         Action::OpenInBrowser => article::open_in_browser(state),
@@ -246,6 +267,13 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Action::FeedSettings => {
+            match feeds::feed_in_focus(state) {
+                Some(feed_id) => state.dialog = Some(Dialog::Prompt(dialogs::setting_prompt(state, feed_id))),
+                None => state.status.info("Select a feed to change its settings", now),
+            }
+            Vec::new()
+        }
         Action::OpenMedia => article::open_media(state),
         Action::FullText => article::full_text(state),
         Action::FeedFullText => feeds::toggle_full_text(state),
@@ -260,6 +288,26 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
             dialogs::open_log(state);
             Vec::new()
         }
+        Action::CommandLine => {
+            commands::open(state);
+            Vec::new()
+        }
+        Action::Macro => {
+            state.commands.awaiting_macro = true;
+            let says = state.keymap.say(Context::General, Action::Help, "; the macros are in [macros] of the config");
+            state.status.info(format!("Macro: press its key{says}"), now);
+            Vec::new()
+        }
+        Action::Pipe => commands::ask_pipe(state),
+        Action::Save => commands::ask_save(state),
+        Action::CopyUrl => commands::copy_url(state),
+        Action::CopyLink => commands::ask_copy_link(state),
+        Action::NextFeed => feeds::next_feed(state, true, false),
+        Action::PrevFeed => feeds::next_feed(state, false, false),
+        Action::NextUnreadFeed => feeds::next_feed(state, true, true),
+        Action::PrevUnreadFeed => feeds::next_feed(state, false, true),
+        Action::HideReadFeeds => feeds::toggle_hide_read(state),
+        Action::Bookmark => commands::bookmark(state),
         // A dialog's own actions do nothing in the panes.
         Action::Close
         | Action::Accept
@@ -276,6 +324,8 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::DeleteToStart
         | Action::DeleteToEnd
         | Action::DeleteWord
+        | Action::HistoryPrev
+        | Action::HistoryNext
         | Action::Choose1
         | Action::Choose2
         | Action::Choose3

@@ -126,7 +126,12 @@ pub fn mark_read_now(state: &mut State, list: ListKey) -> Vec<Effect> {
         feed.unread = 0;
     }
     if state.entries.of == Some(list) {
-        state.entries.mark_all_read();
+        if list == ListKey::Unread {
+            // The Unread list holds nothing once all is read: its title must not count what it no longer lists.
+            state.entries.clear_read();
+        } else {
+            state.entries.mark_all_read();
+        }
     }
     state.feeds.rebuild_rows();
     let source = state.source_of(list);

@@ -29,7 +29,7 @@ fn cross(state: &mut State, forward: bool) -> Vec<Effect> {
     let now = state.clock.now;
     let on_load = if forward { OnLoad::OpenFirstUnread } else { OnLoad::OpenLastUnread };
     let current = state.entries.of;
-    if matches!(current, Some(ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search)) {
+    if matches!(current, Some(ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_))) {
         let from = if forward { 0 } else { state.entries.len() };
         let effects = open_unread_from(state, from, forward);
         if effects.is_empty() {

@@ -1,6 +1,7 @@
 //! Refreshing, as the reader sees it: which feeds are on their way, counting their results as they arrive,
 //! the summary at the end, and the automatic refresh that the clock drives.
 
+use super::keymap::{Action, Context};
 use super::{Effect, ListKey, State};
 use crate::model::{FeedId, RefreshEvent};
 use crate::sanitize::one_line;
@@ -98,7 +99,7 @@ pub fn refresh_all(state: &mut State) -> Vec<Effect> {
 /// `r`: the selected feed, or every feed of the selected folder, forced; on a view, every feed (as `R`).
 pub fn refresh_selected(state: &mut State) -> Vec<Effect> {
     let Some(list) = state.feeds.selected_list() else { return Vec::new() };
-    if matches!(list, ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search) {
+    if matches!(list, ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_)) {
         // A view holds every feed's entries: `r` on it is `R`.
         return refresh_all(state);
     }
@@ -117,7 +118,7 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
     finish(state, feed_id);
     let mut effects = Vec::new();
     match ev {
-        RefreshEvent::Done { unread, title, new, updated, moved_to, .. } => {
+        RefreshEvent::Done { unread, title, new, updated, moved_to, cut_from, .. } => {
             if let Some(feed) = state.feeds.feed_mut(feed_id) {
                 recovered(feed);
                 feed.unread = unread;
@@ -129,11 +130,20 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
             }
             state.status.feed_recovered(feed_id);
             if new > 0 {
+                state.feeds.views.all += new as i64;
                 state.progress.new_entries += new;
                 state.progress.feeds_with_new += 1;
             }
             if let Some(url) = moved_to {
                 state.progress.moved.push(format!("{} moved for good to {url}", one_line(&title, 80)));
+            }
+            if let Some(listed) = cut_from {
+                let info = state.keymap.say(Context::General, Action::FeedInfo, " ({} on it says so)");
+                state.progress.moved.push(format!(
+                    "{} lists {listed} entries: only the first {} were kept{info}",
+                    one_line(&title, 80),
+                    crate::model::MAX_ENTRIES_PER_REFRESH
+                ));
             }
             let shown = state.entries.of.is_some_and(|l| state.feeds.covers(l, feed_id));
             if new + updated > 0 && shown {
@@ -152,6 +162,7 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
         }
         RefreshEvent::Failed { title, kind, message, retry_at, dead, .. } => {
             state.progress.failed += 1;
+            let message = super::status::in_reader_words(&state.keymap, &message);
             state.status.feed_error(feed_id, format!("{}: {message}", one_line(&title, 200)), now);
             if let Some(feed) = state.feeds.feed_mut(feed_id) {
                 feed.last_error = Some(message);

@@ -7,7 +7,8 @@ use super::feeds::SearchView;
 use super::keymap::{Action, Context};
 use super::{Effect, ListKey, Pane, State};
 
-const HINT: &str = "words (all must match), \"a phrase\", or a prefix* — Tab: every feed or only the selected one";
+const HINT: &str = "words (all must match), \"a phrase\", a prefix*, or a query: title ~ rust and age < 7d — Tab: \
+                    every feed or only the selected one";
 
 /// `/`: opens the search prompt, with the last search to edit.
 pub fn open(state: &mut State) {
@@ -49,11 +50,24 @@ pub fn submit(state: &mut State, within: Option<ListKey>, answer: &str) -> Resul
             state.keymap.say(Context::Prompt, Action::Close, ", or press {}")
         ));
     }
-    state.feeds.search = Some(SearchView { query: query.to_string(), within, count: None });
+    // A query of the query language (`title ~ rust and unread`) is a query; plain words search as they always
+    // did. A text with comparisons that does not parse is a query with a mistake: say where.
+    let is_query = match tidings_core::query::parse(query) {
+        Ok(parsed) => parsed.has_fields(),
+        Err(e) if tidings_core::query::looks_like_query(query) => return Err(e.to_string()),
+        Err(_) => false,
+    };
+    state.feeds.search = Some(SearchView { query: query.to_string(), is_query, within, count: None, announced: false });
     state.feeds.rebuild_rows();
-    // A new search is a new list, even when the Search view was already selected.
+    // A new search is a new list, even when the Search view was already selected; it opens at its top.
     state.entries.of = None;
-    let effects = super::feeds::select(state, ListKey::Search);
+    let mut effects = super::feeds::select(state, ListKey::Search);
+    state.entries.to_top = true;
+    // The Search view is there again after a restart.
+    effects.push(Effect::Write(crate::model::UserWrite::SetPreference {
+        name: "last_search".into(),
+        value: Some(query.to_string()),
+    }));
     state.focus = Pane::Entries;
     let now = state.clock.now;
     state.status.info(format!("Searching for {}…", crate::sanitize::one_line(query, 100)), now);
@@ -66,4 +80,60 @@ pub fn highlights(state: &State) -> Option<tidings_core::search::SearchQuery> {
         (Some(search), Some(ListKey::Search)) => tidings_core::search::SearchQuery::parse(&search.query).ok(),
         _ => None,
     }
+}
+
+/// `V`: asks for a name to save the search or query on screen as a view.
+pub fn ask_save_view(state: &mut State) {
+    let now = state.clock.now;
+    let on_search = state.entries.of == Some(ListKey::Search) || state.feeds.selected_list() == Some(ListKey::Search);
+    let query = match (&state.feeds.search, on_search) {
+        (Some(search), true) if search.is_query => Ok(search.query.clone()),
+        (Some(search), true) => tidings_core::search::SearchQuery::as_query(&search.query).map_err(|e| e.to_string()),
+        _ => {
+            let hint = state.keymap.say(Context::General, Action::Search, "search first ({}), then save it as a view");
+            state
+                .status
+                .info(if hint.is_empty() { "Search first, then save it as a view".to_string() } else { hint }, now);
+            return;
+        }
+    };
+    match query {
+        Ok(query) => {
+            let title = format!("Save as a view: {}", crate::sanitize::one_line(&query, 60));
+            let prompt = Prompt::new(&title, "the view's name", "", PromptPurpose::SaveView);
+            state.feeds.saving = Some(query);
+            state.dialog = Some(Dialog::Prompt(prompt));
+        }
+        Err(why) => state.status.error(why, now),
+    }
+}
+
+/// The view's name: the config is edited (by the runtime), and the view shows once it is saved.
+pub fn save_view(state: &mut State, name: &str) -> Result<Vec<Effect>, String> {
+    let name = name.trim();
+    let Some(query) = state.feeds.saving.clone() else { return Ok(Vec::new()) };
+    if name.is_empty() {
+        return Err("give the view a name".into());
+    }
+    if state.feeds.saved.iter().any(|v| v.name.eq_ignore_ascii_case(name)) {
+        return Err(format!("a view is already named {}", crate::sanitize::one_line(name, 80)));
+    }
+    state.feeds.saving = None;
+    Ok(vec![Effect::SaveView { name: name.to_string(), query }])
+}
+
+/// The config has the view (or could not be edited): list it and show it.
+pub fn on_view_saved(state: &mut State, name: String, query: String, outcome: Result<(), String>) -> Vec<Effect> {
+    let now = state.clock.now;
+    if let Err(why) = outcome {
+        state.status.error(format!("cannot save the view: {why}"), now);
+        return Vec::new();
+    }
+    state.status.info(format!("Saved the view {}", crate::sanitize::one_line(&name, 80)), now);
+    state.feeds.saved.push(super::feeds::SavedView { name, query, unread: None });
+    state.feeds.rebuild_rows();
+    let index = state.feeds.saved.len() - 1;
+    let mut effects = super::feeds::select(state, ListKey::View(index));
+    effects.extend(super::feeds::count_views(state));
+    effects
 }

@@ -18,6 +18,8 @@ pub enum ListKey {
     Starred,
     /// The last search.
     Search,
+    /// A saved view (`[[views]]` in the config), by its place among them.
+    View(usize),
 }
 
 impl ListKey {
@@ -29,7 +31,8 @@ impl ListKey {
             ListSource::All => ListKey::All,
             ListSource::Unread => ListKey::Unread,
             ListSource::Starred => ListKey::Starred,
-            ListSource::Search { .. } => ListKey::Search,
+            ListSource::Search { .. } | ListSource::Query { .. } => ListKey::Search,
+            ListSource::Ignored { .. } => ListKey::All,
         }
     }
 }
@@ -61,6 +64,16 @@ pub struct Setup {
     pub auto_refresh_secs: Option<i64>,
     /// The accounts to sync (by name), synced when the feed list first arrives and with every refresh.
     pub accounts: Vec<String>,
+    /// Macros: a key pressed after the macro key, and its actions.
+    pub macros: Vec<(super::keymap::Key, Vec<Action>)>,
+    /// The config has a `bookmark_command`.
+    pub bookmark_command: bool,
+    /// Feeds with nothing unread start out of the feed list.
+    pub hide_read_feeds: bool,
+    /// The last search, shown as the Search view again.
+    pub last_search: Option<String>,
+    /// The saved views (`[[views]]`): name and query.
+    pub views: Vec<(String, String)>,
 }
 
 impl Default for Setup {
@@ -72,6 +85,11 @@ impl Default for Setup {
             refresh_on_startup: false,
             auto_refresh_secs: None,
             accounts: Vec::new(),
+            macros: Vec::new(),
+            bookmark_command: false,
+            hide_read_feeds: false,
+            last_search: None,
+            views: Vec::new(),
         }
     }
 }
@@ -93,6 +111,7 @@ pub struct State {
     pub refresh: progress::AutoRefresh,
     pub sync: sync::Syncing,
     pub subscriptions: subscriptions::Subscriptions,
+    pub commands: super::commands::Commands,
     /// Pictures in the article: on or off, and what is known of each.
     pub pictures: pictures::Pictures,
     pub status: status::Status,
@@ -120,7 +139,23 @@ impl State {
             text_column: setup.text_column,
             focus: Pane::Feeds,
             zoom: false,
-            feeds: Default::default(),
+            feeds: feeds::FeedList {
+                hide_read: setup.hide_read_feeds,
+                search: setup.last_search.map(|query| feeds::SearchView {
+                    // Written down as it was typed: a query of the query language is one again.
+                    is_query: tidings_core::query::parse(&query).is_ok_and(|parsed| parsed.has_fields()),
+                    query,
+                    within: None,
+                    count: None,
+                    announced: false,
+                }),
+                saved: setup
+                    .views
+                    .into_iter()
+                    .map(|(name, query)| feeds::SavedView { name, query, unread: None })
+                    .collect(),
+                ..Default::default()
+            },
             entries: Default::default(),
             article: Default::default(),
             progress: Default::default(),
@@ -136,6 +171,11 @@ impl State {
                 ..Default::default()
             },
             subscriptions: Default::default(),
+            commands: super::commands::Commands {
+                macros: setup.macros,
+                bookmark_command: setup.bookmark_command,
+                ..Default::default()
+            },
             pictures: Default::default(),
             status: Default::default(),
             dialog: None,
@@ -188,14 +228,21 @@ impl State {
             ListKey::Starred => ListSource::Starred,
             ListKey::Search => {
                 let search = self.feeds.search.as_ref();
-                ListSource::Search {
-                    query: search.map(|s| s.query.clone()).unwrap_or_default(),
-                    within: search
-                        .and_then(|s| s.within)
-                        .filter(|w| *w != ListKey::Search)
-                        .map(|w| Box::new(self.source_of(w))),
+                let query = search.map(|s| s.query.clone()).unwrap_or_default();
+                let within = search
+                    .and_then(|s| s.within)
+                    .filter(|w| !matches!(w, ListKey::Search | ListKey::View(_)))
+                    .map(|w| Box::new(self.source_of(w)));
+                if search.is_some_and(|s| s.is_query) {
+                    ListSource::Query { query, within }
+                } else {
+                    ListSource::Search { query, within }
                 }
             }
+            ListKey::View(i) => ListSource::Query {
+                query: self.feeds.saved.get(i).map(|v| v.query.clone()).unwrap_or_default(),
+                within: None,
+            },
         }
     }
 
@@ -210,9 +257,15 @@ impl State {
             ListKey::Unread => "Unread".into(),
             ListKey::Starred => "Starred".into(),
             ListKey::Search => match &self.feeds.search {
+                Some(feeds::SearchView { query, within: Some(within), .. }) if *within != ListKey::Search => {
+                    format!("Search in {}: {}", self.list_name(*within), crate::sanitize::one_line(query, 60))
+                }
                 Some(s) => format!("Search: {}", crate::sanitize::one_line(&s.query, 60)),
                 None => "Search".into(),
             },
+            ListKey::View(i) => {
+                self.feeds.saved.get(i).map(|v| crate::sanitize::one_line(&v.name, 80)).unwrap_or_default()
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 //! What the reader tells the user: the current message in the status bar (it expires, or a newer one replaces
 //! it) and a log of the recent ones, in full, for the message-log window.
 
+use crate::keymap::{Action, Context, Keymap};
 use crate::model::FeedId;
 use std::collections::VecDeque;
 
@@ -82,6 +83,20 @@ impl Status {
     pub fn last_error(&self) -> Option<&Message> {
         self.log.iter().rev().find(|m| m.error)
     }
+}
+
+/// A feed's error as the reader says it: a hint that names a command of the command line (a web page in place
+/// of a feed: "try `tidings discover URL`") names the reader's key that does it instead.
+pub fn in_reader_words(keymap: &Keymap, message: &str) -> String {
+    const DISCOVER: &str = "try `tidings discover URL` to find its feed";
+    if !message.contains(DISCOVER) {
+        return message.to_string();
+    }
+    let instead =
+        keymap.say(Context::General, Action::AddFeed, "press {} and give the page's address: its feed is found");
+    let instead =
+        if instead.is_empty() { "add the page's address as a feed: its feed is found".into() } else { instead };
+    message.replace(DISCOVER, &instead)
 }
 
 #[cfg(test)]

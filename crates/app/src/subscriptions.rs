@@ -168,7 +168,10 @@ pub fn confirmed(state: &mut State, action: Confirmed, with_contents: bool) -> V
             }
             state.progress.pending.remove(&id);
             state.feeds.rebuild_rows();
-            state.status.info(format!("Unsubscribed from {title}"), now);
+            // What `u` would mark unread again may have gone with the feed: it undoes nothing now.
+            state.undo = None;
+            let again = state.keymap.say(Context::General, Action::AddFeed, "; {} with its address subscribes again");
+            state.status.info(format!("Unsubscribed from {title} (no undo{again})"), now);
             let mut effects = vec![Effect::Write(UserWrite::DeleteFeed(id)), Effect::LoadFeeds];
             // It may have been the last feed of a refresh.
             effects.extend(progress::end_of_batch(state));
@@ -279,9 +282,15 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
             Ok(vec![Effect::Write(UserWrite::MoveFolder { folder_id, parent }), Effect::LoadFeeds])
         }
         PromptPurpose::ForceEncoding(_)
+        | PromptPurpose::FeedSetting(_)
         | PromptPurpose::FollowLink
         | PromptPurpose::PlayMedia
-        | PromptPurpose::Search { .. } => {
+        | PromptPurpose::Search { .. }
+        | PromptPurpose::Command
+        | PromptPurpose::Pipe { .. }
+        | PromptPurpose::Save
+        | PromptPurpose::CopyLink
+        | PromptPurpose::SaveView => {
             unreachable!("answered by the modules that ask them")
         }
     }

@@ -9,6 +9,7 @@
 //! - [`feedlinks`]: an HTML page → the feed addresses it offers (fetching and verifying them is the reader's
 //!   `fetch::discovery`).
 //! - [`opml`]: OPML ⇄ subscriptions.
+//! - [`newsboat`]: a newsboat home (urls, config, cached items, filters) in tidings's terms.
 //! - [`greader`]: the Google Reader API's answers (FreshRSS, Miniflux, Inoreader…) → subscriptions and items.
 //! - [`render`]: article HTML → styled, wrapped lines with numbered links.
 //! - [`extract`]: a web page → its main article (Readability), sanitized, for feeds that send only snippets.
@@ -31,8 +32,10 @@ pub mod ingest;
 pub mod inspect;
 pub mod markup;
 pub mod model;
+pub mod newsboat;
 pub mod opml;
 pub mod parse;
+pub mod query;
 pub mod render;
 pub mod sanitize;
 pub mod search;

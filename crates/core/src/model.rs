@@ -78,7 +78,7 @@ pub struct ParsedFeed {
 }
 
 /// One entry of a parsed feed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ParsedEntry {
     /// Identity within its feed: the GUID/id, else the link, else a hash of title and date.
     pub key: String,
@@ -252,6 +252,8 @@ pub struct FeedRow {
     pub full_text: bool,
     /// The account whose server holds it (and fetches it), when it is not a local subscription.
     pub account: Option<AccountId>,
+    /// Left out of the feed list (newsboat's `!`); its entries are still in the views.
+    pub hidden: bool,
 }
 
 /// An entry as the entry list shows it.
@@ -311,7 +313,13 @@ pub struct FeedInfo {
     pub warnings: Vec<String>,
     /// Entries known again by their link and title under a new id (a feed that changes its ids on every fetch).
     pub id_rotations: i64,
+    /// Its settings in the config (`[feeds."URL"]`, their source of truth), as `key = value` lines.
+    pub settings: Vec<String>,
 }
+
+/// Most entries one fetch of a feed stores, so a hostile feed cannot fill the disk; the rest of a longer feed is
+/// dropped, and the feed info and the refresh's summary say so.
+pub const MAX_ENTRIES_PER_REFRESH: usize = 5_000;
 
 /// Progress of one feed's refresh, as the refresher reports it to the reader and to `tidings refresh`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -327,6 +335,9 @@ pub enum RefreshEvent {
         unread: i64,
         title: String,
         moved_to: Option<String>,
+        /// The feed listed more entries than a refresh keeps: how many it listed (the first
+        /// `MAX_ENTRIES_PER_REFRESH` were kept, the rest dropped).
+        cut_from: Option<usize>,
     },
     /// The server said nothing changed (304).
     NotModified {
@@ -439,6 +450,16 @@ pub enum ListSource {
     /// Entries matching a search (see `search`), within a feed or folder when `within` is set.
     Search {
         query: String,
+        within: Option<Box<ListSource>>,
+    },
+    /// Entries matching a query of the query language (see `query`): a saved view, `tidings list --query`, the
+    /// search prompt given a query; within a feed, folder or view when `within` is set.
+    Query {
+        query: String,
+        within: Option<Box<ListSource>>,
+    },
+    /// The entries kill rules caught (hidden everywhere else), within a list when `within` is set.
+    Ignored {
         within: Option<Box<ListSource>>,
     },
 }
@@ -569,6 +590,67 @@ pub enum UserWrite {
         feed_id: FeedId,
         on: bool,
     },
+    /// Leave a feed out of the feed list (its entries stay in the views), or show it again.
+    SetFeedHidden {
+        feed_id: FeedId,
+        hidden: bool,
+    },
+    /// Remember one of the reader's settings across restarts (`hide_read_feeds`, the last search); `None`
+    /// forgets it.
+    SetPreference {
+        name: String,
+        value: Option<String>,
+    },
+    /// Subscriptions and entries carried over from another reader (newsboat), with their folders, tags, read
+    /// state and stars. What is already here is left as it is, so carrying the same things over twice changes
+    /// nothing the second time. `gone` are entries the other reader deleted: (feed URL, key) that a refresh must
+    /// not bring back.
+    CarryOver {
+        feeds: Vec<CarriedFeed>,
+        entries: Vec<CarriedEntry>,
+        gone: Vec<(String, String)>,
+    },
+}
+
+/// A subscription carried over from another reader, with what that reader knew of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CarriedFeed {
+    pub feed: NewFeed,
+    /// Left out of the feed list.
+    pub hidden: bool,
+    /// Tags besides the one that became its folder.
+    pub tags: Vec<String>,
+}
+
+/// An entry carried over from another reader: the entry, its state there, and the other keys a refresh may give
+/// it (when the other reader's identity for it is ambiguous).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CarriedEntry {
+    pub feed_url: String,
+    pub entry: ParsedEntry,
+    pub aliases: Vec<String>,
+    pub read: bool,
+    pub starred: bool,
+}
+
+/// What carrying subscriptions and entries over did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CarryOutcome {
+    pub feeds_added: Vec<String>,
+    /// Subscribed before: left as they were (their entries are still carried over).
+    pub feeds_present: Vec<String>,
+    pub entries_added: usize,
+    /// Stored before (the same key): left as they were.
+    pub entries_present: usize,
+    /// Entries whose feed is not subscribed here (an account's, or refused).
+    pub entries_orphaned: usize,
+    /// Of the entries added, how many were read and how many starred.
+    pub read: usize,
+    pub starred: usize,
+    pub hidden: usize,
+    pub tags: usize,
+    /// Deleted entries remembered so that a refresh does not bring them back.
+    pub gone: usize,
 }
 
 impl UserWrite {
@@ -596,6 +678,12 @@ impl UserWrite {
             UserWrite::SetCollapsed { .. } => "folded or unfolded a folder".to_string(),
             UserWrite::SetEncodingOverride { .. } => "forced a feed's encoding".to_string(),
             UserWrite::SetFeedFullText { .. } => "a feed's full-text setting".to_string(),
+            UserWrite::SetFeedHidden { hidden: true, .. } => "hid a feed".to_string(),
+            UserWrite::SetFeedHidden { hidden: false, .. } => "showed a hidden feed".to_string(),
+            UserWrite::SetPreference { name, .. } => format!("the setting {name}"),
+            UserWrite::CarryOver { feeds, entries: carried, .. } => {
+                format!("carried over {} feeds and {}", feeds.len(), entries(carried.len()))
+            }
         }
     }
 
@@ -619,6 +707,9 @@ impl UserWrite {
             UserWrite::SetCollapsed { .. } => "cannot save the folder's state",
             UserWrite::SetEncodingOverride { .. } => "cannot save the forced encoding",
             UserWrite::SetFeedFullText { .. } => "cannot save the feed's full-text setting",
+            UserWrite::SetFeedHidden { .. } => "cannot hide or show the feed",
+            UserWrite::SetPreference { .. } => "cannot remember the setting",
+            UserWrite::CarryOver { .. } => "cannot carry the subscriptions and entries over",
         }
     }
 }
@@ -640,6 +731,8 @@ pub enum Applied {
     },
     /// What a [`UserWrite::Import`] added.
     Imported(ImportOutcome),
+    /// What a [`UserWrite::CarryOver`] did.
+    CarriedOver(CarryOutcome),
 }
 
 /// What an import of subscriptions added.

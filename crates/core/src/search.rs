@@ -117,6 +117,51 @@ impl SearchQuery {
         Ok(SearchQuery { expression, highlights })
     }
 
+    /// The same search written in the query language (`"rust" or "go"` …), so that it can be saved as a view:
+    /// its terms are the query language's bare words, which search exactly as these do.
+    pub fn as_query(input: &str) -> Result<String, QueryError> {
+        SearchQuery::parse(input)?;
+        let lexemes = lex(input);
+        let mut groups: Vec<Vec<String>> = Vec::new();
+        let mut excluded: Vec<String> = Vec::new();
+        let (mut join_next, mut negate_next) = (false, false);
+        for (i, lexeme) in lexemes.iter().enumerate() {
+            if lexeme.is_bare_word() {
+                let terms_follow = lexemes[i + 1..].iter().any(|l| !l.negated);
+                match lexeme.text.as_str() {
+                    "OR" if !groups.is_empty() && !negate_next && terms_follow => {
+                        join_next = true;
+                        continue;
+                    }
+                    "AND" if !groups.is_empty() && terms_follow => continue,
+                    "NOT" if terms_follow => {
+                        negate_next = true;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            let negated = lexeme.negated || std::mem::take(&mut negate_next);
+            let join = std::mem::take(&mut join_next);
+            if units(&lexeme.text).is_empty() {
+                continue;
+            }
+            let term = format!("{}{}", quote(&lexeme.text), if lexeme.prefix { "*" } else { "" });
+            if negated {
+                excluded.push(format!("not {term}"));
+                continue;
+            }
+            match groups.last_mut() {
+                Some(group) if join => group.push(term),
+                _ => groups.push(vec![term]),
+            }
+        }
+        let mut parts: Vec<String> =
+            groups.iter().map(|g| if g.len() == 1 { g[0].clone() } else { format!("({})", g.join(" or ")) }).collect();
+        parts.extend(excluded);
+        Ok(parts.join(" and "))
+    }
+
     /// The FTS5 `MATCH` expression.
     pub fn expression(&self) -> &str {
         &self.expression
@@ -337,9 +382,13 @@ fn write_run(out: &mut String, run: &[char], unigram: bool) {
 }
 
 /// Folds what unicode61 keeps apart but readers do not: full-width and half-width forms (by NFKC; a
-/// half-width voiced mark joins the kana before it) and Russian ё.
+/// half-width voiced mark joins the kana before it), Russian ё, and Greek accents (tonos, dialytika: `ελλαδα`
+/// finds `ελλάδα`, as Latin letters are found without theirs).
 fn fold_widths(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(|c| matches!(c, '\u{FF00}'..='\u{FFEF}' | 'ё' | 'Ё')) {
+    if !text
+        .chars()
+        .any(|c| matches!(c, '\u{FF00}'..='\u{FFEF}' | 'ё' | 'Ё' | '\u{0386}'..='\u{03CE}' | '\u{1F00}'..='\u{1FFF}'))
+    {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -354,12 +403,83 @@ fn fold_widths(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A text folded for comparing as a person reads it: lower case, Latin letters without their diacritics,
+/// full-width and half-width forms as their ordinary forms, ё as е — the folding the index applies, on a whole
+/// string (the query language's `=` and `~` on titles, authors, feeds… compare folded strings).
+pub fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    if text.is_ascii() {
+        out.extend(text.chars().map(|c| c.to_ascii_lowercase()));
+        return out;
+    }
+    for c in text.chars() {
+        fold_width(c, |c| fold_case_and_marks(c, &mut out));
+    }
+    out
+}
+
+/// Whether `text`, folded (see [`fold`]), contains `folded_needle` (already folded). Text and needle in ASCII
+/// are compared in place, without folding a copy: the query language calls this on every title of a list.
+pub fn contains_folded(text: &str, folded_needle: &str) -> bool {
+    if folded_needle.is_empty() {
+        return true;
+    }
+    if text.is_ascii() && folded_needle.is_ascii() {
+        let (hay, needle) = (text.as_bytes(), folded_needle.as_bytes());
+        return hay.len() >= needle.len() && hay.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle));
+    }
+    fold(text).contains(folded_needle)
+}
+
+/// Whether `text`, folded, is `folded_value` (already folded).
+pub fn equals_folded(text: &str, folded_value: &str) -> bool {
+    if text.is_ascii() && folded_value.is_ascii() {
+        return text.eq_ignore_ascii_case(folded_value);
+    }
+    fold(text) == folded_value
+}
+
+/// The words of a text as the index reads them (see [`Phrase`]): read once, matched against many phrases.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Words(Vec<Unit>);
+
+impl Words {
+    pub fn of(text: &str) -> Words {
+        Words(units(text))
+    }
+}
+
+/// Words that must follow each other in a text (the last one maybe a prefix), found as the index finds them:
+/// the query language's `text ~ "…"` on an entry that is not indexed yet (a kill rule, at ingest).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Phrase(Highlight);
+
+impl Phrase {
+    /// The phrase of `text`; `None` when it has nothing the index could hold (no letter or digit).
+    pub fn new(text: &str, prefix: bool) -> Option<Phrase> {
+        term_expression(text, prefix).map(|(_, highlight)| Phrase(highlight))
+    }
+
+    /// The FTS5 expression for it (a quoted string, `*` after a prefix).
+    pub fn expression(text: &str, prefix: bool) -> Option<String> {
+        term_expression(text, prefix).map(|(expression, _)| expression)
+    }
+
+    pub fn found_in(&self, words: &Words) -> bool {
+        (0..words.0.len()).any(|start| self.0.matches_at(&words.0, start).is_some())
+    }
+}
+
 /// One character with its width folded (NFKC of full-width and half-width forms) and ё as е.
 fn fold_width(c: char, mut emit: impl FnMut(char)) {
     match c {
         '\u{FF00}'..='\u{FFEF}' => std::iter::once(c).nfkc().for_each(emit),
         'ё' => emit('е'),
         'Ё' => emit('Е'),
+        // Greek with tonos or dialytika (and polytonic letters): the letter alone.
+        '\u{0386}'..='\u{03CE}' | '\u{1F00}'..='\u{1FFF}' => {
+            std::iter::once(c).nfd().filter(|m| !unicode_normalization::char::is_combining_mark(*m)).for_each(emit);
+        }
         _ => emit(c),
     }
 }
@@ -457,9 +577,30 @@ fn fold_case_and_marks(c: char, out: &mut String) {
     }
 }
 
+/// A value written so that the query language (`crate::query::parse`) reads it back as the same text: a double-quoted string with `"` and `\`
+/// escaped.
+pub fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        if matches!(c, '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn greek_without_tonos_finds_greek_with_it() {
+        assert_eq!(indexed_form("Ελλάδα ΐ"), indexed_form("Ελλαδα ι"));
+        assert_eq!(indexed_form("ελλάδα"), "ελλαδα");
+    }
 
     fn expr(q: &str) -> String {
         SearchQuery::parse(q).unwrap().expression().to_string()
@@ -503,6 +644,17 @@ mod tests {
         assert_eq!(expr("서울"), "\"서울\"");
         assert_eq!(expr("\"東京 タワー\""), "\"東京 京 タワ ワー\"");
         assert_eq!(expr("iPhone発売"), "\"iPhone 発売\"");
+    }
+
+    #[test]
+    fn a_search_written_in_the_query_language_means_the_same() {
+        let as_query = |q: &str| SearchQuery::as_query(q).unwrap();
+        assert_eq!(as_query("rust OR go tokio -java"), "(\"rust\" or \"go\") and \"tokio\" and not \"java\"");
+        assert_eq!(as_query("\"open source\" compil*"), "\"open source\" and \"compil\"*");
+        for q in ["rust OR go tokio -java", "\"open source\" compil*", "東京 NOT 大阪", "a\"b OR"] {
+            let parsed = crate::query::parse(&as_query(q)).unwrap();
+            assert!(!parsed.has_fields(), "{q}");
+        }
     }
 
     #[test]

@@ -33,7 +33,10 @@ pub(super) fn lines(
     }
     lines.extend(render::wrap_text(&byline, width, meta));
     if let Some(url) = &detail.link {
-        lines.push(vec![Span { text: elide_middle(&one_line(url, 4000), width), style: link }]);
+        // Whole, wrapped at the pane's width: an address cut in the middle cannot be read or copied.
+        for piece in chunks(&one_line(url, 4000), width) {
+            lines.push(vec![Span { text: piece, style: link }]);
+        }
     }
     if full {
         lines.push(vec![Span {
@@ -85,16 +88,21 @@ pub(super) fn lines(
     lines
 }
 
-/// `text` shortened to `width` columns by an ellipsis in the middle, so both ends of an address show.
-fn elide_middle(text: &str, width: usize) -> String {
-    use unicode_width::UnicodeWidthStr;
-    if text.width() <= width || width < 5 {
-        return text.to_string();
+/// `text` in pieces of at most `width` columns, nothing left out.
+fn chunks(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out = vec![String::new()];
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > width && used > 0 {
+            out.push(String::new());
+            used = 0;
+        }
+        out.last_mut().expect("one piece at least").push(c);
+        used += w;
     }
-    let keep = width - 1;
-    let head: String = take_width(text.chars(), keep - keep / 2);
-    let tail: String = take_width(text.chars().rev(), keep / 2).chars().rev().collect();
-    format!("{head}…{tail}")
+    out
 }
 
 fn elide_end(text: &str, width: usize) -> String {
@@ -123,5 +131,24 @@ fn human_size(bytes: u64) -> String {
         b if b >= 1 << 20 => format!("{:.1} MB", b as f64 / f64::from(1u32 << 20)),
         b if b >= 1 << 10 => format!("{:.0} KB", b as f64 / 1024.0),
         b => format!("{b} bytes"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_link_is_shown_whole_over_several_lines() {
+        let url = format!("https://example.com/{}/end", "segment".repeat(20));
+        let detail = EntryDetail { link: Some(url.clone()), ..crate::tests::detail_of_entry_10() };
+        let lines = lines(&detail, 40, crate::clock::Zone::utc(), false, false, &Keymap::default());
+        let shown: String = lines
+            .iter()
+            .filter(|l| l.first().is_some_and(|s| s.style.link))
+            .map(|l| l.iter().map(|s| s.text.as_str()).collect::<String>())
+            .collect();
+        assert_eq!(shown, url);
+        assert!(lines.iter().all(|l| unicode_width::UnicodeWidthStr::width(render::line_text(l).as_str()) <= 40));
     }
 }

@@ -18,6 +18,29 @@ pub enum HelpLine {
     Blank,
 }
 
+/// What the marks in the feed and entry lists mean: help's last section and README's legend are this table.
+pub const LEGEND: &[(&str, &str)] = &[
+    ("!", "the feed's last refresh failed (feed info says why)"),
+    ("~", "the feed's encoding was overridden or forced"),
+    ("✗", "the feed is gone for good (HTTP 410); only a refresh by hand tries it"),
+    ("↻", "the feed is being fetched"),
+    ("¶", "the feed's new entries are fetched in full on refresh"),
+    ("⌕", "the last search"),
+    ("★", "starred (the Starred view; a starred entry)"),
+    ("●", "unread (the Unread view; an unread entry)"),
+    ("≡", "every entry (the All view)"),
+    ("▸ ▾", "a folded and an unfolded folder"),
+];
+
+/// The legend as Markdown, for README.
+pub fn legend_markdown() -> String {
+    let mut out = String::from("| mark | means |\n|---|---|\n");
+    for (mark, means) in LEGEND {
+        out.push_str(&format!("| `{mark}` | {means} |\n"));
+    }
+    out
+}
+
 /// Widest the keys column gets; longer key lists wrap onto their own line.
 const KEYS_COLUMN_MAX: usize = 20;
 
@@ -43,6 +66,13 @@ pub fn help_lines(keymap: &Keymap, width: u16) -> Vec<HelpLine> {
             continue;
         }
         out.push(HelpLine::Row { keys, help: pieces.next().unwrap_or_default() });
+        out.extend(pieces.map(|p| HelpLine::Row { keys: String::new(), help: p }));
+    }
+    out.push(HelpLine::Blank);
+    out.push(HelpLine::Heading("Marks in the lists"));
+    for (mark, means) in LEGEND {
+        let mut pieces = wrap(means, text_width).into_iter();
+        out.push(HelpLine::Row { keys: mark.to_string(), help: pieces.next().unwrap_or_default() });
         out.extend(pieces.map(|p| HelpLine::Row { keys: String::new(), help: p }));
     }
     out
@@ -85,6 +115,11 @@ mod tests {
                 })
                 .collect();
             let words: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            for (mark, means) in LEGEND {
+                assert!(
+                    words.contains(mark) && words.contains(&means.split_whitespace().collect::<Vec<_>>().join(" "))
+                );
+            }
             for (_, keys, help) in keymap.help_rows() {
                 assert!(words.contains(&keys), "{keys} at width {width}");
                 let help_words = help.split_whitespace().collect::<Vec<_>>().join(" ");

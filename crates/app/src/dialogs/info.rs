@@ -105,6 +105,16 @@ impl Info {
                 format!("no{}", key(Context::Info, Action::ForceEncoding, " (press {} to force one)"))
             }),
         );
+        let set = key(Context::Info, Action::FeedSettings, " ({} sets one)");
+        match info.settings.as_slice() {
+            [] => field("Settings", format!("the config's defaults{set}")),
+            settings => {
+                for (i, setting) in settings.iter().enumerate() {
+                    let with = if i + 1 == settings.len() { set.as_str() } else { "" };
+                    field(if i == 0 { "Settings" } else { "" }, format!("{setting}{with}"));
+                }
+            }
+        }
         for warning in &info.warnings {
             field("Reading", warning.clone());
         }
@@ -156,6 +166,7 @@ pub(super) fn on_key(state: &mut State, info: &mut Info, action: Option<Action>)
     match action {
         Some(Action::Close | Action::FeedInfo) => Next::Close,
         Some(Action::ForceEncoding) => Next::Open(Dialog::Prompt(super::prompt::encoding_prompt(state, info.feed_id))),
+        Some(Action::FeedSettings) => Next::Open(Dialog::Prompt(super::prompt::setting_prompt(state, info.feed_id))),
         Some(action) => {
             if let Some(step) = text_step(action) {
                 let (width, height) = state.viewport;

@@ -11,10 +11,10 @@ mod picker;
 mod prompt;
 
 pub use confirm::{Confirm, Confirmed};
-pub use help::{HelpLine, help_lines};
+pub use help::{HelpLine, LEGEND, help_lines, legend_markdown};
 pub use info::{Info, on_loaded as on_info_loaded, open as open_info};
 pub use picker::Picker;
-pub use prompt::{Prompt, PromptPurpose, encoding_prompt};
+pub use prompt::{Prompt, PromptPurpose, encoding_prompt, setting_prompt};
 
 /// Layout of the windows that scroll, shared with drawing.
 pub mod areas {
@@ -95,8 +95,11 @@ pub enum Answer {
     Confirmed { action: Confirmed, all: bool },
     /// A feed chosen from what discovery found, and the folder it goes into.
     Chosen { feed: crate::model::Found, folder: Vec<String> },
-    /// In the search prompt: search every feed, or only the selected feed or folder.
+    /// In the search prompt: search every feed, or only the selected feed or folder; on the command line:
+    /// complete; piping: the text or the address.
     ToggleScope,
+    /// In a prompt: the line typed before (`back`) or after.
+    History { back: bool },
     /// Quit, asked by a key the dialog does not claim (Ctrl-C); the dialog stays open while the reader saves.
     Quit,
 }

@@ -23,6 +23,8 @@ pub struct Prompt {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PromptPurpose {
     ForceEncoding(FeedId),
+    /// One of a feed's settings, as `key = value` (its `[feeds."URL"]` table in the config).
+    FeedSetting(FeedId),
     /// Open link N of the article being read.
     FollowLink,
     /// Play media file N of the entry being read.
@@ -35,11 +37,23 @@ pub enum PromptPurpose {
     AddFeed {
         folder: Option<FolderId>,
     },
+    /// The name to save a search or query as a view under.
+    SaveView,
     RenameFeed(FeedId),
     RenameFolder(FolderId),
     MoveFeed(FeedId),
     MoveFolder(FolderId),
     NewFolder,
+    /// The command line (`:`).
+    Command,
+    /// A command to pipe the article's text (or, `address`, the entry's address) to.
+    Pipe {
+        address: bool,
+    },
+    /// A file to save the article's text to.
+    Save,
+    /// The number of a link to copy.
+    CopyLink,
 }
 
 impl Prompt {
@@ -58,6 +72,9 @@ pub(super) fn on_key(
     match action {
         Some(Action::Close) => (Next::Close, None),
         Some(Action::ToggleScope) => (Next::Keep, Some(Answer::ToggleScope)),
+        Some(action @ (Action::HistoryPrev | Action::HistoryNext)) => {
+            (Next::Keep, Some(Answer::History { back: action == Action::HistoryPrev }))
+        }
         Some(Action::Accept) => answer(prompt, prompt.input.text().to_string()),
         _ => {
             if let Some(count) = numbered(state, prompt.purpose) {
@@ -80,7 +97,7 @@ fn answer(prompt: &Prompt, text: String) -> (Next, Option<Answer>) {
 fn numbered(state: &State, purpose: PromptPurpose) -> Option<usize> {
     let view = state.article.ready();
     match purpose {
-        PromptPurpose::FollowLink => Some(view.map_or(0, |a| a.links.len())),
+        PromptPurpose::FollowLink | PromptPurpose::CopyLink => Some(view.map_or(0, |a| a.links.len())),
         PromptPurpose::PlayMedia => Some(view.map_or(0, |a| a.detail.enclosures.len())),
         _ => None,
     }
@@ -118,6 +135,18 @@ fn on_number_key(prompt: &mut Prompt, action: Option<Action>, key: KeyEvent, cou
 }
 
 /// The prompt that forces a feed's encoding, filled with the one forced now.
+pub fn setting_prompt(state: &State, feed_id: FeedId) -> Prompt {
+    let title = state.feeds.feed(feed_id).map(|f| one_line(&f.title, 60)).unwrap_or_default();
+    Prompt::new(
+        &format!("A setting of {title}"),
+        "key = value: refresh_minutes = 15, honour_ttl = false, full_text = true, keep_days = 30, \
+         max_entries_per_feed = 200, notify = true, browser = \"w3m %u\", hide_from_unread = true; \
+         a key alone removes it",
+        "",
+        PromptPurpose::FeedSetting(feed_id),
+    )
+}
+
 pub fn encoding_prompt(state: &State, feed_id: FeedId) -> Prompt {
     let feed = state.feeds.feed(feed_id);
     let title = feed.map(|f| one_line(&f.title, 60)).unwrap_or_default();

@@ -81,6 +81,15 @@ impl Keymap {
     /// general (which every pane and dialog falls back to); `[keys.CONTEXT]` rebinds it in one context only; an
     /// empty list unbinds it. A user's key taken from another action's defaults moves to the user's action.
     pub fn with_config(table: &toml::Table) -> Result<Keymap, KeymapError> {
+        Keymap::with_config_told(table).map(|(keymap, _)| keymap)
+    }
+
+    /// [`Keymap::with_config`], with a warning for each default key the user's bindings took from another
+    /// action, naming both (`` `J` now does next_feed, no longer next_entry ``) and saying when the other action
+    /// is left with no key at all: a rebinding must not unbind an action silently.
+    /// Each warning is (the config key of the user's binding, what it did).
+    pub fn with_config_told(table: &toml::Table) -> Result<(Keymap, Vec<(String, String)>), KeymapError> {
+        let mut warnings = Vec::new();
         let mut bindings = Keymap::default().bindings;
         let mut user: Vec<(Context, Action, Vec<Key>)> = Vec::new();
         for (name, value) in table {
@@ -137,10 +146,31 @@ impl Keymap {
             }
             // The user's keys leave the other actions of the same context.
             for b in bindings.iter_mut().filter(|b| b.context == *context && b.action != *action) {
+                let taken: Vec<Key> = b.keys.iter().copied().filter(|k| keys.contains(k)).collect();
+                if taken.is_empty() {
+                    continue;
+                }
                 b.keys.retain(|k| !keys.contains(k));
+                // The other action's own binding by the user took its keys knowingly: no warning for that.
+                if user.iter().any(|(c, a, _)| c == context && *a == b.action) {
+                    continue;
+                }
+                let named = taken.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+                let left = match b.keys.first() {
+                    Some(k) => format!("{} keeps `{k}`", b.action.name()),
+                    None => format!(
+                        "{} has no key left; give it one in {}",
+                        b.action.name(),
+                        config_key(b.context, b.action)
+                    ),
+                };
+                warnings.push((
+                    config_key(*context, *action),
+                    format!("{named} now does {}, no longer {} ({left})", action.name(), b.action.name()),
+                ));
             }
         }
-        Keymap::from_bindings(bindings)
+        Ok((Keymap::from_bindings(bindings)?, warnings))
     }
 
     /// The action `key` does in `context`, if any.
@@ -406,6 +436,24 @@ mod tests {
             map.keys_for(Context::General, Action::Up),
             vec![Key::parse("Ctrl-p").unwrap(), Key::parse("Up").unwrap()]
         );
+    }
+
+    #[test]
+    fn a_default_key_taken_by_another_action_is_warned_about_naming_both() {
+        let told = |text: &str| Keymap::with_config_told(&text.parse::<toml::Table>().unwrap()).unwrap().1;
+        assert_eq!(
+            told("next_feed = \"j\"\n"),
+            [("keys.next_feed".to_string(), "`j` now does next_feed, no longer down (down keeps `↓`)".to_string())]
+        );
+        assert_eq!(
+            told("next_feed = [\"J\", \"s\"]\n"),
+            [(
+                "keys.next_feed".to_string(),
+                "`s` now does next_feed, no longer star (star has no key left; give it one in keys.star)".to_string()
+            )]
+        );
+        assert!(told("down = [\"F9\"]\n").is_empty(), "keys no other action had: nothing to say");
+        assert!(told("next_feed = \"s\"\nstar = \"x\"\n").is_empty(), "the other action was rebound too");
     }
 
     #[test]

@@ -129,6 +129,8 @@ actions! {
     Sort = "sort",
     UnreadOnly = "unread_only",
     Search = "search",
+    /// Save the search (or query) on screen as a view, in the config.
+    SaveView = "save_view",
     /// In the search prompt: every feed, or only the selected feed or folder.
     ToggleScope = "toggle_scope",
     MarkAllRead = "mark_all_read",
@@ -143,6 +145,8 @@ actions! {
     Delete = "delete",
     FeedInfo = "feed_info",
     ForceEncoding = "force_encoding",
+    /// In the feed info: set one of the feed's settings (`[feeds."URL"]` in the config).
+    FeedSettings = "feed_settings",
     /// Show the focused pane alone, full screen (again: back to the panes).
     Zoom = "zoom",
     /// Play the entry's media (podcast, video) with the player.
@@ -155,6 +159,26 @@ actions! {
     ToggleDetails = "toggle_details",
     /// The last messages and errors, in full.
     MessageLog = "message_log",
+    /// The command line: any action by its name (`:star`), and commands (`:save FILE`, `:set …`).
+    CommandLine = "command_line",
+    /// The macro key: the key pressed after it runs that macro's actions (`[macros]` in the config).
+    Macro = "macro",
+    /// Pipe the article's text (or its address) to a command.
+    Pipe = "pipe",
+    /// Save the article's text to a file.
+    Save = "save",
+    /// Copy the entry's address (or link N's) to the clipboard.
+    CopyUrl = "copy_url",
+    CopyLink = "copy_link",
+    /// The next or previous feed of the feed list; the next or previous one with unread entries.
+    NextFeed = "next_feed",
+    PrevFeed = "prev_feed",
+    NextUnreadFeed = "next_unread_feed",
+    PrevUnreadFeed = "prev_unread_feed",
+    /// Leave feeds with nothing unread out of the feed list, or show them again (remembered).
+    HideReadFeeds = "hide_read_feeds",
+    /// Hand the entry's address and title to the `bookmark_command`.
+    Bookmark = "bookmark",
     /// Close a dialog without doing anything.
     Close = "close",
     /// Accept a dialog: submit the prompt, subscribe to the chosen feed.
@@ -175,6 +199,9 @@ actions! {
     DeleteToStart = "delete_to_start",
     DeleteToEnd = "delete_to_end",
     DeleteWord = "delete_word",
+    /// In a prompt: the line typed before, or after (the command line's history).
+    HistoryPrev = "history_prev",
+    HistoryNext = "history_next",
     /// Choosing a feed: the one with this number.
     Choose1 = "choose_1",
     Choose2 = "choose_2",
@@ -227,6 +254,17 @@ impl Action {
         Action::ALL.iter().copied().find(|a| a.name() == name)
     }
 
+    /// Whether it does something in the panes (the command line runs only those).
+    pub fn works_in_panes(self) -> bool {
+        self.works_in(Context::General)
+            && !matches!(self, Action::Close | Action::Accept | Action::Yes | Action::No | Action::DeleteAll)
+    }
+
+    /// The action called `name` in the config (`next_unread`, or `next-unread` as typed on the command line).
+    pub fn named(name: &str) -> Option<Action> {
+        Action::from_name(name)
+    }
+
     /// For `choose_N`: N (the number of the feed it chooses).
     pub fn chosen_number(self) -> Option<usize> {
         const CHOOSE: [Action; 9] = [
@@ -273,6 +311,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
         &["/"],
         "search every feed ({prompt.toggle_scope} in the prompt: only this feed or folder)",
     ),
+    (Context::General, Action::SaveView, &["V"], "save the search or query on screen as a view (in the config)"),
     (Context::General, Action::Sort, &["S"], "sort the list: newest, oldest, by feed, by title"),
     (Context::General, Action::UnreadOnly, &["U"], "show only the list's unread entries, or all again"),
     (Context::General, Action::OpenInBrowser, &["o"], "open the entry's page in the browser"),
@@ -292,6 +331,18 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::ForceEncoding, &["e"], "force the encoding of the selected feed"),
     (Context::General, Action::Zoom, &["z"], "zoom: the focused pane alone, full screen (again to go back)"),
     (Context::General, Action::MessageLog, &["L"], "the message log: recent messages and errors in full"),
+    (Context::General, Action::CommandLine, &[":"], "the command line: any action by its name, and commands"),
+    (Context::General, Action::Macro, &[","], "then a key: run that macro's actions ([macros] in the config)"),
+    (Context::General, Action::Pipe, &["|"], "pipe the article's text (or its address) to a command"),
+    (Context::General, Action::Save, &["w"], "save the article's text to a file"),
+    (Context::General, Action::CopyUrl, &["y"], "copy the entry's address to the clipboard"),
+    (Context::General, Action::CopyLink, &["Y"], "copy link N of the article to the clipboard"),
+    (Context::General, Action::NextFeed, &["J"], "the next feed"),
+    (Context::General, Action::PrevFeed, &["K"], "the previous feed"),
+    (Context::General, Action::NextUnreadFeed, &["Ctrl-n"], "the next feed with unread entries"),
+    (Context::General, Action::PrevUnreadFeed, &["Ctrl-p"], "the previous feed with unread entries"),
+    (Context::General, Action::HideReadFeeds, &["H"], "hide feeds with nothing unread, or show them again"),
+    (Context::General, Action::Bookmark, &["Ctrl-b"], "bookmark the entry with the config's bookmark command"),
     (Context::General, Action::Help, &["?"], "show or hide the help"),
     (Context::General, Action::Suspend, &["Ctrl-z"], "suspend tidings (fg in the shell brings it back)"),
     (Context::General, Action::Quit, &["q", "Ctrl-c"], "quit"),
@@ -300,10 +351,18 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::Help, Action::Close, &["?", "q", "Esc", "Enter"], "close the help"),
     (Context::Info, Action::Close, &["i", "q", "Esc", "Enter"], "close the feed info"),
     (Context::Info, Action::ForceEncoding, &["e"], "force the feed's encoding"),
+    (Context::Info, Action::FeedSettings, &["s"], "set one of the feed's settings (refresh, keep, notify, browser…)"),
     (Context::Prompt, Action::Accept, &["Enter"], "accept"),
     (Context::Prompt, Action::Close, &["Esc", "Ctrl-c"], "cancel"),
     (Context::Prompt, Action::Suspend, &["Ctrl-z"], "suspend tidings"),
-    (Context::Prompt, Action::ToggleScope, &["Tab"], "in the search prompt: every feed, or the selected one"),
+    (
+        Context::Prompt,
+        Action::ToggleScope,
+        &["Tab"],
+        "complete a command; in the search prompt: every feed or the selected one; piping: text or address",
+    ),
+    (Context::Prompt, Action::HistoryPrev, &["Up"], "the line typed before (command line)"),
+    (Context::Prompt, Action::HistoryNext, &["Down"], "the line typed after (command line)"),
     (Context::Prompt, Action::CursorLeft, &["Left"], "the cursor one character left"),
     (Context::Prompt, Action::CursorRight, &["Right"], "the cursor one character right"),
     (Context::Prompt, Action::LineStart, &["Home", "Ctrl-a"], "to the start of the line"),

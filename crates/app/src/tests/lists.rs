@@ -332,7 +332,9 @@ fn slash_searches_every_feed_or_with_tab_the_selected_one() {
     typed(&mut s, "rust \"type system\"");
     let effects = update(&mut s, code(KeyCode::Enter));
     let source = ListSource::Search { query: "rust \"type system\"".into(), within: None };
-    assert_eq!(effects, vec![load(ListKey::Search, source)]);
+    let remember =
+        |query: &str| Effect::Write(UserWrite::SetPreference { name: "last_search".into(), value: Some(query.into()) });
+    assert_eq!(effects, vec![load(ListKey::Search, source), remember("rust \"type system\"")]);
     assert_eq!(s.feeds.selected_list(), Some(ListKey::Search));
     assert_eq!(s.feeds.rows[3], FeedListRow::View(ListKey::Search), "the search is a view");
     entries_loaded(&mut s, ListKey::Search, vec![entry(10, 1, false)]);
@@ -348,15 +350,22 @@ fn slash_searches_every_feed_or_with_tab_the_selected_one() {
     let effects = update(&mut s, code(KeyCode::Enter));
     let source =
         ListSource::Search { query: "election".into(), within: Some(Box::new(ListSource::Folder(FolderId(7)))) };
-    assert_eq!(effects, vec![load(ListKey::Search, source)]);
+    assert_eq!(effects, vec![load(ListKey::Search, source), remember("election")]);
     // A search the store cannot read is a message, and an empty list that says why.
     update(&mut s, Event::EntriesFailed { list: ListKey::Search, message: "nothing to search for".into() });
     assert!(s.status.current(s.clock.now).unwrap().error);
     assert_eq!(s.entries.error.as_deref(), Some("nothing to search for"));
     // A refresh that brings entries does not ask it again (nor repeat its error).
     update(&mut s, key('R'));
-    let done =
-        RefreshEvent::Done { feed_id: FeedId(2), new: 4, updated: 0, unread: 4, title: "Two".into(), moved_to: None };
+    let done = RefreshEvent::Done {
+        feed_id: FeedId(2),
+        new: 4,
+        updated: 0,
+        unread: 4,
+        title: "Two".into(),
+        moved_to: None,
+        cut_from: None,
+    };
     let effects = update(&mut s, Event::Refresh(done));
     assert!(!effects.iter().any(|e| matches!(e, Effect::LoadEntries { .. })), "{effects:?}");
 }
@@ -424,4 +433,49 @@ fn questions_and_messages_name_the_keys_in_effect() {
     let (question, done) = said("undo = []");
     assert!(question.ends_with("read? (y/n)"), "{question}");
     assert_eq!(done, "Marked 60 entries of Unread read");
+}
+
+#[test]
+fn the_search_prompt_takes_a_query_and_points_at_a_mistake() {
+    let mut s = loaded();
+    update(&mut s, key('/'));
+    typed(&mut s, "title ~ rust and unread");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    let source = ListSource::Query { query: "title ~ rust and unread".into(), within: None };
+    // A query is written down as the last search like plain words, to be the Search view again after a restart.
+    let remembered =
+        UserWrite::SetPreference { name: "last_search".into(), value: Some("title ~ rust and unread".into()) };
+    assert_eq!(effects, vec![load(ListKey::Search, source), Effect::Write(remembered)]);
+    update(&mut s, key('/'));
+    update(&mut s, ctrl('u'));
+    typed(&mut s, "title ~");
+    update(&mut s, code(KeyCode::Enter));
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
+    assert_eq!(prompt.error.as_deref(), Some("expected a value after `~` at column 8"));
+}
+
+#[test]
+fn a_search_is_saved_as_a_view_listed_and_counted() {
+    let mut s = loaded();
+    update(&mut s, key('V'));
+    assert!(s.dialog.is_none(), "nothing to save before a search");
+    update(&mut s, key('/'));
+    typed(&mut s, "rust OR go -java");
+    update(&mut s, code(KeyCode::Enter));
+    update(&mut s, key('V'));
+    typed(&mut s, "Languages");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    let query = "(\"rust\" or \"go\") and not \"java\"".to_string();
+    assert_eq!(effects, vec![Effect::SaveView { name: "Languages".into(), query: query.clone() }]);
+    let effects = update(&mut s, Event::ViewSaved { name: "Languages".into(), query: query.clone(), outcome: Ok(()) });
+    assert_eq!(s.feeds.selected_list(), Some(ListKey::View(0)));
+    assert_eq!(s.list_name(ListKey::View(0)), "Languages");
+    let source = ListSource::Query { query: query.clone(), within: None };
+    assert!(effects.contains(&load(ListKey::View(0), source)), "{effects:?}");
+    assert!(effects.contains(&Effect::CountViews(vec![(0, query.clone())])), "{effects:?}");
+    // Counted off the loop, once at a time: a count asked while one is on its way waits for it.
+    assert_eq!(feeds::count_views(&mut s), vec![]);
+    let effects = update(&mut s, Event::ViewsCounted(vec![(0, Ok(12))]));
+    assert_eq!(s.feeds.saved[0].unread, Some(12));
+    assert_eq!(effects, vec![Effect::CountViews(vec![(0, query)])]);
 }

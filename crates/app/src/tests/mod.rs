@@ -6,6 +6,7 @@ mod lists;
 mod reading;
 mod refreshing;
 mod saving;
+mod switching;
 
 use super::dialogs::{Confirmed, Dialog};
 use super::*;
@@ -54,6 +55,7 @@ pub(crate) fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)
         dead: false,
         full_text: false,
         account: None,
+        hidden: false,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Refreshing: progress, errors, backoff, workers that die, automatic refresh.
 
 use super::*;
+use crate::dialogs::PromptPurpose;
 use crate::model::AccountId;
 
 #[test]
@@ -18,8 +19,15 @@ fn refresh_events_count_progress_record_errors_and_reload_at_the_end() {
     update(&mut s, key('R'));
     update(&mut s, Event::Refresh(RefreshEvent::Started { feed_id: FeedId(1) }));
     assert!(s.progress.active.contains(&FeedId(1)));
-    let done =
-        RefreshEvent::Done { feed_id: FeedId(1), new: 3, updated: 0, unread: 5, title: "One!".into(), moved_to: None };
+    let done = RefreshEvent::Done {
+        feed_id: FeedId(1),
+        new: 3,
+        updated: 0,
+        unread: 5,
+        title: "One!".into(),
+        moved_to: None,
+        cut_from: None,
+    };
     let reload = Effect::LoadEntries {
         list: ListKey::Feed(FeedId(1)),
         source: ListSource::Feed(FeedId(1)),
@@ -89,6 +97,7 @@ fn a_refresh_that_dies_ends_the_progress_and_automatic_refresh_goes_on() {
             unread: 0,
             title: "Two".into(),
             moved_to: None,
+            cut_from: None,
         }),
     );
     let effects = update(
@@ -216,6 +225,7 @@ fn a_refresh_into_the_list_on_screen_reads_it_again_once_at_a_time_and_catches_u
             unread: 5,
             title: "T".into(),
             moved_to: None,
+            cut_from: None,
         })
     };
     let reads = |effects: &[Effect]| effects.iter().filter(|e| matches!(e, Effect::LoadEntries { .. })).count();
@@ -292,8 +302,15 @@ fn a_feeds_new_entries_raise_its_folders_count_as_the_refresh_reports_it() {
     };
     assert_eq!(news(&s), Some(1), "Three's one unread entry");
     update(&mut s, key('R'));
-    let done =
-        RefreshEvent::Done { feed_id: FeedId(2), new: 4, updated: 0, unread: 4, title: "Two".into(), moved_to: None };
+    let done = RefreshEvent::Done {
+        feed_id: FeedId(2),
+        new: 4,
+        updated: 0,
+        unread: 4,
+        title: "Two".into(),
+        moved_to: None,
+        cut_from: None,
+    };
     update(&mut s, Event::Refresh(done));
     assert_eq!(news(&s), Some(5), "Two's four new ones count in News at once");
 }
@@ -360,4 +377,32 @@ fn the_automatic_refresh_syncs_the_accounts_each_interval() {
     update(&mut s, Event::Synced { account: "FreshRSS".into(), said: Ok("FreshRSS: 0 new".into()), changed: false });
     assert!(!update(&mut s, Event::Tick(1_000_300)).contains(&Effect::Sync(vec!["FreshRSS".into()])));
     assert!(update(&mut s, Event::Tick(1_000_601)).contains(&Effect::Sync(vec!["FreshRSS".into()])));
+}
+
+#[test]
+fn a_setting_typed_in_the_feed_info_is_handed_to_the_runtime_and_the_info_read_again() {
+    let mut s = loaded();
+    assert_eq!(update(&mut s, key('i')), vec![Effect::LoadFeedInfo(FeedId(1))]);
+    assert!(update(&mut s, key('s')).is_empty());
+    assert!(matches!(&s.dialog, Some(Dialog::Prompt(p)) if p.purpose == PromptPurpose::FeedSetting(FeedId(1))));
+    typed(&mut s, " = 15");
+    assert!(update(&mut s, code(KeyCode::Enter)).is_empty(), "no key: refused");
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the prompt stays open") };
+    assert!(prompt.error.as_deref().unwrap().contains("key = value"));
+    update(&mut s, ctrl('u'));
+    typed(&mut s, "refresh_minutes = 15");
+    let url = s.feeds.feeds[0].url.clone();
+    assert_eq!(
+        update(&mut s, code(KeyCode::Enter)),
+        vec![
+            Effect::SetFeedSetting { feed_id: FeedId(1), url, setting: "refresh_minutes = 15".into() },
+            Effect::LoadFeedInfo(FeedId(1))
+        ]
+    );
+    assert!(matches!(&s.dialog, Some(Dialog::Info(i)) if i.feed_id == FeedId(1)), "back to the feed info");
+    let saved =
+        |outcome| Event::FeedSettingSaved { feed_id: FeedId(1), setting: "refresh_minutes = 15".into(), outcome };
+    assert_eq!(update(&mut s, saved(Ok(()))), vec![Effect::LoadFeeds, Effect::LoadFeedInfo(FeedId(1))]);
+    assert!(update(&mut s, saved(Err("line 3: must be between 1 and 10080".into()))).is_empty());
+    assert!(s.status.last_error().unwrap().text.contains("must be between 1 and 10080"));
 }

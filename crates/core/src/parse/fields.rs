@@ -183,12 +183,7 @@ impl DateReader {
 }
 
 /// The identity of an entry within its feed: its id, else its canonical link, else a hash of title and date.
-pub(super) fn entry_key(
-    id: Option<&str>,
-    link: Option<&str>,
-    title: Option<&str>,
-    date: Option<DateTime<Utc>>,
-) -> String {
+pub fn entry_key(id: Option<&str>, link: Option<&str>, title: Option<&str>, date: Option<DateTime<Utc>>) -> String {
     let id = id.unwrap_or("").trim();
     if !id.is_empty() {
         return id.to_string();

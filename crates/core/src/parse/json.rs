@@ -76,13 +76,25 @@ pub(super) fn read(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, Par
     })
 }
 
+/// `content_text` as HTML that keeps its lines: a blank line parts paragraphs, a line break stays one.
+fn plain_to_html(text: &str) -> String {
+    let text = text.replace("\r\n", "\n");
+    let paragraphs: Vec<String> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| format!("<p>{}</p>", p.lines().map(super::escape_html).collect::<Vec<_>>().join("<br>")))
+        .collect();
+    paragraphs.concat()
+}
+
 /// feed-rs's entry in tidings's model, with the item's addresses.
 fn map_entry(entry: Entry, addresses: &Addresses, bases: &[Option<&str>]) -> ParsedEntry {
     let link = addresses.link.as_deref().and_then(|u| absolute(u, bases));
     let content_html = entry.content.and_then(|c| {
         let body = c.body?;
         // `content_text` arrives as text/plain, `content_html` as text/html.
-        Some(if c.content_type.subty() == "plain" { Text::Plain(body.into()).into_html() } else { body })
+        Some(if c.content_type.subty() == "plain" { plain_to_html(&body) } else { body })
     });
     let summary_html = entry.summary.as_ref().map(|s| guess(&s.content).into_html());
     let (content_html, summary_html) = fields::body(content_html, summary_html);
@@ -437,10 +449,21 @@ mod tests {
         let entry = &feed.entries[0];
         assert_eq!(entry.title.as_deref(), Some("Kept"));
         assert_eq!(entry.link, None);
-        assert_eq!(entry.content_html.as_deref(), Some("Body"));
+        assert_eq!(entry.content_html.as_deref(), Some("<p>Body</p>"), "content_text, as paragraphs");
         assert_eq!(entry.categories, ["solo"], "a lone tag is a list of one");
         assert!(entry.key.starts_with("hash:"), "a boolean is no id: {}", entry.key);
         assert!(entry.enclosures.is_empty() && entry.authors.is_empty() && entry.published.is_none());
+    }
+
+    #[test]
+    fn content_text_keeps_its_line_breaks_and_paragraphs() {
+        let text = r#"{"version": "https://jsonfeed.org/version/1.1", "title": "T",
+            "items": [{"id": "1", "content_text": "First line\nsecond line\n\nA new paragraph"}]}"#;
+        let feed = read(text, None).unwrap();
+        assert_eq!(
+            feed.entries[0].content_html.as_deref(),
+            Some("<p>First line<br>second line</p><p>A new paragraph</p>")
+        );
     }
 
     #[test]
@@ -451,7 +474,7 @@ mod tests {
         let feed = read(text, None).unwrap();
         let (rich, plain) = (&feed.entries[0], &feed.entries[1]);
         assert_eq!((rich.content_html.as_deref(), rich.summary_html.as_deref()), (Some("<p>Rich</p>"), None));
-        assert_eq!(plain.content_html.as_deref(), Some("a &lt; b &amp; c"), "plain text is escaped");
+        assert_eq!(plain.content_html.as_deref(), Some("<p>a &lt; b &amp; c</p>"), "plain text is escaped");
         assert_eq!(plain.summary_html.as_deref(), Some("Short <b>bold</b> words"), "HTML in a summary is HTML");
     }
 

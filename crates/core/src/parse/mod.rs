@@ -15,7 +15,7 @@ pub mod repair;
 pub mod tree;
 mod xmlfeed;
 
-pub use fields::{MAX_TITLE_CHARS, first_line};
+pub use fields::{MAX_TITLE_CHARS, entry_key, first_line};
 
 use crate::model::ParsedFeed;
 

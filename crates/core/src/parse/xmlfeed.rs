@@ -229,6 +229,9 @@ fn alternate_link<'e, 'a: 'e>(
 /// Atom entry that names none, its `source`'s.
 fn authors(format: Format, el: &Element, source: Option<&Element>) -> Vec<String> {
     let mut out = Vec::new();
+    // A person given only by an address (RSS's `<author>jo@x.org</author>`) is the same person as a name given
+    // beside it (`dc:creator`): the address counts only when no name is given.
+    let mut addresses = Vec::new();
     for child in el.elements() {
         let is_person = format.own(child, "author")
             || (!format.atom && format.own(child, "managingEditor"))
@@ -237,13 +240,32 @@ fn authors(format: Format, el: &Element, source: Option<&Element>) -> Vec<String
             || child.is(Ns::Dc, "author")
             || child.is(Ns::Itunes, "author");
         if is_person {
-            add_author(&mut out, person(child));
+            if address_only(child) {
+                addresses.push(person(child));
+            } else {
+                add_author(&mut out, person(child));
+            }
+        }
+    }
+    if out.is_empty() {
+        for name in addresses {
+            add_author(&mut out, name);
         }
     }
     match source {
         Some(source) if out.is_empty() => authors(format, source, None),
         _ => out,
     }
+}
+
+/// Whether a person element gives only an e-mail address, no name.
+fn address_only(el: &Element) -> bool {
+    if el.has_elements() {
+        return !el.elements().any(|e| e.name == "name" && !e.text().trim().is_empty());
+    }
+    let text = el.text();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    !words.is_empty() && words.iter().all(|w| w.contains('@'))
 }
 
 /// The name of a person: an Atom person construct (`<name>`, else `<email>`), or text ("jo@x.org (Jo Doe)").
@@ -475,7 +497,15 @@ fn media(format: Format, item: &Element, bases: &[Option<&str>]) -> (Vec<Enclosu
             g.all(Ns::Media, "thumbnail").chain(g.all(Ns::Media, "content").flat_map(|c| c.all(Ns::Media, "thumbnail")))
         })
         .find_map(|t| t.attr("url").and_then(|u| absolute(u, bases)))
-        .or_else(|| item.all(Ns::Itunes, "image").find_map(|i| i.attr("href").and_then(|u| absolute(u, bases))));
+        .or_else(|| item.all(Ns::Itunes, "image").find_map(|i| i.attr("href").and_then(|u| absolute(u, bases))))
+        .or_else(|| {
+            // A picture given as Media RSS content (`medium="image"`), whatever its address looks like.
+            groups
+                .iter()
+                .flat_map(|g| g.all(Ns::Media, "content"))
+                .filter(|c| c.attr("medium").is_some_and(|m| m.trim().eq_ignore_ascii_case("image")))
+                .find_map(|c| c.attr("url").and_then(|u| absolute(u, bases)))
+        });
     (enclosures, thumbnail)
 }
 
@@ -518,6 +548,16 @@ mod tests {
         rss(&format!("<title>F</title><item>{item}</item>")).entries.remove(0)
     }
 
+    #[test]
+    fn a_name_and_an_address_alone_are_one_author_the_name() {
+        let e = item("<dc:creator>Jo Doe</dc:creator><author>jo@example.com</author>");
+        assert_eq!(e.authors, ["Jo Doe"]);
+        let e = item("<author>jo@example.com</author>");
+        assert_eq!(e.authors, ["jo"], "an address alone still names someone");
+        let e = item("<author>jo@example.com (Jo Doe)</author><dc:creator>Ann</dc:creator>");
+        assert_eq!(e.authors, ["Jo Doe", "Ann"]);
+    }
+
     fn atom(feed: &str) -> ParsedFeed {
         let xml = format!(r#"<feed xmlns="http://www.w3.org/2005/Atom" {NAMESPACES}>{feed}</feed>"#);
         parse(&xml.replace(r#"xmlns:atom="http://www.w3.org/2005/Atom""#, ""), None).unwrap()
@@ -525,6 +565,25 @@ mod tests {
 
     fn date(e: &ParsedEntry) -> String {
         e.published.map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)).unwrap_or_default()
+    }
+
+    #[test]
+    fn the_entrys_picture_from_media_thumbnail_itunes_art_or_image_content() {
+        let thumbnail = |x: &str| item(x).thumbnail;
+        assert_eq!(
+            thumbnail(r#"<media:group><media:thumbnail url="/t.jpg"/></media:group><itunes:image href="/i.jpg"/>"#)
+                .as_deref(),
+            Some("http://feeds.example.com/t.jpg")
+        );
+        assert_eq!(
+            thumbnail(r#"<itunes:image href="https://e.com/art.png"/>"#).as_deref(),
+            Some("https://e.com/art.png")
+        );
+        assert_eq!(
+            thumbnail(r#"<media:content url="https://img.e.com/abc?w=600" medium="image"/>"#).as_deref(),
+            Some("https://img.e.com/abc?w=600")
+        );
+        assert_eq!(thumbnail(r#"<media:content url="https://e.com/a.mp3" medium="audio"/>"#), None);
     }
 
     #[test]

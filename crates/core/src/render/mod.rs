@@ -583,6 +583,17 @@ mod tests {
         );
     }
 
+    /// Defect 17 of issue 21: superscripts and subscripts read as such, not `^{1[2]}`.
+    #[test]
+    fn superscripts_and_subscripts_use_their_characters() {
+        let r = render_article(
+            "<p>E = mc<sup>2</sup> and x<sub>1</sub>, note<sup><a href=\"#fn1\">1</a></sup> and y<sup>th</sup></p>",
+            60,
+            Some("https://a.example/"),
+        );
+        assert_eq!(texts(&r.lines)[0], "E = mc² and x₁, note¹[1] and yth");
+    }
+
     #[test]
     fn images_show_as_their_alt_text_in_brackets() {
         let all = texts(&render_html("<p><img src=\"a.png\" alt=\"A cat\"> <img src=\"b.png\"></p>", 60)).join("\n");

@@ -53,6 +53,20 @@ pub(super) fn prepare_into(html: &str, images: &mut Vec<ImageAttrs>) -> String {
     for table in doc.select("table").nodes() {
         bound_spans(table);
     }
+    // html2text writes a superscript `^{…}` (a footnote's `^{1[2]}`): digits and signs become the superscript
+    // (subscript) characters, and what has none stays as plain text.
+    for node in doc.select("sup, sub").nodes() {
+        let up = node.node_name().is_some_and(|n| &*n == "sup");
+        let texts: Vec<NodeRef> = node.descendants().into_iter().filter(|n| n.is_text()).collect();
+        let shifted: Option<Vec<String>> =
+            texts.iter().map(|t| t.text().chars().map(|c| shift(c, up)).collect::<Option<String>>()).collect();
+        if let Some(shifted) = shifted {
+            for (text, to) in texts.iter().zip(shifted) {
+                text.set_text(to.as_str());
+            }
+        }
+        node.rename("span");
+    }
     // The node where the last image ends (the image itself, or the inline elements it closes), while no text
     // has followed it yet.
     let mut after_image: Option<NodeRef> = None;
@@ -101,6 +115,31 @@ pub(super) fn prepare_into(html: &str, images: &mut Vec<ImageAttrs>) -> String {
         }
     }
     doc.html().to_string()
+}
+
+/// `c` raised (`up`) or lowered, when Unicode has it so; blanks stay.
+fn shift(c: char, up: bool) -> Option<char> {
+    const DIGITS_UP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    const DIGITS_DOWN: [char; 10] = ['₀', '₁', '₂', '₃', '₄', '₅', '₆', '₇', '₈', '₉'];
+    if let Some(d) = c.to_digit(10) {
+        return Some(if up { DIGITS_UP } else { DIGITS_DOWN }[d as usize]);
+    }
+    Some(match (c, up) {
+        (c, _) if c.is_whitespace() => c,
+        ('+', true) => '⁺',
+        ('-' | '−', true) => '⁻',
+        ('=', true) => '⁼',
+        ('(', true) => '⁽',
+        (')', true) => '⁾',
+        ('n', true) => 'ⁿ',
+        ('i', true) => 'ⁱ',
+        ('+', false) => '₊',
+        ('-' | '−', false) => '₋',
+        ('=', false) => '₌',
+        ('(', false) => '₍',
+        (')', false) => '₎',
+        _ => return None,
+    })
 }
 
 /// How many grid places a table's spans may add to its cells before they are dropped: html2text lays out every

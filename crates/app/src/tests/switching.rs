@@ -1,0 +1,308 @@
+//! A newsboat user's habits and the defects a switching user tripped on (issue 21): each test names the defect
+//! it covers and fails without its fix.
+
+use super::*;
+
+fn status(s: &State) -> String {
+    s.status.current(s.clock.now).map(|m| m.text.clone()).unwrap_or_default()
+}
+
+/// Defect 14: an unbound key says so, and where the keys are.
+#[test]
+fn an_unbound_key_says_it_is_not_bound_and_where_the_keys_are() {
+    let mut s = loaded();
+    assert!(update(&mut s, key('X')).is_empty());
+    assert_eq!(status(&s), "X is not bound · ? for keys");
+}
+
+/// Defect 1: a list nobody touched stays at its top while a refresh fills it; one the user moved in keeps the
+/// entry under the cursor.
+#[test]
+fn an_untouched_list_stays_at_its_top_as_newer_entries_arrive() {
+    let mut s = State::new(Setup::default(), (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
+    entries_loaded(&mut s, ListKey::Unread, vec![entry(10, 1, false), entry(11, 1, false)]);
+    // The refresh brings two newer entries: they arrive above.
+    entries_loaded(
+        &mut s,
+        ListKey::Unread,
+        vec![entry(12, 1, false), entry(13, 1, false), entry(10, 1, false), entry(11, 1, false)],
+    );
+    assert_eq!(s.entries.cursor.index, 0, "the list stays at its top");
+    assert_eq!(s.entries.selected_ref().map(|r| r.id), Some(EntryId(12)));
+    // Once the user moved, the cursor stays on their entry.
+    s.focus = Pane::Entries;
+    update(&mut s, key('j'));
+    entries_loaded(&mut s, ListKey::Unread, vec![entry(14, 1, false), entry(12, 1, false), entry(13, 1, false)]);
+    assert_eq!(s.entries.selected_ref().map(|r| r.id), Some(EntryId(13)));
+}
+
+/// Defect 2: a new order, and a new search, open their list at its top, wherever the cursor was.
+#[test]
+fn a_new_order_and_a_new_search_open_the_list_at_its_top() {
+    let mut s = loaded();
+    s.focus = Pane::Entries;
+    update(&mut s, key('j'));
+    assert_eq!(s.entries.cursor.index, 1);
+    update(&mut s, key('S'));
+    let order = (Sort::Oldest, false);
+    // The entry under the cursor (11) is second in the new order too: kept, the cursor would stay below the top.
+    let rows = vec![entry(10, 1, false), entry(11, 1, false)];
+    let seen_writes = s.writes_issued;
+    update(
+        &mut s,
+        Event::EntriesLoaded {
+            list: ListKey::Feed(FeedId(1)),
+            refs: refs(&rows),
+            rows,
+            order,
+            keep: Some(EntryId(11)),
+            seen_writes,
+        },
+    );
+    assert_eq!(s.entries.cursor.index, 0, "a new order starts at the top");
+    // Down again, then a new search: its results open at their top.
+    update(&mut s, key('j'));
+    update(&mut s, key('/'));
+    typed(&mut s, "rust");
+    update(&mut s, code(KeyCode::Enter));
+    let rows = vec![entry(10, 1, false), entry(11, 1, false)];
+    let seen_writes = s.writes_issued;
+    update(
+        &mut s,
+        Event::EntriesLoaded {
+            list: ListKey::Search,
+            refs: refs(&rows),
+            rows,
+            order: (Sort::Newest, false),
+            keep: Some(EntryId(11)),
+            seen_writes,
+        },
+    );
+    assert_eq!(s.entries.cursor.index, 0, "a new search starts at the top");
+}
+
+/// Defects 6 and 7: a search says how many matched once, with its scope, and its list's title names the scope.
+#[test]
+fn a_search_is_announced_once_with_its_scope_in_the_title_and_the_message() {
+    let mut s = loaded();
+    go_to(&mut s, ListKey::Folder(FolderId(7)));
+    update(&mut s, key('/'));
+    typed(&mut s, "москве");
+    update(&mut s, code(KeyCode::Tab));
+    update(&mut s, code(KeyCode::Enter));
+    entries_loaded(&mut s, ListKey::Search, vec![]);
+    assert_eq!(status(&s), "Nothing matches москве in News");
+    assert_eq!(s.list_name(ListKey::Search), "Search in News: москве");
+    let said = s.status.log.len();
+    // Away and back: the list is read again, and not announced again.
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false)]);
+    go_to(&mut s, ListKey::Search);
+    entries_loaded(&mut s, ListKey::Search, vec![]);
+    assert_eq!(s.status.log.len(), said, "{:?}", s.status.log);
+}
+
+/// Defect 4: the Unread view counts what the feeds count while a refresh goes on.
+#[test]
+fn the_unread_view_counts_what_the_feeds_count_during_a_refresh() {
+    let mut s = loaded();
+    update(&mut s, key('R'));
+    let done = RefreshEvent::Done {
+        feed_id: FeedId(2),
+        new: 5,
+        updated: 0,
+        unread: 5,
+        title: "Two".into(),
+        moved_to: None,
+        cut_from: None,
+    };
+    update(&mut s, Event::Refresh(done));
+    assert_eq!(s.feeds.views.unread, s.feeds.total_unread());
+    assert_eq!(s.feeds.views.unread, 8);
+}
+
+/// Defect 10: `u` after unsubscribing marks nothing unread, and says there is no undo.
+#[test]
+fn undo_after_unsubscribing_marks_nothing_unread() {
+    let mut s = loaded();
+    open_article(&mut s, None, "<p>x</p>");
+    assert!(s.undo.is_some(), "opening marked it read");
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    update(&mut s, key('D'));
+    update(&mut s, key('y'));
+    assert!(status(&s).starts_with("Unsubscribed from One (no undo"), "{}", status(&s));
+    let effects = update(&mut s, key('u'));
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Write(UserWrite::SetRead { .. }))), "{effects:?}");
+    assert_eq!(status(&s), "Nothing to undo");
+}
+
+/// Defect 19: after `A` on the Unread list, its title counts nothing.
+#[test]
+fn the_unread_list_holds_nothing_after_marking_all_read() {
+    let mut s = loaded();
+    go_to(&mut s, ListKey::Unread);
+    entries_loaded(&mut s, ListKey::Unread, vec![entry(10, 1, false), entry(11, 1, false), entry(12, 3, false)]);
+    update(&mut s, key('A'));
+    assert_eq!(s.entries.len(), 0);
+    assert_eq!(s.feeds.total_unread(), 0);
+}
+
+/// Defect 20: the last search comes back as the Search view after a restart.
+#[test]
+fn the_last_search_is_a_view_again_after_a_restart() {
+    // A search is written down as the last search…
+    let mut s = loaded();
+    update(&mut s, key('/'));
+    typed(&mut s, "rust");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    let remembered = UserWrite::SetPreference { name: "last_search".into(), value: Some("rust".into()) };
+    assert!(effects.contains(&Effect::Write(remembered)), "{effects:?}");
+    // …and comes back as the Search view when the reader starts with it.
+    let setup = Setup { last_search: Some("rust".into()), ..Setup::default() };
+    let mut s = State::new(setup, (160, 40));
+    feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
+    assert!(s.feeds.row_of(ListKey::Search).is_some());
+    assert_eq!(s.list_name(ListKey::Search), "Search: rust");
+}
+
+/// The command line runs actions by name and commands, completes names and keeps a history.
+#[test]
+fn the_command_line_runs_actions_by_name_completes_and_remembers() {
+    let mut s = loaded();
+    s.focus = Pane::Entries;
+    update(&mut s, key(':'));
+    typed(&mut s, "sta");
+    update(&mut s, code(KeyCode::Tab));
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the command line is open") };
+    assert_eq!(prompt.input.text(), "star ");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    assert_eq!(effects, vec![Effect::Write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: true })]);
+    assert!(s.dialog.is_none());
+    update(&mut s, key(':'));
+    update(&mut s, code(KeyCode::Up));
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the command line is open") };
+    assert_eq!(prompt.input.text(), "star");
+    update(&mut s, code(KeyCode::Esc));
+    update(&mut s, key(':'));
+    typed(&mut s, "frobnicate");
+    update(&mut s, code(KeyCode::Enter));
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("a refused line keeps the prompt") };
+    assert!(prompt.error.as_deref().unwrap().contains("neither an action nor a command"));
+}
+
+/// Macros: the macro key, then a key, runs that macro's actions in order.
+#[test]
+fn a_macro_runs_its_actions_in_order() {
+    let keys = vec![(keymap::Key::parse("x").unwrap(), vec![Action::Star, Action::ToggleRead])];
+    let mut s = State::new(Setup { macros: keys, ..Setup::default() }, (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false)]);
+    s.focus = Pane::Entries;
+    update(&mut s, key(','));
+    let effects = update(&mut s, key('x'));
+    assert_eq!(
+        effects,
+        vec![
+            Effect::Write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: true }),
+            Effect::Write(UserWrite::SetRead { ids: vec![EntryId(10)], read: true }),
+        ]
+    );
+}
+
+/// Next and previous feed, next feed with unread, and hiding feeds with nothing unread (remembered).
+#[test]
+fn feeds_are_walked_with_j_k_and_ctrl_n_and_read_ones_hidden_on_h() {
+    let mut s = loaded();
+    let effects = update(&mut s, key('J'));
+    assert_eq!(effects, vec![load(ListKey::Feed(FeedId(2)), ListSource::Feed(FeedId(2)))]);
+    let effects = update(&mut s, ctrl('n'));
+    assert_eq!(effects, vec![load(ListKey::Feed(FeedId(3)), ListSource::Feed(FeedId(3)))]);
+    update(&mut s, key('K'));
+    assert_eq!(s.feeds.selected_list(), Some(ListKey::Feed(FeedId(2))));
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    let effects = update(&mut s, key('H'));
+    assert_eq!(
+        effects,
+        vec![Effect::Write(UserWrite::SetPreference { name: "hide_read_feeds".into(), value: Some("on".into()) })]
+    );
+    assert_eq!(s.feeds.row_of(ListKey::Feed(FeedId(2))), None, "Two has nothing unread");
+    assert!(s.feeds.row_of(ListKey::Feed(FeedId(3))).is_some());
+}
+
+/// Pipe, save, copy and bookmark ask the runtime, with the article's text or the entry's address.
+#[test]
+fn pipe_save_copy_and_bookmark_hand_the_text_or_the_address_to_the_runtime() {
+    let mut s = State::new(Setup { bookmark_command: true, ..Setup::default() }, (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false)]);
+    open_article(&mut s, Some("https://example.com/a"), "<p>Body \u{1b}[31m text</p>");
+    update(&mut s, key('|'));
+    typed(&mut s, "wc -l");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    let [Effect::Pipe { words, input, in_terminal: false }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert_eq!(words, &["wc", "-l"]);
+    assert!(input.contains("Body") && !input.contains('\u{1b}'), "{input:?}");
+    assert_eq!(update(&mut s, key('y')), vec![Effect::Copy("https://example.com/a".into())]);
+    let effects = update(&mut s, ctrl('b'));
+    assert_eq!(effects, vec![Effect::Bookmark { url: "https://example.com/a".into(), title: "T".into() }]);
+    update(&mut s, key(':'));
+    typed(&mut s, "save ~/a.txt");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    assert!(
+        matches!(effects.as_slice(), [Effect::Save { path, overwrite: false, .. }] if path == "~/a.txt"),
+        "{effects:?}"
+    );
+}
+
+/// Defect 21: a web page in place of a feed names the reader's key that finds its feed, not a shell command,
+/// in the status and in the feed's error (read again from the store too).
+#[test]
+fn a_web_page_in_place_of_a_feed_names_the_readers_key_not_a_command() {
+    let mut s = loaded();
+    let said = "not a feed: the document is HTML (a web page); try `tidings discover URL` to find its feed";
+    update(
+        &mut s,
+        Event::Refresh(RefreshEvent::Failed {
+            feed_id: FeedId(1),
+            title: "One".into(),
+            url: "http://example.com/1".into(),
+            kind: ErrorKind::Parse,
+            message: said.into(),
+            retry_at: None,
+            dead: false,
+        }),
+    );
+    let instead =
+        "not a feed: the document is HTML (a web page); press a and give the page's address: its feed is found";
+    assert_eq!(status(&s), format!("One: {instead}"));
+    assert_eq!(s.feeds.feeds[0].last_error.as_deref(), Some(instead));
+    let mut stored = feed(1, "One", 2, None);
+    stored.last_error = Some(said.into());
+    feeds_loaded(&mut s, vec![stored], vec![]);
+    assert_eq!(s.feeds.feeds[0].last_error.as_deref(), Some(instead));
+}
+
+/// Defect 3: a feed longer than a refresh keeps is named in the refresh's message, with the feed info's key.
+#[test]
+fn a_feed_cut_to_what_a_refresh_keeps_is_said_in_the_status() {
+    let mut s = loaded();
+    update(&mut s, key('R'));
+    for id in [1, 2, 3] {
+        let cut_from = (id == 2).then_some(20_000);
+        let title = format!("Feed {id}");
+        let done =
+            RefreshEvent::Done { feed_id: FeedId(id), new: 0, updated: 0, unread: 0, title, moved_to: None, cut_from };
+        update(&mut s, Event::Refresh(done));
+    }
+    assert!(
+        status(&s).contains("Feed 2 lists 20000 entries: only the first 5000 were kept (i on it says so)"),
+        "{}",
+        status(&s)
+    );
+}

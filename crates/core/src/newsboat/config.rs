@@ -1,0 +1,368 @@
+//! newsboat's `config` file in tidings's terms: `browser`, `player`, `bind-key`, `macro`, `color`, `reload-time`
+//! and `auto-reload`, `refresh-on-startup`, `keep-articles-days`, `max-items`, `show-read-feeds`,
+//! `bookmark-cmd`, `text-width`; `ignore-article` and `define-filter` become query-language rules. Every line
+//! that has no equivalent is listed with why, so the import's report can say it.
+
+use super::filter;
+use super::tokenize;
+
+/// A setting's value, as the config file writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    Text(String),
+    Number(i64),
+    Flag(bool),
+    List(Vec<String>),
+}
+
+/// What a newsboat config says that tidings can say too.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Migrated {
+    /// Top-level settings: `browser`, `refresh_interval_minutes`, … with where they came from (line).
+    pub settings: Vec<(String, Value, usize)>,
+    /// `[keys]`: an action and its keys.
+    pub keys: Vec<(String, Vec<String>, usize)>,
+    /// `[colors]`: an element and its style.
+    pub colors: Vec<(String, String, usize)>,
+    /// `[macros]`: a key (pressed after the macro prefix) and the actions it runs.
+    pub macros: Vec<(String, Vec<String>, usize)>,
+    /// `ignore-article`: the feed it is for (`None`: every feed) and the query, or why it has none.
+    pub ignore: Vec<Rule>,
+    /// `define-filter`: a named query (a saved view in tidings).
+    pub filters: Vec<Rule>,
+    /// Lines with no equivalent, with why.
+    pub skipped: Vec<(usize, String, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub line: usize,
+    /// The feed's address (`ignore-article`), or the filter's name (`define-filter`).
+    pub target: Option<String>,
+    pub expression: String,
+    pub query: Result<String, String>,
+}
+
+/// newsboat's key operations and the tidings actions that do the same.
+const OPERATIONS: &[(&str, &str)] = &[
+    ("open", "open"),
+    ("quit", "quit"),
+    ("hard-quit", "quit"),
+    ("reload", "refresh"),
+    ("reload-all", "refresh_all"),
+    ("next-unread", "next_unread"),
+    ("prev-unread", "prev_unread"),
+    ("next", "down"),
+    ("prev", "up"),
+    ("down", "down"),
+    ("up", "up"),
+    ("pagedown", "page_down"),
+    ("pageup", "page_up"),
+    ("home", "top"),
+    ("end", "bottom"),
+    ("toggle-article-read", "toggle_read"),
+    ("mark-feed-read", "mark_all_read"),
+    ("open-in-browser", "open_in_browser"),
+    ("open-in-browser-and-mark-read", "open_in_browser"),
+    ("help", "help"),
+    ("save", "save"),
+    ("toggle-show-read-feeds", "hide_read_feeds"),
+    ("search", "search"),
+    ("next-feed", "next_feed"),
+    ("prev-feed", "prev_feed"),
+    ("next-unread-feed", "next_unread_feed"),
+    ("prev-unread-feed", "prev_unread_feed"),
+    ("edit-flags", "star"),
+    ("pipe-to", "pipe"),
+    ("bookmark", "bookmark"),
+    ("sort", "sort"),
+    ("cmdline", "command_line"),
+    ("goto-url", "follow_link"),
+    ("show-urls", "follow_link"),
+    ("view-dialogs", "message_log"),
+    ("edit-urls", "add_feed"),
+];
+
+/// The tidings action a newsboat operation is, if it has one.
+pub fn action_for(operation: &str) -> Option<&'static str> {
+    OPERATIONS.iter().find(|(op, _)| *op == operation).map(|(_, action)| *action)
+}
+
+/// A newsboat key name as tidings writes it: `^D` → `Ctrl-d`, `ENTER` → `Enter`, `PPAGE` → `PgUp`.
+pub fn key_name(key: &str) -> Option<String> {
+    if let Some(c) = key.strip_prefix('^').filter(|r| r.chars().count() == 1) {
+        return Some(format!("Ctrl-{}", c.to_ascii_lowercase()));
+    }
+    if key.chars().count() == 1 {
+        return Some(key.to_string());
+    }
+    let named = match key {
+        "ENTER" => "Enter",
+        "SPACE" => "Space",
+        "TAB" => "Tab",
+        "ESC" => "Esc",
+        "BACKSPACE" => "Backspace",
+        "UP" => "Up",
+        "DOWN" => "Down",
+        "LEFT" => "Left",
+        "RIGHT" => "Right",
+        "PPAGE" => "PgUp",
+        "NPAGE" => "PgDn",
+        "HOME" => "Home",
+        "END" => "End",
+        "DEL" => "Del",
+        "INS" => "Ins",
+        f if f.starts_with('F') && f[1..].parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)) => f,
+        _ => return None,
+    };
+    Some(named.to_string())
+}
+
+/// newsboat's colour elements and tidings's.
+const ELEMENTS: &[(&str, &str)] = &[
+    ("listnormal", "read"),
+    ("listnormal_unread", "unread"),
+    ("listfocus", "selection"),
+    ("info", "status"),
+    ("title", "title"),
+    ("hint-key", "key"),
+    ("hint-description", "hint"),
+];
+
+/// A newsboat colour spec (`color listfocus black yellow bold`) as a tidings style (`black on yellow bold`).
+fn style(fg: &str, bg: &str, attributes: &[String]) -> Option<String> {
+    let colour = |c: &str| -> Option<String> {
+        match c {
+            "black" | "red" | "green" | "yellow" | "blue" | "magenta" | "cyan" | "white" | "default" => {
+                Some(c.to_string())
+            }
+            c => c.strip_prefix("color").and_then(|n| n.parse::<u8>().ok()).map(|n| n.to_string()),
+        }
+    };
+    let mut words = vec![colour(fg)?];
+    if bg != "default" {
+        words.push(format!("on {}", colour(bg)?));
+    }
+    for attribute in attributes {
+        match attribute.as_str() {
+            "bold" => words.push("bold".into()),
+            "underline" => words.push("underlined".into()),
+            "reverse" | "standout" => words.push("reversed".into()),
+            "dim" => words.push("dim".into()),
+            _ => {}
+        }
+    }
+    Some(words.join(" "))
+}
+
+/// Whether a command line needs a shell to mean what it says (pipes, redirections, `$(…)`, `;`).
+fn needs_shell(line: &str) -> bool {
+    line.contains(['|', '>', '<', ';', '`', '$', '*'])
+}
+
+/// A newsboat command line (run by a shell there) as a tidings command line (split into arguments, no shell):
+/// a trailing `&` goes (tidings starts graphical programs in the background anyway); one that needs a shell is
+/// written as `sh -c '…'`, as the user would write it for tidings.
+fn command(line: &str) -> String {
+    let line = line.trim().trim_end_matches('&').trim_end();
+    if needs_shell(line) {
+        let quoted = line.replace('\'', r"'\''");
+        format!("sh -c '{quoted}'")
+    } else {
+        line.to_string()
+    }
+}
+
+fn yes(value: &str) -> Option<bool> {
+    match value {
+        "yes" | "true" => Some(true),
+        "no" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// Reads a newsboat config file's text; `context` says what the subscriptions are, for rules that name tags and
+/// feeds.
+pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
+    let mut out = Migrated::default();
+    let mut auto_reload: Option<bool> = None;
+    let mut reload_minutes: Option<(i64, usize)> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let tokens = tokenize(raw);
+        let Some((name, args)) = tokens.split_first() else { continue };
+        let arg = |n: usize| args.get(n).map(String::as_str).unwrap_or("");
+        let mut skip = |why: &str| out.skipped.push((line, raw.trim().to_string(), why.to_string()));
+        match name.as_str() {
+            "browser" | "player" | "bookmark-cmd" if !arg(0).is_empty() => {
+                let key = if name == "bookmark-cmd" { "bookmark_command" } else { name.as_str() };
+                out.settings.push((key.to_string(), Value::Text(command(arg(0))), line));
+            }
+            "reload-time" => match arg(0).parse::<i64>() {
+                Ok(n) if (1..=10_080).contains(&n) => reload_minutes = Some((n, line)),
+                _ => skip("reload-time must be minutes, 1 to 10080"),
+            },
+            "auto-reload" => match yes(arg(0)) {
+                Some(on) => auto_reload = Some(on),
+                None => skip("auto-reload is yes or no"),
+            },
+            "refresh-on-startup" => match yes(arg(0)) {
+                Some(on) => out.settings.push(("refresh_on_startup".into(), Value::Flag(on), line)),
+                None => skip("refresh-on-startup is yes or no"),
+            },
+            "keep-articles-days" => match arg(0).parse::<i64>() {
+                Ok(n) if (0..=36_500).contains(&n) => out.settings.push(("keep_days".into(), Value::Number(n), line)),
+                _ => skip("keep-articles-days must be a number of days"),
+            },
+            "max-items" => match arg(0).parse::<i64>() {
+                Ok(n) if (0..=10_000_000).contains(&n) => {
+                    out.settings.push(("max_entries_per_feed".into(), Value::Number(n), line));
+                }
+                _ => skip("max-items must be a number"),
+            },
+            "text-width" => match arg(0).parse::<i64>() {
+                Ok(0) => skip("text-width 0 is the window's width, as tidings does by default"),
+                Ok(n) if (20..=1000).contains(&n) => out.settings.push(("text_width".into(), Value::Number(n), line)),
+                _ => skip("tidings's text width is 20 to 1000 columns"),
+            },
+            "show-read-feeds" => match yes(arg(0)) {
+                Some(show) => out.settings.push(("hide_read_feeds".into(), Value::Flag(!show), line)),
+                None => skip("show-read-feeds is yes or no"),
+            },
+            "bind-key" => {
+                let (Some(key), Some(action)) = (key_name(arg(0)), action_for(arg(1))) else {
+                    let why = if key_name(arg(0)).is_none() {
+                        format!("tidings has no name for the key {}", arg(0))
+                    } else {
+                        format!("newsboat's {} has no equivalent in tidings", arg(1))
+                    };
+                    skip(&why);
+                    continue;
+                };
+                if !arg(2).is_empty() && arg(2) != "all" {
+                    // A binding for one of newsboat's dialogs: tidings has one keymap for the panes.
+                    skip(
+                        "a binding for one of newsboat's dialogs; tidings binds keys for all panes ([keys]) or one ([keys.entries])",
+                    );
+                    continue;
+                }
+                match out.keys.iter_mut().find(|(a, _, _)| a == action) {
+                    Some((_, keys, _)) if !keys.contains(&key) => keys.push(key),
+                    Some(_) => {}
+                    None => out.keys.push((action.to_string(), vec![key], line)),
+                }
+            }
+            "macro" => {
+                let Some(key) = key_name(arg(0)) else {
+                    skip(&format!("tidings has no name for the key {}", arg(0)));
+                    continue;
+                };
+                // `macro x open ; next -- "description"`: operations separated by `;`.
+                let mut actions = Vec::new();
+                let mut failed = None;
+                for part in args[1..].split(|t| t == ";") {
+                    let part: Vec<&String> = part.iter().take_while(|t| t.as_str() != "--").collect();
+                    let Some(op) = part.first() else { continue };
+                    match action_for(op) {
+                        Some(action) => actions.push(action.to_string()),
+                        None => failed = Some(op.to_string()),
+                    }
+                }
+                match failed {
+                    Some(op) => skip(&format!("its step {op} has no equivalent in tidings")),
+                    None if actions.is_empty() => skip("a macro with no steps"),
+                    None => out.macros.push((key, actions, line)),
+                }
+            }
+            "color" => {
+                let Some(element) = ELEMENTS.iter().find(|(e, _)| *e == arg(0)).map(|(_, t)| *t) else {
+                    skip(&format!("tidings draws no element like newsboat's {}", arg(0)));
+                    continue;
+                };
+                match style(arg(1), arg(2), &args[3.min(args.len())..]) {
+                    Some(s) if !out.colors.iter().any(|(e, _, _)| e == element) => {
+                        out.colors.push((element.to_string(), s, line));
+                    }
+                    Some(_) => {}
+                    None => skip("a colour tidings cannot read"),
+                }
+            }
+            "ignore-article" => {
+                let target = (arg(0) != "*").then(|| arg(0).to_string());
+                out.ignore.push(Rule {
+                    line,
+                    target,
+                    expression: arg(1).to_string(),
+                    query: filter::convert(arg(1), context),
+                });
+            }
+            "define-filter" => out.filters.push(Rule {
+                line,
+                target: Some(arg(0).to_string()),
+                expression: arg(1).to_string(),
+                query: filter::convert(arg(1), context),
+            }),
+            "urls-source" if arg(0) != "local" => skip(
+                "subscriptions from a server: tidings syncs servers as [[accounts]] (FreshRSS, Miniflux, Inoreader…) — see README",
+            ),
+            "include" => skip("tidings reads one config file; import the included file's lines by hand"),
+            _ => skip("no equivalent in tidings"),
+        }
+    }
+    match (auto_reload, reload_minutes) {
+        (Some(true), Some((minutes, line))) => {
+            out.settings.push(("refresh_interval_minutes".into(), Value::Number(minutes), line));
+        }
+        (Some(true), None) => {
+            out.settings.push(("refresh_interval_minutes".into(), Value::Number(60), 0));
+        }
+        (Some(false), _) | (None, Some(_)) => {
+            // newsboat refreshes on its own only with auto-reload yes.
+            out.settings.push(("refresh_interval_minutes".into(), Value::Number(0), reload_minutes.map_or(0, |r| r.1)));
+        }
+        (None, None) => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_keys_colours_and_macros_come_over() {
+        let m = migrate(
+            "browser \"w3m %u\"\n\
+             auto-reload yes\nreload-time 15\n\
+             bind-key J next-feed\nbind-key ^D pagedown\nbind-key x toggle-source-view\n\
+             macro v set browser \"mpv %u\" ; open-in-browser\n\
+             macro s open ; toggle-article-read -- \"read it\"\n\
+             color listfocus black yellow bold\n\
+             show-read-feeds no\n\
+             highlight article \"rust\" red default\n\
+             ignore-article \"*\" \"title =~ \\\"sponsored\\\"\"\n\
+             browser \"firefox %u | tee /dev/null &\"\n",
+            &filter::Context::default(),
+        );
+        assert!(m.settings.contains(&("browser".into(), Value::Text("w3m %u".into()), 1)));
+        assert!(m.settings.contains(&("refresh_interval_minutes".into(), Value::Number(15), 3)));
+        assert!(m.settings.contains(&("hide_read_feeds".into(), Value::Flag(true), 10)));
+        assert!(m.settings.contains(&("browser".into(), Value::Text("sh -c 'firefox %u | tee /dev/null'".into()), 13)));
+        assert_eq!(
+            m.keys,
+            vec![("next_feed".into(), vec!["J".into()], 4), ("page_down".into(), vec!["Ctrl-d".into()], 5)]
+        );
+        assert_eq!(m.macros, vec![("s".into(), vec!["open".into(), "toggle_read".into()], 8)]);
+        assert_eq!(m.colors, vec![("selection".into(), "black on yellow bold".into(), 9)]);
+        assert_eq!(m.ignore[0].query.as_deref(), Ok("title ~ \"sponsored\""));
+        let skipped: Vec<usize> = m.skipped.iter().map(|s| s.0).collect();
+        assert_eq!(skipped, [6, 7, 11], "{:?}", m.skipped);
+        assert!(m.skipped[1].2.contains("set"), "{:?}", m.skipped[1]);
+    }
+
+    #[test]
+    fn without_auto_reload_newsboat_never_refreshes_on_its_own() {
+        let m = migrate("reload-time 30\n", &filter::Context::default());
+        assert_eq!(m.settings, vec![("refresh_interval_minutes".into(), Value::Number(0), 1)]);
+    }
+}

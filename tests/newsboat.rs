@@ -1,0 +1,275 @@
+//! Switching from newsboat: a newsboat home made by newsboat itself (its `-x reload` against a loopback server,
+//! its `-I` marking entries read), carried over with `tidings import newsboat`, then refreshed by tidings from
+//! the same server: every feed, folder, name, read and starred state as newsboat had it, nothing fetched again
+//! as new, and a second import changing nothing. .ci/run installs newsboat; where it is missing the test says
+//! it skipped.
+
+mod support;
+
+use rusqlite::Connection;
+use support::server::{Reply, Server};
+use support::{Sandbox, stdout};
+
+fn newsboat_installed() -> bool {
+    std::process::Command::new("newsboat").arg("-v").output().is_ok_and(|o| o.status.success())
+}
+
+/// Feeds whose items exercise every way newsboat and tidings identify an item.
+fn serve() -> Server {
+    let server = Server::start();
+    server.route(
+        "/alpha.xml",
+        Reply::ok(
+            "application/rss+xml",
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<rss version=\"2.0\"><channel><title>Alpha Feed</title>\
+             <link>http://example.com/</link><description>d</description>\n\
+             <item><guid>a-1</guid><title>A one</title><link>http://example.com/a/1/</link>\
+             <pubDate>Tue, 10 Jun 2025 10:00:00 GMT</pubDate><description>one</description></item>\n\
+             <item><title>A two</title><link>http://example.com/a/2/?utm_source=x</link>\
+             <pubDate>Wed, 11 Jun 2025 10:00:00 GMT</pubDate><description>two</description></item>\n\
+             <item><title>A three</title><link>http://example.com/a/3/</link><description>three</description></item>\n\
+             <item><guid>http://example.com/a/4/</guid><title>A four</title><link>http://example.com/a/4/</link>\
+             <pubDate>Thu, 12 Jun 2025 10:00:00 GMT</pubDate><description>four</description></item>\n\
+             <item><title>A five, title only</title><description>five</description></item>\n\
+             </channel></rss>\n",
+        ),
+    );
+    server.route(
+        "/beta.atom",
+        Reply::ok(
+            "application/atom+xml",
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>Beta Atom</title>\
+             <id>urn:b</id><updated>2025-06-01T00:00:00Z</updated>\n\
+             <entry><id>urn:b:1</id><title>B one</title><updated>2025-06-02T00:00:00Z</updated>\
+             <link href=\"http://example.com/b/1\"/><content type=\"html\">&lt;p&gt;b1&lt;/p&gt;</content></entry>\n\
+             <entry><id>urn:b:2</id><title>B two</title><updated>2025-06-03T00:00:00Z</updated>\
+             <link href=\"http://example.com/b/2\"/><content type=\"html\">&lt;p&gt;b2&lt;/p&gt;</content></entry>\n\
+             </feed>\n",
+        ),
+    );
+    server.route(
+        "/gamma.xml",
+        Reply::ok(
+            "application/rss+xml",
+            support::rss("Gamma", &[("g1", "G one", "<p>g1</p>"), ("g2", "G two", "<p>g2</p>")]),
+        ),
+    );
+    server
+}
+
+/// (key, read, starred) of every entry of the feed at `url`, by key.
+fn entries_of(db: &std::path::Path, url: &str) -> Vec<(String, bool, bool)> {
+    let conn = Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT e.key, e.read, e.starred FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.url = ?1 ORDER BY e.key")
+        .unwrap();
+    stmt.query_map([url], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+}
+
+fn count(db: &std::path::Path, sql: &str) -> i64 {
+    Connection::open(db).unwrap().query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_and_a_refresh_adds_nothing() {
+    if !newsboat_installed() {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"skipped: newsboat is not installed (.ci/run installs it)\n",
+        );
+        return;
+    }
+    let server = serve();
+    let sandbox = Sandbox::new();
+    let home = sandbox.path("home");
+    let dot = home.join(".newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    let (alpha, beta, gamma) = (server.url("/alpha.xml"), server.url("/beta.atom"), server.url("/gamma.xml"));
+    std::fs::write(
+        dot.join("urls"),
+        format!(
+            "# my feeds\n{alpha} \"News/Tech\" \"rust\" \"~My Alpha\"\n{beta} \"Tech\" \"!\"\n{gamma}\n\
+             \"query:Unread tech:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\nexec:~/bin/feed.sh \"Scripts\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dot.join("config"),
+        "browser \"w3m %u\"\nauto-reload yes\nreload-time 20\nbind-key J next-feed\ncolor listfocus black yellow bold\n\
+         ignore-article \"*\" \"title =~ \\\"sponsored\\\"\"\nhighlight article \"rust\" red default\n",
+    )
+    .unwrap();
+    let newsboat = |args: &[&str]| {
+        let out = std::process::Command::new("newsboat")
+            .env("HOME", &home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_DATA_HOME")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run newsboat");
+        assert!(out.status.success(), "newsboat {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    // newsboat fetches the feeds and writes its cache, then marks two entries read from a list of GUIDs.
+    newsboat(&["-x", "reload"]);
+    let read_list = sandbox.write("read.txt", "a-1\nurn:b:1\nhttp://example.com/a/4/\n");
+    newsboat(&["-I", support::path_str(&read_list)]);
+    let cache = dot.join("cache.db");
+    {
+        // The flag newsboat's `^E` sets, stored as newsboat stores it (tmux-driven flagging is not scriptable
+        // without sleeps).
+        let conn = Connection::open(&cache).unwrap();
+        let flagged = conn.execute("UPDATE rss_item SET flags = 's' WHERE title IN ('A three', 'B two')", []).unwrap();
+        assert_eq!(flagged, 2);
+        let items: i64 = conn.query_row("SELECT count(*) FROM rss_item", [], |r| r.get(0)).unwrap();
+        assert_eq!(items, 9, "newsboat cached every item");
+    }
+
+    let import = || sandbox.tidings().env("HOME", &home).args(["import", "newsboat"]).output().unwrap();
+    let first = import();
+    let said = stdout(&first);
+    assert!(first.status.success(), "{said}{}", support::stderr(&first));
+    assert!(said.contains("feeds        3 added, 0 already subscribed"), "{said}");
+    assert!(said.contains("entries      9 added (3 read, 2 starred from flags)"), "{said}");
+    assert!(said.contains("1 hidden (!), 1 extra tags kept"), "{said}");
+    for not in [
+        "urls line 6: exec:~/bin/feed.sh: its entries come from running a command",
+        "1 saved views \"Unread tech\" and 1 kill rules (ignore-article) written to",
+        "config line 7: highlight article \"rust\" red default: no equivalent in tidings",
+    ] {
+        assert!(said.contains(not), "the report does not say {not:?}:\n{said}");
+    }
+    let db = sandbox.db();
+    // Folders from the first tag (nested at the slash), names from ~, hidden from !.
+    let conn = Connection::open(&db).unwrap();
+    let feeds: Vec<(String, Option<String>, Option<String>, bool)> = conn
+        .prepare(
+            "SELECT f.url, f.custom_title, (SELECT coalesce(p.name || '/', '') || d.name FROM folders d
+                 LEFT JOIN folders p ON p.id = d.parent_id WHERE d.id = f.folder_id), f.hidden FROM feeds f ORDER BY f.url",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        feeds,
+        vec![
+            (alpha.clone(), Some("My Alpha".into()), Some("News/Tech".into()), false),
+            (beta.clone(), None, Some("Tech".into()), true),
+            (gamma.clone(), None, None, false),
+        ]
+    );
+    drop(conn);
+    let before = (entries_of(&db, &alpha), entries_of(&db, &beta), entries_of(&db, &gamma));
+    let alpha_state: Vec<(bool, bool)> = before.0.iter().map(|e| (e.1, e.2)).collect();
+    assert_eq!(before.0.len(), 5);
+    assert_eq!(alpha_state.iter().filter(|s| s.0).count(), 2, "a-1 and a/4 were read in newsboat: {:?}", before.0);
+    assert_eq!(before.1.iter().filter(|e| e.1).count(), 1);
+    assert!(before.1.iter().any(|e| e.0 == "urn:b:2" && e.2), "B two was flagged: starred");
+
+    // tidings refreshes the same feeds: every entry is found stored, none comes back unread.
+    let refresh = sandbox.tidings().args(["refresh"]).output().unwrap();
+    assert!(refresh.status.success(), "{}{}", stdout(&refresh), support::stderr(&refresh));
+    assert_eq!(count(&db, "SELECT count(*) FROM entries"), 9, "the refresh added no duplicate");
+    let after = (entries_of(&db, &alpha), entries_of(&db, &beta), entries_of(&db, &gamma));
+    type Entries = Vec<(String, bool, bool)>;
+    let states = |v: &(Entries, Entries, Entries)| {
+        let mut all: Vec<(bool, bool)> = v.0.iter().chain(&v.1).chain(&v.2).map(|e| (e.1, e.2)).collect();
+        all.sort_unstable();
+        all
+    };
+    assert_eq!(states(&after), states(&before), "read and starred states survive the refresh");
+
+    // Settings went into tidings's config file; a second import changes nothing.
+    let config = sandbox.path("home/.config/tidings/config.toml");
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(written.contains("browser = \"w3m %u\"") && written.contains("refresh_interval_minutes = 20"), "{written}");
+    assert!(
+        written.contains("next_feed = [\"J\"]") && written.contains("selection = \"black on yellow bold\""),
+        "{written}"
+    );
+    assert!(
+        written.contains("[[views]]\nname = \"Unread tech\"\nquery = 'unread and folder = \"Tech\"'\n")
+            && written.contains("[[ignore]]\nquery = 'title ~ \"sponsored\"'\n"),
+        "the query feed is a saved view, ignore-article a kill rule: {written}"
+    );
+    let second = import();
+    let said = stdout(&second);
+    assert!(said.contains("feeds        0 added, 3 already subscribed"), "{said}");
+    assert!(said.contains("entries      0 added (0 read, 0 starred from flags), 9 already stored"), "{said}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), written, "the config file is left as it was");
+    assert_eq!(count(&db, "SELECT count(*) FROM entries"), 9);
+}
+
+#[test]
+fn without_a_newsboat_home_the_import_says_where_it_looked_and_what_to_pass() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.tidings().args(["import", "newsboat"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = support::stderr(&out);
+    assert!(
+        err.contains("no newsboat home found") && err.contains(".newsboat/urls") && err.contains("--urls FILE"),
+        "{err}"
+    );
+}
+
+/// Query feeds become saved views and `ignore-article` lines kill rules in tidings's config file, after what the
+/// file had: a view it already has is not written twice, a view whose name the file gives another query is left
+/// as it is (the report says so and how to write it), and a second import leaves the file as it was.
+#[test]
+fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
+    let sandbox = Sandbox::new();
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    let feed = "http://127.0.0.1:9/a.xml";
+    std::fs::write(
+        dot.join("urls"),
+        format!(
+            "{feed} \"Tech\"\n\"query:Unread tech:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\n\
+             \"query:Mine:unread = \\\"yes\\\"\"\n\"query:Fresh:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dot.join("config"),
+        format!(
+            "ignore-article \"*\" \"title =~ \\\"sponsored\\\"\"\nignore-article \"{feed}\" \"author = \\\"bot\\\"\"\n"
+        ),
+    )
+    .unwrap();
+    let config = sandbox.path("home/.config/tidings/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let mine = "# my views\n[[views]]\nname = \"Unread tech\"\nquery = 'unread and folder = \"Tech\"'\n\n\
+                [[views]]\nname = \"mine\"\nquery = \"starred\"\n";
+    std::fs::write(&config, mine).unwrap();
+
+    let import = || sandbox.tidings().args(["import", "newsboat"]).output().unwrap();
+    let first = import();
+    let said = stdout(&first);
+    assert!(first.status.success(), "{said}{}", support::stderr(&first));
+    for line in [
+        "1 saved views \"Fresh\" and 2 kill rules (ignore-article) written to",
+        "1 views and kill rules",
+        "query feed \"Mine\":",
+        "has another view of this name, left as it is; as a view: [[views]] name = \"Mine\" query = \"unread\"",
+    ] {
+        assert!(said.contains(line), "the report does not say {line:?}:\n{said}");
+    }
+    assert!(!said.contains("not carried over yet"), "{said}");
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert_eq!(
+        written,
+        format!(
+            "{mine}\n[[views]]\nname = \"Fresh\"\nquery = 'unread and folder = \"Tech\"'\n\n\
+             [[ignore]]\nquery = 'title ~ \"sponsored\"'\n\n[[ignore]]\nquery = 'author = \"bot\"'\nfeed = \"{feed}\"\n"
+        )
+    );
+
+    let second = import();
+    let said = stdout(&second);
+    assert!(second.status.success(), "{said}{}", support::stderr(&second));
+    assert!(said.contains("4 views and kill rules"), "{said}");
+    assert!(!said.contains("written to"), "nothing is written the second time:\n{said}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), written, "the config file is left as it was");
+}
