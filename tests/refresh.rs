@@ -11,7 +11,7 @@ use support::{Sandbox, opml, rss};
 use tidings::fetch::{Courtesy, FetchConfig, Fetcher};
 use tidings::model::{ErrorKind, FeedId, UserWrite};
 use tidings::refresh::{RefreshEvent, Refresher, Summary, Which};
-use tidings::store::{self, DbThread, entries, feeds};
+use tidings::store::{self, DbThread, entries, feeds, fetches};
 
 struct Setup {
     server: Server,
@@ -333,13 +333,13 @@ async fn a_host_name_is_looked_up_once_for_all_its_connections() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_feed_listing_more_than_a_refresh_keeps_is_stored_cut_and_says_how_many_it_listed() {
-    let listed = tidings::store::fetches::MAX_ENTRIES_PER_REFRESH + 50;
+    let listed = fetches::MAX_ENTRIES_PER_REFRESH + 50;
     let keys: Vec<(String, String)> = (0..listed).map(|i| (format!("g{i}"), format!("Post {i}"))).collect();
     let items: Vec<(&str, &str, &str)> = keys.iter().map(|(k, t)| (k.as_str(), t.as_str(), "<p>b</p>")).collect();
     let s = setup(&[("/huge.xml", Reply::ok("application/rss+xml", rss("Huge", &items)))]);
     let (report, rx) = events();
     let summary = s.refresher.run(Which::All, false, report).await.unwrap();
-    assert_eq!(summary.new_entries, tidings::store::fetches::MAX_ENTRIES_PER_REFRESH);
+    assert_eq!(summary.new_entries, fetches::MAX_ENTRIES_PER_REFRESH);
     let events = all_events(rx).await;
     let cut = events.iter().find_map(|ev| match ev {
         RefreshEvent::Done { cut_from, .. } => Some(*cut_from),

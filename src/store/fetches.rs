@@ -2,7 +2,8 @@
 //! feed's validators, backoff and errors. Entries are inserted or updated, never their read or starred flags.
 //!
 //! Results arrive from many hosts at once; [`Batcher`] stores several feeds per transaction when they arrive
-//! together (group commit), each feed still all-or-nothing in its own savepoint, so one writer keeps up.
+//! together (group commit), each feed still all-or-nothing (a batch that cannot be stored whole is stored again
+//! feed by feed), so one writer keeps up.
 
 use super::{DbThread, RowIds, StoreError};
 use crate::model::{EntryId, ErrorKind, FeedId, ParsedEntry, ParsedFeed};
@@ -98,8 +99,8 @@ pub fn save(
     Ok(outcome)
 }
 
-/// Records one fetch of one feed, entries included, inside a transaction (or savepoint) the caller opened and
-/// commits: the refresher stores several feeds per transaction, each in its own savepoint.
+/// Records one fetch of one feed, entries included, inside a transaction the caller opened and commits: the
+/// refresher stores several feeds per transaction.
 pub fn record_fetch(
     tx: &Connection,
     feed_id: FeedId,
@@ -146,15 +147,10 @@ pub fn record_fetch(
                 min_interval_secs.map(|s| s as i64)
             ])?;
             let listed = &feed.entries[..feed.entries.len().min(MAX_ENTRIES_PER_REFRESH)];
-            // A twin is a stored entry the document no longer lists: a feed with nothing stored yet (its first
-            // fetch) has none, and its new entries are not searched for one.
-            let had_entries = tx
-                .prepare_cached("SELECT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)")?
-                .query_row([feed_id.0], |r| r.get::<_, bool>(0))?;
-            let mut twins = had_entries.then(|| Twins::new(listed));
+            let mut elsewhere = Elsewhere::of_feed(tx, feed_id, listed)?;
             let mut rotated = 0;
             for (i, entry) in listed.iter().enumerate() {
-                match upsert_entry(tx, feed_id, entry, now, twins.as_mut(), ignored.binary_search(&i).is_ok())? {
+                match upsert_entry(tx, feed_id, entry, now, &mut elsewhere, ignored.binary_search(&i).is_ok())? {
                     Upsert::Inserted(_) => outcome.new += 1,
                     Upsert::Updated => outcome.updated += 1,
                     Upsert::Rotated => {
@@ -242,7 +238,8 @@ pub(super) fn store_entry(
     now: i64,
 ) -> Result<Option<EntryId>, StoreError> {
     // A server's item ids are its own and stable: no twin is looked for.
-    Ok(match upsert_entry(tx, feed_id, entry, now, None, false)? {
+    let mut elsewhere = Elsewhere { aliases: true, purged: true, twins: None };
+    Ok(match upsert_entry(tx, feed_id, entry, now, &mut elsewhere, false)? {
         Upsert::Inserted(id) => Some(id),
         Upsert::Updated | Upsert::Rotated | Upsert::Unchanged => None,
     })
@@ -261,7 +258,7 @@ fn upsert_entry(
     feed_id: FeedId,
     e: &ParsedEntry,
     now: i64,
-    twins: Option<&mut Twins<'_>>,
+    elsewhere: &mut Elsewhere<'_>,
     ignored: bool,
 ) -> Result<Upsert, StoreError> {
     let row = NewFields::of(e);
@@ -309,11 +306,13 @@ fn upsert_entry(
     ];
     match stored {
         // An entry carried over from another reader under another key: it is this one.
-        None if super::carried::alias_of(tx, feed_id, key)?.is_some() => {
-            upsert_entry(tx, feed_id, e, now, twins, ignored)
+        None if elsewhere.aliases && super::carried::alias_of(tx, feed_id, key)?.is_some() => {
+            upsert_entry(tx, feed_id, e, now, elsewhere, ignored)
         }
-        None if super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
-        None if let Some(twin) = twins.map(|t| t.twin_of(tx, feed_id, &row)).transpose()?.flatten() => {
+        None if elsewhere.purged && super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
+        None if let Some(twin) =
+            elsewhere.twins.as_mut().map(|t| t.twin_of(tx, feed_id, &row)).transpose()?.flatten() =>
+        {
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&twin.0, &key];
             values.extend_from_slice(fields);
             values.push(&ignored);
@@ -352,6 +351,31 @@ fn upsert_entry(
             .execute(values.as_slice())?;
             Ok(Upsert::Updated)
         }
+    }
+}
+
+/// Where a fetch's ids not stored yet are looked for, each asked of the database once per fetch rather than once
+/// per entry: among the keys of entries carried over from another reader (`aliases`), the keys retention purged
+/// (`purged`), and the twins.
+struct Elsewhere<'a> {
+    aliases: bool,
+    purged: bool,
+    twins: Option<Twins<'a>>,
+}
+
+impl<'a> Elsewhere<'a> {
+    fn of_feed(tx: &Connection, feed_id: FeedId, listed: &'a [ParsedEntry]) -> Result<Elsewhere<'a>, StoreError> {
+        let any = |sql: &str| -> Result<bool, StoreError> {
+            Ok(tx.prepare_cached(sql)?.query_row([feed_id.0], |r| r.get::<_, bool>(0))?)
+        };
+        // A twin is a stored entry the document no longer lists: a feed with nothing stored yet (its first fetch)
+        // has none, and its new entries are not searched for one.
+        let stored = any("SELECT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)")?;
+        Ok(Elsewhere {
+            aliases: stored && any("SELECT EXISTS (SELECT 1 FROM entry_aliases WHERE feed_id = ?1)")?,
+            purged: any("SELECT EXISTS (SELECT 1 FROM purged_entries WHERE feed_id = ?1)")?,
+            twins: stored.then(|| Twins::new(listed)),
+        })
     }
 }
 
@@ -591,31 +615,32 @@ impl Drop for Drain {
     }
 }
 
-/// Writes a batch of results in one transaction, each feed in its own savepoint (a feed that cannot be stored
-/// leaves no trace and does not stop the others); answers each once the transaction is committed.
+/// Stores a batch of results and answers each. Optimistically, the whole batch in one transaction and nothing
+/// more: a savepoint per feed would copy every page a feed touches into a sub-journal first, a third of the
+/// store's work on a cold refresh. When a feed cannot be stored (or the commit fails), that transaction is rolled
+/// back and every feed of the batch is stored again in a transaction of its own, so the one that fails fails
+/// alone and leaves no trace.
 fn write_batch(conn: &mut Connection, batch: Vec<PendingWrite>) {
     let now = chrono::Utc::now().timestamp();
-    let mut tx = match conn.transaction() {
-        Ok(tx) => tx,
-        Err(e) => {
-            for write in batch {
-                let _ = write.saved.send(Err(e.to_string()));
+    let together = (|| -> Result<Vec<ApplyOutcome>, StoreError> {
+        let tx = conn.transaction()?;
+        let outcomes =
+            batch.iter().map(|w| record_fetch(&tx, w.feed_id, &w.record, now)).collect::<Result<Vec<_>, _>>()?;
+        tx.commit()?;
+        Ok(outcomes)
+    })();
+    match together {
+        Ok(outcomes) => {
+            for (write, outcome) in batch.into_iter().zip(outcomes) {
+                let _ = write.saved.send(Ok(outcome));
             }
-            return;
         }
-    };
-    let mut answers = Vec::with_capacity(batch.len());
-    for write in batch {
-        let outcome = tx.savepoint().map_err(StoreError::from).and_then(|savepoint| {
-            let outcome = record_fetch(&savepoint, write.feed_id, &write.record, now)?;
-            savepoint.commit()?;
-            Ok(outcome)
-        });
-        answers.push((write.saved, outcome.map_err(|e| e.to_string())));
-    }
-    let committed = tx.commit().map_err(|e| e.to_string());
-    for (saved, outcome) in answers {
-        let _ = saved.send(committed.clone().and(outcome));
+        Err(_) => {
+            for write in batch {
+                let outcome = save(conn, write.feed_id, &write.record, now).map_err(|e| e.to_string());
+                let _ = write.saved.send(outcome);
+            }
+        }
     }
 }
 
@@ -667,6 +692,65 @@ mod tests {
 
     fn setup() -> (tempfile::TempDir, Connection, FeedId) {
         fixtures::one_feed()
+    }
+
+    /// A batch is stored in one transaction without savepoints; when one of its feeds cannot be stored, the
+    /// others still are (each again in a transaction of its own), and of that one nothing is kept.
+    #[test]
+    fn a_batch_with_a_feed_that_cannot_be_stored_stores_the_others_and_nothing_of_it() {
+        let (_dir, mut conn, first) = setup();
+        let mut ids = vec![first];
+        for n in 2..=3 {
+            let feed = crate::model::NewFeed {
+                url: format!("http://example.com/feed{n}"),
+                title: None,
+                name: None,
+                site_url: None,
+                folder: vec![],
+            };
+            let Ok(crate::model::Applied::Subscribed { feed_id, .. }) = apply(&mut conn, &UserWrite::AddFeed(feed), 0)
+            else {
+                panic!("subscribing")
+            };
+            ids.push(feed_id);
+        }
+        conn.execute_batch(
+            "CREATE TRIGGER poison BEFORE INSERT ON entries WHEN NEW.key = 'poison'
+             BEGIN SELECT RAISE(ABORT, 'poisoned entry'); END;",
+        )
+        .unwrap();
+        let records = [
+            fetched(vec![entry("a", "A"), entry("b", "B")]),
+            fetched(vec![entry("fine", "Fine"), entry("poison", "Poison")]),
+            fetched(vec![entry("c", "C")]),
+        ];
+        let mut answers = Vec::new();
+        let batch = ids
+            .iter()
+            .zip(records)
+            .map(|(id, record)| {
+                let (saved, answer) = oneshot::channel();
+                answers.push(answer);
+                PendingWrite { feed_id: *id, record, saved }
+            })
+            .collect();
+        write_batch(&mut conn, batch);
+        let answers: Vec<Result<ApplyOutcome, String>> =
+            answers.into_iter().map(|mut a| a.try_recv().expect("every feed is answered")).collect();
+        assert_eq!(answers[0].as_ref().map(|o| o.new), Ok(2));
+        assert!(answers[1].as_ref().is_err_and(|e| e.contains("poisoned entry")), "{:?}", answers[1]);
+        assert_eq!(answers[2].as_ref().map(|o| o.new), Ok(1));
+        let count = |id: FeedId| -> (i64, Option<String>) {
+            conn.query_row(
+                "SELECT (SELECT count(*) FROM entries WHERE feed_id = ?1), etag FROM feeds WHERE id = ?1",
+                [id.0],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+        };
+        assert_eq!(count(ids[0]), (2, Some("\"v1\"".into())));
+        assert_eq!(count(ids[1]), (0, None), "nothing of the feed that could not be stored");
+        assert_eq!(count(ids[2]), (1, Some("\"v1\"".into())));
     }
 
     #[test]
