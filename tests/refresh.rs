@@ -11,7 +11,7 @@ use support::{Sandbox, opml, rss};
 use tidings::fetch::{Courtesy, FetchConfig, Fetcher};
 use tidings::model::{ErrorKind, FeedId, UserWrite};
 use tidings::refresh::{RefreshEvent, Refresher, Summary, Which};
-use tidings::store::{self, DbThread, entries, feeds};
+use tidings::store::{self, DbThread, entries, feeds, fetches};
 
 struct Setup {
     server: Server,
@@ -329,4 +329,26 @@ async fn a_host_name_is_looked_up_once_for_all_its_connections() {
     assert_eq!(summary.updated_feeds, 8, "{summary:?}");
     assert!(server.connections() >= 2, "{} connections", server.connections());
     assert_eq!(fetcher.dns_lookups(), 1, "one lookup for {} connections", server.connections());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_listing_more_than_a_refresh_keeps_is_stored_cut_and_says_how_many_it_listed() {
+    let listed = fetches::MAX_ENTRIES_PER_REFRESH + 50;
+    let keys: Vec<(String, String)> = (0..listed).map(|i| (format!("g{i}"), format!("Post {i}"))).collect();
+    let items: Vec<(&str, &str, &str)> = keys.iter().map(|(k, t)| (k.as_str(), t.as_str(), "<p>b</p>")).collect();
+    let s = setup(&[("/huge.xml", Reply::ok("application/rss+xml", rss("Huge", &items)))]);
+    let (report, rx) = events();
+    let summary = s.refresher.run(Which::All, false, report).await.unwrap();
+    assert_eq!(summary.new_entries, fetches::MAX_ENTRIES_PER_REFRESH);
+    let events = all_events(rx).await;
+    let cut = events.iter().find_map(|ev| match ev {
+        RefreshEvent::Done { cut_from, .. } => Some(*cut_from),
+        _ => None,
+    });
+    assert_eq!(cut, Some(Some(listed)), "the event names how many the document listed, not how many were kept");
+    let warnings: String = db(&s).query_row("SELECT parse_warnings FROM feeds", [], |r| r.get(0)).unwrap();
+    assert!(warnings.contains(&format!("lists {listed} entries")), "{warnings}");
+    let last: i64 = db(&s).query_row("SELECT count(*) FROM entries WHERE key = 'g4999'", [], |r| r.get(0)).unwrap();
+    let past: i64 = db(&s).query_row("SELECT count(*) FROM entries WHERE key = 'g5000'", [], |r| r.get(0)).unwrap();
+    assert_eq!((last, past), (1, 0), "the first ones are kept, in document order");
 }

@@ -14,6 +14,7 @@
 //!   [`MAX_REFRESH_EVERY_SECS`], so no server can switch a feed off.
 //! - Worker failures are events: a feed whose task panics or is cancelled still gets its one final event.
 
+mod budget;
 pub mod full_text;
 pub mod notify;
 mod pipeline;
@@ -25,8 +26,9 @@ pub use crate::model::RefreshEvent;
 use crate::model::{ErrorKind, FeedId, Skip};
 pub use crate::store::feeds::MAX_REFRESH_EVERY_SECS;
 use crate::store::feeds::{self, RefreshTarget};
-use crate::store::fetches::{Batcher, FetchRecord};
+use crate::store::fetches::{Batcher, FetchRecord, MAX_ENTRIES_PER_REFRESH};
 use crate::store::{DbThread, StoreError};
+use budget::{BYTES_IN_FLIGHT, Budget, FETCH_ESTIMATE};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
@@ -96,6 +98,8 @@ pub struct Refresher {
     writer: DbThread,
     /// Feeds being decoded and parsed at once: one per core, so reading never starves the network tasks.
     reading: Arc<Semaphore>,
+    /// The bytes of documents fetched and not yet stored: no fetch starts while they fill it.
+    budget: Budget,
     /// Encodings forced in the config, by feed URL (one forced from the reader, stored with the feed, wins).
     forced: Arc<BTreeMap<String, String>>,
     /// The kill rules (`[[ignore]]`), made ready once: new entries they match are stored ignored.
@@ -113,6 +117,7 @@ impl Refresher {
             batcher: Batcher::new(writer.clone()),
             writer,
             reading: Arc::new(Semaphore::new(cores)),
+            budget: Budget::new(BYTES_IN_FLIGHT),
             forced: Arc::default(),
             rules: None,
             test_hook: None,
@@ -217,11 +222,19 @@ impl Refresher {
         }
         let host = self.courtesy.host_turn(&target.url).await;
         let _slot = self.courtesy.slot().await;
+        // Memory follows the bytes held, not the feeds: while the documents fetched and not yet stored fill the
+        // budget, this fetch waits for one of them to be stored.
+        let mut held = self.budget.admit(FETCH_ESTIMATE).await;
         reporter.send(RefreshEvent::Started { feed_id: target.id });
         let validators = Validators { etag: target.etag.clone(), last_modified: target.last_modified.clone() };
         let fetched = self.fetcher.get(&target.url, &validators).await;
         // The request is over: the host may take the next one while this feed is read and stored.
         drop(host);
+        match &fetched {
+            // The document, then what it parses into, until the feed is stored.
+            Ok(FetchOutcome::Fetched(fetched)) => held.resize(2 * fetched.body.len()),
+            _ => drop(held),
+        }
         let record = match fetched {
             Ok(FetchOutcome::NotModified { etag, last_modified, moved_permanently }) => {
                 FetchRecord::NotModified { etag, last_modified, moved_to: moved_permanently }
@@ -258,6 +271,13 @@ impl Refresher {
         .await;
         match read {
             Ok((fetched, Ok(mut ingested), ignored)) => {
+                // The store takes no more than this many: the rest need not wait for the writer in memory.
+                let entries = &mut ingested.feed.entries;
+                let cut_from = (entries.len() > MAX_ENTRIES_PER_REFRESH).then_some(entries.len());
+                if cut_from.is_some() {
+                    entries.truncate(MAX_ENTRIES_PER_REFRESH);
+                    entries.shrink_to_fit();
+                }
                 // Decoding that had to replace bytes or override a declaration is worth a note.
                 ingested.feed.warnings.extend(
                     ingested.decision.notes.iter().filter(|n| n.contains("replaced")).map(|n| format!("decoding: {n}")),
@@ -272,6 +292,7 @@ impl Refresher {
                     moved_to: fetched.moved_permanently,
                     min_interval_secs: asked.map(|secs| secs.min(MAX_REFRESH_EVERY_SECS as u64)),
                     ignored,
+                    cut_from,
                 }
             }
             Ok((_, Err(e), _)) => {
@@ -450,7 +471,7 @@ pub fn ignored_entries(
 ) -> Vec<usize> {
     let now = chrono::Utc::now().timestamp();
     let mut ignored = Vec::new();
-    for (i, e) in entries.iter().enumerate().take(crate::store::fetches::MAX_ENTRIES_PER_REFRESH) {
+    for (i, e) in entries.iter().enumerate().take(MAX_ENTRIES_PER_REFRESH) {
         let title = e.display_title();
         let author = (!e.authors.is_empty()).then(|| e.authors.join(", "));
         let date = e.published.or(e.updated).map_or(now, |d| d.timestamp());

@@ -524,6 +524,7 @@ mod tests {
             moved_to: None,
             min_interval_secs: None,
             ignored: vec![],
+            cut_from: None,
         };
         fetches::save(&mut conn, feed_id, &record, 1).unwrap();
         let entry_id = store::entries::of_feed(&conn, feed_id).unwrap()[0].id;

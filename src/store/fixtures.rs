@@ -54,5 +54,6 @@ pub(crate) fn fetched(title: &str, entries: Vec<ParsedEntry>) -> FetchRecord {
         moved_to: None,
         min_interval_secs: None,
         ignored: vec![],
+        cut_from: None,
     }
 }

@@ -398,6 +398,7 @@ mod tests {
                 moved_to: None,
                 min_interval_secs: None,
                 ignored: vec![],
+                cut_from: None,
             };
             fetches::save(&mut conn, feeds[i], &record, 1).unwrap();
         }

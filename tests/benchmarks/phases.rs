@@ -10,8 +10,8 @@
 //!   the whole process (the runtime's threads included).
 //! - **decode**, **parse**, **store**: then, one feed at a time on one thread, as one of the refresher's
 //!   reading tasks and its writer do it: `decode::decode`, `parse::parse`, and `store::write::record_fetch`
-//!   into a database the same build imported the feeds into, 16 feeds to a transaction, each in its own
-//!   savepoint (as the refresher's writer groups the feeds that arrive together). Processor time of this
+//!   into a database the same build imported the feeds into, 16 feeds to a transaction (as the
+//!   refresher's writer groups the feeds that arrive together). Processor time of this
 //!   thread, summed per phase.
 //!
 //! Memory: the heap is counted by a global allocator that adds up what is allocated and freed (exact, and
@@ -236,6 +236,7 @@ pub(crate) fn run(args: &[String]) -> std::process::ExitCode {
                         moved_to: None,
                         min_interval_secs: None,
                         ignored: vec![],
+                        cut_from: None,
                     };
                     batch.push((id, record));
                 }
@@ -254,17 +255,15 @@ pub(crate) fn run(args: &[String]) -> std::process::ExitCode {
 /// Feeds stored in one transaction, as the refresher's writer groups them when they arrive together.
 const BATCH: usize = 16;
 
-/// Stores a batch of feeds as the refresher's writer does: one transaction, each feed in its own savepoint.
+/// Stores a batch of feeds as the refresher's writer does when every feed can be stored: one transaction.
 fn write_batch(
     conn: &mut rusqlite::Connection,
     batch: Vec<(tidings::model::FeedId, tidings::store::fetches::FetchRecord)>,
     now: i64,
 ) {
-    let mut tx = conn.transaction().expect("a transaction");
+    let tx = conn.transaction().expect("a transaction");
     for (id, record) in batch {
-        let savepoint = tx.savepoint().expect("a savepoint");
-        tidings::store::fetches::record_fetch(&savepoint, id, &record, now).expect("the store takes the feed");
-        savepoint.commit().expect("the savepoint commits");
+        tidings::store::fetches::record_fetch(&tx, id, &record, now).expect("the store takes the feed");
     }
     tx.commit().expect("the transaction commits");
 }

@@ -259,6 +259,7 @@ fn retention_mode(args: &[String]) {
                     moved_to: None,
                     min_interval_secs: None,
                     ignored: vec![],
+                    cut_from: None,
                 };
                 fetches::save(&mut conn, FeedId((f + 1) as i64), &record, now).expect("apply");
             }

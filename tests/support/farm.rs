@@ -118,6 +118,7 @@ pub(crate) fn build(path: &Path, spec: &FarmSpec) -> Farm {
             moved_to: None,
             min_interval_secs: None,
             ignored: vec![],
+            cut_from: None,
         };
         fetches::save(&mut conn, *feed_id, &record, now).expect("store a farm feed");
     }
