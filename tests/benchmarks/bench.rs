@@ -3,7 +3,9 @@
 //! process of its own, and prints its time and peak memory, with an `OVER BUDGET` line for each that exceeds
 //! [`HOSTILE_SECS`] or [`HOSTILE_MB`]; `--bytes N` sizes the cases (1 MiB, the most a stored entry holds),
 //! `--timeout S` stops a case after S seconds (60) and `--max-mb M` when it asks for more than M MB of memory
-//! (4096), `--case NAME` runs the cases whose name contains NAME. `refresh` takes `--feeds N --items M` (1000 × 50), `--hosts H --latency-ms L` (one host, no delay:
+//! (4096), `--case NAME` runs the cases whose name contains NAME. `refresh` takes `--feeds N --items M` (1000 × 50),
+//! `--item-bytes B` (each item padded to about B bytes: `--feeds 1 --items 20000 --item-bytes 950` is one 19 MB
+//! feed), `--hosts H --latency-ms L` (one host, no delay:
 //! H > 1 serves the feeds from 127.0.1.1 … 127.0.1.H, L ms added to every answer), `--concurrency N --per-host N`
 //! (tidings's defaults), `--tidings-only` (no curl, newsboat or sfeed), `--runs N` (rounds, medians after) and
 //! `--compare REV` (another commit built and run beside this build, in turn; see `compare.rs`); after the whole
@@ -354,6 +356,8 @@ struct RefreshShape {
     per_host: usize,
     /// `--tidings-only`: leave out curl, newsboat and sfeed (quicker while working on tidings).
     tidings_only: bool,
+    /// `--item-bytes N`: each item's description padded with text to about N bytes (a long feed's weight).
+    item_bytes: usize,
 }
 
 impl RefreshShape {
@@ -367,6 +371,7 @@ impl RefreshShape {
             concurrency: arg_value(args, "--concurrency", defaults.concurrency),
             per_host: arg_value(args, "--per-host", defaults.per_host_concurrency),
             tidings_only: args.iter().any(|a| a == "--tidings-only"),
+            item_bytes: arg_value(args, "--item-bytes", 0),
         }
     }
 
@@ -381,6 +386,12 @@ impl RefreshShape {
 
 /// Feed `f` of the benchmark: `items` ordinary items, links on its own host.
 fn bench_feed(f: usize, items: usize, host: &str) -> String {
+    padded_feed(f, items, host, 0)
+}
+
+/// [`bench_feed`] with each item's description padded with ordinary words to about `item_bytes` bytes.
+fn padded_feed(f: usize, items: usize, host: &str, item_bytes: usize) -> String {
+    const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ";
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\"><channel><title>Feed {f}</title>\
          <link>http://{host}/{f}/</link><description>bench</description>"
@@ -389,8 +400,9 @@ fn bench_feed(f: usize, items: usize, host: &str) -> String {
         xml.push_str(&format!(
             "<item><title>Feed {f} item {i}</title><link>http://{host}/{f}/{i}</link><guid>f{f}-i{i}</guid>\
              <pubDate>Tue, 10 Jun 2025 04:{:02}:00 GMT</pubDate><description>&lt;p&gt;Item {i} of feed {f}: \
-             a paragraph of ordinary text, as feeds carry.&lt;/p&gt;</description></item>",
-            i % 60
+             a paragraph of ordinary text, as feeds carry.{}&lt;/p&gt;</description></item>",
+            i % 60,
+            WORDS.repeat(item_bytes.saturating_sub(300) / WORDS.len())
         ));
     }
     xml.push_str("</channel></rss>");
@@ -496,7 +508,7 @@ fn refresh(args: &[String]) {
     for f in 0..shape.feeds {
         let host = f % shape.hosts;
         let path = format!("/feed/{f}.xml");
-        let xml = bench_feed(f, shape.items, &server::farm_address(host).to_string());
+        let xml = padded_feed(f, shape.items, &server::farm_address(host).to_string(), shape.item_bytes);
         farm.route(
             &path,
             server::Reply::ok("application/rss+xml; charset=utf-8", xml).with_header("ETag", &format!("\"v{f}\"")),
