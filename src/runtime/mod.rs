@@ -540,6 +540,22 @@ mod tests {
         (Reader::new(options).unwrap(), feed_id, entry_id)
     }
 
+    /// The window title: nothing before the feed list is known, then the Unread view's count, and a bare name
+    /// when nothing is unread; none at all when `window_title = false`.
+    #[test]
+    fn the_window_title_shows_the_unread_count_once_the_feeds_are_known() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut reader, _, _) = reader_with_one_unread_entry(dir.path());
+        assert_eq!(reader.window_title(), None, "not before the feed list is known");
+        reader.state.feeds.loaded = true;
+        reader.state.feeds.views.unread = 1;
+        assert_eq!(reader.window_title().as_deref(), Some("tidings (1 unread)"));
+        reader.state.feeds.views.unread = 0;
+        assert_eq!(reader.window_title().as_deref(), Some("tidings"));
+        reader.window_title = false;
+        assert_eq!(reader.window_title(), None);
+    }
+
     /// The barrier's promise: a list read asked for after a write never shows the state from before the write,
     /// however the two threads are scheduled. The writer is held up on purpose, so that without the barrier the
     /// read would certainly run first.
