@@ -729,3 +729,41 @@ async fn a_setting_typed_in_the_feed_info_is_written_to_the_config_and_takes_eff
     app.run_until(WAIT, |s| s.feeds.views.unread == 5).await.expect("a setting removed is back in Unread");
     assert!(!std::fs::read_to_string(&path).unwrap().contains("hide_from_unread"));
 }
+
+/// Retention typed in the feed info holds at once: the entries it no longer keeps are purged right after the
+/// setting is saved (they stayed until the next start), and the other feeds keep theirs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retention_typed_in_the_feed_info_purges_at_once() {
+    let w = world();
+    let path = w.sandbox.write("config.toml", "refresh_on_startup = true\n");
+    let config = Config::load(&path, true).unwrap();
+    let mut app = Reader::new(Options { config, ..options(&w, true) }).unwrap();
+    app.start();
+    app.run_until(WAIT, all_fetched).await.unwrap();
+    app.run_until(WAIT, |s| s.feeds.views.unread == 5).await.unwrap();
+    select_feed(&mut app, "One");
+    key(&mut app, KeyCode::Char('i'));
+    app.run_until(WAIT, |s| matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.is_some())).await.unwrap();
+    for setting in ["purge_unread = true", "max_entries_per_feed = 1"] {
+        key(&mut app, KeyCode::Char('s'));
+        for c in setting.chars() {
+            key(&mut app, KeyCode::Char(c));
+        }
+        key(&mut app, KeyCode::Enter);
+        app.run_until(WAIT, |s| {
+            matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.as_ref().is_some_and(|i| i.settings.iter().any(|l| l == setting)))
+        })
+        .await
+        .unwrap();
+    }
+    app.run_until(WAIT, |s| s.feeds.views.unread == 3).await.expect("Feed One keeps its newest entry only");
+    let kept: i64 = rusqlite::Connection::open(w.sandbox.db())
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.url = ?1",
+            [w.server.url("/one.xml")],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(kept, 1);
+}

@@ -51,7 +51,8 @@ pub struct Pipeline {
     refresher: Refresher,
     full_text: FullText,
     writer: DbThread,
-    retention: Arc<Policy>,
+    /// Shared by every clone, so that a setting changed in the reader holds for the next purge.
+    retention: Arc<std::sync::RwLock<Arc<Policy>>>,
     upkeep: Upkeep,
     /// The kill rules, applied to what is stored after each refresh.
     rules: Arc<Vec<crate::query::Query>>,
@@ -67,7 +68,14 @@ impl Pipeline {
         retention: Arc<Policy>,
         upkeep: Upkeep,
     ) -> Pipeline {
+        let retention = Arc::new(std::sync::RwLock::new(retention));
         Pipeline { refresher, full_text, writer, retention, upkeep, rules: Arc::default(), notifier: None }
+    }
+
+    /// Retention from now on (a feed's `keep_days` or `max_entries` changed in the reader): the next purge, and
+    /// every clone's, keeps what it says.
+    pub fn set_retention(&self, policy: Policy) {
+        *self.retention.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(policy);
     }
 
     /// Tells of the new entries of feeds that notify, after each refresh (and sync: [`Pipeline::notify_since`]).
@@ -141,7 +149,8 @@ impl Pipeline {
     /// how many entries went and how many were indexed.
     pub async fn upkeep(&self) -> (Result<usize, StoreError>, Result<usize, StoreError>) {
         let index = self.upkeep == Upkeep::PurgeAndIndex;
-        let job = purge::Upkeep::new(self.retention.clone(), chrono::Utc::now().timestamp(), index);
+        let policy = self.retention.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let job = purge::Upkeep::new(policy, chrono::Utc::now().timestamp(), index);
         match in_slices(&self.writer, job).await {
             Ok(done) => {
                 if let Err(e) = self.apply_rules().await {

@@ -264,8 +264,13 @@ impl Services {
                 });
             }
             Effect::SetFeedSetting { feed_id, url, setting } => {
-                let (path, writer, launcher, configs) =
-                    (self.config_path.clone(), self.writer.clone(), self.launcher.clone(), self.feed_configs.clone());
+                let (path, writer, launcher, configs, pipeline) = (
+                    self.config_path.clone(),
+                    self.writer.clone(),
+                    self.launcher.clone(),
+                    self.feed_configs.clone(),
+                    self.pipeline.clone(),
+                );
                 tokio::spawn(async move {
                     let line = setting.clone();
                     let edited = tokio::task::spawn_blocking(move || edit_setting(path, &url, &line)).await;
@@ -273,6 +278,8 @@ impl Services {
                         Ok(config) => {
                             let (default, settings) = config.feed_settings();
                             launcher.set_feeds(config.feed_browsers());
+                            // Retention holds at once: what it no longer keeps goes now, not at the next start.
+                            pipeline.set_retention(config.retention());
                             *configs.write().unwrap_or_else(|e| e.into_inner()) = config.feeds;
                             writer
                                 .call(move |c| feeds::apply_settings(c, &default, &settings))
@@ -281,7 +288,12 @@ impl Services {
                         }
                         Err(why) => Err(why),
                     };
+                    let purge = outcome.is_ok();
                     let _ = inbox.send(Event::FeedSettingSaved { feed_id, setting, outcome });
+                    if purge {
+                        let (purged, indexed) = pipeline.upkeep().await;
+                        report_upkeep(&inbox, Ok(0), purged, indexed);
+                    }
                 });
             }
             Effect::Discover { request, url } => {
