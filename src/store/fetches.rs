@@ -306,7 +306,13 @@ fn upsert_entry(
     ];
     match stored {
         // An entry carried over from another reader under another key: it is this one.
-        None if elsewhere.aliases && super::carried::alias_of(tx, feed_id, key)?.is_some() => {
+        None if let Some(id) =
+            elsewhere.aliases.then(|| super::carried::alias_of(tx, feed_id, key)).transpose()?.flatten() =>
+        {
+            // It goes by a listed key now: no longer a twin for another new id.
+            if let Some(twins) = elsewhere.twins.as_mut() {
+                twins.forget(id);
+            }
             upsert_entry(tx, feed_id, e, now, elsewhere, ignored)
         }
         None if elsewhere.purged && super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
@@ -425,6 +431,13 @@ impl<'a> Twins<'a> {
             return Ok(None);
         }
         Ok(Some(candidates.swap_remove(at).0))
+    }
+
+    /// `id` is no longer a candidate (it took a key the document lists).
+    fn forget(&mut self, id: EntryId) {
+        for candidates in self.unlisted.iter_mut().flat_map(|u| u.values_mut()) {
+            candidates.retain(|(candidate, _, _)| *candidate != id);
+        }
     }
 
     fn load(&mut self, tx: &Connection, feed_id: FeedId) -> Result<(), StoreError> {

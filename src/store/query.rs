@@ -517,6 +517,43 @@ mod tests {
         fetches::save(conn, feed, &fetched("Feed", entries), NOW).unwrap();
     }
 
+    /// A refresh or a sync that updates a stored entry sets its `ignored` flag from a guess (unread, unstarred; a
+    /// sync: not ignored): the next judgement reads it again, so a hidden entry whose body changed stays hidden
+    /// and a starred one a rule spares stays shown.
+    #[test]
+    fn an_entry_whose_ignored_flag_an_update_guessed_is_judged_again() {
+        let (_dir, mut conn, feed) = crate::store::fixtures::one_feed();
+        let entry = |key: &str, title: &str, body: &str| crate::store::fixtures::entry(key, title, body, NOW);
+        store(&mut conn, feed, vec![entry("a", "Sponsored", "<p>1</p>"), entry("b", "Sponsored too", "<p>1</p>")]);
+        let (a, b) = (id_of(&conn, "a"), id_of(&conn, "b"));
+        let rules = [parse("title ~ sponsored and not starred").unwrap()];
+        apply(&mut conn, &UserWrite::SetStarred { ids: vec![crate::model::EntryId(b)], starred: true }, NOW).unwrap();
+        assert_eq!(apply_rules(&mut conn, &rules, NOW).unwrap(), (1, 0));
+        // The bodies change: stored as a sync stores (not ignored) for `a`, as ingest guessed (ignored) for `b`.
+        store(&mut conn, feed, vec![entry("a", "Sponsored", "<p>2</p>")]);
+        conn.execute("UPDATE entries SET ignored = 1 WHERE id = ?1", [b]).unwrap();
+        assert_eq!(ignored_ids(&conn), vec![b]);
+        assert_eq!(apply_rules(&mut conn, &rules, NOW + 60).unwrap(), (1, 1));
+        assert_eq!(ignored_ids(&conn), vec![a]);
+    }
+
+    /// Ids come back: once the newest entries are deleted, SQLite gives their ids to the next ones stored, and
+    /// those are judged as new all the same.
+    #[test]
+    fn entries_stored_under_ids_freed_by_a_delete_are_judged() {
+        let (_dir, mut conn, feed) = crate::store::fixtures::one_feed();
+        let entry = |key: &str, title: &str| crate::store::fixtures::entry(key, title, "<p>b</p>", NOW);
+        store(&mut conn, feed, vec![entry("a", "News"), entry("b", "More news"), entry("c", "Other")]);
+        let rules = [parse("title ~ sponsored").unwrap()];
+        assert_eq!(apply_rules(&mut conn, &rules, NOW).unwrap(), (0, 0));
+        let freed = id_of(&conn, "c");
+        conn.execute("DELETE FROM entries WHERE id >= ?1", [id_of(&conn, "b")]).unwrap();
+        store(&mut conn, feed, vec![entry("a", "News"), entry("d", "Sponsored"), entry("e", "Sponsored too")]);
+        assert!(id_of(&conn, "e") <= freed, "the ids were given again");
+        assert_eq!(apply_rules(&mut conn, &rules, NOW + 60).unwrap(), (2, 0));
+        assert_eq!(ignored_ids(&conn), vec![id_of(&conn, "d"), id_of(&conn, "e")]);
+    }
+
     #[test]
     fn unchanged_rules_do_not_judge_old_entries_again_but_changed_rules_judge_them_all() {
         let (_dir, mut conn, feed) = crate::store::fixtures::one_feed();
@@ -527,6 +564,7 @@ mod tests {
         // Behind the store's back, an old entry loses its judgement: only a judgement of every entry would see it.
         let a = id_of(&conn, "a");
         conn.execute("UPDATE entries SET ignored = 0 WHERE id = ?1", [a]).unwrap();
+        conn.execute("DELETE FROM entries_unjudged", []).unwrap();
         assert_eq!(apply_rules(&mut conn, &rules, NOW + 60).unwrap(), (0, 0), "the same rules judged old entries");
         assert_eq!(ignored_ids(&conn), vec![id_of(&conn, "c")]);
         // New entries are judged (stored here unjudged, as a sync stores them), old ones still are not.
@@ -642,6 +680,7 @@ mod tests {
         // Only the entries near a limit were read: one far from both, unjudged behind the store's back, stays.
         let far = id_of(&conn, "d13");
         conn.execute("UPDATE entries SET ignored = 0 WHERE id = ?1", [far]).unwrap();
+        conn.execute("DELETE FROM entries_unjudged", []).unwrap();
         assert_eq!(apply_rules(&mut conn, &rules, NOW + 2 * 86_400 + 3600).unwrap(), (0, 0));
         assert_eq!(caught(&conn), vec![9]);
     }

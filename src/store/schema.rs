@@ -290,7 +290,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     ),
     // 14: kill rules judge only what can have changed since they last judged (see `query::apply_rules`): the
     // entries whose answer may have moved — their text indexed (rules that read the text judge indexed entries
-    // only), their read or starred flag, a field a rule reads — are noted here by triggers, and the next
+    // only), their read or starred flag, a field a rule reads, their `ignored` flag set by a refresh or a sync
+    // that guessed (unread, unstarred) — are noted here by triggers, and the next
     // judgement reads them and empties the table. Entries stored since are found by id, entries that aged past
     // an `age` limit by date, and changed rules (or feeds a rule names) by the rules' fingerprint. A trigger
     // notes only when the rules of the last judgement need it (what they read is remembered in `preferences`):
@@ -310,13 +311,23 @@ pub(super) const MIGRATIONS: &[Step] = &[
             INSERT OR IGNORE INTO entries_unjudged (entry_id) VALUES (new.id);
         END;
         CREATE TRIGGER entries_unjudged_fields AFTER UPDATE OF feed_id, key, title, author, link, categories,
-            enclosures, sort_at ON entries
+            enclosures, sort_at, ignored ON entries
         WHEN (new.feed_id IS NOT old.feed_id OR new.key IS NOT old.key OR new.title IS NOT old.title
             OR new.author IS NOT old.author OR new.link IS NOT old.link OR new.categories IS NOT old.categories
-            OR new.enclosures IS NOT old.enclosures OR new.sort_at IS NOT old.sort_at)
+            OR new.enclosures IS NOT old.enclosures OR new.sort_at IS NOT old.sort_at
+            OR new.ignored IS NOT old.ignored)
             AND EXISTS (SELECT 1 FROM preferences WHERE name = 'kill_rules.read')
         BEGIN
             INSERT OR IGNORE INTO entries_unjudged (entry_id) VALUES (new.id);
+        END;
+        -- An entry's id is the table's rowid, which SQLite gives again once the rows above it are gone: when the
+        -- newest entries go, the newest judged id comes down with them, so entries stored later under those ids
+        -- are still found as new.
+        CREATE TRIGGER entries_unjudged_ids_freed AFTER DELETE ON entries
+        WHEN old.id > (SELECT coalesce(max(id), 0) FROM entries)
+        BEGIN
+            UPDATE preferences SET value = CAST((SELECT coalesce(max(id), 0) FROM entries) AS TEXT)
+            WHERE name = 'kill_rules.judged_to' AND CAST(value AS INTEGER) > (SELECT coalesce(max(id), 0) FROM entries);
         END;",
     ),
 ];
