@@ -66,41 +66,22 @@ impl SearchQuery {
         if lexemes.len() > MAX_QUERY_TERMS {
             return Err(QueryError::TooLong);
         }
-        // Groups of alternatives (ORed), ANDed together; then the terms left out.
-        let mut groups: Vec<Vec<String>> = Vec::new();
-        let mut excluded: Vec<String> = Vec::new();
+        let (groups, excluded) = arrange(&lexemes, |l| term_expression(&l.text, l.prefix));
+        // Highlighted: every term wanted, in the order typed.
         let mut highlights = Vec::new();
-        let mut join_next = false;
-        let mut negate_next = false;
-        for (i, lexeme) in lexemes.iter().enumerate() {
-            if lexeme.is_bare_word() {
-                let terms_follow = lexemes[i + 1..].iter().any(|l| !l.negated);
-                match lexeme.text.as_str() {
-                    "OR" if !groups.is_empty() && !negate_next && terms_follow => {
-                        join_next = true;
-                        continue;
-                    }
-                    "AND" if !groups.is_empty() && terms_follow => continue,
-                    "NOT" if terms_follow => {
-                        negate_next = true;
-                        continue;
-                    }
-                    _ => {}
-                }
-            }
-            let negated = lexeme.negated || std::mem::take(&mut negate_next);
-            let join = std::mem::take(&mut join_next);
-            let Some((expression, highlight)) = term_expression(&lexeme.text, lexeme.prefix) else { continue };
-            if negated {
-                excluded.push(expression);
-                continue;
-            }
-            highlights.push(highlight);
-            match groups.last_mut() {
-                Some(group) if join => group.push(expression),
-                _ => groups.push(vec![expression]),
-            }
-        }
+        let groups: Vec<Vec<String>> = groups
+            .into_iter()
+            .map(|group| {
+                group
+                    .into_iter()
+                    .map(|(expression, highlight)| {
+                        highlights.push(highlight);
+                        expression
+                    })
+                    .collect()
+            })
+            .collect();
+        let excluded: Vec<String> = excluded.into_iter().map(|(e, _)| e).collect();
         if groups.is_empty() {
             return Err(if excluded.is_empty() { QueryError::Empty } else { QueryError::OnlyExcluded });
         }
@@ -121,41 +102,10 @@ impl SearchQuery {
     /// its terms are the query language's bare words, which search exactly as these do.
     pub fn as_query(input: &str) -> Result<String, QueryError> {
         SearchQuery::parse(input)?;
-        let lexemes = lex(input);
-        let mut groups: Vec<Vec<String>> = Vec::new();
-        let mut excluded: Vec<String> = Vec::new();
-        let (mut join_next, mut negate_next) = (false, false);
-        for (i, lexeme) in lexemes.iter().enumerate() {
-            if lexeme.is_bare_word() {
-                let terms_follow = lexemes[i + 1..].iter().any(|l| !l.negated);
-                match lexeme.text.as_str() {
-                    "OR" if !groups.is_empty() && !negate_next && terms_follow => {
-                        join_next = true;
-                        continue;
-                    }
-                    "AND" if !groups.is_empty() && terms_follow => continue,
-                    "NOT" if terms_follow => {
-                        negate_next = true;
-                        continue;
-                    }
-                    _ => {}
-                }
-            }
-            let negated = lexeme.negated || std::mem::take(&mut negate_next);
-            let join = std::mem::take(&mut join_next);
-            if units(&lexeme.text).is_empty() {
-                continue;
-            }
-            let term = format!("{}{}", quote(&lexeme.text), if lexeme.prefix { "*" } else { "" });
-            if negated {
-                excluded.push(format!("not {term}"));
-                continue;
-            }
-            match groups.last_mut() {
-                Some(group) if join => group.push(term),
-                _ => groups.push(vec![term]),
-            }
-        }
+        let (groups, excluded) = arrange(&lex(input), |l| {
+            (!units(&l.text).is_empty()).then(|| format!("{}{}", quote(&l.text), if l.prefix { "*" } else { "" }))
+        });
+        let excluded = excluded.into_iter().map(|term| format!("not {term}"));
         let mut parts: Vec<String> =
             groups.iter().map(|g| if g.len() == 1 { g[0].clone() } else { format!("({})", g.join(" or ")) }).collect();
         parts.extend(excluded);
@@ -264,6 +214,45 @@ fn lex(input: &str) -> Vec<Lexeme> {
 
 /// A term's FTS5 expression (a quoted string, maybe with `*`) and its highlight; `None` when it has nothing
 /// the index could hold (no letter or digit).
+/// A search's terms as the words between them arrange them: groups of alternatives (joined by `OR`), every
+/// group wanted (`AND`, or a space), and the terms left out (`NOT`, or `-`). `term` makes each term; `None` (a
+/// word with no letters or digits) counts for nothing. `OR` and `AND` at the start, or with no term after them,
+/// are words like any other.
+fn arrange<T>(lexemes: &[Lexeme], mut term: impl FnMut(&Lexeme) -> Option<T>) -> (Vec<Vec<T>>, Vec<T>) {
+    let mut groups: Vec<Vec<T>> = Vec::new();
+    let mut excluded: Vec<T> = Vec::new();
+    let (mut join_next, mut negate_next) = (false, false);
+    for (i, lexeme) in lexemes.iter().enumerate() {
+        if lexeme.is_bare_word() {
+            let terms_follow = lexemes[i + 1..].iter().any(|l| !l.negated);
+            match lexeme.text.as_str() {
+                "OR" if !groups.is_empty() && !negate_next && terms_follow => {
+                    join_next = true;
+                    continue;
+                }
+                "AND" if !groups.is_empty() && terms_follow => continue,
+                "NOT" if terms_follow => {
+                    negate_next = true;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        let negated = lexeme.negated || std::mem::take(&mut negate_next);
+        let join = std::mem::take(&mut join_next);
+        let Some(term) = term(lexeme) else { continue };
+        if negated {
+            excluded.push(term);
+            continue;
+        }
+        match groups.last_mut() {
+            Some(group) if join => group.push(term),
+            _ => groups.push(vec![term]),
+        }
+    }
+    (groups, excluded)
+}
+
 fn term_expression(text: &str, prefix: bool) -> Option<(String, Highlight)> {
     let units = units(text);
     if units.is_empty() {
