@@ -1,7 +1,8 @@
 //! `--compare REV`: another commit's build, to run beside this one on the same farm in the same run. The commit
-//! is checked out in a temporary git worktree under `target/compare/`, built there in release mode (its own
-//! target directory, `target/compare/target`, shared by every commit compared, so dependencies build once), and
-//! its binaries are kept in `target/compare/<commit>/` for the next run; the worktree is removed again.
+//! is checked out in a temporary git worktree in the system's temporary folder (outside this workspace, so a
+//! commit from before it builds too), built there in release mode (its own target directory,
+//! `target/compare/target`, shared by every commit compared, so dependencies build once), and its binaries are
+//! kept in `target/compare/<commit>/` for the next run; the worktree is removed again.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,7 +79,9 @@ pub(crate) fn build(rev: &str) -> Result<Build, String> {
     if tidings.is_file() {
         return Ok(Build { label, tidings, bench: bench.is_file().then_some(bench) });
     }
-    let worktree = root.join(format!("worktree-{short}"));
+    // Outside the repository: a commit from before the workspace (the build before the reader wave) is a package
+    // of its own, and cargo refuses to build one inside another's workspace.
+    let worktree = std::env::temp_dir().join(format!("tidings-compare-{short}"));
     if worktree.exists() {
         let _ = git(&["worktree", "remove", "--force", &worktree.to_string_lossy()]);
     }
