@@ -8,11 +8,14 @@ use tokio::sync::Notify;
 
 /// Bytes a refresh holds at once — documents fetched and not yet stored, at twice their size (the document, then
 /// what it parses into) — before it starts no new fetch. A feed larger than this is read alone.
-pub(super) const BYTES_IN_FLIGHT: usize = 6 * 1024 * 1024;
+pub(super) const BYTES_IN_FLIGHT: usize = 3 * 1024 * 1024;
 
-/// What a fetch is counted as before its size is known: the typical feed. Small, so that on the real web
-/// (answers a round trip away) enough requests are in flight; a larger document counts its size once it is here.
-pub(super) const FETCH_ESTIMATE: usize = 16 * 1024;
+/// What a fetch is counted as before its size is known. Small, so that on the real web (answers a round trip
+/// away) enough requests are in flight — 384 fit in the budget, more than the 256 the default concurrency
+/// sends at once — and an answer of 304 costs nothing; a document counts its size once it is here. With 6 MB
+/// and 16 KB, a cold 1000 × 50 refresh peaked at 27 MB; with 3 MB and 8 KB at 24.6 MB, no slower on one host or
+/// on 200 hosts 100 ms away.
+pub(super) const FETCH_ESTIMATE: usize = 8 * 1024;
 
 /// The budget; cheap to clone, clones share it.
 #[derive(Clone)]
