@@ -682,30 +682,39 @@ async fn messages_said_at_start_are_stamped_with_the_time() {
     assert!(stamps.iter().all(|(_, at)| (before..=after).contains(at)), "{stamps:?}");
 }
 
+/// A reader over the world with `config` as its config file (written to the sandbox), started, every feed
+/// fetched (5 unread), Feed One selected; and the config file's path.
+async fn feed_one_with_config(w: &World, config: &str) -> (Reader, std::path::PathBuf) {
+    let path = w.sandbox.write("config.toml", config);
+    let config = Config::load(&path, true).unwrap();
+    let mut app = Reader::new(Options { config, ..options(w, true) }).unwrap();
+    app.start();
+    app.run_until(WAIT, all_fetched).await.unwrap();
+    app.run_until(WAIT, |s| s.feeds.views.unread == 5).await.unwrap();
+    select_feed(&mut app, "One");
+    (app, path)
+}
+
+/// Types `text` as a setting in the feed info: `s`, the text, Enter.
+fn type_setting(app: &mut Reader, text: &str) {
+    key(app, KeyCode::Char('s'));
+    assert!(matches!(app.state.dialog, Some(Dialog::Prompt(_))), "s in the feed info asks for a setting");
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+    key(app, KeyCode::Enter);
+}
+
 /// A feed's setting typed in the feed info lands in its `[feeds."URL"]` table of the config file (its comments
 /// kept), shows in the info, and takes effect at once: hidden from the Unread view, its count goes down. A bad
 /// value is refused with the config's reason and leaves the file as it was.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_setting_typed_in_the_feed_info_is_written_to_the_config_and_takes_effect() {
     let w = world();
-    let path = w.sandbox.write("config.toml", "# my settings\nrefresh_on_startup = true\n");
-    let config = Config::load(&path, true).unwrap();
-    let mut app = Reader::new(Options { config, ..options(&w, true) }).unwrap();
-    app.start();
-    app.run_until(WAIT, all_fetched).await.unwrap();
-    app.run_until(WAIT, |s| s.feeds.views.unread == 5).await.unwrap();
-    select_feed(&mut app, "One");
-    let typed = |app: &mut Reader, text: &str| {
-        key(app, KeyCode::Char('s'));
-        assert!(matches!(app.state.dialog, Some(Dialog::Prompt(_))), "s in the feed info asks for a setting");
-        for c in text.chars() {
-            key(app, KeyCode::Char(c));
-        }
-        key(app, KeyCode::Enter);
-    };
+    let (mut app, path) = feed_one_with_config(&w, "# my settings\nrefresh_on_startup = true\n").await;
     key(&mut app, KeyCode::Char('i'));
     app.run_until(WAIT, |s| matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.is_some())).await.unwrap();
-    typed(&mut app, "hide_from_unread = true");
+    type_setting(&mut app, "hide_from_unread = true");
     app.run_until(WAIT, |s| {
         matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.as_ref().is_some_and(|i| i.settings == ["hide_from_unread = true"]))
     })
@@ -719,13 +728,13 @@ async fn a_setting_typed_in_the_feed_info_is_written_to_the_config_and_takes_eff
     let reread = Config::load(&path, true).unwrap();
     assert_eq!(reread.feeds[&url].hide_from_unread, Some(true));
 
-    typed(&mut app, "refresh_minutes = 0");
+    type_setting(&mut app, "refresh_minutes = 0");
     app.run_until(WAIT, |s| s.status.last_error().is_some_and(|m| m.text.contains("refresh_minutes"))).await.unwrap();
     let error = app.state.status.last_error().unwrap().text.clone();
     assert!(error.contains("refresh_minutes") && error.contains("between 1 and 10080"), "{error}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), written, "a refused setting leaves the file alone");
 
-    typed(&mut app, "hide_from_unread");
+    type_setting(&mut app, "hide_from_unread");
     app.run_until(WAIT, |s| s.feeds.views.unread == 5).await.expect("a setting removed is back in Unread");
     assert!(!std::fs::read_to_string(&path).unwrap().contains("hide_from_unread"));
 }
@@ -735,21 +744,11 @@ async fn a_setting_typed_in_the_feed_info_is_written_to_the_config_and_takes_eff
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn retention_typed_in_the_feed_info_purges_at_once() {
     let w = world();
-    let path = w.sandbox.write("config.toml", "refresh_on_startup = true\n");
-    let config = Config::load(&path, true).unwrap();
-    let mut app = Reader::new(Options { config, ..options(&w, true) }).unwrap();
-    app.start();
-    app.run_until(WAIT, all_fetched).await.unwrap();
-    app.run_until(WAIT, |s| s.feeds.views.unread == 5).await.unwrap();
-    select_feed(&mut app, "One");
+    let (mut app, _path) = feed_one_with_config(&w, "refresh_on_startup = true\n").await;
     key(&mut app, KeyCode::Char('i'));
     app.run_until(WAIT, |s| matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.is_some())).await.unwrap();
     for setting in ["purge_unread = true", "max_entries_per_feed = 1"] {
-        key(&mut app, KeyCode::Char('s'));
-        for c in setting.chars() {
-            key(&mut app, KeyCode::Char(c));
-        }
-        key(&mut app, KeyCode::Enter);
+        type_setting(&mut app, setting);
         app.run_until(WAIT, |s| {
             matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.as_ref().is_some_and(|i| i.settings.iter().any(|l| l == setting)))
         })
