@@ -296,6 +296,30 @@ fn corpus_dir() -> Option<PathBuf> {
     dir.join("cases.jsonl").exists().then_some(dir)
 }
 
+/// Every XML feed document of the corpus, decoded, read item by item as [`tidings::parse::parse`] does and with
+/// its tree kept whole: how many read alike, of how many, and which did not.
+fn streamed_as_whole(dir: &Path, cases: &[Case]) -> (usize, usize, Vec<String>) {
+    let (mut alike, mut compared, mut unlike) = (0, 0, Vec::new());
+    for case in cases.iter().filter(|c| !matches!(c.profile.as_str(), "rome-strict" | "xml-spec")) {
+        let Ok(bytes) = std::fs::read(dir.join(&case.file)) else { continue };
+        let Ok(decoded) = decode::decode(&bytes, case.content_type.as_deref(), None) else { continue };
+        let text = decoded.text.trim_start_matches('\u{feff}').trim_start();
+        if text.starts_with('{') {
+            continue;
+        }
+        let url = Some("http://example.com/feed/index.xml");
+        let whole = format!("{:?}", tidings::parse::parse_whole(text, url));
+        let streamed = format!("{:?}", tidings::parse::parse(text, url));
+        compared += 1;
+        if streamed == whole {
+            alike += 1;
+        } else {
+            unlike.push(format!("STREAMED UNLIKE WHOLE {} ({}):\n  {streamed}\n  {whole}", case.id, case.file));
+        }
+    }
+    (alike, compared, unlike)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let verbose = args.iter().any(|a| a == "--verbose");
@@ -384,6 +408,17 @@ fn main() {
         }
     }
     if only.is_none() {
+        // Items are read into entries as they close; the reading must be the one a whole tree gives.
+        let (alike, compared, unlike) = streamed_as_whole(&dir, &cases);
+        if verbose {
+            for u in &unlike {
+                println!("{u}");
+            }
+        }
+        println!("streamed reading: {alike}/{compared} documents read as their whole tree reads");
+        if alike < compared {
+            below.push(format!("streamed reading: {} documents read unlike their whole tree", compared - alike));
+        }
         let (dated, carrying, parsed, fixtures, problems) = dates_and_fixtures(&dir, &cases);
         if verbose {
             for p in &problems {

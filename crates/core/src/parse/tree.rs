@@ -281,6 +281,62 @@ pub enum TreeError {
 /// Reads a document. `base_url` is where it came from, for `xml:base` and relative links. Names are
 /// case-folded when the root element is upper case (CDF, Microsoft's Channel Definition Format).
 pub fn read<'a>(text: &'a str, base_url: Option<&str>) -> Result<Document<'a>, TreeError> {
+    read_with(text, base_url, &mut Keep)
+}
+
+/// Who sees each element as it closes, before it joins its parent: a feed's reader takes its items there and
+/// turns each into an entry at once, so a document of 20,000 items never stands as one tree of them all.
+pub trait Sink<'a> {
+    /// `element` has closed inside the elements still `open`. Give it back to keep it in the tree; `None` when
+    /// it was taken.
+    fn closed(&mut self, open: &Open<'_, 'a>, element: Element<'a>) -> Option<Element<'a>>;
+}
+
+/// Keeps every element.
+struct Keep;
+
+impl<'a> Sink<'a> for Keep {
+    fn closed(&mut self, _open: &Open<'_, 'a>, element: Element<'a>) -> Option<Element<'a>> {
+        Some(element)
+    }
+}
+
+/// The elements still open around one that closed, the root first, each with the children it has so far.
+pub struct Open<'b, 'a> {
+    stack: &'b [Element<'a>],
+    nodes: &'b [Node<'a>],
+    child_starts: &'b [usize],
+}
+
+impl<'a> Open<'_, 'a> {
+    /// How many elements are open (1: the element that closed is a child of the root).
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The `i`th open element (0: the root), without its children.
+    pub fn element(&self, i: usize) -> &Element<'a> {
+        &self.stack[i]
+    }
+
+    /// The children the `i`th open element has so far.
+    pub fn children(&self, i: usize) -> &[Node<'a>] {
+        let end = self.child_starts.get(i + 1).copied().unwrap_or(self.nodes.len());
+        &self.nodes[self.child_starts[i]..end]
+    }
+
+    /// The `i`th open element as it stands, with a copy of the children it has so far.
+    pub fn so_far(&self, i: usize) -> Element<'a> {
+        Element { children: self.children(i).to_vec(), ..self.stack[i].clone() }
+    }
+}
+
+/// [`read`], showing each element to `sink` as it closes.
+pub fn read_with<'a>(
+    text: &'a str,
+    base_url: Option<&str>,
+    sink: &mut dyn Sink<'a>,
+) -> Result<Document<'a>, TreeError> {
     let mut reader = quick_xml::Reader::from_str(text);
     let config = reader.config_mut();
     config.check_end_names = false;
@@ -304,6 +360,7 @@ pub fn read<'a>(text: &'a str, base_url: Option<&str>) -> Result<Document<'a>, T
         entities: Vec::new(),
         expanded_bytes: 0,
         scratch: String::new(),
+        sink,
     };
     loop {
         match reader.read_event() {
@@ -409,7 +466,7 @@ struct Binding<'a> {
     ns: Ns,
 }
 
-struct Builder<'a> {
+struct Builder<'a, 's> {
     doc: &'a str,
     /// The open elements, innermost last; their children are not in them yet but in `nodes`.
     stack: Vec<Element<'a>>,
@@ -432,9 +489,11 @@ struct Builder<'a> {
     expanded_bytes: usize,
     /// Reused to spell out a reference (`&name;`) for the entity table.
     scratch: String,
+    /// Sees each element as it closes.
+    sink: &'s mut dyn Sink<'a>,
 }
 
-impl<'a> Builder<'a> {
+impl<'a> Builder<'a, '_> {
     /// The value of an entity the document declared, while the expansion budget lasts.
     fn expand(&mut self, name: &str) -> Option<String> {
         let value = self.entities.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())?;
@@ -567,7 +626,10 @@ impl<'a> Builder<'a> {
         self.scopes.pop();
         if self.stack.is_empty() {
             self.root = Some(element);
-        } else {
+            return;
+        }
+        let open = Open { stack: &self.stack, nodes: &self.nodes, child_starts: &self.child_starts };
+        if let Some(element) = self.sink.closed(&open, element) {
             self.nodes.push(Node::Element(element));
         }
     }

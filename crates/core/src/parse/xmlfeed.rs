@@ -6,12 +6,15 @@
 //! `atom:author`; its date the first of `dc:date`, `pubDate`, `dcterms:*` and `atom:*` that parses. Atom entries
 //! without an author inherit their source's, then their feed's (RFC 4287 §4.2.1).
 //!
+//! Items are read as they close ([`Items`], a [`Sink`] of the tree's reader): each becomes an entry and its
+//! elements are dropped at once, so a document never stands as a tree of all its items.
+//!
 //! Pure: a tree in, a [`ParsedFeed`] out.
 
 use super::ParseError;
 use super::construct::{self, Text, Untyped};
 use super::fields::{self, DateReader, absolute, add_author, add_category, person_name, title_of};
-use super::tree::{ATOM_03, Document, Element, Ns, RSS_090};
+use super::tree::{ATOM_03, Document, Element, Node, Ns, Open, RSS_090, Sink};
 use crate::model::{Enclosure, FeedKind, ParsedEntry, ParsedFeed};
 use chrono::{DateTime, Utc};
 use std::borrow::Cow;
@@ -52,8 +55,98 @@ impl Format {
     }
 }
 
-/// Reads a feed document.
-pub(super) fn read(doc: &Document, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
+/// Where a document keeps its items, by its root element.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// An Atom Entry Document (RFC 4287 §4.1.2): the root is the one entry.
+    AtomEntry,
+    /// `<feed>`: entries under the root.
+    Atom,
+    /// `<rss>`: items in the (first) channel, and any under the root.
+    Rss,
+    /// `<rdf:RDF>`: items under the root, and any in the (first) channel.
+    Rdf,
+    /// A `<channel>` with no `<rss>` around it.
+    Channel,
+}
+
+/// The shape of a document and the vocabulary of its own elements, by its root; `None` for a root no feed has.
+fn shape_of(root: &Element) -> Option<(Shape, Format)> {
+    Some(match root.name.as_ref() {
+        "entry" if matches!(root.ns, Ns::Atom | Ns::None) => (Shape::AtomEntry, Format { atom: true, home: root.ns }),
+        "feed" if matches!(root.ns, Ns::Atom | Ns::None | Ns::Other) => {
+            (Shape::Atom, Format { atom: true, home: root.ns })
+        }
+        "rss" => (Shape::Rss, Format { atom: false, home: root.ns }),
+        "RDF" | "rdf" => (Shape::Rdf, Format { atom: false, home: Ns::None }),
+        "channel" => (Shape::Channel, Format { atom: false, home: root.ns }),
+        _ => return None,
+    })
+}
+
+/// A document's items, read into entries as they close (see [`Sink`]) by the feed's link as it stood at the
+/// first of them. [`read`] checks that link against the whole channel's and asks for the document again, kept
+/// whole, in the rare feed whose link comes after its items and changes what they read.
+pub(super) struct Items<'u> {
+    base_url: Option<&'u str>,
+    dates: DateReader,
+    /// The feed's link the items were read by (`None` until the first).
+    link: Option<Option<String>>,
+    /// Entries of the items right under the root, and of those in the channel, each in document order.
+    outer: Vec<ParsedEntry>,
+    inner: Vec<ParsedEntry>,
+}
+
+impl<'u> Items<'u> {
+    pub(super) fn new(base_url: Option<&'u str>) -> Items<'u> {
+        Items { base_url, dates: DateReader::default(), link: None, outer: Vec::new(), inner: Vec::new() }
+    }
+}
+
+impl<'a> Sink<'a> for Items<'_> {
+    fn closed(&mut self, open: &Open<'_, 'a>, item: Element<'a>) -> Option<Element<'a>> {
+        let Some((shape, format)) = shape_of(open.element(0)) else { return Some(item) };
+        // The first own channel under the root so far (`format.child(root, "channel")` once it is whole).
+        let first_channel = |open: &Open<'_, 'a>| {
+            open.children(0).iter().find_map(|n| match n {
+                Node::Element(c) if format.own(c, "channel") => Some(c.clone()),
+                _ => None,
+            })
+        };
+        let in_channel = match (shape, open.depth()) {
+            (Shape::Atom, 1) if format.own(&item, "entry") => false,
+            (Shape::Rss | Shape::Rdf | Shape::Channel, 1) if format.own(&item, "item") => false,
+            (Shape::Rss | Shape::Rdf, 2)
+                if format.own(&item, "item")
+                    && format.own(open.element(1), "channel")
+                    && first_channel(open).is_none() =>
+            {
+                true
+            }
+            _ => return Some(item),
+        };
+        let base_url = self.base_url;
+        let link = self.link.get_or_insert_with(|| {
+            let channel = match shape {
+                Shape::Rss | Shape::Rdf if in_channel => open.so_far(1),
+                Shape::Rss | Shape::Rdf => first_channel(open).unwrap_or_else(|| open.so_far(0)),
+                _ => open.so_far(0),
+            };
+            feed_link(format, &channel, base_url)
+        });
+        let entry = read_entry(format, &item, &[link.as_deref(), base_url], &mut self.dates);
+        if in_channel { &mut self.inner } else { &mut self.outer }.push(entry);
+        None
+    }
+}
+
+/// Reads a feed document whose items `streamed` took as they closed (see [`Items`]). `None`: they were read
+/// by a link that is not the feed's; read the document again through [`super::tree::read`], which keeps them.
+pub(super) fn read(
+    doc: &Document,
+    base_url: Option<&str>,
+    streamed: Items<'_>,
+) -> Option<Result<ParsedFeed, ParseError>> {
     let root = &doc.root;
     let mut warnings: Vec<String> = doc.fixes.iter().map(|f| format!("repaired: {f}")).collect();
     // An Atom Entry Document (RFC 4287 §4.1.2) has an entry and no feed around it.
@@ -65,19 +158,22 @@ pub(super) fn read(doc: &Document, base_url: Option<&str>) -> Result<ParsedFeed,
         children: Vec::new(),
         base: root.base.clone(),
     };
-    let (kind, format, channel, items) = match root.name.as_ref() {
-        "entry" if matches!(root.ns, Ns::Atom | Ns::None) => {
-            (FeedKind::Atom, Format { atom: true, home: root.ns }, &no_feed, vec![root])
-        }
-        "feed" if matches!(root.ns, Ns::Atom | Ns::None | Ns::Other) => {
+    let Some((shape, format)) = shape_of(root) else {
+        return Some(Err(match root.name.as_ref() {
+            "html" | "HTML" => ParseError::Html,
+            other => ParseError::NotAFeed(format!("the root element is <{other}>, not <rss>, <feed> or <rdf:RDF>")),
+        }));
+    };
+    let (kind, channel, items) = match shape {
+        Shape::AtomEntry => (FeedKind::Atom, &no_feed, vec![root]),
+        Shape::Atom => {
             if doc.root_ns_uri.trim().eq_ignore_ascii_case(ATOM_03) || root.attr("version") == Some("0.3") {
                 warnings.push("read Atom 0.3 (the draft Atom 1.0 replaced) by Atom 1.0's rules".into());
             }
-            let format = Format { atom: true, home: root.ns };
             let entries: Vec<&Element> = root.elements().filter(|e| format.own(e, "entry")).collect();
-            (FeedKind::Atom, format, root, entries)
+            (FeedKind::Atom, root, entries)
         }
-        "rss" => {
+        Shape::Rss => {
             let version = root.attr("version").map(str::trim).unwrap_or("");
             let kind = if version.starts_with("0.9") { FeedKind::Rss0 } else { FeedKind::Rss2 };
             if !matches!(version, "0.91" | "0.92" | "0.93" | "0.94" | "2.0" | "2.0.1") {
@@ -86,22 +182,20 @@ pub(super) fn read(doc: &Document, base_url: Option<&str>) -> Result<ParsedFeed,
                     v => format!("read RSS of unknown version {v:?} as RSS 2.0"),
                 });
             }
-            let format = Format { atom: false, home: root.ns };
             let channel = format.child(root, "channel");
             let outside: Vec<&Element> = root.elements().filter(|e| format.own(e, "item")).collect();
             let mut items: Vec<&Element> =
                 channel.map(|c| c.elements().filter(|e| format.own(e, "item")).collect()).unwrap_or_default();
-            if !outside.is_empty() {
+            if !outside.is_empty() || !streamed.outer.is_empty() {
                 warnings.push(match channel {
                     Some(_) => "moved items that follow </channel> into the channel".to_string(),
                     None => "read items that have no <channel> around them".to_string(),
                 });
                 items.extend(outside);
             }
-            (kind, format, channel.unwrap_or(root), items)
+            (kind, channel.unwrap_or(root), items)
         }
-        "RDF" | "rdf" => {
-            let format = Format { atom: false, home: Ns::None };
+        Shape::Rdf => {
             if doc.root_namespaces.iter().any(|uri| uri.trim() == RSS_090) {
                 warnings.push("read RSS 0.90 as RSS 1.0".into());
             }
@@ -110,35 +204,36 @@ pub(super) fn read(doc: &Document, base_url: Option<&str>) -> Result<ParsedFeed,
             if let Some(c) = channel {
                 items.extend(c.elements().filter(|e| format.own(e, "item")));
             }
-            (FeedKind::Rss1, format, channel.unwrap_or(root), items)
+            (FeedKind::Rss1, channel.unwrap_or(root), items)
         }
-        "channel" => {
+        Shape::Channel => {
             warnings.push("read a <channel> that has no <rss> around it".into());
-            let format = Format { atom: false, home: root.ns };
             let items = root.elements().filter(|e| format.own(e, "item")).collect();
-            (FeedKind::Rss2, format, root, items)
-        }
-        "html" | "HTML" => return Err(ParseError::Html),
-        other => {
-            return Err(ParseError::NotAFeed(format!("the root element is <{other}>, not <rss>, <feed> or <rdf:RDF>")));
+            (FeedKind::Rss2, root, items)
         }
     };
 
-    let mut dates = DateReader::default();
     let link = feed_link(format, channel, base_url);
+    let Items { mut dates, link: read_by, outer, inner, .. } = streamed;
+    let mut entries: Vec<ParsedEntry> = match read_by {
+        // Every item was taken as it closed, by the link the whole channel gives.
+        Some(read_by) if items.is_empty() && read_by == link => match shape {
+            Shape::Rss => inner.into_iter().chain(outer).collect(),
+            _ => outer.into_iter().chain(inner).collect(),
+        },
+        Some(_) => return None,
+        None => {
+            let bases = [link.as_deref(), base_url];
+            items.into_iter().map(|item| read_entry(format, item, &bases, &mut dates)).collect()
+        }
+    };
     let feed_authors = authors(format, channel, None);
-    let bases = [link.as_deref(), base_url];
-    let entries: Vec<ParsedEntry> = items
-        .into_iter()
-        .map(|item| {
-            let mut entry = read_entry(format, item, &bases, &mut dates);
-            // RFC 4287 §4.2.1: an Atom entry without authors has its source's, else its feed's.
-            if format.atom && entry.authors.is_empty() {
-                entry.authors = feed_authors.clone();
-            }
-            entry
-        })
-        .collect();
+    // RFC 4287 §4.2.1: an Atom entry without authors has its source's, else its feed's.
+    if format.atom {
+        for entry in entries.iter_mut().filter(|e| e.authors.is_empty()) {
+            entry.authors = feed_authors.clone();
+        }
+    }
     warnings.extend(dates.warning());
 
     let title = title_of(format.first_text(
@@ -169,7 +264,7 @@ pub(super) fn read(doc: &Document, base_url: Option<&str>) -> Result<ParsedFeed,
     if let Some(period) = update_period(channel) {
         min_interval_secs = Some(min_interval_secs.unwrap_or(0).max(period));
     }
-    Ok(ParsedFeed { kind, title, link, description, authors: feed_authors, entries, warnings, min_interval_secs })
+    Some(Ok(ParsedFeed { kind, title, link, description, authors: feed_authors, entries, warnings, min_interval_secs }))
 }
 
 /// The site the feed belongs to: its `<link>` (text, or an `href`), else its alternate Atom link, else the
@@ -698,6 +793,77 @@ mod tests {
     fn rss_entries_do_not_inherit_the_channel_author() {
         let feed = rss("<managingEditor>Ed</managingEditor><item><title>t</title></item>");
         assert!(feed.entries[0].authors.is_empty());
+    }
+
+    /// The titles of a feed's entries, in order.
+    fn titles(feed: &ParsedFeed) -> Vec<&str> {
+        feed.entries.iter().map(|e| e.title.as_deref().unwrap_or("")).collect()
+    }
+
+    #[test]
+    fn items_are_taken_from_the_tree_as_they_close() {
+        let xml = r#"<rss version="2.0"><channel><title>F</title><item><title>1</title></item>
+            <item><title>2</title></item></channel><item><title>3</title></item></rss>"#;
+        let mut items = super::Items::new(None);
+        let doc = crate::parse::tree::read_with(xml, None, &mut items).unwrap();
+        let channel = doc.root.elements().find(|e| e.name == "channel").unwrap();
+        assert_eq!(channel.elements().map(|e| e.name.as_ref()).collect::<Vec<_>>(), ["title"]);
+        assert_eq!(doc.root.elements().count(), 1, "the item after the channel left the tree too");
+        let feed = super::read(&doc, None, items).unwrap().unwrap();
+        assert_eq!(titles(&feed), ["1", "2", "3"]);
+    }
+
+    #[test]
+    fn items_read_before_the_channels_link_resolve_against_it() {
+        // The channel's link comes after an item: the items are read again against it.
+        let xml = format!(
+            r#"<rss version="2.0" {NAMESPACES}><channel><title>F</title><item><title>a</title><link>a.html</link>
+            </item><link>http://site.example/blog/</link><item><title>b</title><link>b.html</link></item>
+            </channel></rss>"#
+        );
+        let url = Some("http://feeds.example.com/feed.xml");
+        let feed = parse(&xml, url).unwrap();
+        let links: Vec<_> = feed.entries.iter().map(|e| e.link.as_deref().unwrap_or("")).collect();
+        assert_eq!(links, ["http://site.example/blog/a.html", "http://site.example/blog/b.html"]);
+        assert_eq!(feed, crate::parse::parse_whole(&xml, url).unwrap());
+    }
+
+    #[test]
+    fn items_keep_the_order_of_their_format_wherever_they_stand() {
+        let url = Some("http://feeds.example.com/feed.xml");
+        let cases = [
+            // RSS: the channel's items, then those outside it (before it and after it, in document order).
+            (
+                r#"<rss version="2.0"><item><title>o1</title></item><channel><title>F</title>
+                <item><title>c1</title></item><item><title>c2</title></item></channel>
+                <item><title>o2</title></item></rss>"#,
+                vec!["c1", "c2", "o1", "o2"],
+            ),
+            // RSS 1.0: the items under the root, then any inside the channel.
+            (
+                r#"<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">
+                <channel><title>F</title><item><title>c1</title></item></channel>
+                <item><title>r1</title></item><item><title>r2</title></item></rdf:RDF>"#,
+                vec!["r1", "r2", "c1"],
+            ),
+            // Only the first channel's items count.
+            (
+                r#"<rss version="2.0"><channel><title>F</title><item><title>1</title></item></channel>
+                <channel><item><title>second channel</title></item></channel></rss>"#,
+                vec!["1"],
+            ),
+        ];
+        for (xml, want) in cases {
+            let feed = parse(xml, url).unwrap();
+            assert_eq!(titles(&feed), want, "{xml}");
+            assert_eq!(feed, crate::parse::parse_whole(xml, url).unwrap(), "{xml}");
+        }
+    }
+
+    #[test]
+    fn atom_entries_inherit_a_feed_author_named_after_them() {
+        let feed = atom("<entry><id>1</id></entry><author><name>Late Author</name></author>");
+        assert_eq!(feed.entries[0].authors, ["Late Author"]);
     }
 
     #[test]
