@@ -1,21 +1,21 @@
-//! The refresh's memory, bounded by the bytes it holds rather than by the number of feeds in flight: a fetched
-//! document and what it parses into are held until the feed is stored, and while they exceed the budget no new
-//! fetch starts. The feeds already past their fetch never wait on the budget (they only give back what they
-//! hold), so it cannot deadlock; one feed larger than the whole budget still goes, alone.
+//! The refresh's memory, bounded by the documents it holds rather than by the number of feeds in flight: a
+//! document is admitted before its body is read, and held with what it parses into until the feed is stored;
+//! while they fill the budget, no other body is read (it waits in the socket, where it costs this process
+//! nothing). A request waiting on its answer holds no part of the budget, so on the real web — answers a round
+//! trip away, most of them 304 — every request the concurrency allows is in flight at once. The feeds already
+//! past their body never wait on the budget (they only give back what they hold), so it cannot deadlock; one
+//! feed larger than the whole budget still goes, alone.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::Notify;
 
-/// Bytes a refresh holds at once — documents fetched and not yet stored, at twice their size (the document, then
-/// what it parses into) — before it starts no new fetch. A feed larger than this is read alone.
+/// Bytes of documents a refresh holds at once — each at twice its size (the document, then what it parses into)
+/// until its feed is stored — before it reads no other body. A feed larger than this is read alone.
 pub(super) const BYTES_IN_FLIGHT: usize = 3 * 1024 * 1024;
 
-/// What a fetch is counted as before its size is known. Small, so that on the real web (answers a round trip
-/// away) enough requests are in flight — 384 fit in the budget, more than the 256 the default concurrency
-/// sends at once — and an answer of 304 costs nothing; a document counts its size once it is here. With 6 MB
-/// and 16 KB, a cold 1000 × 50 refresh peaked at 27 MB; with 3 MB and 8 KB at 24.6 MB, no slower on one host or
-/// on 200 hosts 100 ms away.
-pub(super) const FETCH_ESTIMATE: usize = 8 * 1024;
+/// What a document that does not announce its length is counted as, until it is here.
+pub(super) const UNKNOWN_LENGTH: usize = 64 * 1024;
 
 /// The budget; cheap to clone, clones share it.
 #[derive(Clone)]
@@ -48,6 +48,18 @@ impl Budget {
                 }
             }
             freed.await;
+        }
+    }
+
+    /// [`Budget::admit`], waiting no longer than `at_most`: then the document is counted over the budget. A
+    /// server does not keep an answer waiting for ever, and the request's timeout counts the wait.
+    pub(super) async fn admit_within(&self, bytes: usize, at_most: Duration) -> Held {
+        match tokio::time::timeout(at_most, self.admit(bytes)).await {
+            Ok(held) => held,
+            Err(_) => {
+                *self.0.held.lock().unwrap_or_else(|e| e.into_inner()) += bytes;
+                Held { budget: self.clone(), bytes }
+            }
         }
     }
 
@@ -108,6 +120,18 @@ mod tests {
         assert_eq!(budget.held(), 20);
         drop(third);
         assert_eq!(budget.held(), 10);
+    }
+
+    #[tokio::test]
+    async fn a_document_waits_on_a_full_budget_no_longer_than_it_may() {
+        let budget = Budget::new(100);
+        let _full = budget.admit(100).await;
+        let started = std::time::Instant::now();
+        let late = budget.admit_within(10, Duration::from_millis(50)).await;
+        assert!(started.elapsed() >= Duration::from_millis(50), "admitted before the budget had room");
+        assert_eq!(budget.held(), 110);
+        drop(late);
+        assert_eq!(budget.held(), 100);
     }
 
     #[tokio::test]

@@ -28,7 +28,7 @@ pub use crate::store::feeds::MAX_REFRESH_EVERY_SECS;
 use crate::store::feeds::{self, RefreshTarget};
 use crate::store::fetches::{Batcher, FetchRecord, MAX_ENTRIES_PER_REFRESH};
 use crate::store::{DbThread, StoreError};
-use budget::{BYTES_IN_FLIGHT, Budget, FETCH_ESTIMATE};
+use budget::{BYTES_IN_FLIGHT, Budget, UNKNOWN_LENGTH};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;
@@ -221,20 +221,42 @@ impl Refresher {
             hook(&target.url);
         }
         let host = self.courtesy.host_turn(&target.url).await;
-        let _slot = self.courtesy.slot().await;
-        // Memory follows the bytes held, not the feeds: while the documents fetched and not yet stored fill the
-        // budget, this fetch waits for one of them to be stored.
-        let mut held = self.budget.admit(FETCH_ESTIMATE).await;
+        let slot = self.courtesy.slot().await;
+        // Fetching, reading and storing a feed is a large future (the HTTP client's among it): it is allocated
+        // when the feed's turn comes, so the thousands of feeds waiting for theirs cost a few hundred bytes each.
+        Box::pin(self.fetch_and_store(target, host, slot, reporter)).await
+    }
+
+    /// Fetches, reads and stores one feed, its turn come (`host`, `_slot`).
+    async fn fetch_and_store(
+        &self,
+        target: RefreshTarget,
+        host: crate::fetch::HostTurn,
+        _slot: tokio::sync::SemaphorePermit<'_>,
+        reporter: &Reporter,
+    ) -> RefreshEvent {
         reporter.send(RefreshEvent::Started { feed_id: target.id });
         let validators = Validators { etag: target.etag.clone(), last_modified: target.last_modified.clone() };
-        let fetched = self.fetcher.get(&target.url, &validators).await;
+        // Memory follows the bytes held, not the feeds: while the documents fetched and not yet stored fill the
+        // budget, this document's body waits for one of them to be stored (see `budget`). Counted twice over:
+        // the document, then what it parses into.
+        let (budget, wait) = (self.budget.clone(), self.fetcher.timeout() / 3);
+        let admit = move |length: Option<u64>| async move {
+            let bytes = length.map_or(UNKNOWN_LENGTH, |n| usize::try_from(n).unwrap_or(usize::MAX));
+            budget.admit_within(bytes.saturating_mul(2), wait).await
+        };
+        let fetched = self.fetcher.get_admitted(&target.url, &validators, admit).await;
         // The request is over: the host may take the next one while this feed is read and stored.
         drop(host);
-        match &fetched {
-            // The document, then what it parses into, until the feed is stored.
-            Ok(FetchOutcome::Fetched(fetched)) => held.resize(2 * fetched.body.len()),
-            _ => drop(held),
-        }
+        let (fetched, _held) = match fetched {
+            Ok((outcome, mut held)) => {
+                if let (FetchOutcome::Fetched(document), Some(held)) = (&outcome, held.as_mut()) {
+                    held.resize(2 * document.body.len());
+                }
+                (Ok(outcome), held)
+            }
+            Err(e) => (Err(e), None),
+        };
         let record = match fetched {
             Ok(FetchOutcome::NotModified { etag, last_modified, moved_permanently }) => {
                 FetchRecord::NotModified { etag, last_modified, moved_to: moved_permanently }
