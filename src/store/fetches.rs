@@ -238,7 +238,7 @@ pub(super) fn store_entry(
     now: i64,
 ) -> Result<Option<EntryId>, StoreError> {
     // A server's item ids are its own and stable: no twin is looked for.
-    let mut elsewhere = Elsewhere { aliases: true, purged: true, twins: None };
+    let mut elsewhere = Elsewhere { aliases: true, purged: true, twins: None, first_fetch: None };
     Ok(match upsert_entry(tx, feed_id, entry, now, &mut elsewhere, false)? {
         Upsert::Inserted(id) => Some(id),
         Upsert::Updated | Upsert::Rotated | Upsert::Unchanged => None,
@@ -253,19 +253,24 @@ pub(super) fn store_entry(
 ///
 /// Per entry this costs what storing it must: cached statements bound to fields borrowed from the parsed entry
 /// (nothing copied, no SQL built), one lookup by key, and for a new one an insert.
-fn upsert_entry(
+fn upsert_entry<'a>(
     tx: &Connection,
     feed_id: FeedId,
-    e: &ParsedEntry,
+    e: &'a ParsedEntry,
     now: i64,
-    elsewhere: &mut Elsewhere<'_>,
+    elsewhere: &mut Elsewhere<'a>,
     ignored: bool,
 ) -> Result<Upsert, StoreError> {
     let row = NewFields::of(e);
     let key = crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES);
 
-    let stored: Option<(EntryId, i64, StoredEntry)> = tx
-        .prepare_cached(
+    // A feed's first fetch stores nothing under a key before the document brings it: only a key it lists twice
+    // is looked up.
+    let unseen = elsewhere.first_fetch.as_mut().is_some_and(|keys| keys.insert(key));
+    let stored: Option<(EntryId, i64, StoredEntry)> = if unseen {
+        None
+    } else {
+        tx.prepare_cached(
             "SELECT id, first_seen_at, title, link, author, published_at, updated_at, content_html, summary_html,
                     categories, enclosures, comments, thumbnail
              FROM entries WHERE feed_id = ?1 AND key = ?2",
@@ -289,7 +294,8 @@ fn upsert_entry(
                 },
             ))
         })
-        .optional()?;
+        .optional()?
+    };
 
     let fields = params![
         row.title,
@@ -367,6 +373,8 @@ struct Elsewhere<'a> {
     aliases: bool,
     purged: bool,
     twins: Option<Twins<'a>>,
+    /// On a feed's first fetch (nothing of it stored), the keys stored so far in this fetch.
+    first_fetch: Option<std::collections::HashSet<&'a str>>,
 }
 
 impl<'a> Elsewhere<'a> {
@@ -381,6 +389,7 @@ impl<'a> Elsewhere<'a> {
             aliases: stored && any("SELECT EXISTS (SELECT 1 FROM entry_aliases WHERE feed_id = ?1)")?,
             purged: any("SELECT EXISTS (SELECT 1 FROM purged_entries WHERE feed_id = ?1)")?,
             twins: stored.then(|| Twins::new(listed)),
+            first_fetch: (!stored).then(|| std::collections::HashSet::with_capacity(listed.len())),
         })
     }
 }
@@ -775,6 +784,20 @@ mod tests {
         let second = save(&mut conn, id, &record, 20).unwrap();
         assert_eq!((second.new, second.updated, second.unread), (0, 0, 2));
         assert_eq!(super::super::entries::of_feed(&conn, id).unwrap().len(), 2);
+    }
+
+    /// A feed's first fetch inserts without looking each key up: a key its document lists twice is still one
+    /// entry, with the fields of its last listing, counted new once and updated once.
+    #[test]
+    fn a_first_fetch_that_lists_a_key_twice_stores_it_once() {
+        let (_dir, mut conn, id) = setup();
+        let record = fetched(vec![entry("a", "First"), entry("b", "B"), entry("a", "Second")]);
+        let outcome = save(&mut conn, id, &record, 10).unwrap();
+        assert_eq!((outcome.new, outcome.updated), (2, 1));
+        let stored = super::super::entries::of_feed(&conn, id).unwrap();
+        let mut titles: Vec<_> = stored.iter().map(|e| e.title.as_deref().unwrap_or("")).collect();
+        titles.sort();
+        assert_eq!(titles, ["B", "Second"]);
     }
 
     /// Defect 3 of issue 21: a feed that lists more than a refresh keeps says so, in the refresh's outcome and in
