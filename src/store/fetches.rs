@@ -554,9 +554,11 @@ struct StoredEntry {
     thumbnail: Option<String>,
 }
 
-/// Most feeds stored in one transaction. Batches save the writer a commit per feed, but every feed in a batch
-/// waits for its commit, holding its refresh slot: small batches keep the slots (and so the network) flowing.
-const MAX_BATCH: usize = 16;
+/// Most feeds stored in one transaction. Batches save the writer a commit per feed — and a page that several of
+/// its feeds' entries touch is written to the log once, not once per feed — but every feed in a batch waits for
+/// its commit, holding its refresh slot, and a user's write waits for the batch before it. With 64 rather than
+/// 16, a cold 4000 × 100 refresh on 200 hosts took 4.7 s instead of 5.0 (the writer is its bottleneck).
+const MAX_BATCH: usize = 64;
 
 /// Stores refresh results on the writer thread, several feeds per transaction (group commit): the first result
 /// to arrive sends the writer a job, and whatever arrives before that job runs goes into the same transaction, so
