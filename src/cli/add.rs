@@ -50,7 +50,7 @@ pub(super) async fn run(
     // A path ("Tech/Rust") names a folder inside another.
     let folder = folder.as_deref().map(store::folders::split_path).unwrap_or_default();
     let new = NewFeed { url: chosen.url.clone(), title: chosen.title.clone(), name: None, site_url: None, folder };
-    let writer = DbThread::spawn("tidings-writer", store::open_write(db)?);
+    let writer = DbThread::spawn_writer(store::open_write(db)?);
     let write = UserWrite::AddFeed(new);
     let applied = writer.call(move |c| store::apply(c, &write, chrono::Utc::now().timestamp())).await?;
     let Applied::Subscribed { feed_id, added } = applied else {

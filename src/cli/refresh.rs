@@ -54,7 +54,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
     let mut conn = store::open_write(db)?;
     let (default, settings) = config.feed_settings();
     feeds::apply_settings(&mut conn, &default, &settings)?;
-    let writer = DbThread::spawn("tidings-writer", conn);
+    let writer = DbThread::spawn_writer(conn);
     let fetcher = Fetcher::new(config.fetch_config()).map_err(anyhow::Error::msg)?;
     // New entries are not indexed for search here: `tidings search` indexes them before it looks, and the
     // reader in the background, so a first refresh of thousands of feeds does not wait on indexing.

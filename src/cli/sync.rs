@@ -20,7 +20,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool) -> anyhow::Resul
     let mut conn = store::open_write(db)?;
     let (default, settings) = config.feed_settings();
     store::feeds::apply_settings(&mut conn, &default, &settings)?;
-    let writer = DbThread::spawn("tidings-writer", conn);
+    let writer = DbThread::spawn_writer(conn);
     let fetcher = Fetcher::new(config.fetch_config()).map_err(anyhow::Error::msg)?;
     let newest = writer.call(|c| notify::newest_entry(c)).await?;
     let mut failed = false;
