@@ -561,8 +561,8 @@ mod tests {
         let reader = open_existing_read_only(&path).unwrap();
         let before = std::fs::metadata(&path).unwrap().len();
         writer.execute_batch("CREATE TABLE filler (x BLOB)").unwrap();
-        for _ in 0..3 {
-            // About 600 pages of log per commit: past the threshold from the second on.
+        for _ in 0..CHECKPOINT_PAGES / 800 + 2 {
+            // About 800 pages of log per commit: past the threshold before the last.
             writer
                 .execute(
                     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 800)
