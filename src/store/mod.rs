@@ -387,6 +387,8 @@ fn checkpoint_beside(conn: &mut Connection) -> Result<Option<std::thread::JoinHa
     let thread = std::thread::Builder::new()
         .name("tidings-checkpoint".into())
         .spawn(move || {
+            // Background work, like the writer's: the reader's terminal loop comes first.
+            lower_this_threads_priority();
             let Ok(checkpointer) = Connection::open(&path) else { return };
             let _ = checkpointer.busy_timeout(BUSY_TIMEOUT);
             // A connection knows the log only once it has read the database.
@@ -403,10 +405,13 @@ fn checkpoint_beside(conn: &mut Connection) -> Result<Option<std::thread::JoinHa
             }
         })
         .map_err(|e| format!("cannot start its thread: {e}"))?;
-    // The hook replaces SQLite's automatic checkpoint on this connection; nudges while one runs are one.
-    conn.wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, pages: std::ffi::c_int| {
-        if pages >= CHECKPOINT_PAGES {
-            let _ = nudge.try_send(());
+    // The hook replaces SQLite's automatic checkpoint on this connection; nudges while one runs are one. Should
+    // the thread have given up (it could not open the database), the writer checkpoints as SQLite would have.
+    conn.wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, pages: std::ffi::c_int| {
+        if pages >= CHECKPOINT_PAGES
+            && let Err(mpsc::TrySendError::Disconnected(())) = nudge.try_send(())
+        {
+            let _ = wal.checkpoint();
         }
         Ok(())
     }))
