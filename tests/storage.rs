@@ -103,6 +103,21 @@ fn shared_copy(
     (dir, db)
 }
 
+/// The write-ahead log is checkpointed in large steps beside the writer; a refresh that has returned has its
+/// entries in the database file itself (synced), not only in the log.
+#[test]
+fn a_finished_refresh_leaves_its_entries_in_the_database_file() {
+    let server = Server::start();
+    let sandbox = Sandbox::new();
+    refreshed(&sandbox, &server, 5);
+    // The database file alone, without its log beside it.
+    let alone = sandbox.path("alone.db");
+    std::fs::copy(sandbox.db(), &alone).unwrap();
+    let conn = rusqlite::Connection::open(&alone).unwrap();
+    let entries: i64 = conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
+    assert_eq!(entries, 5, "the entries are in the database file");
+}
+
 #[test]
 fn a_database_path_that_is_a_folder_is_named_as_one() {
     let sandbox = Sandbox::new();

@@ -142,6 +142,11 @@ impl Pipeline {
         let full_texts = self.full_text.fetch_pending(now, &move |id, result| report.full_text(id, result)).await;
         let (purged, indexed) = self.upkeep().await;
         self.notify_since(started).await;
+        // The log is checkpointed beside the writer in large steps (see `store::DbThread::spawn_writer`): what the
+        // refresh wrote since the last goes into the database file now, synced.
+        if let Err(e) = self.writer.call(|c| crate::store::checkpoint(c)).await {
+            tracing::debug!("the refresh's log is left for the next checkpoint: {e}");
+        }
         Outcome { refreshed, full_texts, purged, indexed }
     }
 

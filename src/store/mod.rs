@@ -419,6 +419,14 @@ fn checkpoint_beside(conn: &mut Connection) -> Result<Option<std::thread::JoinHa
     Ok(Some(thread))
 }
 
+/// Copies the write-ahead log into the database and syncs it, as far as no reader holds it back (SQLite's passive
+/// checkpoint, which never waits): the end of a refresh, whose writes are then in the database file itself, and
+/// the next start need not read a long log.
+pub fn checkpoint(conn: &Connection) -> Result<(), StoreError> {
+    conn.wal_checkpoint_v2(Some(rusqlite::MAIN_DB), rusqlite::wal::CheckpointMode::PASSIVE)?;
+    Ok(())
+}
+
 /// A thread that owns one connection and runs the closures sent to it, in order. The write connection lives in
 /// one of these (the single writer); the reader's connection in another.
 #[derive(Clone)]
