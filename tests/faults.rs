@@ -197,6 +197,34 @@ fn fetcher() -> Fetcher {
     .unwrap()
 }
 
+/// A refresh keeps a document's body waiting while its memory budget is full (`get_admitted`): that time is the
+/// refresh's own, not the server's, and does not count against the request's timeout — while a server that is
+/// itself slow still times out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_kept_waiting_by_its_caller_is_not_timed_out_for_it() {
+    let server = Server::start();
+    server.route("/kept.xml", good("Kept"));
+    server.route("/slow.xml", Reply::Delay(Duration::from_millis(1500), Box::new(good("Slow"))));
+    let fetcher = Fetcher::new(FetchConfig {
+        connect_timeout: Duration::from_secs(5),
+        timeout: Duration::from_secs(1),
+        max_body_bytes: 1 << 20,
+    })
+    .unwrap();
+    // Longer than the whole timeout: the headers are here, the body waits on the caller.
+    let kept_waiting = |length: Option<u64>, body_waits: bool| async move {
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        (length, body_waits)
+    };
+    let (outcome, admitted) =
+        fetcher.get_admitted(&server.url("/kept.xml"), &Validators::default(), kept_waiting).await.unwrap();
+    assert!(matches!(outcome, FetchOutcome::Fetched(ref f) if !f.body.is_empty()), "{outcome:?}");
+    let (length, body_waits) = admitted.expect("a document is admitted");
+    assert!(length.is_some_and(|n| n > 0) && body_waits, "HTTP/1 with a Content-Length: {length:?} {body_waits}");
+    let slow = fetcher.get(&server.url("/slow.xml"), &Validators::default()).await;
+    assert!(matches!(slow, Err(FetchError::Timeout { secs: 1, .. })), "{slow:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gets_whose_pooled_connection_was_closed_are_sent_again_on_a_fresh_one() {
     let server = Server::start_closing_after_each_answer();

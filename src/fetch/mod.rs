@@ -223,13 +223,15 @@ impl Fetcher {
     /// GETs `url`, sending `validators` as conditional headers and following redirects. The body is read in
     /// chunks and refused past the cap, which counts decompressed bytes (so a gzip bomb stops at the cap too).
     pub async fn get(&self, url: &str, validators: &Validators) -> Result<FetchOutcome, FetchError> {
-        self.get_admitted(url, validators, |_| std::future::ready(())).await.map(|(outcome, _)| outcome)
+        self.get_admitted(url, validators, |_, _| std::future::ready(())).await.map(|(outcome, _)| outcome)
     }
 
-    /// [`Fetcher::get`], waiting before a document's body is read for what `admit` gives for its announced
-    /// length (`None`: not announced); that is handed back with the document. The caller's memory budget waits
-    /// there: a request in flight holds a connection, a document holds its bytes. The wait counts against the
-    /// request's timeout.
+    /// [`Fetcher::get`], asking `admit` before a document's body is read, with its announced length (`None`: not
+    /// announced) and whether the body waits in the socket meanwhile (HTTP/1; an HTTP/2 body flows into the
+    /// client's buffers whatever happens, and a stream that is not read holds up the others of its connection).
+    /// What `admit` gives is handed back with the document. The caller's memory budget waits there: a request in
+    /// flight holds a connection, a document holds its bytes. `admit` may take up to [`Fetcher::admit_wait`];
+    /// that wait does not count against the request's timeout.
     pub async fn get_admitted<T, F, Fut>(
         &self,
         url: &str,
@@ -237,9 +239,10 @@ impl Fetcher {
         admit: F,
     ) -> Result<(FetchOutcome, Option<T>), FetchError>
     where
-        F: FnOnce(Option<u64>) -> Fut,
+        F: FnOnce(Option<u64>, bool) -> Fut,
         Fut: Future<Output = T>,
     {
+        let deadline = tokio::time::Instant::now() + self.config.timeout;
         let mut current =
             url::Url::parse(url).map_err(|e| FetchError::InvalidUrl { url: url.into(), reason: e.to_string() })?;
         let mut all_permanent = true;
@@ -251,7 +254,9 @@ impl Fetcher {
                     reason: "only http and https are supported".into(),
                 });
             }
-            let response = self.send(&current, validators).await?;
+            let response = tokio::time::timeout_at(deadline, self.send(&current, validators))
+                .await
+                .map_err(|_| self.timed_out(url))??;
             let status = response.status().as_u16();
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
                 let location = response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
@@ -270,7 +275,7 @@ impl Fetcher {
                 continue;
             }
             let moved_permanently = (hop > 0 && all_permanent).then(|| current.to_string());
-            return self.finish(url, response, moved_permanently, admit).await;
+            return self.finish(url, response, moved_permanently, admit, deadline).await;
         }
         Err(FetchError::Redirects { url: url.into(), max: MAX_REDIRECTS })
     }
@@ -304,7 +309,9 @@ impl Fetcher {
     }
 
     fn request(&self, client: &reqwest::Client, url: &url::Url, validators: &Validators) -> reqwest::RequestBuilder {
-        let mut request = client.get(url.clone()).header(
+        // `get_admitted` keeps the timeout itself, without the time its caller kept the body waiting: the client's
+        // own is only a backstop past both.
+        let mut request = client.get(url.clone()).timeout(self.config.timeout + self.admit_wait()).header(
             reqwest::header::ACCEPT,
             "application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8",
         );
@@ -323,7 +330,8 @@ impl Fetcher {
         url: &str,
         mut response: reqwest::Response,
         moved_permanently: Option<String>,
-        admit: impl FnOnce(Option<u64>) -> Fut,
+        admit: impl FnOnce(Option<u64>, bool) -> Fut,
+        deadline: tokio::time::Instant,
     ) -> Result<(FetchOutcome, Option<T>), FetchError> {
         let status = response.status().as_u16();
         let header = |name: reqwest::header::HeaderName| {
@@ -352,10 +360,13 @@ impl Fetcher {
         if response.content_length().is_some_and(|n| n > limit) {
             return Err(too_large());
         }
-        let admitted = admit(response.content_length()).await;
+        let asked = tokio::time::Instant::now();
+        let admitted = admit(response.content_length(), response.version() < reqwest::Version::HTTP_2).await;
+        // The time the caller kept the body waiting is not the server's.
+        let deadline = deadline + asked.elapsed();
         let mut body = Vec::with_capacity(response.content_length().unwrap_or(64 * 1024).min(limit) as usize);
         loop {
-            match response.chunk().await {
+            match tokio::time::timeout_at(deadline, response.chunk()).await.map_err(|_| self.timed_out(url))? {
                 Ok(Some(chunk)) => {
                     if body.len() as u64 + chunk.len() as u64 > limit {
                         return Err(too_large());
@@ -383,9 +394,15 @@ impl Fetcher {
         Ok((FetchOutcome::Fetched(fetched), Some(admitted)))
     }
 
-    /// How long a request may take, its body included.
-    pub fn timeout(&self) -> Duration {
-        self.config.timeout
+    /// The longest a caller of [`Fetcher::get_admitted`] may keep a body waiting: a third of the timeout (a server
+    /// does not keep an answer open for ever).
+    pub fn admit_wait(&self) -> Duration {
+        self.config.timeout / 3
+    }
+
+    /// A request that took longer than the timeout (the time its caller kept the body waiting aside).
+    fn timed_out(&self, url: &str) -> FetchError {
+        FetchError::Timeout { url: url.into(), secs: self.config.timeout.as_secs() }
     }
 
     fn classify(&self, url: &str, e: reqwest::Error) -> FetchError {

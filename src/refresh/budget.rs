@@ -1,10 +1,11 @@
 //! The refresh's memory, bounded by the documents it holds rather than by the number of feeds in flight: a
-//! document is admitted before its body is read, and held with what it parses into until the feed is stored;
-//! while they fill the budget, no other body is read (it waits in the socket, where it costs this process
-//! nothing). A request waiting on its answer holds no part of the budget, so on the real web — answers a round
-//! trip away, most of them 304 — every request the concurrency allows is in flight at once. The feeds already
-//! past their body never wait on the budget (they only give back what they hold), so it cannot deadlock; one
-//! feed larger than the whole budget still goes, alone.
+//! document is admitted before its body is read, and held with what it parses into until the feed is stored.
+//! While they fill the budget, no request goes out and no other HTTP/1 body is read (it waits in the socket,
+//! where it costs this process nothing, for a third of the timeout at most; that wait is not counted against the
+//! request's timeout). A request waiting on its answer holds no part of the budget, so on the real web — answers
+//! a round trip away, most of them 304 — every request the concurrency allows is in flight at once. The feeds
+//! already past their body never wait on the budget (they only give back what they hold), so it cannot
+//! deadlock; one feed larger than the whole budget still goes, alone.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -51,8 +52,14 @@ impl Budget {
         }
     }
 
+    /// Waits until the budget has room, taking none of it: a request sent now holds no document yet, but while
+    /// the budget is full (the writer slower than the network, or held up) none goes out.
+    pub(super) async fn until_room(&self) {
+        drop(self.admit(0).await);
+    }
+
     /// [`Budget::admit`], waiting no longer than `at_most`: then the document is counted over the budget. A
-    /// server does not keep an answer waiting for ever, and the request's timeout counts the wait.
+    /// server does not keep an answer waiting for ever.
     pub(super) async fn admit_within(&self, bytes: usize, at_most: Duration) -> Held {
         match tokio::time::timeout(at_most, self.admit(bytes)).await {
             Ok(held) => held,

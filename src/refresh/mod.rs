@@ -31,6 +31,7 @@ use crate::store::{DbThread, StoreError};
 use budget::{BYTES_IN_FLIGHT, Budget, UNKNOWN_LENGTH};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::Semaphore;
 
 /// Which feeds a refresh run covers.
@@ -236,14 +237,16 @@ impl Refresher {
         reporter: &Reporter,
     ) -> RefreshEvent {
         reporter.send(RefreshEvent::Started { feed_id: target.id });
+        // While the documents held fill the budget, no request goes out either (see `budget`).
+        self.budget.until_room().await;
         let validators = Validators { etag: target.etag.clone(), last_modified: target.last_modified.clone() };
         // Memory follows the bytes held, not the feeds: while the documents fetched and not yet stored fill the
         // budget, this document's body waits for one of them to be stored (see `budget`). Counted twice over:
         // the document, then what it parses into.
-        let (budget, wait) = (self.budget.clone(), self.fetcher.timeout() / 3);
-        let admit = move |length: Option<u64>| async move {
+        let (budget, wait) = (self.budget.clone(), self.fetcher.admit_wait());
+        let admit = move |length: Option<u64>, body_waits: bool| async move {
             let bytes = length.map_or(UNKNOWN_LENGTH, |n| usize::try_from(n).unwrap_or(usize::MAX));
-            budget.admit_within(bytes.saturating_mul(2), wait).await
+            budget.admit_within(bytes.saturating_mul(2), if body_waits { wait } else { Duration::ZERO }).await
         };
         let fetched = self.fetcher.get_admitted(&target.url, &validators, admit).await;
         // The request is over: the host may take the next one while this feed is read and stored.
