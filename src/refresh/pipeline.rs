@@ -144,7 +144,7 @@ impl Pipeline {
         self.notify_since(started).await;
         // The log is checkpointed beside the writer in large steps (see `store::DbThread::spawn_writer`): what the
         // refresh wrote since the last goes into the database file now, synced.
-        if let Err(e) = self.writer.call(|c| crate::store::checkpoint(c)).await {
+        if let Err(e) = self.writer.call(|c| crate::store::checkpoint_after_any_running(c)).await {
             tracing::debug!("the refresh's log is left for the next checkpoint: {e}");
         }
         Outcome { refreshed, full_texts, purged, indexed }

@@ -33,11 +33,11 @@ pub enum ParseError {
 /// the XML reader refuses is repaired (see [`repair`]) and read again; the repairs become warnings on the feed.
 pub fn parse(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
     // The parser must never take the reader down, whatever the document holds.
-    std::panic::catch_unwind(|| parse_unguarded(text, base_url, Items::AsTheyClose))
+    std::panic::catch_unwind(|| parse_unguarded(text, base_url, ItemReading::AsTheyClose))
         .unwrap_or_else(|_| Err(ParseError::Malformed("the parser failed on this document".into())))
 }
 
-fn parse_unguarded(text: &str, base_url: Option<&str>, items: Items) -> Result<ParsedFeed, ParseError> {
+fn parse_unguarded(text: &str, base_url: Option<&str>, items: ItemReading) -> Result<ParsedFeed, ParseError> {
     let body = text.trim_start_matches('\u{feff}').trim_start();
     if body.starts_with('{') {
         return json::read(body, base_url);
@@ -64,13 +64,13 @@ fn parse_unguarded(text: &str, base_url: Option<&str>, items: Items) -> Result<P
 /// document of the corpus).
 #[doc(hidden)]
 pub fn parse_whole(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
-    std::panic::catch_unwind(|| parse_unguarded(text, base_url, Items::Whole))
+    std::panic::catch_unwind(|| parse_unguarded(text, base_url, ItemReading::Whole))
         .unwrap_or_else(|_| Err(ParseError::Malformed("the parser failed on this document".into())))
 }
 
 /// How a document's items are read: as they close (each dropped once it is an entry), or from the whole tree.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Items {
+enum ItemReading {
     AsTheyClose,
     Whole,
 }
@@ -84,7 +84,7 @@ enum XmlFailure {
 
 /// Reads XML text as a feed. When its first element is not a feed's (a PHP warning in `<b>` before the feed),
 /// the feed's root is looked for further on.
-fn read_xml(text: &str, base_url: Option<&str>, items: Items) -> Result<ParsedFeed, XmlFailure> {
+fn read_xml(text: &str, base_url: Option<&str>, items: ItemReading) -> Result<ParsedFeed, XmlFailure> {
     let no_root = |e| match e {
         tree::TreeError::NoRoot => {
             XmlFailure::Feed(ParseError::NotAFeed("no RSS, Atom or JSON Feed root element found".into()))
@@ -98,8 +98,8 @@ fn read_xml(text: &str, base_url: Option<&str>, items: Items) -> Result<ParsedFe
         Ok(xmlfeed::read(&whole, base_url, xmlfeed::Items::new(base_url)).expect("a whole tree is read at once"))
     };
     let read = match items {
-        Items::Whole => read_whole()?,
-        Items::AsTheyClose => {
+        ItemReading::Whole => read_whole()?,
+        ItemReading::AsTheyClose => {
             let mut streamed = xmlfeed::Items::new(base_url);
             let doc = tree::read_with(text, base_url, &mut streamed).map_err(no_root)?;
             match xmlfeed::read(&doc, base_url, streamed) {
