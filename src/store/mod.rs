@@ -144,7 +144,15 @@ pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
     conn.set_transaction_behavior(TransactionBehavior::Immediate);
     // Read-only checks first: a newer or foreign file must be left exactly as it was.
     check_schema(&conn, path, true)?;
-    conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
+    // Switching a new database to WAL takes an exclusive lock, which SQLite refuses at once rather than wait for
+    // (its busy handler would risk a deadlock) while another process upgrades the same new file: wait here.
+    let started = std::time::Instant::now();
+    while let Err(e) = conn.pragma_update(None, "journal_mode", "WAL") {
+        if e.sqlite_error_code() != Some(rusqlite::ErrorCode::DatabaseBusy) || started.elapsed() > BUSY_TIMEOUT {
+            return Err(open_err(e));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
     // Statement journals in memory rather than in temp files (a write system call per page). The page cache is
     // SQLite's default, 2 MB: a refresh's batches hold no savepoints (see `fetches::write_batch`), and a larger
