@@ -146,13 +146,7 @@ pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
     check_schema(&conn, path, true)?;
     // Switching a new database to WAL takes an exclusive lock, which SQLite refuses at once rather than wait for
     // (its busy handler would risk a deadlock) while another process upgrades the same new file: wait here.
-    let started = std::time::Instant::now();
-    while let Err(e) = conn.pragma_update(None, "journal_mode", "WAL") {
-        if e.sqlite_error_code() != Some(rusqlite::ErrorCode::DatabaseBusy) || started.elapsed() > BUSY_TIMEOUT {
-            return Err(open_err(e));
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    while_busy(BUSY_TIMEOUT, || conn.pragma_update(None, "journal_mode", "WAL")).map_err(open_err)?;
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
     // Statement journals in memory rather than in temp files (a write system call per page). The page cache is
     // SQLite's default, 2 MB: a refresh's batches hold no savepoints (see `fetches::write_batch`), and a larger
@@ -405,10 +399,8 @@ fn checkpoint_beside(conn: &mut Connection) -> Result<Option<std::thread::JoinHa
                 return;
             }
             while nudged.recv().is_ok() {
-                match checkpointer.wal_checkpoint_v2(Some(rusqlite::MAIN_DB), rusqlite::wal::CheckpointMode::PASSIVE) {
-                    Ok((-1, _)) => tracing::debug!("the checkpoint could not run"),
-                    Ok(_) => {}
-                    Err(e) => tracing::debug!("checkpoint: {e}"),
+                if let Err(e) = checkpoint(&checkpointer) {
+                    tracing::debug!("checkpoint: {e}");
                 }
             }
         })
@@ -438,14 +430,21 @@ pub fn checkpoint(conn: &Connection) -> Result<(), StoreError> {
 /// [`checkpoint`], after the one the thread beside the writer may be running (one runs at a time; a passive one
 /// does not wait for another): tried again for up to a second.
 pub fn checkpoint_after_any_running(conn: &Connection) -> Result<(), StoreError> {
-    let mut tries = 0;
+    let passive = || conn.wal_checkpoint_v2(Some(rusqlite::MAIN_DB), rusqlite::wal::CheckpointMode::PASSIVE);
+    while_busy(Duration::from_secs(1), passive)?;
+    Ok(())
+}
+
+/// Runs `f` again while SQLite answers that the database is busy without having waited itself (a lock it will
+/// not wait for, lest it deadlock, or a checkpoint while another runs), for `at_most`.
+fn while_busy<T>(at_most: Duration, mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let started = std::time::Instant::now();
     loop {
-        match checkpoint(conn) {
-            Err(StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)))
-                if e.code == rusqlite::ErrorCode::DatabaseBusy && tries < 100 =>
+        match f() {
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) && started.elapsed() < at_most =>
             {
-                tries += 1;
-                std::thread::sleep(Duration::from_millis(10));
+                std::thread::sleep(Duration::from_millis(5));
             }
             done => return done,
         }

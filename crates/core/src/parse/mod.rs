@@ -32,8 +32,12 @@ pub enum ParseError {
 /// Parses decoded feed text. `base_url` (the URL the feed was fetched from) resolves relative links. A document
 /// the XML reader refuses is repaired (see [`repair`]) and read again; the repairs become warnings on the feed.
 pub fn parse(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
-    // The parser must never take the reader down, whatever the document holds.
-    std::panic::catch_unwind(|| parse_unguarded(text, base_url, ItemReading::AsTheyClose))
+    guarded(text, base_url, ItemReading::AsTheyClose)
+}
+
+/// The parser must never take the reader down, whatever the document holds.
+fn guarded(text: &str, base_url: Option<&str>, items: ItemReading) -> Result<ParsedFeed, ParseError> {
+    std::panic::catch_unwind(|| parse_unguarded(text, base_url, items))
         .unwrap_or_else(|_| Err(ParseError::Malformed("the parser failed on this document".into())))
 }
 
@@ -64,8 +68,7 @@ fn parse_unguarded(text: &str, base_url: Option<&str>, items: ItemReading) -> Re
 /// document of the corpus).
 #[doc(hidden)]
 pub fn parse_whole(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
-    std::panic::catch_unwind(|| parse_unguarded(text, base_url, ItemReading::Whole))
-        .unwrap_or_else(|_| Err(ParseError::Malformed("the parser failed on this document".into())))
+    guarded(text, base_url, ItemReading::Whole)
 }
 
 /// How a document's items are read: as they close (each dropped once it is an entry), or from the whole tree.
