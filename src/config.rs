@@ -109,7 +109,8 @@ pub struct Config {
 }
 
 /// Feeds refreshed at once by default: enough that a refresh waits on round trips to the slowest hosts, not on
-/// a queue (a thousand feeds on two hundred hosts 100 ms away take four round trips), while the feeds in flight
+/// a queue (a thousand feeds on two hundred hosts 100 ms away take four round trips, one when they only ask whether
+/// the feed changed: see [`crate::fetch::Weight`]), while the feeds in flight
 /// stay a few tens of megabytes and the sockets well inside the usual open-files limit.
 pub const DEFAULT_CONCURRENCY: usize = 256;
 

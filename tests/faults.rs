@@ -188,6 +188,35 @@ fn refreshes_reuse_connections() {
     assert!(server.connections() <= 4, "{} connections for 20 requests with 2 per host", server.connections());
 }
 
+/// A refresh keeps a connection open only while its host has requests waiting to take it over: the requests
+/// after which nothing else will use their connection ask the server to close it, so no idle connection outlives
+/// the host's work.
+#[test]
+fn a_refresh_closes_the_connections_its_host_will_not_use_again() {
+    let server = Server::start();
+    let mut list = Vec::new();
+    for i in 0..20 {
+        server.route(&format!("/f{i}.xml"), good(&format!("F{i}")));
+        list.push(server.url(&format!("/f{i}.xml")));
+    }
+    let sandbox = Sandbox::new();
+    let config = sandbox.write("config.toml", "concurrency = 4\nper_host_concurrency = 2\n");
+    let file =
+        sandbox.write("subs.opml", opml(&list.iter().map(|u| (None, u.as_str(), u.as_str())).collect::<Vec<_>>()));
+    let out = sandbox.tidings().arg("--config").arg(&config).arg("--opml").arg(&file).arg("refresh").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let closing: Vec<bool> = server
+        .requests()
+        .iter()
+        .map(|r| r.header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close")))
+        .collect();
+    assert_eq!(closing.len(), 20);
+    // Two requests in flight at a time: the last two ask to close; all those before keep theirs for the next.
+    // (The server may see two neighbours in either order: request n goes out when request n − 2 ends.)
+    assert_eq!(closing.iter().filter(|&&c| c).count(), 2, "{closing:?}");
+    assert!(!closing[..17].contains(&true), "only the last requests close their connections: {closing:?}");
+}
+
 fn fetcher() -> Fetcher {
     Fetcher::new(FetchConfig {
         connect_timeout: Duration::from_secs(5),
@@ -217,7 +246,7 @@ async fn a_body_kept_waiting_by_its_caller_is_not_timed_out_for_it() {
         (length, body_waits)
     };
     let (outcome, admitted) =
-        fetcher.get_admitted(&server.url("/kept.xml"), &Validators::default(), kept_waiting).await.unwrap();
+        fetcher.get_admitted(&server.url("/kept.xml"), &Validators::default(), true, kept_waiting).await.unwrap();
     assert!(matches!(outcome, FetchOutcome::Fetched(ref f) if !f.body.is_empty()), "{outcome:?}");
     let (length, body_waits) = admitted.expect("a document is admitted");
     assert!(length.is_some_and(|n| n > 0) && body_waits, "HTTP/1 with a Content-Length: {length:?} {body_waits}");

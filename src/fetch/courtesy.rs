@@ -1,69 +1,381 @@
 //! Courtesy toward servers, shared by everything that fetches on the user's behalf — feeds, full articles and
-//! (later) pictures: at most so many requests in flight at once, and never more than `per_host` to one host.
-//! Both limits are shared by every clone, so two refreshes at once (a key press during an automatic refresh)
-//! and a full-text fetch beside them are still polite together.
+//! pictures: at most so many requests in flight at once, and never more than `per_host` to one host. Both limits
+//! are shared by every clone, so two refreshes at once (a key press during an automatic refresh) and a full-text
+//! fetch beside them are still polite together.
+//!
+//! - A request that revalidates what is stored (it sends validators) counts for a quarter of a slot: most are
+//!   answered 304, a few hundred bytes, and cost only their connection — a quarter of what a request bringing a
+//!   document costs, with its buffers, the document and what it parses into. So a refresh of feeds that did
+//!   not change has four times as many requests in flight, and waits on fewer round trips. Each request still
+//!   counts as one against its host's limit.
+//! - A request joins its host's queue at once ([`Courtesy::queue`], in the order its caller lists the work) and
+//!   waits there for its [`Turn`]; its turn ends when the [`Turn`] is dropped.
+//! - A host's queue drains on the connections it has: when a request ends and another waits on its host, that
+//!   one takes over the ending one's slot at once, and with it the connection the ending one leaves open. Hosts
+//!   take the other free slots in turn, in the order they started waiting.
+//! - [`Turn::keep_alive`] says whether enough requests wait on the host for its connection to be taken over; a
+//!   request whose connection would only sit idle asks the server to close it, so no idle connection (and the
+//!   buffers the HTTP client keeps with it) outlives its host's work.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, SemaphorePermit};
+use tokio::sync::oneshot;
 
 /// The limits, and the hosts with a request in flight or waiting. Cheap to clone; clones share the limits.
 #[derive(Clone)]
-pub struct Courtesy(Arc<Limits>);
+pub struct Courtesy(Arc<Shared>);
 
-struct Limits {
-    in_flight: Semaphore,
+struct Shared {
     per_host: usize,
-    /// One semaphore of `per_host` permits for each host with a request in flight or waiting.
-    hosts: Mutex<HashMap<String, Arc<Semaphore>>>,
+    state: Mutex<State>,
 }
 
-/// A place in a host's queue; the host may take the next request once it is dropped.
-pub struct HostTurn {
-    _permit: OwnedSemaphorePermit,
+struct State {
+    /// Quarters of a global slot free (see [`Weight`]).
+    free: usize,
+    /// Connections the open-files limit still allows.
+    sockets: usize,
+    /// The hosts with a request in flight or waiting; forgotten when they have neither.
+    hosts: HashMap<String, Host>,
+    /// Hosts with a request waiting and room under their own limit, in the order they take free slots.
+    ready: VecDeque<String>,
+}
+
+/// What a request costs of the global limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weight {
+    /// A request that brings a document: a whole slot.
+    Document,
+    /// A conditional request, mostly answered 304: a quarter of a slot.
+    Revalidation,
+}
+
+impl Weight {
+    fn quarters(self) -> usize {
+        match self {
+            Weight::Document => 4,
+            Weight::Revalidation => 1,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Host {
+    running: usize,
+    /// Requests in flight that keep their connection for a waiting one ([`Turn::keep_alive`]).
+    keeping: usize,
+    waiting: VecDeque<(Weight, oneshot::Sender<Turn>)>,
+    /// In `ready`.
+    queued: bool,
+}
+
+/// A place in a host's queue ([`Courtesy::queue`]); leaving it (dropping it) gives up the place.
+pub struct Ticket {
+    turn: oneshot::Receiver<Turn>,
+    /// Keeps the senders alive while this waits.
+    _courtesy: Courtesy,
+}
+
+/// One request's turn: a global slot and a place under its host's limit, until dropped.
+pub struct Turn {
+    shared: Arc<Shared>,
+    host: String,
+    weight: Weight,
+    /// Keeps its connection for a request waiting on the host.
+    keeping: bool,
+    /// False for a turn that was never handed over (its requester had left): dropping it gives nothing back.
+    held: bool,
 }
 
 impl Courtesy {
-    /// At most `in_flight` requests at once — fewer when the process may not open enough files for that many
-    /// connections (see [`super::socket_budget`]) — and `per_host` to one host.
+    /// At most `in_flight` requests bringing documents at once (four times as many revalidations: see
+    /// [`Weight`]) — fewer when the process may not open enough files for that many connections (see
+    /// [`super::socket_budget`]) — and `per_host` to one host.
     pub fn new(in_flight: usize, per_host: usize) -> Courtesy {
-        let in_flight_allowed = in_flight.min(super::socket_budget()).max(1);
-        if in_flight_allowed < in_flight {
-            tracing::info!(
-                "{in_flight_allowed} requests at once, not {in_flight}: the open-files limit allows no more"
-            );
+        let in_flight = in_flight.max(1);
+        let sockets = super::socket_budget();
+        if sockets < in_flight {
+            tracing::info!("{sockets} requests at once, not {in_flight}: the open-files limit allows no more");
         }
-        Courtesy(Arc::new(Limits {
-            in_flight: Semaphore::new(in_flight_allowed),
+        Courtesy(Arc::new(Shared {
             per_host: per_host.max(1),
-            hosts: Mutex::default(),
+            state: Mutex::new(State {
+                free: in_flight.saturating_mul(Weight::Document.quarters()),
+                sockets,
+                hosts: HashMap::new(),
+                ready: VecDeque::new(),
+            }),
         }))
     }
 
-    /// Waits for `url`'s host to take one more request. Taken before a global slot, so a busy host's backlog
-    /// holds no slot that another host could use.
-    pub async fn host_turn(&self, url: &str) -> HostTurn {
-        let host = {
-            let mut hosts = self.0.hosts.lock().unwrap_or_else(|e| e.into_inner());
-            hosts.entry(host_key(url)).or_insert_with(|| Arc::new(Semaphore::new(self.0.per_host))).clone()
-        };
-        HostTurn { _permit: host.acquire_owned().await.expect("host semaphores are never closed") }
+    /// Joins the queue of `url`'s host now, without waiting: turns come in the order requests queued (a host's
+    /// own first when one of its requests ends). Queue all the work first, then wait on each ticket, and each
+    /// request knows how many others wait behind it.
+    pub fn queue(&self, url: &str, weight: Weight) -> Ticket {
+        let (sender, turn) = oneshot::channel();
+        let host = host_key(url);
+        let mut state = self.0.lock();
+        state.hosts.entry(host.clone()).or_default().waiting.push_back((weight, sender));
+        state.grant(&self.0, &host);
+        state.settle(&host, self.0.per_host);
+        Ticket { turn, _courtesy: self.clone() }
     }
 
-    /// Waits for one of the global slots.
-    pub async fn slot(&self) -> SemaphorePermit<'_> {
-        self.0.in_flight.acquire().await.expect("the courtesy semaphore is never closed")
+    /// Waits for a turn for a request bringing a document from `url` ([`Courtesy::queue`], then
+    /// [`Ticket::turn`]).
+    pub async fn turn(&self, url: &str) -> Turn {
+        self.queue(url, Weight::Document).turn().await
     }
 
-    /// Drops the semaphores of hosts nobody is waiting on, so the map does not grow with every host ever seen.
-    pub fn forget_idle_hosts(&self) {
-        let per_host = self.0.per_host;
-        let mut hosts = self.0.hosts.lock().unwrap_or_else(|e| e.into_inner());
-        hosts.retain(|_, limit| Arc::strong_count(limit) > 1 || limit.available_permits() < per_host);
+    /// Requests in flight to `url`'s host and waiting on it, for tests and the log.
+    #[doc(hidden)]
+    pub fn host_load(&self, url: &str) -> (usize, usize) {
+        let state = self.0.lock();
+        state.hosts.get(&host_key(url)).map_or((0, 0), |h| (h.running, h.waiting.len()))
+    }
+}
+
+impl Ticket {
+    /// Waits for this place's turn.
+    pub async fn turn(self) -> Turn {
+        self.turn.await.expect("a waiting ticket's sender is kept until its turn is handed over")
+    }
+}
+
+impl Turn {
+    /// Whether a request waiting on this turn's host is left to take this one's connection over: one for each
+    /// request in flight that keeps its own. When none is, this request's connection would only sit idle once
+    /// it is done: better closed. Asked as the request goes out.
+    pub fn keep_alive(&mut self) -> bool {
+        let mut state = self.shared.lock();
+        let Some(host) = state.hosts.get_mut(&self.host) else { return false };
+        if !self.keeping {
+            host.waiting.retain(|(_, w)| !w.is_closed());
+            self.keeping = host.keeping < host.waiting.len();
+            host.keeping += usize::from(self.keeping);
+        }
+        self.keeping
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if !self.held {
+            return;
+        }
+        let mut state = self.shared.lock();
+        state.free += self.weight.quarters();
+        state.sockets += 1;
+        if let Some(host) = state.hosts.get_mut(&self.host) {
+            host.running -= 1;
+            host.keeping -= usize::from(self.keeping);
+        }
+        // The host's next request takes over the slot (and the connection this one leaves), then the others'.
+        state.grant(&self.shared, &self.host);
+        state.settle(&self.host, self.shared.per_host);
+        state.hand_out(&self.shared);
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl State {
+    /// Hands a free slot to `name`'s first waiting request, if the host is under its limit and the slot is big
+    /// enough for it. True if one got it.
+    fn grant(&mut self, shared: &Arc<Shared>, name: &str) -> bool {
+        let Some(host) = self.hosts.get_mut(name) else { return false };
+        while host.running < shared.per_host && self.sockets > 0 {
+            let Some(&(weight, _)) = host.waiting.front() else { return false };
+            if self.free < weight.quarters() {
+                return false;
+            }
+            let (_, waiting) = host.waiting.pop_front().expect("looked at just above");
+            self.free -= weight.quarters();
+            self.sockets -= 1;
+            host.running += 1;
+            match waiting.send(Turn {
+                shared: shared.clone(),
+                host: name.to_string(),
+                weight,
+                keeping: false,
+                held: true,
+            }) {
+                Ok(()) => return true,
+                Err(mut unclaimed) => {
+                    // Its requester left the queue: the slot stays here (nothing to give back on drop).
+                    unclaimed.held = false;
+                    self.free += weight.quarters();
+                    self.sockets += 1;
+                    host.running -= 1;
+                }
+            }
+        }
+        false
+    }
+
+    /// Puts `name` in line for free slots when it has a request waiting and room under its limit; forgets it when
+    /// it has nothing in flight or waiting.
+    fn settle(&mut self, name: &str, per_host: usize) {
+        let Some(host) = self.hosts.get_mut(name) else { return };
+        host.waiting.retain(|(_, w)| !w.is_closed());
+        if !host.waiting.is_empty() && host.running < per_host {
+            if !host.queued {
+                host.queued = true;
+                self.ready.push_back(name.to_string());
+            }
+        } else if host.running == 0 && host.waiting.is_empty() && !host.queued {
+            self.hosts.remove(name);
+        }
+    }
+
+    /// Hands the free slots out to the hosts in line, one request each in turn, until a round of them finds none
+    /// that fits (a host whose next request is a document waits for a whole slot).
+    fn hand_out(&mut self, shared: &Arc<Shared>) {
+        let mut missed = 0;
+        while self.free > 0 && self.sockets > 0 && missed < self.ready.len() {
+            let Some(name) = self.ready.pop_front() else { break };
+            if let Some(host) = self.hosts.get_mut(&name) {
+                host.queued = false;
+            }
+            let granted = self.grant(shared, &name);
+            self.settle(&name, shared.per_host);
+            // Back in line without a slot: it waits for a bigger one. (A host with nothing waiting left the line.)
+            let waits = self.hosts.get(&name).is_some_and(|h| h.queued);
+            missed = if granted { 0 } else { missed + usize::from(waits) };
+        }
     }
 }
 
 /// The host a URL names, lowercased; per-host limits count by it.
 pub fn host_key(url: &str) -> String {
     url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now(ticket: &mut Ticket) -> Option<Turn> {
+        ticket.turn.try_recv().ok()
+    }
+
+    #[test]
+    fn a_host_never_has_more_than_its_limit_nor_the_whole_more_than_the_global_one() {
+        let courtesy = Courtesy::new(3, 2);
+        let mut a: Vec<Ticket> =
+            (0..3).map(|i| courtesy.queue(&format!("http://a.test/{i}"), Weight::Document)).collect();
+        let mut b: Vec<Ticket> =
+            (0..2).map(|i| courtesy.queue(&format!("http://b.test/{i}"), Weight::Document)).collect();
+        let a_turns: Vec<Turn> = a.iter_mut().filter_map(now).collect();
+        let b_turns: Vec<Turn> = b.iter_mut().filter_map(now).collect();
+        assert_eq!((a_turns.len(), b_turns.len()), (2, 1), "a's limit is 2, and the third slot goes to b");
+        assert_eq!(courtesy.host_load("http://a.test/"), (2, 1));
+        drop(b_turns);
+        assert!(now(&mut a[2]).is_none(), "a is at its limit: b's slot goes to b's next");
+        assert!(now(&mut b[1]).is_some());
+    }
+
+    #[test]
+    fn an_ending_request_hands_its_slot_to_its_hosts_next_before_other_hosts() {
+        let courtesy = Courtesy::new(2, 4);
+        let mut a: Vec<Ticket> =
+            (0..3).map(|i| courtesy.queue(&format!("http://a.test/{i}"), Weight::Document)).collect();
+        let mut b = courtesy.queue("http://b.test/", Weight::Document);
+        let first = now(&mut a[0]).unwrap();
+        let _second = now(&mut a[1]).unwrap();
+        assert!(now(&mut b).is_none() && now(&mut a[2]).is_none(), "two slots, both taken");
+        drop(first);
+        let _next = now(&mut a[2]).expect("a's next took over the slot a's request left");
+        assert!(now(&mut b).is_none());
+    }
+
+    #[test]
+    fn hosts_without_a_request_in_flight_take_free_slots_in_turn() {
+        let courtesy = Courtesy::new(1, 4);
+        let mut blocker = courtesy.queue("http://z.test/", Weight::Document);
+        let held = now(&mut blocker).unwrap();
+        let mut a: Vec<Ticket> =
+            (0..2).map(|i| courtesy.queue(&format!("http://a.test/{i}"), Weight::Document)).collect();
+        let mut b = courtesy.queue("http://b.test/", Weight::Document);
+        drop(held);
+        let a0 = now(&mut a[0]).expect("a queued first");
+        // a's next takes a's slot over: its connection is warm.
+        drop(a0);
+        let a1 = now(&mut a[1]).expect("a's own next");
+        drop(a1);
+        assert!(now(&mut b).is_some(), "then b");
+    }
+
+    #[test]
+    fn a_ticket_given_up_while_waiting_loses_its_place_and_no_slot() {
+        let courtesy = Courtesy::new(1, 4);
+        let mut first = courtesy.queue("http://a.test/1", Weight::Document);
+        let held = now(&mut first).unwrap();
+        let gone = courtesy.queue("http://a.test/2", Weight::Document);
+        let mut next = courtesy.queue("http://a.test/3", Weight::Document);
+        drop(gone);
+        drop(held);
+        let turn = now(&mut next).expect("the slot skipped the ticket given up");
+        drop(turn);
+        assert_eq!(courtesy.host_load("http://a.test/"), (0, 0));
+        let mut again = courtesy.queue("http://a.test/4", Weight::Document);
+        assert!(now(&mut again).is_some(), "the slot came back");
+    }
+
+    #[test]
+    fn revalidations_go_four_to_a_slot_and_documents_wait_for_a_whole_one() {
+        let courtesy = Courtesy::new(1, 8);
+        let mut light: Vec<Ticket> =
+            (0..5).map(|i| courtesy.queue(&format!("http://{i}.test/"), Weight::Revalidation)).collect();
+        let mut heavy = courtesy.queue("http://big.test/", Weight::Document);
+        let turns: Vec<Turn> = light.iter_mut().filter_map(now).collect();
+        assert_eq!(turns.len(), 4, "one slot holds four revalidations");
+        assert!(now(&mut heavy).is_none());
+        let mut turns = turns.into_iter();
+        drop(turns.next());
+        let fifth = now(&mut light[4]).expect("a quarter given back takes the next revalidation in line");
+        drop(turns);
+        assert!(now(&mut heavy).is_none(), "the fifth revalidation still holds a quarter");
+        let mut behind = courtesy.queue("http://big.test/2", Weight::Document);
+        drop(fifth);
+        let _document = now(&mut heavy).expect("a whole slot free: the document goes");
+        assert!(now(&mut behind).is_none(), "and the one queued behind it waits for the next");
+    }
+
+    #[test]
+    fn a_connection_is_kept_only_for_a_request_waiting_to_take_it_over() {
+        let courtesy = Courtesy::new(8, 2);
+        let mut tickets: Vec<Ticket> =
+            (0..4).map(|i| courtesy.queue(&format!("http://a.test/{i}"), Weight::Document)).collect();
+        let mut t0 = now(&mut tickets[0]).unwrap();
+        let mut t1 = now(&mut tickets[1]).unwrap();
+        assert!(t0.keep_alive() && t1.keep_alive(), "two in flight, two waiting: one each");
+        drop(t0);
+        let mut t2 = now(&mut tickets[2]).unwrap();
+        assert!(!t2.keep_alive(), "t1 keeps its connection for the one request left waiting: t2 closes its own");
+        drop(t1);
+        let mut t3 = now(&mut tickets[3]).unwrap();
+        assert!(!t3.keep_alive(), "nothing waits: the last request closes its connection");
+        drop((t2, t3));
+        assert_eq!(courtesy.host_load("http://a.test/"), (0, 0), "a host with nothing to do is forgotten");
+    }
+
+    #[test]
+    fn of_two_requests_in_flight_and_one_waiting_only_one_keeps_its_connection() {
+        let courtesy = Courtesy::new(8, 2);
+        let mut tickets: Vec<Ticket> =
+            (0..3).map(|i| courtesy.queue(&format!("http://a.test/{i}"), Weight::Document)).collect();
+        let mut t0 = now(&mut tickets[0]).unwrap();
+        let mut t1 = now(&mut tickets[1]).unwrap();
+        assert!(t0.keep_alive(), "one request waits: the first to ask keeps its connection for it");
+        assert!(!t1.keep_alive(), "and the other closes its own");
+        assert!(t0.keep_alive(), "asking again does not change the answer");
+        drop(t0);
+        let mut t2 = now(&mut tickets[2]).unwrap();
+        assert!(!t2.keep_alive());
+    }
 }

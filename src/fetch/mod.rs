@@ -10,7 +10,7 @@ pub mod article;
 mod courtesy;
 pub mod discovery;
 
-pub use courtesy::{Courtesy, HostTurn, host_key};
+pub use courtesy::{Courtesy, Ticket, Turn, Weight, host_key};
 
 use crate::model::ErrorKind;
 use std::collections::HashMap;
@@ -197,10 +197,10 @@ impl Fetcher {
                 .build()
                 .map_err(|e| format!("cannot set up the HTTP client: {e}"))
         };
-        // Two idle connections per host at most: enough for a host's next feeds to reuse them, while each idle
-        // connection keeps its read buffer (tens of KB once it read a document); with 200 hosts and up to 32
-        // each, a 4000-feed refresh peaked 2 MB higher.
-        Ok(Fetcher { client: client(2)?, fresh: client(0)?, config, dns, retries: Arc::default() })
+        // A connection is kept while its host's queue has a request to take it over (the refresh closes the others:
+        // see `Turn::keep_alive`), so the pool need not be small: it only has to hold what a host's requests in
+        // flight hand over to the next.
+        Ok(Fetcher { client: client(32)?, fresh: client(0)?, config, dns, retries: Arc::default() })
     }
 
     /// The HTTP client under this fetcher (its pool, DNS cache, timeouts and User-Agent), for the requests that
@@ -223,7 +223,7 @@ impl Fetcher {
     /// GETs `url`, sending `validators` as conditional headers and following redirects. The body is read in
     /// chunks and refused past the cap, which counts decompressed bytes (so a gzip bomb stops at the cap too).
     pub async fn get(&self, url: &str, validators: &Validators) -> Result<FetchOutcome, FetchError> {
-        self.get_admitted(url, validators, |_, _| std::future::ready(())).await.map(|(outcome, _)| outcome)
+        self.get_admitted(url, validators, true, |_, _| std::future::ready(())).await.map(|(outcome, _)| outcome)
     }
 
     /// [`Fetcher::get`], asking `admit` before a document's body is read, with its announced length (`None`: not
@@ -231,11 +231,13 @@ impl Fetcher {
     /// client's buffers whatever happens, and a stream that is not read holds up the others of its connection).
     /// What `admit` gives is handed back with the document. The caller's memory budget waits there: a request in
     /// flight holds a connection, a document holds its bytes. `admit` may take up to [`Fetcher::admit_wait`];
-    /// that wait does not count against the request's timeout.
+    /// that wait does not count against the request's timeout. Unless `keep_alive`, the request asks the server to
+    /// close the connection after its answer (nothing else will use it: see [`Turn::keep_alive`]).
     pub async fn get_admitted<T, F, Fut>(
         &self,
         url: &str,
         validators: &Validators,
+        keep_alive: bool,
         admit: F,
     ) -> Result<(FetchOutcome, Option<T>), FetchError>
     where
@@ -254,7 +256,7 @@ impl Fetcher {
                     reason: "only http and https are supported".into(),
                 });
             }
-            let response = tokio::time::timeout_at(deadline, self.send(&current, validators))
+            let response = tokio::time::timeout_at(deadline, self.send(&current, validators, keep_alive))
                 .await
                 .map_err(|_| self.timed_out(url))??;
             let status = response.status().as_u16();
@@ -292,8 +294,13 @@ impl Fetcher {
     /// fresh connection. An HTTP/1.1 server may close a kept-alive connection after any answer without saying
     /// so; a GET that went out on it just then is lost before the server read it. hyper resends such a request
     /// only when it noticed the close before writing it; reqwest's own retries cover HTTP/2 only.
-    async fn send(&self, url: &url::Url, validators: &Validators) -> Result<reqwest::Response, FetchError> {
-        match self.request(&self.client, url, validators).send().await {
+    async fn send(
+        &self,
+        url: &url::Url,
+        validators: &Validators,
+        keep_alive: bool,
+    ) -> Result<reqwest::Response, FetchError> {
+        match self.request(&self.client, url, validators, keep_alive).send().await {
             Ok(response) => Ok(response),
             Err(e) if closed_before_answering(&e) => {
                 self.retries.fetch_add(1, Ordering::Relaxed);
@@ -301,14 +308,20 @@ impl Fetcher {
                     "{url}: the connection closed before the answer ({}); sending it again",
                     last_cause(&e)
                 );
-                let again = self.request(&self.fresh, url, validators).send().await;
+                let again = self.request(&self.fresh, url, validators, keep_alive).send().await;
                 again.map_err(|e| self.classify(url.as_str(), e))
             }
             Err(e) => Err(self.classify(url.as_str(), e)),
         }
     }
 
-    fn request(&self, client: &reqwest::Client, url: &url::Url, validators: &Validators) -> reqwest::RequestBuilder {
+    fn request(
+        &self,
+        client: &reqwest::Client,
+        url: &url::Url,
+        validators: &Validators,
+        keep_alive: bool,
+    ) -> reqwest::RequestBuilder {
         // `get_admitted` keeps the timeout itself, without the time its caller kept the body waiting: the client's
         // own is only a backstop past both.
         let mut request = client.get(url.clone()).timeout(self.config.timeout + self.admit_wait()).header(
@@ -320,6 +333,10 @@ impl Fetcher {
         }
         if let Some(lm) = &validators.last_modified {
             request = request.header(reqwest::header::IF_MODIFIED_SINCE, lm);
+        }
+        if !keep_alive {
+            // HTTP/1 only: the HTTP/2 client leaves connection headers out (its connection serves every stream).
+            request = request.header(reqwest::header::CONNECTION, "close");
         }
         request
     }

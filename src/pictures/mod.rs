@@ -276,8 +276,7 @@ impl Pictures {
 
     /// The bytes at `url`, through the shared client, within the host's turn and a global slot.
     async fn fetch(&self, url: &str) -> Result<Vec<u8>, String> {
-        let _turn = self.0.courtesy.host_turn(url).await;
-        let _slot = self.0.courtesy.slot().await;
+        let _turn = self.0.courtesy.turn(url).await;
         match self.0.fetcher.get_limited(url, MAX_PICTURE_BYTES).await {
             Ok(crate::fetch::FetchOutcome::Fetched(page)) => Ok(page.body),
             Ok(crate::fetch::FetchOutcome::NotModified { .. }) => {

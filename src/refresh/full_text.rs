@@ -39,7 +39,7 @@ impl FullText {
     /// why there is none — with the entry. Returns the article's HTML or the reason.
     pub async fn fetch(&self, entry_id: EntryId, url: &str) -> Result<String, String> {
         let fetched = {
-            let _turn = self.courtesy.host_turn(url).await;
+            let _turn = self.courtesy.turn(url).await;
             crate::fetch::article::fetch_article(&self.fetcher, url).await
         };
         let result = fetched.map(|article| article.extracted.html).map_err(|e| e.to_string());

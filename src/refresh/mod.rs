@@ -3,9 +3,10 @@
 //! retention's purge and the search index. The [`Refresher`] is the work queue that fetches, reads and stores
 //! each feed, and reports every step as a [`RefreshEvent`] to whoever asked.
 //!
-//! - Concurrency follows the hosts: hundreds of feeds in flight at once, never more than `per_host_concurrency`
-//!   requests to one host (the shared [`Courtesy`]), and the work interleaved by host so that one big host's
-//!   queue waits on its own limit without holding everyone else back.
+//! - Concurrency follows the hosts: hundreds of feeds in flight at once (four times as many revalidations), never
+//!   more than `per_host_concurrency` requests to one host, a host's queue draining on the connections it has
+//!   open, and the hosts taking free places in turn, so one big host's queue waits on its own limit without
+//!   holding everyone else back (the shared [`Courtesy`]).
 //! - CPU work stays off the network: decoding and parsing run on the blocking pool, at most one per core, and
 //!   the store's one writer saves the results (several feeds per transaction: [`Batcher`]).
 //! - Politeness: a feed that failed waits out its backoff, a server's `Retry-After` is honoured, a feed that is
@@ -21,7 +22,7 @@ mod pipeline;
 
 pub use pipeline::{Observer, Outcome, Pipeline, Upkeep};
 
-use crate::fetch::{Courtesy, FetchOutcome, Fetcher, Validators, host_key};
+use crate::fetch::{Courtesy, FetchOutcome, Fetcher, Ticket, Turn, Validators, Weight, host_key};
 pub use crate::model::RefreshEvent;
 use crate::model::{ErrorKind, FeedId, Skip};
 pub use crate::store::feeds::MAX_REFRESH_EVERY_SECS;
@@ -174,6 +175,9 @@ impl Refresher {
         let mut summary = Summary::default();
         let mut unfinished = Unfinished { feeds: HashMap::new(), reporter: reporter.clone() };
         let mut tasks = tokio::task::JoinSet::new();
+        // Every feed joins its host's queue first, in this order, before any goes out: each request then knows how
+        // many others wait to take its connection over (see `Turn::keep_alive`).
+        let mut queued = Vec::with_capacity(targets.len());
         for target in interleave_by_host(targets) {
             if !force && let Some(reason) = skip_reason(&target, now) {
                 let event = RefreshEvent::Skipped { feed_id: target.id, title: target.title.clone(), reason };
@@ -181,10 +185,19 @@ impl Refresher {
                 summary.count(event);
                 continue;
             }
+            let weight = if target.etag.is_some() || target.last_modified.is_some() {
+                Weight::Revalidation
+            } else {
+                Weight::Document
+            };
+            let ticket = self.courtesy.queue(&target.url, weight);
+            queued.push((target, ticket));
+        }
+        for (target, ticket) in queued {
             let feed = FeedName::of(&target);
             let this = self.clone();
             let reporter = reporter.clone();
-            let task = tasks.spawn(async move { this.refresh_one(target, &reporter).await });
+            let task = tasks.spawn(async move { this.refresh_one(target, ticket, &reporter).await });
             unfinished.feeds.insert(task.id(), feed);
         }
         while let Some(joined) = tasks.join_next_with_id().await {
@@ -205,7 +218,6 @@ impl Refresher {
             RefreshEvent::Failed { title, .. } => title.to_lowercase(),
             _ => String::new(),
         });
-        self.courtesy.forget_idle_hosts();
         if summary.feeds >= 10 {
             // A big batch changed the tables' statistics; let SQLite refresh what its planner relies on.
             self.writer.submit(|c| {
@@ -215,27 +227,20 @@ impl Refresher {
         Ok(summary)
     }
 
-    /// Waits for its turn (the host's limit first, so a busy host's backlog holds no global slot), then fetches,
-    /// reads and stores one feed; returns the final event (which `run` reports).
-    async fn refresh_one(&self, target: RefreshTarget, reporter: &Reporter) -> RefreshEvent {
+    /// Waits for its turn (see [`Courtesy`]), then fetches, reads and stores one feed; returns the final event
+    /// (which `run` reports).
+    async fn refresh_one(&self, target: RefreshTarget, ticket: Ticket, reporter: &Reporter) -> RefreshEvent {
         if let Some(hook) = &self.test_hook {
             hook(&target.url);
         }
-        let host = self.courtesy.host_turn(&target.url).await;
-        let slot = self.courtesy.slot().await;
+        let turn = ticket.turn().await;
         // Fetching, reading and storing a feed is a large future (the HTTP client's among it): it is allocated
         // when the feed's turn comes, so the thousands of feeds waiting for theirs cost a few hundred bytes each.
-        Box::pin(self.fetch_and_store(target, host, slot, reporter)).await
+        Box::pin(self.fetch_and_store(target, turn, reporter)).await
     }
 
-    /// Fetches, reads and stores one feed, its turn come (`host`, `_slot`).
-    async fn fetch_and_store(
-        &self,
-        target: RefreshTarget,
-        host: crate::fetch::HostTurn,
-        _slot: tokio::sync::SemaphorePermit<'_>,
-        reporter: &Reporter,
-    ) -> RefreshEvent {
+    /// Fetches, reads and stores one feed, its turn come.
+    async fn fetch_and_store(&self, target: RefreshTarget, mut turn: Turn, reporter: &Reporter) -> RefreshEvent {
         reporter.send(RefreshEvent::Started { feed_id: target.id });
         // While the documents held fill the budget, no request goes out either (see `budget`).
         self.budget.until_room().await;
@@ -248,9 +253,9 @@ impl Refresher {
             let bytes = length.map_or(UNKNOWN_LENGTH, |n| usize::try_from(n).unwrap_or(usize::MAX));
             budget.admit_within(bytes.saturating_mul(2), if body_waits { wait } else { Duration::ZERO }).await
         };
-        let fetched = self.fetcher.get_admitted(&target.url, &validators, admit).await;
-        // The request is over: the host may take the next one while this feed is read and stored.
-        drop(host);
+        let fetched = self.fetcher.get_admitted(&target.url, &validators, turn.keep_alive(), admit).await;
+        // The request is over: the next takes its turn while this feed is read and stored.
+        drop(turn);
         let (fetched, _held) = match fetched {
             Ok((outcome, mut held)) => {
                 if let (FetchOutcome::Fetched(document), Some(held)) = (&outcome, held.as_mut()) {

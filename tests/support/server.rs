@@ -343,6 +343,8 @@ fn reason(status: u16) -> &'static str {
 pub(crate) struct Farm {
     hosts: Vec<FarmHost>,
     routes: Arc<Mutex<HashMap<String, Reply>>>,
+    /// Connections open to any host now, and the most open at once.
+    open: Arc<(AtomicUsize, AtomicUsize)>,
 }
 
 struct FarmHost {
@@ -357,6 +359,7 @@ struct HostLoad {
     now: AtomicUsize,
     peak: AtomicUsize,
     requests: AtomicUsize,
+    connections: AtomicUsize,
     held: Mutex<bool>,
     released: std::sync::Condvar,
 }
@@ -395,23 +398,28 @@ impl Farm {
     /// Starts `hosts` listeners (at most 254 × 254), each answering after `latency`.
     pub(crate) fn start(hosts: usize, latency: Duration) -> std::io::Result<Farm> {
         let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
+        let open: Arc<(AtomicUsize, AtomicUsize)> = Arc::default();
         let mut started = Vec::with_capacity(hosts);
         for index in 0..hosts {
             let listener = TcpListener::bind((farm_address(index), 0))?;
             let addr = listener.local_addr()?;
             let stop = Arc::new(AtomicBool::new(false));
             let load = Arc::new(HostLoad::default());
-            let (routes, stop_flag, host_load) = (routes.clone(), stop.clone(), load.clone());
+            let (routes, stop_flag, host_load, open) = (routes.clone(), stop.clone(), load.clone(), open.clone());
             std::thread::Builder::new().stack_size(128 * 1024).spawn(move || {
                 for stream in listener.incoming() {
                     if stop_flag.load(Ordering::Relaxed) {
                         break;
                     }
                     let Ok(stream) = stream else { continue };
-                    let (routes, load) = (routes.clone(), host_load.clone());
-                    let spawned = std::thread::Builder::new()
-                        .stack_size(256 * 1024)
-                        .spawn(move || serve_farm_connection(stream, &routes, &load, latency));
+                    host_load.connections.fetch_add(1, Ordering::Relaxed);
+                    let now = open.0.fetch_add(1, Ordering::SeqCst) + 1;
+                    open.1.fetch_max(now, Ordering::SeqCst);
+                    let (routes, load, open) = (routes.clone(), host_load.clone(), open.clone());
+                    let spawned = std::thread::Builder::new().stack_size(256 * 1024).spawn(move || {
+                        serve_farm_connection(stream, &routes, &load, latency);
+                        open.0.fetch_sub(1, Ordering::SeqCst);
+                    });
                     if spawned.is_err() {
                         let _ = writeln!(std::io::stderr(), "farm host {addr}: cannot start a thread for a connection");
                     }
@@ -419,7 +427,7 @@ impl Farm {
             })?;
             started.push(FarmHost { addr, stop, load });
         }
-        Ok(Farm { hosts: started, routes })
+        Ok(Farm { hosts: started, routes, open })
     }
 
     pub(crate) fn hosts(&self) -> usize {
@@ -446,6 +454,14 @@ impl Farm {
         self.hosts.iter().map(|h| h.load.requests.load(Ordering::Relaxed)).sum()
     }
 
+    /// Connections opened to all hosts since the last [`Farm::reset_counts`], and the most open at once.
+    pub(crate) fn connections(&self) -> (usize, usize) {
+        (
+            self.hosts.iter().map(|h| h.load.connections.load(Ordering::Relaxed)).sum(),
+            self.open.1.load(Ordering::SeqCst),
+        )
+    }
+
     /// Host `index` keeps every request it receives waiting, unanswered, until [`Farm::release`].
     pub(crate) fn hold(&self, index: usize) {
         self.hosts[index].load.set_held(true);
@@ -466,7 +482,9 @@ impl Farm {
         for host in &self.hosts {
             host.load.peak.store(host.load.now.load(Ordering::SeqCst), Ordering::SeqCst);
             host.load.requests.store(0, Ordering::Relaxed);
+            host.load.connections.store(0, Ordering::Relaxed);
         }
+        self.open.1.store(self.open.0.load(Ordering::SeqCst), Ordering::SeqCst);
     }
 }
 
