@@ -170,8 +170,8 @@ fn a_chain_of_permanent_redirects_moves_the_stored_address() {
     assert!(export.contains(&server.url("/temp.xml")), "a temporary redirect keeps the address: {export}");
 }
 
-#[test]
-fn refreshes_reuse_connections() {
+/// `tidings refresh` of 20 feeds on one server, two requests to it at a time; the server, after.
+fn refresh_twenty_feeds_two_at_a_time() -> Server {
     let server = Server::start();
     let mut list = Vec::new();
     for i in 0..20 {
@@ -184,6 +184,12 @@ fn refreshes_reuse_connections() {
         sandbox.write("subs.opml", opml(&list.iter().map(|u| (None, u.as_str(), u.as_str())).collect::<Vec<_>>()));
     let out = sandbox.tidings().arg("--config").arg(&config).arg("--opml").arg(&file).arg("refresh").output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    server
+}
+
+#[test]
+fn refreshes_reuse_connections() {
+    let server = refresh_twenty_feeds_two_at_a_time();
     assert_eq!(server.requests().len(), 20);
     assert!(server.connections() <= 4, "{} connections for 20 requests with 2 per host", server.connections());
 }
@@ -193,18 +199,7 @@ fn refreshes_reuse_connections() {
 /// the host's work.
 #[test]
 fn a_refresh_closes_the_connections_its_host_will_not_use_again() {
-    let server = Server::start();
-    let mut list = Vec::new();
-    for i in 0..20 {
-        server.route(&format!("/f{i}.xml"), good(&format!("F{i}")));
-        list.push(server.url(&format!("/f{i}.xml")));
-    }
-    let sandbox = Sandbox::new();
-    let config = sandbox.write("config.toml", "concurrency = 4\nper_host_concurrency = 2\n");
-    let file =
-        sandbox.write("subs.opml", opml(&list.iter().map(|u| (None, u.as_str(), u.as_str())).collect::<Vec<_>>()));
-    let out = sandbox.tidings().arg("--config").arg(&config).arg("--opml").arg(&file).arg("refresh").output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let server = refresh_twenty_feeds_two_at_a_time();
     let closing: Vec<bool> = server
         .requests()
         .iter()

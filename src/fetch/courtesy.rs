@@ -127,9 +127,9 @@ impl Courtesy {
         self.queue(url, Weight::Document).turn().await
     }
 
-    /// Requests in flight to `url`'s host and waiting on it, for tests and the log.
-    #[doc(hidden)]
-    pub fn host_load(&self, url: &str) -> (usize, usize) {
+    /// Requests in flight to `url`'s host and waiting on it.
+    #[cfg(test)]
+    fn host_load(&self, url: &str) -> (usize, usize) {
         let state = self.0.lock();
         state.hosts.get(&host_key(url)).map_or((0, 0), |h| (h.running, h.waiting.len()))
     }
