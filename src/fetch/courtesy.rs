@@ -94,8 +94,8 @@ impl Courtesy {
     pub fn new(in_flight: usize, per_host: usize) -> Courtesy {
         let in_flight = in_flight.max(1);
         let sockets = super::socket_budget();
-        if sockets < in_flight {
-            tracing::info!("{sockets} requests at once, not {in_flight}: the open-files limit allows no more");
+        if sockets < in_flight.saturating_mul(Weight::Document.quarters()) {
+            tracing::info!("at most {sockets} requests at once: the open-files limit allows no more");
         }
         Courtesy(Arc::new(Shared {
             per_host: per_host.max(1),
