@@ -176,11 +176,15 @@ async fn a_refresh_dropped_midway_ends_each_unfinished_feed_with_a_failed_event(
     let s = setup(&[
         ("/quick.xml", good("Quick")),
         ("/stuck.xml", Reply::Delay(Duration::from_secs(60), Box::new(good("Stuck")))),
+        ("/behind.xml", good("Behind")),
     ]);
     let ids = feed_ids(&s.writer).await;
-    let (quick, stuck) = (ids[&s.server.url("/quick.xml")], ids[&s.server.url("/stuck.xml")]);
+    let (quick, stuck, behind) =
+        (ids[&s.server.url("/quick.xml")], ids[&s.server.url("/stuck.xml")], ids[&s.server.url("/behind.xml")]);
     let (report, mut rx) = events();
-    let refresher = s.refresher.clone();
+    // One request to the host at a time, in the feeds' order: the third still waits for its turn (it has no
+    // task yet) while the second is stuck.
+    let refresher = Refresher::new(fetcher(), Courtesy::new(4, 1), s.writer.clone());
     let run = tokio::spawn(async move { refresher.run(Which::All, false, report).await });
     // Wait until the quick feed is done and the stuck one is being fetched, then give up on the run.
     let mut seen = Vec::new();
@@ -196,9 +200,14 @@ async fn a_refresh_dropped_midway_ends_each_unfinished_feed_with_a_failed_event(
     assert_eq!(finals_of(&seen, quick).len(), 1, "{seen:#?}");
     let stopped = finals_of(&seen, stuck);
     assert_eq!(stopped.len(), 1, "the stuck feed is not left pending: {seen:#?}");
-    let RefreshEvent::Failed { kind, message, .. } = stopped[0] else { panic!("{:?}", stopped[0]) };
-    assert_eq!(*kind, ErrorKind::Internal);
-    assert!(message.contains("stopped before this feed was done"), "{message}");
+    let waited = finals_of(&seen, behind);
+    assert_eq!(waited.len(), 1, "the feed still waiting for its turn is not left pending: {seen:#?}");
+    assert!(!seen.iter().any(|ev| matches!(ev, RefreshEvent::Started { feed_id } if *feed_id == behind)));
+    for ev in [stopped[0], waited[0]] {
+        let RefreshEvent::Failed { kind, message, .. } = ev else { panic!("{ev:?}") };
+        assert_eq!(*kind, ErrorKind::Internal);
+        assert!(message.contains("stopped before this feed was done"), "{message}");
+    }
 }
 
 /// Requests to host 0 of a farm of three wait, unanswered, until the test releases them; the other two hosts'
