@@ -171,6 +171,19 @@ async fn a_feed_whose_task_panics_still_ends_with_one_failed_event_and_the_other
     assert_eq!(stored, "internal", "the feed list shows the failure too");
 }
 
+/// A run asked for the same feed twice (two views naming it) fetches it once and reports it once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_named_twice_in_one_run_is_refreshed_once() {
+    let s = setup(&[("/a.xml", good("A"))]);
+    let id = feed_ids(&s.writer).await[&s.server.url("/a.xml")];
+    let (report, rx) = events();
+    let summary = s.refresher.run(Which::Feeds(vec![id, id]), false, report).await.unwrap();
+    let events = all_events(rx).await;
+    assert_eq!(finals_of(&events, id).len(), 1, "{events:#?}");
+    assert_eq!((summary.feeds, summary.updated_feeds), (1, 1), "{summary:?}");
+    assert_eq!(s.server.requests_for("/a.xml").len(), 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refresh_dropped_midway_ends_each_unfinished_feed_with_a_failed_event() {
     let s = setup(&[

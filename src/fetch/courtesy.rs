@@ -59,6 +59,23 @@ impl Weight {
     }
 }
 
+impl Host {
+    /// Requests waiting that no request in flight keeps its connection for ([`Turn::keep_alive`]): those may take
+    /// a slot of their own; the others wait for the connection kept for them.
+    fn unreserved(&self) -> usize {
+        self.waiting.len().saturating_sub(self.keeping)
+    }
+
+    fn wants_slot(&self, per_host: usize) -> bool {
+        self.unreserved() > 0 && self.running < per_host
+    }
+
+    /// Drops the requests that left the queue.
+    fn forget_left(&mut self) {
+        self.waiting.retain(|(_, w)| !w.is_closed());
+    }
+}
+
 #[derive(Default)]
 struct Host {
     running: usize,
@@ -112,19 +129,41 @@ impl Courtesy {
     /// own first when one of its requests ends). Queue all the work first, then wait on each ticket, and each
     /// request knows how many others wait behind it.
     pub fn queue(&self, url: &str, weight: Weight) -> Ticket {
-        let (sender, turn) = oneshot::channel();
-        let host = host_key(url);
-        let mut state = self.0.lock();
-        state.hosts.entry(host.clone()).or_default().waiting.push_back((weight, sender));
-        state.grant(&self.0, &host);
-        state.settle(&host, self.0.per_host);
-        Ticket { turn, _courtesy: self.clone() }
+        self.join(url, weight, false)
     }
 
-    /// Waits for a turn for a request bringing a document from `url` ([`Courtesy::queue`], then
-    /// [`Ticket::turn`]).
+    /// Waits for a turn for a request the user is waiting on (a picture, a full article): it bringing a document
+    /// from `url`, first in line — ahead of a refresh's queue, still within the host's limit.
     pub async fn turn(&self, url: &str) -> Turn {
-        self.queue(url, Weight::Document).turn().await
+        self.join(url, Weight::Document, true).turn().await
+    }
+
+    fn join(&self, url: &str, weight: Weight, first: bool) -> Ticket {
+        let (sender, turn) = oneshot::channel();
+        let name = host_key(url);
+        let mut state = self.0.lock();
+        let per_host = self.0.per_host;
+        let host = state.hosts.entry(name.clone()).or_default();
+        if first {
+            host.waiting.push_front((weight, sender));
+            if host.queued {
+                state.ready.retain(|h| *h != name);
+                state.hosts.get_mut(&name).expect("just looked at").queued = false;
+            }
+            if state.hosts[&name].wants_slot(per_host) {
+                state.hosts.get_mut(&name).expect("just looked at").queued = true;
+                state.ready.push_front(name.clone());
+            }
+            state.hand_out(&self.0);
+        } else {
+            host.waiting.push_back((weight, sender));
+            // Nobody in line: it may go at once. Otherwise it waits behind them.
+            if state.ready.is_empty() {
+                state.grant(&self.0, &name);
+            }
+        }
+        state.settle(&name, per_host);
+        Ticket { turn, _courtesy: self.clone() }
     }
 
     /// Requests in flight to `url`'s host and waiting on it.
@@ -150,7 +189,7 @@ impl Turn {
         let mut state = self.shared.lock();
         let Some(host) = state.hosts.get_mut(&self.host) else { return false };
         if !self.keeping {
-            host.waiting.retain(|(_, w)| !w.is_closed());
+            host.forget_left();
             self.keeping = host.keeping < host.waiting.len();
             host.keeping += usize::from(self.keeping);
         }
@@ -184,11 +223,15 @@ impl Shared {
 }
 
 impl State {
-    /// Hands a free slot to `name`'s first waiting request, if the host is under its limit and the slot is big
-    /// enough for it. True if one got it.
+    /// Hands a free slot to `name`'s first waiting request, if the host is under its limit, the request is not
+    /// kept for a connection, and the slot is big enough for it. True if one got it.
     fn grant(&mut self, shared: &Arc<Shared>, name: &str) -> bool {
         let Some(host) = self.hosts.get_mut(name) else { return false };
-        while host.running < shared.per_host && self.sockets > 0 {
+        loop {
+            host.forget_left();
+            if !host.wants_slot(shared.per_host) || self.sockets == 0 {
+                return false;
+            }
             let Some(&(weight, _)) = host.waiting.front() else { return false };
             if self.free < weight.quarters() {
                 return false;
@@ -197,16 +240,11 @@ impl State {
             self.free -= weight.quarters();
             self.sockets -= 1;
             host.running += 1;
-            match waiting.send(Turn {
-                shared: shared.clone(),
-                host: name.to_string(),
-                weight,
-                keeping: false,
-                held: true,
-            }) {
+            let turn = Turn { shared: shared.clone(), host: name.to_string(), weight, keeping: false, held: true };
+            match waiting.send(turn) {
                 Ok(()) => return true,
                 Err(mut unclaimed) => {
-                    // Its requester left the queue: the slot stays here (nothing to give back on drop).
+                    // Its requester left the queue just now: the slot stays here (nothing to give back on drop).
                     unclaimed.held = false;
                     self.free += weight.quarters();
                     self.sockets += 1;
@@ -214,15 +252,14 @@ impl State {
                 }
             }
         }
-        false
     }
 
-    /// Puts `name` in line for free slots when it has a request waiting and room under its limit; forgets it when
-    /// it has nothing in flight or waiting.
+    /// Puts `name` in line for free slots when it has a request waiting for one and room under its limit; forgets
+    /// it when it has nothing in flight or waiting.
     fn settle(&mut self, name: &str, per_host: usize) {
         let Some(host) = self.hosts.get_mut(name) else { return };
-        host.waiting.retain(|(_, w)| !w.is_closed());
-        if !host.waiting.is_empty() && host.running < per_host {
+        host.forget_left();
+        if host.wants_slot(per_host) {
             if !host.queued {
                 host.queued = true;
                 self.ready.push_back(name.to_string());
@@ -232,20 +269,28 @@ impl State {
         }
     }
 
-    /// Hands the free slots out to the hosts in line, one request each in turn, until a round of them finds none
-    /// that fits (a host whose next request is a document waits for a whole slot).
+    /// Hands the free slots out to the hosts in line, one request each in turn. First in line, first served: when
+    /// the first one's next request is a document and less than a whole slot is free, it waits for one, and no
+    /// request behind it goes ahead meanwhile.
     fn hand_out(&mut self, shared: &Arc<Shared>) {
-        let mut missed = 0;
-        while self.free > 0 && self.sockets > 0 && missed < self.ready.len() {
-            let Some(name) = self.ready.pop_front() else { break };
-            if let Some(host) = self.hosts.get_mut(&name) {
-                host.queued = false;
+        while self.free > 0 && self.sockets > 0 {
+            let Some(name) = self.ready.front().cloned() else { break };
+            let Some(host) = self.hosts.get_mut(&name) else {
+                self.ready.pop_front();
+                continue;
+            };
+            host.forget_left();
+            if host.wants_slot(shared.per_host) {
+                let need = host.waiting.front().map_or(0, |(weight, _)| weight.quarters());
+                if self.free < need {
+                    break;
+                }
             }
-            let granted = self.grant(shared, &name);
+            self.ready.pop_front();
+            host.queued = false;
+            self.grant(shared, &name);
+            // Back in line, at the end, if it has more waiting.
             self.settle(&name, shared.per_host);
-            // Back in line without a slot: it waits for a bigger one. (A host with nothing waiting left the line.)
-            let waits = self.hosts.get(&name).is_some_and(|h| h.queued);
-            missed = if granted { 0 } else { missed + usize::from(waits) };
         }
     }
 }
@@ -258,6 +303,9 @@ pub fn host_key(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const DOC: Weight = Weight::Document;
+    const REVAL: Weight = Weight::Revalidation;
 
     fn now(ticket: &mut Ticket) -> Option<Turn> {
         ticket.turn.try_recv().ok()
@@ -294,20 +342,43 @@ mod tests {
     }
 
     #[test]
-    fn hosts_without_a_request_in_flight_take_free_slots_in_turn() {
+    fn hosts_in_line_take_free_slots_in_turn() {
+        let courtesy = Courtesy::new(2, 2);
+        let mut blockers: Vec<Ticket> = (0..2).map(|i| courtesy.queue(&format!("http://x.test/{i}"), DOC)).collect();
+        let mut held: Vec<Turn> = blockers.iter_mut().filter_map(now).collect();
+        let mut a: Vec<Ticket> = (0..2).map(|i| courtesy.queue(&format!("http://a.test/{i}"), DOC)).collect();
+        let mut b = courtesy.queue("http://b.test/", DOC);
+        drop(held.pop());
+        let _a0 = now(&mut a[0]).expect("a queued first");
+        drop(held.pop());
+        assert!(now(&mut a[1]).is_none(), "a had its turn: b's comes before a's second");
+        assert!(now(&mut b).is_some());
+    }
+
+    #[test]
+    fn the_first_in_line_waiting_for_a_whole_slot_is_not_overtaken_by_revalidations() {
+        let courtesy = Courtesy::new(1, 8);
+        let mut light: Vec<Ticket> = (0..4).map(|i| courtesy.queue(&format!("http://{i}.test/"), REVAL)).collect();
+        let mut running: Vec<Turn> = light.iter_mut().filter_map(now).collect();
+        let mut document = courtesy.queue("http://big.test/", DOC);
+        let mut later: Vec<Ticket> = (0..3).map(|i| courtesy.queue(&format!("http://later{i}.test/"), REVAL)).collect();
+        for _ in 0..3 {
+            drop(running.pop());
+            assert!(later.iter_mut().all(|t| now(t).is_none()), "a quarter free goes to nobody behind the document");
+        }
+        drop(running.pop());
+        assert!(now(&mut document).is_some(), "a whole slot: the document goes first");
+    }
+
+    #[test]
+    fn a_request_the_user_waits_on_goes_ahead_of_a_refreshs_queue() {
         let courtesy = Courtesy::new(1, 4);
-        let mut blocker = courtesy.queue("http://z.test/", Weight::Document);
-        let held = now(&mut blocker).unwrap();
-        let mut a: Vec<Ticket> =
-            (0..2).map(|i| courtesy.queue(&format!("http://a.test/{i}"), Weight::Document)).collect();
-        let mut b = courtesy.queue("http://b.test/", Weight::Document);
-        drop(held);
-        let a0 = now(&mut a[0]).expect("a queued first");
-        // a's next takes a's slot over: its connection is warm.
-        drop(a0);
-        let a1 = now(&mut a[1]).expect("a's own next");
-        drop(a1);
-        assert!(now(&mut b).is_some(), "then b");
+        let mut refresh: Vec<Ticket> = (0..3).map(|i| courtesy.queue(&format!("http://{i}.test/"), DOC)).collect();
+        let first = now(&mut refresh[0]).unwrap();
+        let mut picture = courtesy.join("http://pictures.test/a.png", DOC, true);
+        drop(first);
+        let _picture = now(&mut picture).expect("the user's request takes the next slot");
+        assert!(now(&mut refresh[1]).is_none());
     }
 
     #[test]
@@ -362,6 +433,23 @@ mod tests {
         assert!(!t3.keep_alive(), "nothing waits: the last request closes its connection");
         drop((t2, t3));
         assert_eq!(courtesy.host_load("http://a.test/"), (0, 0), "a host with nothing to do is forgotten");
+    }
+
+    #[test]
+    fn a_request_kept_a_connection_for_waits_for_that_connection() {
+        let courtesy = Courtesy::new(8, 2);
+        let mut a: Vec<Ticket> = (0..3).map(|i| courtesy.queue(&format!("http://a.test/{i}"), DOC)).collect();
+        let mut keeper = now(&mut a[0]).unwrap();
+        let mut closer = now(&mut a[1]).unwrap();
+        assert!(keeper.keep_alive() && !closer.keep_alive());
+        drop(closer);
+        assert!(now(&mut a[2]).is_none(), "its connection is closed: a[2] waits for the one kept for it");
+        // Another host's request ending gives it no fresh slot either.
+        let mut other = courtesy.queue("http://b.test/", DOC);
+        drop(now(&mut other));
+        assert!(now(&mut a[2]).is_none());
+        drop(keeper);
+        assert!(now(&mut a[2]).is_some(), "the kept connection's request ended: a[2] takes it over");
     }
 
     #[test]

@@ -180,7 +180,11 @@ impl Refresher {
         // turn comes: the thousands waiting for theirs are a ticket and a target each (as tasks, they held 3 MB in
         // a 4000-feed refresh).
         let mut waiting = futures::stream::FuturesUnordered::new();
+        let mut listed = std::collections::HashSet::new();
         for target in interleave_by_host(targets) {
+            if !listed.insert(target.id) {
+                continue; // A feed named twice is refreshed once.
+            }
             if !force && let Some(reason) = skip_reason(&target, now) {
                 let event = RefreshEvent::Skipped { feed_id: target.id, title: target.title.clone(), reason };
                 reporter.send(event.clone());
