@@ -143,22 +143,23 @@ impl Courtesy {
         let name = host_key(url);
         let mut state = self.0.lock();
         let per_host = self.0.per_host;
-        let host = state.hosts.entry(name.clone()).or_default();
+        let State { hosts, ready, .. } = &mut *state;
+        let host = hosts.entry(name.clone()).or_default();
         if first {
+            // Head of its host's queue, and its host at the head of the line.
             host.waiting.push_front((weight, sender));
             if host.queued {
-                state.ready.retain(|h| *h != name);
-                state.hosts.get_mut(&name).expect("just looked at").queued = false;
+                ready.retain(|h| *h != name);
             }
-            if state.hosts[&name].wants_slot(per_host) {
-                state.hosts.get_mut(&name).expect("just looked at").queued = true;
-                state.ready.push_front(name.clone());
+            host.queued = host.wants_slot(per_host);
+            if host.queued {
+                ready.push_front(name.clone());
             }
             state.hand_out(&self.0);
         } else {
             host.waiting.push_back((weight, sender));
             // Nobody in line: it may go at once. Otherwise it waits behind them.
-            if state.ready.is_empty() {
+            if ready.is_empty() {
                 state.grant(&self.0, &name);
             }
         }
