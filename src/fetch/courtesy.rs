@@ -12,10 +12,13 @@
 //!   waits there for its [`Turn`]; its turn ends when the [`Turn`] is dropped.
 //! - A host's queue drains on the connections it has: when a request ends and another waits on its host, that
 //!   one takes over the ending one's slot at once, and with it the connection the ending one leaves open. Hosts
-//!   take the other free slots in turn, in the order they started waiting.
-//! - [`Turn::keep_alive`] says whether enough requests wait on the host for its connection to be taken over; a
-//!   request whose connection would only sit idle asks the server to close it, so no idle connection (and the
-//!   buffers the HTTP client keeps with it) outlives its host's work.
+//!   take the other free slots in turn, first in line first served: a document first in line waits for a whole
+//!   slot, and nothing behind it goes ahead meanwhile. A request the user waits on ([`Courtesy::turn`]: a
+//!   picture, a full article) goes to the head of the line.
+//! - [`Turn::keep_alive`] says whether a waiting request is left to take the connection over (it then waits for
+//!   that connection rather than take another slot); a request whose connection would only sit idle asks the
+//!   server to close it, so no idle connection (and the buffers the HTTP client keeps with it) outlives its
+//!   host's work.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -59,6 +62,16 @@ impl Weight {
     }
 }
 
+#[derive(Default)]
+struct Host {
+    running: usize,
+    /// Requests in flight that keep their connection for a waiting one ([`Turn::keep_alive`]).
+    keeping: usize,
+    waiting: VecDeque<(Weight, oneshot::Sender<Turn>)>,
+    /// In `ready`.
+    queued: bool,
+}
+
 impl Host {
     /// Requests waiting that no request in flight keeps its connection for ([`Turn::keep_alive`]): those may take
     /// a slot of their own; the others wait for the connection kept for them.
@@ -74,16 +87,6 @@ impl Host {
     fn forget_left(&mut self) {
         self.waiting.retain(|(_, w)| !w.is_closed());
     }
-}
-
-#[derive(Default)]
-struct Host {
-    running: usize,
-    /// Requests in flight that keep their connection for a waiting one ([`Turn::keep_alive`]).
-    keeping: usize,
-    waiting: VecDeque<(Weight, oneshot::Sender<Turn>)>,
-    /// In `ready`.
-    queued: bool,
 }
 
 /// A place in a host's queue ([`Courtesy::queue`]); leaving it (dropping it) gives up the place.
@@ -132,8 +135,8 @@ impl Courtesy {
         self.join(url, weight, false)
     }
 
-    /// Waits for a turn for a request the user is waiting on (a picture, a full article): it bringing a document
-    /// from `url`, first in line — ahead of a refresh's queue, still within the host's limit.
+    /// Waits for a turn for a request the user is waiting on (a picture, a full article), one bringing a document
+    /// from `url`: first in line — ahead of a refresh's queue, still within the host's limit.
     pub async fn turn(&self, url: &str) -> Turn {
         self.join(url, Weight::Document, true).turn().await
     }
@@ -287,6 +290,7 @@ impl State {
                     break;
                 }
             }
+            // Its turn (or, for a host that no longer wants a slot, its leaving the line).
             self.ready.pop_front();
             host.queued = false;
             self.grant(shared, &name);
@@ -312,13 +316,21 @@ mod tests {
         ticket.turn.try_recv().ok()
     }
 
+    /// `n` requests queued to `host`.
+    fn on(courtesy: &Courtesy, host: &str, n: usize, weight: Weight) -> Vec<Ticket> {
+        (0..n).map(|i| courtesy.queue(&format!("http://{host}/{i}"), weight)).collect()
+    }
+
+    /// `n` requests queued, one to each of `n` hosts.
+    fn one_each(courtesy: &Courtesy, n: usize, weight: Weight) -> Vec<Ticket> {
+        (0..n).map(|i| courtesy.queue(&format!("http://{i}.test/"), weight)).collect()
+    }
+
     #[test]
     fn a_host_never_has_more_than_its_limit_nor_the_whole_more_than_the_global_one() {
         let courtesy = Courtesy::new(3, 2);
-        let mut a: Vec<Ticket> =
-            (0..3).map(|i| courtesy.queue(&format!("http://a.test/{i}"), Weight::Document)).collect();
-        let mut b: Vec<Ticket> =
-            (0..2).map(|i| courtesy.queue(&format!("http://b.test/{i}"), Weight::Document)).collect();
+        let mut a: Vec<Ticket> = on(&courtesy, "a.test", 3, DOC);
+        let mut b: Vec<Ticket> = on(&courtesy, "b.test", 2, DOC);
         let a_turns: Vec<Turn> = a.iter_mut().filter_map(now).collect();
         let b_turns: Vec<Turn> = b.iter_mut().filter_map(now).collect();
         assert_eq!((a_turns.len(), b_turns.len()), (2, 1), "a's limit is 2, and the third slot goes to b");
@@ -331,9 +343,8 @@ mod tests {
     #[test]
     fn an_ending_request_hands_its_slot_to_its_hosts_next_before_other_hosts() {
         let courtesy = Courtesy::new(2, 4);
-        let mut a: Vec<Ticket> =
-            (0..3).map(|i| courtesy.queue(&format!("http://a.test/{i}"), Weight::Document)).collect();
-        let mut b = courtesy.queue("http://b.test/", Weight::Document);
+        let mut a: Vec<Ticket> = on(&courtesy, "a.test", 3, DOC);
+        let mut b = courtesy.queue("http://b.test/", DOC);
         let first = now(&mut a[0]).unwrap();
         let _second = now(&mut a[1]).unwrap();
         assert!(now(&mut b).is_none() && now(&mut a[2]).is_none(), "two slots, both taken");
@@ -345,9 +356,9 @@ mod tests {
     #[test]
     fn hosts_in_line_take_free_slots_in_turn() {
         let courtesy = Courtesy::new(2, 2);
-        let mut blockers: Vec<Ticket> = (0..2).map(|i| courtesy.queue(&format!("http://x.test/{i}"), DOC)).collect();
+        let mut blockers: Vec<Ticket> = on(&courtesy, "x.test", 2, DOC);
         let mut held: Vec<Turn> = blockers.iter_mut().filter_map(now).collect();
-        let mut a: Vec<Ticket> = (0..2).map(|i| courtesy.queue(&format!("http://a.test/{i}"), DOC)).collect();
+        let mut a: Vec<Ticket> = on(&courtesy, "a.test", 2, DOC);
         let mut b = courtesy.queue("http://b.test/", DOC);
         drop(held.pop());
         let _a0 = now(&mut a[0]).expect("a queued first");
@@ -359,7 +370,7 @@ mod tests {
     #[test]
     fn the_first_in_line_waiting_for_a_whole_slot_is_not_overtaken_by_revalidations() {
         let courtesy = Courtesy::new(1, 8);
-        let mut light: Vec<Ticket> = (0..4).map(|i| courtesy.queue(&format!("http://{i}.test/"), REVAL)).collect();
+        let mut light: Vec<Ticket> = one_each(&courtesy, 4, REVAL);
         let mut running: Vec<Turn> = light.iter_mut().filter_map(now).collect();
         let mut document = courtesy.queue("http://big.test/", DOC);
         let mut later: Vec<Ticket> = (0..3).map(|i| courtesy.queue(&format!("http://later{i}.test/"), REVAL)).collect();
@@ -374,7 +385,7 @@ mod tests {
     #[test]
     fn a_request_the_user_waits_on_goes_ahead_of_a_refreshs_queue() {
         let courtesy = Courtesy::new(1, 4);
-        let mut refresh: Vec<Ticket> = (0..3).map(|i| courtesy.queue(&format!("http://{i}.test/"), DOC)).collect();
+        let mut refresh: Vec<Ticket> = one_each(&courtesy, 3, DOC);
         let first = now(&mut refresh[0]).unwrap();
         let mut picture = courtesy.join("http://pictures.test/a.png", DOC, true);
         drop(first);
@@ -385,25 +396,24 @@ mod tests {
     #[test]
     fn a_ticket_given_up_while_waiting_loses_its_place_and_no_slot() {
         let courtesy = Courtesy::new(1, 4);
-        let mut first = courtesy.queue("http://a.test/1", Weight::Document);
+        let mut first = courtesy.queue("http://a.test/1", DOC);
         let held = now(&mut first).unwrap();
-        let gone = courtesy.queue("http://a.test/2", Weight::Document);
-        let mut next = courtesy.queue("http://a.test/3", Weight::Document);
+        let gone = courtesy.queue("http://a.test/2", DOC);
+        let mut next = courtesy.queue("http://a.test/3", DOC);
         drop(gone);
         drop(held);
         let turn = now(&mut next).expect("the slot skipped the ticket given up");
         drop(turn);
         assert_eq!(courtesy.host_load("http://a.test/"), (0, 0));
-        let mut again = courtesy.queue("http://a.test/4", Weight::Document);
+        let mut again = courtesy.queue("http://a.test/4", DOC);
         assert!(now(&mut again).is_some(), "the slot came back");
     }
 
     #[test]
     fn revalidations_go_four_to_a_slot_and_documents_wait_for_a_whole_one() {
         let courtesy = Courtesy::new(1, 8);
-        let mut light: Vec<Ticket> =
-            (0..5).map(|i| courtesy.queue(&format!("http://{i}.test/"), Weight::Revalidation)).collect();
-        let mut heavy = courtesy.queue("http://big.test/", Weight::Document);
+        let mut light: Vec<Ticket> = one_each(&courtesy, 5, REVAL);
+        let mut heavy = courtesy.queue("http://big.test/", DOC);
         let turns: Vec<Turn> = light.iter_mut().filter_map(now).collect();
         assert_eq!(turns.len(), 4, "one slot holds four revalidations");
         assert!(now(&mut heavy).is_none());
@@ -412,7 +422,7 @@ mod tests {
         let fifth = now(&mut light[4]).expect("a quarter given back takes the next revalidation in line");
         drop(turns);
         assert!(now(&mut heavy).is_none(), "the fifth revalidation still holds a quarter");
-        let mut behind = courtesy.queue("http://big.test/2", Weight::Document);
+        let mut behind = courtesy.queue("http://big.test/2", DOC);
         drop(fifth);
         let _document = now(&mut heavy).expect("a whole slot free: the document goes");
         assert!(now(&mut behind).is_none(), "and the one queued behind it waits for the next");
@@ -421,8 +431,7 @@ mod tests {
     #[test]
     fn a_connection_is_kept_only_for_a_request_waiting_to_take_it_over() {
         let courtesy = Courtesy::new(8, 2);
-        let mut tickets: Vec<Ticket> =
-            (0..4).map(|i| courtesy.queue(&format!("http://a.test/{i}"), Weight::Document)).collect();
+        let mut tickets: Vec<Ticket> = on(&courtesy, "a.test", 4, DOC);
         let mut t0 = now(&mut tickets[0]).unwrap();
         let mut t1 = now(&mut tickets[1]).unwrap();
         assert!(t0.keep_alive() && t1.keep_alive(), "two in flight, two waiting: one each");
@@ -439,7 +448,7 @@ mod tests {
     #[test]
     fn a_request_kept_a_connection_for_waits_for_that_connection() {
         let courtesy = Courtesy::new(8, 2);
-        let mut a: Vec<Ticket> = (0..3).map(|i| courtesy.queue(&format!("http://a.test/{i}"), DOC)).collect();
+        let mut a: Vec<Ticket> = on(&courtesy, "a.test", 3, DOC);
         let mut keeper = now(&mut a[0]).unwrap();
         let mut closer = now(&mut a[1]).unwrap();
         assert!(keeper.keep_alive() && !closer.keep_alive());
@@ -456,8 +465,7 @@ mod tests {
     #[test]
     fn of_two_requests_in_flight_and_one_waiting_only_one_keeps_its_connection() {
         let courtesy = Courtesy::new(8, 2);
-        let mut tickets: Vec<Ticket> =
-            (0..3).map(|i| courtesy.queue(&format!("http://a.test/{i}"), Weight::Document)).collect();
+        let mut tickets: Vec<Ticket> = on(&courtesy, "a.test", 3, DOC);
         let mut t0 = now(&mut tickets[0]).unwrap();
         let mut t1 = now(&mut tickets[1]).unwrap();
         assert!(t0.keep_alive(), "one request waits: the first to ask keeps its connection for it");

@@ -557,6 +557,7 @@ fn refresh(args: &[String]) {
     let run = |label: &str, cmd: &std::process::Command, versus: Option<&Measured>| -> (Measured, Duration) {
         farm.reset_counts();
         let (m, cpu) = measure_alone(cmd);
+        let (opened, most_open) = farm.connections();
         let ratio = versus
             .map(|t| format!("   tidings is {:.1}× faster", m.wall.as_secs_f64() / t.wall.as_secs_f64().max(1e-9)))
             .unwrap_or_default();
@@ -567,8 +568,8 @@ fn refresh(args: &[String]) {
             cpu.as_secs_f64(),
             mb(m.peak_rss),
             farm.requests(),
-            farm.connections().0,
-            farm.connections().1,
+            opened,
+            most_open,
             farm.peak_per_host()
         );
         (m, cpu)

@@ -343,8 +343,15 @@ fn reason(status: u16) -> &'static str {
 pub(crate) struct Farm {
     hosts: Vec<FarmHost>,
     routes: Arc<Mutex<HashMap<String, Reply>>>,
-    /// Connections open to any host now, and the most open at once.
-    open: Arc<(AtomicUsize, AtomicUsize)>,
+    connections: Arc<FarmConnections>,
+}
+
+/// Connections to any host of a farm: opened since the last count, open now, and the most open at once.
+#[derive(Default)]
+struct FarmConnections {
+    opened: AtomicUsize,
+    open: AtomicUsize,
+    peak: AtomicUsize,
 }
 
 struct FarmHost {
@@ -359,7 +366,6 @@ struct HostLoad {
     now: AtomicUsize,
     peak: AtomicUsize,
     requests: AtomicUsize,
-    connections: AtomicUsize,
     held: Mutex<bool>,
     released: std::sync::Condvar,
 }
@@ -398,27 +404,28 @@ impl Farm {
     /// Starts `hosts` listeners (at most 254 × 254), each answering after `latency`.
     pub(crate) fn start(hosts: usize, latency: Duration) -> std::io::Result<Farm> {
         let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
-        let open: Arc<(AtomicUsize, AtomicUsize)> = Arc::default();
+        let connections: Arc<FarmConnections> = Arc::default();
         let mut started = Vec::with_capacity(hosts);
         for index in 0..hosts {
             let listener = TcpListener::bind((farm_address(index), 0))?;
             let addr = listener.local_addr()?;
             let stop = Arc::new(AtomicBool::new(false));
             let load = Arc::new(HostLoad::default());
-            let (routes, stop_flag, host_load, open) = (routes.clone(), stop.clone(), load.clone(), open.clone());
+            let (routes, stop_flag, host_load, connections) =
+                (routes.clone(), stop.clone(), load.clone(), connections.clone());
             std::thread::Builder::new().stack_size(128 * 1024).spawn(move || {
                 for stream in listener.incoming() {
                     if stop_flag.load(Ordering::Relaxed) {
                         break;
                     }
                     let Ok(stream) = stream else { continue };
-                    host_load.connections.fetch_add(1, Ordering::Relaxed);
-                    let now = open.0.fetch_add(1, Ordering::SeqCst) + 1;
-                    open.1.fetch_max(now, Ordering::SeqCst);
-                    let (routes, load, open) = (routes.clone(), host_load.clone(), open.clone());
+                    connections.opened.fetch_add(1, Ordering::Relaxed);
+                    let now = connections.open.fetch_add(1, Ordering::SeqCst) + 1;
+                    connections.peak.fetch_max(now, Ordering::SeqCst);
+                    let (routes, load, connections) = (routes.clone(), host_load.clone(), connections.clone());
                     let spawned = std::thread::Builder::new().stack_size(256 * 1024).spawn(move || {
                         serve_farm_connection(stream, &routes, &load, latency);
-                        open.0.fetch_sub(1, Ordering::SeqCst);
+                        connections.open.fetch_sub(1, Ordering::SeqCst);
                     });
                     if spawned.is_err() {
                         let _ = writeln!(std::io::stderr(), "farm host {addr}: cannot start a thread for a connection");
@@ -427,7 +434,7 @@ impl Farm {
             })?;
             started.push(FarmHost { addr, stop, load });
         }
-        Ok(Farm { hosts: started, routes, open })
+        Ok(Farm { hosts: started, routes, connections })
     }
 
     pub(crate) fn hosts(&self) -> usize {
@@ -456,10 +463,7 @@ impl Farm {
 
     /// Connections opened to all hosts since the last [`Farm::reset_counts`], and the most open at once.
     pub(crate) fn connections(&self) -> (usize, usize) {
-        (
-            self.hosts.iter().map(|h| h.load.connections.load(Ordering::Relaxed)).sum(),
-            self.open.1.load(Ordering::SeqCst),
-        )
+        (self.connections.opened.load(Ordering::Relaxed), self.connections.peak.load(Ordering::SeqCst))
     }
 
     /// Host `index` keeps every request it receives waiting, unanswered, until [`Farm::release`].
@@ -482,9 +486,9 @@ impl Farm {
         for host in &self.hosts {
             host.load.peak.store(host.load.now.load(Ordering::SeqCst), Ordering::SeqCst);
             host.load.requests.store(0, Ordering::Relaxed);
-            host.load.connections.store(0, Ordering::Relaxed);
         }
-        self.open.1.store(self.open.0.load(Ordering::SeqCst), Ordering::SeqCst);
+        self.connections.opened.store(0, Ordering::Relaxed);
+        self.connections.peak.store(self.connections.open.load(Ordering::SeqCst), Ordering::SeqCst);
     }
 }
 
