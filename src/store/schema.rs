@@ -330,6 +330,18 @@ pub(super) const MIGRATIONS: &[Step] = &[
             WHERE name = 'kill_rules.judged_to' AND CAST(value AS INTEGER) > (SELECT coalesce(max(id), 0) FROM entries);
         END;",
     ),
+    // 15: a refresh writes each new entry into fewer indexes. The two by date that take new entries at random
+    // places (a cold refresh brings entries of every date) become one: the unread entries are read from the
+    // index of every entry, whose read and ignored flags it now carries (marking entries read rewrites their
+    // index entries in place, next to where they are). The index by title goes: a list sorted by title is sorted
+    // when it is read (see `lists::in_title_order`); the title index took every new entry at a random place,
+    // in a refresh and every one after. A cold refresh of 4000 feeds × 100 entries wrote a third less.
+    Step::Sql(
+        "DROP INDEX entries_by_title;
+        DROP INDEX entries_unread_by_date;
+        DROP INDEX entries_by_date;
+        CREATE INDEX entries_by_date ON entries(sort_at, id, feed_id, read, ignored);",
+    ),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

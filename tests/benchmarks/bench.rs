@@ -358,6 +358,8 @@ struct RefreshShape {
     tidings_only: bool,
     /// `--item-bytes N`: each item's description padded with text to about N bytes (a long feed's weight).
     item_bytes: usize,
+    /// `--spread`: items dated and titled as the real web's are (see [`Items::Spread`]).
+    items_like: Items,
 }
 
 impl RefreshShape {
@@ -372,6 +374,7 @@ impl RefreshShape {
             per_host: arg_value(args, "--per-host", defaults.per_host_concurrency),
             tidings_only: args.iter().any(|a| a == "--tidings-only"),
             item_bytes: arg_value(args, "--item-bytes", 0),
+            items_like: if args.iter().any(|a| a == "--spread") { Items::Spread } else { Items::Alike },
         }
     }
 
@@ -384,24 +387,72 @@ impl RefreshShape {
     }
 }
 
+/// How the benchmark's items are dated and titled.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Items {
+    /// Every feed's items dated within the same hour (minute `i % 60`) and titled `Feed F item I`: a cold refresh
+    /// stores each feed's entries next to each other in every index.
+    Alike,
+    /// As the real web's feeds are: each feed's newest item somewhere in the last five years and the others
+    /// before it, one to three days apart; titles of words in no particular order. A cold refresh stores
+    /// entries at random places in any index by date or by title.
+    Spread,
+}
+
 /// Feed `f` of the benchmark: `items` ordinary items, links on its own host.
 fn bench_feed(f: usize, items: usize, host: &str) -> String {
-    padded_feed(f, items, host, 0)
+    padded_feed(f, items, host, 0, Items::Alike)
 }
 
 /// [`bench_feed`] with each item's description padded with ordinary words to about `item_bytes` bytes.
-fn padded_feed(f: usize, items: usize, host: &str, item_bytes: usize) -> String {
+fn padded_feed(f: usize, items: usize, host: &str, item_bytes: usize, like: Items) -> String {
     const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ";
+    const TITLE_WORDS: [&str; 16] = [
+        "Release",
+        "notes",
+        "why",
+        "river",
+        "Budget",
+        "council",
+        "a",
+        "new",
+        "garden",
+        "Linux",
+        "week",
+        "review",
+        "storm",
+        "the",
+        "Market",
+        "interview",
+    ];
+    // A fixed stream of numbers from (feed, item): the same farm every run.
+    let mix = |a: usize, b: usize| {
+        let mut x = (a as u64) << 32 ^ b as u64 ^ 0x9E37_79B9_7F4A_7C15;
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^ (x >> 31)
+    };
+    let newest = 1_764_000_000 - (mix(f, usize::MAX) % (5 * 365 * 86_400)) as i64;
+    let mut at = newest;
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\"><channel><title>Feed {f}</title>\
          <link>http://{host}/{f}/</link><description>bench</description>"
     );
     for i in 0..items {
+        let (title, date) = match like {
+            Items::Alike => (format!("Feed {f} item {i}"), format!("Tue, 10 Jun 2025 04:{:02}:00 GMT", i % 60)),
+            Items::Spread => {
+                let h = mix(f, i);
+                let words = (0..4).map(|k| TITLE_WORDS[(h >> (k * 4)) as usize % 16]).collect::<Vec<_>>().join(" ");
+                at -= 86_400 + (h >> 16) as i64 % (2 * 86_400);
+                let date = chrono::DateTime::from_timestamp(at, 0).expect("a date in range").to_rfc2822();
+                (format!("{words} {}", h >> 48), date)
+            }
+        };
         xml.push_str(&format!(
-            "<item><title>Feed {f} item {i}</title><link>http://{host}/{f}/{i}</link><guid>f{f}-i{i}</guid>\
-             <pubDate>Tue, 10 Jun 2025 04:{:02}:00 GMT</pubDate><description>&lt;p&gt;Item {i} of feed {f}: \
+            "<item><title>{title}</title><link>http://{host}/{f}/{i}</link><guid>f{f}-i{i}</guid>\
+             <pubDate>{date}</pubDate><description>&lt;p&gt;Item {i} of feed {f}: \
              a paragraph of ordinary text, as feeds carry.{}&lt;/p&gt;</description></item>",
-            i % 60,
             WORDS.repeat(item_bytes.saturating_sub(300) / WORDS.len())
         ));
     }
@@ -508,7 +559,8 @@ fn refresh(args: &[String]) {
     for f in 0..shape.feeds {
         let host = f % shape.hosts;
         let path = format!("/feed/{f}.xml");
-        let xml = padded_feed(f, shape.items, &server::farm_address(host).to_string(), shape.item_bytes);
+        let xml =
+            padded_feed(f, shape.items, &server::farm_address(host).to_string(), shape.item_bytes, shape.items_like);
         farm.route(
             &path,
             server::Reply::ok("application/rss+xml; charset=utf-8", xml).with_header("ETag", &format!("\"v{f}\"")),
@@ -580,10 +632,11 @@ fn refresh(args: &[String]) {
         n => format!("{n} hosts ({first}–{})", server::farm_address(n - 1)),
     };
     println!(
-        "refresh: {} feeds × {} items on {hosts}, {} ms added to every answer; tidings with concurrency = {}, \
+        "refresh: {} feeds × {} items{} on {hosts}, {} ms added to every answer; tidings with concurrency = {}, \
          per_host_concurrency = {}",
         shape.feeds,
         shape.items,
+        if shape.items_like == Items::Spread { " (dates and titles spread)" } else { "" },
         shape.latency.as_millis(),
         shape.concurrency,
         shape.per_host
