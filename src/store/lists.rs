@@ -76,14 +76,17 @@ pub(super) fn refs(
     Ok(refs)
 }
 
-/// Lists up to this long read their titles row by row to be sorted by them; longer ones in one pass over the table.
+/// Lists up to this long read their titles row by row to be sorted by them; longer ones read every title.
 const TITLES_BY_ROW: usize = 2_000;
+
+/// Every entry's title, read from the index by id rather than from the rows, which are ten times its size.
+const EVERY_TITLE: &str = "SELECT id, title FROM entries";
 
 /// Puts dated entries in title order, as SQLite's NOCASE collation would (ASCII letters without their case,
 /// other bytes as they are; no title first), newest first among equal titles. Sorted here rather than read from
 /// an index by title: such an index takes each new entry at a random place, which made it the costliest write
 /// of a big refresh, for an order asked of long lists rarely. Titles are read row by row for a list of up to
-/// `by_row` entries; for a longer one, in one pass over the table (the title is near the start of each row).
+/// `by_row` entries; for a longer one, in one pass over the index by id, which carries them ([`EVERY_TITLE`]).
 fn in_title_order(conn: &Connection, dated: Vec<(i64, EntryRef)>, by_row: usize) -> Result<Vec<EntryRef>, StoreError> {
     // Every title folded into one buffer, each entry's a span of it (none: no title).
     let mut folded: Vec<u8> = Vec::new();
@@ -110,8 +113,8 @@ fn in_title_order(conn: &Connection, dated: Vec<(i64, EntryRef)>, by_row: usize)
         for (place, (_, r)) in dated.iter().enumerate() {
             places[r.id.0.max(0) as usize] = place;
         }
-        let mut stmt = conn.prepare_cached("SELECT id, title FROM entries WHERE id <= ?1")?;
-        let mut rows = stmt.query([max_id as i64])?;
+        let mut stmt = conn.prepare_cached(EVERY_TITLE)?;
+        let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
             let id = row.get::<_, i64>(0)?.max(0) as usize;
             if let Some(&place) = places.get(id).filter(|&&place| place != usize::MAX) {
@@ -120,12 +123,20 @@ fn in_title_order(conn: &Connection, dated: Vec<(i64, EntryRef)>, by_row: usize)
         }
     }
     let title = |place: usize| spans[place].map(|(start, end)| &folded[start..end]);
-    let mut order: Vec<usize> = (0..dated.len()).collect();
-    order.sort_unstable_by(|&a, &b| {
+    // The first eight bytes of a title, as a number that sorts as they do: most comparisons end there.
+    let prefix = |title: &[u8]| {
+        let mut first = [0u8; 8];
+        let n = title.len().min(8);
+        first[..n].copy_from_slice(&title[..n]);
+        u64::from_be_bytes(first)
+    };
+    let mut order: Vec<(Option<u64>, usize)> =
+        (0..dated.len()).map(|place| (title(place).map(prefix), place)).collect();
+    order.sort_unstable_by(|&(first_a, a), &(first_b, b)| {
         let newest = |place: usize| std::cmp::Reverse((dated[place].0, dated[place].1.id));
-        title(a).cmp(&title(b)).then_with(|| newest(a).cmp(&newest(b)))
+        first_a.cmp(&first_b).then_with(|| title(a).cmp(&title(b))).then_with(|| newest(a).cmp(&newest(b)))
     });
-    Ok(order.into_iter().map(|place| dated[place].1).collect())
+    Ok(order.into_iter().map(|(_, place)| dated[place].1).collect())
 }
 
 /// Lists up to this long read their entries' flags row by row; longer ones from the partial indexes.
@@ -487,11 +498,11 @@ mod tests {
 
     #[test]
     fn titles_sort_as_sqlite_collates_them_whether_read_row_by_row_or_in_one_pass() {
-        let (_dir, conn, _, _) = setup(3);
-        // What SQLite's NOCASE collation decides: case (ASCII only), accents (bytes), no title, an empty one,
-        // equal titles (then newest first, then the higher id).
+        let (_dir, conn, _, _) = setup(4);
+        // What SQLite's NOCASE collation decides: case (ASCII only, past the first eight bytes too), accents
+        // (bytes), no title, an empty one, equal titles (then newest first, then the higher id).
         let titles = [Some("b 0"), Some("B 0"), None, Some(""), Some("Éclair"), Some("eclair"), Some("éclair")];
-        let titles = titles.into_iter().chain([Some("Zebra"), Some("b 0")]);
+        let titles = titles.into_iter().chain([Some("Breaking news: b"), Some("breaking NEWS: a"), Some("b 0")]);
         let ids: Vec<i64> = conn
             .prepare("SELECT id FROM entries ORDER BY id")
             .unwrap()
@@ -499,7 +510,7 @@ mod tests {
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        for ((id, title), at) in ids.iter().zip(titles).zip([5, 5, 1, 2, 3, 3, 4, 9, 5]) {
+        for ((id, title), at) in ids.iter().zip(titles).zip([5, 5, 1, 2, 3, 3, 4, 9, 8, 5]) {
             conn.execute("UPDATE entries SET title = ?2, sort_at = ?3 WHERE id = ?1", params![id, title, at]).unwrap();
         }
         let expected: Vec<i64> = conn
@@ -640,6 +651,9 @@ mod tests {
                 assert!(p.contains(&format!("COVERING INDEX {index}")), "{filter}: {p}");
                 assert!(!p.contains("TEMP B-TREE"), "{filter}: {p}");
             }
+            // Sorted by title: the titles come from the narrow index by id, not from the wide rows.
+            let titles = plan(&conn, EVERY_TITLE);
+            assert!(titles.contains("COVERING INDEX entries_by_id"), "{titles}");
         };
         lists_use_their_indexes();
         // A search's matches are put in order from the narrow index by id, not from the wide rows, once the

@@ -333,14 +333,17 @@ pub(super) const MIGRATIONS: &[Step] = &[
     // 15: a refresh writes each new entry into fewer indexes. The two by date that take new entries at random
     // places (a cold refresh brings entries of every date) become one: the unread entries are read from the
     // index of every entry, whose read and ignored flags it now carries (marking entries read rewrites their
-    // index entries in place, next to where they are). The index by title goes: a list sorted by title is sorted
-    // when it is read (see `lists::in_title_order`); the title index took every new entry at a random place,
-    // in a refresh and every one after. A cold refresh of 4000 feeds × 100 entries wrote a third less.
+    // index entries in place, next to where they are). The index by title goes: it took every new entry at a
+    // random place, in a refresh and every one after. A list sorted by title is sorted when it is read (see
+    // `lists::in_title_order`), its titles read from the index by id, which now carries them: new entries go at
+    // its end, so it costs a refresh next to nothing, and it is a tenth the size of the rows.
     Step::Sql(
         "DROP INDEX entries_by_title;
         DROP INDEX entries_unread_by_date;
         DROP INDEX entries_by_date;
-        CREATE INDEX entries_by_date ON entries(sort_at, id, feed_id, read, ignored);",
+        CREATE INDEX entries_by_date ON entries(sort_at, id, feed_id, read, ignored);
+        DROP INDEX entries_by_id;
+        CREATE INDEX entries_by_id ON entries(id, sort_at, feed_id, title);",
     ),
 ];
 
