@@ -123,20 +123,22 @@ fn in_title_order(conn: &Connection, dated: Vec<(i64, EntryRef)>, by_row: usize)
         }
     }
     let title = |place: usize| spans[place].map(|(start, end)| &folded[start..end]);
-    // The first eight bytes of a title, as a number that sorts as they do: most comparisons end there.
-    let prefix = |title: &[u8]| {
-        let mut first = [0u8; 8];
-        let n = title.len().min(8);
+    // The first sixteen bytes of a title, as a number that sorts as they do: most comparisons end there. (No
+    // title and an empty one both start as 0: the titles themselves tell them apart.)
+    let first_bytes = |place: usize| {
+        let title = title(place).unwrap_or_default();
+        let mut first = [0u8; 16];
+        let n = title.len().min(16);
         first[..n].copy_from_slice(&title[..n]);
-        u64::from_be_bytes(first)
+        u128::from_be_bytes(first)
     };
-    let mut order: Vec<(Option<u64>, usize)> =
-        (0..dated.len()).map(|place| (title(place).map(prefix), place)).collect();
+    let mut order: Vec<(u128, u32)> = (0..dated.len()).map(|place| (first_bytes(place), place as u32)).collect();
     order.sort_unstable_by(|&(first_a, a), &(first_b, b)| {
+        let (a, b) = (a as usize, b as usize);
         let newest = |place: usize| std::cmp::Reverse((dated[place].0, dated[place].1.id));
         first_a.cmp(&first_b).then_with(|| title(a).cmp(&title(b))).then_with(|| newest(a).cmp(&newest(b)))
     });
-    Ok(order.into_iter().map(|(_, place)| dated[place].1).collect())
+    Ok(order.into_iter().map(|(_, place)| dated[place as usize].1).collect())
 }
 
 /// Lists up to this long read their entries' flags row by row; longer ones from the partial indexes.
@@ -499,10 +501,11 @@ mod tests {
     #[test]
     fn titles_sort_as_sqlite_collates_them_whether_read_row_by_row_or_in_one_pass() {
         let (_dir, conn, _, _) = setup(4);
-        // What SQLite's NOCASE collation decides: case (ASCII only, past the first eight bytes too), accents
+        // What SQLite's NOCASE collation decides: case (ASCII only, past the first sixteen bytes too), accents
         // (bytes), no title, an empty one, equal titles (then newest first, then the higher id).
         let titles = [Some("b 0"), Some("B 0"), None, Some(""), Some("Éclair"), Some("eclair"), Some("éclair")];
-        let titles = titles.into_iter().chain([Some("Breaking news: b"), Some("breaking NEWS: a"), Some("b 0")]);
+        let titles =
+            titles.into_iter().chain([Some("Breaking news, today: b"), Some("breaking NEWS, TODAY: a"), Some("b 0")]);
         let ids: Vec<i64> = conn
             .prepare("SELECT id FROM entries ORDER BY id")
             .unwrap()
