@@ -1,13 +1,13 @@
 //! Lists of any size: every entry of a feed, a folder tree, a smart view (All, Unread, Starred) or a search, in
-//! its order, with no row limit. A list is read as [`EntryRef`]s: ids and feeds from a covering index in date
-//! order (sorted here by title, or among a search's matches), read and starred flags from the small partial
-//! indexes of unread and starred entries (400,000 come back in about 50 ms); the rows on screen are read by id
-//! with `entries::entry_rows`. Also here: the counts of the
+//! its order, with no row limit. A list is read as [`EntryRef`]s: ids and feeds from a covering index (by date,
+//! by feed, by id; sorted by title from the index by id, which carries the titles), read and starred flags from
+//! the small partial indexes of unread and starred entries (400,000 come back in about 50 ms); the rows on
+//! screen are read by id with `entries::entry_rows`. Also here: the counts of the
 //! smart views, and each list's remembered sort and unread-only setting.
 
 use super::{RowIds, StoreError, search};
 use crate::model::{EntryId, EntryRef, FeedId, ListQuery, ListSource, Sort, ViewCounts};
-use rusqlite::types::{Value, ValueRef};
+use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use std::collections::HashMap;
 
@@ -25,13 +25,20 @@ pub(super) fn refs(
 ) -> Result<Vec<EntryRef>, StoreError> {
     let filter = Filter::of(conn, source)?;
     let unread = filter.unread || unread_only;
-    // Among a search's matches, the read flag would cost a row read per entry: there, read entries are left out
-    // after the flags are known instead.
-    let unread_in_sql = unread && !filter.matches;
+    // The index by date carries the read flag; by title, or among a search's matches, the flag would cost a row
+    // read per entry: there, read entries are left out after the flags are known instead.
+    let unread_in_sql = unread && sort != Sort::ByTitle && !filter.matches;
+    // By feed is the newest-first list put in the feed list's order, newest first within each feed: cheaper
+    // than sorting every row in SQL.
+    let order = match sort {
+        Sort::Newest | Sort::ByFeed => "e.sort_at DESC, e.id DESC",
+        Sort::Oldest => "e.sort_at, e.id",
+        Sort::ByTitle => "e.title COLLATE NOCASE, e.sort_at DESC, e.id DESC",
+    };
     let condition = filter.condition(unread_in_sql);
-    let mut refs = if filter.matches || sort == Sort::ByTitle {
+    let mut refs = if filter.matches && sort != Sort::ByTitle {
         // A search's matches come from the index by id: sorting them here by date costs a few milliseconds
-        // where SQLite's temporary b-tree took twenty (52,683 matches). By title, the dates break ties.
+        // where SQLite's temporary b-tree took twenty (52,683 matches).
         let sql = format!("SELECT e.id, e.feed_id, e.sort_at FROM entries e WHERE {condition}");
         let mut stmt = conn.prepare_cached(&sql)?;
         let mut dated = stmt
@@ -41,20 +48,11 @@ pub(super) fn refs(
             })?
             .collect::<Result<Vec<_>, _>>()?;
         match sort {
-            Sort::ByTitle => in_title_order(conn, dated, TITLES_BY_ROW)?,
-            Sort::Oldest => {
-                dated.sort_unstable_by_key(|(at, r)| (*at, r.id));
-                dated.into_iter().map(|(_, r)| r).collect()
-            }
-            Sort::Newest | Sort::ByFeed => {
-                dated.sort_unstable_by_key(|(at, r)| std::cmp::Reverse((*at, r.id)));
-                dated.into_iter().map(|(_, r)| r).collect()
-            }
+            Sort::Oldest => dated.sort_unstable_by_key(|(at, r)| (*at, r.id)),
+            _ => dated.sort_unstable_by_key(|(at, r)| std::cmp::Reverse((*at, r.id))),
         }
+        dated.into_iter().map(|(_, r)| r).collect()
     } else {
-        // By feed is the newest-first list put in the feed list's order, newest first within each feed: cheaper
-        // than sorting every row in SQL.
-        let order = if sort == Sort::Oldest { "e.sort_at, e.id" } else { "e.sort_at DESC, e.id DESC" };
         let sql = format!("SELECT e.id, e.feed_id FROM entries e WHERE {condition} ORDER BY {order}");
         let mut stmt = conn.prepare_cached(&sql)?;
         stmt.query_map(params_from_iter(&filter.params), |r| {
@@ -66,7 +64,7 @@ pub(super) fn refs(
     if unread && !unread_in_sql {
         refs.retain(|r| !r.read);
     }
-    // What kill rules caught is never shown (the unread and starred conditions already leave it out).
+    // What kill rules caught is never shown (the unread and starred indexes already leave it out).
     if !(filter.ignored || unread_in_sql || filter.starred) {
         leave_out_ignored(conn, &mut refs)?;
     }
@@ -74,71 +72,6 @@ pub(super) fn refs(
         refs = in_feed_order(conn, refs)?;
     }
     Ok(refs)
-}
-
-/// Lists up to this long read their titles row by row to be sorted by them; longer ones read every title.
-const TITLES_BY_ROW: usize = 2_000;
-
-/// Every entry's title, read from the index by id rather than from the rows, which are ten times its size.
-const EVERY_TITLE: &str = "SELECT id, title FROM entries";
-
-/// Puts dated entries in title order, as SQLite's NOCASE collation would (ASCII letters without their case,
-/// other bytes as they are; no title first), newest first among equal titles. Sorted here rather than read from
-/// an index by title: such an index takes each new entry at a random place, which made it the costliest write
-/// of a big refresh, for an order asked of long lists rarely. Titles are read row by row for a list of up to
-/// `by_row` entries; for a longer one, in one pass over the index by id, which carries them ([`EVERY_TITLE`]).
-fn in_title_order(conn: &Connection, dated: Vec<(i64, EntryRef)>, by_row: usize) -> Result<Vec<EntryRef>, StoreError> {
-    // Every title folded into one buffer, each entry's a span of it (none: no title).
-    let mut folded: Vec<u8> = Vec::new();
-    let mut spans: Vec<Option<(usize, usize)>> = vec![None; dated.len()];
-    let mut put = |place: usize, title: ValueRef<'_>| {
-        if let ValueRef::Text(title) = title {
-            let start = folded.len();
-            folded.extend(title.iter().map(u8::to_ascii_lowercase));
-            spans[place] = Some((start, folded.len()));
-        }
-    };
-    if dated.len() <= by_row {
-        let mut stmt = conn.prepare_cached("SELECT title FROM entries WHERE id = ?1")?;
-        for (place, (_, r)) in dated.iter().enumerate() {
-            let mut rows = stmt.query([r.id.0])?;
-            if let Some(row) = rows.next()? {
-                put(place, row.get_ref(0)?);
-            }
-        }
-    } else {
-        // Where each id is in `dated` (ids are dense: an index each).
-        let max_id = dated.iter().map(|(_, r)| r.id.0).max().unwrap_or(0).max(0) as usize;
-        let mut places = vec![usize::MAX; max_id + 1];
-        for (place, (_, r)) in dated.iter().enumerate() {
-            places[r.id.0.max(0) as usize] = place;
-        }
-        let mut stmt = conn.prepare_cached(EVERY_TITLE)?;
-        let mut rows = stmt.query([])?;
-        while let Some(row) = rows.next()? {
-            let id = row.get::<_, i64>(0)?.max(0) as usize;
-            if let Some(&place) = places.get(id).filter(|&&place| place != usize::MAX) {
-                put(place, row.get_ref(1)?);
-            }
-        }
-    }
-    let title = |place: usize| spans[place].map(|(start, end)| &folded[start..end]);
-    // The first sixteen bytes of a title, as a number that sorts as they do: most comparisons end there. (No
-    // title and an empty one both start as 0: the titles themselves tell them apart.)
-    let first_bytes = |place: usize| {
-        let title = title(place).unwrap_or_default();
-        let mut first = [0u8; 16];
-        let n = title.len().min(16);
-        first[..n].copy_from_slice(&title[..n]);
-        u128::from_be_bytes(first)
-    };
-    let mut order: Vec<(u128, u32)> = (0..dated.len()).map(|place| (first_bytes(place), place as u32)).collect();
-    order.sort_unstable_by(|&(first_a, a), &(first_b, b)| {
-        let (a, b) = (a as usize, b as usize);
-        let newest = |place: usize| std::cmp::Reverse((dated[place].0, dated[place].1.id));
-        first_a.cmp(&first_b).then_with(|| title(a).cmp(&title(b))).then_with(|| newest(a).cmp(&newest(b)))
-    });
-    Ok(order.into_iter().map(|(_, place)| dated[place as usize].1).collect())
 }
 
 /// Lists up to this long read their entries' flags row by row; longer ones from the partial indexes.
@@ -499,47 +432,6 @@ mod tests {
     }
 
     #[test]
-    fn titles_sort_as_sqlite_collates_them_whether_read_row_by_row_or_in_one_pass() {
-        let (_dir, conn, _, _) = setup(4);
-        // What SQLite's NOCASE collation decides: case (ASCII only, past the first sixteen bytes too), accents
-        // (bytes), no title, an empty one, equal titles (then newest first, then the higher id).
-        let titles = [Some("b 0"), Some("B 0"), None, Some(""), Some("Éclair"), Some("eclair"), Some("éclair")];
-        let titles =
-            titles.into_iter().chain([Some("Breaking news, today: b"), Some("breaking NEWS, TODAY: a"), Some("b 0")]);
-        let ids: Vec<i64> = conn
-            .prepare("SELECT id FROM entries ORDER BY id")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        for ((id, title), at) in ids.iter().zip(titles).zip([5, 5, 1, 2, 3, 3, 4, 9, 8, 5]) {
-            conn.execute("UPDATE entries SET title = ?2, sort_at = ?3 WHERE id = ?1", params![id, title, at]).unwrap();
-        }
-        let expected: Vec<i64> = conn
-            .prepare("SELECT id FROM entries ORDER BY title COLLATE NOCASE, sort_at DESC, id DESC")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        let dated: Vec<(i64, EntryRef)> = conn
-            .prepare("SELECT id, feed_id, sort_at FROM entries")
-            .unwrap()
-            .query_map([], |r| {
-                Ok((r.get(2)?, EntryRef { id: r.id(0)?, feed_id: r.id(1)?, read: false, starred: false }))
-            })
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        let ids_of = |refs: Vec<EntryRef>| refs.into_iter().map(|r| r.id.0).collect::<Vec<_>>();
-        assert_eq!(ids_of(in_title_order(&conn, dated.clone(), usize::MAX).unwrap()), expected, "row by row");
-        assert_eq!(ids_of(in_title_order(&conn, dated, 0).unwrap()), expected, "in one pass");
-        let listed = entry_refs(&conn, &list(ListSource::All, Sort::ByTitle, false)).unwrap();
-        assert_eq!(ids_of(listed), expected);
-    }
-
-    #[test]
     fn a_folder_lists_the_feeds_of_the_folders_inside_it() {
         let (_dir, conn, [_, b, c], tech) = setup(2);
         let refs = entry_refs(&conn, &list(ListSource::Folder(tech), Sort::Newest, false)).unwrap();
@@ -654,9 +546,11 @@ mod tests {
                 assert!(p.contains(&format!("COVERING INDEX {index}")), "{filter}: {p}");
                 assert!(!p.contains("TEMP B-TREE"), "{filter}: {p}");
             }
-            // Sorted by title: the titles come from the narrow index by id, not from the wide rows.
-            let titles = plan(&conn, EVERY_TITLE);
-            assert!(titles.contains("COVERING INDEX entries_by_id"), "{titles}");
+            // By title, sorted by SQLite (in bounded memory: it spills to a temporary file) from the narrow index
+            // by id, which carries the titles, rather than from the wide rows. An index by title would take each
+            // new entry at a random place, the costliest write of a refresh, for an order long lists rarely get.
+            let by_title = plan(&conn, &format!("{select} ORDER BY e.title COLLATE NOCASE, {newest}"));
+            assert!(by_title.contains("COVERING INDEX entries_by_id"), "{by_title}");
         };
         lists_use_their_indexes();
         // A search's matches are put in order from the narrow index by id, not from the wide rows, once the

@@ -334,9 +334,9 @@ pub(super) const MIGRATIONS: &[Step] = &[
     // places (a cold refresh brings entries of every date) become one: the unread entries are read from the
     // index of every entry, whose read and ignored flags it now carries (marking entries read rewrites their
     // index entries in place, next to where they are). The index by title goes: it took every new entry at a
-    // random place, in a refresh and every one after. A list sorted by title is sorted when it is read (see
-    // `lists::in_title_order`), its titles read from the index by id, which now carries them: new entries go at
-    // its end, so it costs a refresh next to nothing, and it is a tenth the size of the rows.
+    // random place, in a refresh and every one after. A list sorted by title is sorted when it is read, from the
+    // index by id, which now carries the titles: new entries go at its end, so it costs a refresh next to
+    // nothing, and it is a tenth the size of the rows.
     Step::Sql(
         "DROP INDEX entries_by_title;
         DROP INDEX entries_unread_by_date;
