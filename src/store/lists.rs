@@ -26,9 +26,10 @@ pub(super) fn refs(
     let filter = Filter::of(conn, source)?;
     let unread = filter.unread || unread_only;
     // Unread entries come from the index of unread entries by feed, which carries their dates: what they cost
-    // is how many are unread, not how many are stored. By title, or among a search's matches, the read flag
-    // would cost a row read per entry: there, read entries are left out after the flags are known instead.
-    let unread_in_sql = unread && sort != Sort::ByTitle && !filter.matches;
+    // is how many are unread, not how many are stored (by title, SQLite reads their titles from the rows when
+    // few are unread, and sorts the whole table when most are). Among a search's matches the read flag would
+    // cost a row read per entry: there, read entries are left out after the flags are known instead.
+    let unread_in_sql = unread && !filter.matches;
     // By feed is the newest-first list put in the feed list's order, newest first within each feed: cheaper
     // than sorting every row in SQL.
     let order = match sort {
@@ -37,7 +38,7 @@ pub(super) fn refs(
         Sort::ByTitle => "e.title COLLATE NOCASE, e.sort_at DESC, e.id DESC",
     };
     let condition = filter.condition(unread_in_sql);
-    let mut refs = if (filter.matches && sort != Sort::ByTitle) || unread_in_sql {
+    let mut refs = if (filter.matches || unread_in_sql) && sort != Sort::ByTitle {
         // A search's matches come from the index by id, unread entries from theirs by feed: sorting them here by
         // date costs a few milliseconds where SQLite's temporary b-tree took twenty (52,683 matches).
         let sql = format!("SELECT e.id, e.feed_id, e.sort_at FROM entries e WHERE {condition}");

@@ -139,6 +139,30 @@ fn lists_mode(farm: &farm::Farm) {
             }
         }
     }
+    // As most databases are: nearly everything read (every tenth unread entry left unread), with the statistics
+    // the writer's `PRAGMA optimize` keeps; then undone.
+    let unread = ListQuery { source: ListSource::Unread, sort: Sort::Newest, unread_only: false };
+    let unread_ids = lists::entry_refs(&conn, &unread).expect("unread");
+    let marked: Vec<EntryId> = unread_ids.iter().enumerate().filter(|(i, _)| i % 10 != 0).map(|(_, r)| r.id).collect();
+    store::apply(&mut conn, &UserWrite::SetRead { ids: marked.clone(), read: true }, 0).expect("mark read");
+    conn.execute_batch("PRAGMA optimize").expect("optimize");
+    let stored = lists::view_counts(&conn).expect("counts").all;
+    println!("  with {} of {stored} entries unread:", unread_ids.len() - marked.len());
+    for (name, query) in [
+        ("Unread", unread),
+        ("All, unread only", ListQuery { source: ListSource::All, sort: Sort::Newest, unread_only: true }),
+        (
+            "folder Tech, unread only",
+            ListQuery { source: ListSource::Folder(folder), sort: Sort::Newest, unread_only: true },
+        ),
+        ("Unread by title", ListQuery { source: ListSource::Unread, sort: Sort::ByTitle, unread_only: false }),
+    ] {
+        let (cold, median, n) = timed(5, || lists::entry_refs(&conn, &query).expect("entry refs").len());
+        println!("    {name:<28} {n:>7} refs  {:>7.1} ms  (cold {:.1} ms)", ms(median), ms(cold));
+    }
+    let (_, median, counts) = timed(9, || lists::view_counts(&conn).expect("counts"));
+    println!("    view counts (unread {})         {:>7.1} ms", counts.unread, ms(median));
+    store::apply(&mut conn, &UserWrite::SetRead { ids: marked, read: false }, 0).expect("undo");
     let all = lists::entry_refs(&conn, &ListQuery { source: ListSource::All, sort: Sort::Newest, unread_only: false })
         .expect("all");
     let screen: Vec<_> = all[all.len() - 50..].iter().map(|r| r.id).collect();
