@@ -1,8 +1,8 @@
 //! Lists of any size: every entry of a feed, a folder tree, a smart view (All, Unread, Starred) or a search, in
 //! its order, with no row limit. A list is read as [`EntryRef`]s: ids and feeds from a covering index (by date,
-//! by feed, by id; sorted by title from the index by id, which carries the titles), read and starred flags from
-//! the small partial indexes of unread and starred entries (400,000 come back in about 50 ms); the rows on
-//! screen are read by id with `entries::entry_rows`. Also here: the counts of the
+//! by feed, of unread entries by feed; sorted by title from the index by id, which carries the titles), read and
+//! starred flags from the small partial indexes of unread and starred entries (400,000 come back in about
+//! 50 ms); the rows on screen are read by id with `entries::entry_rows`. Also here: the counts of the
 //! smart views, and each list's remembered sort and unread-only setting.
 
 use super::{RowIds, StoreError, search};
