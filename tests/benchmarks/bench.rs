@@ -432,8 +432,8 @@ fn padded_feed(f: usize, items: usize, host: &str, item_bytes: usize, like: Item
         x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         x ^ (x >> 31)
     };
-    let newest = 1_764_000_000 - (mix(f, usize::MAX) % (5 * 365 * 86_400)) as i64;
-    let mut at = newest;
+    // Spread: the feed's newest item somewhere in the five years before late 2025, the others before it.
+    let mut at = 1_764_000_000 - (mix(f, usize::MAX) % (5 * 365 * 86_400)) as i64;
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\"><channel><title>Feed {f}</title>\
          <link>http://{host}/{f}/</link><description>bench</description>"
