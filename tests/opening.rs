@@ -129,3 +129,157 @@ async fn a_graphical_browser_runs_detached_and_the_player_gets_the_media() {
     app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char('v'), KeyModifiers::NONE)));
     assert_eq!(media.recv_timeout(WAIT).unwrap().lines().collect::<Vec<_>>(), ["--no-video", MEDIA]);
 }
+
+/// Marks a shell would act on if a value were pasted into its script: each, if run, creates a file in `dir`.
+fn hostile(dir: &Path) -> [String; 4] {
+    let d = dir.display();
+    [
+        format!(";touch$IFS{d}/semicolon;#"),
+        format!("$(touch {d}/dollar)"),
+        format!("`touch {d}/backquote`"),
+        format!("'\"$(touch {d}/quoted)\"'"),
+    ]
+}
+
+/// A FIFO at `name` in the sandbox, and a channel that gets what is written into it (read on a thread: the test
+/// waits by reading, never by sleeping).
+fn fifo(sandbox: &Sandbox, name: &str) -> (PathBuf, std::sync::mpsc::Receiver<String>) {
+    let path = sandbox.path(name);
+    assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reading = path.clone();
+    std::thread::spawn(move || tx.send(std::fs::read_to_string(reading).unwrap()));
+    (path, rx)
+}
+
+/// No file a hostile value would have made exists.
+fn nothing_ran(dir: &Path) {
+    for made in ["semicolon", "dollar", "backquote", "quoted"] {
+        assert!(!dir.join(made).exists(), "a value was run as code: {made}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_and_titles_reach_shell_scripts_of_every_command_as_data() {
+    let sandbox = Sandbox::new();
+    let traps = sandbox.path("traps");
+    std::fs::create_dir_all(&traps).unwrap();
+    let [semicolon, dollar, backquote, quoted] = hostile(&traps);
+    let server = Server::start();
+    let link = format!("{}{semicolon}", server.url("/a"));
+    let media = format!("{}?x={dollar}", server.url("/e.mp3"));
+    let title = format!("Read {backquote} and {quoted} now");
+    let xml = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('"', "&quot;");
+    server.route(
+        "/feed.xml",
+        Reply::ok(
+            "application/rss+xml",
+            format!(
+                "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Traps</title><link>http://x.example/</link>\
+                 <item><guid>t1</guid><title>{}</title><link>{}</link><description>Short.</description>\
+                 <enclosure url=\"{}\" type=\"audio/mpeg\" length=\"1\"/></item></channel></rss>",
+                xml(&title),
+                xml(&link),
+                xml(&media)
+            ),
+        ),
+    );
+    // The browser line as `tidings import newsboat` writes it from newsboat's `browser "… %u > FILE &"` (a shell
+    // line there), the others as a user writes them: scripts with the placeholders inside, in every quoting.
+    let (browser_out, browser_said) = fifo(&sandbox, "browser.out");
+    let (player_out, player_said) = fifo(&sandbox, "player.out");
+    let (bookmark_out, bookmark_said) = fifo(&sandbox, "bookmark.out");
+    let (pipe_out, pipe_said) = fifo(&sandbox, "pipe.out");
+    let home = sandbox.path("home");
+    std::fs::create_dir_all(home.join(".newsboat")).unwrap();
+    std::fs::write(home.join(".newsboat/urls"), "").unwrap();
+    std::fs::write(home.join(".newsboat/config"), format!("browser \"printf %s %u > {} &\"\n", browser_out.display()))
+        .unwrap();
+    let config_file = sandbox.write("config.toml", "");
+    let imported = sandbox
+        .tidings()
+        .env("HOME", &home)
+        .args(["--config", support::path_str(&config_file), "import", "newsboat"])
+        .output()
+        .unwrap();
+    assert!(imported.status.success(), "{}", support::stderr(&imported));
+    let written = std::fs::read_to_string(&config_file).unwrap();
+    assert!(written.contains("sh -c") && !written.contains("%u >"), "no bare %u in the imported script: {written}");
+    let mut config = Config::load(&config_file, true).unwrap();
+    config.player = Some(format!("sh -c \"printf '%s' %u > {}\"", player_out.display()));
+    config.bookmark_command = Some(format!("sh -c 'printf \"%s|%s\" %u \"%t\" > {}'", bookmark_out.display()));
+    config.browser_in_terminal = Some(false);
+    config.player_in_terminal = Some(false);
+    let mut app = reader(&sandbox, &server, config).await;
+    let row = app.state.entries.row(0).expect("the entry is read");
+    let (stored_link, stored_title) =
+        (row.link.clone().expect("it has a link"), row.title.clone().expect("and a title"));
+    assert!(stored_link.contains("touch$IFS") && stored_title.contains("`touch"), "{stored_link} {stored_title}");
+
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char('l'), KeyModifiers::NONE)));
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    app.run_until(WAIT, |s| s.article.view.is_some()).await.unwrap();
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::NONE)));
+    assert_eq!(browser_said.recv_timeout(WAIT).unwrap(), stored_link);
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char('v'), KeyModifiers::NONE)));
+    let played = player_said.recv_timeout(WAIT).unwrap();
+    assert!(played.starts_with(&server.url("/e.mp3")) && played.contains("touch"), "{played}");
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char('b'), KeyModifiers::CONTROL)));
+    assert_eq!(bookmark_said.recv_timeout(WAIT).unwrap(), format!("{stored_link}|{stored_title}"));
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char('|'), KeyModifiers::NONE)));
+    for c in format!("sh -c 'cat > /dev/null; printf \"%s|%s\" %u %t > {}'", pipe_out.display()).chars() {
+        app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+    }
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    assert_eq!(pipe_said.recv_timeout(WAIT).unwrap(), format!("{stored_link}|{stored_title}"));
+    nothing_ran(&traps);
+}
+
+#[test]
+fn a_notify_command_gets_titles_as_data_and_one_that_hangs_is_stopped_after_ten_seconds() {
+    let sandbox = Sandbox::new();
+    let traps = sandbox.path("traps");
+    std::fs::create_dir_all(&traps).unwrap();
+    let [semicolon, dollar, backquote, quoted] = hostile(&traps);
+    let title = format!("A {semicolon} B {dollar} C {backquote} D {quoted} $IFS end");
+    let server = Server::start();
+    // Enough entries that their JSON is larger than a pipe holds: a command that never reads must not matter.
+    let items = |prefix: &str| -> Vec<(String, String, String)> {
+        (0..400).map(|i| (format!("{prefix}{i}"), title.clone(), String::new())).collect()
+    };
+    let route = |items: Vec<(String, String, String)>| {
+        let items: Vec<(&str, &str, &str)> =
+            items.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+        server.route("/feed.xml", Reply::ok("application/rss+xml", support::rss("Traps", &items)));
+    };
+    route(items("g"));
+    let told = sandbox.path("told");
+    let config = sandbox.write(
+        "config.toml",
+        format!("notify_every_feed = true\nnotify_command = \"sh -c 'printf %s %t >> {}'\"\n", told.display()),
+    );
+    let subs = sandbox.write("subs.opml", opml(&[(None, "Traps", &server.url("/feed.xml"))]));
+    let run = |config: &Path, args: &[&str]| {
+        let mut all = vec!["--config", support::path_str(config)];
+        all.extend_from_slice(args);
+        sandbox.run(&all)
+    };
+    assert!(run(&config, &["import", support::path_str(&subs)]).status.success());
+    let refreshed = run(&config, &["refresh"]);
+    assert!(refreshed.status.success(), "{}", support::stderr(&refreshed));
+    let first = std::fs::read_to_string(&told).expect("the notify command ran");
+    assert!(first.contains("touch$IFS") && first.contains("`touch"), "{first}");
+    assert_eq!(first, title, "the title is one value, exactly");
+    nothing_ran(&traps);
+
+    // A command that never reads its input and never ends: stopped, said, and the refresh ends.
+    let hanging = sandbox.write("hanging.toml", "notify_every_feed = true\nnotify_command = \"sleep 600\"\n");
+    route(items("h"));
+    let started = std::time::Instant::now();
+    let refreshed = run(&hanging, &["refresh"]);
+    let said = support::stderr(&refreshed);
+    assert!(said.contains("sleep did not finish within 10 s and was stopped"), "{said}");
+    assert!(started.elapsed() < Duration::from_secs(60), "the refresh ended: {:?}", started.elapsed());
+    let left = std::process::Command::new("pgrep").args(["-f", "^sleep 600$"]).output().unwrap();
+    assert!(left.stdout.is_empty(), "the notify command was killed: {}", String::from_utf8_lossy(&left.stdout));
+}

@@ -70,6 +70,9 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
     let summary = outcome.refreshed.map_err(anyhow::Error::msg)?;
     let purged = outcome.purged?;
     let full_text = outcome.full_texts;
+    if let Err(e) = &outcome.notified {
+        note!("tidings: {}", one_line(e, 1000));
+    }
     let refused = std::mem::take(&mut *progress.refused.lock().unwrap_or_else(|e| e.into_inner()));
     let full_tried = full_text.as_ref().map_or(0, |tried| *tried);
     let refused = describe_pages(&writer, refused).await;

@@ -38,8 +38,10 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool) -> anyhow::Resul
             let now = chrono::Utc::now().timestamp();
             writer.call(move |c| store::query::apply_rules(c, &rules, now)).await?;
         }
-        if let Some(notifier) = config.notifier() {
-            notifier.tell_since(&writer, newest).await?;
+        if let Some(notifier) = config.notifier()
+            && let Err(e) = notifier.tell_since(&writer, newest).await
+        {
+            note!("tidings: cannot tell of new entries: {}", one_line(&e.to_string(), 1000));
         }
     }
     let mut out = std::io::stdout().lock();

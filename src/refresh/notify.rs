@@ -1,21 +1,24 @@
 //! Notifications that name what arrived: after a refresh or a sync brings entries of feeds that notify
-//! (`[feeds."URL"] notify = true`, or `notify_every_feed`), `notify_command` runs — never through a shell — with
-//! the entries as JSON on its standard input and `%n` (how many), `%f` (the feed, or "N feeds") and `%t` (the
-//! first title) in its arguments; `notify = "desktop"` also shows a desktop notification through `notify-send`
-//! where it is installed. Entries kill rules caught are never told. Feed text is hostile: every value put in an
-//! argument is one line without control characters.
+//! (`[feeds."URL"] notify = true`, or `notify_every_feed`), `notify_command` runs — never through a shell of
+//! ours — with the entries as JSON on its standard input and `%n` (how many), `%f` (the feed, or "N feeds") and
+//! `%t` (the first title) in its arguments, as data even inside a `sh -c` script of the user's (see
+//! [`crate::command`]); `notify = "desktop"` also shows a desktop notification through `notify-send` where it is
+//! installed. Entries kill rules caught are never told. Feed text is hostile: every value put in an argument is one
+//! line without control characters. Each command is bounded ([`crate::process`]): ten seconds, then it is stopped
+//! and the failure said.
 
 use crate::command::CommandLine;
+use crate::process::Limits;
 use crate::sanitize::one_line;
 use crate::store::{DbThread, StoreError};
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 /// Most entries one notification tells (the newest).
 const MAX_TOLD: i64 = 500;
-/// How long a notification command may run before tidings stops waiting for it.
-const WAIT: Duration = Duration::from_secs(10);
+/// How long a notification command may run before it is stopped, and what of its output is kept (its first line of
+/// errors is said).
+const LIMITS: Limits = Limits { deadline: Duration::from_secs(10), output: 4096 };
 
 /// An entry that arrived, as a notification tells it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -47,29 +50,32 @@ impl Notifier {
     }
 
     /// Tells the unread entries of notifying feeds stored after entry `after` (see [`newest_entry`]), and waits
-    /// (a few seconds at most) for the command; how many were told.
-    pub async fn tell_since(&self, writer: &DbThread, after: i64) -> Result<usize, StoreError> {
+    /// (ten seconds at most) for the commands; how many were told, or what went wrong telling them.
+    pub async fn tell_since(&self, writer: &DbThread, after: i64) -> Result<usize, NotifyError> {
         let arrivals = writer.call(move |c| arrivals_since(c, after)).await?;
         if arrivals.is_empty() {
             return Ok(0);
         }
         let this = self.clone();
         let told = arrivals.len();
-        let _ = tokio::task::spawn_blocking(move || this.tell(&arrivals)).await;
+        tokio::task::spawn_blocking(move || this.tell(&arrivals))
+            .await
+            .map_err(|e| NotifyError::Command(crate::panics::join_message(e)))??;
         Ok(told)
     }
 
-    /// Runs the command and the desktop notification for `arrivals`; problems go to the log.
-    pub fn tell(&self, arrivals: &[Arrival]) {
+    /// Runs the command and the desktop notification for `arrivals`; the first that failed says why.
+    pub fn tell(&self, arrivals: &[Arrival]) -> Result<(), NotifyError> {
         let (count, feed, title) = summary(arrivals);
+        let mut failed = None;
         if let Some(line) = &self.command {
-            let args: Vec<String> = line.words[1..]
-                .iter()
-                .map(|w| w.replace("%n", &count).replace("%f", &feed).replace("%t", &title))
-                .collect();
+            let argv = line.argv(&[("%n", &count), ("%f", &feed), ("%t", &title)], &[]);
             let json = serde_json::to_vec(arrivals).unwrap_or_default();
-            if let Err(e) = run(Command::new(line.program()).args(args), &json) {
-                tracing::warn!("notify_command {}: {e}", line.program());
+            let mut command = Command::new(&argv[0]);
+            command.args(&argv[1..]);
+            if let Err(e) = run(command, json) {
+                tracing::warn!("notify_command: {e}");
+                failed = Some(NotifyError::Command(format!("`notify_command` {e}")));
             }
         }
         if self.desktop
@@ -81,11 +87,22 @@ impl Notifier {
                 arrivals.iter().take(5).map(|a| one_line(a.title.as_deref().unwrap_or("(untitled)"), 120)).collect();
             let mut command = Command::new(notify_send);
             command.args(["--app-name=tidings", &summary, &body.join("\n")]);
-            if let Err(e) = run(&mut command, &[]) {
+            if let Err(e) = run(command, Vec::new()) {
                 tracing::warn!("notify-send: {e}");
+                failed.get_or_insert(NotifyError::Command(e));
             }
         }
+        failed.map_or(Ok(()), Err)
     }
+}
+
+/// Why new entries could not be told.
+#[derive(Debug, thiserror::Error)]
+pub enum NotifyError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Command(String),
 }
 
 /// `%n`, `%f` and `%t`: how many, which feed (or "N feeds"), the first title — one line each.
@@ -101,25 +118,19 @@ fn summary(arrivals: &[Arrival]) -> (String, String, String) {
     (arrivals.len().to_string(), feed, title)
 }
 
-/// Starts `command` with `stdin` on its standard input, and waits for it a few seconds at most.
-fn run(command: &mut Command, stdin: &[u8]) -> std::io::Result<()> {
-    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
-    if let Some(mut pipe) = child.stdin.take() {
-        // A command that does not read its input is not an error.
-        let _ = pipe.write_all(stdin);
+/// Runs `command` with `stdin` on its standard input, within [`LIMITS`]; a failure in words.
+fn run(command: Command, stdin: Vec<u8>) -> Result<(), String> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let finished = crate::process::run(command, stdin, LIMITS).map_err(|e| e.to_string())?;
+    if finished.status.success() {
+        return Ok(());
     }
-    let started = std::time::Instant::now();
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("ended with {status}"))) };
-        }
-        if started.elapsed() > WAIT {
-            // Left to finish on its own; reaped by a thread so that no zombie stays.
-            std::thread::spawn(move || child.wait());
-            return Ok(());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let said = finished.said();
+    Err(format!(
+        "{program} ended with {}{}",
+        finished.status,
+        if said.is_empty() { String::new() } else { format!(": {said}") }
+    ))
 }
 
 fn on_path(program: &str) -> Option<std::path::PathBuf> {

@@ -43,6 +43,8 @@ pub struct Outcome {
     pub purged: Result<usize, StoreError>,
     /// Entries indexed (none with [`Upkeep::PurgeOnly`]), or why indexing stopped.
     pub indexed: Result<usize, StoreError>,
+    /// Entries told of by `notify_command` and desktop notifications, or why telling failed.
+    pub notified: Result<usize, String>,
 }
 
 /// The refresh pipeline. Cheap to clone.
@@ -89,16 +91,14 @@ impl Pipeline {
         self.writer.call(|c| super::notify::newest_entry(c)).await.unwrap_or(i64::MAX)
     }
 
-    /// Tells of the unread entries of notifying feeds stored after entry `after`; how many.
-    pub async fn notify_since(&self, after: i64) -> usize {
-        let Some(notifier) = &self.notifier else { return 0 };
-        match notifier.tell_since(&self.writer, after).await {
-            Ok(told) => told,
-            Err(e) => {
-                tracing::warn!("cannot tell of new entries: {e}");
-                0
-            }
-        }
+    /// Tells of the unread entries of notifying feeds stored after entry `after`; how many, or what went wrong
+    /// telling them (in words a person can act on).
+    pub async fn notify_since(&self, after: i64) -> Result<usize, String> {
+        let Some(notifier) = &self.notifier else { return Ok(0) };
+        notifier.tell_since(&self.writer, after).await.map_err(|e| {
+            tracing::warn!("cannot tell of new entries: {e}");
+            format!("cannot tell of new entries: {e}")
+        })
     }
 
     /// Kill rules: new entries they match are stored ignored, and what is stored is judged again after each
@@ -141,13 +141,13 @@ impl Pipeline {
         let report = observer.clone();
         let full_texts = self.full_text.fetch_pending(now, &move |id, result| report.full_text(id, result)).await;
         let (purged, indexed) = self.upkeep().await;
-        self.notify_since(started).await;
+        let notified = self.notify_since(started).await;
         // The log is checkpointed beside the writer in large steps (see `store::DbThread::spawn_writer`): what the
         // refresh wrote since the last goes into the database file now, synced.
         if let Err(e) = self.writer.call(|c| crate::store::checkpoint_after_any_running(c)).await {
             tracing::debug!("the refresh's log is left for the next checkpoint: {e}");
         }
-        Outcome { refreshed, full_texts, purged, indexed }
+        Outcome { refreshed, full_texts, purged, indexed, notified }
     }
 
     /// Purges what retention no longer keeps, then (unless [`Upkeep::PurgeOnly`]) indexes what is new; returns

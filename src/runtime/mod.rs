@@ -84,8 +84,12 @@ pub fn run_with_input(mut command: std::process::Command, input: &str) -> std::i
     command.stdin(std::process::Stdio::piped());
     let mut child = command.spawn()?;
     if let Some(mut stdin) = child.stdin.take() {
-        // A program that stops reading early (a pager quit at once) closes the pipe: not an error.
-        let _ = stdin.write_all(input.as_bytes());
+        // From a thread of its own: a program that reads nothing until it is done (or never) cannot hold the
+        // reader; one that stops reading early (a pager quit at once) closes the pipe, which is not an error.
+        let input = input.to_string();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        });
     }
     child.wait()
 }

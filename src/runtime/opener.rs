@@ -1,7 +1,7 @@
 //! Opening addresses outside tidings: the `browser` command line (or `$BROWSER`, or the platform's opener) for
-//! pages, the `player` for media. A command line is split into arguments here — never handed to a shell — and
-//! the address replaces `%u` (`%s` in `$BROWSER`'s convention) as one whole argument. A terminal program (w3m,
-//! lynx, mpv…) gets the terminal while the reader waits; a graphical one runs on its own.
+//! pages, the `player` for media. A command line is split into arguments here — never handed to a shell of ours
+//! — and the address stands where `%u` (`%s` in `$BROWSER`'s convention) does, as data (see [`crate::command`]).
+//! A terminal program (w3m, lynx, mpv…) gets the terminal while the reader waits; a graphical one runs on its own.
 
 use crate::app::OpenKind;
 pub use crate::command::CommandLine;
@@ -36,7 +36,9 @@ impl Launcher {
         let browser = browser.or_else(|| {
             browser_env?
                 .split(':')
-                .filter_map(|entry| CommandLine::parse(entry, None).ok())
+                // `%s` is the address in `$BROWSER`'s convention; in a line of the config it is only text
+                // (`printf '%s'` in a script).
+                .filter_map(|entry| CommandLine::parse(&entry.replace("%s", "%u"), None).ok())
                 .find(|c| on_path(c.program()).is_some())
         });
         Launcher { browser, player, feeds: Default::default() }
@@ -120,9 +122,15 @@ mod tests {
         let c = CommandLine::parse("firefox", None).unwrap();
         assert!(!c.in_terminal);
         assert_eq!(args(&command(&c, url)), ["firefox", url]);
-        let c = CommandLine::parse("open --url=%s", Some(true)).unwrap();
+        let c = CommandLine::parse("open --url=%u", Some(true)).unwrap();
         assert!(c.in_terminal, "the setting wins");
         assert_eq!(args(&command(&c, url)), ["open", format!("--url={url}").as_str()]);
+        let from_env = Launcher::new(None, None, Some("sh -c x --url=%s")).browser.unwrap();
+        assert_eq!(
+            args(&command(&from_env, url)),
+            ["sh", "-c", "x", format!("--url={url}").as_str()],
+            "$BROWSER's %s is the address"
+        );
     }
 
     #[test]

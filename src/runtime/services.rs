@@ -322,6 +322,9 @@ impl Services {
                 tokio::spawn(async move {
                     let outcome = pipeline.run(crate::refresh::Which::Feeds(ids), force, observer).await;
                     report_upkeep(&inbox, outcome.full_texts, outcome.purged, outcome.indexed);
+                    if let Err(e) = outcome.notified {
+                        let _ = inbox.send(Event::Error(e));
+                    }
                 });
             }
             Effect::Sync(names) => {
@@ -337,7 +340,9 @@ impl Services {
                             // What arrived is judged by the kill rules, then told of.
                             let _ = pipeline.index().await;
                             let _ = pipeline.apply_rules().await;
-                            pipeline.notify_since(newest).await;
+                            if let Err(e) = pipeline.notify_since(newest).await {
+                                let _ = inbox.send(Event::Error(e));
+                            }
                         }
                         let (said, changed) = match synced {
                             Ok(report) => {
@@ -371,7 +376,7 @@ impl Services {
             Effect::Pipe { words, input, .. } => {
                 let mut command = std::process::Command::new(&words[0]);
                 command.args(&words[1..]);
-                run_piped(command, input, inbox);
+                run_piped(command, input, PIPE_LIMITS, inbox);
             }
             Effect::Save { path, text, overwrite } => {
                 tokio::task::spawn_blocking(move || {
@@ -386,16 +391,16 @@ impl Services {
                 if let Some(line) = &self.copy {
                     let mut command = std::process::Command::new(line.program());
                     command.args(&line.words[1..]);
-                    run_piped(command, text, inbox);
+                    run_piped(command, text, COPY_LIMITS, inbox);
                 }
             }
             Effect::Bookmark { url, title } => {
                 let Some(line) = &self.bookmark else { return };
-                // The address and the title each replace their mark as one whole argument: never a shell.
-                let args: Vec<String> =
-                    line.words[1..].iter().map(|w| w.replace("%u", &url).replace("%t", &title)).collect();
-                let mut command = std::process::Command::new(line.program());
-                command.args(args);
+                // The address and the title are data wherever their marks stand (see `command`); a command without
+                // either gets both, in that order.
+                let argv = line.argv(&[("%u", &url), ("%t", &title)], &[&url, &title]);
+                let mut command = std::process::Command::new(&argv[0]);
+                command.args(&argv[1..]);
                 start_detached(command, inbox);
             }
             Effect::FindDatabaseHolders => {
@@ -426,48 +431,46 @@ impl Services {
     }
 }
 
-/// Runs a command with `input` on its standard input, off the terminal; says how it ended (its first line of
-/// output, or its error).
-fn run_piped(mut command: std::process::Command, input: String, inbox: mpsc::UnboundedSender<Event>) {
-    use std::io::Write;
-    use std::process::Stdio;
+/// Runs a command with `input` on its standard input, off the terminal and bounded (see [`crate::process`]);
+/// says how it ended (its first line of output, or its error).
+fn run_piped(
+    command: std::process::Command,
+    input: String,
+    limits: crate::process::Limits,
+    inbox: mpsc::UnboundedSender<Event>,
+) {
     let program = command.get_program().to_string_lossy().into_owned();
-    std::thread::spawn(move || {
-        let child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
-        let said = match child {
-            Ok(mut child) => {
-                if let Some(mut stdin) = child.stdin.take() {
-                    let _ = stdin.write_all(input.as_bytes());
-                }
-                match child.wait_with_output() {
-                    Ok(out) if out.status.success() => {
-                        let first = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string();
-                        let first = crate::sanitize::one_line(&first, 200);
-                        Event::Notice(if first.is_empty() {
-                            format!("{program} is done")
-                        } else {
-                            format!("{program}: {first}")
-                        })
-                    }
-                    Ok(out) => {
-                        let err = crate::sanitize::one_line(
-                            String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or(""),
-                            200,
-                        );
-                        Event::Error(format!(
-                            "{program} ended with {}{}",
-                            out.status,
-                            if err.is_empty() { String::new() } else { format!(": {err}") }
-                        ))
-                    }
-                    Err(e) => Event::Error(format!("{program}: {e}")),
-                }
+    tokio::task::spawn_blocking(move || {
+        let said = match crate::process::run(command, input.into_bytes(), limits) {
+            Ok(out) if out.status.success() => {
+                let first = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string();
+                let first = crate::sanitize::one_line(&first, 200);
+                Event::Notice(if first.is_empty() {
+                    format!("{program} is done")
+                } else {
+                    format!("{program}: {first}")
+                })
             }
-            Err(e) => Event::Error(format!("cannot start {program}: {e}")),
+            Ok(out) => {
+                let err = out.said();
+                Event::Error(format!(
+                    "{program} ended with {}{}",
+                    out.status,
+                    if err.is_empty() { String::new() } else { format!(": {err}") }
+                ))
+            }
+            Err(e) => Event::Error(e.to_string()),
         };
         let _ = inbox.send(said);
     });
 }
+
+/// A `:pipe` into a program: it may take a while (mail, a converter), and what it prints is only shown as a line.
+const PIPE_LIMITS: crate::process::Limits =
+    crate::process::Limits { deadline: std::time::Duration::from_secs(300), output: 64 * 1024 };
+/// The clipboard's `copy_command`.
+const COPY_LIMITS: crate::process::Limits =
+    crate::process::Limits { deadline: std::time::Duration::from_secs(10), output: 4 * 1024 };
 
 /// Writes the article's text to `path` (`~` is the home folder); an existing file only with `overwrite`.
 fn save(path: &str, text: &str, overwrite: bool) -> Result<String, String> {

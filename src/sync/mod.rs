@@ -151,7 +151,7 @@ pub async fn sync(
         &account.url,
         &account.user,
         row.auth.clone(),
-        Box::new(move || source.read()),
+        std::sync::Arc::new(move || source.read()),
     );
     let result = Sync { account, writer, row: &row, now }.run(&mut remote).await;
     // A token the server gave (or refused) is kept (or forgotten) for the next sync, whatever else happened.

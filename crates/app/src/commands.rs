@@ -283,7 +283,8 @@ pub fn ask_pipe(state: &mut State) -> Vec<Effect> {
         return Vec::new();
     }
     let hint = format!(
-        "a command that reads the text on its standard input (no shell: write sh -c '…' for one){}",
+        "a command that reads the text on its standard input (no shell: write sh -c '…' for one; %u is the \
+         address, %t the title){}",
         state.keymap.say(Context::Prompt, Action::ToggleScope, "; {}: the address instead")
     );
     state.dialog = Some(Dialog::Prompt(Prompt::new(
@@ -306,6 +307,9 @@ pub fn toggle_pipe(prompt: &mut Prompt) {
 /// Pipes the article's text (or the entry's address) to `line`.
 pub fn pipe(state: &mut State, line: &str, address: bool) -> Result<Vec<Effect>, String> {
     let command = tidings_core::command::CommandLine::parse(line, None)?;
+    // `%u` and `%t` in the command are the entry's address and title, as data (see `command`).
+    let (link, title) = entry_address(state).unwrap_or_default();
+    let words = command.argv(&[("%u", link.as_deref().unwrap_or("")), ("%t", &one_line(&title, 1000))], &[]);
     let input = if address {
         let (Some(url), _) = entry_address(state).ok_or("select an entry first")? else {
             return Err("the entry has no address".into());
@@ -316,7 +320,7 @@ pub fn pipe(state: &mut State, line: &str, address: bool) -> Result<Vec<Effect>,
     };
     let now = state.clock.now;
     state.status.info(format!("Piping to {}…", one_line(line, 100)), now);
-    Ok(vec![Effect::Pipe { words: command.words, input, in_terminal: command.in_terminal }])
+    Ok(vec![Effect::Pipe { words, input, in_terminal: command.in_terminal }])
 }
 
 /// `w`: asks for the file to save the article to.

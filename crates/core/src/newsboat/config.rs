@@ -160,17 +160,26 @@ fn needs_shell(line: &str) -> bool {
     line.contains(['|', '>', '<', ';', '`', '$', '*'])
 }
 
-/// A newsboat command line (run by a shell there) as a tidings command line (split into arguments, no shell):
-/// a trailing `&` goes (tidings starts graphical programs in the background anyway); one that needs a shell is
-/// written as `sh -c '…'`, as the user would write it for tidings.
-fn command(line: &str) -> String {
+/// A newsboat command line (run by a shell there, with the address and the other values appended when it names
+/// none) as a tidings command line (split into arguments, no shell): a trailing `&` goes (tidings starts
+/// graphical programs in the background anyway); one that needs a shell is written as `sh -c '…' sh %u…`, its
+/// placeholders turned into the script's positional parameters (`"${1}"`), so that what a feed puts in a link or a
+/// title reaches the script as data, never as code. `marks` are the placeholders the setting takes, in the order
+/// newsboat appends their values.
+fn command(line: &str, marks: &[&str]) -> String {
     let line = line.trim().trim_end_matches('&').trim_end();
-    if needs_shell(line) {
-        let quoted = line.replace('\'', r"'\''");
-        format!("sh -c '{quoted}'")
-    } else {
-        line.to_string()
+    if !needs_shell(line) {
+        return line.to_string();
     }
+    let mut script = line.to_string();
+    if !marks.iter().any(|m| line.contains(m)) {
+        for mark in marks {
+            script.push(' ');
+            script.push_str(mark);
+        }
+    }
+    let script = crate::command::shell_script(&script, marks);
+    format!("sh -c '{}' sh {}", script.replace('\'', r"'\''"), marks.join(" "))
 }
 
 fn yes(value: &str) -> Option<bool> {
@@ -196,7 +205,8 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
         match name.as_str() {
             "browser" | "player" | "bookmark-cmd" if !arg(0).is_empty() => {
                 let key = if name == "bookmark-cmd" { "bookmark_command" } else { name.as_str() };
-                out.settings.push((key.to_string(), Value::Text(command(arg(0))), line));
+                let marks: &[&str] = if name == "bookmark-cmd" { &["%u", "%t"] } else { &["%u"] };
+                out.settings.push((key.to_string(), Value::Text(command(arg(0), marks)), line));
             }
             "reload-time" => match arg(0).parse::<i64>() {
                 Ok(n) if (1..=10_080).contains(&n) => reload_minutes = Some((n, line)),
@@ -347,7 +357,11 @@ mod tests {
         assert!(m.settings.contains(&("browser".into(), Value::Text("w3m %u".into()), 1)));
         assert!(m.settings.contains(&("refresh_interval_minutes".into(), Value::Number(15), 3)));
         assert!(m.settings.contains(&("hide_read_feeds".into(), Value::Flag(true), 10)));
-        assert!(m.settings.contains(&("browser".into(), Value::Text("sh -c 'firefox %u | tee /dev/null'".into()), 13)));
+        assert!(m.settings.contains(&(
+            "browser".into(),
+            Value::Text(r#"sh -c 'firefox "${1}" | tee /dev/null' sh %u"#.into()),
+            13
+        )));
         assert_eq!(
             m.keys,
             vec![("next_feed".into(), vec!["J".into()], 4), ("page_down".into(), vec!["Ctrl-d".into()], 5)]
@@ -358,6 +372,28 @@ mod tests {
         let skipped: Vec<usize> = m.skipped.iter().map(|s| s.0).collect();
         assert_eq!(skipped, [6, 7, 11], "{:?}", m.skipped);
         assert!(m.skipped[1].2.contains("set"), "{:?}", m.skipped[1]);
+    }
+
+    #[test]
+    fn a_command_that_needs_a_shell_gets_its_values_as_parameters_never_in_its_script() {
+        let m = migrate(
+            "browser \"xdg-open %u > /dev/null 2>&1 &\"\n\
+             bookmark-cmd \"~/bin/mark.sh >> ~/marks\"\n\
+             player \"mpv '%u' | cat\"\n",
+            &filter::Context::default(),
+        );
+        let text = |key: &str| match &m.settings.iter().find(|s| s.0 == key).unwrap().1 {
+            Value::Text(t) => t.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(text("browser"), r#"sh -c 'xdg-open "${1}" > /dev/null 2>&1' sh %u"#);
+        assert_eq!(text("bookmark_command"), r#"sh -c '~/bin/mark.sh >> ~/marks "${1}" "${2}"' sh %u %t"#);
+        assert_eq!(text("player"), r#"sh -c 'mpv '\'''\''"${1}"'\'''\'' | cat' sh %u"#);
+        for key in ["browser", "bookmark_command", "player"] {
+            let line = crate::command::CommandLine::parse(&text(key), None).unwrap();
+            let script = &line.words[2];
+            assert!(!script.contains('%'), "no placeholder is left in the script: {script}");
+        }
     }
 
     #[test]
