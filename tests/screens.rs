@@ -100,7 +100,7 @@ fn reader(size: (u16, u16)) -> State {
             ],
             folders: vec![FolderRow { id: FolderId(7), name: "News".into(), parent: None, collapsed: false }],
             views: ViewCounts { all: 120, unread: 44, starred: 2 },
-            seen_writes: 0,
+            seen: tidings::app::WriteId::NONE,
         },
     );
     // Feed 1 selected, its entries shown.
@@ -113,7 +113,14 @@ fn reader(size: (u16, u16)) -> State {
     let order = (Sort::Newest, false);
     update(
         &mut s,
-        Event::EntriesLoaded { list: ListKey::Feed(FeedId(1)), refs, rows, order, keep: None, seen_writes: 0 },
+        Event::EntriesLoaded {
+            list: ListKey::Feed(FeedId(1)),
+            refs,
+            rows,
+            order,
+            keep: None,
+            seen: tidings::app::WriteId::NONE,
+        },
     );
     s
 }
@@ -237,7 +244,12 @@ fn empty_reader() {
         update(&mut s, Event::Tick(NOW));
         update(
             &mut s,
-            Event::FeedsLoaded { feeds: vec![], folders: vec![], views: ViewCounts::default(), seen_writes: 0 },
+            Event::FeedsLoaded {
+                feeds: vec![],
+                folders: vec![],
+                views: ViewCounts::default(),
+                seen: tidings::app::WriteId::NONE,
+            },
         );
         s
     });
@@ -273,7 +285,17 @@ fn unread_view_across_feeds_names_each_entrys_feed() {
         let refs =
             rows.iter().map(|e| EntryRef { id: e.id, feed_id: e.feed_id, read: e.read, starred: e.starred }).collect();
         let order = (Sort::Newest, false);
-        update(&mut s, Event::EntriesLoaded { list: ListKey::Unread, refs, rows, order, keep: None, seen_writes: 0 });
+        update(
+            &mut s,
+            Event::EntriesLoaded {
+                list: ListKey::Unread,
+                refs,
+                rows,
+                order,
+                keep: None,
+                seen: tidings::app::WriteId::NONE,
+            },
+        );
         key(&mut s, 'l');
         s
     });
@@ -440,11 +462,11 @@ fn an_article_opened_from_a_search_marks_what_matched() {
         .collect();
     let order = (Sort::Newest, false);
     let found = rows.into_iter().take(1).collect();
-    let seen_writes = s.writes_issued;
+    let seen = s.saving.last_issued();
     update(
         &mut s,
         // Searching wrote the last search down: the list read after it has seen that write.
-        Event::EntriesLoaded { list: ListKey::Search, refs, rows: found, order, keep: None, seen_writes },
+        Event::EntriesLoaded { list: ListKey::Search, refs, rows: found, order, keep: None, seen },
     );
     let s = with_article_from_list(s);
     let (width, height) = s.viewport;
@@ -509,8 +531,8 @@ fn search_results_and_the_starred_view() {
         let rows: Vec<EntryRow> = entries().into_iter().skip(1).take(2).collect();
         let refs = refs_of(&rows);
         let order = (Sort::Newest, false);
-        let seen_writes = s.writes_issued;
-        update(&mut s, Event::EntriesLoaded { list: ListKey::Search, refs, rows, order, keep: None, seen_writes });
+        let seen = s.saving.last_issued();
+        update(&mut s, Event::EntriesLoaded { list: ListKey::Search, refs, rows, order, keep: None, seen });
         s
     });
     at_sizes("starred", &SIZES[..2], |size| {
@@ -521,7 +543,17 @@ fn search_results_and_the_starred_view() {
         let rows: Vec<EntryRow> = entries().into_iter().filter(|e| e.starred).collect();
         let refs = refs_of(&rows);
         let order = (Sort::Newest, false);
-        update(&mut s, Event::EntriesLoaded { list: ListKey::Starred, refs, rows, order, keep: None, seen_writes: 0 });
+        update(
+            &mut s,
+            Event::EntriesLoaded {
+                list: ListKey::Starred,
+                refs,
+                rows,
+                order,
+                keep: None,
+                seen: tidings::app::WriteId::NONE,
+            },
+        );
         key(&mut s, 'l');
         s
     });
@@ -611,7 +643,14 @@ fn a_collapsed_folder_and_lists_scrolled_down() {
         let order = (Sort::Newest, false);
         update(
             &mut s,
-            Event::EntriesLoaded { list: ListKey::Feed(FeedId(4)), refs, rows, order, keep: None, seen_writes: 0 },
+            Event::EntriesLoaded {
+                list: ListKey::Feed(FeedId(4)),
+                refs,
+                rows,
+                order,
+                keep: None,
+                seen: tidings::app::WriteId::NONE,
+            },
         );
         key(&mut s, 'l');
         for _ in 0..40 {

@@ -571,7 +571,9 @@ mod tests {
         reader.services.writer.submit(move |_| {
             let _ = gate.recv();
         });
-        reader.services.run(Effect::Write(UserWrite::SetRead { ids: vec![entry_id], read: true }));
+        reader
+            .services
+            .run(Effect::Write { id: app::WriteId(1), write: UserWrite::SetRead { ids: vec![entry_id], read: true } });
         let list = app::ListKey::Feed(feed_id);
         reader.services.run(Effect::LoadEntries { list, source: ListSource::Feed(feed_id), order: None, keep: None });
         let barrier = reader.services.barrier.clone();

@@ -4,7 +4,7 @@
 
 use super::opener::{Launch, Launcher};
 use crate::app::saving::WriteFailure;
-use crate::app::{Effect, Event, ListKey};
+use crate::app::{Effect, Event, ListKey, WriteId};
 use crate::fetch::Fetcher;
 use crate::model::{EntryId, EntryRef, EntryRow, FeedId, ListQuery, ListSource, RefreshEvent, Sort, UserWrite};
 use crate::panics::{join_message, panic_message};
@@ -17,13 +17,14 @@ use tokio::sync::mpsc;
 /// Orders the reader's connection after the user's writes: a read asked for after a write sees it.
 ///
 /// The writer and the reader are separate threads with separate connections, so without this a list read
-/// could run before a "mark read" that was asked for earlier, and undo it on screen.
+/// could run before a "mark read" that was asked for earlier, and undo it on screen. Writes carry their number
+/// ([`WriteId`]); a read waits for the last one handed to the writer before it, and says which it saw.
 #[derive(Default)]
 pub(super) struct WriteBarrier {
-    /// User writes handed to the writer (in the order the state machine asked for them).
-    submitted: std::sync::atomic::AtomicU64,
-    /// User writes the writer has finished.
-    applied: std::sync::Mutex<u64>,
+    /// The last write handed to the writer (they go in the order the state machine numbered them).
+    submitted: std::sync::Mutex<WriteId>,
+    /// The last write the writer has finished (applied, or refused).
+    applied: std::sync::Mutex<WriteId>,
     changed: std::sync::Condvar,
     /// Told each time a read starts waiting for a write (for the barrier's own test).
     #[cfg(test)]
@@ -31,28 +32,30 @@ pub(super) struct WriteBarrier {
 }
 
 impl WriteBarrier {
-    fn submit(&self) {
-        self.submitted.fetch_add(1, Ordering::SeqCst);
+    fn submit(&self, id: WriteId) {
+        let mut submitted = self.submitted.lock().unwrap_or_else(|e| e.into_inner());
+        *submitted = (*submitted).max(id);
     }
 
-    fn applied_one(&self) {
-        *self.applied.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+    fn applied(&self, id: WriteId) {
+        let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
+        *applied = (*applied).max(id);
         self.changed.notify_all();
     }
 
-    /// The number of user writes a read asked for now must see.
-    fn mark(&self) -> u64 {
-        self.submitted.load(Ordering::SeqCst)
+    /// The write a read asked for now must see.
+    fn mark(&self) -> WriteId {
+        *self.submitted.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Blocks (on the reader's thread) until `mark` writes are applied.
-    fn wait_for(&self, mark: u64) {
+    /// Blocks (on the reader's thread) until write `id` is applied.
+    fn wait_for(&self, id: WriteId) {
         let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
         #[cfg(test)]
-        if *applied < mark {
+        if *applied < id {
             self.read_waits.notify_one();
         }
-        while *applied < mark {
+        while *applied < id {
             applied = self.changed.wait(applied).unwrap_or_else(|e| e.into_inner());
         }
     }
@@ -100,7 +103,7 @@ impl Services {
     /// Runs a read on the reader's thread once every user write asked for before it has been applied.
     fn read<F>(&self, f: F)
     where
-        F: FnOnce(&mut rusqlite::Connection, u64) + Send + 'static,
+        F: FnOnce(&mut rusqlite::Connection, WriteId) + Send + 'static,
     {
         let barrier = self.barrier.clone();
         let mark = barrier.mark();
@@ -110,13 +113,13 @@ impl Services {
         });
     }
 
-    /// Performs a user's change on the writer's thread through the store's one write path, counted by the
-    /// barrier; its outcome comes back as [`Event::Written`].
-    fn write(&self, write: UserWrite) {
+    /// Performs the user's write `id` on the writer's thread through the store's one write path; its outcome
+    /// comes back as [`Event::Written`].
+    fn write(&self, id: WriteId, write: UserWrite) {
         let barrier = self.barrier.clone();
         let inbox = self.inbox.clone();
         let db = self.db.clone();
-        barrier.submit();
+        barrier.submit(id);
         self.writer.submit(move |c| {
             let outcome = store::apply(c, &write, chrono::Utc::now().timestamp()).map_err(|e| {
                 let retry = e.may_work_later();
@@ -126,17 +129,17 @@ impl Services {
                 tracing::warn!("{}: {message}", write.describe());
                 WriteFailure { message, retry }
             });
-            let _ = inbox.send(Event::Written { write, outcome });
-            barrier.applied_one();
+            let _ = inbox.send(Event::Written { id, outcome });
+            barrier.applied(id);
         });
     }
 
     /// Reads a list on the reader's thread and sends it (or why it could not be read) to the inbox.
     fn load_entries(&self, list: ListKey, source: ListSource, order: Option<(Sort, bool)>, keep: Option<EntryId>) {
         let inbox = self.inbox.clone();
-        self.read(move |c, seen_writes| {
+        self.read(move |c, seen| {
             let _ = inbox.send(match load_list(c, source, order, keep) {
-                Ok((refs, rows, order)) => Event::EntriesLoaded { list, refs, rows, order, keep, seen_writes },
+                Ok((refs, rows, order)) => Event::EntriesLoaded { list, refs, rows, order, keep, seen },
                 Err(message) => Event::EntriesFailed { list, message },
             });
         });
@@ -163,11 +166,11 @@ impl Services {
     pub(super) fn run(&self, effect: Effect) {
         let inbox = self.inbox.clone();
         match effect {
-            Effect::LoadFeeds => self.read(move |c, seen_writes| {
+            Effect::LoadFeeds => self.read(move |c, seen| {
                 let result =
                     (|| Ok::<_, StoreError>((feeds::feeds(c)?, folders::folders(c)?, lists::view_counts(c)?)))();
                 let _ = inbox.send(match result {
-                    Ok((feeds, folders, views)) => Event::FeedsLoaded { feeds, folders, views, seen_writes },
+                    Ok((feeds, folders, views)) => Event::FeedsLoaded { feeds, folders, views, seen },
                     Err(e) => Event::Error(format!("cannot read the feed list: {e}")),
                 });
             }),
@@ -222,7 +225,7 @@ impl Services {
                 });
             }
             Effect::Open { url, kind } => self.open(&self.launcher.clone(), &url, kind),
-            Effect::Write(write) => self.write(write),
+            Effect::Write { id, write } => self.write(id, write),
             Effect::SaveView { name, query } => {
                 let path = self.config_path.clone();
                 tokio::task::spawn_blocking(move || {

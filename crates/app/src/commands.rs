@@ -202,7 +202,7 @@ fn run(state: &mut State, word: &str, rest: &str) -> Result<Vec<Effect>, String>
                 },
                 now,
             );
-            Ok(vec![Effect::Write(UserWrite::SetFeedHidden { feed_id: feed.0, hidden })])
+            Ok(vec![Effect::write(UserWrite::SetFeedHidden { feed_id: feed.0, hidden })])
         }
         "show-hidden-feeds" => {
             state.feeds.show_hidden = !state.feeds.show_hidden;

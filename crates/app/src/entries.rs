@@ -231,13 +231,13 @@ pub fn on_loaded(
     rows: Vec<EntryRow>,
     order: (Sort, bool),
     keep: Option<EntryId>,
-    seen_writes: u64,
+    seen: crate::WriteId,
 ) -> Vec<Effect> {
     if state.entries.of != Some(list) {
         return Vec::new();
     }
     state.entries.reads_in_flight = state.entries.reads_in_flight.saturating_sub(1);
-    if seen_writes < state.writes_issued {
+    if seen < state.saving.last_issued() {
         return vec![load(state, list, Some(order), keep)];
     }
     if state.entries.reads_in_flight > 0 {
@@ -425,7 +425,7 @@ fn reorder(state: &mut State, list: ListKey, sort: Sort, unread_only: bool) -> V
     state.entries.unread_only = unread_only;
     let source = state.source_of(list);
     vec![
-        Effect::Write(UserWrite::SetListOrder { source, sort, unread_only }),
+        Effect::write(UserWrite::SetListOrder { source, sort, unread_only }),
         load(state, list, Some((sort, unread_only)), keep),
     ]
 }

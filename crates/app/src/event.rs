@@ -19,6 +19,22 @@ pub enum OpenKind {
 /// Identifies one discovery the add dialog started, so that its answer finds its way back.
 pub type RequestId = u64;
 
+/// The number of one of the user's writes, given by [`crate::update`] as the write leaves it: writes are numbered
+/// in the order they are asked for, the store applies them in that order, and a read says which write it saw —
+/// so "was this list read after my change?" is one comparison, across threads and processes alike.
+/// `WriteId::NONE` comes before every write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WriteId(pub u64);
+
+impl WriteId {
+    pub const NONE: WriteId = WriteId(0);
+
+    /// The write after this one.
+    pub fn next(self) -> WriteId {
+        WriteId(self.0 + 1)
+    }
+}
+
 /// Everything that can happen to the reader.
 #[derive(Debug)]
 pub enum Event {
@@ -33,21 +49,21 @@ pub enum Event {
     Tick(i64),
     /// Feeds due for an automatic refresh.
     DueFeeds(Vec<FeedId>),
-    /// The feed list, read after the first `seen_writes` user writes were applied.
+    /// The feed list, read after the user's writes up to `seen` were applied.
     FeedsLoaded {
         feeds: Vec<FeedRow>,
         folders: Vec<FolderRow>,
         views: ViewCounts,
-        seen_writes: u64,
+        seen: WriteId,
     },
     /// A discovery the add dialog started finished.
     Discovered {
         request: RequestId,
         discovery: Box<Discovery>,
     },
-    /// The store performed a user's change (or could not: why, and whether it may work later).
+    /// The store performed the user's write `id` (or could not: why, and whether it may work later).
     Written {
-        write: UserWrite,
+        id: WriteId,
         outcome: Result<Applied, crate::saving::WriteFailure>,
     },
     /// The processes holding the database (for people: "sqlite3 (pid 4242)"), asked for while quitting waits
@@ -61,7 +77,8 @@ pub enum Event {
         /// The order they are in, and whether only unread ones are listed.
         order: (Sort, bool),
         keep: Option<EntryId>,
-        seen_writes: u64,
+        /// The last of the user's writes applied before the list was read.
+        seen: WriteId,
     },
     /// A list could not be read; `message` says why (a search that means nothing, …).
     EntriesFailed {
@@ -150,6 +167,13 @@ pub enum Event {
     Error(String),
 }
 
+impl Effect {
+    /// A write of the user's, numbered by [`crate::update`] as it leaves.
+    pub fn write(write: UserWrite) -> Effect {
+        Effect::Write { id: WriteId::NONE, write }
+    }
+}
+
 /// Work for the runtime to do; results come back as events.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Effect {
@@ -179,9 +203,12 @@ pub enum Effect {
         url: String,
         kind: OpenKind,
     },
-    /// A change the user made, for the store's one write path. Counted by `update` (see
-    /// [`crate::State::writes_issued`]) and by the runtime's write barrier: the two count the same thing.
-    Write(UserWrite),
+    /// A change the user made, for the store's one write path; `id` is its number (see [`WriteId`]), which the
+    /// runtime's reads wait for and report, and [`Event::Written`] answers.
+    Write {
+        id: WriteId,
+        write: UserWrite,
+    },
     /// Refresh these feeds as one batch; `force` ignores backoff and tries feeds that are gone.
     Refresh {
         batch: u64,

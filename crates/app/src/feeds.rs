@@ -485,7 +485,7 @@ pub fn toggle_hide_read(state: &mut State) -> Vec<Effect> {
         now,
     );
     let value = if state.feeds.hide_read { "on" } else { "off" };
-    vec![Effect::Write(UserWrite::SetPreference { name: "hide_read_feeds".into(), value: Some(value.into()) })]
+    vec![Effect::write(UserWrite::SetPreference { name: "hide_read_feeds".into(), value: Some(value.into()) })]
 }
 
 /// Asks for the saved views' counts, unless a count is on its way (then once more after it).
@@ -548,7 +548,7 @@ pub fn open(state: &mut State) -> Vec<Effect> {
             state.feeds.collapsed.insert(id);
         }
         state.feeds.rebuild_rows();
-        return vec![Effect::Write(UserWrite::SetCollapsed { folder_id: id, collapsed })];
+        return vec![Effect::write(UserWrite::SetCollapsed { folder_id: id, collapsed })];
     }
     if !state.entries.refs.is_empty() {
         state.focus = Pane::Entries;
@@ -578,7 +578,7 @@ pub fn toggle_full_text(state: &mut State) -> Vec<Effect> {
         },
         now,
     );
-    vec![Effect::Write(UserWrite::SetFeedFullText { feed_id, on })]
+    vec![Effect::write(UserWrite::SetFeedFullText { feed_id, on })]
 }
 
 /// The feed that feed info and forcing an encoding act on: the selected feed, or the feed of the open entry.
@@ -663,7 +663,7 @@ pub fn force_encoding(state: &mut State, feed_id: FeedId, answer: &str) -> Resul
         },
         now,
     );
-    let mut effects = vec![Effect::Write(UserWrite::SetEncodingOverride { feed_id, label })];
+    let mut effects = vec![Effect::write(UserWrite::SetEncodingOverride { feed_id, label })];
     effects.extend(super::progress::request(state, vec![feed_id], true));
     Ok(effects)
 }

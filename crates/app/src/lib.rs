@@ -35,7 +35,7 @@ pub mod status;
 pub mod subscriptions;
 pub mod sync;
 
-pub use event::{Effect, Event, OpenKind, RequestId};
+pub use event::{Effect, Event, OpenKind, RequestId, WriteId};
 pub use feeds::FeedListRow;
 pub use state::{Clock, ListKey, Pane, Setup, State};
 
@@ -46,12 +46,11 @@ use keymap::{Action, Context};
 use list::Step;
 use saving::WriteFailure;
 
-/// Applies one event to the state and says what work to start. The user's writes among the effects are counted
-/// here, the one place every effect passes (see [`State::writes_issued`]).
+/// Applies one event to the state and says what work to start. The user's writes among the effects are numbered
+/// here, the one place every effect passes, and kept until the store answers (see [`WriteId`]).
 pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
-    let effects = route(state, event);
-    state.writes_issued += effects.iter().filter(|e| matches!(e, Effect::Write(_))).count() as u64;
-    state.saving.issued(&effects);
+    let mut effects = route(state, event);
+    state.saving.issue(&mut effects);
     effects
 }
 
@@ -75,16 +74,19 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
             effects
         }
         Event::DueFeeds(ids) => progress::request(state, ids, false),
-        Event::FeedsLoaded { feeds, folders, views, seen_writes } => {
-            if seen_writes < state.writes_issued {
+        Event::FeedsLoaded { feeds, folders, views, seen } => {
+            if seen < state.saving.last_issued() {
                 return vec![Effect::LoadFeeds];
             }
             feeds::on_loaded(state, feeds, folders, views)
         }
         Event::Discovered { request, discovery } => subscriptions::on_discovered(state, request, *discovery),
-        Event::Written { write, outcome } => written(state, write, outcome),
-        Event::EntriesLoaded { list, refs, rows, order, keep, seen_writes } => {
-            entries::on_loaded(state, list, refs, rows, order, keep, seen_writes)
+        Event::Written { id, outcome } => match state.saving.answered(id) {
+            Some(write) => written(state, write, outcome),
+            None => Vec::new(),
+        },
+        Event::EntriesLoaded { list, refs, rows, order, keep, seen } => {
+            entries::on_loaded(state, list, refs, rows, order, keep, seen)
         }
         Event::EntriesFailed { list, message } => entries::on_failed(state, list, message),
         Event::RowsLoaded { list, rows } => entries::on_rows(state, list, rows),

@@ -22,7 +22,7 @@ pub fn set_read(state: &mut State, ids: Vec<EntryId>, read: bool) -> Vec<Effect>
     if read {
         state.undo = Some(changed.clone());
     }
-    vec![Effect::Write(UserWrite::SetRead { ids: changed, read })]
+    vec![Effect::write(UserWrite::SetRead { ids: changed, read })]
 }
 
 /// Marks the selected entry read, if it is not.
@@ -62,7 +62,7 @@ pub fn toggle_star(state: &mut State) -> Vec<Effect> {
     state.feeds.views.starred = (state.feeds.views.starred + if starred { 1 } else { -1 }).max(0);
     let now = state.clock.now;
     state.status.info(if starred { "Starred: kept for good" } else { "Unstarred" }, now);
-    vec![Effect::Write(UserWrite::SetStarred { ids: vec![entry.id], starred })]
+    vec![Effect::write(UserWrite::SetStarred { ids: vec![entry.id], starred })]
 }
 
 /// `u`: undoes the last marking read (an entry opened or toggled, or a whole list).
@@ -83,7 +83,7 @@ pub fn undo(state: &mut State) -> Vec<Effect> {
         now,
     );
     // The counts of every feed involved are read again from the store.
-    vec![Effect::Write(UserWrite::SetRead { ids, read: false }), Effect::LoadFeeds]
+    vec![Effect::write(UserWrite::SetRead { ids, read: false }), Effect::LoadFeeds]
 }
 
 /// `A`: marks every entry of the selected list read; asks first when that is more than a screenful.
@@ -135,7 +135,7 @@ pub fn mark_read_now(state: &mut State, list: ListKey) -> Vec<Effect> {
     }
     state.feeds.rebuild_rows();
     let source = state.source_of(list);
-    vec![Effect::Write(UserWrite::MarkListRead { source })]
+    vec![Effect::write(UserWrite::MarkListRead { source })]
 }
 
 /// The store marked a whole list read: say how many, and keep them for `u`.

@@ -3,11 +3,11 @@
 //! and that are tried again, and quitting, which waits for all of them — or, asked twice, leaves them and says
 //! which were lost.
 
-use crate::Effect;
 use crate::keymap::{Action, Context};
 use crate::model::UserWrite;
 use crate::state::State;
-use std::collections::VecDeque;
+use crate::{Effect, WriteId};
+use std::collections::BTreeMap;
 
 /// Seconds before a write the store could not take is tried again.
 pub const RETRY_SECS: i64 = 5;
@@ -27,9 +27,10 @@ pub struct WriteFailure {
 /// Writes asked for and not yet saved.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Saving {
-    /// Asked of the store, in order, not yet answered. The writer applies them in order and says so in order,
-    /// so each answer is the first of these.
-    in_flight: VecDeque<UserWrite>,
+    /// Asked of the store and not yet answered, by their numbers.
+    in_flight: BTreeMap<WriteId, UserWrite>,
+    /// The number of the last write asked for.
+    last: WriteId,
     /// Refused for now (see [`WriteFailure::retry`]); asked again at `retry_at`.
     refused: Vec<UserWrite>,
     retry_at: i64,
@@ -49,18 +50,26 @@ impl Saving {
         self.in_flight.len() + self.refused.len()
     }
 
-    /// Notes the writes among `effects`, which the runtime hands to the store in this order.
-    pub(crate) fn issued(&mut self, effects: &[Effect]) {
+    /// The number of the last write asked for ([`WriteId::NONE`] before any).
+    pub fn last_issued(&self) -> WriteId {
+        self.last
+    }
+
+    /// Numbers the writes among `effects` in their order (the runtime hands them to the store in this order),
+    /// and keeps each until the store answers.
+    pub(crate) fn issue(&mut self, effects: &mut [Effect]) {
         for effect in effects {
-            if let Effect::Write(write) = effect {
-                self.in_flight.push_back(write.clone());
+            if let Effect::Write { id, write } = effect {
+                self.last = self.last.next();
+                *id = self.last;
+                self.in_flight.insert(self.last, write.clone());
             }
         }
     }
 
-    /// The store answered the oldest write in flight.
-    fn answered(&mut self) {
-        self.in_flight.pop_front();
+    /// The store answered write `id`: the write it was, unless it was answered already.
+    pub(crate) fn answered(&mut self, id: WriteId) -> Option<UserWrite> {
+        self.in_flight.remove(&id)
     }
 }
 
@@ -69,7 +78,6 @@ impl Saving {
 pub(crate) fn on_written(state: &mut State, write: &UserWrite, failure: Option<&WriteFailure>) -> Vec<Effect> {
     let now = state.clock.now;
     let saving = &mut state.saving;
-    saving.answered();
     let mut effects = Vec::new();
     if let Some(failure) = failure.filter(|f| f.retry) {
         saving.refused.push(write.clone());
@@ -96,7 +104,7 @@ pub(crate) fn on_tick(state: &mut State, now: i64) -> Vec<Effect> {
     let saving = &mut state.saving;
     let mut effects = Vec::new();
     if !saving.refused.is_empty() && now >= saving.retry_at {
-        effects.extend(saving.refused.drain(..).map(Effect::Write));
+        effects.extend(saving.refused.drain(..).map(Effect::write));
     }
     if let Some(since) = saving.quitting_since
         && saving.pending() > 0
@@ -117,14 +125,14 @@ pub(crate) fn quit(state: &mut State) -> Vec<Effect> {
     }
     if state.saving.quitting_since.is_some() {
         let saving = &mut state.saving;
-        saving.abandoned = saving.in_flight.iter().chain(&saving.refused).cloned().collect();
+        saving.abandoned = saving.in_flight.values().chain(&saving.refused).cloned().collect();
         state.quit = true;
         return Vec::new();
     }
     state.saving.quitting_since = Some(now);
     say_waiting(state);
     // What was refused is tried again now, not in a few seconds.
-    state.saving.refused.drain(..).map(Effect::Write).collect()
+    state.saving.refused.drain(..).map(Effect::write).collect()
 }
 
 /// The processes that hold the database, found while quitting waits.

@@ -64,7 +64,7 @@ pub fn submit(state: &mut State, within: Option<ListKey>, answer: &str) -> Resul
     let mut effects = super::feeds::select(state, ListKey::Search);
     state.entries.to_top = true;
     // The Search view is there again after a restart.
-    effects.push(Effect::Write(crate::model::UserWrite::SetPreference {
+    effects.push(Effect::write(crate::model::UserWrite::SetPreference {
         name: "last_search".into(),
         value: Some(query.to_string()),
     }));

@@ -121,10 +121,9 @@ pub struct State {
     pub queued_dialogs: VecDeque<Dialog>,
     /// The entries the last marking read changed, for `u` to mark unread again.
     pub undo: Option<Vec<EntryId>>,
-    /// User writes ([`Effect::Write`]) asked of the store so far, counted by [`super::update`]. A list read before
-    /// the latest of them was applied would undo the user's change on screen, so it is asked for again instead.
-    pub writes_issued: u64,
-    /// The user's changes until the database has them (quitting waits for them).
+    /// The user's changes until the database has them (quitting waits for them), and the number of the last
+    /// one asked for: a list read before it was applied would undo the change on screen, so it is asked for again
+    /// instead.
     pub saving: crate::saving::Saving,
     pub quit: bool,
 }
@@ -181,7 +180,6 @@ impl State {
             dialog: None,
             queued_dialogs: VecDeque::new(),
             undo: None,
-            writes_issued: 0,
             saving: Default::default(),
             quit: false,
         }

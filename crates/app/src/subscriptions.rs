@@ -172,7 +172,7 @@ pub fn confirmed(state: &mut State, action: Confirmed, with_contents: bool) -> V
             state.undo = None;
             let again = state.keymap.say(Context::General, Action::AddFeed, "; {} with its address subscribes again");
             state.status.info(format!("Unsubscribed from {title} (no undo{again})"), now);
-            let mut effects = vec![Effect::Write(UserWrite::DeleteFeed(id)), Effect::LoadFeeds];
+            let mut effects = vec![Effect::write(UserWrite::DeleteFeed(id)), Effect::LoadFeeds];
             // It may have been the last feed of a refresh.
             effects.extend(progress::end_of_batch(state));
             effects
@@ -187,7 +187,7 @@ pub fn confirmed(state: &mut State, action: Confirmed, with_contents: bool) -> V
                 },
                 now,
             );
-            vec![Effect::Write(UserWrite::DeleteFolder { folder_id: id, with_contents }), Effect::LoadFeeds]
+            vec![Effect::write(UserWrite::DeleteFolder { folder_id: id, with_contents }), Effect::LoadFeeds]
         }
         Confirmed::MarkRead(_) => unreachable!("answered by the feed list"),
     }
@@ -223,7 +223,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
                 },
                 now,
             );
-            Ok(vec![Effect::Write(UserWrite::RenameFeed { feed_id, title }), Effect::LoadFeeds])
+            Ok(vec![Effect::write(UserWrite::RenameFeed { feed_id, title }), Effect::LoadFeeds])
         }
         PromptPurpose::RenameFolder(_) | PromptPurpose::NewFolder if text.is_empty() => {
             Err("a folder needs a name".into())
@@ -239,7 +239,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
                 return Err(format!("there is already a folder called {name} beside it"));
             }
             state.status.info(format!("Renamed the folder to {name}"), now);
-            Ok(vec![Effect::Write(UserWrite::RenameFolder { folder_id, name }), Effect::LoadFeeds])
+            Ok(vec![Effect::write(UserWrite::RenameFolder { folder_id, name }), Effect::LoadFeeds])
         }
         PromptPurpose::NewFolder => {
             let path = typed_path(text);
@@ -248,7 +248,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
                 return Err("there is already a folder there with that name".into());
             }
             state.status.info(format!("Created the folder {}; move feeds into it with M", path.join("/")), now);
-            Ok(vec![Effect::Write(UserWrite::CreateFolder(path)), Effect::LoadFeeds])
+            Ok(vec![Effect::write(UserWrite::CreateFolder(path)), Effect::LoadFeeds])
         }
         PromptPurpose::MoveFeed(feed_id) => {
             let folder = typed_path(text);
@@ -261,7 +261,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
                 },
                 now,
             );
-            Ok(vec![Effect::Write(UserWrite::MoveFeed { feed_id, folder }), Effect::LoadFeeds])
+            Ok(vec![Effect::write(UserWrite::MoveFeed { feed_id, folder }), Effect::LoadFeeds])
         }
         PromptPurpose::MoveFolder(folder_id) => {
             let parent = typed_path(text);
@@ -279,7 +279,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
                 },
                 now,
             );
-            Ok(vec![Effect::Write(UserWrite::MoveFolder { folder_id, parent }), Effect::LoadFeeds])
+            Ok(vec![Effect::write(UserWrite::MoveFolder { folder_id, parent }), Effect::LoadFeeds])
         }
         PromptPurpose::ForceEncoding(_)
         | PromptPurpose::FeedSetting(_)
@@ -334,7 +334,7 @@ pub fn subscribe(state: &mut State, feed: Found, folder: Vec<String>) -> Vec<Eff
     let now = state.clock.now;
     state.status.info(format!("Subscribing to {}…", one_line(feed.title.as_deref().unwrap_or(&feed.url), 200)), now);
     let new = NewFeed { url: feed.url, title: feed.title, name: None, site_url: None, folder };
-    vec![Effect::Write(UserWrite::AddFeed(new))]
+    vec![Effect::write(UserWrite::AddFeed(new))]
 }
 
 /// The store added (or already had) the feed: show it, and fetch it.

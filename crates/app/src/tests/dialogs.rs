@@ -62,7 +62,7 @@ fn several_feeds_open_a_picker() {
     update(&mut s, key('j'));
     let effects = update(&mut s, code(KeyCode::Enter));
     assert!(
-        matches!(&effects[..], [Effect::Write(UserWrite::AddFeed(NewFeed { url, .. }))] if url == "https://multi.example/comments.xml")
+        matches!(&effects[..], [Effect::Write { write: UserWrite::AddFeed(NewFeed { url, .. }), .. }] if url == "https://multi.example/comments.xml")
     );
     assert!(s.dialog.is_none());
 }
@@ -108,7 +108,7 @@ fn deleting_asks_first_and_removes_the_feed() {
     assert!(update(&mut s, key('n')).is_empty());
     assert_eq!(s.feeds.feeds.len(), 3, "no deletes without a yes");
     update(&mut s, key('D'));
-    assert_eq!(update(&mut s, key('y')), vec![Effect::Write(UserWrite::DeleteFeed(FeedId(1))), Effect::LoadFeeds]);
+    assert_eq!(update(&mut s, key('y')), vec![Effect::write(UserWrite::DeleteFeed(FeedId(1))), Effect::LoadFeeds]);
     assert_eq!(s.feeds.feeds.len(), 2);
     assert!(s.entries.refs.is_empty());
 }
@@ -122,7 +122,7 @@ fn rename_move_and_folders_confirm_themselves() {
     assert_eq!(
         update(&mut s, code(KeyCode::Enter)),
         vec![
-            Effect::Write(UserWrite::RenameFeed { feed_id: FeedId(1), title: Some("Mine".into()) }),
+            Effect::write(UserWrite::RenameFeed { feed_id: FeedId(1), title: Some("Mine".into()) }),
             Effect::LoadFeeds
         ]
     );
@@ -132,7 +132,7 @@ fn rename_move_and_folders_confirm_themselves() {
     assert_eq!(
         update(&mut s, code(KeyCode::Enter)),
         vec![
-            Effect::Write(UserWrite::MoveFeed { feed_id: FeedId(1), folder: vec!["Later".into()] }),
+            Effect::write(UserWrite::MoveFeed { feed_id: FeedId(1), folder: vec!["Later".into()] }),
             Effect::LoadFeeds
         ]
     );
@@ -148,7 +148,7 @@ fn rename_move_and_folders_confirm_themselves() {
     assert_eq!(
         update(&mut s, code(KeyCode::Enter)),
         vec![
-            Effect::Write(UserWrite::RenameFolder { folder_id: FolderId(7), name: "World".into() }),
+            Effect::write(UserWrite::RenameFolder { folder_id: FolderId(7), name: "World".into() }),
             Effect::LoadFeeds
         ]
     );
@@ -156,7 +156,7 @@ fn rename_move_and_folders_confirm_themselves() {
     assert_eq!(
         update(&mut s, key('y')),
         vec![
-            Effect::Write(UserWrite::DeleteFolder { folder_id: FolderId(7), with_contents: false }),
+            Effect::write(UserWrite::DeleteFolder { folder_id: FolderId(7), with_contents: false }),
             Effect::LoadFeeds
         ]
     );
@@ -190,7 +190,7 @@ fn a_rebound_keymap_drives_the_reader() {
     update(&mut s, key('l'));
     assert_eq!(
         update(&mut s, code(KeyCode::Right)),
-        vec![Effect::LoadArticle(EntryId(5)), Effect::Write(UserWrite::SetRead { ids: vec![EntryId(5)], read: true })]
+        vec![Effect::LoadArticle(EntryId(5)), Effect::write(UserWrite::SetRead { ids: vec![EntryId(5)], read: true })]
     );
 }
 

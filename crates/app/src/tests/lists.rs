@@ -57,7 +57,7 @@ fn enter_on_an_entry_opens_it_and_marks_it_read() {
         effects,
         vec![
             Effect::LoadArticle(EntryId(11)),
-            Effect::Write(UserWrite::SetRead { ids: vec![EntryId(11)], read: true })
+            Effect::write(UserWrite::SetRead { ids: vec![EntryId(11)], read: true })
         ]
     );
     assert!(s.entries.refs[1].read && s.entries.row(1).unwrap().read);
@@ -73,13 +73,13 @@ fn enter_on_a_folder_folds_it_and_remembers() {
     update(&mut s, key('j'));
     assert_eq!(
         update(&mut s, code(KeyCode::Enter)),
-        vec![Effect::Write(UserWrite::SetCollapsed { folder_id: FolderId(7), collapsed: true })]
+        vec![Effect::write(UserWrite::SetCollapsed { folder_id: FolderId(7), collapsed: true })]
     );
     assert_eq!(s.feeds.rows.len(), 5);
     assert!(matches!(s.feeds.rows[4], FeedListRow::Folder { collapsed: true, unread: 1, .. }));
     assert_eq!(
         update(&mut s, code(KeyCode::Enter)),
-        vec![Effect::Write(UserWrite::SetCollapsed { folder_id: FolderId(7), collapsed: false })]
+        vec![Effect::write(UserWrite::SetCollapsed { folder_id: FolderId(7), collapsed: false })]
     );
     assert_eq!(s.feeds.rows.len(), 7);
 }
@@ -90,21 +90,22 @@ fn m_toggles_read_and_a_marks_the_feed_read_and_says_so() {
     update(&mut s, key('l'));
     assert_eq!(
         update(&mut s, key('m')),
-        vec![Effect::Write(UserWrite::SetRead { ids: vec![EntryId(10)], read: true })]
+        vec![Effect::write(UserWrite::SetRead { ids: vec![EntryId(10)], read: true })]
     );
     assert_eq!(s.feeds.feeds[0].unread, 1);
     assert_eq!(
         update(&mut s, key('m')),
-        vec![Effect::Write(UserWrite::SetRead { ids: vec![EntryId(10)], read: false })]
+        vec![Effect::write(UserWrite::SetRead { ids: vec![EntryId(10)], read: false })]
     );
     assert_eq!(s.feeds.feeds[0].unread, 2);
     assert_eq!(
         update(&mut s, key('A')),
-        vec![Effect::Write(UserWrite::MarkListRead { source: ListSource::Feed(FeedId(1)) })]
+        vec![Effect::write(UserWrite::MarkListRead { source: ListSource::Feed(FeedId(1)) })]
     );
     assert_eq!(s.feeds.feeds[0].unread, 0);
     assert!(s.entries.refs.iter().all(|e| e.read));
-    update(&mut s, marked(ListSource::Feed(FeedId(1)), ids([10, 11])));
+    let answer = marked(&s, ids([10, 11]));
+    update(&mut s, answer);
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Marked 2 entries of One read (u undoes it)");
 }
 
@@ -117,7 +118,7 @@ fn n_opens_the_next_unread_entry() {
         update(&mut s, key('n')),
         vec![
             Effect::LoadArticle(EntryId(11)),
-            Effect::Write(UserWrite::SetRead { ids: vec![EntryId(11)], read: true })
+            Effect::write(UserWrite::SetRead { ids: vec![EntryId(11)], read: true })
         ]
     );
     assert_eq!(s.entries.cursor.index, 1);
@@ -130,13 +131,13 @@ fn a_list_read_before_the_users_last_write_is_asked_for_again() {
     update(&mut s, code(KeyCode::Enter)); // marks 10 read: write number 1
     let stale = vec![entry(10, 1, false), entry(11, 1, false)];
     let order = (Sort::Newest, false);
-    let event = |entries: Vec<EntryRow>, seen_writes| Event::EntriesLoaded {
+    let event = |entries: Vec<EntryRow>, seen: u64| Event::EntriesLoaded {
         list: ListKey::Feed(FeedId(1)),
         refs: refs(&entries),
         rows: entries,
         order,
         keep: None,
-        seen_writes,
+        seen: WriteId(seen),
     };
     let effects = update(&mut s, event(stale, 0));
     assert_eq!(
@@ -153,7 +154,7 @@ fn a_list_read_before_the_users_last_write_is_asked_for_again() {
         feeds: vec![feed(1, "One", 2, None)],
         folders: vec![],
         views: ViewCounts::default(),
-        seen_writes: 0,
+        seen: WriteId::NONE,
     };
     assert_eq!(update(&mut s, stale_feeds), vec![Effect::LoadFeeds]);
     assert_eq!(s.feeds.feeds[0].unread, 1);
@@ -185,7 +186,7 @@ fn only_the_rows_on_screen_are_read_and_scrolling_asks_for_more() {
         rows: first_rows,
         order: (Sort::Newest, false),
         keep: None,
-        seen_writes: 0,
+        seen: WriteId::NONE,
     };
     assert!(update(&mut s, event).is_empty(), "the first screen's rows came with the list");
     update(&mut s, key('l'));
@@ -230,13 +231,14 @@ fn marking_a_big_list_read_asks_first_and_u_undoes_it() {
     assert!(update(&mut s, key('n')).is_empty(), "no is no");
     assert!(s.entries.refs.iter().all(|r| !r.read));
     update(&mut s, key('A'));
-    assert_eq!(update(&mut s, key('y')), vec![Effect::Write(UserWrite::MarkListRead { source: ListSource::Unread })]);
+    assert_eq!(update(&mut s, key('y')), vec![Effect::write(UserWrite::MarkListRead { source: ListSource::Unread })]);
     assert!(s.entries.refs.iter().all(|r| r.read));
     let ids: Vec<EntryId> = ids(100..160);
-    assert_eq!(update(&mut s, marked(ListSource::Unread, ids.clone())), vec![Effect::LoadFeeds]);
+    let answer = marked(&s, ids.clone());
+    assert_eq!(update(&mut s, answer), vec![Effect::LoadFeeds]);
     assert_eq!(
         update(&mut s, key('u')),
-        vec![Effect::Write(UserWrite::SetRead { ids, read: false }), Effect::LoadFeeds]
+        vec![Effect::write(UserWrite::SetRead { ids, read: false }), Effect::LoadFeeds]
     );
     assert!(s.entries.refs.iter().all(|r| !r.read), "undone on screen at once");
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Marked 60 entries unread again");
@@ -251,7 +253,7 @@ fn a_small_list_is_marked_read_without_a_question_and_opening_can_be_undone() {
     update(&mut s, key('h'));
     assert_eq!(
         update(&mut s, key('u')),
-        vec![Effect::Write(UserWrite::SetRead { ids: vec![EntryId(10)], read: false }), Effect::LoadFeeds]
+        vec![Effect::write(UserWrite::SetRead { ids: vec![EntryId(10)], read: false }), Effect::LoadFeeds]
     );
     assert!(!s.entries.refs[0].read);
 }
@@ -262,13 +264,13 @@ fn s_stars_and_unstars_the_entry_and_counts_it() {
     update(&mut s, key('l'));
     assert_eq!(
         update(&mut s, key('s')),
-        vec![Effect::Write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: true })]
+        vec![Effect::write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: true })]
     );
     assert!(s.entries.refs[0].starred && s.entries.row(0).unwrap().starred);
     assert_eq!(s.feeds.views.starred, 2);
     assert_eq!(
         update(&mut s, key('s')),
-        vec![Effect::Write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: false })]
+        vec![Effect::write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: false })]
     );
     assert_eq!(s.feeds.views.starred, 1);
 }
@@ -281,7 +283,7 @@ fn sort_and_unread_only_are_remembered_for_the_list() {
     assert_eq!(
         effects,
         vec![
-            Effect::Write(UserWrite::SetListOrder {
+            Effect::write(UserWrite::SetListOrder {
                 source: ListSource::Feed(FeedId(1)),
                 sort: Sort::Oldest,
                 unread_only: false
@@ -297,7 +299,7 @@ fn sort_and_unread_only_are_remembered_for_the_list() {
     let effects = update(&mut s, key('U'));
     assert!(matches!(
         &effects[0],
-        Effect::Write(UserWrite::SetListOrder { sort: Sort::Oldest, unread_only: true, .. })
+        Effect::Write { write: UserWrite::SetListOrder { sort: Sort::Oldest, unread_only: true, .. }, .. }
     ));
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Showing unread entries only");
 }
@@ -309,14 +311,14 @@ fn when_two_reads_of_a_list_are_on_their_way_only_the_last_answer_is_shown() {
     update(&mut s, key('S')); // oldest first
     update(&mut s, key('S')); // by feed
     assert_eq!(s.entries.sort, Sort::ByFeed);
-    let seen_writes = s.writes_issued;
+    let seen = s.saving.last_issued();
     let answer = |sort: Sort, ids: &[i64]| Event::EntriesLoaded {
         list: ListKey::Feed(FeedId(1)),
         refs: refs(&ids.iter().map(|id| entry(*id, 1, false)).collect::<Vec<_>>()),
         rows: ids.iter().map(|id| entry(*id, 1, false)).collect(),
         order: (sort, false),
         keep: None,
-        seen_writes,
+        seen,
     };
     update(&mut s, answer(Sort::Oldest, &[11, 10]));
     assert_eq!(s.entries.sort, Sort::ByFeed, "the first answer is not shown: a newer one is coming");
@@ -333,7 +335,7 @@ fn slash_searches_every_feed_or_with_tab_the_selected_one() {
     let effects = update(&mut s, code(KeyCode::Enter));
     let source = ListSource::Search { query: "rust \"type system\"".into(), within: None };
     let remember =
-        |query: &str| Effect::Write(UserWrite::SetPreference { name: "last_search".into(), value: Some(query.into()) });
+        |query: &str| Effect::write(UserWrite::SetPreference { name: "last_search".into(), value: Some(query.into()) });
     assert_eq!(effects, vec![load(ListKey::Search, source), remember("rust \"type system\"")]);
     assert_eq!(s.feeds.selected_list(), Some(ListKey::Search));
     assert_eq!(s.feeds.rows[3], FeedListRow::View(ListKey::Search), "the search is a view");
@@ -421,7 +423,8 @@ fn questions_and_messages_name_the_keys_in_effect() {
         let Some(Dialog::Confirm(confirm)) = &s.dialog else { panic!("A asks first") };
         let question = confirm.question.clone();
         update(&mut s, key('y'));
-        update(&mut s, marked(ListSource::Unread, ids(100..160)));
+        let answer = marked(&s, ids(100..160));
+        update(&mut s, answer);
         (question, s.status.current(s.clock.now).unwrap().text.clone())
     };
     let (question, done) = said("");
@@ -445,7 +448,7 @@ fn the_search_prompt_takes_a_query_and_points_at_a_mistake() {
     // A query is written down as the last search like plain words, to be the Search view again after a restart.
     let remembered =
         UserWrite::SetPreference { name: "last_search".into(), value: Some("title ~ rust and unread".into()) };
-    assert_eq!(effects, vec![load(ListKey::Search, source), Effect::Write(remembered)]);
+    assert_eq!(effects, vec![load(ListKey::Search, source), Effect::write(remembered)]);
     update(&mut s, key('/'));
     update(&mut s, ctrl('u'));
     typed(&mut s, "title ~");

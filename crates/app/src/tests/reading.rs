@@ -144,7 +144,7 @@ fn keys_typed_ahead_of_an_article_act_on_it_not_on_the_one_before() {
     assert!(update(&mut s, key('t')).is_empty(), "no fetch of entry 10's page");
     assert_eq!(
         update(&mut s, key('m')),
-        vec![Effect::Write(UserWrite::SetRead { ids: vec![EntryId(11)], read: false })]
+        vec![Effect::write(UserWrite::SetRead { ids: vec![EntryId(11)], read: false })]
     );
     // It arrives, but its body (and so its links) is still rendering: f still waits.
     update(
@@ -197,15 +197,9 @@ fn going_from_a_feed_to_all_keeps_the_open_article_under_the_cursor() {
         vec![Effect::LoadEntries { list: ListKey::All, source: ListSource::All, order: None, keep: Some(EntryId(10)) }]
     );
     let all = vec![entry(30, 3, false), entry(20, 2, false), entry(11, 1, false), entry(10, 1, false)];
-    let (order, seen_writes) = ((s.entries.sort, false), s.writes_issued);
-    let loaded = Event::EntriesLoaded {
-        list: ListKey::All,
-        refs: refs(&all),
-        rows: all,
-        order,
-        keep: Some(EntryId(10)),
-        seen_writes,
-    };
+    let (order, seen) = ((s.entries.sort, false), s.saving.last_issued());
+    let loaded =
+        Event::EntriesLoaded { list: ListKey::All, refs: refs(&all), rows: all, order, keep: Some(EntryId(10)), seen };
     update(&mut s, loaded);
     assert_eq!(s.entries.selected_ref().map(|r| r.id), Some(EntryId(10)), "the list shows which entry is open");
     assert!(s.article.view.is_some());
@@ -237,7 +231,7 @@ fn o_in_the_entry_list_opens_the_selected_entry_and_marks_it_read() {
         effects,
         vec![
             Effect::Open { url: "https://example.com/entry/11".into(), kind: OpenKind::Page },
-            Effect::Write(UserWrite::SetRead { ids: vec![EntryId(11)], read: true })
+            Effect::write(UserWrite::SetRead { ids: vec![EntryId(11)], read: true })
         ]
     );
     assert!(s.entries.refs[1].read);
@@ -329,7 +323,7 @@ fn adding_a_site_with_one_feed_subscribes_into_the_folder_under_the_cursor() {
     let effects = update(&mut s, Event::Discovered { request: 0, discovery: Box::new(discovery) });
     assert_eq!(
         effects,
-        vec![Effect::Write(UserWrite::AddFeed(NewFeed {
+        vec![Effect::write(UserWrite::AddFeed(NewFeed {
             url: "https://site.example/feed".into(),
             title: Some("Site".into()),
             name: None,
@@ -337,15 +331,9 @@ fn adding_a_site_with_one_feed_subscribes_into_the_folder_under_the_cursor() {
             folder: vec!["News".into()],
         }))]
     );
-    let write = UserWrite::AddFeed(NewFeed {
-        url: "https://site.example/feed".into(),
-        title: Some("Site".into()),
-        name: None,
-        site_url: None,
-        folder: vec!["News".into()],
-    });
+    let id = s.saving.last_issued();
     let effects =
-        update(&mut s, Event::Written { write, outcome: Ok(Applied::Subscribed { feed_id: FeedId(9), added: true }) });
+        update(&mut s, Event::Written { id, outcome: Ok(Applied::Subscribed { feed_id: FeedId(9), added: true }) });
     assert_eq!(effects, vec![Effect::LoadFeeds, refresh(0, vec![9], true)]);
     assert_eq!(s.feeds.select_when_loaded, Some(ListKey::Feed(FeedId(9))));
 }
@@ -369,7 +357,7 @@ fn two_adds_in_flight_each_keep_their_own_folder_and_result() {
     );
     assert_eq!(
         b,
-        vec![Effect::Write(UserWrite::AddFeed(NewFeed {
+        vec![Effect::write(UserWrite::AddFeed(NewFeed {
             url: "https://b.example/feed".into(),
             title: Some("https://b.example/feed".into()),
             name: None,
@@ -383,7 +371,7 @@ fn two_adds_in_flight_each_keep_their_own_folder_and_result() {
     );
     assert_eq!(
         a,
-        vec![Effect::Write(UserWrite::AddFeed(NewFeed {
+        vec![Effect::write(UserWrite::AddFeed(NewFeed {
             url: "https://a.example/feed".into(),
             title: Some("https://a.example/feed".into()),
             name: None,

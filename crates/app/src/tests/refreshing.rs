@@ -149,7 +149,7 @@ fn forcing_an_encoding_validates_the_label_stores_it_and_refreshes() {
     assert_eq!(
         update(&mut s, code(KeyCode::Enter)),
         vec![
-            Effect::Write(UserWrite::SetEncodingOverride { feed_id: FeedId(1), label: Some("koi8-r".into()) }),
+            Effect::write(UserWrite::SetEncodingOverride { feed_id: FeedId(1), label: Some("koi8-r".into()) }),
             refresh(0, vec![1], true)
         ]
     );
@@ -160,7 +160,7 @@ fn forcing_an_encoding_validates_the_label_stores_it_and_refreshes() {
     let effects = update(&mut s, code(KeyCode::Enter));
     assert_eq!(
         effects[0],
-        Effect::Write(UserWrite::SetEncodingOverride { feed_id: FeedId(1), label: None }),
+        Effect::write(UserWrite::SetEncodingOverride { feed_id: FeedId(1), label: None }),
         "an empty answer stops forcing"
     );
 }

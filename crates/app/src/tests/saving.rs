@@ -5,22 +5,32 @@
 use super::*;
 use crate::saving::{RETRY_SECS, WriteFailure};
 
-/// Entry 10 starred from the entries pane: the write it asked for.
-fn starred(s: &mut State) -> UserWrite {
+/// Entry 10 starred from the entries pane: the write it asked for, numbered.
+fn starred(s: &mut State) -> (WriteId, UserWrite) {
     update(s, key('l'));
-    let effects = update(s, key('s'));
+    let before = s.saving.last_issued();
+    let effects = crate::update(s, key('s'));
     let write = UserWrite::SetStarred { ids: ids([10]), starred: true };
-    assert_eq!(effects, vec![Effect::Write(write.clone())]);
-    write
+    let id = before.next();
+    assert_eq!(effects, vec![Effect::Write { id, write: write.clone() }], "the next number");
+    (id, write)
 }
 
-fn saved(write: UserWrite) -> Event {
-    Event::Written { write, outcome: Ok(Applied::Flags { missing: 0 }) }
+fn saved(id: WriteId) -> Event {
+    Event::Written { id, outcome: Ok(Applied::Flags { missing: 0 }) }
 }
 
-fn busy(write: UserWrite) -> Event {
+fn busy(id: WriteId) -> Event {
     let failure = WriteFailure { message: "database error: database is locked".into(), retry: true };
-    Event::Written { write, outcome: Err(failure) }
+    Event::Written { id, outcome: Err(failure) }
+}
+
+/// The write asked for again among `effects`, with its new number.
+fn asked_again(effects: &[Effect], write: &UserWrite) -> Option<WriteId> {
+    effects.iter().find_map(|e| match e {
+        Effect::Write { id, write: w } if w == write => Some(*id),
+        _ => None,
+    })
 }
 
 fn status(s: &State) -> String {
@@ -30,8 +40,8 @@ fn status(s: &State) -> String {
 #[test]
 fn quitting_with_nothing_unsaved_quits_at_once() {
     let mut s = loaded();
-    let write = starred(&mut s);
-    update(&mut s, saved(write));
+    let (id, _) = starred(&mut s);
+    update(&mut s, saved(id));
     assert_eq!(update(&mut s, key('q')), vec![]);
     assert!(s.quit);
     assert!(s.saving.abandoned.is_empty());
@@ -40,12 +50,14 @@ fn quitting_with_nothing_unsaved_quits_at_once() {
 #[test]
 fn quitting_waits_for_the_changes_on_their_way_and_ends_when_the_database_has_them() {
     let mut s = loaded();
-    let write = starred(&mut s);
+    let (id, _) = starred(&mut s);
     assert_eq!(update(&mut s, key('q')), vec![]);
     assert!(!s.quit, "a star still on its way to the database holds the quit");
     assert!(status(&s).starts_with("Saving 1 change before quitting"), "{}", status(&s));
     assert!(status(&s).contains("q again quits without saving them"), "{}", status(&s));
-    update(&mut s, saved(write));
+    update(&mut s, saved(WriteId(id.0 + 1)));
+    assert!(!s.quit, "an answer to another write is not this one's");
+    update(&mut s, saved(id));
     assert!(s.quit, "the star is saved: the reader quits");
     assert!(s.saving.abandoned.is_empty());
 }
@@ -53,7 +65,7 @@ fn quitting_waits_for_the_changes_on_their_way_and_ends_when_the_database_has_th
 #[test]
 fn quit_asked_twice_leaves_the_unsaved_changes_and_names_them() {
     let mut s = loaded();
-    let write = starred(&mut s);
+    let (_, write) = starred(&mut s);
     update(&mut s, key('q'));
     assert!(!s.quit);
     update(&mut s, key('q'));
@@ -65,39 +77,41 @@ fn quit_asked_twice_leaves_the_unsaved_changes_and_names_them() {
 #[test]
 fn a_write_the_database_refused_for_now_is_kept_and_tried_again() {
     let mut s = loaded();
-    let write = starred(&mut s);
-    let effects = update(&mut s, busy(write.clone()));
+    let (id, write) = starred(&mut s);
+    let effects = update(&mut s, busy(id));
     assert!(!effects.contains(&Effect::LoadFeeds), "the screen keeps the star: it is still to be saved");
     assert_eq!(s.saving.pending(), 1);
     assert!(status(&s).contains("kept, to be saved again"), "{}", status(&s));
     let now = s.clock.now;
-    assert!(!update(&mut s, Event::Tick(now + 1)).contains(&Effect::Write(write.clone())), "not at once");
-    let effects = update(&mut s, Event::Tick(now + RETRY_SECS));
-    assert!(effects.contains(&Effect::Write(write.clone())), "tried again: {effects:?}");
+    assert_eq!(asked_again(&crate::update(&mut s, Event::Tick(now + 1)), &write), None, "not at once");
+    let effects = crate::update(&mut s, Event::Tick(now + RETRY_SECS));
+    let again = asked_again(&effects, &write).expect("tried again");
+    assert!(again > id, "with a number of its own, after the first: {again:?} {id:?}");
     assert_eq!(s.saving.pending(), 1, "on its way again");
-    update(&mut s, saved(write));
+    update(&mut s, saved(again));
     assert_eq!(s.saving.pending(), 0);
 }
 
 #[test]
 fn quitting_tries_refused_writes_again_at_once_and_waits_for_them() {
     let mut s = loaded();
-    let write = starred(&mut s);
-    update(&mut s, busy(write.clone()));
-    let effects = update(&mut s, key('q'));
-    assert_eq!(effects, vec![Effect::Write(write.clone())], "quitting does not wait for the retry's time");
+    let (id, write) = starred(&mut s);
+    update(&mut s, busy(id));
+    let effects = crate::update(&mut s, key('q'));
+    let again = asked_again(&effects, &write);
+    assert_eq!(effects.len(), 1, "quitting does not wait for the retry's time: {effects:?}");
     assert!(!s.quit);
     assert!(status(&s).contains("trying again (database error: database is locked)"), "{}", status(&s));
-    update(&mut s, saved(write));
+    update(&mut s, saved(again.expect("asked again")));
     assert!(s.quit);
 }
 
 #[test]
 fn a_write_that_cannot_work_is_reported_and_does_not_hold_up_quitting() {
     let mut s = loaded();
-    let write = starred(&mut s);
+    let (id, _) = starred(&mut s);
     let failure = WriteFailure { message: "no such entry".into(), retry: false };
-    let effects = update(&mut s, Event::Written { write, outcome: Err(failure) });
+    let effects = update(&mut s, Event::Written { id, outcome: Err(failure) });
     assert!(effects.contains(&Effect::LoadFeeds), "the screen is read again, without the change");
     assert_eq!(status(&s), "cannot save the star: no such entry");
     update(&mut s, key('q'));
@@ -121,11 +135,11 @@ fn quitting_that_waits_names_who_holds_the_database() {
 #[test]
 fn quit_from_a_dialog_waits_for_the_changes_too() {
     let mut s = loaded();
-    let write = starred(&mut s);
+    let (id, _) = starred(&mut s);
     update(&mut s, key('?'));
     assert!(s.dialog.is_some());
     update(&mut s, ctrl('c'));
     assert!(!s.quit, "Ctrl-C in help waits for the star as q does");
-    update(&mut s, saved(write));
+    update(&mut s, saved(id));
     assert!(s.quit);
 }

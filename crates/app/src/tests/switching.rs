@@ -49,7 +49,7 @@ fn a_new_order_and_a_new_search_open_the_list_at_its_top() {
     let order = (Sort::Oldest, false);
     // The entry under the cursor (11) is second in the new order too: kept, the cursor would stay below the top.
     let rows = vec![entry(10, 1, false), entry(11, 1, false)];
-    let seen_writes = s.writes_issued;
+    let seen = s.saving.last_issued();
     update(
         &mut s,
         Event::EntriesLoaded {
@@ -58,7 +58,7 @@ fn a_new_order_and_a_new_search_open_the_list_at_its_top() {
             rows,
             order,
             keep: Some(EntryId(11)),
-            seen_writes,
+            seen,
         },
     );
     assert_eq!(s.entries.cursor.index, 0, "a new order starts at the top");
@@ -68,7 +68,7 @@ fn a_new_order_and_a_new_search_open_the_list_at_its_top() {
     typed(&mut s, "rust");
     update(&mut s, code(KeyCode::Enter));
     let rows = vec![entry(10, 1, false), entry(11, 1, false)];
-    let seen_writes = s.writes_issued;
+    let seen = s.saving.last_issued();
     update(
         &mut s,
         Event::EntriesLoaded {
@@ -77,7 +77,7 @@ fn a_new_order_and_a_new_search_open_the_list_at_its_top() {
             rows,
             order: (Sort::Newest, false),
             keep: Some(EntryId(11)),
-            seen_writes,
+            seen,
         },
     );
     assert_eq!(s.entries.cursor.index, 0, "a new search starts at the top");
@@ -134,7 +134,10 @@ fn undo_after_unsubscribing_marks_nothing_unread() {
     update(&mut s, key('y'));
     assert!(status(&s).starts_with("Unsubscribed from One (no undo"), "{}", status(&s));
     let effects = update(&mut s, key('u'));
-    assert!(!effects.iter().any(|e| matches!(e, Effect::Write(UserWrite::SetRead { .. }))), "{effects:?}");
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::Write { write: UserWrite::SetRead { .. }, .. })),
+        "{effects:?}"
+    );
     assert_eq!(status(&s), "Nothing to undo");
 }
 
@@ -158,7 +161,7 @@ fn the_last_search_is_a_view_again_after_a_restart() {
     typed(&mut s, "rust");
     let effects = update(&mut s, code(KeyCode::Enter));
     let remembered = UserWrite::SetPreference { name: "last_search".into(), value: Some("rust".into()) };
-    assert!(effects.contains(&Effect::Write(remembered)), "{effects:?}");
+    assert!(effects.contains(&Effect::write(remembered)), "{effects:?}");
     // …and comes back as the Search view when the reader starts with it.
     let setup = Setup { last_search: Some("rust".into()), ..Setup::default() };
     let mut s = State::new(setup, (160, 40));
@@ -178,7 +181,7 @@ fn the_command_line_runs_actions_by_name_completes_and_remembers() {
     let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the command line is open") };
     assert_eq!(prompt.input.text(), "star ");
     let effects = update(&mut s, code(KeyCode::Enter));
-    assert_eq!(effects, vec![Effect::Write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: true })]);
+    assert_eq!(effects, vec![Effect::write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: true })]);
     assert!(s.dialog.is_none());
     update(&mut s, key(':'));
     update(&mut s, code(KeyCode::Up));
@@ -207,8 +210,8 @@ fn a_macro_runs_its_actions_in_order() {
     assert_eq!(
         effects,
         vec![
-            Effect::Write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: true }),
-            Effect::Write(UserWrite::SetRead { ids: vec![EntryId(10)], read: true }),
+            Effect::write(UserWrite::SetStarred { ids: vec![EntryId(10)], starred: true }),
+            Effect::write(UserWrite::SetRead { ids: vec![EntryId(10)], read: true }),
         ]
     );
 }
@@ -227,7 +230,7 @@ fn feeds_are_walked_with_j_k_and_ctrl_n_and_read_ones_hidden_on_h() {
     let effects = update(&mut s, key('H'));
     assert_eq!(
         effects,
-        vec![Effect::Write(UserWrite::SetPreference { name: "hide_read_feeds".into(), value: Some("on".into()) })]
+        vec![Effect::write(UserWrite::SetPreference { name: "hide_read_feeds".into(), value: Some("on".into()) })]
     );
     assert_eq!(s.feeds.row_of(ListKey::Feed(FeedId(2))), None, "Two has nothing unread");
     assert!(s.feeds.row_of(ListKey::Feed(FeedId(3))).is_some());
