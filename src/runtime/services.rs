@@ -3,8 +3,7 @@
 //! reported as a failed event, so the reader never waits for an answer that will not come.
 
 use super::opener::{Launch, Launcher};
-use crate::app::saving::WriteFailure;
-use crate::app::{Effect, Event, ListKey, WriteId};
+use crate::app::{Effect, Event, ListKey, WriteFailure, WriteId};
 use crate::fetch::Fetcher;
 use crate::model::{EntryId, EntryRef, EntryRow, FeedId, ListQuery, ListSource, RefreshEvent, Sort, UserWrite};
 use crate::panics::{join_message, panic_message};

@@ -9,8 +9,8 @@
 
 use super::Theme;
 use crate::app::State;
+use crate::app::article::pictures::Known;
 use crate::app::layout;
-use crate::app::pictures::Known;
 use crate::pictures::Shelf;
 use ratatui::Frame;
 use ratatui::buffer::{Buffer, CellDiffOption};

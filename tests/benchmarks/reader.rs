@@ -184,8 +184,8 @@ fn child_pictures(_: &str) {
                 matches!(
                     s.pictures.known.get(&url),
                     Some(
-                        tidings::app::pictures::Known::Ready { prepared: Some(_), .. }
-                            | tidings::app::pictures::Known::Refused(_)
+                        tidings::app::article::pictures::Known::Ready { prepared: Some(_), .. }
+                            | tidings::app::article::pictures::Known::Refused(_)
                     )
                 )
             })
@@ -226,8 +226,8 @@ fn child_pictures(_: &str) {
                     s.pictures.known.values().all(|k| {
                         !matches!(
                             k,
-                            tidings::app::pictures::Known::Loading
-                                | tidings::app::pictures::Known::Ready { prepared: None, .. }
+                            tidings::app::article::pictures::Known::Loading
+                                | tidings::app::article::pictures::Known::Ready { prepared: None, .. }
                         )
                     })
                 }),
@@ -245,7 +245,7 @@ fn child_pictures(_: &str) {
             .pictures
             .known
             .values()
-            .filter(|k| matches!(k, tidings::app::pictures::Known::Ready { .. }))
+            .filter(|k| matches!(k, tidings::app::article::pictures::Known::Ready { .. }))
             .count();
         println!("  fifty pictures opened: {shown} decoded, in {:.1} s", started.elapsed().as_secs_f64());
         println!("  {}", memory_now());

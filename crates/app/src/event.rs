@@ -35,6 +35,16 @@ impl WriteId {
     }
 }
 
+/// Why the store could not apply a user's write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteFailure {
+    /// For people: what went wrong and what to do.
+    pub message: String,
+    /// The same write may work later (the database was busy, the disk full, a file not writable for now):
+    /// it is kept and tried again, rather than dropped.
+    pub retry: bool,
+}
+
 /// Everything that can happen to the reader.
 #[derive(Debug)]
 pub enum Event {
@@ -64,7 +74,7 @@ pub enum Event {
     /// The store performed the user's write `id` (or could not: why, and whether it may work later).
     Written {
         id: WriteId,
-        outcome: Result<Applied, crate::saving::WriteFailure>,
+        outcome: Result<Applied, WriteFailure>,
     },
     /// The processes holding the database (for people: "sqlite3 (pid 4242)"), asked for while quitting waits
     /// for the user's changes.

@@ -25,7 +25,6 @@ pub mod layout;
 pub mod list;
 pub mod marks;
 pub mod navigate;
-pub mod pictures;
 mod pointer;
 pub mod progress;
 pub mod saving;
@@ -35,7 +34,7 @@ pub mod status;
 pub mod subscriptions;
 pub mod sync;
 
-pub use event::{Effect, Event, OpenKind, RequestId, WriteId};
+pub use event::{Effect, Event, OpenKind, RequestId, WriteFailure, WriteId};
 pub use feeds::FeedListRow;
 pub use state::{Clock, ListKey, Pane, Setup, State};
 
@@ -44,7 +43,6 @@ use crossterm::event::{KeyEvent, KeyEventKind};
 use dialogs::Dialog;
 use keymap::{Action, Context};
 use list::Step;
-use saving::WriteFailure;
 
 /// Applies one event to the state and says what work to start. The user's writes among the effects are numbered
 /// here, the one place every effect passes, and kept until the store answers (see [`WriteId`]).
@@ -95,9 +93,9 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::ArticleRendered { entry_id, width, body } => article::on_rendered(state, entry_id, width, body),
         Event::Refresh(ev) => progress::on_event(state, ev),
         Event::FullTextFetched { entry_id, result } => article::on_full_text(state, entry_id, result),
-        Event::PictureLoaded { url, result } => pictures::on_loaded(state, url, result),
-        Event::PicturePrepared { url, size, result } => pictures::on_prepared(state, url, size, result),
-        Event::PicturesReset => pictures::on_reset(state),
+        Event::PictureLoaded { url, result } => article::pictures::on_loaded(state, url, result),
+        Event::PicturePrepared { url, size, result } => article::pictures::on_prepared(state, url, size, result),
+        Event::PicturesReset => article::pictures::on_reset(state),
         Event::Purged { entries } => {
             // Not news worth the status bar: the log keeps it, and the lists are read again without them.
             let now = state.clock.now;
@@ -283,7 +281,7 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Zoom => {
             state.zoom = !state.zoom;
             let mut effects = article::rerender_if_needed(state);
-            effects.extend(pictures::wanted(state));
+            effects.extend(article::pictures::wanted(state));
             effects
         }
         Action::MessageLog => {

@@ -5,24 +5,13 @@
 
 use crate::keymap::{Action, Context};
 use crate::model::UserWrite;
-use crate::state::State;
-use crate::{Effect, WriteId};
+use crate::{Effect, State, WriteFailure, WriteId};
 use std::collections::BTreeMap;
 
 /// Seconds before a write the store could not take is tried again.
 pub const RETRY_SECS: i64 = 5;
 /// Seconds quitting waits for the writes before it looks for who holds the database.
 pub const ASK_HOLDERS_AFTER_SECS: i64 = 1;
-
-/// Why the store could not apply a user's write.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WriteFailure {
-    /// For people: what went wrong and what to do.
-    pub message: String,
-    /// The same write may work later (the database was busy, the disk full, a file not writable for now):
-    /// it is kept and tried again, rather than dropped.
-    pub retry: bool,
-}
 
 /// Writes asked for and not yet saved.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -1,9 +1,10 @@
 //! The reader's whole state — one field per noun, each owned by its module — and what every module asks of it:
 //! the screen's geometry for the current viewport, the names and sources of lists, the dialog queue.
 
+use super::article::pictures;
 use super::dialogs::Dialog;
 use super::keymap::{Action, Context, Keymap};
-use super::{article, entries, feeds, layout, pictures, progress, status, subscriptions, sync};
+use super::{article, entries, feeds, layout, progress, status, subscriptions, sync};
 use crate::clock::Zone;
 use crate::model::{EntryId, FeedId, FolderId, ListSource};
 use std::collections::VecDeque;

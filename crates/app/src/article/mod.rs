@@ -2,15 +2,16 @@
 //! thread), scrolling, and the links it offers (`o` opens the entry, `f N` follows link N).
 
 mod header;
+pub mod pictures;
 
 use super::dialogs::{Dialog, Prompt, PromptPurpose};
 use super::keymap::{Action, Context, Keymap};
 use super::list::{Step, scroll};
 use super::{Effect, OpenKind, Pane, State};
 use crate::model::{EntryDetail, EntryId};
-use crate::pictures::{Pictures, Placed};
 use crate::render::{self, Line, Span};
 use crate::sanitize::one_line;
+use pictures::{Pictures, Placed};
 
 /// The article being read: its entry, and its lines (header and body) rendered for the pane's width.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,7 +184,7 @@ pub fn on_rendered(
             view.links = body.links;
             let mut pictures = body.pictures;
             if pictures.is_empty() {
-                pictures.extend(crate::pictures::entry_picture(&view.detail));
+                pictures.extend(pictures::entry_picture(&view.detail));
             }
             view.pictures = pictures.into_iter().map(|picture| Placed { picture, row: 0, size: None }).collect();
         }
@@ -209,7 +210,7 @@ pub fn on_rendered(
     view.rendered_width = Some(width);
     view.scroll = view.scroll.min(view.lines.len().saturating_sub(height));
     clear_still_loading(state);
-    crate::pictures::wanted(state)
+    pictures::wanted(state)
 }
 
 /// Lays the open article out again where it is (its pictures' sizes, or the pane's height, changed), keeping
@@ -218,9 +219,9 @@ pub(crate) fn relayout_in_place(state: &mut State) {
     let (width, height) = (state.article_width(), state.article_height_cells());
     let (zone, rows) = (state.clock.zone, state.article_height());
     let Some(view) = state.article.view.as_mut().filter(|v| v.rendered_width == Some(width)) else { return };
-    let place = crate::pictures::place_of(view, view.scroll);
+    let place = pictures::place_of(view, view.scroll);
     view.relayout((width, height), zone, &state.keymap, &state.pictures);
-    view.scroll = crate::pictures::row_of(view, place).min(view.lines.len().saturating_sub(rows));
+    view.scroll = pictures::row_of(view, place).min(view.lines.len().saturating_sub(rows));
 }
 
 /// The article's width changed (a resize, zoom): render it again for the new width. Its height alone changed:
@@ -231,7 +232,7 @@ pub fn rerender_if_needed(state: &mut State) -> Vec<Effect> {
         Some(view) if view.rendered_width != Some(width) => vec![render_effect(view, width)],
         Some(view) if !view.pictures.is_empty() => {
             relayout_in_place(state);
-            crate::pictures::wanted(state)
+            pictures::wanted(state)
         }
         _ => Vec::new(),
     }
@@ -314,7 +315,7 @@ pub fn toggle_details(state: &mut State) -> Vec<Effect> {
         Some(view) => {
             view.details = !view.details;
             view.relayout((width, height), zone, &state.keymap, &state.pictures);
-            return crate::pictures::wanted(state);
+            return pictures::wanted(state);
         }
         None => {
             let says = "; {} lists its media, comments and tags";
@@ -379,7 +380,7 @@ pub fn scroll_by(state: &mut State, step: Step) -> Vec<Effect> {
     if let Some(view) = state.article.view.as_mut() {
         view.scroll = scroll(view.scroll, step, view.lines.len(), height);
     }
-    crate::pictures::wanted(state)
+    pictures::wanted(state)
 }
 
 /// `o`: the open article's page in the article pane; the selected entry's in the entry list (it is then

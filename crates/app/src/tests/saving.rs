@@ -3,7 +3,7 @@
 //! them for the runtime to report.
 
 use super::*;
-use crate::saving::{RETRY_SECS, WriteFailure};
+use crate::saving::RETRY_SECS;
 
 /// Entry 10 starred from the entries pane: the write it asked for, numbered.
 fn starred(s: &mut State) -> (WriteId, UserWrite) {

@@ -6,7 +6,7 @@
 //! The pictures themselves (bytes, pixels, escape sequences) never enter the state: the runtime keeps them and
 //! the drawing code asks it for the one prepared for a place. Here are only addresses, sizes and decisions.
 
-use crate::article::ArticleView;
+use super::ArticleView;
 use crate::render::{self, Picture};
 use crate::{Effect, State};
 use std::collections::HashMap;
