@@ -54,7 +54,8 @@ fn colours(path: &std::path::Path) -> (usize, usize) {
 fn xterm_as_a_vt340_shows_the_squares_colours_in_a_screenshot() {
     let missing: Vec<&str> = ["Xvfb", "xterm", "import", "xdotool"].into_iter().filter(|p| !have(p)).collect();
     if !missing.is_empty() {
-        eprintln!("skipped: {} not installed (apt-get install xvfb xterm imagemagick xdotool)", missing.join(", "));
+        let why = format!("{} not installed (apt-get install xvfb xterm imagemagick xdotool)", missing.join(", "));
+        support::skip("xterm_as_a_vt340_shows_the_squares_colours_in_a_screenshot", &why);
         return;
     }
     let server = Server::start();

@@ -31,9 +31,10 @@ fn kit() -> Result<PathBuf, String> {
     Ok(script)
 }
 
-/// Says on the terminal, past the harness's capture, that a test skipped and why.
+/// Says that a test skipped for want of FreshRSS, and why; fails it where every kit is required (see
+/// [`super::skip`]).
 pub(crate) fn skipped(test: &str, why: &str) {
-    let _ = writeln!(std::io::stderr(), "\n{test}: SKIPPED, no FreshRSS here: {why}");
+    super::skip(test, &format!("no FreshRSS here: {why}"));
 }
 
 /// A FreshRSS server; stopped when dropped.
