@@ -167,6 +167,9 @@ fn search_reads_a_database_file_the_user_may_not_write_and_says_what_it_could_no
     let out =
         Command::new(env!("CARGO_BIN_EXE_tidings")).arg("--db").arg(&db).args(["search", "Alpha"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    // Opened for writing, the file was made its owner's only (it may hold login tokens): shared again on purpose.
+    assert_eq!(std::fs::metadata(&db).unwrap().permissions().mode() & 0o777, 0o600);
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
     let out = as_nobody(&db, &["search", "Alpha"]).unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).matches("Alpha").count(), 2, "{}", stdout(&out));

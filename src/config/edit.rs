@@ -1,7 +1,9 @@
 //! Editing the config file in place, comments and layout kept (`toml_edit`): the reader saves a search as a
 //! view (`[[views]]`) and a feed's settings (`[feeds."URL"]`) here. The config is the source of truth for both;
 //! an edit is checked by reading the new text as a config before the file is replaced (atomically: a new file
-//! beside it, renamed over it), so a bad edit never lands.
+//! beside it, renamed over it), so a bad edit never lands. The config may hold passwords: the new file has the
+//! old one's permissions from its creation on, and a config that is a symbolic link (to a dotfiles repository)
+//! is edited where it leads, the link left as it is.
 
 use super::Config;
 use std::path::{Path, PathBuf};
@@ -131,8 +133,9 @@ fn readable_string(text: &str) -> toml_edit::Value {
 }
 
 /// Reads the file (a missing one is empty), applies `change`, checks the result reads as a config, and
-/// replaces the file with it.
+/// replaces the file with it — the file a symbolic link at `path` leads to, if it is one.
 fn edit_file(path: &Path, change: impl Fn(&str) -> Result<String, String>) -> Result<(), EditError> {
+    let path = &followed(path).map_err(|source| EditError::Read { path: path.to_path_buf(), source })?;
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -144,14 +147,62 @@ fn edit_file(path: &Path, change: impl Fn(&str) -> Result<String, String>) -> Re
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(write_err)?;
     }
+    replace_file(path, &new).map_err(write_err)
+}
+
+/// `path` with its symbolic links followed to the file they lead to (which may not exist yet).
+fn followed(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    // As many links in a row as Linux follows.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let to = std::fs::read_link(&path)?;
+                // A relative link leads from the folder it is in; `join` keeps an absolute one as it is.
+                path = path.parent().map_or_else(|| to.clone(), |dir| dir.join(&to));
+            }
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => return Ok(path),
+        }
+    }
+    Err(std::io::Error::other("too many symbolic links in a row"))
+}
+
+/// Replaces the file at `path` with `text`: written to a new file beside it, then renamed over it. The new file
+/// is created with the old one's permissions (a 0600 config holding a password is never readable by others,
+/// not even while it is written), and is new: one an interrupted edit left is removed first, not written into
+/// (whoever had it open would read the new text). Left behind on failure, never.
+fn replace_file(path: &Path, text: &str) -> std::io::Result<()> {
     let mut temp = path.as_os_str().to_owned();
     temp.push(".tidings-edit");
     let temp = PathBuf::from(temp);
-    std::fs::write(&temp, new.as_bytes()).map_err(write_err)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(&temp, meta.permissions());
+    let permissions = std::fs::metadata(path).ok().map(|meta| meta.permissions());
+    match std::fs::remove_file(&temp) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
     }
-    std::fs::rename(&temp, path).map_err(write_err)
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if let Some(permissions) = &permissions {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(permissions.mode() & 0o777);
+    }
+    let mut file = options.open(&temp)?;
+    let written = (|| {
+        use std::io::Write;
+        // The umask may have taken bits off the old mode (never added one): given back before the first byte.
+        if let Some(permissions) = permissions {
+            file.set_permissions(permissions)?;
+        }
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
 }
 
 #[cfg(test)]
@@ -192,6 +243,66 @@ mod tests {
         let gone = with_feed_setting(&more, url, "notify", None).unwrap();
         let gone = with_feed_setting(&gone, url, "refresh_minutes", None).unwrap();
         assert!(!gone.contains("feeds"), "{gone}");
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_config_holding_a_password_is_written_only_into_a_new_file_with_its_mode() {
+        use std::io::Read;
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let account = "[[accounts]]\nname = \"Home\"\nkind = \"greader\"\nurl = \"https://rss.example.net/\"\n";
+        std::fs::write(&path, format!("{account}user = \"alice\"\npassword = \"hunter2\"\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        // A file left where the edit writes, readable by others, and held open by one of them.
+        let left = dir.path().join("config.toml.tidings-edit");
+        std::fs::write(&left, "").unwrap();
+        std::fs::set_permissions(&left, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mut other = std::fs::File::open(&left).unwrap();
+
+        append_view(&path, "Starred", "starred").unwrap();
+        let mut seen = String::new();
+        other.read_to_string(&mut seen).unwrap();
+        assert_eq!(seen, "", "the password went into a file another user had open");
+        assert_eq!(mode(&path), 0o600);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("hunter2") && text.contains("Starred"), "{text}");
+        assert!(!left.exists(), "nothing is left beside it");
+
+        // A mode the umask would cut (group write) is kept exactly.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o660)).unwrap();
+        append_view(&path, "Unread", "unread").unwrap();
+        assert_eq!(mode(&path), 0o660);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_config_is_edited_where_the_link_leads_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let dotfiles = dir.path().join("dotfiles");
+        std::fs::create_dir(&dotfiles).unwrap();
+        std::fs::write(dotfiles.join("tidings.toml"), CONFIG).unwrap();
+        let config = dir.path().join("config");
+        std::fs::create_dir(&config).unwrap();
+        // config/config.toml → config/linked.toml → ../dotfiles/tidings.toml: relative links, one after another.
+        std::os::unix::fs::symlink("../dotfiles/tidings.toml", config.join("linked.toml")).unwrap();
+        std::os::unix::fs::symlink("linked.toml", config.join("config.toml")).unwrap();
+
+        append_view(&config.join("config.toml"), "Starred", "starred").unwrap();
+        for (link, to) in [("config.toml", "linked.toml"), ("linked.toml", "../dotfiles/tidings.toml")] {
+            assert_eq!(std::fs::read_link(config.join(link)).unwrap(), Path::new(to), "{link} is still a link");
+        }
+        let text = std::fs::read_to_string(dotfiles.join("tidings.toml")).unwrap();
+        assert!(text.starts_with(CONFIG) && text.contains("Starred"), "{text}");
+        let beside: Vec<_> = std::fs::read_dir(&dotfiles).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(beside, ["tidings.toml"], "edited in place, nothing left beside it");
     }
 
     #[test]

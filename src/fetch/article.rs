@@ -51,6 +51,7 @@ fn fetch_message(error: &FetchError) -> String {
             };
             format!("cannot fetch the page: HTTP {status}{hint}")
         }
+        FetchError::LocalNetwork { .. } => format!("the page was {error}"),
         other => format!("cannot fetch the page: {other}"),
     }
 }

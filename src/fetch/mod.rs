@@ -4,11 +4,13 @@
 //! connection when its connection closed before any byte of the answer (as curl and browsers do), the server's
 //! requests to slow down (`Retry-After`, `Cache-Control: max-age`), errors classified so a person can act on
 //! them, and how many sockets the process can afford ([`socket_budget`]); plus [`discovery`], which fetches
-//! pages and verifies the feeds they offer. One of the two modules that do I/O (with `store`).
+//! pages and verifies the feeds they offer, and [`reach`], which keeps what a feed's content points at (pictures,
+//! full articles) off the local network. One of the two modules that do I/O (with `store`).
 
 pub mod article;
 mod courtesy;
 pub mod discovery;
+pub mod reach;
 
 pub use courtesy::{Courtesy, Ticket, Turn, Weight, host_key};
 
@@ -100,6 +102,9 @@ pub enum FetchError {
     Body { url: String, reason: String },
     #[error("the server sent an empty response")]
     Empty { url: String },
+    /// A fetch for a feed's content would have gone to the local network (see [`reach`]).
+    #[error("{refusal}")]
+    LocalNetwork { url: String, refusal: reach::Refusal },
 }
 
 fn http_hint(status: u16) -> &'static str {
@@ -120,7 +125,7 @@ impl FetchError {
         match self {
             FetchError::InvalidUrl { .. } => ErrorKind::Url,
             FetchError::Dns { .. } => ErrorKind::Dns,
-            FetchError::Connect { .. } => ErrorKind::Connect,
+            FetchError::Connect { .. } | FetchError::LocalNetwork { .. } => ErrorKind::Connect,
             FetchError::Timeout { .. } => ErrorKind::Timeout,
             FetchError::Tls { .. } => ErrorKind::Tls,
             FetchError::Status { .. } => ErrorKind::Http,
@@ -167,6 +172,10 @@ pub struct Fetcher {
     config: FetchConfig,
     dns: DnsCache,
     retries: Arc<AtomicUsize>,
+    /// For a fetch of a feed's content: where it may go (see [`Fetcher::for_content_of`]).
+    reach: Option<reach::Reach>,
+    /// The clients (pooled, fresh) of the fetches for feeds' content, by reach: made when first needed.
+    guarded: Arc<Mutex<HashMap<reach::Reach, (reqwest::Client, reqwest::Client)>>>,
 }
 
 /// The User-Agent tidings sends.
@@ -180,27 +189,19 @@ impl Fetcher {
         // reqwest is built without a bundled crypto provider; ring is installed once, here.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let dns = DnsCache::default();
-        let client = |idle_per_host: usize| {
-            reqwest::Client::builder()
-                .dns_resolver(dns.clone())
-                .user_agent(USER_AGENT)
-                .connect_timeout(config.connect_timeout)
-                .timeout(config.timeout)
-                .gzip(true)
-                .brotli(true)
-                .deflate(true)
-                // Redirects are followed by hand: see `get`.
-                .redirect(reqwest::redirect::Policy::none())
-                .pool_idle_timeout(Duration::from_secs(90))
-                .pool_max_idle_per_host(idle_per_host)
-                .tcp_nodelay(true)
-                .build()
-                .map_err(|e| format!("cannot set up the HTTP client: {e}"))
-        };
         // A connection is kept while its host's queue has a request to take it over (the refresh closes the others:
         // see `Turn::keep_alive`), so the pool need not be small: it only has to hold what a host's requests in
         // flight hand over to the next.
-        Ok(Fetcher { client: client(32)?, fresh: client(0)?, config, dns, retries: Arc::default() })
+        let resolver: Arc<dyn reqwest::dns::Resolve> = Arc::new(dns.clone());
+        Ok(Fetcher {
+            client: build_client(&config, resolver.clone(), 32, false)?,
+            fresh: build_client(&config, resolver, 0, false)?,
+            config,
+            dns,
+            retries: Arc::default(),
+            reach: None,
+            guarded: Arc::default(),
+        })
     }
 
     /// The HTTP client under this fetcher (its pool, DNS cache, timeouts and User-Agent), for the requests that
@@ -255,6 +256,11 @@ impl Fetcher {
                     url: current.to_string(),
                     reason: "only http and https are supported".into(),
                 });
+            }
+            // An address written in the URL (the first one's or a redirect's) is connected to without a lookup:
+            // checked here. A name is checked by the guarded clients' resolver, on the addresses connected to.
+            if let Some(reach) = self.reach {
+                reach.check_url(&current).map_err(|refusal| FetchError::LocalNetwork { url: url.into(), refusal })?;
             }
             let response = tokio::time::timeout_at(deadline, self.send(&current, validators, keep_alive))
                 .await
@@ -425,6 +431,9 @@ impl Fetcher {
     fn classify(&self, url: &str, e: reqwest::Error) -> FetchError {
         let chain = error_chain(&e);
         let url = url.to_string();
+        if let Some(refusal) = cause::<reach::Refusal>(&e) {
+            return FetchError::LocalNetwork { url, refusal: refusal.clone() };
+        }
         if e.is_timeout() || chain.contains("timed out") {
             let secs = if e.is_connect() { self.config.connect_timeout } else { self.config.timeout }.as_secs();
             return FetchError::Timeout { url, secs };
@@ -440,11 +449,38 @@ impl Fetcher {
             return FetchError::Connect { url, reason: connect_reason(&e) };
         }
         // hyper's own test for it needs its server half; its parse error says "message head is too large".
-        if hyper_error(&e).is_some_and(|hyper| hyper.is_parse() && hyper.to_string().contains("too large")) {
+        if cause::<hyper::Error>(&e).is_some_and(|hyper| hyper.is_parse() && hyper.to_string().contains("too large")) {
             return FetchError::HeadTooLarge { url };
         }
         FetchError::Body { url, reason: last_cause(&e) }
     }
+}
+
+/// A client with the settings every fetch shares, resolving names with `resolver` and keeping up to
+/// `idle_per_host` connections per host in its pool; `direct`: never through a proxy named in the environment
+/// (a proxy resolves names and connects out of the resolver's sight, so the guard of a feed's content could not
+/// hold).
+fn build_client(
+    config: &FetchConfig,
+    resolver: Arc<dyn reqwest::dns::Resolve>,
+    idle_per_host: usize,
+    direct: bool,
+) -> Result<reqwest::Client, String> {
+    let builder = reqwest::Client::builder()
+        .dns_resolver(resolver)
+        .user_agent(USER_AGENT)
+        .connect_timeout(config.connect_timeout)
+        .timeout(config.timeout)
+        .gzip(true)
+        .brotli(true)
+        .deflate(true)
+        // Redirects are followed by hand: see `get`.
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_idle_timeout(Duration::from_secs(90))
+        .pool_max_idle_per_host(idle_per_host)
+        .tcp_nodelay(true);
+    let builder = if direct { builder.no_proxy() } else { builder };
+    builder.build().map_err(|e| format!("cannot set up the HTTP client: {e}"))
 }
 
 /// How long a DNS answer is reused: long enough to cover a refresh, short enough to follow a host that moves.
@@ -584,7 +620,7 @@ fn closed_before_answering(e: &reqwest::Error) -> bool {
     if e.is_timeout() || e.is_connect() || e.is_builder() || e.is_redirect() || e.is_status() {
         return false;
     }
-    if hyper_error(e).is_some_and(|hyper| hyper.is_incomplete_message() || hyper.is_canceled()) {
+    if cause::<hyper::Error>(e).is_some_and(|hyper| hyper.is_incomplete_message() || hyper.is_canceled()) {
         return true;
     }
     let mut source = e.source();
@@ -605,13 +641,13 @@ fn closed_before_answering(e: &reqwest::Error) -> bool {
     false
 }
 
-/// The HTTP engine's error behind a request's, if it has one.
-fn hyper_error(e: &reqwest::Error) -> Option<&hyper::Error> {
+/// The first error of type `E` behind a request's (the HTTP engine's, a refusal of the guarded resolver).
+fn cause<E: std::error::Error + 'static>(e: &reqwest::Error) -> Option<&E> {
     use std::error::Error as _;
     let mut source = e.source();
     while let Some(cause) = source {
-        if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
-            return Some(hyper);
+        if let Some(found) = cause.downcast_ref::<E>() {
+            return Some(found);
         }
         source = cause.source();
     }

@@ -1,7 +1,8 @@
 //! The pictures kept on disk between sessions: one file per address in the cache directory (XDG's
 //! `~/.cache/tidings/pictures` on Linux), its first line the address it holds (so two addresses that hash alike
 //! never mix), then the bytes as the server sent them. Bounded: past the size allowed, the files written or
-//! read longest ago go first. Blocking file I/O: called from blocking threads only.
+//! read longest ago go first. What the user reads is theirs: the folder is 0700 and each file 0600, whatever the
+//! umask ([`crate::store::private`]). Blocking file I/O: called from blocking threads only.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -64,10 +65,10 @@ impl DiskCache {
     }
 
     fn write(&self, url: &str, bytes: &[u8]) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
+        crate::store::private::create_dir(&self.dir)?;
         let path = self.path(url);
         let temporary = path.with_extension(format!("part{}", std::process::id()));
-        let mut file = std::fs::File::create(&temporary)?;
+        let mut file = crate::store::private::options().write(true).create(true).truncate(true).open(&temporary)?;
         file.write_all(url.as_bytes())?;
         file.write_all(b"\n")?;
         file.write_all(bytes)?;

@@ -1,5 +1,6 @@
 //! Pictures of the article, on the I/O side: fetched in the background through the shared client and its
-//! [`Courtesy`] (the same global and per-host limits as feeds and full articles), kept on disk between sessions
+//! [`Courtesy`] (the same global and per-host limits as feeds and full articles), never from the local network
+//! unless the feed is there too ([`crate::fetch::reach`]), kept on disk between sessions
 //! ([`disk`], bounded) and in memory (decoded pixels and pictures prepared for the terminal, both bounded),
 //! decoded within limits off the async workers ([`decode`]), and prepared in the terminal's protocol by
 //! ratatui-image (kitty, sixel, iTerm2 or half-blocks, chosen once by [`detect`]).
@@ -231,12 +232,13 @@ impl Pictures {
         self.0.shelf.delete(out);
     }
 
-    /// Fetches (or reads from the disk cache) and decodes `url` in the background; [`Event::PictureLoaded`]
-    /// says its size or why it is not shown.
-    pub fn load(&self, url: String, inbox: mpsc::UnboundedSender<Event>) {
+    /// Fetches (or reads from the disk cache) and decodes `url`, a picture of the feed at `feed_url` (`None`:
+    /// not known, taken for a feed on the internet), in the background; [`Event::PictureLoaded`] says its size or
+    /// why it is not shown.
+    pub fn load(&self, url: String, feed_url: Option<String>, inbox: mpsc::UnboundedSender<Event>) {
         let this = self.clone();
         tokio::spawn(async move {
-            let result = this.fetch_and_decode(&url).await;
+            let result = this.fetch_and_decode(&url, feed_url.as_deref().unwrap_or_default()).await;
             if let Err(why) = &result {
                 tracing::info!("picture {} not shown: {why}", crate::sanitize::one_line(&url, 300));
             }
@@ -244,7 +246,7 @@ impl Pictures {
         });
     }
 
-    async fn fetch_and_decode(&self, url: &str) -> Result<(u32, u32), String> {
+    async fn fetch_and_decode(&self, url: &str, feed_url: &str) -> Result<(u32, u32), String> {
         if let Some(kept) = self.kept(url) {
             return Ok((kept.width, kept.height));
         }
@@ -255,7 +257,7 @@ impl Pictures {
             .map_err(|e| format!("the picture cache failed: {e}"))?;
         let (bytes, fresh) = match cached {
             Some(bytes) => (bytes, false),
-            None => (self.fetch(url).await?, true),
+            None => (self.fetch(url, feed_url).await?, true),
         };
         // Two decodes at a time: each holds a whole picture's pixels while it runs.
         let _decoding = self.0.decoding.acquire().await.map_err(|e| e.to_string())?;
@@ -274,10 +276,13 @@ impl Pictures {
         .map_err(|e| format!("decoding failed: {e}"))?
     }
 
-    /// The bytes at `url`, through the shared client, within the host's turn and a global slot.
-    async fn fetch(&self, url: &str) -> Result<Vec<u8>, String> {
+    /// The bytes at `url`, through the shared client as far as the content of the feed at `feed_url` may reach,
+    /// within the host's turn and a global slot.
+    async fn fetch(&self, url: &str, feed_url: &str) -> Result<Vec<u8>, String> {
+        let fetcher = self.0.fetcher.for_content_of(feed_url).await;
+        let fetcher = fetcher.map_err(|e| format!("cannot fetch the picture: {e}"))?;
         let _turn = self.0.courtesy.turn(url).await;
-        match self.0.fetcher.get_limited(url, MAX_PICTURE_BYTES).await {
+        match fetcher.get_limited(url, MAX_PICTURE_BYTES).await {
             Ok(crate::fetch::FetchOutcome::Fetched(page)) => Ok(page.body),
             Ok(crate::fetch::FetchOutcome::NotModified { .. }) => {
                 Err("the server answered 304 to a plain request".into())
@@ -288,6 +293,7 @@ impl Pictures {
             Err(crate::fetch::FetchError::TooLarge { .. }) => {
                 Err(format!("the picture is larger than {} MB", MAX_PICTURE_BYTES / (1024 * 1024)))
             }
+            Err(e @ crate::fetch::FetchError::LocalNetwork { .. }) => Err(format!("the picture was {e}")),
             Err(e) => Err(format!("cannot fetch the picture: {e}")),
         }
     }

@@ -1,6 +1,7 @@
-//! Full articles: an entry's page fetched through the shared client and [`Courtesy`], its main content extracted,
-//! and stored with the entry (or why there is none) — on demand (`t` in the reader), and for the new entries of
-//! feeds read in full after each refresh (see [`super::Pipeline`]).
+//! Full articles: an entry's page fetched through the shared client and [`Courtesy`] (never from the local network
+//! unless the entry's feed is there too: [`crate::fetch::reach`]), its main content extracted, and stored with the
+//! entry (or why there is none) — on demand (`t` in the reader), and for the new entries of feeds read in full
+//! after each refresh (see [`super::Pipeline`]).
 
 use crate::fetch::{Courtesy, Fetcher};
 use crate::model::EntryId;
@@ -38,9 +39,15 @@ impl FullText {
     /// Fetches the full article of one entry (its page, extracted), within the host's limit, and stores it — or
     /// why there is none — with the entry. Returns the article's HTML or the reason.
     pub async fn fetch(&self, entry_id: EntryId, url: &str) -> Result<String, String> {
-        let fetched = {
-            let _turn = self.courtesy.turn(url).await;
-            crate::fetch::article::fetch_article(&self.fetcher, url).await
+        // An entry whose feed cannot be read is taken for one of a feed on the internet.
+        let feed_url = self.writer.call(move |c| articles::feed_url(c, entry_id)).await;
+        let feed_url = feed_url.ok().flatten().unwrap_or_default();
+        let fetched = match self.fetcher.for_content_of(&feed_url).await {
+            Ok(fetcher) => {
+                let _turn = self.courtesy.turn(url).await;
+                crate::fetch::article::fetch_article(&fetcher, url).await
+            }
+            Err(e) => Err(crate::fetch::article::ArticleError::Fetch(e)),
         };
         let result = fetched.map(|article| article.extracted.html).map_err(|e| e.to_string());
         let stored = result.clone();

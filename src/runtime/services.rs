@@ -415,8 +415,8 @@ impl Services {
                     let _ = inbox.send(Event::DatabaseHolders(holders));
                 });
             }
-            Effect::LoadPicture { url } => match &self.pictures {
-                Some(pictures) => pictures.load(url, inbox),
+            Effect::LoadPicture { url, feed_url } => match &self.pictures {
+                Some(pictures) => pictures.load(url, feed_url, inbox),
                 None => {
                     let _ = inbox.send(Event::PictureLoaded { url, result: Err("pictures are off".into()) });
                 }

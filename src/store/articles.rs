@@ -3,7 +3,7 @@
 
 use super::{RowIds, StoreError};
 use crate::model::EntryId;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 /// Largest article stored, as for an entry's content.
 pub const MAX_ARTICLE_BYTES: usize = super::MAX_CONTENT_BYTES;
@@ -23,6 +23,14 @@ pub fn set_full_text(
     conn.prepare_cached("UPDATE entries SET full_html = ?2, full_error = ?3, full_fetched_at = ?4 WHERE id = ?1")?
         .execute(params![entry_id.0, html, error, now])?;
     Ok(())
+}
+
+/// The address of the feed `entry_id` came from (`None` when there is no such entry): where its page may be
+/// fetched from depends on it (see [`crate::fetch::reach`]).
+pub fn feed_url(conn: &Connection, entry_id: EntryId) -> Result<Option<String>, StoreError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT f.url FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE e.id = ?1")?;
+    Ok(stmt.query_row([entry_id.0], |r| r.get(0)).optional()?)
 }
 
 /// Entries whose page is to be fetched in full: of feeds that ask for it, first seen since the feed asked (not
@@ -76,6 +84,8 @@ mod tests {
         crate::store::apply(&mut conn, &UserWrite::SetFeedFullText { feed_id: FeedId(1), on: true }, 0).unwrap();
         let due = pending(&conn, 1000, 500, 10).unwrap();
         assert_eq!(due, vec![(EntryId(2), "http://example.com/new".to_string())]);
+        assert_eq!(feed_url(&conn, EntryId(2)).unwrap().as_deref(), Some("http://example.com/a"));
+        assert_eq!(feed_url(&conn, EntryId(99)).unwrap(), None);
         set_full_text(&conn, EntryId(2), Err("the page is a PDF"), 1001).unwrap();
         assert!(pending(&conn, 1000, 500, 10).unwrap().is_empty(), "a failure is not tried again");
     }

@@ -26,6 +26,7 @@ pub mod folders;
 mod holders;
 pub mod lists;
 pub mod preferences;
+pub mod private;
 pub mod purge;
 pub mod query;
 mod schema;
@@ -130,7 +131,8 @@ impl StoreError {
     }
 }
 
-/// Opens (creating it and its folder if needed) the database for writing, and brings its schema up to date.
+/// Opens (creating it and its folder if needed) the database for writing, for its owner only (see
+/// [`private::database`]), and brings its schema up to date.
 /// A database from a newer tidings is refused before anything is written to it. Transactions on the returned
 /// connection begin `IMMEDIATE`, and it waits up to [`BUSY_TIMEOUT`] for other processes' writes.
 pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
@@ -138,6 +140,7 @@ pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
         std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir { path: path.to_path_buf(), source })?;
     }
     let open_err = |e| classify(path, e);
+    private::database(path);
     let mut conn = Connection::open(path).map_err(open_err)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
     query::register_functions(&conn).map_err(open_err)?;

@@ -95,7 +95,18 @@ impl Sandbox {
 
     /// The real binary, with this sandbox as its home and database.
     pub(crate) fn tidings(&self) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tidings"));
+        self.sandboxed(Command::new(env!("CARGO_BIN_EXE_tidings")))
+    }
+
+    /// The real binary as [`Sandbox::tidings`] runs it, started by `sh` with the file-creation mask `umask`.
+    pub(crate) fn tidings_with_umask(&self, umask: &str) -> Command {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(format!("umask {umask} && exec \"$0\" \"$@\"")).arg(env!("CARGO_BIN_EXE_tidings"));
+        self.sandboxed(cmd)
+    }
+
+    /// `cmd` with this sandbox as its home, then `--db` and its database.
+    fn sandboxed(&self, mut cmd: Command) -> Command {
         let home = self.path("home");
         cmd.env("HOME", &home)
             .env("XDG_CONFIG_HOME", home.join(".config"))

@@ -282,9 +282,11 @@ pub enum Effect {
     /// Find which other processes hold the database (quitting waits for it).
     FindDatabaseHolders,
     /// Fetch a picture of the article (through the shared client and its courtesy, or the picture cache) and
-    /// decode it; the answer is [`Event::PictureLoaded`].
+    /// decode it; the answer is [`Event::PictureLoaded`]. `feed_url`: the address of the article's feed (its
+    /// pictures come from the local network only when it is there too); `None` when not known.
     LoadPicture {
         url: String,
+        feed_url: Option<String>,
     },
     /// Prepare a decoded picture for the terminal at `cols` × `rows` cells; the answer is
     /// [`Event::PicturePrepared`].

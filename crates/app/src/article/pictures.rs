@@ -8,6 +8,7 @@
 
 use super::ArticleView;
 use crate::render::{self, Picture};
+use crate::sanitize::one_line;
 use crate::{Effect, State};
 use std::collections::HashMap;
 
@@ -114,6 +115,8 @@ pub fn wanted(state: &mut State) -> Vec<Effect> {
     if view.rendered_width.is_none() {
         return Vec::new();
     }
+    // Where the article came from decides whether its pictures may come from the local network.
+    let feed_url = state.feeds.feed(view.detail.feed_id).map(|f| f.url.clone());
     let (from, to) = (view.scroll, view.scroll + height + ahead(height));
     let mut effects = Vec::new();
     let mut fetch = Vec::new();
@@ -141,18 +144,22 @@ pub fn wanted(state: &mut State) -> Vec<Effect> {
     for url in fetch {
         if !state.pictures.known.contains_key(&url) {
             state.pictures.remember(url.clone(), Known::Loading);
-            effects.push(Effect::LoadPicture { url });
+            effects.push(Effect::LoadPicture { url, feed_url: feed_url.clone() });
         }
     }
     effects
 }
 
-/// A picture was fetched and decoded (its size in pixels), or why it is not shown: the open article makes room
-/// for it — without moving the lines the reader is looking at — and asks for what it now needs.
+/// A picture was fetched and decoded (its size in pixels), or why it is not shown (its alt text stands in, and
+/// the message log says why): the open article makes room for it — without moving the lines the reader is
+/// looking at — and asks for what it now needs.
 pub fn on_loaded(state: &mut State, url: String, result: Result<(u32, u32), String>) -> Vec<Effect> {
     let known = match result {
         Ok((width, height)) => Known::Ready { width, height, asked: None, prepared: None },
-        Err(why) => Known::Refused(why),
+        Err(why) => {
+            state.status.note(format!("Picture {} not shown: {why}", one_line(&url, 200)), state.clock.now);
+            Known::Refused(why)
+        }
     };
     state.pictures.remember(url.clone(), known);
     relayout_for(state, &url);
