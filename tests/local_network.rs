@@ -14,7 +14,7 @@ use ratatui_image::picker::ProtocolType;
 use std::time::Duration;
 use support::server::{Reply, Server};
 use support::{Sandbox, opml};
-use tidings::app::pictures::Known;
+use tidings::app::article::pictures::Known;
 use tidings::app::{Event, State};
 use tidings::config::Config;
 use tidings::runtime::{Options, Reader};
