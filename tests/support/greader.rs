@@ -364,12 +364,14 @@ fn answer(
                 return json(serde_json::json!({"itemRefs": refs, "continuation": first.to_string()}));
             }
             let starred = field(fields, "s") == Some("user/-/state/com.google/starred");
-            let mut ids: Vec<u64> =
+            let mut own: Vec<u64> =
                 state.items.iter().filter(|i| if starred { i.starred } else { !i.read }).map(|i| i.id).collect();
-            if !starred {
-                ids.extend(UNKNOWN_BASE..UNKNOWN_BASE + state.mischief.unknown_unread);
-            }
-            ids.sort_unstable_by(|a, b| b.cmp(a));
+            own.sort_unstable_by(|a, b| b.cmp(a));
+            // Newest first: the unknown ids (above every item's own) first, in order already (a million of them
+            // are not sorted again at every page).
+            let unknown = if starred { 0 } else { state.mischief.unknown_unread };
+            let mut ids: Vec<u64> = (UNKNOWN_BASE..UNKNOWN_BASE + unknown).rev().collect();
+            ids.extend(own);
             let (ids, next) = page(&ids, |id| *id, n, continuation);
             let mut answer = serde_json::json!({"itemRefs": ids.iter().map(|id| serde_json::json!({"id": id.to_string()})).collect::<Vec<_>>()});
             if let Some(next) = next {
