@@ -83,7 +83,7 @@ pub(crate) trait Remote {
         continuation: Option<&str>,
         most: usize,
     ) -> Result<ItemsPage, RemoteError>;
-    /// The ids (decimal keys) of a set, a page of at most about `most` at a time.
+    /// The ids (decimal keys) of a set, a page of (asked for) at most `most` at a time.
     async fn ids(&mut self, set: Set, continuation: Option<&str>, most: usize) -> Result<IdsPage, RemoteError>;
     /// Items by key; those the server no longer has are missing from the answer.
     async fn items(&mut self, keys: &[String]) -> Result<Vec<RemoteItem>, RemoteError>;
@@ -97,8 +97,8 @@ pub(crate) trait Remote {
 /// most `model::MAX_ENTRIES_PER_REFRESH` of a feed: a server sending new pages for ever cannot fill the disk. The
 /// rest comes with the next sync, which goes on where this one stopped.
 pub const MAX_ITEMS_PER_SYNC: usize = 50_000;
-/// Ids one sync reads of each of the unread and starred sets (about 7 MB of memory each). Past it, a set only
-/// adds flags: an entry missing from what was read may be in the rest.
+/// Ids one sync reads of each of the unread and starred sets (a few megabytes of memory each). Past it, a set
+/// only adds flags: an entry missing from what was read may be in the rest.
 pub const MAX_IDS_PER_SET: usize = 100_000;
 /// Requests one sync makes for pages of items (and items by id), and for each set's pages of ids: a server
 /// answering a few at a time — or none, with a continuation every time — stops there too.
@@ -107,8 +107,11 @@ pub const MAX_PAGES: usize = 500;
 /// What one sync takes from a server at most (see [`MAX_ITEMS_PER_SYNC`], [`MAX_IDS_PER_SET`], [`MAX_PAGES`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
+    /// Items stored.
     pub items: usize,
+    /// Ids read of each set.
     pub ids: usize,
+    /// Requests for items, and for each set's ids.
     pub pages: usize,
 }
 
@@ -119,7 +122,7 @@ impl Default for Limits {
 }
 
 /// What is left of a sync's [`Limits`] for items: they may be stored, and pages asked for them.
-pub(crate) struct Budget {
+struct Budget {
     items: usize,
     pages: usize,
 }
