@@ -344,6 +344,9 @@ pub(super) const MIGRATIONS: &[Step] = &[
         DROP INDEX entries_by_id;
         CREATE INDEX entries_by_id ON entries(id, sort_at, feed_id, title);",
     ),
+    // 16: a sync stores at most so many items (see `crate::sync`); one that stopped there, or was cut short,
+    // keeps the server's continuation for the older items it did not get, and the next sync goes on from it.
+    Step::Sql("ALTER TABLE accounts ADD COLUMN items_resume TEXT;"),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

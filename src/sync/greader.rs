@@ -16,6 +16,9 @@ const IDS_PAGE: usize = 10_000;
 const BATCH: usize = 250;
 /// The largest answer read, after decompression.
 const MAX_ANSWER_BYTES: usize = 256 * 1024 * 1024;
+/// The largest page of ids read: a page of 10,000 is about 300 KB, and each id read costs memory until the sync
+/// ends (a server sending one page of millions would otherwise fill it).
+const MAX_IDS_ANSWER_BYTES: usize = 8 * 1024 * 1024;
 
 /// A Google Reader API server, for one account.
 pub(super) struct GReader {
@@ -44,7 +47,8 @@ impl GReader {
             base: base.trim_end_matches('/').to_string(),
             user: user.to_string(),
             password,
-            auth,
+            // One an older build kept without looking (megabytes long) would fail every request: a login is asked.
+            auth: auth.filter(|a| greader::is_token(a)),
             token: None,
             requests: 0,
         }
@@ -54,7 +58,8 @@ impl GReader {
         self.auth.as_deref()
     }
 
-    async fn send(&mut self, request: reqwest::RequestBuilder) -> Result<Vec<u8>, RemoteError> {
+    /// Sends a request and reads its answer, up to `limit` bytes.
+    async fn send(&mut self, request: reqwest::RequestBuilder, limit: usize) -> Result<Vec<u8>, RemoteError> {
         self.requests += 1;
         // A kept-alive connection the server closed meanwhile fails before any answer: the request goes once
         // more, on a new connection (every request here can be repeated safely: reads, and writes that set
@@ -75,8 +80,9 @@ impl GReader {
         let mut stream = response.bytes_stream();
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|e| RemoteError::Unreachable(super::describe(&e)))?;
-            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
-                return Err(RemoteError::Status(status, "its answer is larger than 256 MB".into()));
+            if body.len() + chunk.len() > limit {
+                let said = format!("an answer larger than {} MB", limit / (1024 * 1024));
+                return Err(RemoteError::Answer(greader::AnswerError::Malformed(said)));
             }
             body.extend_from_slice(&chunk);
         }
@@ -91,38 +97,39 @@ impl GReader {
     async fn authorized(
         &mut self,
         build: impl Fn(&reqwest::Client, &str) -> reqwest::RequestBuilder,
+        limit: usize,
     ) -> Result<Vec<u8>, RemoteError> {
         if self.auth.is_none() {
             self.login().await?;
         }
         let auth = format!("GoogleLogin auth={}", self.auth.as_deref().unwrap_or_default());
-        match self.send(build(&self.http, &auth).header(reqwest::header::AUTHORIZATION, auth.clone())).await {
+        match self.send(build(&self.http, &auth).header(reqwest::header::AUTHORIZATION, auth.clone()), limit).await {
             Err(RemoteError::Unauthorized) => {
                 self.auth = None;
                 self.token = None;
                 self.login().await?;
                 let auth = format!("GoogleLogin auth={}", self.auth.as_deref().unwrap_or_default());
-                self.send(build(&self.http, &auth).header(reqwest::header::AUTHORIZATION, auth)).await
+                self.send(build(&self.http, &auth).header(reqwest::header::AUTHORIZATION, auth), limit).await
             }
             other => other,
         }
     }
 
-    async fn get(&mut self, path: &str, query: &[(&str, String)]) -> Result<Vec<u8>, RemoteError> {
+    async fn get(&mut self, path: &str, query: &[(&str, String)], limit: usize) -> Result<Vec<u8>, RemoteError> {
         let url = format!("{}/reader/api/0/{path}", self.base);
         let query = query.to_vec();
-        self.authorized(|http, _| http.get(&url).query(&query)).await
+        self.authorized(|http, _| http.get(&url).query(&query), limit).await
     }
 
     async fn post(&mut self, path: &str, form: Vec<(&'static str, String)>) -> Result<Vec<u8>, RemoteError> {
         let url = format!("{}/reader/api/0/{path}", self.base);
-        self.authorized(|http, _| http.post(&url).form(&form)).await
+        self.authorized(|http, _| http.post(&url).form(&form), MAX_ANSWER_BYTES).await
     }
 
     async fn write(&mut self, path: &str, mut form: Vec<(&'static str, String)>) -> Result<(), RemoteError> {
         if self.token.is_none() {
-            let answer = self.get("token", &[]).await?;
-            self.token = Some(String::from_utf8_lossy(&answer).trim().to_string());
+            let answer = self.get("token", &[], MAX_ANSWER_BYTES).await?;
+            self.token = Some(greader::action_token(&answer).map_err(RemoteError::Answer)?);
         }
         form.push(("T", self.token.clone().unwrap_or_default()));
         let answer = self.post(path, form).await?;
@@ -152,25 +159,30 @@ impl Remote for GReader {
             .map_err(RemoteError::Password)?;
         let url = format!("{}/accounts/ClientLogin", self.base);
         let form = [("Email", self.user.clone()), ("Passwd", password)];
-        let answer = self.send(self.http.post(&url).form(&form)).await?;
+        let answer = self.send(self.http.post(&url).form(&form), MAX_ANSWER_BYTES).await?;
         self.auth = Some(greader::auth_token(&answer).map_err(RemoteError::Answer)?);
         Ok(())
     }
 
     async fn subscriptions(&mut self) -> Result<Vec<RemoteFeed>, RemoteError> {
-        let answer = self.get("subscription/list", &[("output", "json".into())]).await?;
+        let answer = self.get("subscription/list", &[("output", "json".into())], MAX_ANSWER_BYTES).await?;
         greader::subscriptions(&answer).map_err(RemoteError::Answer)
     }
 
-    async fn items_since(&mut self, since_secs: i64, continuation: Option<&str>) -> Result<ItemsPage, RemoteError> {
-        let mut query = vec![("n", PAGE.to_string()), ("ot", since_secs.to_string())];
+    async fn items_since(
+        &mut self,
+        since_secs: i64,
+        continuation: Option<&str>,
+        most: usize,
+    ) -> Result<ItemsPage, RemoteError> {
+        let mut query = vec![("n", PAGE.min(most).to_string()), ("ot", since_secs.to_string())];
         query.extend(continuation.map(|c| ("c", c.to_string())));
-        let answer = self.get("stream/contents/user/-/state/com.google/reading-list", &query).await?;
+        let answer = self.get("stream/contents/user/-/state/com.google/reading-list", &query, MAX_ANSWER_BYTES).await?;
         read_items(answer).await
     }
 
-    async fn ids(&mut self, set: Set, continuation: Option<&str>) -> Result<IdsPage, RemoteError> {
-        let mut query = vec![("n", IDS_PAGE.to_string())];
+    async fn ids(&mut self, set: Set, continuation: Option<&str>, most: usize) -> Result<IdsPage, RemoteError> {
+        let mut query = vec![("n", IDS_PAGE.min(most).to_string())];
         match set {
             Set::Unread => {
                 query.push(("s", greader::READING_LIST.into()));
@@ -179,7 +191,7 @@ impl Remote for GReader {
             Set::Starred => query.push(("s", greader::STARRED.into())),
         }
         query.extend(continuation.map(|c| ("c", c.to_string())));
-        let answer = self.get("stream/items/ids", &query).await?;
+        let answer = self.get("stream/items/ids", &query, MAX_IDS_ANSWER_BYTES).await?;
         greader::item_ids(&answer).map_err(RemoteError::Answer)
     }
 

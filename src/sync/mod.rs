@@ -3,29 +3,38 @@
 //! after it and are fetched by the server, never by tidings.
 //!
 //! One sync of one account:
-//! 1. **Up**: what the change log holds for it (every read, unread, star, unstar and subscription change made
-//!    here, recorded by `store::apply` in the same transaction as the change) is sent — subscription changes in
-//!    the order they were made, flags batched — and taken off the log once the server said OK. A server that
-//!    cannot be reached leaves it all waiting for the next sync; nothing local is lost.
+//! 1. **Up** ([`send`]): what the change log holds for it (every read, unread, star, unstar and subscription
+//!    change made here, recorded by `store::apply` in the same transaction as the change) is sent — subscription
+//!    changes in the order they were made, flags batched — and taken off the log once the server said OK. A
+//!    server that cannot be reached, is busy or fails (408, 429, 5xx) leaves it all waiting for the next sync;
+//!    nothing local is lost.
 //! 2. **Down**: the subscriptions (labels become folders under the account's), the items stored since the last
-//!    sync (paged), then the unread and starred sets — which set the flags of every entry the account holds,
-//!    except where a change made here is still waiting (it is newer than the server's state). An entry the
-//!    server should have starred and does not is asked about before it loses its star: gone from the server,
-//!    it stays starred here.
+//!    sync ([`items`], paged), then the unread and starred sets ([`flags`]) — which set the flags of every entry
+//!    the account holds, except where a change made here is still waiting (it is newer than the server's
+//!    state). An entry the server should have starred and does not is asked about before it loses its star:
+//!    gone from the server, it stays starred here.
+//!
+//! Whatever a server sends, one sync is bounded ([`Limits`]): so many items stored, so many ids read of each
+//! set, so many pages asked; a continuation given twice stops it. What is past a cap waits for the next sync,
+//! which goes on where this one stopped.
 //!
 //! The protocol is a [`Remote`]: the Google Reader API ([`greader`]) first; Fever, Miniflux's own API or
 //! Nextcloud News would each be one more implementation.
 
 mod account;
+mod flags;
 mod greader;
+mod items;
+mod send;
 
 use crate::fetch::Fetcher;
 use crate::greader::{AnswerError, IdsPage, ItemsPage, RemoteFeed, RemoteItem};
-use crate::store::accounts::{self, AccountRow, ItemsMark, SubscriptionsReport};
-use crate::store::changes::{self, FeedChange, Flag, Pending};
+use crate::store::accounts::{self, AccountRow, SubscriptionsReport};
+use crate::store::changes::{self, FeedChange, Flag};
 use crate::store::{DbThread, StoreError};
 pub use account::{ACCOUNT_KINDS, AccountConfig, PasswordSource};
 use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 
 /// The sets of item ids a server keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,16 +56,35 @@ pub(crate) enum RemoteError {
     Status(u16, String),
     /// An answer that is not the protocol's.
     Answer(AnswerError),
+    /// The server gave a continuation it had given before while listing these: paging on would never end.
+    Repeated(&'static str),
+}
+
+impl RemoteError {
+    /// Whether it says the server cannot take requests now, but may later: busy (408, 429), failing (5xx), or
+    /// not there. What was to be sent waits for the next sync.
+    fn is_passing(&self) -> bool {
+        match self {
+            RemoteError::Unreachable(_) => true,
+            RemoteError::Status(status, _) => matches!(status, 408 | 429 | 500..),
+            _ => false,
+        }
+    }
 }
 
 /// A server's protocol: what a sync asks of it.
 pub(crate) trait Remote {
     async fn login(&mut self) -> Result<(), RemoteError>;
     async fn subscriptions(&mut self) -> Result<Vec<RemoteFeed>, RemoteError>;
-    /// Items the server stored at or after `since_secs`, a page at a time.
-    async fn items_since(&mut self, since_secs: i64, continuation: Option<&str>) -> Result<ItemsPage, RemoteError>;
-    /// The ids (decimal keys) of a set, a page at a time.
-    async fn ids(&mut self, set: Set, continuation: Option<&str>) -> Result<IdsPage, RemoteError>;
+    /// Items the server stored at or after `since_secs`, newest first, a page of at most `most` at a time.
+    async fn items_since(
+        &mut self,
+        since_secs: i64,
+        continuation: Option<&str>,
+        most: usize,
+    ) -> Result<ItemsPage, RemoteError>;
+    /// The ids (decimal keys) of a set, a page of (asked for) at most `most` at a time.
+    async fn ids(&mut self, set: Set, continuation: Option<&str>, most: usize) -> Result<IdsPage, RemoteError>;
     /// Items by key; those the server no longer has are missing from the answer.
     async fn items(&mut self, keys: &[String]) -> Result<Vec<RemoteItem>, RemoteError>;
     async fn set_flag(&mut self, flag: Flag, value: bool, keys: &[String]) -> Result<(), RemoteError>;
@@ -65,12 +93,78 @@ pub(crate) trait Remote {
     fn requests(&self) -> usize;
 }
 
+/// Items one sync stores at most (pages of new items and items fetched by id together), as a refresh stores at
+/// most `model::MAX_ENTRIES_PER_REFRESH` of a feed: a server sending new pages for ever cannot fill the disk. The
+/// rest comes with the next sync, which goes on where this one stopped.
+pub const MAX_ITEMS_PER_SYNC: usize = 50_000;
+/// Ids one sync reads of each of the unread and starred sets (a few megabytes of memory each). Past it, a set
+/// only adds flags: an entry missing from what was read may be in the rest.
+pub const MAX_IDS_PER_SET: usize = 100_000;
+/// Requests one sync makes for pages of items (and items by id), and for each set's pages of ids: a server
+/// answering a few at a time — or none, with a continuation every time — stops there too.
+pub const MAX_PAGES: usize = 500;
+
+/// What one sync takes from a server at most (see [`MAX_ITEMS_PER_SYNC`], [`MAX_IDS_PER_SET`], [`MAX_PAGES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Items stored.
+    pub items: usize,
+    /// Ids read of each set.
+    pub ids: usize,
+    /// Requests for items, and for each set's ids.
+    pub pages: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { items: MAX_ITEMS_PER_SYNC, ids: MAX_IDS_PER_SET, pages: MAX_PAGES }
+    }
+}
+
+/// What is left of a sync's [`Limits`] for items: they may be stored, and pages asked for them.
+struct Budget {
+    items: usize,
+    pages: usize,
+}
+
+impl Budget {
+    /// Takes one page: the most items it may hold; `None` once the sync has had its fill.
+    fn page(&mut self) -> Option<usize> {
+        if self.items == 0 || self.pages == 0 {
+            return None;
+        }
+        self.pages -= 1;
+        Some(self.items)
+    }
+
+    /// Counts `n` items taken.
+    fn took(&mut self, n: usize) {
+        self.items = self.items.saturating_sub(n);
+    }
+}
+
+/// The continuations a listing was given: one given twice would page for ever.
+#[derive(Default)]
+struct Continuations(HashSet<u64>);
+
+impl Continuations {
+    /// Whether `continuation` is new (and remembers it: as a hash, whatever its length).
+    fn first(&mut self, continuation: &str) -> bool {
+        let mut hasher = std::hash::DefaultHasher::new();
+        continuation.hash(&mut hasher);
+        self.0.insert(hasher.finish())
+    }
+}
+
 /// What one sync of one account did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Report {
     pub account: String,
     /// Changes made here that the server took.
     pub sent: usize,
+    /// Subscription changes the server refused (a feed it cannot subscribe to): taken off the log, the reason
+    /// in the log file.
+    pub refused: usize,
     /// Entries new here.
     pub new: usize,
     pub subscriptions_added: usize,
@@ -81,6 +175,12 @@ pub struct Report {
     pub starred_changed: usize,
     /// Starred entries the server no longer has: kept starred here.
     pub kept_starred: usize,
+    /// Items the server sent of feeds it does not list: left out.
+    pub orphans: usize,
+    /// The sync stopped at its cap of items or pages ([`Limits`]): the rest comes with the next.
+    pub more: bool,
+    /// The unread or starred set is longer than a sync reads: only its flags within what was read were set.
+    pub sets_cut: bool,
     /// Entries of the account stored here after the sync.
     pub entries: i64,
     pub requests: usize,
@@ -89,9 +189,16 @@ pub struct Report {
 impl Report {
     /// One line for people: "FreshRSS: 120 new, 14 changes sent".
     pub fn line(&self) -> String {
+        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let mut parts = vec![format!("{} new", self.new)];
         if self.sent > 0 {
-            parts.push(format!("{} {} sent", self.sent, if self.sent == 1 { "change" } else { "changes" }));
+            parts.push(format!("{} sent", plural(self.sent, "change", "changes")));
+        }
+        if self.refused > 0 {
+            parts.push(format!(
+                "{} refused by the server (the log says why)",
+                plural(self.refused, "change", "changes")
+            ));
         }
         let changed = self.read_changed + self.starred_changed;
         if changed > 0 {
@@ -103,6 +210,15 @@ impl Report {
         }
         if self.kept_starred > 0 {
             parts.push(format!("{} starred entries the server no longer has kept here", self.kept_starred));
+        }
+        if self.orphans > 0 {
+            parts.push(format!("{} of feeds the server does not list left out", plural(self.orphans, "item", "items")));
+        }
+        if self.more {
+            parts.push("more than one sync takes: the rest comes with the next".into());
+        }
+        if self.sets_cut {
+            parts.push("its unread or starred list is longer than a sync reads: only marks within it applied".into());
         }
         format!("{}: {}", self.account, parts.join(", "))
     }
@@ -118,12 +234,16 @@ pub enum SyncError {
     Refused { account: String, user: String },
     #[error("{account}: cannot get the password: {message}")]
     Password { account: String, message: String },
-    #[error("{account} offline ({reason}): {waiting} {} waiting", if *.waiting == 1 { "change" } else { "changes" })]
+    #[error("{account} offline ({reason}): {}", waiting_line(*.waiting))]
     Offline { account: String, reason: String, waiting: i64 },
     #[error("{account}: {message}")]
     Server { account: String, message: String },
     #[error("{account}: {source}")]
     Store { account: String, source: StoreError },
+}
+
+fn waiting_line(waiting: i64) -> String {
+    format!("{waiting} {} waiting", if waiting == 1 { "change" } else { "changes" })
 }
 
 impl SyncError {
@@ -133,12 +253,24 @@ impl SyncError {
     }
 }
 
-/// Syncs one account both ways. `now` is the time (seconds since the epoch) the sync records.
+/// Syncs one account both ways, within the default [`Limits`]. `now` is the time (seconds since the epoch) the
+/// sync records.
 pub async fn sync(
     account: &AccountConfig,
     fetcher: &Fetcher,
     writer: &DbThread,
     now: i64,
+) -> Result<Report, SyncError> {
+    sync_within(account, fetcher, writer, now, Limits::default()).await
+}
+
+/// Syncs one account both ways, taking at most what `limits` allow.
+pub async fn sync_within(
+    account: &AccountConfig,
+    fetcher: &Fetcher,
+    writer: &DbThread,
+    now: i64,
+    limits: Limits,
 ) -> Result<Report, SyncError> {
     let name = account.name.clone();
     let store_err = |source| SyncError::Store { account: name.clone(), source };
@@ -153,7 +285,7 @@ pub async fn sync(
         row.auth.clone(),
         std::sync::Arc::new(move || source.read()),
     );
-    let result = Sync { account, writer, row: &row, now }.run(&mut remote).await;
+    let result = Sync { account, writer, row: &row, now, limits }.run(&mut remote).await;
     // A token the server gave (or refused) is kept (or forgotten) for the next sync, whatever else happened.
     let auth = remote.auth().map(str::to_string);
     if auth != row.auth {
@@ -194,22 +326,25 @@ impl From<StoreError> for Step {
 
 fn explain(account: &AccountConfig, e: RemoteError, waiting: i64) -> SyncError {
     let name = account.name.clone();
+    let said = |body: &str| if body.is_empty() { String::new() } else { format!(": {body}") };
     match e {
         RemoteError::Unauthorized => SyncError::Refused { account: name, user: account.user.clone() },
         RemoteError::Password(message) => SyncError::Password { account: name, message },
         RemoteError::Unreachable(reason) => SyncError::Offline { account: name, reason, waiting },
-        RemoteError::Status(status, body) if status >= 500 => SyncError::Server {
+        RemoteError::Status(status, ref body) if e.is_passing() => SyncError::Server {
             account: name,
             message: format!(
-                "the server failed (HTTP {status}{}); it is tried again at the next sync, and nothing here is lost",
-                if body.is_empty() { String::new() } else { format!(": {body}") }
+                "the server {} (HTTP {status}{}); it is tried again at the next sync, and nothing here is lost: {}",
+                if status >= 500 { "failed" } else { "is busy" },
+                said(body),
+                waiting_line(waiting)
             ),
         },
         RemoteError::Status(status, body) => SyncError::Server {
             account: name,
             message: format!(
                 "the server refused a request (HTTP {status}{}): check `url` (FreshRSS: …/api/greader.php)",
-                if body.is_empty() { String::new() } else { format!(": {body}") }
+                said(&body)
             ),
         },
         RemoteError::Answer(AnswerError::Html) => SyncError::Server {
@@ -221,6 +356,13 @@ fn explain(account: &AccountConfig, e: RemoteError, waiting: i64) -> SyncError {
             ),
         },
         RemoteError::Answer(e) => SyncError::Server { account: name, message: format!("{e}") },
+        RemoteError::Repeated(what) => SyncError::Server {
+            account: name,
+            message: format!(
+                "the server gave the same continuation twice while listing its {what}, which would never end: the \
+                 sync stopped there, keeping what came before"
+            ),
+        },
     }
 }
 
@@ -230,25 +372,29 @@ struct Sync<'a> {
     writer: &'a DbThread,
     row: &'a AccountRow,
     now: i64,
+    limits: Limits,
 }
 
 impl Sync<'_> {
     async fn run(&self, remote: &mut impl Remote) -> Result<Report, Step> {
         let mut report = Report { account: self.account.name.clone(), ..Report::default() };
-        let sent = self.send(remote).await?;
-        report.sent = sent.len();
+        let sent = self.send(remote, &mut report).await?;
         let subscriptions = remote.subscriptions().await?;
         let subs = self.store(move |c, row, now| accounts::store_subscriptions(c, row, &subscriptions, now)).await?;
-        let SubscriptionsReport { added, changed, removed } = subs;
+        let SubscriptionsReport { added, changed, removed, feeds } = subs;
         (report.subscriptions_added, report.subscriptions_changed, report.subscriptions_removed) =
             (added, changed, removed);
-        let since = self.pull_items(remote, &mut report).await?;
-        self.pull_flags(remote, &sent, &mut report).await?;
+        let feeds = std::sync::Arc::new(feeds);
+        let mut budget = Budget { items: self.limits.items, pages: self.limits.pages };
+        let mark = self.pull_items(remote, &feeds, &mut budget, &mut report).await?;
+        // Items a set names that are not here come with the rest of the items, when the sync stopped short of it.
+        let unknown = mark.resume.is_none().then_some(&mut budget);
+        self.pull_flags(remote, &feeds, &sent, unknown, &mut report).await?;
         let (id, now) = (self.row.id, self.now);
         report.entries = self
             .writer
             .call(move |c| {
-                accounts::synced(c, id, now, since)?;
+                accounts::synced(c, id, now)?;
                 accounts::entry_count(c, id)
             })
             .await?;
@@ -262,188 +408,6 @@ impl Sync<'_> {
     ) -> Result<R, StoreError> {
         let (row, now) = (self.row.clone(), self.now);
         self.writer.call(move |c| f(c, &row, now)).await
-    }
-
-    /// Sends the change log: subscription changes one by one in their order, then flags batched by what they
-    /// set. Returns what the server took (already off the log).
-    async fn send(&self, remote: &mut impl Remote) -> Result<Vec<Pending>, Step> {
-        let id = self.row.id;
-        let pending = self.writer.call(move |c| changes::pending(c, id)).await?;
-        if pending.is_empty() {
-            return Ok(pending);
-        }
-        let mut sent = Vec::with_capacity(pending.len());
-        for change in pending.iter().filter(|c| matches!(c, Pending::Feed { .. })) {
-            let Pending::Feed { change: feed, .. } = change else { continue };
-            match remote.edit_subscription(feed).await {
-                Ok(()) => sent.push(change.clone()),
-                // A server that cannot do it (a feed it cannot subscribe to) says so once, and the change goes.
-                Err(RemoteError::Status(400..=499, _) | RemoteError::Answer(AnswerError::Malformed(_))) => {
-                    tracing::warn!(account = %self.account.name, "the server refused {feed:?}");
-                    sent.push(change.clone());
-                }
-                Err(e) => {
-                    self.forget(sent).await?;
-                    return Err(e.into());
-                }
-            }
-        }
-        for flag in [Flag::Read, Flag::Starred] {
-            for value in [true, false] {
-                let batch: Vec<&Pending> = pending
-                    .iter()
-                    .filter(|c| matches!(c, Pending::Flag { flag: f, value: v, .. } if *f == flag && *v == value))
-                    .collect();
-                if batch.is_empty() {
-                    continue;
-                }
-                let keys: Vec<String> = batch
-                    .iter()
-                    .filter_map(|c| match c {
-                        Pending::Flag { key, .. } => Some(key.clone()),
-                        Pending::Feed { .. } => None,
-                    })
-                    .collect();
-                if let Err(e) = remote.set_flag(flag, value, &keys).await {
-                    self.forget(sent).await?;
-                    return Err(e.into());
-                }
-                sent.extend(batch.into_iter().cloned());
-            }
-        }
-        self.forget(sent.clone()).await?;
-        Ok(sent)
-    }
-
-    /// Takes what the server took off the change log.
-    async fn forget(&self, sent: Vec<Pending>) -> Result<(), StoreError> {
-        if sent.is_empty() {
-            return Ok(());
-        }
-        self.writer.call(move |c| changes::sent(c, &sent)).await
-    }
-
-    /// Stores the items the server stored since the last sync, a page at a time (the next page is asked for
-    /// while this one is stored), newest first, down to the first page that an earlier sync stored whole.
-    /// Returns where the next sync starts from.
-    async fn pull_items(&self, remote: &mut impl Remote, report: &mut Report) -> Result<ItemsMark, Step> {
-        let mut since = self.row.items_since;
-        let known = self.row.items_seen_usec;
-        let mut seen = known;
-        let mut continuation: Option<String> = None;
-        let mut orphans_since: Option<i64> = None;
-        let mut storing: Option<tokio::task::JoinHandle<Result<accounts::ItemsReport, StoreError>>> = None;
-        let mut stored = |done: accounts::ItemsReport| {
-            report.new += done.new;
-            if let Some(at) = done.orphans_since {
-                orphans_since = Some(orphans_since.map_or(at, |s: i64| s.min(at)));
-            }
-        };
-        loop {
-            let page = match remote.items_since(self.row.items_since, continuation.as_deref()).await {
-                Ok(page) => page,
-                Err(e) => {
-                    // What arrived before the failure is kept.
-                    if let Some(task) = storing.take() {
-                        stored(task.await.map_err(|e| StoreError::Conflict(crate::panics::join_message(e)))??);
-                    }
-                    return Err(e.into());
-                }
-            };
-            if let Some(task) = storing.take() {
-                stored(task.await.map_err(|e| StoreError::Conflict(crate::panics::join_message(e)))??);
-            }
-            // The next sync asks from the second the newest item was stored in: items stored in that same
-            // second after this sync come too (they are stored once, by their keys).
-            since = page.items.iter().map(|i| i.crawled_usec / 1_000_000).fold(since, i64::max);
-            seen = page.items.iter().map(|i| i.crawled_usec).fold(seen, i64::max);
-            // The server sends the newest first, so past a page the last sync had whole, every item is older
-            // still: a server that stores a refresh within one second would otherwise send all of it again.
-            let had_whole = known > 0 && page.items.iter().all(|i| i.crawled_usec > 0 && i.crawled_usec <= known);
-            continuation = if had_whole { None } else { page.continuation };
-            if !page.items.is_empty() {
-                let (writer, row, now, items) = (self.writer.clone(), self.row.clone(), self.now, page.items);
-                storing = Some(tokio::spawn(async move {
-                    writer.call(move |c| accounts::store_items(c, &row, &items, now)).await
-                }));
-            }
-            if continuation.is_none() {
-                break;
-            }
-        }
-        if let Some(task) = storing {
-            stored(task.await.map_err(|e| StoreError::Conflict(crate::panics::join_message(e)))??);
-        }
-        // Items of a feed not listed yet are asked for again next time, every page of them.
-        Ok(match orphans_since {
-            Some(at) => ItemsMark { since: since.min(at), seen_usec: 0 },
-            None => ItemsMark { since, seen_usec: seen },
-        })
-    }
-
-    /// Every id of a set, page after page.
-    async fn all_ids(remote: &mut impl Remote, set: Set) -> Result<HashSet<String>, RemoteError> {
-        let mut ids = HashSet::new();
-        let mut continuation: Option<String> = None;
-        loop {
-            let page = remote.ids(set, continuation.as_deref()).await?;
-            let before = ids.len();
-            ids.extend(page.ids);
-            continuation = page.continuation;
-            // A server that repeats its last page would loop for ever.
-            if continuation.is_none() || ids.len() == before {
-                return Ok(ids);
-            }
-        }
-    }
-
-    /// Sets the account's entries' flags from the server's unread and starred sets. Entries in a set that are
-    /// not stored here (read here and purged, then marked unread on the phone) are fetched first.
-    async fn pull_flags(&self, remote: &mut impl Remote, sent: &[Pending], report: &mut Report) -> Result<(), Step> {
-        let unread = Self::all_ids(remote, Set::Unread).await?;
-        let starred = Self::all_ids(remote, Set::Starred).await?;
-        let id = self.row.id;
-        let (unread_keys, starred_keys) = (unread.clone(), starred.clone());
-        let missing: Vec<String> = self
-            .writer
-            .call(move |c| {
-                let known = accounts::keys(c, id)?;
-                Ok(unread_keys.union(&starred_keys).filter(|k| !known.contains(*k)).cloned().collect())
-            })
-            .await?;
-        if !missing.is_empty() {
-            let items = remote.items(&missing).await?;
-            let stored = self.store(move |c, row, now| accounts::store_items(c, row, &items, now)).await?;
-            report.new += stored.new;
-        }
-        // Entries starred here that the server's set lacks: unstarred on another device, or gone from the server.
-        // Those the server still has lose their star; the others keep it.
-        let starred_here = self.writer.call(move |c| accounts::keys_with(c, id, Flag::Starred)).await?;
-        let lacking: Vec<String> = starred_here.difference(&starred).cloned().collect();
-        let mut spare: HashSet<String> = HashSet::new();
-        if !lacking.is_empty() {
-            let still_there: HashSet<String> = remote.items(&lacking).await?.into_iter().map(|i| i.entry.key).collect();
-            spare = lacking.into_iter().filter(|k| !still_there.contains(k)).collect();
-            report.kept_starred = spare.len();
-        }
-        // What was just sent is the truth even if the server's sets do not show it yet.
-        let just_sent: HashSet<(String, Flag)> = sent
-            .iter()
-            .filter_map(|c| match c {
-                Pending::Flag { key, flag, .. } => Some((key.clone(), *flag)),
-                Pending::Feed { .. } => None,
-            })
-            .collect();
-        let sent_read: HashSet<String> =
-            just_sent.iter().filter(|(_, f)| *f == Flag::Read).map(|(k, _)| k.clone()).collect();
-        let sent_starred: HashSet<String> =
-            just_sent.iter().filter(|(_, f)| *f == Flag::Starred).map(|(k, _)| k.clone()).collect();
-        report.read_changed =
-            self.store(move |c, row, _| accounts::apply_set(c, row, Flag::Read, &unread, &sent_read)).await?;
-        let spare_starred: HashSet<String> = spare.union(&sent_starred).cloned().collect();
-        report.starred_changed =
-            self.store(move |c, row, _| accounts::apply_set(c, row, Flag::Starred, &starred, &spare_starred)).await?;
-        Ok(())
     }
 }
 

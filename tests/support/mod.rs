@@ -4,6 +4,7 @@
 
 pub(crate) mod farm;
 pub(crate) mod freshrss;
+pub(crate) mod greader;
 pub(crate) mod hostile;
 pub(crate) mod server;
 

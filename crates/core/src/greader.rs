@@ -13,6 +13,9 @@ pub const STARRED: &str = "user/-/state/com.google/starred";
 pub const READING_LIST: &str = "user/-/state/com.google/reading-list";
 /// A label's stream id is this and its name.
 pub const LABEL_PREFIX: &str = "user/-/label/";
+/// The longest login or action token taken. Real ones are about 60 bytes (FreshRSS: `alice/` and 40 hex
+/// digits); one of megabytes would be kept and sent with every request, and fail each of them.
+pub const MAX_TOKEN_BYTES: usize = 4096;
 
 /// Why an answer could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -21,6 +24,8 @@ pub enum AnswerError {
     Html,
     #[error("its answer is not what the Google Reader API sends ({0})")]
     Malformed(String),
+    #[error("it gave a token that cannot be one ({0}): refused, and not kept")]
+    Token(String),
 }
 
 /// A subscription as the server lists it.
@@ -93,11 +98,39 @@ pub fn auth_token(answer: &[u8]) -> Result<String, AnswerError> {
     if looks_like_html(answer) {
         return Err(AnswerError::Html);
     }
-    text.lines()
+    let auth = text
+        .lines()
         .find_map(|line| line.strip_prefix("Auth="))
-        .map(|auth| auth.trim().to_string())
+        .map(str::trim)
         .filter(|auth| !auth.is_empty())
-        .ok_or_else(|| AnswerError::Malformed("no Auth= line in the login answer".into()))
+        .ok_or_else(|| AnswerError::Malformed("no Auth= line in the login answer".into()))?;
+    token(auth)
+}
+
+/// The action token of `/token`, which every write carries.
+pub fn action_token(answer: &[u8]) -> Result<String, AnswerError> {
+    if looks_like_html(answer) {
+        return Err(AnswerError::Html);
+    }
+    token(String::from_utf8_lossy(answer).trim())
+}
+
+/// Whether `token` can be one: short, and only the visible ASCII a header carries.
+pub fn is_token(token: &str) -> bool {
+    !token.is_empty() && token.len() <= MAX_TOKEN_BYTES && token.bytes().all(|b| b.is_ascii_graphic())
+}
+
+fn token(text: &str) -> Result<String, AnswerError> {
+    if text.is_empty() {
+        return Err(AnswerError::Malformed("an empty token".into()));
+    }
+    if text.len() > MAX_TOKEN_BYTES {
+        return Err(AnswerError::Token(format!("{} bytes long; a token is at most {MAX_TOKEN_BYTES}", text.len())));
+    }
+    if !is_token(text) {
+        return Err(AnswerError::Token("it holds spaces or control characters".into()));
+    }
+    Ok(text.to_string())
 }
 
 /// The subscriptions of `subscription/list`.
@@ -383,6 +416,19 @@ mod tests {
         assert!(matches!(subscriptions(b"{\"nope\":1}"), Err(AnswerError::Malformed(_))));
         assert_eq!(is_ok(b"OK\n"), Ok(()));
         assert!(is_ok(b"Bad request").is_err());
+    }
+
+    #[test]
+    fn a_token_of_insane_length_or_with_control_characters_is_refused() {
+        assert_eq!(auth_token(b"SID=x\nLSID=null\nAuth=alice/0123abcd\n").unwrap(), "alice/0123abcd");
+        assert_eq!(action_token(b"alice/0123abcdZ\n").unwrap(), "alice/0123abcdZ");
+        let huge = format!("Auth={}\n", "a".repeat(10 * 1024 * 1024));
+        let refused = auth_token(huge.as_bytes()).unwrap_err();
+        assert!(matches!(&refused, AnswerError::Token(why) if why.starts_with("10485760 bytes long")), "{refused}");
+        assert!(matches!(action_token(b"to\x01ken"), Err(AnswerError::Token(_))));
+        assert!(matches!(action_token(b" \n"), Err(AnswerError::Malformed(_))));
+        assert!(is_token(&"a".repeat(MAX_TOKEN_BYTES)) && !is_token(&"a".repeat(MAX_TOKEN_BYTES + 1)));
+        assert!(!is_token("two words"));
     }
 
     #[test]

@@ -1,0 +1,82 @@
+//! Up: the change log sent to the server — subscription changes one by one in their order, then flags batched by
+//! what they set — and taken off the log once the server took them. A change the server cannot take now (it is
+//! busy, failing or not there) stops the sending and waits, with everything after it, for the next sync: it is
+//! never counted as sent, and a subscription made here keeps its local feed meanwhile.
+
+use super::{Remote, RemoteError, Report, Step, Sync};
+use crate::greader::AnswerError;
+use crate::store::StoreError;
+use crate::store::changes::{self, Flag, Pending};
+
+impl Sync<'_> {
+    /// Sends the change log. Returns what the server took (already off the log).
+    pub(super) async fn send(&self, remote: &mut impl Remote, report: &mut Report) -> Result<Vec<Pending>, Step> {
+        let id = self.row.id;
+        let pending = self.writer.call(move |c| changes::pending(c, id)).await?;
+        if pending.is_empty() {
+            return Ok(pending);
+        }
+        let mut sent = Vec::with_capacity(pending.len());
+        let mut refused = Vec::new();
+        for change in pending.iter().filter(|c| matches!(c, Pending::Feed { .. })) {
+            let Pending::Feed { change: feed, .. } = change else { continue };
+            match remote.edit_subscription(feed).await {
+                Ok(()) => sent.push(change.clone()),
+                // A server that will not do it (a feed it cannot subscribe to) says so once, and the change goes.
+                Err(e) if is_refusal(&e) => {
+                    tracing::warn!(account = %self.account.name, "the server refused {feed:?}: {e:?}");
+                    refused.push(change.clone());
+                }
+                Err(e) => {
+                    self.forget(sent.iter().chain(&refused).cloned().collect()).await?;
+                    return Err(e.into());
+                }
+            }
+        }
+        report.refused = refused.len();
+        for flag in [Flag::Read, Flag::Starred] {
+            for value in [true, false] {
+                let batch: Vec<&Pending> = pending
+                    .iter()
+                    .filter(|c| matches!(c, Pending::Flag { flag: f, value: v, .. } if *f == flag && *v == value))
+                    .collect();
+                if batch.is_empty() {
+                    continue;
+                }
+                let keys: Vec<String> = batch
+                    .iter()
+                    .filter_map(|c| match c {
+                        Pending::Flag { key, .. } => Some(key.clone()),
+                        Pending::Feed { .. } => None,
+                    })
+                    .collect();
+                if let Err(e) = remote.set_flag(flag, value, &keys).await {
+                    self.forget(sent.iter().chain(&refused).cloned().collect()).await?;
+                    return Err(e.into());
+                }
+                sent.extend(batch.into_iter().cloned());
+            }
+        }
+        self.forget(sent.iter().chain(&refused).cloned().collect()).await?;
+        report.sent = sent.len();
+        Ok(sent)
+    }
+
+    /// Takes what the server took (or refused for good) off the change log.
+    async fn forget(&self, done: Vec<Pending>) -> Result<(), StoreError> {
+        if done.is_empty() {
+            return Ok(());
+        }
+        self.writer.call(move |c| changes::sent(c, &done)).await
+    }
+}
+
+/// Whether a failed write is the server's refusal of that change (a 4xx other than 408 and 429, or an answer
+/// other than OK), not a passing state of the server.
+fn is_refusal(e: &RemoteError) -> bool {
+    match e {
+        RemoteError::Status(400..=499, _) => !e.is_passing(),
+        RemoteError::Answer(AnswerError::Malformed(_)) => true,
+        _ => false,
+    }
+}
