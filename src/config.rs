@@ -116,15 +116,16 @@ pub const DEFAULT_CONCURRENCY: usize = 256;
 
 impl Default for Config {
     fn default() -> Self {
+        let fetch = crate::fetch::FetchConfig::default();
         Config {
             refresh_on_startup: true,
             import_opml: None,
             concurrency: DEFAULT_CONCURRENCY,
             per_host_concurrency: 6,
             refresh_interval_minutes: 60,
-            connect_timeout_secs: 10,
-            timeout_secs: 30,
-            max_feed_size_mb: 20,
+            connect_timeout_secs: fetch.connect_timeout.as_secs(),
+            timeout_secs: fetch.timeout.as_secs(),
+            max_feed_size_mb: fetch.max_body_bytes / (1024 * 1024),
             encoding: BTreeMap::new(),
             browser: None,
             browser_in_terminal: None,

@@ -1,36 +1,30 @@
-//! tidings: a terminal feed reader.
+//! tidings: a terminal feed reader. This crate is its front ends, over three crates of its own (see
+//! `ARCHITECTURE.md`); each layer may use the ones below it and never the ones above.
 //!
-//! The crate is laid out in three layers; each may use the ones below it and never the ones above.
+//! 1. **The pure core** — `tidings-core` (`crates/core`): [`decode`], [`parse`], [`ingest`], [`feedlinks`],
+//!    [`opml`], [`render`], [`extract`], [`inspect`], [`model`], [`search`], [`query`], [`text`], [`sanitize`],
+//!    [`canonical`], [`markup`], [`clock`], [`command`]. Bytes and strings in, values out.
+//! 2. **The engine** — `tidings-engine` (`crates/engine`): [`store`], [`fetch`], [`refresh`], [`sync`], the
+//!    picture library, [`process`] and [`os`]. The I/O behind every front end; it knows none of them.
+//! 3. **The state machine** — `tidings-app` (`crates/app`), as [`app`]: `update(state, event) → effects`, no I/O.
+//! 4. **The front ends**, here: the reader — [`ui`] (drawing, a pure function of the state), [`runtime`] (the
+//!    terminal loop and the workers that run effects) and [`pictures`] (pictures prepared for the terminal's
+//!    protocol); and the command line: [`cli`] with [`import`] and [`from_newsboat`], configured by [`config`].
 //!
-//! 1. **The pure core** — the `tidings-core` crate (`crates/core`), re-exported here: [`decode`], [`parse`],
-//!    [`ingest`], [`feedlinks`], [`opml`], [`render`], [`extract`], [`inspect`], [`model`], [`search`], [`query`], [`text`],
-//!    [`sanitize`], [`canonical`], [`markup`], [`clock`], [`command`]. Bytes and strings in, values out; its manifest lists
-//!    no I/O crate.
-//! 2. **The I/O edge** — [`fetch`] (one shared HTTP client, discovery over the network), [`store`] (SQLite:
-//!    schema, one writer thread, queries, and `store::apply`, the one write path), [`refresh`] (the pipeline that
-//!    fetches, ingests and stores), [`sync`] (two-way sync with the servers of `[[accounts]]`) and [`pictures`]
-//!    (the article's pictures: fetched, cached, decoded, prepared for the terminal's protocol).
-//! 3. **The front ends** — the reader: [`app`] (the state machine: `update(state, event) → effects`, no I/O),
-//!    [`ui`] (drawing, a pure function of the state), [`runtime`] (the terminal loop and the workers that run
-//!    effects); and the command line: [`cli`] with [`import`] and [`from_newsboat`], configured by [`config`].
+//! The engine's and the core's modules are re-exported here under their own names, so `tidings::store` is the
+//! engine's store.
 
 pub use tidings_app as app;
 pub use tidings_core::{
     canonical, clock, command, decode, extract, feedlinks, greader, ingest, inspect, markup, model, opml, parse, query,
     render, sanitize, search, text,
 };
+pub use tidings_engine::{fetch, os, panics, process, refresh, store, sync};
 
 pub mod cli;
 pub mod config;
-pub mod fetch;
 pub mod from_newsboat;
 pub mod import;
-pub mod os;
-pub mod panics;
 pub mod pictures;
-pub mod process;
-pub mod refresh;
 pub mod runtime;
-pub mod store;
-pub mod sync;
 pub mod ui;

@@ -1,32 +1,25 @@
-//! Pictures of the article, on the I/O side: fetched in the background through the shared client and its
-//! [`Courtesy`] (the same global and per-host limits as feeds and full articles), never from the local network
-//! unless the feed is there too ([`crate::fetch::reach`]), kept on disk between sessions
-//! ([`disk`], bounded) and in memory (decoded pixels and pictures prepared for the terminal, both bounded),
-//! decoded within limits off the async workers ([`decode`]), and prepared in the terminal's protocol by
-//! ratatui-image (kitty, sixel, iTerm2 or half-blocks, chosen once by [`detect`]).
+//! Pictures of the article, on the terminal's side: prepared in the terminal's protocol by ratatui-image
+//! (kitty, sixel, iTerm2 or half-blocks, chosen once by [`detect`]) from the pixels the engine's picture
+//! [`Library`] fetched and decoded, and kept bounded on the [`Shelf`] the drawing code takes them from.
 //!
 //! The state machine asks with [`crate::app::Effect::LoadPicture`] and [`crate::app::Effect::PreparePicture`] and
-//! hears back through the inbox; the drawing code takes prepared pictures from the [`Shelf`]. Escape sequences
-//! are built by ratatui-image from decoded pixels, never from a feed's bytes.
+//! hears back through the inbox. Escape sequences are built by ratatui-image from decoded pixels, never from a
+//! feed's bytes.
 
-pub mod decode;
 pub mod detect;
-pub mod disk;
+
+pub use tidings_engine::pictures::{Library, MAX_PICTURE_BYTES, decode, disk};
 
 use crate::app::Event;
 use crate::fetch::{Courtesy, Fetcher};
-use image::DynamicImage;
 use ratatui::layout::Size;
 use ratatui_image::picker::{Picker, ProtocolType};
 use ratatui_image::sliced::SlicedProtocol;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use tidings_engine::pictures::Lru;
 use tokio::sync::mpsc;
 
-/// Largest picture fetched, in bytes (counted after decompression).
-pub const MAX_PICTURE_BYTES: u64 = 8 * 1024 * 1024;
-/// Memory kept for decoded pictures, so that a resize or a zoom prepares them again without a fetch.
-const DECODED_BYTES: usize = 24 * 1024 * 1024;
 /// Memory kept for pictures prepared for the terminal (estimated from their size in pixels).
 const PREPARED_BYTES: usize = 24 * 1024 * 1024;
 
@@ -37,66 +30,6 @@ pub struct Setup {
     /// The disk cache's directory; `None` keeps pictures in memory only.
     pub cache_dir: Option<PathBuf>,
     pub cache_max_bytes: u64,
-}
-
-/// A least-recently-used map bounded by the bytes of what it holds (few entries: a linear scan is enough).
-struct Lru<K, V> {
-    entries: Vec<(K, V, usize)>,
-    held: usize,
-    max: usize,
-}
-
-impl<K: PartialEq, V: Clone> Lru<K, V> {
-    fn new(max: usize) -> Self {
-        Lru { entries: Vec::new(), held: 0, max }
-    }
-
-    fn get(&mut self, key: &K) -> Option<V> {
-        let at = self.entries.iter().position(|(k, _, _)| k == key)?;
-        let entry = self.entries.remove(at);
-        let value = entry.1.clone();
-        self.entries.push(entry);
-        Some(value)
-    }
-
-    fn peek(&self, key: &K) -> Option<&V> {
-        self.entries.iter().find(|(k, _, _)| k == key).map(|(_, v, _)| v)
-    }
-
-    /// Inserts `value`, and returns what went out to make room for it (or what it replaced).
-    fn insert(&mut self, key: K, value: V, bytes: usize) -> Vec<V> {
-        let mut out = Vec::new();
-        out.extend(self.remove(&key));
-        self.entries.push((key, value, bytes));
-        self.held += bytes;
-        while self.held > self.max && self.entries.len() > 1 {
-            let (_, value, bytes) = self.entries.remove(0);
-            self.held -= bytes;
-            out.push(value);
-        }
-        out
-    }
-
-    fn remove(&mut self, key: &K) -> Option<V> {
-        let at = self.entries.iter().position(|(k, _, _)| k == key)?;
-        let (_, value, bytes) = self.entries.remove(at);
-        self.held -= bytes;
-        Some(value)
-    }
-
-    /// Empties it, and returns what it held.
-    fn clear(&mut self) -> Vec<V> {
-        self.held = 0;
-        self.entries.drain(..).map(|(_, v, _)| v).collect()
-    }
-}
-
-/// A decoded picture kept in memory: its pixels (bounded) and its size in the file.
-#[derive(Clone)]
-struct Kept {
-    image: Arc<DynamicImage>,
-    width: u32,
-    height: u32,
 }
 
 /// The key of a prepared picture: its address and the cells it fills.
@@ -186,34 +119,22 @@ impl Shelf {
     }
 }
 
-/// The picture service: cheap to clone, clones share everything.
+/// The picture service: the engine's library, and the pictures prepared for this terminal. Cheap to clone,
+/// clones share everything.
 #[derive(Clone)]
 pub struct Pictures(Arc<Inner>);
 
 struct Inner {
     picker: Picker,
-    fetcher: Fetcher,
-    courtesy: Courtesy,
-    disk: Option<disk::DiskCache>,
-    decoded: Mutex<Lru<String, Kept>>,
-    decoding: tokio::sync::Semaphore,
+    library: Library,
     shelf: Arc<Shelf>,
 }
 
 impl Pictures {
     pub fn new(setup: Setup, fetcher: Fetcher, courtesy: Courtesy) -> Pictures {
-        settle_allocator();
         let shelf = Arc::new(Shelf::new(&setup.picker));
-        let disk = setup.cache_dir.map(|dir| disk::DiskCache::new(dir, setup.cache_max_bytes));
-        Pictures(Arc::new(Inner {
-            picker: setup.picker,
-            fetcher,
-            courtesy,
-            disk: disk.filter(|_| setup.cache_max_bytes > 0),
-            decoded: Mutex::new(Lru::new(DECODED_BYTES)),
-            decoding: tokio::sync::Semaphore::new(2),
-            shelf,
-        }))
+        let library = Library::new(fetcher, courtesy, setup.cache_dir, setup.cache_max_bytes);
+        Pictures(Arc::new(Inner { picker: setup.picker, library, shelf }))
     }
 
     /// Pixels of one terminal cell (width, height).
@@ -236,76 +157,14 @@ impl Pictures {
     /// not known, taken for a feed on the internet), in the background; [`Event::PictureLoaded`] says its size or
     /// why it is not shown.
     pub fn load(&self, url: String, feed_url: Option<String>, inbox: mpsc::UnboundedSender<Event>) {
-        let this = self.clone();
+        let library = self.0.library.clone();
         tokio::spawn(async move {
-            let result = this.fetch_and_decode(&url, feed_url.as_deref().unwrap_or_default()).await;
+            let result = library.load(&url, feed_url.as_deref().unwrap_or_default()).await;
             if let Err(why) = &result {
                 tracing::info!("picture {} not shown: {why}", crate::sanitize::one_line(&url, 300));
             }
             let _ = inbox.send(Event::PictureLoaded { url, result });
         });
-    }
-
-    async fn fetch_and_decode(&self, url: &str, feed_url: &str) -> Result<(u32, u32), String> {
-        if let Some(kept) = self.kept(url) {
-            return Ok((kept.width, kept.height));
-        }
-        let this = self.clone();
-        let key = url.to_string();
-        let cached = tokio::task::spawn_blocking(move || this.0.disk.as_ref().and_then(|d| d.get(&key)))
-            .await
-            .map_err(|e| format!("the picture cache failed: {e}"))?;
-        let (bytes, fresh) = match cached {
-            Some(bytes) => (bytes, false),
-            None => (self.fetch(url, feed_url).await?, true),
-        };
-        // Two decodes at a time: each holds a whole picture's pixels while it runs.
-        let _decoding = self.0.decoding.acquire().await.map_err(|e| e.to_string())?;
-        let this = self.clone();
-        let key = url.to_string();
-        tokio::task::spawn_blocking(move || {
-            let decoded = decode::decode(&bytes).map_err(|e| e.to_string())?;
-            if fresh && let Some(disk) = &this.0.disk {
-                disk.put(&key, &bytes);
-            }
-            let size = (decoded.width, decoded.height);
-            this.keep(key, decoded);
-            Ok(size)
-        })
-        .await
-        .map_err(|e| format!("decoding failed: {e}"))?
-    }
-
-    /// The bytes at `url`, through the shared client as far as the content of the feed at `feed_url` may reach,
-    /// within the host's turn and a global slot.
-    async fn fetch(&self, url: &str, feed_url: &str) -> Result<Vec<u8>, String> {
-        let fetcher = self.0.fetcher.for_content_of(feed_url).await;
-        let fetcher = fetcher.map_err(|e| format!("cannot fetch the picture: {e}"))?;
-        let _turn = self.0.courtesy.turn(url).await;
-        match fetcher.get_limited(url, MAX_PICTURE_BYTES).await {
-            Ok(crate::fetch::FetchOutcome::Fetched(page)) => Ok(page.body),
-            Ok(crate::fetch::FetchOutcome::NotModified { .. }) => {
-                Err("the server answered 304 to a plain request".into())
-            }
-            Err(crate::fetch::FetchError::Status { status, .. }) => {
-                Err(format!("cannot fetch the picture: HTTP {status}"))
-            }
-            Err(crate::fetch::FetchError::TooLarge { .. }) => {
-                Err(format!("the picture is larger than {} MB", MAX_PICTURE_BYTES / (1024 * 1024)))
-            }
-            Err(e @ crate::fetch::FetchError::LocalNetwork { .. }) => Err(format!("the picture was {e}")),
-            Err(e) => Err(format!("cannot fetch the picture: {e}")),
-        }
-    }
-
-    fn kept(&self, url: &str) -> Option<Kept> {
-        self.0.decoded.lock().unwrap_or_else(|e| e.into_inner()).get(&url.to_string())
-    }
-
-    fn keep(&self, url: String, decoded: decode::Decoded) {
-        let bytes = decoded.image.as_bytes().len();
-        let kept = Kept { image: Arc::new(decoded.image), width: decoded.width, height: decoded.height };
-        self.0.decoded.lock().unwrap_or_else(|e| e.into_inner()).insert(url, kept, bytes);
     }
 
     /// Prepares the decoded picture at `url` for the terminal at `cols` × `rows` cells, on a blocking thread;
@@ -320,7 +179,7 @@ impl Pictures {
 
     /// Prepares a picture at once (blocking): scaled to the cells with a smooth filter, encoded for the protocol.
     pub fn prepare_now(&self, url: &str, cols: u16, rows: u16) -> Result<(), String> {
-        let Some(kept) = self.kept(url) else {
+        let Some(kept) = self.0.library.kept(url) else {
             return Err("the picture is no longer in memory".into());
         };
         let (cell_w, cell_h) = self.cell();
@@ -353,26 +212,6 @@ impl Pictures {
     }
 }
 
-/// Makes the allocator give a picture's large buffers back to the system when they are freed. Decoding and
-/// preparing a picture allocate buffers of megabytes for a moment, on whichever blocking thread runs them;
-/// glibc's allocator raises its threshold for mapping a buffer apart to the size of the last one freed, so
-/// from the first picture on such buffers are carved from per-thread arenas, which keep them once freed
-/// (fragmentation: the memory held grows with every thread that ever decoded). A fixed threshold keeps every
-/// buffer of 256 KB or more mapped apart (returned to the system at once), and a few arenas bound the rest.
-fn settle_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            // SAFETY: mallopt only sets the allocator's parameters; it is safe to call at any time.
-            unsafe {
-                libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
-                libc::mallopt(libc::M_ARENA_MAX, 4);
-            }
-        });
-    }
-}
-
 /// The kitty graphics command deleting picture `id` and its data from the terminal's memory, quietly (`q=2`: no
 /// answer, which would otherwise arrive as keys), through tmux's passthrough when inside tmux.
 pub fn kitty_delete(id: u32, tmux: bool) -> String {
@@ -397,19 +236,6 @@ mod tests {
 
     fn shelved(kitty_id: Option<u32>) -> Shelved {
         Shelved { protocol: Arc::new(SlicedProtocol::Sliced(Vec::new())), kitty_id }
-    }
-
-    #[test]
-    fn the_memory_cache_lets_the_oldest_go_by_bytes_and_says_what_went() {
-        let mut lru = Lru::new(10);
-        assert!(lru.insert("a", 1, 4).is_empty());
-        assert!(lru.insert("b", 2, 4).is_empty());
-        assert_eq!(lru.get(&"a"), Some(1), "a is now the most recent");
-        assert_eq!(lru.insert("c", 3, 4), vec![2], "b, the least recently used, goes");
-        assert_eq!(lru.held, 8);
-        assert_eq!(lru.insert("d", 4, 20), vec![1, 3], "one too big for the cache stays alone");
-        assert_eq!(lru.remove(&"d"), Some(4));
-        assert_eq!(lru.held, 0);
     }
 
     #[test]

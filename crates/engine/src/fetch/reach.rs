@@ -314,7 +314,7 @@ mod tests {
     #[tokio::test]
     async fn a_guarded_fetch_is_refused_by_name_and_by_address_without_connecting() {
         use crate::fetch::Validators;
-        let fetcher = Fetcher::new(crate::config::Config::default().fetch_config()).unwrap();
+        let fetcher = Fetcher::new(crate::fetch::FetchConfig::default()).unwrap();
         let guarded = fetcher.for_content_of("http://93.184.215.14/feed").await.unwrap();
         // Port 9 has no server: a fetch that tried to connect would fail to, not be refused.
         for url in ["http://localhost:9/a.png", "http://127.0.0.1:9/a.png", "http://[::ffff:127.0.0.1]:9/a.png"] {

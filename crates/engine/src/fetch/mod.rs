@@ -162,6 +162,17 @@ pub struct FetchConfig {
     pub max_body_bytes: u64,
 }
 
+impl Default for FetchConfig {
+    /// The defaults of the config's `connect_timeout_secs`, `timeout_secs` and `max_feed_size_mb`.
+    fn default() -> Self {
+        FetchConfig {
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(30),
+            max_body_bytes: 20 * 1024 * 1024,
+        }
+    }
+}
+
 /// One HTTP client shared by every fetch (connections are pooled and reused, DNS answers cached).
 #[derive(Clone)]
 pub struct Fetcher {
@@ -706,7 +717,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_refused_address_is_named_cut_to_a_line_not_echoed_whole() {
-        let fetcher = Fetcher::new(crate::config::Config::default().fetch_config()).unwrap();
+        let fetcher = Fetcher::new(FetchConfig::default()).unwrap();
         let huge = format!("data:text/html,{}", "<p>x</p>\u{1b}[31m".repeat(200_000));
         let err = fetcher.get(&huge, &Validators::default()).await.unwrap_err();
         let said = err.to_string();
