@@ -57,10 +57,15 @@ pub(super) fn write_settings(path: &Path, report: &mut Report) -> Result<(), New
     std::fs::write(path, merged.text).map_err(|source| NewsboatError::WriteConfig { path: path.to_path_buf(), source })
 }
 
+/// The most saved views, and the most kill rules, one import writes: each is added through the config file's
+/// editor, which reads the whole file again each time (2,000 of each took seven minutes).
+const MAX_WRITTEN: usize = 200;
+
 /// Query feeds become saved views (`[[views]]`) and `ignore-article` lines kill rules (`[[ignore]]`) in the
 /// config file, its comments and layout kept. One the file already has (a view of the same name and query, a
 /// rule of the same query for the same feed) is left as it is, so a second import changes nothing; a view whose
-/// name another view of the file has is not written, and the report says so.
+/// name another view of the file has is not written, and the report says so. Past [`MAX_WRITTEN`] of either,
+/// the rest wait for the next import, and the report says how many.
 pub(super) fn write_rules(path: &Path, report: &mut Report) -> Result<(), NewsboatError> {
     use crate::config::{Config, edit};
     let views: Vec<(String, String)> =
@@ -107,6 +112,7 @@ pub(super) fn write_rules(path: &Path, report: &mut Report) -> Result<(), Newsbo
         .collect();
     let mut text = existing.clone();
     let (mut written_views, mut written_rules) = (Vec::new(), 0);
+    let (mut left_views, mut left_rules) = (0, 0);
     for (name, query) in &views {
         if let Err(e) = crate::query::parse(query) {
             report.rules_refused.push(format!("query feed \"{name}\": no equivalent: {e}"));
@@ -119,6 +125,7 @@ pub(super) fn write_rules(path: &Path, report: &mut Report) -> Result<(), Newsbo
                 path.display(),
                 as_view(name, query)
             )),
+            None if written_views.len() == MAX_WRITTEN => left_views += 1,
             None => match edit::with_view(&text, name, query) {
                 Ok(new) => {
                     text = new;
@@ -142,6 +149,10 @@ pub(super) fn write_rules(path: &Path, report: &mut Report) -> Result<(), Newsbo
             report.rules_present += 1;
             continue;
         }
+        if written_rules == MAX_WRITTEN {
+            left_rules += 1;
+            continue;
+        }
         match edit::with_ignore(&text, query, feed.as_deref()) {
             Ok(new) => {
                 text = new;
@@ -149,6 +160,14 @@ pub(super) fn write_rules(path: &Path, report: &mut Report) -> Result<(), Newsbo
                 written_rules += 1;
             }
             Err(why) => report.rules_refused.push(format!("{what}: {why}; {}", as_rule(query))),
+        }
+    }
+    for (left, what) in [(left_views, "query feeds"), (left_rules, "ignore-article lines")] {
+        if left > 0 {
+            report.rules_refused.push(format!(
+                "{left} more {what}: not written, as one import writes at most {MAX_WRITTEN} of them; import again \
+                 to write the next ones"
+            ));
         }
     }
     if text == existing {
@@ -255,5 +274,31 @@ mod tests {
         assert_eq!(merged.kept, ["browser", "keys.quit"]);
         let again = merge(&merged.text, &top, &tables);
         assert!(again.written.is_empty() && again.text == merged.text, "a second merge changes nothing");
+    }
+
+    #[test]
+    fn one_import_writes_at_most_200_kill_rules_and_says_how_many_wait_for_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let rule = |i: usize| tidings_core::newsboat::config::Rule {
+            line: i + 1,
+            target: None,
+            expression: String::new(),
+            query: Ok(format!("title ~ \"x{i}\"")),
+        };
+        let mut report = Report::default();
+        report.migrated.ignore = (0..MAX_WRITTEN + 5).map(rule).collect();
+        write_rules(&path, &mut report).unwrap();
+        assert_eq!(report.rules_written, MAX_WRITTEN);
+        assert_eq!(
+            report.rules_refused,
+            ["5 more ignore-article lines: not written, as one import writes at most 200 of them; import again to \
+              write the next ones"]
+        );
+        let config = crate::config::Config::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(config.ignore.len(), MAX_WRITTEN);
+        let mut again = Report { migrated: report.migrated.clone(), ..Report::default() };
+        write_rules(&path, &mut again).unwrap();
+        assert_eq!((again.rules_present, again.rules_written, again.rules_refused.len()), (MAX_WRITTEN, 5, 0));
     }
 }
