@@ -7,6 +7,7 @@
 //! second time.
 
 mod cache;
+mod files;
 mod report;
 mod settings;
 
@@ -118,28 +119,37 @@ pub struct Report {
     pub rules_present: usize,
     /// Views and kill rules that were not written, with why.
     pub rules_refused: Vec<String>,
+    /// Titles and other texts of the cache that were not UTF-8 (read with replacement characters).
+    pub titles_not_utf8: usize,
+    pub texts_not_utf8: usize,
+    /// Why reading the cache stopped before its end, when a bound stopped it.
+    pub cache_cut: Option<String>,
 }
 
 /// Carries a newsboat home over into the database `db` and the config file `config_file`.
 pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, NewsboatError> {
-    let read = |path: &Path| {
-        std::fs::read(path)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .map_err(|source| NewsboatError::Read { path: path.to_path_buf(), source })
-    };
-    let file = urls::parse(&read(&home.urls)?);
+    let urls_file = files::read(&home.urls)?;
+    let mut file = urls::parse(&urls_file.text);
+    file.skipped.extend(urls_file.skipped.into_iter().map(|(line, text, why)| urls::Skipped { line, text, why }));
+    file.skipped.sort_by_key(|s| s.line);
     let cache = match &home.cache {
         Some(path) => cache::read_cache(path)?,
         None => cache::Cache::default(),
     };
-    let mut report = Report { feeds_in_urls: file.feeds.len(), ..Report::default() };
+    let mut report = Report {
+        feeds_in_urls: file.feeds.len(),
+        titles_not_utf8: cache.titles_not_utf8,
+        texts_not_utf8: cache.texts_not_utf8,
+        cache_cut: cache.cut.clone(),
+        ..Report::default()
+    };
 
     // Subscriptions: the cache knows their titles and sites.
     let carried: Vec<CarriedFeed> = file
         .feeds
         .iter()
         .map(|s| {
-            let known = cache.feeds.get(&s.url);
+            let known = cache.feeds.get(&urls::feed_key(&s.url));
             CarriedFeed {
                 feed: NewFeed {
                     url: s.url.clone(),
@@ -166,20 +176,26 @@ pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, Newsb
             .collect(),
     };
 
-    // Entries, with their state; deleted ones are remembered so a refresh does not bring them back.
-    let subscribed: std::collections::HashSet<&str> = file.feeds.iter().map(|f| f.url.as_str()).collect();
+    // Entries, with their state; deleted ones are remembered so a refresh does not bring them back. Each goes to
+    // its subscription whichever spelling of the address the cache has.
+    let subscribed: HashMap<String, &str> =
+        file.feeds.iter().map(|f| (urls::feed_key(&f.url), f.url.as_str())).collect();
+    let mut owners: HashMap<&str, Option<&str>> = HashMap::new();
     let mut entries = Vec::new();
     let mut gone = Vec::new();
     let mut flags: HashMap<char, usize> = HashMap::new();
     report.items_in_cache = cache.items.len();
     for item in &cache.items {
-        if !subscribed.contains(item.feed_url.as_str()) {
+        let owner = owners
+            .entry(item.feed_url.as_str())
+            .or_insert_with(|| subscribed.get(&urls::feed_key(&item.feed_url)).copied());
+        let Some(feed_url) = *owner else {
             report.items_unsubscribed += 1;
             continue;
-        }
+        };
         let identity = items::identity(item);
         if item.deleted {
-            gone.push((item.feed_url.clone(), identity.key));
+            gone.push((feed_url.to_string(), identity.key));
             continue;
         }
         for c in item.flags.chars().filter(|c| c.is_ascii_alphabetic() && *c != 's') {
@@ -187,7 +203,7 @@ pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, Newsb
         }
         report.enqueued += usize::from(cache.enqueued.contains(&(item.feed_url.clone(), item.guid.clone())));
         entries.push(CarriedEntry {
-            feed_url: item.feed_url.clone(),
+            feed_url: feed_url.to_string(),
             entry: items::entry(item),
             aliases: identity.aliases,
             read: !item.unread,
@@ -215,7 +231,10 @@ pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, Newsb
         .collect();
     report.skipped_urls = file.skipped;
     if let Some(path) = &home.config {
-        report.migrated = tidings_core::newsboat::config::migrate(&read(path)?, &context);
+        let config = files::read(path)?;
+        report.migrated = tidings_core::newsboat::config::migrate(&config.text, &context);
+        report.migrated.skipped.extend(config.skipped);
+        report.migrated.skipped.sort_by_key(|s| s.0);
         settings::write_settings(config_file, &mut report)?;
     }
     settings::write_rules(config_file, &mut report)?;

@@ -29,7 +29,11 @@ impl Report {
             "entries      {} added ({} read, {} starred from flags), {} already stored, {} deleted in newsboat kept out",
             o.entries_added, o.read, o.starred, o.entries_present, o.gone
         ));
+        if let Some(line) = not_utf8(self.titles_not_utf8, self.texts_not_utf8) {
+            out.push(format!("             {line}"));
+        }
         let mut not = Vec::new();
+        not.extend(self.cache_cut.iter().cloned());
         if self.items_unsubscribed > 0 {
             not.push(format!(
                 "{} cached entries of feeds the urls file no longer lists: not carried over",
@@ -54,7 +58,7 @@ impl Report {
             ));
         }
         for s in &self.skipped_urls {
-            not.push(format!("urls line {}: {}: {}", s.line, one_line(&s.text, 200), s.why));
+            not.push(skipped_line("urls", s.line, &s.text, &s.why));
         }
         // Those with a query went into the config file (see `write_rules`), or are among `rules_refused`.
         for (name, expression, query) in &self.views {
@@ -81,7 +85,7 @@ impl Report {
             });
         }
         for (line, text, why) in &self.migrated.skipped {
-            not.push(format!("config line {line}: {}: {why}", one_line(text, 200)));
+            not.push(skipped_line("config", *line, text, why));
         }
         if let Some(file) = &self.config_file {
             if !self.config_written.is_empty() {
@@ -126,4 +130,27 @@ impl Report {
         }
         out
     }
+}
+
+/// A line of a newsboat file left out, with why (and its text, when it has one).
+fn skipped_line(file: &str, line: usize, text: &str, why: &str) -> String {
+    match one_line(text, 200) {
+        text if text.is_empty() => format!("{file} line {line}: {why}"),
+        text => format!("{file} line {line}: {text}: {why}"),
+    }
+}
+
+/// "2 titles and 1 other text were not UTF-8 …", or nothing when every text was.
+fn not_utf8(titles: usize, texts: usize) -> Option<String> {
+    let counted = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let what = match (titles, texts) {
+        (0, 0) => return None,
+        (titles, 0) => counted(titles, "title", "titles"),
+        (0, texts) => counted(texts, "text", "texts"),
+        (titles, texts) => {
+            format!("{} and {}", counted(titles, "title", "titles"), counted(texts, "other text", "other texts"))
+        }
+    };
+    let were = if titles + texts == 1 { "was" } else { "were" };
+    Some(format!("{what} of the cache {were} not UTF-8 and {were} read with replacement characters (\u{fffd})"))
 }
