@@ -1,10 +1,11 @@
 //! `tidings import newsboat`: a newsboat home carried over in one command. Finds the home (`~/.newsboat`, or
 //! `$XDG_CONFIG_HOME/newsboat` with the cache in `$XDG_DATA_HOME/newsboat`, or the files named), reads the
-//! `urls` file, the cache (`cache.db`, SQLite, opened read-only) and the `config`, turns them into tidings's
-//! terms (`crate::newsboat`, pure), writes the subscriptions and entries through the store's one write path
-//! ([`UserWrite::CarryOver`]) and the settings into tidings's config file (keys it already sets are left
-//! alone), and says item by item what came over and what did not, and why. Running it twice changes nothing the
-//! second time.
+//! `urls` file and the `config` a line at a time (`files`) and the cache (`cache.db`, SQLite, opened read-only:
+//! `cache`), each within bounds, turns them into tidings's terms (`crate::newsboat`, pure), writes the
+//! subscriptions and entries through the store's one write path ([`UserWrite::CarryOver`]) and the settings into
+//! tidings's config file (`settings`: keys it already sets are left alone), and says item by item what came over
+//! and what did not, and why (`report`): what a bound left out too. Running it twice changes nothing the second
+//! time.
 
 mod cache;
 mod files;
