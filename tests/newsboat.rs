@@ -410,7 +410,7 @@ fn a_cache_that_is_not_newsboats_is_refused_at_once_with_why() {
                      'http://a.example/rss' AS feedurl, 0 AS pubDate, '' AS content, 1 AS unread FROM r;",
         )
         .unwrap();
-    refused("its rss_item is a view, not a table as newsboat writes it");
+    refused("its rss_item is a view (which can make rows up without end), not a table as newsboat writes it");
     std::fs::write(&cache, "not a database, but long enough for SQLite to read its header and say so").unwrap();
     refused("file is not a database");
     std::fs::remove_file(&cache).unwrap();

@@ -68,15 +68,15 @@ fn read_within(path: &Path, budget: Budget) -> Result<Cache, NewsboatError> {
             )
             .optional()
             .map_err(failed)?;
+        let not = |what: &str| fail(format!("its {table} is {what}, not a table as newsboat writes it"));
         match kind {
-            None => return Err(fail(format!("it has no {table} table"))),
-            Some((kind, sql)) if kind != "table" || sql.to_ascii_uppercase().starts_with("CREATE VIRTUAL") => {
-                return Err(fail(format!(
-                    "its {table} is a {}, not a table as newsboat writes it (reading it could make rows up without end)",
-                    if kind == "table" { "virtual table" } else { kind.as_str() }
-                )));
+            Some((kind, sql)) if kind == "table" => {
+                if sql.to_ascii_uppercase().starts_with("CREATE VIRTUAL") {
+                    return Err(not("a virtual table"));
+                }
             }
-            Some(_) => {}
+            Some((kind, _)) if kind == "view" => return Err(not("a view (which can make rows up without end)")),
+            _ => return Err(fail(format!("it has no {table} table"))),
         }
     }
     let columns: Vec<String> = conn
