@@ -2,7 +2,8 @@
 //! its `-I` marking entries read), carried over with `tidings import newsboat`, then refreshed by tidings from
 //! the same server: every feed, folder, name, read and starred state as newsboat had it, nothing fetched again
 //! as new, and a second import changing nothing. .ci/run installs newsboat; where it is missing the test says
-//! it skipped.
+//! it skipped. A hostile home (a line of a hundred megabytes, titles that are not UTF-8, a cache that is not
+//! newsboat's, filters nested past reason) comes over as far as it can, each fault said: no hang, no crash.
 
 mod support;
 
@@ -272,4 +273,165 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
     assert!(said.contains("4 views and kill rules"), "{said}");
     assert!(!said.contains("written to"), "nothing is written the second time:\n{said}");
     assert_eq!(std::fs::read_to_string(&config).unwrap(), written, "the config file is left as it was");
+}
+
+// ----- a hostile newsboat home -----
+
+/// Runs `cmd` to its end; one still running after a minute is killed and the test fails (these cases used to
+/// never end).
+fn within_a_minute(cmd: &mut std::process::Command) -> std::process::Output {
+    use std::process::Stdio;
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("run tidings");
+    let pid = child.id();
+    let (done, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(child.wait_with_output()));
+    match wait.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(output) => output.expect("wait for tidings"),
+        Err(_) => {
+            // SAFETY: signalling our own child, which the waiting thread has not reaped (it is still running).
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            panic!("tidings import newsboat was still running after a minute");
+        }
+    }
+}
+
+/// newsboat's cache as newsboat 2.x writes it, with `feeds` (address, title) and `items` (address, GUID, title)
+/// of them; titles are bytes, written as text whether or not they are UTF-8.
+fn newsboat_cache(path: &std::path::Path, feeds: &[(&str, &[u8])], items: &[(&str, &str, &[u8])]) {
+    let conn = Connection::open(path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE rss_feed (rssurl VARCHAR(1024) PRIMARY KEY NOT NULL, url VARCHAR(1024) NOT NULL,
+             title VARCHAR(1024) NOT NULL, lastmodified INTEGER(11) NOT NULL DEFAULT 0,
+             is_rtl INTEGER(1) NOT NULL DEFAULT 0, etag VARCHAR(128) NOT NULL DEFAULT '');
+         CREATE TABLE rss_item (id INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, guid VARCHAR(64) NOT NULL,
+             title VARCHAR(1024) NOT NULL, author VARCHAR(1024) NOT NULL, url VARCHAR(1024) NOT NULL,
+             feedurl VARCHAR(1024) NOT NULL, pubDate INTEGER NOT NULL, content VARCHAR(65535) NOT NULL,
+             unread INTEGER(1) NOT NULL, enclosure_url VARCHAR(1024), enclosure_type VARCHAR(1024),
+             enqueued INTEGER(1) NOT NULL DEFAULT 0, flags VARCHAR(52), deleted INTEGER(1) NOT NULL DEFAULT 0,
+             base VARCHAR(128) NOT NULL DEFAULT '');",
+    )
+    .unwrap();
+    for (url, title) in feeds {
+        conn.execute("INSERT INTO rss_feed (rssurl, url, title) VALUES (?1, '', CAST(?2 AS TEXT))", (url, title))
+            .unwrap();
+    }
+    for (url, guid, title) in items {
+        conn.execute(
+            "INSERT INTO rss_item (guid, title, author, url, feedurl, pubDate, content, unread)
+             VALUES (?2, CAST(?3 AS TEXT), '', '', ?1, 1749549600, '<p>x</p>', 1)",
+            (url, guid, title),
+        )
+        .unwrap();
+    }
+}
+
+/// The attack's line was 1 GB: the import took 4.9 GB of memory and was lost. A line over 64 KB is skipped as
+/// it is read, named by its number, and the lines around it come over.
+#[test]
+fn a_line_too_long_in_urls_is_skipped_by_its_number_in_bounded_memory_and_the_rest_comes_over() {
+    let sandbox = Sandbox::new();
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    let line = 128 << 20;
+    {
+        // Written a megabyte at a time: memory the test itself held would count in the child's peak.
+        use std::io::Write;
+        let mut urls = std::io::BufWriter::new(std::fs::File::create(dot.join("urls")).unwrap());
+        urls.write_all(b"http://a.example/rss \"Tech\"\nhttp://b.example/").unwrap();
+        let megabyte = vec![b'x'; 1 << 20];
+        for _ in 0..line >> 20 {
+            urls.write_all(&megabyte).unwrap();
+        }
+        urls.write_all(b"\nhttp://c.example/rss\n").unwrap();
+        urls.flush().unwrap();
+    }
+    let measured = support::measure(sandbox.tidings().args(["import", "newsboat"]));
+    let said = stdout(&measured.output);
+    assert!(measured.output.status.success(), "{said}{}", support::stderr(&measured.output));
+    assert!(said.contains("feeds        2 added"), "{said}");
+    assert!(said.contains("urls line 2: http://b.example/xxx") && said.contains("longer than 64 KB"), "{said}");
+    let feeds = count(
+        &sandbox.db(),
+        "SELECT count(*) FROM feeds WHERE url IN ('http://a.example/rss', 'http://c.example/rss')",
+    );
+    assert_eq!(feeds, 2);
+    assert!(measured.peak_rss < (line / 2) as u64, "a {line}-byte line took {} bytes of memory", measured.peak_rss);
+}
+
+/// One feed title that was not UTF-8 refused the whole cache. Titles are read with replacement characters and
+/// the report counts them; entries go to their subscription whichever spelling of its address the cache has.
+#[test]
+fn titles_that_are_not_utf8_are_read_lossily_and_counted_and_entries_find_their_feed_under_another_spelling() {
+    let sandbox = Sandbox::new();
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    std::fs::write(dot.join("urls"), "http://A.example/rss/\nhttp://b.example/rss\n").unwrap();
+    newsboat_cache(
+        &dot.join("cache.db"),
+        &[("http://a.example/rss", b"Caf\xe9 news"), ("http://b.example/rss", b"Beta")],
+        &[("http://a.example/rss", "a-1", b"R\xe9sum\xe9"), ("http://b.example/rss", "b-1", b"Fine")],
+    );
+    let out = sandbox.run(&["import", "newsboat"]);
+    let said = stdout(&out);
+    assert!(out.status.success(), "{said}{}", support::stderr(&out));
+    assert!(said.contains("entries      2 added"), "{said}");
+    assert!(
+        said.contains("2 titles of the cache were not UTF-8 and were read with replacement characters (\u{fffd})"),
+        "{said}"
+    );
+    let conn = Connection::open(sandbox.db()).unwrap();
+    let title = |sql: &str| -> String { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(title("SELECT title FROM feeds WHERE url = 'http://A.example/rss/'"), "Caf\u{fffd} news");
+    assert_eq!(title("SELECT title FROM entries WHERE key = 'a-1'"), "R\u{fffd}sum\u{fffd}");
+}
+
+/// A cache whose `rss_item` was a recursive view never ended (710 MB of temporary disk in ten seconds). Such a
+/// cache, one that is not a database, and one without newsboat's tables are each refused at once, saying why.
+#[test]
+fn a_cache_that_is_not_newsboats_is_refused_at_once_with_why() {
+    let sandbox = Sandbox::new();
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    std::fs::write(dot.join("urls"), "http://a.example/rss\n").unwrap();
+    let cache = dot.join("cache.db");
+    let refused = |why: &str| {
+        let out = within_a_minute(sandbox.tidings().args(["import", "newsboat"]));
+        let err = support::stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{}{err}", stdout(&out));
+        assert!(err.contains("newsboat's cache") && err.contains(why) && err.contains("leave --cache out"), "{err}");
+    };
+    newsboat_cache(&cache, &[], &[]);
+    Connection::open(&cache)
+        .unwrap()
+        .execute_batch(
+            "DROP TABLE rss_item;
+             CREATE VIEW rss_item AS WITH RECURSIVE r(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM r)
+                 SELECT id, 'g' || id AS guid, 't' AS title, '' AS author, '' AS url,
+                     'http://a.example/rss' AS feedurl, 0 AS pubDate, '' AS content, 1 AS unread FROM r;",
+        )
+        .unwrap();
+    refused("its rss_item is a view (which can make rows up without end), not a table as newsboat writes it");
+    std::fs::write(&cache, "not a database, but long enough for SQLite to read its header and say so").unwrap();
+    refused("file is not a database");
+    std::fs::remove_file(&cache).unwrap();
+    Connection::open(&cache).unwrap().execute_batch("CREATE TABLE rss_item (id INTEGER PRIMARY KEY)").unwrap();
+    refused("it has no rss_feed table");
+}
+
+/// A query feed of 32,000 nested parentheses and an `ignore-article` of 3,447 `and`s (each within the 64 KB a
+/// line may have) overflowed the stack (SIGABRT). Each is said to have no equivalent, with the column.
+#[test]
+fn a_filter_nested_or_chained_too_deep_is_said_with_its_column_not_a_stack_overflow() {
+    let sandbox = Sandbox::new();
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    let deep = format!("{}unread = \\\"yes\\\"{}", "(".repeat(32_000), ")".repeat(32_000));
+    std::fs::write(dot.join("urls"), format!("http://a.example/rss\n\"query:Deep:{deep}\"\n")).unwrap();
+    let chain = vec!["title =~ \\\"x\\\""; 3_447].join(" and ");
+    std::fs::write(dot.join("config"), format!("ignore-article \"*\" \"{chain}\"\n")).unwrap();
+    let out = sandbox.run(&["import", "newsboat"]);
+    let said = stdout(&out);
+    assert!(out.status.success(), "{said}{}", support::stderr(&out));
+    assert!(said.contains("column 65: parentheses nest deeper than 64"), "{said}");
+    assert!(said.contains("config line 1: ignore-article: no equivalent: newsboat's filter does not read: column 4353: more than 256 comparisons"), "{said}");
 }

@@ -29,7 +29,7 @@ pub const MAX_QUERY_CHARS: usize = 4000;
 /// The most conditions one query may have.
 pub const MAX_CONDITIONS: usize = 256;
 /// How deep parentheses and `not`s may nest.
-const MAX_DEPTH: usize = 64;
+pub const MAX_DEPTH: usize = 64;
 
 /// What is wrong with a query, and where: the column (from 1, in characters) of the place to look at.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -1166,6 +1166,30 @@ mod tests {
         assert_eq!(err("= x").column, 1);
         assert_eq!(err("").column, 1);
         assert_eq!(err("unread = maybe").column, 10);
+    }
+
+    /// The attack's sizes (100,000 parentheses, 100,000 `and`s) and the deepest a query can be within its length,
+    /// on a thread with the stack a test thread has (2 MB): each an error at its column. The deepest query that
+    /// reads is written out, judged and dropped on that stack too.
+    #[test]
+    fn deep_and_long_queries_are_errors_at_their_column_not_a_stack_overflow() {
+        let run = || {
+            let deep = format!("{}unread{}", "(".repeat(100_000), ")".repeat(100_000));
+            assert_eq!(err(&deep).column, MAX_QUERY_CHARS + 1);
+            assert_eq!(err(&vec!["unread"; 100_001].join(" and ")).column, MAX_QUERY_CHARS + 1);
+            let nested = format!("{}unread{}", "(".repeat(1_990), ")".repeat(1_990));
+            assert_eq!(err(&nested).to_string(), "parentheses and `not` nest deeper than 64 at column 66");
+            assert_eq!(err(&"not ".repeat(999)).to_string(), "parentheses and `not` nest deeper than 64 at column 261");
+            assert_eq!(
+                err(&vec!["unread"; 257].join(" and ")).to_string(),
+                "too many conditions (at most 256) at column 2817"
+            );
+            let deepest = format!("{}unread{}", "(not ".repeat(32), ")".repeat(32));
+            let q = parse(&deepest).unwrap();
+            assert_eq!(parse(&q.to_string()).unwrap(), q);
+            assert!(q.matches(&entry("t", "b"), 0), "an even number of `not`s");
+        };
+        std::thread::Builder::new().stack_size(2 << 20).spawn(run).unwrap().join().unwrap();
     }
 
     #[test]

@@ -8,7 +8,13 @@
 //! `and`/`or` join comparisons with no precedence between them (each groups to the right), parentheses group.
 //! A regular expression becomes a contains test when it is plain words (`=~ "rust"`, `"rust|go"`,
 //! `".*rust.*"`); anything else (anchors, classes, repetition) has no equivalent and is said so.
+//!
+//! A filter is bounded as tidings's queries are, since it becomes one: at most [`MAX_CONDITIONS`] comparisons
+//! and parentheses [`MAX_DEPTH`] deep. More is an error at its column, never a stack overflow: a chain of `and`s
+//! is read in a loop, and the tree it makes, which is as deep as the chain is long, is walked (converted,
+//! dropped) only when it is within those bounds.
 
+use crate::query::{MAX_CONDITIONS, MAX_DEPTH};
 use std::fmt::Write as _;
 
 /// A parsed newsboat filter.
@@ -62,7 +68,7 @@ pub struct ParseError {
 
 /// Parses a newsboat filter expression.
 pub fn parse(text: &str) -> Result<Expr, ParseError> {
-    let mut p = Parser { text, at: 0 };
+    let mut p = Parser { text, at: 0, depth: 0, conditions: 0 };
     p.spaces();
     let expr = p.expression()?;
     p.spaces();
@@ -75,6 +81,10 @@ pub fn parse(text: &str) -> Result<Expr, ParseError> {
 struct Parser<'a> {
     text: &'a str,
     at: usize,
+    /// How many parentheses are open.
+    depth: usize,
+    /// How many comparisons have been read.
+    conditions: usize,
 }
 
 impl Parser<'_> {
@@ -92,31 +102,42 @@ impl Parser<'_> {
         }
     }
 
-    /// `primary (and|or) expression`, or a primary alone (newsboat groups to the right, without precedence).
+    /// `primary (and|or) primary (and|or) …`, grouped to the right without precedence, as newsboat does.
     fn expression(&mut self) -> Result<Expr, ParseError> {
-        let left = self.primary()?;
-        let before = self.at;
-        self.spaces();
-        for (word, and) in [("and", true), ("or", false)] {
-            if let Some(after) = self.rest().strip_prefix(word)
-                && (after.starts_with(' ') || after.trim_start_matches(' ').starts_with('('))
-            {
-                self.at += word.len();
-                self.spaces();
-                let right = self.expression()?;
-                return Ok(if and {
-                    Expr::And(Box::new(left), Box::new(right))
-                } else {
-                    Expr::Or(Box::new(left), Box::new(right))
-                });
-            }
+        // Each operand with the word after it, then the last one.
+        let mut chain: Vec<(Expr, bool)> = Vec::new();
+        let mut last = self.primary()?;
+        loop {
+            let before = self.at;
+            self.spaces();
+            let join = [("and", true), ("or", false)].into_iter().find(|(word, _)| {
+                self.rest()
+                    .strip_prefix(word)
+                    .is_some_and(|after| after.starts_with(' ') || after.trim_start_matches(' ').starts_with('('))
+            });
+            let Some((word, and)) = join else {
+                self.at = before;
+                break;
+            };
+            self.at += word.len();
+            self.spaces();
+            chain.push((last, and));
+            last = self.primary()?;
         }
-        self.at = before;
-        Ok(left)
+        let mut expr = last;
+        while let Some((left, and)) = chain.pop() {
+            let (left, right) = (Box::new(left), Box::new(expr));
+            expr = if and { Expr::And(left, right) } else { Expr::Or(left, right) };
+        }
+        Ok(expr)
     }
 
     fn primary(&mut self) -> Result<Expr, ParseError> {
         if self.rest().starts_with('(') {
+            if self.depth == MAX_DEPTH {
+                return Err(self.error(&format!("parentheses nest deeper than {MAX_DEPTH}")));
+            }
+            self.depth += 1;
             self.at += 1;
             self.spaces();
             let inner = self.expression()?;
@@ -125,8 +146,13 @@ impl Parser<'_> {
                 return Err(self.error("expected )"));
             }
             self.at += 1;
+            self.depth -= 1;
             return Ok(inner);
         }
+        if self.conditions == MAX_CONDITIONS {
+            return Err(self.error(&format!("more than {MAX_CONDITIONS} comparisons")));
+        }
+        self.conditions += 1;
         let name_len = self
             .rest()
             .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
@@ -505,5 +531,31 @@ mod tests {
             assert!(err.contains(why), "{filter}: {err}");
         }
         assert_eq!(parse("title = \"x\" )").unwrap_err().column, 13);
+    }
+
+    /// The attack's filters, at its sizes, on a thread with the stack a test thread has (2 MB): before the
+    /// bounds, both overflowed the stack (SIGABRT).
+    #[test]
+    fn deep_parentheses_and_long_chains_are_errors_at_their_column_not_a_stack_overflow() {
+        let run = || {
+            let deep = format!("{}unread = \"yes\"{}", "(".repeat(100_000), ")".repeat(100_000));
+            let e = parse(&deep).unwrap_err();
+            assert_eq!((e.column, e.message.as_str()), (MAX_DEPTH + 1, "parentheses nest deeper than 64"));
+            assert!(conv(&deep).unwrap_err().contains("column 65: parentheses nest deeper than 64"));
+            let chain = vec!["title =~ \"x\""; 100_001].join(" and ");
+            let e = parse(&chain).unwrap_err();
+            assert_eq!(
+                (e.column, e.message.as_str()),
+                (256 * "title =~ \"x\" and ".len() + 1, "more than 256 comparisons")
+            );
+            assert!(conv(&chain).unwrap_err().contains("more than 256 comparisons"));
+            // At the bounds, they read, convert and drop.
+            let deepest = format!("{}unread = \"yes\"{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
+            assert_eq!(conv(&deepest).unwrap(), "unread");
+            let longest = vec!["age < 3 or unread = \"no\""; MAX_CONDITIONS / 2].join(" and ");
+            let converted = conv(&longest).unwrap();
+            assert_eq!(converted.matches("age < 3d").count(), MAX_CONDITIONS / 2, "{converted}");
+        };
+        std::thread::Builder::new().stack_size(2 << 20).spawn(run).unwrap().join().unwrap();
     }
 }
