@@ -74,10 +74,9 @@ fn count(db: &std::path::Path, sql: &str) -> i64 {
 #[test]
 fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_and_a_refresh_adds_nothing() {
     if !newsboat_installed() {
-        let _ = std::io::Write::write_all(
-            &mut std::io::stderr(),
-            b"skipped: newsboat is not installed (.ci/run installs it)\n",
-        );
+        let test =
+            "a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_and_a_refresh_adds_nothing";
+        support::skip(test, "newsboat is not installed (.ci/run installs it)");
         return;
     }
     let server = serve();
