@@ -541,31 +541,20 @@ impl Config {
         }
     }
 
-    /// The limits every fetch on the user's behalf shares (`concurrency`, `per_host_concurrency`).
-    pub fn courtesy(&self) -> crate::fetch::Courtesy {
-        crate::fetch::Courtesy::new(self.concurrency, self.per_host_concurrency)
-    }
-
-    /// Who is told of new entries (`notify_command`, `notify`); `None` when nobody is.
-    pub fn notifier(&self) -> Option<crate::refresh::notify::Notifier> {
-        crate::refresh::notify::Notifier::new(self.notify_command.as_deref(), &self.notify)
-    }
-
-    /// The refresh pipeline these settings describe, fetching through `fetcher` and storing through `writer`.
-    pub fn pipeline(
-        &self,
-        fetcher: &crate::fetch::Fetcher,
-        writer: &crate::store::DbThread,
-        upkeep: crate::refresh::Upkeep,
-    ) -> crate::refresh::Pipeline {
-        use crate::refresh::{Pipeline, Refresher, full_text::FullText};
-        let courtesy = self.courtesy();
-        let refresher = Refresher::new(fetcher.clone(), courtesy.clone(), writer.clone())
-            .with_forced_encodings(self.encoding.clone());
-        let full_text = FullText::new(fetcher.clone(), courtesy, writer.clone());
-        Pipeline::new(refresher, full_text, writer.clone(), std::sync::Arc::new(self.retention()), upkeep)
-            .with_rules(self.kill_rules())
-            .with_notifier(self.notifier())
+    /// What the engine needs of this config, per subsystem: what every front end opens its
+    /// [`Session`](crate::session::Session) with.
+    pub fn session_settings(&self) -> crate::session::Settings {
+        crate::session::Settings {
+            fetch: self.fetch_config(),
+            concurrency: self.concurrency,
+            per_host_concurrency: self.per_host_concurrency,
+            forced_encodings: self.encoding.clone(),
+            feeds: self.feed_settings(),
+            retention: self.retention(),
+            kill_rules: self.kill_rules(),
+            notifier: crate::refresh::notify::Notifier::new(self.notify_command.as_deref(), &self.notify),
+            accounts: self.accounts.clone(),
+        }
     }
 
     pub fn connect_timeout(&self) -> Duration {
@@ -578,9 +567,7 @@ impl Config {
 
     /// The per-feed settings the cache keeps (see [`crate::store::feeds::apply_settings`]): the default for
     /// every feed, and each `[feeds."URL"]`'s.
-    pub fn feed_settings(
-        &self,
-    ) -> (crate::store::feeds::FeedSettings, Vec<(String, crate::store::feeds::FeedSettings)>) {
+    pub fn feed_settings(&self) -> crate::session::FeedSettingsTable {
         use crate::store::feeds::FeedSettings;
         let default = FeedSettings {
             notify: self.notify_every_feed,
@@ -603,7 +590,7 @@ impl Config {
                 (url.clone(), settings)
             })
             .collect();
-        (default, feeds)
+        crate::session::FeedSettingsTable { default, feeds }
     }
 
     /// How often the reader looks for feeds due: the automatic refresh interval in seconds; when that is off

@@ -1,13 +1,14 @@
-//! `tidings add URL`: subscribe to a feed — a page's address goes through discovery — and fetch it at once.
+//! `tidings add URL`: subscribe to a feed — a page's address goes through discovery — and fetch it at once, with
+//! its `[feeds."URL"]` settings from the first fetch.
 
 use super::{EXIT_SOME_FAILED, EXIT_USAGE};
 use crate::config::Config;
-use crate::fetch::Fetcher;
 use crate::fetch::discovery::discover;
 use crate::model::{Applied, NewFeed, UserWrite};
-use crate::refresh::{Observer, RefreshEvent, Upkeep, Which};
+use crate::refresh::{Observer, RefreshEvent, Which};
 use crate::sanitize::one_line;
-use crate::store::{self, DbThread};
+use crate::session::{Role, Session};
+use crate::store;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -27,8 +28,8 @@ pub(super) async fn run(
     folder: Option<String>,
     pick: Option<usize>,
 ) -> anyhow::Result<ExitCode> {
-    let fetcher = Fetcher::new(config.fetch_config()).map_err(anyhow::Error::msg)?;
-    let found = discover(&fetcher, url).await;
+    let session = Session::open(db, config.session_settings(), Role::Command)?;
+    let found = discover(session.fetcher(), url).await;
     let chosen = match (found.feeds.len(), pick) {
         (0, _) => {
             note_part!("{}", super::discover::describe(&found));
@@ -50,9 +51,7 @@ pub(super) async fn run(
     // A path ("Tech/Rust") names a folder inside another.
     let folder = folder.as_deref().map(store::folders::split_path).unwrap_or_default();
     let new = NewFeed { url: chosen.url.clone(), title: chosen.title.clone(), name: None, site_url: None, folder };
-    let writer = DbThread::spawn_writer(store::open_write(db)?);
-    let write = UserWrite::AddFeed(new);
-    let applied = writer.call(move |c| store::apply(c, &write, chrono::Utc::now().timestamp())).await?;
+    let applied = session.apply(UserWrite::AddFeed(new)).await?;
     let Applied::Subscribed { feed_id, added } = applied else {
         anyhow::bail!("adding the feed was answered with {applied:?}; please report this");
     };
@@ -61,9 +60,11 @@ pub(super) async fn run(
         writeln!(std::io::stdout().lock(), "Already subscribed to {title} ({})", one_line(&chosen.url, 500))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let pipeline = config.pipeline(&fetcher, &writer, Upkeep::PurgeOnly);
-    let summary =
-        pipeline.run(Which::Feeds(vec![feed_id]), true, Arc::new(Quiet)).await.refreshed.map_err(anyhow::Error::msg)?;
+    let summary = session
+        .refresh(Which::Feeds(vec![feed_id]), true, Arc::new(Quiet))
+        .await
+        .refreshed
+        .map_err(anyhow::Error::msg)?;
     writeln!(
         std::io::stdout().lock(),
         "Subscribed to {title} ({}): {} entries",

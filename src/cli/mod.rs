@@ -112,7 +112,8 @@ pub enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
-    /// Refresh every feed without the reader; progress on stderr, a summary on stdout.
+    /// Refresh every feed without the reader, then sync every account; progress on stderr, a summary on stdout
+    /// (a line per account). Exit 3 when a feed or an account failed (the others were done).
     Refresh {
         /// Print the summary as JSON.
         #[arg(long)]
@@ -120,6 +121,9 @@ pub enum Command {
         /// Also fetch feeds that are gone or asked to wait (backoff, Retry-After).
         #[arg(long)]
         force: bool,
+        /// Refresh the local feeds only: leave the accounts (`[[accounts]]`) for `tidings sync`.
+        #[arg(long)]
+        no_sync: bool,
     },
     /// Sync every account of the config (`[[accounts]]`) both ways: send what was changed here, bring what
     /// changed on the server. Exit 0 when every account synced, 3 when one could not be (its changes wait).
@@ -414,7 +418,9 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             })
         }
         Some(Command::Export { output }) => export::run(&paths.db, output.as_deref()),
-        Some(Command::Refresh { json, force }) => runtime.block_on(refresh::run(&paths.db, &config, json, force)),
+        Some(Command::Refresh { json, force, no_sync }) => {
+            runtime.block_on(refresh::run(&paths.db, &config, json, force, !no_sync))
+        }
         Some(Command::Sync { json }) => runtime.block_on(sync::run(&paths.db, &config, json)),
         Some(Command::Unread) => unread::run(&paths.db),
         Some(Command::Search { query, json, feed, unread }) => {

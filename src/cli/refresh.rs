@@ -1,12 +1,14 @@
-//! `tidings refresh`: the reader's refresh pipeline, headless — every feed, the new entries of full-text feeds in
-//! full, and retention's purge — with progress on standard error and a summary (or JSON) on standard output.
+//! `tidings refresh`: the reader's refresh, headless — every local feed, the new entries of full-text feeds in
+//! full, retention's purge, then a sync of every account (unless `--no-sync`) — with progress on standard error
+//! and a summary (or JSON) on standard output, a line per account among it.
 
+use super::sync::{Told, accounts_json, any_failed, say_accounts};
 use super::{EXIT_ERROR, EXIT_SOME_FAILED};
 use crate::config::Config;
-use crate::fetch::Fetcher;
 use crate::model::{EntryId, ErrorKind, Skip};
-use crate::refresh::{Observer, RefreshEvent, Upkeep, Which};
+use crate::refresh::{Observer, RefreshEvent};
 use crate::sanitize::one_line;
+use crate::session::{Role, Session};
 use crate::store::{self, DbThread, entries, feeds};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -50,15 +52,11 @@ fn skip_reason(skip: Skip, now: i64) -> String {
     }
 }
 
-pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> anyhow::Result<ExitCode> {
-    let mut conn = store::open_write(db)?;
-    let (default, settings) = config.feed_settings();
-    feeds::apply_settings(&mut conn, &default, &settings)?;
-    let writer = DbThread::spawn_writer(conn);
-    let fetcher = Fetcher::new(config.fetch_config()).map_err(anyhow::Error::msg)?;
+pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, sync: bool) -> anyhow::Result<ExitCode> {
     // New entries are not indexed for search here: `tidings search` indexes them before it looks, and the
     // reader in the background, so a first refresh of thousands of feeds does not wait on indexing.
-    let pipeline = config.pipeline(&fetcher, &writer, Upkeep::PurgeOnly);
+    let session = Session::open(db, config.session_settings(), Role::Command)?;
+    let writer = session.writer();
     let total = writer.call(|c| Ok(feeds::refresh_targets(c, None)?.len())).await?;
     let progress = Arc::new(Progress {
         total,
@@ -66,7 +64,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
         on_terminal: std::io::stderr().is_terminal(),
         refused: Mutex::default(),
     });
-    let outcome = pipeline.run(Which::All, force, progress.clone()).await;
+    let (outcome, synced) = session.refresh_and_sync(force, sync, progress.clone(), &Told).await;
     let summary = outcome.refreshed.map_err(anyhow::Error::msg)?;
     let purged = outcome.purged?;
     let full_text = outcome.full_texts;
@@ -75,7 +73,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
     }
     let refused = std::mem::take(&mut *progress.refused.lock().unwrap_or_else(|e| e.into_inner()));
     let full_tried = full_text.as_ref().map_or(0, |tried| *tried);
-    let refused = describe_pages(&writer, refused).await;
+    let refused = describe_pages(writer, refused).await;
     let not_indexed = writer.call(|c| store::search::pending_count(c)).await?;
     let now = chrono::Utc::now().timestamp();
     let failures: Vec<(&str, &str, &str, &str)> = summary
@@ -118,7 +116,8 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
             "moved": summary.moved.iter().map(|(title, url)| serde_json::json!({"title": one_line(title, 300), "url": url})).collect::<Vec<_>>(),
             "purged": purged,
             "not_indexed": not_indexed,
-            "retried": fetcher.retries(),
+            "retried": session.fetcher().retries(),
+            "accounts": accounts_json(&synced),
             "full_text": {
                 "fetched": full_tried - refused.len(),
                 "failed": refused.iter().map(|(title, url, why)| serde_json::json!({
@@ -152,7 +151,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
         if purged > 0 {
             writeln!(out, "Purged {purged} old entries (keep_days, max_entries_per_feed).")?;
         }
-        match fetcher.retries() {
+        match session.fetcher().retries() {
             0 => {}
             1 => writeln!(
                 out,
@@ -196,6 +195,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
                 "The full articles of feeds read in full were not fetched: {e}; the next refresh tries again."
             )?;
         }
+        say_accounts(&mut out, &synced)?;
     }
     out.flush()?;
     if let Some((_, _, _, message)) = unsaved.first() {
@@ -210,7 +210,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool) -> 
         );
         return Ok(ExitCode::from(EXIT_ERROR));
     }
-    Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+    Ok(if failures.is_empty() && !any_failed(&synced) { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }
 
 /// What to do when the database would not take a refresh, from SQLite's words for it.

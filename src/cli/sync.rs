@@ -1,13 +1,13 @@
 //! `tidings sync`: every account of the config synced both ways, headless. One line per account on standard
 //! output ("FreshRSS: 120 new, 14 changes sent"), or JSON; an account that could not be synced is said on
-//! standard error with what to do, and its changes wait for the next sync.
+//! standard error with what to do, and its changes wait for the next sync. `tidings refresh` says its accounts
+//! the same way.
 
 use super::EXIT_SOME_FAILED;
 use crate::config::Config;
-use crate::fetch::Fetcher;
-use crate::refresh::notify;
 use crate::sanitize::one_line;
-use crate::store::{self, DbThread};
+use crate::session::{Role, Session, SyncObserver, Synced};
+use crate::sync::{AccountConfig, Report, SyncError};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -17,54 +17,57 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool) -> anyhow::Resul
         note!("tidings: no accounts to sync: add an [[accounts]] table to the config (config.example.toml shows one)");
         return Ok(ExitCode::SUCCESS);
     }
-    let mut conn = store::open_write(db)?;
-    let (default, settings) = config.feed_settings();
-    store::feeds::apply_settings(&mut conn, &default, &settings)?;
-    let writer = DbThread::spawn_writer(conn);
-    let fetcher = Fetcher::new(config.fetch_config()).map_err(anyhow::Error::msg)?;
-    let newest = writer.call(|c| notify::newest_entry(c)).await?;
-    let mut failed = false;
-    let mut results = Vec::new();
-    for account in &config.accounts {
-        let outcome = crate::sync::sync(account, &fetcher, &writer, chrono::Utc::now().timestamp()).await;
-        failed |= outcome.is_err();
-        results.push((account, outcome));
-    }
-    if results.iter().any(|(_, outcome)| outcome.as_ref().is_ok_and(|r| r.new > 0)) {
-        // What arrived is judged by the kill rules (those that read the text, once it is indexed), then told of.
-        let rules = config.kill_rules();
-        if !rules.is_empty() {
-            writer.call(|c| store::search::index_pending(c, usize::MAX).map(|_| ())).await?;
-            let now = chrono::Utc::now().timestamp();
-            writer.call(move |c| store::query::apply_rules(c, &rules, now)).await?;
-        }
-        if let Some(notifier) = config.notifier()
-            && let Err(e) = notifier.tell_since(&writer, newest).await
-        {
-            note!("tidings: cannot tell of new entries: {}", one_line(&e.to_string(), 1000));
-        }
-    }
+    let session = Session::open(db, config.session_settings(), Role::Command)?;
+    let synced = session.sync(None, &Told).await;
     let mut out = std::io::stdout().lock();
     if json {
-        let accounts: Vec<serde_json::Value> = results
-            .iter()
-            .map(|(account, outcome)| match outcome {
-                Ok(report) => serde_json::json!({"account": account.name, "ok": true, "report": report}),
-                Err(e) => serde_json::json!({
-                    "account": account.name, "ok": false, "offline": e.is_offline(),
-                    "error": one_line(&e.to_string(), 2000),
-                }),
-            })
-            .collect();
-        writeln!(out, "{}", serde_json::json!({ "accounts": accounts }))?;
+        writeln!(out, "{}", serde_json::json!({ "accounts": accounts_json(&synced) }))?;
     } else {
-        for (_, outcome) in &results {
-            match outcome {
-                Ok(report) => writeln!(out, "{}", one_line(&report.line(), 2000))?,
-                Err(e) => note!("tidings: {}", one_line(&e.to_string(), 2000)),
-            }
-        }
+        say_accounts(&mut out, &synced)?;
     }
     out.flush()?;
-    Ok(if failed { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
+    Ok(if any_failed(&synced) { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
+}
+
+/// What follows a sync and fails (the notification command, the index) is said on standard error; the accounts
+/// are said at the end.
+pub(super) struct Told;
+
+impl SyncObserver for Told {
+    fn account(&self, _: &AccountConfig, _: &Result<Report, SyncError>) {}
+
+    fn trouble(&self, message: &str) {
+        note!("tidings: {}", one_line(message, 1000));
+    }
+}
+
+/// Whether an account could not be synced.
+pub(super) fn any_failed(synced: &Synced) -> bool {
+    synced.iter().any(|(_, outcome)| outcome.is_err())
+}
+
+/// Each account's sync as a JSON object: `{"account", "ok", "report"}`, or `{"account", "ok": false, "offline",
+/// "error"}`.
+pub(super) fn accounts_json(synced: &Synced) -> Vec<serde_json::Value> {
+    synced
+        .iter()
+        .map(|(account, outcome)| match outcome {
+            Ok(report) => serde_json::json!({"account": account.name, "ok": true, "report": report}),
+            Err(e) => serde_json::json!({
+                "account": account.name, "ok": false, "offline": e.is_offline(),
+                "error": one_line(&e.to_string(), 2000),
+            }),
+        })
+        .collect()
+}
+
+/// A line per account: what a sync did on standard output, why one could not be on standard error.
+pub(super) fn say_accounts(out: &mut impl Write, synced: &Synced) -> std::io::Result<()> {
+    for (_, outcome) in synced {
+        match outcome {
+            Ok(report) => writeln!(out, "{}", one_line(&report.line(), 2000))?,
+            Err(e) => note!("tidings: {}", one_line(&e.to_string(), 2000)),
+        }
+    }
+    Ok(())
 }

@@ -1,18 +1,25 @@
-//! The reader's runtime: owns the [`State`], the event inbox and the workers (`services`), runs the effects
-//! [`crate::app::update`] asks for, and drives the terminal loop `draw → next event → update`. The loop never
-//! waits on the network or the disk: every effect is handed to a worker and its result comes back through the
-//! inbox. [`terminal`] is the real terminal: raw mode, input, ticks, and giving the terminal back on Ctrl-Z.
+//! The reader's runtime: opens the engine's [`Session`], owns the [`State`], the event inbox and the jobs
+//! effects are handed to (`services`), and drives the terminal loop `draw → next event → update`. The loop
+//! never waits on the network or the disk: every effect is handed to a job and its result comes back through
+//! the inbox. [`terminal`] is the real terminal: raw mode, input, ticks, and giving the terminal back on Ctrl-Z.
 
+mod host;
 pub mod opener;
 mod outside;
+mod processes;
+mod reads;
+mod render;
 mod services;
+mod settings;
 pub mod terminal;
+mod work;
+
+pub use host::{Host, NoHost, osc52, run_with_input};
 
 use crate::app::{self, Effect, Event, State};
 use crate::config::Config;
-use crate::fetch::Fetcher;
-use crate::refresh::Upkeep;
-use crate::store::{self, DbThread, StoreError};
+use crate::session::{Role, Session, SessionError};
+use crate::store::StoreError;
 use crate::ui::Theme;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
@@ -39,117 +46,9 @@ pub struct Options {
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("{0}")]
-    Http(String),
-}
-
-/// What the terminal loop needs from the terminal besides drawing.
-pub trait Host {
-    /// Gives the terminal back to the shell until the user resumes tidings (Ctrl-Z), then takes it again.
-    fn suspend(&mut self) -> std::io::Result<()>;
-
-    /// Runs a terminal program (w3m, mpv…) with the terminal to itself until it exits.
-    fn run_foreground(&mut self, command: std::process::Command) -> std::io::Result<std::process::ExitStatus>;
-
-    /// Runs a terminal program (a pager) with `input` on its standard input and the terminal to itself.
-    fn run_piped(
-        &mut self,
-        mut command: std::process::Command,
-        input: &str,
-    ) -> std::io::Result<std::process::ExitStatus> {
-        command.stdin(std::process::Stdio::piped());
-        self.run_foreground_with(command, input)
-    }
-
-    /// [`Host::run_foreground`] with `input` written to the program's standard input.
-    fn run_foreground_with(
-        &mut self,
-        command: std::process::Command,
-        input: &str,
-    ) -> std::io::Result<std::process::ExitStatus>;
-
-    /// Puts `text` on the clipboard through the terminal (OSC 52).
-    fn copy_to_clipboard(&mut self, text: &str) -> std::io::Result<()>;
-
-    /// Sets the terminal window's title (one line, no control characters).
-    fn set_title(&mut self, _title: &str) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Starts `command` with `input` on its standard input and waits for it.
-pub fn run_with_input(mut command: std::process::Command, input: &str) -> std::io::Result<std::process::ExitStatus> {
-    use std::io::Write;
-    command.stdin(std::process::Stdio::piped());
-    let mut child = command.spawn()?;
-    if let Some(mut stdin) = child.stdin.take() {
-        // From a thread of its own: a program that reads nothing until it is done (or never) cannot hold the
-        // reader; one that stops reading early (a pager quit at once) closes the pipe, which is not an error.
-        let input = input.to_string();
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(input.as_bytes());
-        });
-    }
-    child.wait()
-}
-
-/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard.
-pub fn osc52(text: &str) -> String {
-    use base64::Engine;
-    format!("\x1b]52;c;{}\x07", base64::engine::general_purpose::STANDARD.encode(text))
-}
-
-/// A host with no terminal to hand over (tests): suspending only counts, programs run with no terminal.
-#[derive(Debug, Default)]
-pub struct NoHost {
-    /// How many times the reader asked to suspend.
-    pub suspended: usize,
-    /// The programs run in the foreground, as program and arguments.
-    pub ran: Vec<Vec<String>>,
-    /// What was put on the clipboard through the terminal.
-    pub copied: Vec<String>,
-    /// The window titles set, in order.
-    pub titles: Vec<String>,
-}
-
-impl Host for NoHost {
-    fn suspend(&mut self) -> std::io::Result<()> {
-        self.suspended += 1;
-        Ok(())
-    }
-
-    fn run_foreground(&mut self, mut command: std::process::Command) -> std::io::Result<std::process::ExitStatus> {
-        let words = std::iter::once(command.get_program())
-            .chain(command.get_args())
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        self.ran.push(words);
-        command.stdin(std::process::Stdio::null()).status()
-    }
-
-    fn run_foreground_with(
-        &mut self,
-        command: std::process::Command,
-        input: &str,
-    ) -> std::io::Result<std::process::ExitStatus> {
-        let words = std::iter::once(command.get_program())
-            .chain(command.get_args())
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        self.ran.push(words);
-        run_with_input(command, input)
-    }
-
-    fn copy_to_clipboard(&mut self, text: &str) -> std::io::Result<()> {
-        self.copied.push(text.to_string());
-        Ok(())
-    }
-
-    fn set_title(&mut self, title: &str) -> std::io::Result<()> {
-        self.titles.push(title.to_string());
-        Ok(())
-    }
 }
 
 /// The reader: its state, its inbox and its workers. The terminal is passed to [`Reader::run`], so tests drive
@@ -157,6 +56,7 @@ impl Host for NoHost {
 pub struct Reader {
     pub state: State,
     pub theme: Theme,
+    session: Session,
     services: Services,
     inbox: mpsc::UnboundedReceiver<Event>,
     /// Effects only the terminal loop can carry out (suspending, running a terminal program), in order.
@@ -172,20 +72,10 @@ pub struct Reader {
 }
 
 impl Reader {
-    /// Opens the store and starts the workers. Must be called inside a tokio runtime.
+    /// Opens the session and starts the jobs. Must be called inside a tokio runtime.
     pub fn new(options: Options) -> Result<Reader, StartError> {
-        let mut conn = store::open_write(&options.db)?;
-        // What the reader remembers from the last time: feeds with nothing unread hidden, the last search.
-        let preferences =
-            (store::preferences::get(&conn, "hide_read_feeds")?, store::preferences::get(&conn, "last_search")?);
-        let (default, settings) = options.config.feed_settings();
-        store::feeds::apply_settings(&mut conn, &default, &settings)?;
-        let writer = DbThread::spawn_background_writer(conn);
-        let reader = DbThread::spawn("tidings-reader", store::open_read(&options.db)?);
-        let counter = DbThread::spawn("tidings-counter", store::open_read(&options.db)?);
         let config = &options.config;
-        let fetcher = Fetcher::new(config.fetch_config()).map_err(StartError::Http)?;
-        let pipeline = config.pipeline(&fetcher, &writer, Upkeep::PurgeAndIndex);
+        let session = Session::open(&options.db, config.session_settings(), Role::Reader)?;
         let (tx, rx) = mpsc::unbounded_channel();
         let setup = app::Setup {
             keymap: config.keymap.clone(),
@@ -203,11 +93,12 @@ impl Reader {
                 })
                 .collect(),
             bookmark_command: config.bookmark_command.is_some(),
-            hide_read_feeds: match preferences.0.as_deref() {
+            // What the reader remembers from the last time: feeds with nothing unread hidden, the last search.
+            hide_read_feeds: match session.preference("hide_read_feeds") {
                 Some(value) => value == "on",
                 None => config.hide_read_feeds,
             },
-            last_search: preferences.1,
+            last_search: session.preference("last_search").map(str::to_string),
             views: config.saved_views(),
         };
         let mut state = State::new(setup, options.size);
@@ -231,27 +122,26 @@ impl Reader {
             )
             .with_feeds(config.feed_browsers()),
         );
+        let command =
+            |line: &Option<String>| line.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok());
         let services = Services {
-            writer,
-            db: std::sync::Arc::new(options.db.clone()),
-            render: Default::default(),
-            reader,
-            pipeline,
-            inbox: tx,
-            barrier: Default::default(),
-            launcher: launcher.clone(),
-            fetcher,
-            accounts: std::sync::Arc::new(config.accounts.clone()),
-            bookmark: config.bookmark_command.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok()),
-            copy: config.copy_command.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok()),
-            counter,
-            config_path: config.path.clone(),
-            feed_configs: std::sync::Arc::new(std::sync::RwLock::new(config.feeds.clone())),
+            reads: reads::Reads::new(session.clone(), tx.clone())?,
+            work: work::Work::new(session.clone(), tx.clone()),
+            processes: processes::Processes::new(
+                launcher.clone(),
+                command(&config.bookmark_command),
+                command(&config.copy_command),
+                tx.clone(),
+            ),
+            settings: settings::Settings::new(config, session.clone(), launcher.clone(), tx.clone()),
+            render: render::Render::new(tx.clone()),
             pictures: None,
+            inbox: tx,
         };
         Ok(Reader {
             state,
             theme: config.theme.clone(),
+            session,
             services,
             inbox: rx,
             for_terminal: Vec::new(),
@@ -266,8 +156,8 @@ impl Reader {
     /// Shows pictures in the article, drawn as `setup` says (the protocol detected for the terminal, or one
     /// given by a test), fetched through the reader's client and courtesy.
     pub fn set_pictures(&mut self, setup: crate::pictures::Setup) {
-        let courtesy = self.services.pipeline.full_text().courtesy().clone();
-        let pictures = crate::pictures::Pictures::new(setup, self.services.fetcher.clone(), courtesy);
+        let pictures =
+            crate::pictures::Pictures::new(setup, self.session.fetcher().clone(), self.session.courtesy().clone());
         self.state.pictures.cell = Some(pictures.cell());
         self.services.pictures = Some(pictures.clone());
         self.pictures = Some(pictures);
@@ -289,12 +179,8 @@ impl Reader {
     /// ([`Event::ChangedOutside`]).
     pub fn start(&mut self) {
         self.services.run(Effect::LoadFeeds);
-        let (pipeline, inbox) = (self.services.pipeline.clone(), self.services.inbox.clone());
-        tokio::spawn(async move {
-            let (purged, indexed) = pipeline.upkeep().await;
-            services::report_upkeep(&inbox, Ok(0), purged, indexed);
-        });
-        let (writer, inbox) = (self.services.writer.clone(), self.services.inbox.clone());
+        self.services.work.upkeep();
+        let (writer, inbox) = (self.session.writer().clone(), self.services.inbox.clone());
         tokio::spawn(outside::watch_outside(writer, inbox, outside::WATCH_EVERY));
     }
 
@@ -313,9 +199,9 @@ impl Reader {
         for effect in app::update(&mut self.state, event) {
             match effect {
                 Effect::Suspend | Effect::Pipe { in_terminal: true, .. } => self.for_terminal.push(effect),
-                Effect::Copy(_) if self.services.copy.is_none() => self.for_terminal.push(effect),
+                Effect::Copy(_) if self.services.processes.copy.is_none() => self.for_terminal.push(effect),
                 Effect::Open { kind, .. } if self.launcher().takes_terminal(kind) => self.for_terminal.push(effect),
-                Effect::Open { url, kind } => self.services.open(&self.launcher(), &url, kind),
+                Effect::Open { url, kind } => self.services.processes.open(&self.launcher(), &url, kind),
                 other => self.services.run(other),
             }
         }
@@ -329,7 +215,7 @@ impl Reader {
 
     /// Waits until every write asked for so far has been applied (the writer runs jobs in order).
     pub async fn flush_writes(&self) -> Result<(), StoreError> {
-        self.services.writer.call(|_| Ok(())).await
+        self.session.writer().call(|_| Ok(())).await
     }
 
     /// Waits for the next event in the inbox.
@@ -470,7 +356,7 @@ impl Reader {
                     .map_err(std::io::Error::other)?;
             }
             if self.state.quit {
-                self.services.cancel_render();
+                self.services.render.cancel();
                 break;
             }
         }
@@ -479,140 +365,4 @@ impl Reader {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{EntryId, FeedId, ListSource, NewFeed, UserWrite};
-    use crate::store::fetches;
-    use std::sync::atomic::Ordering;
-
-    /// A database with one feed and one unread entry, and a reader over it.
-    fn reader_with_one_unread_entry(dir: &std::path::Path) -> (Reader, FeedId, EntryId) {
-        let db = dir.join("t.db");
-        let mut conn = store::open_write(&db).unwrap();
-        let feed =
-            NewFeed { url: "http://example.com/f".into(), title: None, name: None, site_url: None, folder: vec![] };
-        let Ok(crate::model::Applied::Subscribed { feed_id, .. }) =
-            store::apply(&mut conn, &UserWrite::AddFeed(feed), 0)
-        else {
-            panic!("subscribing")
-        };
-        let entry = crate::model::ParsedEntry {
-            key: "a".into(),
-            title: Some("A".into()),
-            link: None,
-            authors: vec![],
-            published: None,
-            updated: None,
-            content_html: None,
-            summary_html: None,
-            categories: vec![],
-            enclosures: vec![],
-            comments: None,
-            thumbnail: None,
-        };
-        let record = fetches::FetchRecord::Fetched {
-            status: 200,
-            etag: None,
-            last_modified: None,
-            feed: Box::new(crate::model::ParsedFeed {
-                kind: crate::model::FeedKind::Rss2,
-                title: None,
-                link: None,
-                description: None,
-                authors: vec![],
-                entries: vec![entry],
-                warnings: vec![],
-                min_interval_secs: None,
-            }),
-            decision: None,
-            moved_to: None,
-            min_interval_secs: None,
-            ignored: vec![],
-            cut_from: None,
-        };
-        fetches::save(&mut conn, feed_id, &record, 1).unwrap();
-        let entry_id = store::entries::of_feed(&conn, feed_id).unwrap()[0].id;
-        drop(conn);
-        let options = Options {
-            db,
-            config: Config::default(),
-            notice: None,
-            report: Vec::new(),
-            size: (80, 24),
-            zone: crate::clock::Zone::utc(),
-        };
-        (Reader::new(options).unwrap(), feed_id, entry_id)
-    }
-
-    /// The window title: nothing before the feed list is known, then the Unread view's count, and a bare name
-    /// when nothing is unread; none at all when `window_title = false`.
-    #[test]
-    fn the_window_title_shows_the_unread_count_once_the_feeds_are_known() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut reader, _, _) = reader_with_one_unread_entry(dir.path());
-        assert_eq!(reader.window_title(), None, "not before the feed list is known");
-        reader.state.feeds.loaded = true;
-        reader.state.feeds.views.unread = 1;
-        assert_eq!(reader.window_title().as_deref(), Some("tidings (1 unread)"));
-        reader.state.feeds.views.unread = 0;
-        assert_eq!(reader.window_title().as_deref(), Some("tidings"));
-        reader.window_title = false;
-        assert_eq!(reader.window_title(), None);
-    }
-
-    /// The barrier's promise: a list read asked for after a write never shows the state from before the write,
-    /// however the two threads are scheduled. The writer is held up on purpose, so that without the barrier the
-    /// read would certainly run first.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_list_read_asked_after_a_write_never_shows_the_state_before_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut reader, feed_id, entry_id) = reader_with_one_unread_entry(dir.path());
-        let (open_gate, gate) = std::sync::mpsc::channel::<()>();
-        reader.services.writer.submit(move |_| {
-            let _ = gate.recv();
-        });
-        reader
-            .services
-            .run(Effect::Write { id: app::WriteId(1), write: UserWrite::SetRead { ids: vec![entry_id], read: true } });
-        let list = app::ListKey::Feed(feed_id);
-        reader.services.run(Effect::LoadEntries { list, source: ListSource::Feed(feed_id), order: None, keep: None });
-        let barrier = reader.services.barrier.clone();
-        tokio::select! {
-            // The read waits for the write: let the writer go.
-            () = barrier.read_waits.notified() => open_gate.send(()).unwrap(),
-            // The read ran first (no barrier): what it read must still show the write, which it cannot.
-            event = reader.next_event() => check_list(event, entry_id),
-        }
-        loop {
-            match reader.next_event().await {
-                Some(event @ Event::EntriesLoaded { .. }) => return check_list(Some(event), entry_id),
-                Some(_) => continue,
-                None => panic!("the inbox closed"),
-            }
-        }
-    }
-
-    /// Opening another article (or the same at another width) cancels the render still running, and quitting
-    /// cancels the last: renders of articles left behind never stack up.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_new_render_cancels_the_one_still_running_and_quitting_cancels_the_last() {
-        let dir = tempfile::tempdir().unwrap();
-        let (reader, _, entry_id) = reader_with_one_unread_entry(dir.path());
-        let current = || reader.services.render.lock().unwrap().clone().expect("a render is running");
-        let render = |html: &str| Effect::RenderArticle { entry_id, html: html.into(), width: 60, base: None };
-        reader.services.run(render(&"<div>".repeat(100_000)));
-        let first = current();
-        reader.services.run(render("<p>the second</p>"));
-        let second = current();
-        assert!(first.load(Ordering::Relaxed), "the first render was told to stop");
-        assert!(!second.load(Ordering::Relaxed), "the render on screen goes on");
-        reader.services.cancel_render();
-        assert!(second.load(Ordering::Relaxed), "quitting stops it too");
-    }
-
-    fn check_list(event: Option<Event>, entry_id: EntryId) {
-        let Some(Event::EntriesLoaded { refs, .. }) = event else { panic!("expected the list, got {event:?}") };
-        let entry = refs.iter().find(|r| r.id == entry_id).expect("the entry is listed");
-        assert!(entry.read, "the list was read before the write it was asked after");
-    }
-}
+mod tests;

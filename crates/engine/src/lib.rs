@@ -5,7 +5,9 @@
 //! - [`refresh`]: the pipeline that fetches, ingests and stores feeds, and what follows a refresh;
 //! - [`sync`]: two-way sync with the servers of `[[accounts]]`;
 //! - [`pictures`]: the article's pictures fetched, kept on disk and decoded (drawing them is the front end's);
-//! - [`process`]: the user's commands, run bounded; [`os`]: the few calls into the C library.
+//! - [`process`]: the user's commands, run bounded; [`os`]: the few calls into the C library;
+//! - [`session`]: the front door — what every front end opens, and the one place start-up and the aftermath
+//!   of a refresh or a sync happen.
 //!
 //! It uses the pure core ([`tidings_core`], re-exported here under its modules' names) and knows no front end:
 //! its manifest lists neither the state machine nor a terminal library. It reports through observer traits and
@@ -22,5 +24,6 @@ pub mod panics;
 pub mod pictures;
 pub mod process;
 pub mod refresh;
+pub mod session;
 pub mod store;
 pub mod sync;

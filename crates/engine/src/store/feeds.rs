@@ -195,16 +195,20 @@ pub fn apply_settings(
         "UPDATE feeds SET notify = ?1, hide_from_unread = ?2, refresh_minutes = ?3, honour_ttl = ?4",
         params![default.notify, default.hide_from_unread, default.refresh_minutes, default.honour_ttl],
     )?;
-    {
-        let mut set = tx.prepare(
-            "UPDATE feeds SET notify = ?2, hide_from_unread = ?3, refresh_minutes = ?4, honour_ttl = ?5,
-                full_text = coalesce(?6, full_text) WHERE url = ?1",
-        )?;
-        for (url, s) in feeds {
-            set.execute(params![url, s.notify, s.hide_from_unread, s.refresh_minutes, s.honour_ttl, s.full_text])?;
-        }
+    for (url, s) in feeds {
+        apply_feed_settings(&tx, url, s)?;
     }
     tx.commit()?;
+    Ok(())
+}
+
+/// Copies one feed's settings from the config onto the feed at `url` (one just added takes them at once).
+pub fn apply_feed_settings(conn: &Connection, url: &str, s: &FeedSettings) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "UPDATE feeds SET notify = ?2, hide_from_unread = ?3, refresh_minutes = ?4, honour_ttl = ?5,
+            full_text = coalesce(?6, full_text) WHERE url = ?1",
+    )?
+    .execute(params![url, s.notify, s.hide_from_unread, s.refresh_minutes, s.honour_ttl, s.full_text])?;
     Ok(())
 }
 

@@ -12,6 +12,13 @@ pub fn get(conn: &Connection, name: &str) -> Result<Option<String>, StoreError> 
         .optional()?)
 }
 
+/// Everything remembered, by name.
+pub fn all(conn: &Connection) -> Result<std::collections::HashMap<String, String>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT name, value FROM preferences")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// Remembers `value` under `name`; `None` forgets it.
 pub(super) fn set(tx: &Connection, name: &str, value: Option<&str>) -> Result<(), StoreError> {
     match value {

@@ -187,6 +187,18 @@ pub struct Report {
 }
 
 impl Report {
+    /// Whether the sync brought or changed anything here (a reader reads its lists again).
+    pub fn changed_anything(&self) -> bool {
+        self.new
+            + self.read_changed
+            + self.starred_changed
+            + self.sent
+            + self.subscriptions_added
+            + self.subscriptions_changed
+            + self.subscriptions_removed
+            > 0
+    }
+
     /// One line for people: "FreshRSS: 120 new, 14 changes sent".
     pub fn line(&self) -> String {
         let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
