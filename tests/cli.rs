@@ -524,3 +524,31 @@ fn refresh_on_a_server_that_closes_idle_connections_fails_nothing_and_counts_the
     assert!(server.dropped() > 0, "no pooled connection was reused, so nothing was tested");
     assert!(retried > 0 && retried <= server.dropped(), "{retried} retries said, {} dropped", server.dropped());
 }
+
+#[test]
+fn add_gives_the_new_feed_its_settings_from_the_config_before_its_first_fetch() {
+    let server = Server::start();
+    server.route("/own.xml", Reply::ok("application/rss+xml", rss("Own", &[("1", "One", "<p>b</p>")])));
+    server.route("/plain.xml", Reply::ok("application/rss+xml", rss("Plain", &[("1", "One", "<p>b</p>")])));
+    let sandbox = Sandbox::new();
+    let own = server.url("/own.xml");
+    let config = sandbox.write(
+        "config.toml",
+        format!(
+            "notify_every_feed = true\n[feeds.\"{own}\"]\nnotify = false\nhide_from_unread = true\nrefresh_minutes = 15\n"
+        ),
+    );
+    for url in [&own, &server.url("/plain.xml")] {
+        let added = sandbox.run(&["--config", path_str(&config), "add", url]);
+        assert!(added.status.success(), "{}", stderr(&added));
+    }
+    let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let settings = |url: &str| -> (bool, bool, Option<u32>) {
+        conn.query_row("SELECT notify, hide_from_unread, refresh_minutes FROM feeds WHERE url = ?1", [url], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap()
+    };
+    assert_eq!(settings(&own), (false, true, Some(15)), "its own [feeds.\"URL\"] table");
+    assert_eq!(settings(&server.url("/plain.xml")), (true, false, None), "the config's default for every feed");
+}

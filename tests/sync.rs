@@ -446,3 +446,53 @@ async fn the_reader_syncs_at_start_and_on_r_and_says_what_happened() {
     let line = app.state.status.log.back().unwrap().text.clone();
     assert!(line.starts_with("FreshRSS: 0 new, 10 marked on the server"), "{line}");
 }
+
+#[test]
+fn tidings_refresh_refreshes_local_feeds_and_syncs_every_account_both_ways() {
+    let freshrss = freshrss_or_skip!("tidings_refresh_refreshes_local_feeds_and_syncs_every_account_both_ways");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    // A local feed beside the account's.
+    feeds(&feeds_server, &[("/local.xml", "Local", 2)]);
+    let subs = sandbox.write("subs.opml", support::opml(&[(None, "Local", &feeds_server.url("/local.xml"))]));
+    let run = |args: &[&str]| {
+        let mut all = vec!["--config", cfg.to_str().unwrap()];
+        all.extend_from_slice(args);
+        sandbox.run(&all)
+    };
+    assert!(run(&["import", subs.to_str().unwrap()]).status.success());
+
+    let first = run(&["refresh"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let said = stdout(&first);
+    assert!(said.contains("Refreshed 1 feeds: 1 updated (2 new entries)"), "the local feed: {said}");
+    assert!(said.contains("FreshRSS: 12 new"), "a line for the account: {said}");
+    assert_eq!(keys(&sandbox, "1"), api.ids("all"), "every item of the account came down");
+
+    // A mark made here waits in the change log; the next refresh sends it.
+    let unread: Vec<String> = keys(&sandbox, "e.read = 0").into_iter().take(2).collect();
+    mark_here(&sandbox, &unread, |ids| UserWrite::SetRead { ids, read: true });
+    let json = run(&["refresh", "--json"]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let value: serde_json::Value = serde_json::from_str(stdout(&json).trim()).unwrap();
+    assert_eq!(value["accounts"][0]["account"], "FreshRSS");
+    assert_eq!(value["accounts"][0]["report"]["sent"], 2, "the two marks: {value}");
+    let server_unread = api.ids("unread");
+    assert!(unread.iter().all(|k| !server_unread.contains(k)), "read here, read there");
+
+    // --no-sync leaves the account alone: nothing is asked of the server.
+    let before = freshrss.requests().len();
+    let local_only = run(&["refresh", "--no-sync"]);
+    assert!(local_only.status.success(), "{}", stderr(&local_only));
+    assert!(!stdout(&local_only).contains("FreshRSS:"), "{}", stdout(&local_only));
+    assert_eq!(freshrss.requests().len(), before, "no request to the server");
+
+    // An account that cannot be reached: the local feeds are still refreshed, and the exit status says so.
+    drop(freshrss);
+    let offline = run(&["refresh"]);
+    assert_eq!(offline.status.code(), Some(3), "{}", stderr(&offline));
+    assert!(stdout(&offline).contains("Refreshed 1 feeds"), "{}", stdout(&offline));
+    assert!(stderr(&offline).contains("FreshRSS offline"), "{}", stderr(&offline));
+}
