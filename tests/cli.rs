@@ -538,17 +538,19 @@ fn add_gives_the_new_feed_its_settings_from_the_config_before_its_first_fetch() 
             "notify_every_feed = true\n[feeds.\"{own}\"]\nnotify = false\nhide_from_unread = true\nrefresh_minutes = 15\n"
         ),
     );
-    for url in [&own, &server.url("/plain.xml")] {
+    let add = |url: &str| {
         let added = sandbox.run(&["--config", path_str(&config), "add", url]);
         assert!(added.status.success(), "{}", stderr(&added));
-    }
-    let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
+    };
     let settings = |url: &str| -> (bool, bool, Option<u32>) {
+        let conn = rusqlite::Connection::open(sandbox.db()).unwrap();
         conn.query_row("SELECT notify, hide_from_unread, refresh_minutes FROM feeds WHERE url = ?1", [url], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })
         .unwrap()
     };
+    add(&own);
     assert_eq!(settings(&own), (false, true, Some(15)), "its own [feeds.\"URL\"] table");
+    add(&server.url("/plain.xml"));
     assert_eq!(settings(&server.url("/plain.xml")), (true, false, None), "the config's default for every feed");
 }
