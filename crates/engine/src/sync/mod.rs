@@ -410,19 +410,3 @@ impl Sync<'_> {
         self.writer.call(move |c| f(c, &row, now)).await
     }
 }
-
-/// An HTTP failure for people: the last cause (what the network said), not reqwest's wrapping.
-fn describe(e: &reqwest::Error) -> String {
-    let mut cause: &dyn std::error::Error = e;
-    while let Some(next) = cause.source() {
-        cause = next;
-    }
-    let text = cause.to_string();
-    if e.is_timeout() {
-        "no answer in time".to_string()
-    } else if e.is_connect() {
-        format!("cannot connect: {text}")
-    } else {
-        text
-    }
-}
