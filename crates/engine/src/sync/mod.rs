@@ -19,13 +19,17 @@
 //! which goes on where this one stopped.
 //!
 //! The protocol is a [`Remote`]: the Google Reader API ([`greader`]) first; Fever, Miniflux's own API or
-//! Nextcloud News would each be one more implementation.
+//! Nextcloud News would each be one more implementation. The tests sync with one in memory (`fake`).
 
 mod account;
+#[cfg(test)]
+mod fake;
 mod flags;
 mod greader;
 mod items;
 mod send;
+#[cfg(test)]
+mod tests;
 
 use crate::fetch::Fetcher;
 use crate::greader::{AnswerError, IdsPage, ItemsPage, RemoteFeed, RemoteItem};
