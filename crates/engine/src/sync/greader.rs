@@ -68,18 +68,18 @@ impl GReader {
         let response = match request.send().await {
             Ok(response) => response,
             Err(e) if !e.is_timeout() && retry.is_some() => {
-                tracing::debug!("retrying a request on a new connection: {}", super::describe(&e));
+                tracing::debug!("retrying a request on a new connection: {}", describe(&e));
                 self.requests += 1;
                 let retry = retry.expect("checked");
-                retry.send().await.map_err(|e| RemoteError::Unreachable(super::describe(&e)))?
+                retry.send().await.map_err(|e| RemoteError::Unreachable(describe(&e)))?
             }
-            Err(e) => return Err(RemoteError::Unreachable(super::describe(&e))),
+            Err(e) => return Err(RemoteError::Unreachable(describe(&e))),
         };
         let status = response.status().as_u16();
         let mut body = Vec::new();
         let mut stream = response.bytes_stream();
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| RemoteError::Unreachable(super::describe(&e)))?;
+            let chunk = chunk.map_err(|e| RemoteError::Unreachable(describe(&e)))?;
             if body.len() + chunk.len() > limit {
                 let said = format!("an answer larger than {} MB", limit / (1024 * 1024));
                 return Err(RemoteError::Answer(greader::AnswerError::Malformed(said)));
@@ -134,6 +134,22 @@ impl GReader {
         form.push(("T", self.token.clone().unwrap_or_default()));
         let answer = self.post(path, form).await?;
         greader::is_ok(&answer).map_err(RemoteError::Answer)
+    }
+}
+
+/// An HTTP failure for people: the last cause (what the network said), not reqwest's wrapping.
+fn describe(e: &reqwest::Error) -> String {
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    let text = cause.to_string();
+    if e.is_timeout() {
+        "no answer in time".to_string()
+    } else if e.is_connect() {
+        format!("cannot connect: {text}")
+    } else {
+        text
     }
 }
 

@@ -19,13 +19,17 @@
 //! which goes on where this one stopped.
 //!
 //! The protocol is a [`Remote`]: the Google Reader API ([`greader`]) first; Fever, Miniflux's own API or
-//! Nextcloud News would each be one more implementation.
+//! Nextcloud News would each be one more implementation. The tests sync with one in memory (`fake`).
 
 mod account;
+#[cfg(test)]
+mod fake;
 mod flags;
 mod greader;
 mod items;
 mod send;
+#[cfg(test)]
+mod tests;
 
 use crate::fetch::Fetcher;
 use crate::greader::{AnswerError, IdsPage, ItemsPage, RemoteFeed, RemoteItem};
@@ -284,11 +288,7 @@ pub async fn sync_within(
     now: i64,
     limits: Limits,
 ) -> Result<Report, SyncError> {
-    let name = account.name.clone();
-    let store_err = |source| SyncError::Store { account: name.clone(), source };
-    let (row_name, kind, url, user) =
-        (account.name.clone(), account.kind.clone(), account.url.clone(), account.user.clone());
-    let row = writer.call(move |c| accounts::ensure(c, &row_name, &kind, &url, &user)).await.map_err(store_err)?;
+    let row = account_row(account, writer).await?;
     let source = account.password_source();
     let mut remote = greader::GReader::new(
         fetcher.client().clone(),
@@ -297,14 +297,38 @@ pub async fn sync_within(
         row.auth.clone(),
         std::sync::Arc::new(move || source.read()),
     );
-    let result = Sync { account, writer, row: &row, now, limits }.run(&mut remote).await;
+    let result = sync_over(&mut remote, account, writer, &row, now, limits).await;
     // A token the server gave (or refused) is kept (or forgotten) for the next sync, whatever else happened.
     let auth = remote.auth().map(str::to_string);
     if auth != row.auth {
         let id = row.id;
-        writer.call(move |c| accounts::set_auth(c, id, auth.as_deref())).await.map_err(store_err)?;
+        writer.call(move |c| accounts::set_auth(c, id, auth.as_deref())).await.map_err(store_error(account))?;
     }
-    match result {
+    result
+}
+
+/// The account's row (made at its first sync), as the store has it now.
+async fn account_row(account: &AccountConfig, writer: &DbThread) -> Result<AccountRow, SyncError> {
+    let (name, kind, url, user) =
+        (account.name.clone(), account.kind.clone(), account.url.clone(), account.user.clone());
+    writer.call(move |c| accounts::ensure(c, &name, &kind, &url, &user)).await.map_err(store_error(account))
+}
+
+fn store_error(account: &AccountConfig) -> impl Fn(StoreError) -> SyncError + '_ {
+    |source| SyncError::Store { account: account.name.clone(), source }
+}
+
+/// Syncs the account of `row` both ways over `remote`, whatever protocol it speaks: what the server said
+/// becomes a [`SyncError`] a person can act on, with the number of changes still waiting.
+async fn sync_over(
+    remote: &mut impl Remote,
+    account: &AccountConfig,
+    writer: &DbThread,
+    row: &AccountRow,
+    now: i64,
+    limits: Limits,
+) -> Result<Report, SyncError> {
+    match (Sync { account, writer, row, now, limits }).run(remote).await {
         Ok(mut report) => {
             report.requests = remote.requests();
             Ok(report)
@@ -314,7 +338,7 @@ pub async fn sync_within(
             let waiting = writer.call(move |c| changes::waiting(c, id)).await.unwrap_or(0);
             Err(explain(account, e, waiting))
         }
-        Err(Step::Store(source)) => Err(store_err(source)),
+        Err(Step::Store(source)) => Err(store_error(account)(source)),
     }
 }
 
@@ -420,21 +444,5 @@ impl Sync<'_> {
     ) -> Result<R, StoreError> {
         let (row, now) = (self.row.clone(), self.now);
         self.writer.call(move |c| f(c, &row, now)).await
-    }
-}
-
-/// An HTTP failure for people: the last cause (what the network said), not reqwest's wrapping.
-fn describe(e: &reqwest::Error) -> String {
-    let mut cause: &dyn std::error::Error = e;
-    while let Some(next) = cause.source() {
-        cause = next;
-    }
-    let text = cause.to_string();
-    if e.is_timeout() {
-        "no answer in time".to_string()
-    } else if e.is_connect() {
-        format!("cannot connect: {text}")
-    } else {
-        text
     }
 }
