@@ -70,12 +70,63 @@ pub(crate) fn run(args: &[String]) {
         all.len(),
         cold.as_secs_f64() / plain_wall.as_secs_f64().max(1e-6)
     );
+    reader_against_command(&freshrss, all.len());
     // The server marks a hundred items read: one sync later they are read here.
     let hundred: Vec<String> = api.ids("unread").into_iter().take(100).collect();
     api.mark(&hundred, "read", true);
     run("after 100 marked read on the server");
 
     newsboat(&freshrss, all.len());
+}
+
+/// The reader's first sync beside `tidings sync`'s, cold, each into a database of its own, alternating three
+/// times: the same engine behind both front doors should take the same time (the target: ≤ 1.2×).
+fn reader_against_command(freshrss: &FreshRss, total: usize) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let (mut command, mut reader) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let sandbox = Sandbox::new();
+        let cfg = sandbox.write("config.toml", freshrss.config(PASSWORD));
+        command.push(measure(sandbox.tidings().arg("--config").arg(&cfg).arg("sync")).wall);
+
+        let sandbox = Sandbox::new();
+        let config = tidings::config::Config::parse(&freshrss.config(PASSWORD)).unwrap();
+        let options = tidings::runtime::Options {
+            db: sandbox.db(),
+            config,
+            notice: None,
+            report: vec![],
+            size: (160, 40),
+            zone: tidings::clock::Zone::utc(),
+        };
+        let started = Instant::now();
+        runtime.block_on(async {
+            let mut app = tidings::runtime::Reader::new(options).unwrap();
+            app.start();
+            let synced = |s: &tidings::app::State| {
+                s.status.log.iter().any(|m| m.text.starts_with("FreshRSS: ")) && s.sync.in_flight.is_empty()
+            };
+            app.run_until(Duration::from_secs(300), synced).await.unwrap();
+            app.flush_writes().await.unwrap();
+        });
+        reader.push(started.elapsed());
+        let stored: i64 = rusqlite::Connection::open(sandbox.db())
+            .unwrap()
+            .query_row("SELECT count(*) FROM entries", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(stored as usize, total, "the reader stored every item");
+    }
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let (c, r) = (median(&mut command), median(&mut reader));
+    println!(
+        "  first sync, cold, medians of 3: tidings sync {:.2} s, the reader {:.2} s: {:.2}× (target ≤ 1.2×)",
+        c.as_secs_f64(),
+        r.as_secs_f64(),
+        r.as_secs_f64() / c.as_secs_f64().max(1e-6)
+    );
 }
 
 /// newsboat's FreshRSS backend on the same server, when newsboat is installed.
