@@ -446,3 +446,51 @@ fn quit_asked_twice_while_the_database_is_held_exits_non_zero_and_names_the_lost
     assert!(log(&sandbox).contains("reader quit without saving 2 changes"));
     held.rollback().unwrap();
 }
+
+/// Entries stored in the database at `db` (0 while it does not exist yet).
+fn stored_entries(db: &Path) -> i64 {
+    rusqlite::Connection::open(db)
+        .and_then(|c| c.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)))
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_daemon_keeps_feeds_fresh_alone_refuses_a_second_and_stops_cleanly_on_sigterm() {
+    let server = Server::start();
+    server.route("/a.xml", feed("a", 3, 1));
+    let sandbox = Sandbox::new();
+    let subs = sandbox.write("subs.opml", opml(&[(None, "A", &server.url("/a.xml"))]));
+    assert!(sandbox.run(&["import", path_str(&subs)]).status.success());
+    let config = config(&sandbox, false);
+    let daemon = |sandbox: &Sandbox| {
+        let mut command = sandbox.tidings();
+        command.args(["--config", path_str(&config), "daemon", "--interval", "1s"]);
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command
+    };
+    let mut first = daemon(&sandbox).spawn().unwrap();
+    poll("the daemon's first refresh", || (stored_entries(&sandbox.db()) == 3).then_some(()));
+    // The feed grows: the daemon brings the new entries on its own, each interval.
+    server.route("/a.xml", feed("a", 5, 1));
+    poll("the daemon's next refresh", || (stored_entries(&sandbox.db()) == 5).then_some(()));
+
+    let second = daemon(&sandbox).output().unwrap();
+    assert_eq!(second.status.code(), Some(1), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains(&format!("another tidings daemon (pid {}) keeps", first.id())),
+        "{}",
+        stderr(&second)
+    );
+
+    // SIGTERM: the daemon stops, saying so in its log, and leaves nothing half written.
+    assert!(Command::new("kill").args(["-TERM", &first.id().to_string()]).status().unwrap().success());
+    let status = wait_for(&mut first, "the daemon to stop");
+    assert!(status.success(), "{status:?}");
+    let log = log(&sandbox);
+    assert!(log.contains("daemon started") && log.contains("daemon stopped"), "{log}");
+    let check: String = rusqlite::Connection::open(sandbox.db())
+        .unwrap()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+}

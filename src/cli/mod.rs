@@ -34,6 +34,7 @@ macro_rules! note_part {
 }
 
 mod add;
+mod daemon;
 mod discover;
 mod export;
 mod import;
@@ -131,6 +132,14 @@ pub enum Command {
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Keep the database fresh without a terminal: refresh feeds as they come due and sync every account, until
+    /// SIGTERM or SIGINT. What it does goes to the log. One daemon per database.
+    Daemon {
+        /// Refresh feeds not fetched for this long, and sync this often (30s, 5m, 2h), instead of
+        /// `refresh_interval_minutes`.
+        #[arg(long, value_name = "DURATION", value_parser = daemon::parse_interval)]
+        interval: Option<std::time::Duration>,
     },
     /// Print the unread count of every feed, and the total.
     Unread,
@@ -422,6 +431,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             runtime.block_on(refresh::run(&paths.db, &config, json, force, !no_sync))
         }
         Some(Command::Sync { json }) => runtime.block_on(sync::run(&paths.db, &config, json)),
+        Some(Command::Daemon { interval }) => runtime.block_on(daemon::run(&paths.db, &config, interval)),
         Some(Command::Unread) => unread::run(&paths.db),
         Some(Command::Search { query, json, feed, unread }) => {
             search::run(&paths.db, &query.join(" "), json, feed.as_deref(), unread)

@@ -1,0 +1,155 @@
+//! `tidings daemon`: the engine's third front door — no terminal, no output but the log. It refreshes the feeds
+//! as they come due (each feed's interval, `refresh_minutes`, TTL and backoff, as the reader honours them; or
+//! every `--interval`) and syncs every account, until SIGTERM or SIGINT, which it answers by letting the work in
+//! flight end (each feed is stored in a transaction of its own: what is cut short is rolled back, never half
+//! written). One daemon per database: a second one says which process runs the first.
+
+use crate::config::Config;
+use crate::refresh::{Observer, RefreshEvent, Which};
+use crate::session::{Role, Session, SyncObserver};
+use crate::store::{ReaderLock, StoreError};
+use crate::sync::{AccountConfig, Report, SyncError};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How often the daemon looks for feeds come due (the look is one query).
+const LOOK_EVERY: Duration = Duration::from_secs(60);
+
+/// `--interval` as a number and a unit: `30s`, `5m`, `2h` (a bare number is seconds).
+pub(super) fn parse_interval(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number.parse().map_err(|_| format!("'{text}' is not a duration: write it like 30s, 5m or 2h"))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => return Err(format!("'{unit}' is not a unit tidings knows: use s, m or h")),
+    };
+    if secs == 0 {
+        return Err("the interval must be at least a second".into());
+    }
+    Ok(Duration::from_secs(secs))
+}
+
+pub(super) async fn run(db: &Path, config: &Config, interval: Option<Duration>) -> anyhow::Result<ExitCode> {
+    let _lock = match ReaderLock::acquire(&daemon_lock(db)) {
+        Err(StoreError::ReaderRunning { pid, .. }) => anyhow::bail!(
+            "another tidings daemon{} keeps {} fresh already",
+            pid.map(|p| format!(" (pid {p})")).unwrap_or_default(),
+            db.display()
+        ),
+        lock => lock?,
+    };
+    let session = Session::open(db, config.session_settings(), Role::Daemon)?;
+    // Due: not fetched for this long (or longer, when a feed asks); the accounts are synced as often.
+    let every = interval.map(|d| d.as_secs() as i64).or(config.refresh_interval_secs());
+    tracing::info!("daemon started (pid {}), refreshing {}", std::process::id(), describe(every));
+    let mut stop = Box::pin(stop_signal());
+    let mut last_sync: Option<std::time::Instant> = None;
+    loop {
+        let due = Which::Due { interval_secs: every.unwrap_or(100 * 365 * 86_400) };
+        let work = async {
+            let outcome = session.refresh(due, false, Arc::new(Logged)).await;
+            if let Err(e) = outcome.refreshed {
+                tracing::warn!("daemon: {e}");
+            }
+            let sync_due = every.is_some_and(|secs| last_sync.is_none_or(|at| at.elapsed().as_secs() as i64 >= secs));
+            if sync_due && !session.accounts().is_empty() {
+                session.sync(None, &Logged).await;
+                last_sync = Some(std::time::Instant::now());
+            }
+        };
+        tokio::select! {
+            () = work => {}
+            () = &mut stop => break,
+        }
+        let pause = interval.unwrap_or(LOOK_EVERY).min(LOOK_EVERY);
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            () = &mut stop => break,
+        }
+    }
+    // What the writer was given is done before the daemon goes.
+    let _ = session.writer().call(|_| Ok(())).await;
+    tracing::info!("daemon stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The daemon's lock beside the database: `tidings.db.daemon.lock`.
+fn daemon_lock(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".daemon");
+    PathBuf::from(name)
+}
+
+fn describe(every: Option<i64>) -> String {
+    match every {
+        Some(secs) => format!("feeds not fetched for {secs} s and syncing every {secs} s"),
+        None => "only feeds with refresh_minutes (refresh_interval_minutes is 0)".to_string(),
+    }
+}
+
+/// SIGTERM or SIGINT (Ctrl-C).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            },
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// What the daemon does goes to the log: failures as warnings, the rest as information.
+struct Logged;
+
+impl Observer for Logged {
+    fn feed(&self, event: RefreshEvent) {
+        match &event {
+            RefreshEvent::Failed { url, message, .. } => tracing::warn!("daemon: {url}: {message}"),
+            RefreshEvent::Done { title, new, .. } if *new > 0 => tracing::info!("daemon: {title}: {new} new"),
+            _ => {}
+        }
+    }
+}
+
+impl SyncObserver for Logged {
+    fn account(&self, _: &AccountConfig, outcome: &Result<Report, SyncError>) {
+        match outcome {
+            Ok(report) => tracing::info!("daemon: {}", report.line()),
+            Err(e) => tracing::warn!("daemon: {e}"),
+        }
+    }
+
+    fn trouble(&self, message: &str) {
+        tracing::warn!("daemon: {message}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interval_is_a_number_and_a_unit() {
+        assert_eq!(parse_interval("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_interval("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_interval("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_interval("45"), Ok(Duration::from_secs(45)));
+        assert!(parse_interval("0s").is_err());
+        assert!(parse_interval("5d").unwrap_err().contains("unit"));
+        assert!(parse_interval("soon").unwrap_err().contains("duration"));
+    }
+}
