@@ -2,8 +2,8 @@
 //! changes people make to them — subscribing (one, or an OPML file's worth), unsubscribing, renaming, forcing an
 //! encoding, reading in full — each inside the transaction [`super::apply`] opened.
 
-use super::accounts::{self, Place};
 use super::changes::{self, FeedChange};
+use super::places::{self, FOLDER_PATHS, FolderIds, Place};
 use super::{RowIds, StoreError};
 use crate::model::{AccountId, ErrorKind, FeedId, FeedInfo, FeedRow, FolderId, ImportOutcome, NewFeed};
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -31,12 +31,6 @@ const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
         coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override,
     f.retry_at, f.dead, f.full_text, f.account_id, f.hidden";
-
-/// Every folder's path ("Tech/Rust"), for the feed rows' `folder`.
-pub(super) const FOLDER_PATHS: &str = "WITH RECURSIVE folder_paths(id, path, depth) AS (
-        SELECT id, name, 0 FROM folders WHERE parent_id IS NULL
-        UNION ALL SELECT c.id, p.path || '/' || c.name, p.depth + 1 FROM folders c JOIN folder_paths p ON c.parent_id = p.id
-            WHERE p.depth < 64)";
 
 fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
     Ok(FeedRow {
@@ -218,7 +212,7 @@ pub fn unread_count(conn: &Connection, feed_id: FeedId) -> Result<i64, StoreErro
 /// Every subscription (its URL, the name it shows, its site and folder) and every folder, in the feed list's
 /// order: what `tidings export` writes.
 pub fn export_doc(conn: &Connection) -> Result<crate::opml::ExportDoc, StoreError> {
-    let paths = super::folders::paths(conn)?;
+    let paths = places::paths(conn)?;
     let folders = super::folders::folders(conn)?.into_iter().filter_map(|f| paths.get(&f.id).cloned()).collect();
     let mut stmt = conn.prepare_cached(
         "SELECT url, coalesce(custom_title, title, url), site_url, folder_id FROM feeds
@@ -262,7 +256,7 @@ pub(super) fn import(
         )?;
         let mut places: std::collections::HashMap<Option<FolderId>, Place> = std::collections::HashMap::new();
         let mut position: i64 = tx.query_row("SELECT coalesce(max(position), 0) FROM feeds", [], |r| r.get(0))?;
-        let mut folder_ids = super::folders::FolderIds::default();
+        let mut folder_ids = FolderIds::default();
         for path in folders {
             folder_ids.path(tx, path)?;
         }
@@ -272,13 +266,10 @@ pub(super) fn import(
             }
             let folder_id = folder_ids.path(tx, &feed.folder)?;
             if let std::collections::hash_map::Entry::Vacant(slot) = places.entry(folder_id) {
-                slot.insert(accounts::place(tx, folder_id)?);
+                slot.insert(places::place(tx, folder_id)?);
             }
             let place = &places[&folder_id];
-            let account = match place {
-                Place::Local => None,
-                Place::Account { account, .. } => Some(*account),
-            };
+            let account = place.account();
             if exists.exists(params![feed.url, account.map_or(0, |a| a.0)])? {
                 outcome.duplicates.push(feed.url.clone());
                 continue;
@@ -311,11 +302,8 @@ pub(super) fn import(
 /// new.
 pub(super) fn add(tx: &Connection, feed: &NewFeed, now: i64) -> Result<(FeedId, bool), StoreError> {
     let outcome = import(tx, std::slice::from_ref(feed), &[], now, &mut |_| {})?;
-    let folder = super::folders::FolderIds::default().path(tx, &feed.folder)?;
-    let account = match accounts::place(tx, folder)? {
-        Place::Local => 0,
-        Place::Account { account, .. } => account.0,
-    };
+    let folder = FolderIds::default().path(tx, &feed.folder)?;
+    let account = places::place(tx, folder)?.account().map_or(0, |a| a.0);
     let id = tx
         .prepare_cached("SELECT id FROM feeds WHERE url = ?1 AND coalesce(account_id, 0) = ?2")?
         .query_row(params![feed.url, account], |r| r.id(0))?;

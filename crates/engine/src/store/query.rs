@@ -303,7 +303,7 @@ fn catalog(conn: &Connection) -> Result<Vec<CatalogFeed>, StoreError> {
         "{} SELECT f.id, coalesce(f.custom_title, f.title, f.url), f.url,
                 (SELECT path FROM folder_paths p WHERE p.id = f.folder_id)
          FROM feeds f",
-        super::feeds::FOLDER_PATHS
+        super::places::FOLDER_PATHS
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let feeds = stmt
