@@ -358,34 +358,9 @@ pub fn socket_budget() -> usize {
     static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *BUDGET.get_or_init(|| {
         const RESERVE: u64 = 64;
-        let files = raise_open_files_limit();
+        let files = crate::os::raise_open_files_limit();
         usize::try_from(files.saturating_sub(RESERVE) / 2).unwrap_or(usize::MAX).max(1)
     })
-}
-
-/// Raises the soft `RLIMIT_NOFILE` to the hard limit; returns the soft limit now in force.
-#[cfg(unix)]
-fn raise_open_files_limit() -> u64 {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit writes into the struct we own; it has no other effect.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return 1024;
-    }
-    if limit.rlim_cur < limit.rlim_max {
-        let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
-        // SAFETY: setrlimit reads the struct we own; raising the soft limit up to the hard one is always allowed
-        // (some systems refuse an unlimited value: the old limit then stays).
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            limit = raised;
-        }
-    }
-    #[allow(clippy::useless_conversion)] // rlim_t is u64 on 64-bit systems only
-    u64::try_from(limit.rlim_cur).unwrap_or(u64::MAX)
-}
-
-#[cfg(not(unix))]
-fn raise_open_files_limit() -> u64 {
-    8192
 }
 
 #[cfg(test)]
@@ -408,10 +383,8 @@ mod tests {
     #[test]
     fn the_socket_budget_fits_the_open_files_limit() {
         let budget = socket_budget();
-        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: getrlimit writes into the struct we own.
-        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
-        assert!(budget >= 1 && budget as u128 * 2 <= limit.rlim_cur as u128, "{budget} of {}", limit.rlim_cur);
-        assert_eq!(limit.rlim_cur, limit.rlim_max, "the soft limit was raised to the hard one");
+        let (soft, hard) = crate::os::open_files_limit().expect("the open-files limit");
+        assert!(budget >= 1 && budget as u128 * 2 <= soft as u128, "{budget} of {soft}");
+        assert_eq!(soft, hard, "the soft limit was raised to the hard one");
     }
 }

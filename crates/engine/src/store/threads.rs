@@ -21,12 +21,7 @@ pub(crate) fn lower_this_threads_priority() {
     if LOWERED.with(|done| done.replace(true)) {
         return;
     }
-    #[cfg(target_os = "linux")]
-    // SAFETY: plain system calls on this thread's own id; a failure only leaves the priority as it was.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, 5);
-    }
+    crate::os::nice_this_thread();
 }
 
 /// Pages of write-ahead log (16 MB) after which the thread beside the writer checkpoints it. SQLite's own
