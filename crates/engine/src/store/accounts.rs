@@ -4,9 +4,8 @@
 //! server, never by tidings' refresh, and their entries are keyed by the server's item ids.
 //!
 //! Here: finding an account's row and folder (its login token bound to the server and user it was given by),
-//! and the account's subscriptions as the change log must tell them (where a folder sits is
-//! [`super::places`]'s). What a sync stores — the server's subscriptions, its items, its unread and starred sets — is
-//! [`pulled`]'s.
+//! and the account's subscriptions as the change log must tell them; where a folder sits is `places`'s. What a
+//! sync stores — the server's subscriptions, its items, its unread and starred sets — is [`pulled`]'s.
 
 mod pulled;
 

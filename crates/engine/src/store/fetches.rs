@@ -1,5 +1,5 @@
 //! What a refresh stores: how each feed's fetch ended ([`FetchRecord`]) and the entries it brought, with the
-//! feed's validators, backoff and errors. Each entry is stored as the one [`super::identity`] finds it to be,
+//! feed's validators, backoff and errors. Each entry is stored as the one `identity` finds it to be,
 //! inserted or updated, never its read or starred flags.
 //!
 //! Results arrive from many hosts at once; [`Batcher`] stores several feeds per transaction when they arrive

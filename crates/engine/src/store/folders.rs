@@ -1,6 +1,6 @@
 //! Folders as a tree: each has a name and a parent (none at the top level); a name is unique among its siblings,
 //! not everywhere ("Tech/News" and "World/News" are two folders). A folder is found or created by its path of
-//! names ([`super::places`]), renamed in place (its subtree goes with it), moved under another folder (never under
+//! names (`places`), renamed in place (its subtree goes with it), moved under another folder (never under
 //! itself, nor across an account's boundary), and deleted either with its contents moving up to its parent or with
 //! everything inside it.
 
