@@ -117,19 +117,12 @@ fn ask(query: &str, within: Duration) -> (Vec<Response>, Vec<u8>) {
     let deadline = Instant::now() + within;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let mut poll = libc::pollfd { fd: libc::STDIN_FILENO, events: libc::POLLIN, revents: 0 };
-        // SAFETY: one pollfd we own, for standard input; poll only writes its revents.
-        let ready = unsafe { libc::poll(&mut poll, 1, left.as_millis().min(i32::MAX as u128) as i32) };
-        if ready <= 0 {
-            return (answers, typed);
-        }
         let mut buffer = [0u8; 256];
-        // SAFETY: reading into a buffer we own, at most its length; poll said a read will not block.
-        let read = unsafe { libc::read(libc::STDIN_FILENO, buffer.as_mut_ptr().cast(), buffer.len()) };
-        if read <= 0 {
+        let read = crate::os::read_stdin_within(&mut buffer, left);
+        if read == 0 {
             return (answers, typed);
         }
-        for &byte in &buffer[..read as usize] {
+        for &byte in &buffer[..read] {
             if !in_sequence && byte != 0x1b {
                 typed.push(byte);
                 continue;

@@ -110,10 +110,7 @@ impl Host for TerminalHost {
     fn suspend(&mut self) -> std::io::Result<()> {
         self.release()?;
         // Stop as a shell's Ctrl-Z would; `fg` continues the process right here.
-        // SAFETY: raise() only sends a signal to this process; SIGTSTP's default action stops it.
-        unsafe {
-            libc::raise(libc::SIGTSTP);
-        }
+        crate::os::suspend_this_process();
         self.reclaim()
     }
 

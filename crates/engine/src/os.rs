@@ -1,5 +1,6 @@
 //! The operating system's corner: calls into the C library that the standard library does not offer, each in a
-//! safe function with the reason it is sound.
+//! safe function with the reason it is sound. Every `unsafe` block of tidings is here, and every call into `libc`;
+//! the rest of the engine and the front ends call these functions.
 
 /// Sends SIGKILL to every process of the process group `group` (a child started with
 /// `CommandExt::process_group(0)` leads a group whose id is its pid): the child and whatever it started.
@@ -47,4 +48,88 @@ pub fn release_large_buffers() {
             }
         });
     }
+}
+
+/// Lowers the calling thread's scheduling priority a little (nice 5) on Linux, which applies `setpriority` to one
+/// thread when given its id; elsewhere, or when refused, nothing changes.
+pub fn nice_this_thread() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: plain system calls on this thread's own id; a failure only leaves the priority as it was.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 5);
+    }
+}
+
+/// The open-files limit (`RLIMIT_NOFILE`): the soft one in force and the hard one it may be raised to.
+#[cfg(unix)]
+pub fn open_files_limit() -> Option<(u64, u64)> {
+    let limit = nofile()?;
+    Some((rlim(limit.rlim_cur), rlim(limit.rlim_max)))
+}
+
+/// Raises the soft `RLIMIT_NOFILE` to the hard limit; returns the soft limit now in force.
+#[cfg(unix)]
+pub fn raise_open_files_limit() -> u64 {
+    let Some(mut limit) = nofile() else { return 1024 };
+    if limit.rlim_cur < limit.rlim_max {
+        let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
+        // SAFETY: setrlimit reads the struct we own; raising the soft limit up to the hard one is always allowed
+        // (some systems refuse an unlimited value: the old limit then stays).
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            limit = raised;
+        }
+    }
+    rlim(limit.rlim_cur)
+}
+
+#[cfg(not(unix))]
+pub fn raise_open_files_limit() -> u64 {
+    8192
+}
+
+/// The open-files limit as the C library gives it.
+#[cfg(unix)]
+fn nofile() -> Option<libc::rlimit> {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct we own; it has no other effect.
+    (unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0).then_some(limit)
+}
+
+/// A limit's value as a number of files.
+#[cfg(unix)]
+#[allow(clippy::useless_conversion)] // rlim_t is u64 on 64-bit systems only
+fn rlim(value: libc::rlim_t) -> u64 {
+    u64::try_from(value).unwrap_or(u64::MAX)
+}
+
+/// Waits up to `within` for standard input to have something to read, then reads what it has into `buffer`
+/// (without waiting for more). Returns how many bytes were read: 0 when nothing came in time, at the end of the
+/// input, or on an error.
+#[cfg(unix)]
+pub fn read_stdin_within(buffer: &mut [u8], within: std::time::Duration) -> usize {
+    let mut poll = libc::pollfd { fd: libc::STDIN_FILENO, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one pollfd we own, for standard input; poll only writes its revents.
+    let ready = unsafe { libc::poll(&mut poll, 1, within.as_millis().min(i32::MAX as u128) as i32) };
+    if ready <= 0 {
+        return 0;
+    }
+    // SAFETY: reading into a buffer we own, at most its length; poll said a read will not block.
+    let read = unsafe { libc::read(libc::STDIN_FILENO, buffer.as_mut_ptr().cast(), buffer.len()) };
+    usize::try_from(read).unwrap_or(0)
+}
+
+/// Stops this process as a shell's Ctrl-Z would (SIGTSTP); `fg` continues it right where it stopped.
+#[cfg(unix)]
+pub fn suspend_this_process() {
+    // SAFETY: raise() only sends a signal to this process; SIGTSTP's default action stops it.
+    unsafe {
+        libc::raise(libc::SIGTSTP);
+    }
+}
+
+/// The major and minor numbers of a device number (`st_dev`), as the kernel's tables (`/proc/locks`) give them.
+#[cfg(target_os = "linux")]
+pub fn device_numbers(dev: u64) -> (u32, u32) {
+    (libc::major(dev), libc::minor(dev))
 }

@@ -10,17 +10,21 @@
 pub mod article;
 mod courtesy;
 pub mod discovery;
+mod dns;
+mod failure;
 pub mod reach;
+mod request;
 
 pub use courtesy::{Courtesy, Ticket, Turn, Weight, host_key};
+pub use request::{parse_max_age, parse_retry_after};
 
 use crate::model::ErrorKind;
+use dns::DnsCache;
 use std::collections::HashMap;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The validators a previous fetch left, sent back as `If-None-Match` / `If-Modified-Since`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -223,7 +227,7 @@ impl Fetcher {
 
     /// How many host names this fetcher looked up in the DNS (the others came from its cache).
     pub fn dns_lookups(&self) -> usize {
-        self.dns.0.lookups.load(Ordering::Relaxed)
+        self.dns.lookups()
     }
 
     /// How many GETs this fetcher sent again on a fresh connection because the connection they went out on
@@ -307,127 +311,6 @@ impl Fetcher {
         limited.get(url, &Validators::default()).await
     }
 
-    /// Sends one GET; when its connection closes before any byte of the answer, sends it once more on a
-    /// fresh connection. An HTTP/1.1 server may close a kept-alive connection after any answer without saying
-    /// so; a GET that went out on it just then is lost before the server read it. hyper resends such a request
-    /// only when it noticed the close before writing it; reqwest's own retries cover HTTP/2 only.
-    async fn send(
-        &self,
-        url: &url::Url,
-        validators: &Validators,
-        keep_alive: bool,
-    ) -> Result<reqwest::Response, FetchError> {
-        match self.request(&self.client, url, validators, keep_alive).send().await {
-            Ok(response) => Ok(response),
-            Err(e) if closed_before_answering(&e) => {
-                self.retries.fetch_add(1, Ordering::Relaxed);
-                tracing::debug!(
-                    "{url}: the connection closed before the answer ({}); sending it again",
-                    last_cause(&e)
-                );
-                let again = self.request(&self.fresh, url, validators, keep_alive).send().await;
-                again.map_err(|e| self.classify(url.as_str(), e))
-            }
-            Err(e) => Err(self.classify(url.as_str(), e)),
-        }
-    }
-
-    fn request(
-        &self,
-        client: &reqwest::Client,
-        url: &url::Url,
-        validators: &Validators,
-        keep_alive: bool,
-    ) -> reqwest::RequestBuilder {
-        // `get_admitted` keeps the timeout itself, without the time its caller kept the body waiting: the client's
-        // own is only a backstop past both.
-        let mut request = client.get(url.clone()).timeout(self.config.timeout + self.admit_wait()).header(
-            reqwest::header::ACCEPT,
-            "application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8",
-        );
-        if let Some(etag) = &validators.etag {
-            request = request.header(reqwest::header::IF_NONE_MATCH, etag);
-        }
-        if let Some(lm) = &validators.last_modified {
-            request = request.header(reqwest::header::IF_MODIFIED_SINCE, lm);
-        }
-        if !keep_alive {
-            // HTTP/1 only: the HTTP/2 client leaves connection headers out (its connection serves every stream).
-            request = request.header(reqwest::header::CONNECTION, "close");
-        }
-        request
-    }
-
-    /// Reads a final (non-redirect) response.
-    async fn finish<T, Fut: Future<Output = T>>(
-        &self,
-        url: &str,
-        mut response: reqwest::Response,
-        moved_permanently: Option<String>,
-        admit: impl FnOnce(Option<u64>, bool) -> Fut,
-        deadline: tokio::time::Instant,
-    ) -> Result<(FetchOutcome, Option<T>), FetchError> {
-        let status = response.status().as_u16();
-        let header = |name: reqwest::header::HeaderName| {
-            response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
-        };
-        let etag = header(reqwest::header::ETAG);
-        let last_modified = header(reqwest::header::LAST_MODIFIED);
-        if status == 304 {
-            return Ok((FetchOutcome::NotModified { etag, last_modified, moved_permanently }, None));
-        }
-        if !response.status().is_success() {
-            let retry_after_secs = matches!(status, 429 | 503)
-                .then(|| header(reqwest::header::RETRY_AFTER))
-                .flatten()
-                .and_then(|v| parse_retry_after(&v, chrono::Utc::now().timestamp()));
-            return Err(FetchError::Status { url: url.into(), status, retry_after_secs });
-        }
-        let content_type = header(reqwest::header::CONTENT_TYPE);
-        let max_age = header(reqwest::header::CACHE_CONTROL).and_then(|v| parse_max_age(&v));
-        let links: Vec<&str> =
-            response.headers().get_all(reqwest::header::LINK).iter().filter_map(|v| v.to_str().ok()).collect();
-        let link_header = (!links.is_empty()).then(|| links.join(", "));
-        let final_url = response.url().to_string();
-        let limit = self.config.max_body_bytes;
-        let too_large = || FetchError::TooLarge { url: url.into(), limit_mb: (limit / (1024 * 1024)).max(1) };
-        if response.content_length().is_some_and(|n| n > limit) {
-            return Err(too_large());
-        }
-        let asked = tokio::time::Instant::now();
-        let admitted = admit(response.content_length(), response.version() < reqwest::Version::HTTP_2).await;
-        // The time the caller kept the body waiting is not the server's.
-        let deadline = deadline + asked.elapsed();
-        let mut body = Vec::with_capacity(response.content_length().unwrap_or(64 * 1024).min(limit) as usize);
-        loop {
-            match tokio::time::timeout_at(deadline, response.chunk()).await.map_err(|_| self.timed_out(url))? {
-                Ok(Some(chunk)) => {
-                    if body.len() as u64 + chunk.len() as u64 > limit {
-                        return Err(too_large());
-                    }
-                    body.extend_from_slice(&chunk);
-                }
-                Ok(None) => break,
-                Err(e) => return Err(self.classify(url, e)),
-            }
-        }
-        if body.is_empty() {
-            return Err(FetchError::Empty { url: url.into() });
-        }
-        let fetched = Fetched {
-            status,
-            final_url,
-            moved_permanently,
-            content_type,
-            etag,
-            last_modified,
-            link_header,
-            max_age,
-            body,
-        };
-        Ok((FetchOutcome::Fetched(fetched), Some(admitted)))
-    }
-
     /// The longest a caller of [`Fetcher::get_admitted`] may keep a body waiting: a third of the timeout (a server
     /// does not keep an answer open for ever).
     pub fn admit_wait(&self) -> Duration {
@@ -437,33 +320,6 @@ impl Fetcher {
     /// A request that took longer than the timeout (the time its caller kept the body waiting aside).
     fn timed_out(&self, url: &str) -> FetchError {
         FetchError::Timeout { url: url.into(), secs: self.config.timeout.as_secs() }
-    }
-
-    fn classify(&self, url: &str, e: reqwest::Error) -> FetchError {
-        let chain = error_chain(&e);
-        let url = url.to_string();
-        if let Some(refusal) = cause::<reach::Refusal>(&e) {
-            return FetchError::LocalNetwork { url, refusal: refusal.clone() };
-        }
-        if e.is_timeout() || chain.contains("timed out") {
-            let secs = if e.is_connect() { self.config.connect_timeout } else { self.config.timeout }.as_secs();
-            return FetchError::Timeout { url, secs };
-        }
-        if e.is_dns() || chain.contains("dns error") || chain.contains("failed to lookup address") {
-            return FetchError::Dns { url };
-        }
-        let lower = chain.to_ascii_lowercase();
-        if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
-            return FetchError::Tls { url, reason: last_cause(&e) };
-        }
-        if e.is_connect() {
-            return FetchError::Connect { url, reason: connect_reason(&e) };
-        }
-        // hyper's own test for it needs its server half; its parse error says "message head is too large".
-        if cause::<hyper::Error>(&e).is_some_and(|hyper| hyper.is_parse() && hyper.to_string().contains("too large")) {
-            return FetchError::HeadTooLarge { url };
-        }
-        FetchError::Body { url, reason: last_cause(&e) }
     }
 }
 
@@ -494,73 +350,6 @@ fn build_client(
     builder.build().map_err(|e| format!("cannot set up the HTTP client: {e}"))
 }
 
-/// How long a DNS answer is reused: long enough to cover a refresh, short enough to follow a host that moves.
-const DNS_TTL: Duration = Duration::from_secs(300);
-
-/// The system resolver (getaddrinfo, on tokio's blocking pool) with its answers kept for [`DNS_TTL`]: a refresh
-/// opening several connections to one host looks it up once, and lookups of one name at the same time share
-/// one query. Failures are not kept (the next connection asks again); expired answers are dropped when many
-/// hosts have been seen.
-#[derive(Clone, Default)]
-struct DnsCache(Arc<DnsCacheInner>);
-
-#[derive(Default)]
-struct DnsCacheInner {
-    answers: Mutex<HashMap<String, Arc<DnsAnswer>>>,
-    lookups: AtomicUsize,
-}
-
-struct DnsAnswer {
-    asked_at: Instant,
-    addrs: tokio::sync::OnceCell<Result<Vec<SocketAddr>, String>>,
-}
-
-impl reqwest::dns::Resolve for DnsCache {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let host = name.as_str().to_ascii_lowercase();
-        let answer = {
-            let mut answers = self.0.answers.lock().unwrap_or_else(|e| e.into_inner());
-            match answers.get(&host) {
-                Some(answer) if answer.asked_at.elapsed() < DNS_TTL => answer.clone(),
-                _ => {
-                    if answers.len() >= 4096 {
-                        answers.retain(|_, answer| answer.asked_at.elapsed() < DNS_TTL);
-                    }
-                    let answer = Arc::new(DnsAnswer { asked_at: Instant::now(), addrs: Default::default() });
-                    answers.insert(host.clone(), answer.clone());
-                    answer
-                }
-            }
-        };
-        let cache = self.0.clone();
-        Box::pin(async move {
-            let addrs = answer
-                .addrs
-                .get_or_init(|| async {
-                    cache.lookups.fetch_add(1, Ordering::Relaxed);
-                    match tokio::net::lookup_host((host.as_str(), 0)).await {
-                        Ok(found) => {
-                            let addrs: Vec<SocketAddr> = found.collect();
-                            if addrs.is_empty() { Err("the name has no addresses".to_string()) } else { Ok(addrs) }
-                        }
-                        Err(e) => Err(e.to_string()),
-                    }
-                })
-                .await;
-            match addrs {
-                Ok(addrs) => Ok(Box::new(addrs.clone().into_iter()) as reqwest::dns::Addrs),
-                Err(e) => {
-                    let mut answers = cache.answers.lock().unwrap_or_else(|e| e.into_inner());
-                    if answers.get(&host).is_some_and(|a| Arc::ptr_eq(a, &answer)) {
-                        answers.remove(&host);
-                    }
-                    Err(Box::new(std::io::Error::other(format!("failed to lookup address: {e}"))) as _)
-                }
-            }
-        })
-    }
-}
-
 /// How many feeds the process can afford to fetch at once, by its open-files limit: half of what the limit
 /// leaves after a reserve (for the database, the log, the terminal), the other half for connections kept alive
 /// in the pool. The soft limit is first raised to the hard one (as Go programs do), once per process: on Linux
@@ -569,146 +358,9 @@ pub fn socket_budget() -> usize {
     static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *BUDGET.get_or_init(|| {
         const RESERVE: u64 = 64;
-        let files = raise_open_files_limit();
+        let files = crate::os::raise_open_files_limit();
         usize::try_from(files.saturating_sub(RESERVE) / 2).unwrap_or(usize::MAX).max(1)
     })
-}
-
-/// Raises the soft `RLIMIT_NOFILE` to the hard limit; returns the soft limit now in force.
-#[cfg(unix)]
-fn raise_open_files_limit() -> u64 {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit writes into the struct we own; it has no other effect.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return 1024;
-    }
-    if limit.rlim_cur < limit.rlim_max {
-        let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
-        // SAFETY: setrlimit reads the struct we own; raising the soft limit up to the hard one is always allowed
-        // (some systems refuse an unlimited value: the old limit then stays).
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            limit = raised;
-        }
-    }
-    #[allow(clippy::useless_conversion)] // rlim_t is u64 on 64-bit systems only
-    u64::try_from(limit.rlim_cur).unwrap_or(u64::MAX)
-}
-
-#[cfg(not(unix))]
-fn raise_open_files_limit() -> u64 {
-    8192
-}
-
-/// `Retry-After` as seconds to wait: either a number of seconds or an HTTP date. Capped at a week.
-pub fn parse_retry_after(value: &str, now: i64) -> Option<u64> {
-    let value = value.trim();
-    let secs = match value.parse::<u64>() {
-        Ok(secs) => secs,
-        Err(_) => {
-            let at = crate::parse::dates::parse_date(value)?.at.timestamp();
-            u64::try_from(at - now).unwrap_or(0)
-        }
-    };
-    Some(secs.min(7 * 24 * 3600))
-}
-
-/// `max-age` of a `Cache-Control` header, in seconds.
-pub fn parse_max_age(value: &str) -> Option<u64> {
-    value.split(',').find_map(|d| {
-        let (name, secs) = d.trim().split_once('=')?;
-        name.trim().eq_ignore_ascii_case("max-age").then(|| secs.trim().trim_matches('"').parse().ok()).flatten()
-    })
-}
-
-/// Whether a request failed because its connection closed before the answer's head came: hyper's "connection
-/// closed before message completed" (an end of stream where the head should be), a reset or broken pipe, or a
-/// request hyper cancelled because its connection had closed. Not a timeout, nor a failure to connect (a
-/// fresh connection would fail the same way). An answer whose head arrived is never retried: its failures
-/// come later, while the body is read. (hyper reports a head cut halfway the same way as none at all; such a
-/// GET is sent again too, which repeats nothing a GET changes.)
-fn closed_before_answering(e: &reqwest::Error) -> bool {
-    use std::error::Error as _;
-    if e.is_timeout() || e.is_connect() || e.is_builder() || e.is_redirect() || e.is_status() {
-        return false;
-    }
-    if cause::<hyper::Error>(e).is_some_and(|hyper| hyper.is_incomplete_message() || hyper.is_canceled()) {
-        return true;
-    }
-    let mut source = e.source();
-    while let Some(cause) = source {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>()
-            && matches!(
-                io.kind(),
-                std::io::ErrorKind::ConnectionReset
-                    | std::io::ErrorKind::ConnectionAborted
-                    | std::io::ErrorKind::BrokenPipe
-                    | std::io::ErrorKind::UnexpectedEof
-            )
-        {
-            return true;
-        }
-        source = cause.source();
-    }
-    false
-}
-
-/// The first error of type `E` behind a request's (the HTTP engine's, a refusal of the guarded resolver).
-fn cause<E: std::error::Error + 'static>(e: &reqwest::Error) -> Option<&E> {
-    use std::error::Error as _;
-    let mut source = e.source();
-    while let Some(cause) = source {
-        if let Some(found) = cause.downcast_ref::<E>() {
-            return Some(found);
-        }
-        source = cause.source();
-    }
-    None
-}
-
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        source = s.source();
-    }
-    out
-}
-
-/// The innermost cause, which usually says the most ("connection refused").
-fn last_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut last = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        last = s.to_string();
-        source = s.source();
-    }
-    // The system's error number means nothing to a reader.
-    match last.rfind(" (os error ") {
-        Some(at) if last.ends_with(')') => last[..at].to_string(),
-        _ => last,
-    }
-}
-
-/// Why a connection could not be made, in words a reader can act on.
-fn connect_reason(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(s) = source {
-        if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            use std::io::ErrorKind as K;
-            let said = match io.kind() {
-                K::ConnectionRefused => "the server refused the connection (nothing answers at that address and port)",
-                K::ConnectionReset | K::ConnectionAborted => "the server closed the connection at once",
-                K::HostUnreachable | K::NetworkUnreachable => "the host cannot be reached from this network",
-                K::AddrNotAvailable => "the address is not available from this machine",
-                _ => break,
-            };
-            return format!("{said}; check the address and its scheme (http or https)");
-        }
-        source = s.source();
-    }
-    last_cause(e)
 }
 
 #[cfg(test)]
@@ -727,46 +379,12 @@ mod tests {
         assert!(!said.contains('\u{1b}'), "no control character reaches the terminal");
     }
 
-    #[test]
-    fn retry_after_in_seconds_or_as_a_date() {
-        assert_eq!(parse_retry_after("120", 0), Some(120));
-        let now = crate::parse::dates::parse_date("Tue, 10 Jun 2025 04:00:00 GMT").unwrap().at.timestamp();
-        assert_eq!(parse_retry_after("Tue, 10 Jun 2025 04:05:00 GMT", now), Some(300));
-        assert_eq!(parse_retry_after("Tue, 10 Jun 2025 03:00:00 GMT", now), Some(0), "a date in the past: now");
-        assert_eq!(parse_retry_after("99999999", 0), Some(7 * 24 * 3600));
-        assert_eq!(parse_retry_after("soon", 0), None);
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn dns_answers_are_cached_and_shared_by_lookups_at_the_same_time() {
-        use reqwest::dns::Resolve;
-        let cache = DnsCache::default();
-        let name = || "LocalHost".parse::<reqwest::dns::Name>().unwrap();
-        let at_once: Vec<_> = (0..8).map(|_| cache.resolve(name())).collect();
-        for resolving in at_once {
-            let addrs: Vec<SocketAddr> = resolving.await.unwrap().collect();
-            assert!(addrs.iter().all(|a| a.ip().is_loopback()) && !addrs.is_empty(), "{addrs:?}");
-        }
-        let later: Vec<SocketAddr> = cache.resolve(name()).await.unwrap().collect();
-        assert!(!later.is_empty());
-        assert_eq!(cache.0.lookups.load(Ordering::Relaxed), 1, "one lookup for nine connections");
-    }
-
     #[cfg(target_os = "linux")]
     #[test]
     fn the_socket_budget_fits_the_open_files_limit() {
         let budget = socket_budget();
-        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: getrlimit writes into the struct we own.
-        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
-        assert!(budget >= 1 && budget as u128 * 2 <= limit.rlim_cur as u128, "{budget} of {}", limit.rlim_cur);
-        assert_eq!(limit.rlim_cur, limit.rlim_max, "the soft limit was raised to the hard one");
-    }
-
-    #[test]
-    fn max_age_from_cache_control() {
-        assert_eq!(parse_max_age("public, max-age=3600"), Some(3600));
-        assert_eq!(parse_max_age("no-cache"), None);
-        assert_eq!(parse_max_age("Max-Age=\"60\", s-maxage=10"), Some(60));
+        let (soft, hard) = crate::os::open_files_limit().expect("the open-files limit");
+        assert!(budget >= 1 && budget as u128 * 2 <= soft as u128, "{budget} of {soft}");
+        assert_eq!(soft, hard, "the soft limit was raised to the hard one");
     }
 }

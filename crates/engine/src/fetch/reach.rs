@@ -10,7 +10,8 @@
 //! resolver, so [`Reach::check_url`] checks it before each request, redirects included. Those clients never go
 //! through a proxy named in the environment: it would resolve and connect out of the guard's sight.
 
-use super::{DnsCache, FetchError, Fetcher, build_client};
+use super::dns::DnsCache;
+use super::{FetchError, Fetcher, build_client};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;

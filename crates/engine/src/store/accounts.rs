@@ -4,13 +4,13 @@
 //! server, never by tidings' refresh, and their entries are keyed by the server's item ids.
 //!
 //! Here: finding an account's row and folder (its login token bound to the server and user it was given by),
-//! where a folder sits (local, or which account and label), and the account's subscriptions as the change log
-//! must tell them. What a sync stores — the server's subscriptions, its items, its unread and starred sets — is
-//! [`pulled`]'s.
+//! and the account's subscriptions as the change log must tell them; where a folder sits is `places`'s. What a
+//! sync stores — the server's subscriptions, its items, its unread and starred sets — is [`pulled`]'s.
 
 mod pulled;
 
 use super::changes;
+use super::places::{self, Place};
 use super::{RowIds, StoreError};
 use crate::model::{AccountId, FeedId, FolderId};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -100,7 +100,7 @@ fn own_folder(tx: &Connection, name: &str) -> Result<FolderId, StoreError> {
             .query_row([&candidate], |r| r.id(0))
             .optional()?;
         match existing {
-            None => return Ok(super::folders::create(tx, &[candidate])?.expect("a folder with a name")),
+            None => return Ok(places::create(tx, &[candidate])?.expect("a folder with a name")),
             Some(folder) => {
                 let taken = tx.prepare_cached("SELECT 1 FROM accounts WHERE folder_id = ?1")?.exists([folder.0])?;
                 let holds_local = tx.prepare_cached("SELECT 1 FROM feeds WHERE folder_id = ?1")?.exists([folder.0])?;
@@ -146,48 +146,6 @@ pub struct ItemsMark {
     pub resume: Option<String>,
 }
 
-/// Where a folder sits.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Place {
-    /// Among the local subscriptions (or the top level).
-    Local,
-    /// In an account's tree; `label` is the folder's path below the account's folder (`None`: the account's
-    /// folder itself).
-    Account { account: AccountId, label: Option<String> },
-}
-
-/// Where `folder` sits.
-pub(super) fn place(tx: &Connection, folder: Option<FolderId>) -> Result<Place, StoreError> {
-    let Some(folder) = folder else { return Ok(Place::Local) };
-    let path: Vec<(FolderId, String)> = tx
-        .prepare_cached(
-            "WITH RECURSIVE up(id, parent, name, depth) AS (
-                SELECT id, parent_id, name, 0 FROM folders WHERE id = ?1
-                UNION ALL SELECT f.id, f.parent_id, f.name, up.depth + 1 FROM folders f JOIN up ON f.id = up.parent
-                WHERE up.depth < 64)
-             SELECT id, name FROM up ORDER BY depth DESC",
-        )?
-        .query_map([folder.0], |r| Ok((r.id(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
-    let Some((root, _)) = path.first() else { return Ok(Place::Local) };
-    let account: Option<AccountId> = tx
-        .prepare_cached("SELECT id FROM accounts WHERE folder_id = ?1")?
-        .query_row([root.0], |r| r.id(0))
-        .optional()?;
-    Ok(match account {
-        None => Place::Local,
-        Some(account) => {
-            let names: Vec<&str> = path[1..].iter().map(|(_, n)| n.as_str()).collect();
-            Place::Account { account, label: (!names.is_empty()).then(|| names.join("/")) }
-        }
-    })
-}
-
-/// Whether `folder` is an account's own folder.
-pub(super) fn is_account_folder(tx: &Connection, folder: FolderId) -> Result<bool, StoreError> {
-    Ok(tx.prepare_cached("SELECT 1 FROM accounts WHERE folder_id = ?1")?.exists([folder.0])?)
-}
-
 /// An account's subscription as the change log tells it: its stream id on the server (none until the server
 /// has listed it), its address, and its label.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -218,7 +176,7 @@ pub(super) fn subscriptions(tx: &Connection) -> Result<HashMap<FeedId, Subscript
     let mut out = HashMap::with_capacity(rows.len());
     for Row { feed, account, stream, url, folder } in rows {
         if let std::collections::hash_map::Entry::Vacant(slot) = places.entry(folder) {
-            slot.insert(place(tx, folder)?);
+            slot.insert(places::place(tx, folder)?);
         }
         let label = match &places[&folder] {
             Place::Account { account: a, label } if *a == account => label.clone(),

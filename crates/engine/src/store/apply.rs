@@ -6,7 +6,7 @@
 use super::changes::Flag;
 use super::entries;
 use super::lists::{self, ListSetting};
-use super::{StoreError, accounts, feeds, folders};
+use super::{StoreError, accounts, feeds, folders, places};
 use crate::model::{Applied, UserWrite};
 use rusqlite::Connection;
 
@@ -46,7 +46,7 @@ pub fn apply_with_progress(
         UserWrite::DeleteFeed(feed_id) => followed(&tx, now, |tx| feeds::delete(tx, *feed_id))?,
         UserWrite::RenameFeed { feed_id, title } => done(feeds::rename(&tx, *feed_id, title.as_deref(), now))?,
         UserWrite::MoveFeed { feed_id, folder } => followed(&tx, now, |tx| folders::move_feed(tx, *feed_id, folder))?,
-        UserWrite::CreateFolder(path) => done(folders::create(&tx, path).map(|_| ()))?,
+        UserWrite::CreateFolder(path) => done(places::create(&tx, path).map(|_| ()))?,
         UserWrite::MoveFolder { folder_id, parent } => {
             followed(&tx, now, |tx| folders::move_to(tx, *folder_id, parent))?
         }

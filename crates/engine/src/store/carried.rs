@@ -1,12 +1,12 @@
 //! Carrying over another reader's subscriptions and entries (`tidings import newsboat`), inside the transaction
 //! [`super::apply`] opened: the feeds (their folders, names, tags, hidden or not), then their entries with read
-//! state and stars, each with the other keys a refresh might give it ([`alias_of`]), and the keys of entries the
+//! state and stars, each with the other keys a refresh might give it ([`super::identity::alias_of`]), and the keys of entries the
 //! other reader deleted (kept with the purged ones, so a refresh does not bring them back). What is already
 //! stored is left as it is: carrying the same things over twice changes nothing the second time.
 
 use super::{MAX_CONTENT_BYTES, MAX_TITLE_BYTES, RowIds, StoreError, feeds};
-use crate::model::{CarriedEntry, CarriedFeed, CarryOutcome, EntryId, FeedId, NewFeed};
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::model::{CarriedEntry, CarriedFeed, CarryOutcome, FeedId, NewFeed};
+use rusqlite::{Connection, params};
 use std::collections::HashMap;
 
 pub(super) fn carry_over(
@@ -111,19 +111,4 @@ pub(super) fn carry_over(
         }
     }
     Ok(outcome)
-}
-
-/// The stored entry that a refresh's `key` is another name for (an entry carried over under a key the other
-/// reader chose); the entry takes `key` as its own, so it is found by it from now on.
-pub(super) fn alias_of(tx: &Connection, feed_id: FeedId, key: &str) -> Result<Option<EntryId>, StoreError> {
-    let Some(id): Option<i64> = tx
-        .prepare_cached("SELECT entry_id FROM entry_aliases WHERE feed_id = ?1 AND key = ?2")?
-        .query_row(params![feed_id.0, key], |r| r.get(0))
-        .optional()?
-    else {
-        return Ok(None);
-    };
-    tx.prepare_cached("UPDATE entries SET key = ?2 WHERE id = ?1")?.execute(params![id, key])?;
-    tx.prepare_cached("DELETE FROM entry_aliases WHERE entry_id = ?1")?.execute([id])?;
-    Ok(Some(EntryId(id)))
 }

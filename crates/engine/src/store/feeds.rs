@@ -2,8 +2,8 @@
 //! changes people make to them — subscribing (one, or an OPML file's worth), unsubscribing, renaming, forcing an
 //! encoding, reading in full — each inside the transaction [`super::apply`] opened.
 
-use super::accounts::{self, Place};
 use super::changes::{self, FeedChange};
+use super::places::{self, FOLDER_PATHS, FolderIds, Place};
 use super::{RowIds, StoreError};
 use crate::model::{AccountId, ErrorKind, FeedId, FeedInfo, FeedRow, FolderId, ImportOutcome, NewFeed};
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -31,12 +31,6 @@ const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
         coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override,
     f.retry_at, f.dead, f.full_text, f.account_id, f.hidden";
-
-/// Every folder's path ("Tech/Rust"), for the feed rows' `folder`.
-pub(super) const FOLDER_PATHS: &str = "WITH RECURSIVE folder_paths(id, path, depth) AS (
-        SELECT id, name, 0 FROM folders WHERE parent_id IS NULL
-        UNION ALL SELECT c.id, p.path || '/' || c.name, p.depth + 1 FROM folders c JOIN folder_paths p ON c.parent_id = p.id
-            WHERE p.depth < 64)";
 
 fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
     Ok(FeedRow {
@@ -222,7 +216,7 @@ pub fn unread_count(conn: &Connection, feed_id: FeedId) -> Result<i64, StoreErro
 /// Every subscription (its URL, the name it shows, its site and folder) and every folder, in the feed list's
 /// order: what `tidings export` writes.
 pub fn export_doc(conn: &Connection) -> Result<crate::opml::ExportDoc, StoreError> {
-    let paths = super::folders::paths(conn)?;
+    let paths = places::paths(conn)?;
     let folders = super::folders::folders(conn)?.into_iter().filter_map(|f| paths.get(&f.id).cloned()).collect();
     let mut stmt = conn.prepare_cached(
         "SELECT url, coalesce(custom_title, title, url), site_url, folder_id FROM feeds
@@ -266,7 +260,7 @@ pub(super) fn import(
         )?;
         let mut places: std::collections::HashMap<Option<FolderId>, Place> = std::collections::HashMap::new();
         let mut position: i64 = tx.query_row("SELECT coalesce(max(position), 0) FROM feeds", [], |r| r.get(0))?;
-        let mut folder_ids = super::folders::FolderIds::default();
+        let mut folder_ids = FolderIds::default();
         for path in folders {
             folder_ids.path(tx, path)?;
         }
@@ -276,13 +270,10 @@ pub(super) fn import(
             }
             let folder_id = folder_ids.path(tx, &feed.folder)?;
             if let std::collections::hash_map::Entry::Vacant(slot) = places.entry(folder_id) {
-                slot.insert(accounts::place(tx, folder_id)?);
+                slot.insert(places::place(tx, folder_id)?);
             }
             let place = &places[&folder_id];
-            let account = match place {
-                Place::Local => None,
-                Place::Account { account, .. } => Some(*account),
-            };
+            let account = place.account();
             if exists.exists(params![feed.url, account.map_or(0, |a| a.0)])? {
                 outcome.duplicates.push(feed.url.clone());
                 continue;
@@ -315,11 +306,8 @@ pub(super) fn import(
 /// new.
 pub(super) fn add(tx: &Connection, feed: &NewFeed, now: i64) -> Result<(FeedId, bool), StoreError> {
     let outcome = import(tx, std::slice::from_ref(feed), &[], now, &mut |_| {})?;
-    let folder = super::folders::FolderIds::default().path(tx, &feed.folder)?;
-    let account = match accounts::place(tx, folder)? {
-        Place::Local => 0,
-        Place::Account { account, .. } => account.0,
-    };
+    let folder = FolderIds::default().path(tx, &feed.folder)?;
+    let account = places::place(tx, folder)?.account().map_or(0, |a| a.0);
     let id = tx
         .prepare_cached("SELECT id FROM feeds WHERE url = ?1 AND coalesce(account_id, 0) = ?2")?
         .query_row(params![feed.url, account], |r| r.id(0))?;
@@ -378,80 +366,4 @@ pub(super) fn set_full_text(tx: &Connection, feed_id: FeedId, on: bool, now: i64
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The query plan of a statement, one detail line each.
-    fn plan(conn: &Connection, sql: &str) -> String {
-        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-        let rows = stmt.query_map([], |r| r.get::<_, String>(3)).unwrap();
-        rows.collect::<Result<Vec<_>, _>>().unwrap().join("\n")
-    }
-
-    #[test]
-    fn unread_counts_and_entry_lists_use_indexes_not_scans() {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
-        let feeds = plan(
-            &conn,
-            &format!("{FOLDER_PATHS} SELECT {FEED_COLUMNS} FROM feeds f LEFT JOIN folders d ON d.id = f.folder_id"),
-        );
-        assert!(feeds.contains("INDEX entries_unread_by_feed"), "{feeds}");
-        assert!(!feeds.contains("SCAN e"), "{feeds}");
-        let entries = plan(&conn, "SELECT id FROM entries WHERE feed_id = 1 ORDER BY sort_at DESC, id DESC LIMIT 10");
-        assert!(entries.contains("entries_by_feed_date") && !entries.contains("TEMP B-TREE"), "{entries}");
-    }
-
-    #[test]
-    fn a_feed_hidden_from_unread_is_left_out_of_the_unread_view_and_its_count_but_keeps_its_own() {
-        use crate::model::{ListQuery, ListSource, Sort};
-        use crate::store::fixtures::{entry, fetched, one_feed};
-        let (_dir, mut conn, feed) = one_feed();
-        let entries = vec![entry("a", "One", "x", 100), entry("b", "Two", "y", 200)];
-        crate::store::fetches::save(&mut conn, feed, &fetched("Noisy", entries), 300).unwrap();
-        let unread = |conn: &Connection| {
-            let query = ListQuery { source: ListSource::Unread, sort: Sort::Newest, unread_only: false };
-            (
-                super::super::lists::entry_refs(conn, &query).unwrap().len(),
-                super::super::lists::view_counts(conn).unwrap().unread,
-            )
-        };
-        assert_eq!(unread(&conn), (2, 2));
-        let hidden = FeedSettings { hide_from_unread: true, honour_ttl: true, ..Default::default() };
-        apply_settings(&mut conn, &FeedSettings::default(), &[("http://example.com/feed".into(), hidden)]).unwrap();
-        assert_eq!(unread(&conn), (0, 0), "hidden from the Unread view and its count");
-        assert_eq!(unread_count(&conn, feed).unwrap(), 2, "its own row still counts");
-        apply_settings(&mut conn, &FeedSettings::default(), &[]).unwrap();
-        assert_eq!(unread(&conn), (2, 2), "a setting removed from the config is removed from the cache");
-    }
-
-    #[test]
-    fn a_feed_is_due_after_its_own_interval_and_its_ttl_only_when_honoured() {
-        use crate::store::fixtures::{fetched, one_feed};
-        let (_dir, mut conn, feed) = one_feed();
-        let mut record = fetched("Quarterly", vec![]);
-        if let crate::store::fetches::FetchRecord::Fetched { min_interval_secs, .. } = &mut record {
-            *min_interval_secs = Some(6 * 3600); // <ttl>360</ttl>
-        }
-        let at = 1_000_000;
-        crate::store::fetches::save(&mut conn, feed, &record, at).unwrap();
-        let hour = 3600;
-        let due = |conn: &Connection, after: i64| due_feeds(conn, at + after, hour).unwrap() == vec![feed];
-        let url = "http://example.com/feed".to_string();
-        let set = |conn: &mut Connection, s: FeedSettings| {
-            apply_settings(conn, &FeedSettings::default(), &[(url.clone(), s)]).unwrap();
-        };
-        set(&mut conn, FeedSettings { honour_ttl: true, ..Default::default() });
-        assert!(!due(&conn, 2 * hour), "the feed's ttl (6 h) beats the interval (1 h)");
-        assert!(due(&conn, 6 * hour));
-        set(&mut conn, FeedSettings { honour_ttl: false, ..Default::default() });
-        assert!(due(&conn, hour), "its ttl not honoured: the interval");
-        assert!(!due(&conn, hour - 1));
-        set(&mut conn, FeedSettings { honour_ttl: false, refresh_minutes: Some(15), ..Default::default() });
-        assert!(due(&conn, 15 * 60), "its own 15 minutes, before the hour");
-        assert!(!due(&conn, 15 * 60 - 1));
-        set(&mut conn, FeedSettings { honour_ttl: false, refresh_minutes: Some(24 * 60), ..Default::default() });
-        assert!(!due(&conn, 23 * hour), "once a day");
-        assert!(due(&conn, 24 * hour));
-    }
-}
+mod tests;

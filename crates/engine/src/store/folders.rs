@@ -1,12 +1,13 @@
 //! Folders as a tree: each has a name and a parent (none at the top level); a name is unique among its siblings,
 //! not everywhere ("Tech/News" and "World/News" are two folders). A folder is found or created by its path of
-//! names, renamed in place (its subtree goes with it), moved under another folder (never under itself), and
-//! deleted either with its contents moving up to its parent or with everything inside it.
+//! names (`places`), renamed in place (its subtree goes with it), moved under another folder (never under
+//! itself, nor across an account's boundary), and deleted either with its contents moving up to its parent or with
+//! everything inside it.
 
+use super::places::{self, FolderIds, Place, find};
 use super::{RowIds, StoreError};
 use crate::model::{FeedId, FolderId, FolderRow};
-use rusqlite::{Connection, OptionalExtension, params};
-use std::collections::HashMap;
+use rusqlite::{Connection, params};
 
 /// Every folder, in the order the feed list shows them.
 pub fn folders(conn: &Connection) -> Result<Vec<FolderRow>, StoreError> {
@@ -20,63 +21,9 @@ pub fn folders(conn: &Connection) -> Result<Vec<FolderRow>, StoreError> {
     Ok(rows)
 }
 
-/// Folder ids by (parent, name) for one transaction, with the next free position, so that many subscriptions
-/// in many folders cost one lookup per folder.
-#[derive(Default)]
-pub struct FolderIds {
-    ids: HashMap<(Option<FolderId>, String), FolderId>,
-    last_position: Option<i64>,
-}
-
-impl FolderIds {
-    /// The folder at `path` (names from the top), created with its missing ancestors; `None` for the top level.
-    pub fn path(&mut self, conn: &Connection, path: &[String]) -> Result<Option<FolderId>, StoreError> {
-        let mut parent = None;
-        for name in path.iter().filter(|n| !n.trim().is_empty()) {
-            parent = Some(self.child(conn, parent, name.trim())?);
-        }
-        Ok(parent)
-    }
-
-    fn child(&mut self, conn: &Connection, parent: Option<FolderId>, name: &str) -> Result<FolderId, StoreError> {
-        let key = (parent, name.to_string());
-        if let Some(id) = self.ids.get(&key) {
-            return Ok(*id);
-        }
-        let id = match find(conn, parent, name)? {
-            Some(id) => id,
-            None => {
-                let last = match self.last_position {
-                    Some(p) => p,
-                    None => conn.query_row("SELECT coalesce(max(position), 0) FROM folders", [], |r| r.get(0))?,
-                };
-                self.last_position = Some(last + 1);
-                conn.prepare_cached("INSERT INTO folders (name, parent_id, position) VALUES (?1, ?2, ?3)")?
-                    .execute(params![name, parent.map(|p| p.0), last + 1])?;
-                FolderId(conn.last_insert_rowid())
-            }
-        };
-        self.ids.insert(key, id);
-        Ok(id)
-    }
-}
-
-/// The child of `parent` called `name`.
-fn find(conn: &Connection, parent: Option<FolderId>, name: &str) -> Result<Option<FolderId>, StoreError> {
-    Ok(conn
-        .prepare_cached("SELECT id FROM folders WHERE coalesce(parent_id, 0) = coalesce(?1, 0) AND name = ?2")?
-        .query_row(params![parent.map(|p| p.0), name], |r| r.id(0))
-        .optional()?)
-}
-
 /// A path as people type it: names separated by `/` ("Tech/Rust"), blanks around them ignored.
 pub fn split_path(typed: &str) -> Vec<String> {
     typed.split('/').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
-}
-
-/// Creates the folder at `path` (and its missing ancestors), or finds it.
-pub(super) fn create(tx: &Connection, path: &[String]) -> Result<Option<FolderId>, StoreError> {
-    FolderIds::default().path(tx, path)
 }
 
 /// Renames a folder in place; its feeds and the folders inside it go with it. Fails with a message for people
@@ -99,12 +46,12 @@ fn parent_of(tx: &Connection, id: FolderId) -> Result<Option<FolderId>, StoreErr
 /// Moves a folder, with everything inside it, under the folder at `path` (created if needed), or to the top
 /// level. A folder cannot go inside itself.
 pub(super) fn move_to(tx: &Connection, id: FolderId, path: &[String]) -> Result<(), StoreError> {
-    if super::accounts::is_account_folder(tx, id)? {
+    if places::is_account_folder(tx, id)? {
         return Err(StoreError::Conflict(ACCOUNT_FOLDER_STAYS.into()));
     }
-    let from = super::accounts::place(tx, parent_of(tx, id)?)?;
+    let from = places::place(tx, parent_of(tx, id)?)?;
     let parent = FolderIds::default().path(tx, path)?;
-    same_side(&from, &super::accounts::place(tx, parent)?, "a folder")?;
+    same_side(&from, &places::place(tx, parent)?, "a folder")?;
     if let Some(parent) = parent
         && subtree(tx, id)?.contains(&parent)
     {
@@ -123,9 +70,9 @@ pub(super) fn move_to(tx: &Connection, id: FolderId, path: &[String]) -> Result<
 pub(super) fn move_feed(tx: &Connection, feed_id: FeedId, path: &[String]) -> Result<(), StoreError> {
     let now_in: Option<FolderId> =
         tx.prepare_cached("SELECT folder_id FROM feeds WHERE id = ?1")?.query_row([feed_id.0], |r| r.optional_id(0))?;
-    let from = super::accounts::place(tx, now_in)?;
+    let from = places::place(tx, now_in)?;
     let folder = FolderIds::default().path(tx, path)?;
-    same_side(&from, &super::accounts::place(tx, folder)?, "a feed")?;
+    same_side(&from, &places::place(tx, folder)?, "a feed")?;
     tx.prepare_cached("UPDATE feeds SET folder_id = ?2 WHERE id = ?1")?
         .execute(params![feed_id.0, folder.map(|f| f.0)])?;
     Ok(())
@@ -142,7 +89,7 @@ pub enum Contents {
 
 /// Deletes a folder. Returns how many feeds were unsubscribed.
 pub(super) fn delete(tx: &Connection, id: FolderId, contents: Contents) -> Result<usize, StoreError> {
-    if super::accounts::is_account_folder(tx, id)? {
+    if places::is_account_folder(tx, id)? {
         return Err(StoreError::Conflict(ACCOUNT_FOLDER_STAYS.into()));
     }
     let mut unsubscribed = 0;
@@ -226,16 +173,11 @@ const ACCOUNT_FOLDER_STAYS: &str = "this folder holds an account's feeds: it sta
      account is in the config (remove its [[accounts]] entry to let it go)";
 
 /// Refuses a move across an account's boundary: a server's feeds stay in its folder, and local feeds outside.
-fn same_side(from: &super::accounts::Place, to: &super::accounts::Place, what: &str) -> Result<(), StoreError> {
-    use super::accounts::Place;
-    let account = |p: &Place| match p {
-        Place::Local => None,
-        Place::Account { account, .. } => Some(*account),
-    };
-    if account(from) == account(to) {
+fn same_side(from: &Place, to: &Place, what: &str) -> Result<(), StoreError> {
+    if from.account() == to.account() {
         return Ok(());
     }
-    Err(StoreError::Conflict(match account(to) {
+    Err(StoreError::Conflict(match to.account() {
         Some(_) => format!(
             "{what} cannot move into an account's folder; add the feed there instead (it is then subscribed on the \
              server), and delete it here"
@@ -257,28 +199,6 @@ pub fn subtree(conn: &Connection, id: FolderId) -> Result<Vec<FolderId>, StoreEr
 pub(super) fn set_collapsed(tx: &Connection, id: FolderId, collapsed: bool) -> Result<(), StoreError> {
     tx.prepare_cached("UPDATE folders SET collapsed = ?2 WHERE id = ?1")?.execute(params![id.0, collapsed])?;
     Ok(())
-}
-
-/// Every folder's path of names from the top.
-pub fn paths(conn: &Connection) -> Result<HashMap<FolderId, Vec<String>>, StoreError> {
-    let rows: Vec<(FolderId, String, Option<FolderId>)> = conn
-        .prepare_cached("SELECT id, name, parent_id FROM folders")?
-        .query_map([], |r| Ok((r.id(0)?, r.get(1)?, r.optional_id(2)?)))?
-        .collect::<Result<_, _>>()?;
-    let by_id: HashMap<FolderId, (&String, Option<FolderId>)> = rows.iter().map(|(id, n, p)| (*id, (n, *p))).collect();
-    let mut paths = HashMap::with_capacity(rows.len());
-    for (id, _, _) in &rows {
-        let mut path = Vec::new();
-        let mut next = Some(*id);
-        // A cycle (which the store never makes) cannot loop forever.
-        while let Some((name, parent)) = next.and_then(|i| by_id.get(&i)).filter(|_| path.len() < 256) {
-            path.push((*name).clone());
-            next = *parent;
-        }
-        path.reverse();
-        paths.insert(*id, path);
-    }
-    Ok(paths)
 }
 
 /// Migration step: folders used to be flat, with paths in their names ("Tech/Rust"). Each becomes a folder
@@ -314,6 +234,7 @@ pub(super) fn migrate_paths_to_tree(conn: &Connection) -> rusqlite::Result<()> {
 mod tests {
     use super::*;
     use crate::model::{NewFeed, UserWrite};
+    use crate::store::places::{create, paths};
     use crate::store::{apply, feeds::feeds, open_write};
 
     fn import(conn: &mut Connection, new: &[NewFeed]) {

@@ -33,8 +33,8 @@ fn lock_files(db: &Path) -> Vec<(u32, u32, u64)> {
         .iter()
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| {
-            let dev = m.dev();
-            (libc::major(dev), libc::minor(dev), m.ino())
+            let (major, minor) = crate::os::device_numbers(m.dev());
+            (major, minor, m.ino())
         })
         .collect()
 }

@@ -235,7 +235,7 @@ pub(super) const MIGRATIONS: &[Step] = &[
         CREATE UNIQUE INDEX changes_one_per_flag ON changes(account_id, target, flag) WHERE kind = 'flag';",
     ),
     // 10: feeds that give their entries new ids on every fetch: how many times an entry was known again by its
-    // link and title under a new id (see `fetches::upsert_entry`), for the feed info to say so.
+    // link and title under a new id (see `identity::upsert_entry`), for the feed info to say so.
     Step::Sql("ALTER TABLE feeds ADD COLUMN id_rotations INTEGER NOT NULL DEFAULT 0;"),
     // 11: the newest item an account's sync has stored (the server's microseconds), so that a sync with nothing
     // new stops at the first page it already has: `items_since` is whole seconds, and a server that stores a

@@ -8,7 +8,7 @@ use super::AccountRow;
 use crate::greader::{RemoteFeed, RemoteItem};
 use crate::model::{AccountId, FeedId, FolderId};
 use crate::store::changes::{self, Flag};
-use crate::store::{MAX_TITLE_BYTES, RowIds, StoreError, fetches, folders};
+use crate::store::{MAX_TITLE_BYTES, RowIds, StoreError, folders, identity, places};
 use rusqlite::{Connection, params};
 use std::collections::{HashMap, HashSet};
 
@@ -58,8 +58,8 @@ pub fn store_subscriptions(
     let mut by_url: HashMap<String, FeedId> = local.iter().map(|(id, f)| (f.url.clone(), *id)).collect();
     let mut placed: HashSet<FeedId> = HashSet::new();
     let mut left: Vec<FolderId> = Vec::new();
-    let mut folders = folders::FolderIds::default();
-    let root_path = folders::paths(&tx)?.remove(&account.folder_id).unwrap_or_else(|| vec![account.name.clone()]);
+    let mut folders = places::FolderIds::default();
+    let root_path = places::paths(&tx)?.remove(&account.folder_id).unwrap_or_else(|| vec![account.name.clone()]);
     let mut position: i64 = tx.query_row("SELECT coalesce(max(position), 0) FROM feeds", [], |r| r.get(0))?;
     for feed in remote {
         let found = by_stream.get(feed.stream.as_str()).or_else(|| by_url.get(&feed.url)).copied();
@@ -175,7 +175,7 @@ pub fn store_items(
             continue;
         };
         touched.insert(feed);
-        match fetches::store_entry(&tx, feed, &item.entry, now)? {
+        match identity::store_entry(&tx, feed, &item.entry, now)? {
             Some(entry) => {
                 report.new += 1;
                 let key = item.entry.key.as_str();
@@ -283,7 +283,7 @@ pub fn unknown_keys(
 mod tests {
     use super::*;
     use crate::model::ParsedEntry;
-    use crate::store::{accounts::ensure, folders::paths, open_write};
+    use crate::store::{accounts::ensure, open_write, places::paths};
 
     fn remote(stream: &str, url: &str, label: Option<&str>) -> RemoteFeed {
         let label = label.map(str::to_string);

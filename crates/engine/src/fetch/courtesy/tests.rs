@@ -1,0 +1,168 @@
+use super::*;
+
+const DOC: Weight = Weight::Document;
+const REVAL: Weight = Weight::Revalidation;
+
+fn now(ticket: &mut Ticket) -> Option<Turn> {
+    ticket.turn.try_recv().ok()
+}
+
+/// `n` requests queued to `host`.
+fn on(courtesy: &Courtesy, host: &str, n: usize, weight: Weight) -> Vec<Ticket> {
+    (0..n).map(|i| courtesy.queue(&format!("http://{host}/{i}"), weight)).collect()
+}
+
+/// `n` requests queued, one to each of `n` hosts.
+fn one_each(courtesy: &Courtesy, n: usize, weight: Weight) -> Vec<Ticket> {
+    (0..n).map(|i| courtesy.queue(&format!("http://{i}.test/"), weight)).collect()
+}
+
+#[test]
+fn a_host_never_has_more_than_its_limit_nor_the_whole_more_than_the_global_one() {
+    let courtesy = Courtesy::new(3, 2);
+    let mut a: Vec<Ticket> = on(&courtesy, "a.test", 3, DOC);
+    let mut b: Vec<Ticket> = on(&courtesy, "b.test", 2, DOC);
+    let a_turns: Vec<Turn> = a.iter_mut().filter_map(now).collect();
+    let b_turns: Vec<Turn> = b.iter_mut().filter_map(now).collect();
+    assert_eq!((a_turns.len(), b_turns.len()), (2, 1), "a's limit is 2, and the third slot goes to b");
+    assert_eq!(courtesy.host_load("http://a.test/"), (2, 1));
+    drop(b_turns);
+    assert!(now(&mut a[2]).is_none(), "a is at its limit: b's slot goes to b's next");
+    assert!(now(&mut b[1]).is_some());
+}
+
+#[test]
+fn an_ending_request_hands_its_slot_to_its_hosts_next_before_other_hosts() {
+    let courtesy = Courtesy::new(2, 4);
+    let mut a: Vec<Ticket> = on(&courtesy, "a.test", 3, DOC);
+    let mut b = courtesy.queue("http://b.test/", DOC);
+    let first = now(&mut a[0]).unwrap();
+    let _second = now(&mut a[1]).unwrap();
+    assert!(now(&mut b).is_none() && now(&mut a[2]).is_none(), "two slots, both taken");
+    drop(first);
+    let _next = now(&mut a[2]).expect("a's next took over the slot a's request left");
+    assert!(now(&mut b).is_none());
+}
+
+#[test]
+fn hosts_in_line_take_free_slots_in_turn() {
+    let courtesy = Courtesy::new(2, 2);
+    let mut blockers: Vec<Ticket> = on(&courtesy, "x.test", 2, DOC);
+    let mut held: Vec<Turn> = blockers.iter_mut().filter_map(now).collect();
+    let mut a: Vec<Ticket> = on(&courtesy, "a.test", 2, DOC);
+    let mut b = courtesy.queue("http://b.test/", DOC);
+    drop(held.pop());
+    let _a0 = now(&mut a[0]).expect("a queued first");
+    drop(held.pop());
+    assert!(now(&mut a[1]).is_none(), "a had its turn: b's comes before a's second");
+    assert!(now(&mut b).is_some());
+}
+
+#[test]
+fn the_first_in_line_waiting_for_a_whole_slot_is_not_overtaken_by_revalidations() {
+    let courtesy = Courtesy::new(1, 8);
+    let mut light: Vec<Ticket> = one_each(&courtesy, 4, REVAL);
+    let mut running: Vec<Turn> = light.iter_mut().filter_map(now).collect();
+    let mut document = courtesy.queue("http://big.test/", DOC);
+    let mut later: Vec<Ticket> = (0..3).map(|i| courtesy.queue(&format!("http://later{i}.test/"), REVAL)).collect();
+    for _ in 0..3 {
+        drop(running.pop());
+        assert!(later.iter_mut().all(|t| now(t).is_none()), "a quarter free goes to nobody behind the document");
+    }
+    drop(running.pop());
+    assert!(now(&mut document).is_some(), "a whole slot: the document goes first");
+}
+
+#[test]
+fn a_request_the_user_waits_on_goes_ahead_of_a_refreshs_queue() {
+    let courtesy = Courtesy::new(1, 4);
+    let mut refresh: Vec<Ticket> = one_each(&courtesy, 3, DOC);
+    let first = now(&mut refresh[0]).unwrap();
+    let mut picture = courtesy.join("http://pictures.test/a.png", DOC, true);
+    drop(first);
+    let _picture = now(&mut picture).expect("the user's request takes the next slot");
+    assert!(now(&mut refresh[1]).is_none());
+}
+
+#[test]
+fn a_ticket_given_up_while_waiting_loses_its_place_and_no_slot() {
+    let courtesy = Courtesy::new(1, 4);
+    let mut first = courtesy.queue("http://a.test/1", DOC);
+    let held = now(&mut first).unwrap();
+    let gone = courtesy.queue("http://a.test/2", DOC);
+    let mut next = courtesy.queue("http://a.test/3", DOC);
+    drop(gone);
+    drop(held);
+    let turn = now(&mut next).expect("the slot skipped the ticket given up");
+    drop(turn);
+    assert_eq!(courtesy.host_load("http://a.test/"), (0, 0));
+    let mut again = courtesy.queue("http://a.test/4", DOC);
+    assert!(now(&mut again).is_some(), "the slot came back");
+}
+
+#[test]
+fn revalidations_go_four_to_a_slot_and_documents_wait_for_a_whole_one() {
+    let courtesy = Courtesy::new(1, 8);
+    let mut light: Vec<Ticket> = one_each(&courtesy, 5, REVAL);
+    let mut heavy = courtesy.queue("http://big.test/", DOC);
+    let turns: Vec<Turn> = light.iter_mut().filter_map(now).collect();
+    assert_eq!(turns.len(), 4, "one slot holds four revalidations");
+    assert!(now(&mut heavy).is_none());
+    let mut turns = turns.into_iter();
+    drop(turns.next());
+    let fifth = now(&mut light[4]).expect("a quarter given back takes the next revalidation in line");
+    drop(turns);
+    assert!(now(&mut heavy).is_none(), "the fifth revalidation still holds a quarter");
+    let mut behind = courtesy.queue("http://big.test/2", DOC);
+    drop(fifth);
+    let _document = now(&mut heavy).expect("a whole slot free: the document goes");
+    assert!(now(&mut behind).is_none(), "and the one queued behind it waits for the next");
+}
+
+#[test]
+fn a_connection_is_kept_only_for_a_request_waiting_to_take_it_over() {
+    let courtesy = Courtesy::new(8, 2);
+    let mut tickets: Vec<Ticket> = on(&courtesy, "a.test", 4, DOC);
+    let mut t0 = now(&mut tickets[0]).unwrap();
+    let mut t1 = now(&mut tickets[1]).unwrap();
+    assert!(t0.keep_alive() && t1.keep_alive(), "two in flight, two waiting: one each");
+    drop(t0);
+    let mut t2 = now(&mut tickets[2]).unwrap();
+    assert!(!t2.keep_alive(), "t1 keeps its connection for the one request left waiting: t2 closes its own");
+    drop(t1);
+    let mut t3 = now(&mut tickets[3]).unwrap();
+    assert!(!t3.keep_alive(), "nothing waits: the last request closes its connection");
+    drop((t2, t3));
+    assert_eq!(courtesy.host_load("http://a.test/"), (0, 0), "a host with nothing to do is forgotten");
+}
+
+#[test]
+fn a_request_kept_a_connection_for_waits_for_that_connection() {
+    let courtesy = Courtesy::new(8, 2);
+    let mut a: Vec<Ticket> = on(&courtesy, "a.test", 3, DOC);
+    let mut keeper = now(&mut a[0]).unwrap();
+    let mut closer = now(&mut a[1]).unwrap();
+    assert!(keeper.keep_alive() && !closer.keep_alive());
+    drop(closer);
+    assert!(now(&mut a[2]).is_none(), "its connection is closed: a[2] waits for the one kept for it");
+    // Another host's request ending gives it no fresh slot either.
+    let mut other = courtesy.queue("http://b.test/", DOC);
+    drop(now(&mut other));
+    assert!(now(&mut a[2]).is_none());
+    drop(keeper);
+    assert!(now(&mut a[2]).is_some(), "the kept connection's request ended: a[2] takes it over");
+}
+
+#[test]
+fn of_two_requests_in_flight_and_one_waiting_only_one_keeps_its_connection() {
+    let courtesy = Courtesy::new(8, 2);
+    let mut tickets: Vec<Ticket> = on(&courtesy, "a.test", 3, DOC);
+    let mut t0 = now(&mut tickets[0]).unwrap();
+    let mut t1 = now(&mut tickets[1]).unwrap();
+    assert!(t0.keep_alive(), "one request waits: the first to ask keeps its connection for it");
+    assert!(!t1.keep_alive(), "and the other closes its own");
+    assert!(t0.keep_alive(), "asking again does not change the answer");
+    drop(t0);
+    let mut t2 = now(&mut tickets[2]).unwrap();
+    assert!(!t2.keep_alive());
+}

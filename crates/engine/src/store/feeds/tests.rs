@@ -1,0 +1,75 @@
+use super::*;
+
+/// The query plan of a statement, one detail line each.
+fn plan(conn: &Connection, sql: &str) -> String {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    let rows = stmt.query_map([], |r| r.get::<_, String>(3)).unwrap();
+    rows.collect::<Result<Vec<_>, _>>().unwrap().join("\n")
+}
+
+#[test]
+fn unread_counts_and_entry_lists_use_indexes_not_scans() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
+    let feeds = plan(
+        &conn,
+        &format!("{FOLDER_PATHS} SELECT {FEED_COLUMNS} FROM feeds f LEFT JOIN folders d ON d.id = f.folder_id"),
+    );
+    assert!(feeds.contains("INDEX entries_unread_by_feed"), "{feeds}");
+    assert!(!feeds.contains("SCAN e"), "{feeds}");
+    let entries = plan(&conn, "SELECT id FROM entries WHERE feed_id = 1 ORDER BY sort_at DESC, id DESC LIMIT 10");
+    assert!(entries.contains("entries_by_feed_date") && !entries.contains("TEMP B-TREE"), "{entries}");
+}
+
+#[test]
+fn a_feed_hidden_from_unread_is_left_out_of_the_unread_view_and_its_count_but_keeps_its_own() {
+    use crate::model::{ListQuery, ListSource, Sort};
+    use crate::store::fixtures::{entry, fetched, one_feed};
+    let (_dir, mut conn, feed) = one_feed();
+    let entries = vec![entry("a", "One", "x", 100), entry("b", "Two", "y", 200)];
+    crate::store::fetches::save(&mut conn, feed, &fetched("Noisy", entries), 300).unwrap();
+    let unread = |conn: &Connection| {
+        let query = ListQuery { source: ListSource::Unread, sort: Sort::Newest, unread_only: false };
+        (
+            super::super::lists::entry_refs(conn, &query).unwrap().len(),
+            super::super::lists::view_counts(conn).unwrap().unread,
+        )
+    };
+    assert_eq!(unread(&conn), (2, 2));
+    let hidden = FeedSettings { hide_from_unread: true, honour_ttl: true, ..Default::default() };
+    apply_settings(&mut conn, &FeedSettings::default(), &[("http://example.com/feed".into(), hidden)]).unwrap();
+    assert_eq!(unread(&conn), (0, 0), "hidden from the Unread view and its count");
+    assert_eq!(unread_count(&conn, feed).unwrap(), 2, "its own row still counts");
+    apply_settings(&mut conn, &FeedSettings::default(), &[]).unwrap();
+    assert_eq!(unread(&conn), (2, 2), "a setting removed from the config is removed from the cache");
+}
+
+#[test]
+fn a_feed_is_due_after_its_own_interval_and_its_ttl_only_when_honoured() {
+    use crate::store::fixtures::{fetched, one_feed};
+    let (_dir, mut conn, feed) = one_feed();
+    let mut record = fetched("Quarterly", vec![]);
+    if let crate::store::fetches::FetchRecord::Fetched { min_interval_secs, .. } = &mut record {
+        *min_interval_secs = Some(6 * 3600); // <ttl>360</ttl>
+    }
+    let at = 1_000_000;
+    crate::store::fetches::save(&mut conn, feed, &record, at).unwrap();
+    let hour = 3600;
+    let due = |conn: &Connection, after: i64| due_feeds(conn, at + after, hour).unwrap() == vec![feed];
+    let url = "http://example.com/feed".to_string();
+    let set = |conn: &mut Connection, s: FeedSettings| {
+        apply_settings(conn, &FeedSettings::default(), &[(url.clone(), s)]).unwrap();
+    };
+    set(&mut conn, FeedSettings { honour_ttl: true, ..Default::default() });
+    assert!(!due(&conn, 2 * hour), "the feed's ttl (6 h) beats the interval (1 h)");
+    assert!(due(&conn, 6 * hour));
+    set(&mut conn, FeedSettings { honour_ttl: false, ..Default::default() });
+    assert!(due(&conn, hour), "its ttl not honoured: the interval");
+    assert!(!due(&conn, hour - 1));
+    set(&mut conn, FeedSettings { honour_ttl: false, refresh_minutes: Some(15), ..Default::default() });
+    assert!(due(&conn, 15 * 60), "its own 15 minutes, before the hour");
+    assert!(!due(&conn, 15 * 60 - 1));
+    set(&mut conn, FeedSettings { honour_ttl: false, refresh_minutes: Some(24 * 60), ..Default::default() });
+    assert!(!due(&conn, 23 * hour), "once a day");
+    assert!(due(&conn, 24 * hour));
+}

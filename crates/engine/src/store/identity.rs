@@ -1,0 +1,364 @@
+//! Entry identity: which stored entry, if any, an entry a feed lists is — the one stored under its key; the one
+//! carried over from another reader under another key ([`alias_of`]); none, when retention purged it while the
+//! feed still lists it (it stays purged); or its twin, when the feed gave it a new id — and storing it as that
+//! entry: inserted, or updated when its fields changed.
+//!
+//! Both a refresh (`fetches`, one feed's document at a time) and a sync (`accounts`, the server's items) store
+//! their entries here. It never touches an entry's read or starred flags, nor what a fetch records about the
+//! feed itself (validators, errors, backoff).
+
+use super::{MAX_CONTENT_BYTES, MAX_TITLE_BYTES, RowIds, StoreError};
+use crate::model::{EntryId, FeedId, ParsedEntry};
+use rusqlite::{Connection, OptionalExtension, params};
+use std::borrow::Cow;
+
+/// What storing one entry did.
+pub(super) enum Upsert {
+    Inserted(EntryId),
+    Updated,
+    /// The entry was stored under another id, which the feed no longer lists: it now goes by the new one.
+    Rotated,
+    Unchanged,
+}
+
+/// Inserts a new entry or updates a changed one; read and starred flags are never touched here.
+/// Stores one entry of a feed (an account's item): its id when it is new.
+pub(super) fn store_entry(
+    tx: &Connection,
+    feed_id: FeedId,
+    entry: &ParsedEntry,
+    now: i64,
+) -> Result<Option<EntryId>, StoreError> {
+    // A server's item ids are its own and stable: no twin is looked for.
+    let mut elsewhere = Elsewhere { aliases: true, purged: true, twins: None, first_fetch: None };
+    Ok(match upsert_entry(tx, feed_id, entry, now, &mut elsewhere, false)? {
+        Upsert::Inserted(id) => Some(id),
+        Upsert::Updated | Upsert::Rotated | Upsert::Unchanged => None,
+    })
+}
+
+/// Stores one entry by its id (`key`). An entry whose id is new but whose twin is stored — the same link and
+/// title (and date, when both have one) under an id the document no longer lists (`twins`) — is that twin: a
+/// feed that gives its entries new ids on every fetch must not grow the cache and bring back read entries as
+/// unread. The twin takes the new id and keeps its flags. `ignored`: a kill rule matched it (stored so when new,
+/// and when changed).
+///
+/// Per entry this costs what storing it must: cached statements bound to fields borrowed from the parsed entry
+/// (nothing copied, no SQL built), one lookup by key, and for a new one an insert.
+pub(super) fn upsert_entry<'a>(
+    tx: &Connection,
+    feed_id: FeedId,
+    e: &'a ParsedEntry,
+    now: i64,
+    elsewhere: &mut Elsewhere<'a>,
+    ignored: bool,
+) -> Result<Upsert, StoreError> {
+    let row = NewFields::of(e);
+    let key = crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES);
+
+    // A feed's first fetch stores nothing under a key before the document brings it: only a key it lists twice
+    // is looked up.
+    let unseen = elsewhere.first_fetch.as_mut().is_some_and(|keys| keys.insert(key));
+    let stored: Option<(EntryId, i64, StoredEntry)> = if unseen {
+        None
+    } else {
+        tx.prepare_cached(
+            "SELECT id, first_seen_at, title, link, author, published_at, updated_at, content_html, summary_html,
+                    categories, enclosures, comments, thumbnail
+             FROM entries WHERE feed_id = ?1 AND key = ?2",
+        )?
+        .query_row(params![feed_id.0, key], |r| {
+            Ok((
+                r.id(0)?,
+                r.get(1)?,
+                StoredEntry {
+                    title: r.get(2)?,
+                    link: r.get(3)?,
+                    author: r.get(4)?,
+                    published: r.get(5)?,
+                    updated: r.get(6)?,
+                    content: r.get(7)?,
+                    summary: r.get(8)?,
+                    categories: r.get(9)?,
+                    enclosures: r.get(10)?,
+                    comments: r.get(11)?,
+                    thumbnail: r.get(12)?,
+                },
+            ))
+        })
+        .optional()?
+    };
+
+    let fields = params![
+        row.title,
+        row.link,
+        row.author,
+        row.published,
+        row.updated,
+        row.content,
+        row.summary,
+        row.categories,
+        row.enclosures,
+        row.comments,
+        row.thumbnail
+    ];
+    match stored {
+        // An entry carried over from another reader under another key: it is this one.
+        None if let Some(id) = elsewhere.aliases.then(|| alias_of(tx, feed_id, key)).transpose()?.flatten() => {
+            // It goes by a listed key now: no longer a twin for another new id.
+            if let Some(twins) = elsewhere.twins.as_mut() {
+                twins.forget(id);
+            }
+            upsert_entry(tx, feed_id, e, now, elsewhere, ignored)
+        }
+        None if elsewhere.purged && super::purge::was_purged(tx, feed_id, key, now)? => Ok(Upsert::Unchanged),
+        None if let Some(twin) =
+            elsewhere.twins.as_mut().map(|t| t.twin_of(tx, feed_id, &row)).transpose()?.flatten() =>
+        {
+            let mut values: Vec<&dyn rusqlite::ToSql> = vec![&twin.0, &key];
+            values.extend_from_slice(fields);
+            values.push(&ignored);
+            tx.prepare_cached(
+                "UPDATE entries SET key = ?2, title = ?3, link = ?4, author = ?5, published_at = ?6, updated_at = ?7,
+                    content_html = ?8, summary_html = ?9, categories = ?10, enclosures = ?11, comments = ?12,
+                    thumbnail = ?13, sort_at = coalesce(?6, ?7, first_seen_at), ignored = ?14
+                 WHERE id = ?1",
+            )?
+            .execute(values.as_slice())?;
+            Ok(Upsert::Rotated)
+        }
+        None => {
+            let mut values: Vec<&dyn rusqlite::ToSql> = vec![&feed_id.0, &key, &now];
+            values.extend_from_slice(fields);
+            values.push(&ignored);
+            tx.prepare_cached(
+                "INSERT INTO entries (feed_id, key, first_seen_at, title, link, author, published_at, updated_at,
+                    content_html, summary_html, categories, enclosures, comments, thumbnail, sort_at, ignored)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15)",
+            )?
+            .execute(values.as_slice())?;
+            Ok(Upsert::Inserted(EntryId(tx.last_insert_rowid())))
+        }
+        Some((_, _, ref old)) if row.same_as(old) => Ok(Upsert::Unchanged),
+        Some((id, first_seen, _)) => {
+            let mut values: Vec<&dyn rusqlite::ToSql> = vec![&id.0, &first_seen];
+            values.extend_from_slice(fields);
+            values.push(&ignored);
+            tx.prepare_cached(
+                "UPDATE entries SET title = ?3, link = ?4, author = ?5, published_at = ?6, updated_at = ?7,
+                    content_html = ?8, summary_html = ?9, categories = ?10, enclosures = ?11, comments = ?12,
+                    thumbnail = ?13, sort_at = coalesce(?6, ?7, ?2), ignored = ?14
+                 WHERE id = ?1",
+            )?
+            .execute(values.as_slice())?;
+            Ok(Upsert::Updated)
+        }
+    }
+}
+
+/// Where a fetch's ids not stored yet are looked for, each asked of the database once per fetch rather than once
+/// per entry: among the keys of entries carried over from another reader (`aliases`), the keys retention purged
+/// (`purged`), and the twins.
+pub(super) struct Elsewhere<'a> {
+    aliases: bool,
+    purged: bool,
+    twins: Option<Twins<'a>>,
+    /// On a feed's first fetch (nothing of it stored), the keys stored so far in this fetch.
+    first_fetch: Option<std::collections::HashSet<&'a str>>,
+}
+
+impl<'a> Elsewhere<'a> {
+    pub(super) fn of_feed(
+        tx: &Connection,
+        feed_id: FeedId,
+        listed: &'a [ParsedEntry],
+    ) -> Result<Elsewhere<'a>, StoreError> {
+        let any = |sql: &str| -> Result<bool, StoreError> {
+            Ok(tx.prepare_cached(sql)?.query_row([feed_id.0], |r| r.get::<_, bool>(0))?)
+        };
+        // A twin is a stored entry the document no longer lists: a feed with nothing stored yet (its first fetch)
+        // has none, and its new entries are not searched for one.
+        let stored = any("SELECT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)")?;
+        Ok(Elsewhere {
+            aliases: stored && any("SELECT EXISTS (SELECT 1 FROM entry_aliases WHERE feed_id = ?1)")?,
+            purged: any("SELECT EXISTS (SELECT 1 FROM purged_entries WHERE feed_id = ?1)")?,
+            twins: stored.then(|| Twins::new(listed)),
+            first_fetch: (!stored).then(|| std::collections::HashSet::with_capacity(listed.len())),
+        })
+    }
+}
+
+/// Where a document's new ids look for their twins: the feed's stored entries that the document no longer lists,
+/// by title, read once per fetch and only when the document brings an id not stored yet (a feed's first fetch
+/// has none to read). One query per feed instead of one scan of the feed's entries per new entry.
+struct Twins<'a> {
+    /// The document's entries.
+    listed: &'a [ParsedEntry],
+    /// By title: (id, canonical link, date) of each stored entry the document does not list; read on first use.
+    unlisted: Option<ByTitle>,
+    /// The feed's own site, in canonical form (read with `unlisted`).
+    site: Option<String>,
+}
+
+/// Stored entries by title: (id, canonical link, date) of each.
+type ByTitle = std::collections::HashMap<String, Vec<(EntryId, String, Option<i64>)>>;
+
+impl<'a> Twins<'a> {
+    fn new(listed: &'a [ParsedEntry]) -> Twins<'a> {
+        Twins { listed, unlisted: None, site: None }
+    }
+
+    /// The stored entry that `row`, under an id not stored yet, is: one of the feed's with the same title and the
+    /// same link (compared in canonical form, so a tracking parameter that changes per fetch does not count), the
+    /// same date when both have one, stored under an id that the document no longer has. A link that is only the
+    /// feed's site (every entry of some feeds has it) identifies nothing. A twin found is taken: it goes by the
+    /// new id from now on.
+    fn twin_of(
+        &mut self,
+        tx: &Connection,
+        feed_id: FeedId,
+        row: &NewFields<'_>,
+    ) -> Result<Option<EntryId>, StoreError> {
+        let (Some(title), Some(link)) = (&row.title, row.link) else { return Ok(None) };
+        let Some(link) = crate::canonical::canonical_url(link) else { return Ok(None) };
+        if self.unlisted.is_none() {
+            self.load(tx, feed_id)?;
+        }
+        let Some(candidates) = self.unlisted.as_mut().and_then(|u| u.get_mut(title.as_ref())) else { return Ok(None) };
+        let Some(at) = candidates.iter().position(|(_, their_link, published)| {
+            *their_link == link && !(published.is_some() && row.published.is_some() && *published != row.published)
+        }) else {
+            return Ok(None);
+        };
+        if self.site.as_ref().is_some_and(|s| *s == link) {
+            return Ok(None);
+        }
+        Ok(Some(candidates.swap_remove(at).0))
+    }
+
+    /// `id` is no longer a candidate (it took a key the document lists).
+    fn forget(&mut self, id: EntryId) {
+        for candidates in self.unlisted.iter_mut().flat_map(|u| u.values_mut()) {
+            candidates.retain(|(candidate, _, _)| *candidate != id);
+        }
+    }
+
+    fn load(&mut self, tx: &Connection, feed_id: FeedId) -> Result<(), StoreError> {
+        let listed: std::collections::HashSet<&str> =
+            self.listed.iter().map(|e| crate::sanitize::truncate_bytes(&e.key, MAX_TITLE_BYTES)).collect();
+        let mut unlisted = ByTitle::default();
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, key, title, link, published_at FROM entries
+             WHERE feed_id = ?1 AND title IS NOT NULL AND link IS NOT NULL ORDER BY id",
+        )?;
+        let mut rows = stmt.query([feed_id.0])?;
+        while let Some(r) = rows.next()? {
+            let key: String = r.get(1)?;
+            if listed.contains(key.as_str()) {
+                continue;
+            }
+            let link: String = r.get(3)?;
+            let Some(link) = crate::canonical::canonical_url(&link) else { continue };
+            unlisted.entry(r.get(2)?).or_default().push((r.id(0)?, link, r.get(4)?));
+        }
+        let site: Option<String> =
+            tx.prepare_cached("SELECT site_url FROM feeds WHERE id = ?1")?.query_row([feed_id.0], |r| r.get(0))?;
+        self.site = site.as_deref().and_then(crate::canonical::canonical_url);
+        self.unlisted = Some(unlisted);
+        Ok(())
+    }
+}
+
+/// An entry's fields as a refresh stores them, capped, borrowed from the parsed entry wherever they can be.
+struct NewFields<'a> {
+    title: Option<Cow<'a, str>>,
+    link: Option<&'a str>,
+    author: Option<Cow<'a, str>>,
+    published: Option<i64>,
+    updated: Option<i64>,
+    content: Option<&'a str>,
+    summary: Option<&'a str>,
+    categories: Option<String>,
+    enclosures: Option<String>,
+    comments: Option<&'a str>,
+    thumbnail: Option<&'a str>,
+}
+
+impl<'a> NewFields<'a> {
+    fn of(e: &'a ParsedEntry) -> NewFields<'a> {
+        let cap = |s: &'a Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max));
+        let cap_cow = |s: Cow<'a, str>| match s {
+            Cow::Borrowed(s) => Cow::Borrowed(crate::sanitize::truncate_bytes(s, MAX_TITLE_BYTES)),
+            Cow::Owned(s) => Cow::Owned(crate::sanitize::truncate_bytes(&s, MAX_TITLE_BYTES).to_string()),
+        };
+        let title = match &e.title {
+            Some(title) => Some(Cow::Borrowed(title.as_str())),
+            None => e.display_title().map(Cow::Owned),
+        };
+        let author = match e.authors.as_slice() {
+            [] => None,
+            [one] => Some(Cow::Borrowed(one.as_str())),
+            many => Some(Cow::Owned(many.join(", "))),
+        };
+        let json = |empty: bool, value: &dyn Fn() -> String| (!empty).then(value);
+        NewFields {
+            title: title.map(cap_cow),
+            link: cap(&e.link, MAX_TITLE_BYTES),
+            author: author.map(cap_cow),
+            published: e.published.map(|d| d.timestamp()),
+            updated: e.updated.map(|d| d.timestamp()),
+            content: cap(&e.content_html, MAX_CONTENT_BYTES),
+            summary: cap(&e.summary_html, MAX_CONTENT_BYTES),
+            categories: json(e.categories.is_empty(), &|| serde_json::to_string(&e.categories).unwrap_or_default()),
+            enclosures: json(e.enclosures.is_empty(), &|| serde_json::to_string(&e.enclosures).unwrap_or_default()),
+            comments: cap(&e.comments, MAX_TITLE_BYTES),
+            thumbnail: cap(&e.thumbnail, MAX_TITLE_BYTES),
+        }
+    }
+
+    /// Whether the stored entry already holds these fields.
+    fn same_as(&self, old: &StoredEntry) -> bool {
+        self.title.as_deref() == old.title.as_deref()
+            && self.link == old.link.as_deref()
+            && self.author.as_deref() == old.author.as_deref()
+            && self.published == old.published
+            && self.updated == old.updated
+            && self.content == old.content.as_deref()
+            && self.summary == old.summary.as_deref()
+            && self.categories == old.categories
+            && self.enclosures == old.enclosures
+            && self.comments == old.comments.as_deref()
+            && self.thumbnail == old.thumbnail.as_deref()
+    }
+}
+
+/// The stored fields of an entry that a refresh may change.
+#[derive(Debug, PartialEq, Eq)]
+struct StoredEntry {
+    title: Option<String>,
+    link: Option<String>,
+    author: Option<String>,
+    published: Option<i64>,
+    updated: Option<i64>,
+    content: Option<String>,
+    summary: Option<String>,
+    categories: Option<String>,
+    enclosures: Option<String>,
+    comments: Option<String>,
+    thumbnail: Option<String>,
+}
+
+/// The stored entry that a refresh's `key` is another name for (an entry carried over under a key the other
+/// reader chose); the entry takes `key` as its own, so it is found by it from now on.
+pub(super) fn alias_of(tx: &Connection, feed_id: FeedId, key: &str) -> Result<Option<EntryId>, StoreError> {
+    let Some(id): Option<i64> = tx
+        .prepare_cached("SELECT entry_id FROM entry_aliases WHERE feed_id = ?1 AND key = ?2")?
+        .query_row(params![feed_id.0, key], |r| r.get(0))
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    tx.prepare_cached("UPDATE entries SET key = ?2 WHERE id = ?1")?.execute(params![id, key])?;
+    tx.prepare_cached("DELETE FROM entry_aliases WHERE entry_id = ?1")?.execute([id])?;
+    Ok(Some(EntryId(id)))
+}
