@@ -28,7 +28,7 @@ mod identity;
 pub mod lists;
 mod lock;
 mod open;
-mod places;
+pub(crate) mod places;
 pub mod preferences;
 pub mod private;
 pub mod purge;

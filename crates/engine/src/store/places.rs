@@ -71,7 +71,7 @@ pub(super) fn create(tx: &Connection, path: &[String]) -> Result<Option<FolderId
 }
 
 /// Every folder's path of names from the top.
-pub(super) fn paths(conn: &Connection) -> Result<HashMap<FolderId, Vec<String>>, StoreError> {
+pub(crate) fn paths(conn: &Connection) -> Result<HashMap<FolderId, Vec<String>>, StoreError> {
     let rows: Vec<(FolderId, String, Option<FolderId>)> = conn
         .prepare_cached("SELECT id, name, parent_id FROM folders")?
         .query_map([], |r| Ok((r.id(0)?, r.get(1)?, r.optional_id(2)?)))?

@@ -122,7 +122,7 @@ impl Here {
 
     /// Every folder's path here.
     async fn folders(&self) -> BTreeSet<String> {
-        self.with(|c| Ok(store::folders::paths(c)?.into_values().map(|p| p.join("/")).collect())).await
+        self.with(|c| Ok(store::places::paths(c)?.into_values().map(|p| p.join("/")).collect())).await
     }
 
     /// A connection of its own to the database, as the reader has beside a sync.
