@@ -449,3 +449,17 @@ fn every_unsafe_block_is_in_the_one_file_for_them() {
     }
     assert_eq!(found, ["crates/engine/src/os.rs"], "the files with `unsafe` in them");
 }
+
+#[test]
+fn no_file_of_the_front_ends_or_the_engine_is_over_450_lines() {
+    let mut long = Vec::new();
+    for dir in [root().join("src"), root().join("crates/engine/src")] {
+        for module in modules(&dir) {
+            let lines = std::fs::read_to_string(&module.file).unwrap().lines().count();
+            if lines > 450 {
+                long.push(format!("{} ({lines})", module.file.strip_prefix(root()).unwrap().display()));
+            }
+        }
+    }
+    assert!(long.is_empty(), "files to split by what their parts own: {long:?}");
+}

@@ -19,8 +19,11 @@ mod budget;
 pub mod full_text;
 pub mod notify;
 mod pipeline;
+mod report;
 
 pub use pipeline::{Observer, Outcome, Pipeline, Upkeep};
+pub use report::Summary;
+use report::{FeedName, Reporter, STOPPED, Unfinished};
 
 use crate::fetch::{Courtesy, FetchOutcome, Fetcher, Turn, Validators, Weight, host_key};
 pub use crate::model::RefreshEvent;
@@ -44,47 +47,6 @@ pub enum Which {
     Due {
         interval_secs: i64,
     },
-}
-
-/// Totals of a refresh run.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Summary {
-    pub feeds: usize,
-    pub updated_feeds: usize,
-    pub not_modified: usize,
-    pub new_entries: usize,
-    pub failed: Vec<RefreshEvent>,
-    pub skipped: Vec<RefreshEvent>,
-    /// Feeds whose address a permanent redirect changed: (title, new address).
-    pub moved: Vec<(String, String)>,
-    /// Feeds that listed more entries than a refresh keeps: (title, how many they listed).
-    pub cut: Vec<(String, usize)>,
-}
-
-impl Summary {
-    /// Counts one feed's final event.
-    fn count(&mut self, event: RefreshEvent) {
-        if !event.is_final() {
-            return;
-        }
-        self.feeds += 1;
-        match event {
-            RefreshEvent::Done { new, title, moved_to, cut_from, .. } => {
-                self.updated_feeds += 1;
-                self.new_entries += new;
-                if let Some(listed) = cut_from {
-                    self.cut.push((title.clone(), listed));
-                }
-                if let Some(to) = moved_to {
-                    self.moved.push((title, to));
-                }
-            }
-            RefreshEvent::NotModified { .. } => self.not_modified += 1,
-            failed @ RefreshEvent::Failed { .. } => self.failed.push(failed),
-            skipped @ RefreshEvent::Skipped { .. } => self.skipped.push(skipped),
-            RefreshEvent::Started { .. } => {}
-        }
-    }
 }
 
 /// A hook the tests run at the start of each feed's task, with the feed's URL (to make one panic).
@@ -404,77 +366,6 @@ impl Refresher {
     }
 }
 
-/// Why a feed was reported failed without a result of its own: its refresh was cancelled.
-const STOPPED: &str = "the refresh stopped before this feed was done (tidings was closing, or the refresh was cancelled); it is \
-     tried again at the next refresh";
-
-/// Who a feed is, for its events.
-struct FeedName {
-    id: FeedId,
-    title: String,
-    url: String,
-}
-
-impl FeedName {
-    fn of(target: &RefreshTarget) -> FeedName {
-        FeedName { id: target.id, title: target.title.clone(), url: target.url.clone() }
-    }
-
-    /// A failure of tidings itself, not stored.
-    fn failed(self, message: &str) -> RefreshEvent {
-        RefreshEvent::Failed {
-            feed_id: self.id,
-            title: self.title,
-            url: self.url,
-            kind: ErrorKind::Internal,
-            message: message.into(),
-            retry_at: None,
-            dead: false,
-        }
-    }
-}
-
-/// Passes a run's events to its caller's `report`, until the run is over: once the run is dropped, a task that
-/// has not yet noticed it was cancelled cannot report a `Started` after its feed's final event.
-struct Reporter {
-    report: Box<dyn Fn(RefreshEvent) + Send + Sync>,
-    open: Mutex<bool>,
-}
-
-impl Reporter {
-    fn send(&self, event: RefreshEvent) {
-        if *self.open.lock().unwrap_or_else(|e| e.into_inner()) {
-            (self.report)(event);
-        }
-    }
-
-    /// Reports these last events, and nothing after them.
-    fn close_with(&self, last: impl Iterator<Item = RefreshEvent>) {
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        if *open {
-            last.for_each(|event| (self.report)(event));
-        }
-        *open = false;
-    }
-}
-
-/// The feeds of a run not done yet. When `run` is dropped before the end (its caller gave up on it),
-/// this goes with it and reports each of them as stopped, so none is left pending.
-struct Unfinished {
-    /// Feeds refreshing, by their task.
-    feeds: HashMap<tokio::task::Id, FeedName>,
-    /// Feeds waiting for their turn (no task yet).
-    waiting: HashMap<FeedId, FeedName>,
-    reporter: Arc<Reporter>,
-}
-
-impl Drop for Unfinished {
-    fn drop(&mut self) {
-        let waiting = self.waiting.drain().map(|(_, feed)| feed);
-        self.reporter.close_with(self.feeds.drain().map(|(_, feed)| feed).chain(waiting).map(|f| f.failed(STOPPED)));
-    }
-}
-
 /// The targets reordered round-robin by host (first feed of each host, then the second of each, …), keeping
 /// each host's own order: the first feeds to start are spread over as many hosts as possible.
 fn interleave_by_host(targets: Vec<RefreshTarget>) -> Vec<RefreshTarget> {
@@ -537,96 +428,4 @@ fn skip_reason(target: &RefreshTarget, now: i64) -> Option<Skip> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn target(id: i64, url: &str) -> RefreshTarget {
-        RefreshTarget {
-            id: FeedId(id),
-            url: url.into(),
-            title: url.into(),
-            etag: None,
-            last_modified: None,
-            encoding_override: None,
-            retry_at: None,
-            dead: false,
-            folder: None,
-        }
-    }
-
-    #[test]
-    fn kill_rules_pick_the_new_entries_they_match_and_the_store_keeps_them_hidden() {
-        let rules = crate::query::Matcher::any(&[
-            crate::query::parse("title ~ sponsored").unwrap(),
-            crate::query::parse("author = x and folder = tech").unwrap(),
-        ]);
-        let entry = |key: &str, title: &str, author: &str| crate::model::ParsedEntry {
-            authors: vec![author.to_string()],
-            ..crate::store::fixtures::entry(key, title, "<p>b</p>", 1_700_000_000)
-        };
-        let entries = vec![
-            entry("a", "Sponsored: VPN", "Jane"),
-            entry("b", "News", "X"),
-            entry("c", "News", "Jane"),
-            entry("d", "A SPONSORED post", "X"),
-        ];
-        let feed = ("Feed".to_string(), "http://example.com/feed".to_string(), Some("Tech/Rust".to_string()));
-        assert_eq!(ignored_entries(&rules, &entries, &feed), vec![0, 1, 3]);
-        let elsewhere = (feed.0.clone(), feed.1, Some("News".to_string()));
-        assert_eq!(ignored_entries(&rules, &entries, &elsewhere), vec![0, 3]);
-        // Stored as they arrive: hidden from the feed's unread count and its list at once.
-        let (_dir, mut conn, id) = crate::store::fixtures::one_feed();
-        let mut record = crate::store::fixtures::fetched("Feed", entries);
-        if let FetchRecord::Fetched { ignored, .. } = &mut record {
-            *ignored = vec![0, 1, 3];
-        }
-        let outcome = crate::store::fetches::save(&mut conn, id, &record, 1).unwrap();
-        assert_eq!((outcome.new, outcome.unread), (4, 1));
-        let list = crate::model::ListQuery {
-            source: crate::model::ListSource::Feed(id),
-            sort: crate::model::Sort::Newest,
-            unread_only: false,
-        };
-        assert_eq!(crate::store::lists::entry_refs(&conn, &list).unwrap().len(), 1);
-    }
-
-    #[test]
-    fn work_is_interleaved_by_host_keeping_each_hosts_order() {
-        let targets = vec![
-            target(1, "http://big.example/1"),
-            target(2, "http://big.example/2"),
-            target(3, "http://BIG.example:8080/3"),
-            target(4, "http://a.example/4"),
-            target(5, "https://b.example/5"),
-            target(6, "http://a.example/6"),
-            target(7, "not a url"),
-        ];
-        let order: Vec<i64> = interleave_by_host(targets).iter().map(|t| t.id.0).collect();
-        assert_eq!(order, vec![1, 4, 5, 7, 2, 6, 3]);
-    }
-
-    #[test]
-    fn a_summary_counts_each_final_event_once() {
-        let mut summary = Summary::default();
-        summary.count(RefreshEvent::Started { feed_id: FeedId(1) });
-        summary.count(RefreshEvent::Done {
-            feed_id: FeedId(1),
-            new: 3,
-            updated: 0,
-            unread: 3,
-            title: "A".into(),
-            moved_to: Some("http://a.example/new".into()),
-            cut_from: None,
-        });
-        summary.count(RefreshEvent::NotModified { feed_id: FeedId(2), moved_to: None });
-        summary.count(FeedName { id: FeedId(3), title: "C".into(), url: "http://c.example/".into() }.failed(STOPPED));
-        summary.count(RefreshEvent::Skipped {
-            feed_id: FeedId(4),
-            title: "D".into(),
-            reason: Skip::Waiting { until: 5 },
-        });
-        assert_eq!((summary.feeds, summary.updated_feeds, summary.not_modified, summary.new_entries), (4, 1, 1, 3));
-        assert_eq!((summary.failed.len(), summary.skipped.len()), (1, 1));
-        assert_eq!(summary.moved, vec![("A".to_string(), "http://a.example/new".to_string())]);
-    }
-}
+mod tests;
