@@ -5,8 +5,9 @@
 //!
 //! - [`Session::refresh`]: the feeds, then full articles, retention's purge, the search index (for the roles
 //!   that index), the kill rules and the notifications (the [`Pipeline`]);
-//! - [`Session::sync`]: each account in turn, then, for what arrived, the search index where the kill rules or
-//!   the role need it, the kill rules and the notifications;
+//! - [`Session::sync`]: each account in turn, then, for what arrived, the kill rules (the index first, when
+//!   they read text) and the notifications, and after the account is reported the search index (for the roles
+//!   that keep it up to date);
 //! - [`Session::refresh_and_sync`]: both, as `tidings refresh` and the daemon run them.
 //!
 //! A front end presents what comes back; it never wires the engine itself. The session is cheap to clone.
@@ -212,9 +213,11 @@ impl Session {
         self.0.pipeline.run(which, force, observer).await
     }
 
-    /// Syncs the accounts named (all of them when `names` is `None`) one after another, each followed by the
-    /// index (where the kill rules or the role need it), the kill rules and the notifications for what it
-    /// brought, before `observer` hears of it — so a list read then shows what arrived, judged.
+    /// Syncs the accounts named (all of them when `names` is `None`) one after another, each followed by what
+    /// the new entries it brought need before anyone sees them — the kill rules (with the index first: rules may
+    /// read the text) and the notifications — then `observer` hears of it, so a list read then shows what
+    /// arrived, judged. The index for search follows, for the roles that keep it up to date (a search indexes
+    /// what is left before it looks, so it never misses an entry).
     pub async fn sync(&self, names: Option<&[String]>, observer: &dyn SyncObserver) -> Synced {
         let mut synced = Vec::new();
         let accounts = self.0.accounts.iter().filter(|a| names.is_none_or(|n| n.contains(&a.name)));
@@ -222,30 +225,37 @@ impl Session {
             let newest = self.0.pipeline.newest_entry().await;
             let now = chrono::Utc::now().timestamp();
             let outcome = crate::sync::sync(account, &self.0.fetcher, &self.0.writer, now).await;
-            if outcome.as_ref().is_ok_and(|r| r.new > 0) {
-                self.after_arrivals(newest, observer).await;
+            let arrived = outcome.as_ref().is_ok_and(|r| r.new > 0);
+            if arrived {
+                self.judge_and_tell(newest, observer).await;
             }
             observer.account(account, &outcome);
+            if arrived && self.0.role != Role::Command {
+                self.index(observer).await;
+            }
             synced.push((account.clone(), outcome));
         }
         synced
     }
 
-    /// What follows new entries a sync brought: indexed (the rules may read their text; the reader's search should
-    /// find them), judged by the kill rules, told of.
-    async fn after_arrivals(&self, newest: i64, observer: &dyn SyncObserver) {
-        if (self.0.rules || self.0.role != Role::Command)
-            && let Err(e) = self.0.pipeline.index().await
-        {
-            observer.trouble(&format!("cannot index the new entries for search: {e}"));
-        }
-        if self.0.rules
-            && let Err(e) = self.0.pipeline.apply_rules().await
-        {
-            observer.trouble(&format!("cannot apply the kill rules to the new entries: {e}"));
+    /// What new entries a sync brought need before they are shown: judged by the kill rules (indexed first,
+    /// for the rules that read the text), and told of.
+    async fn judge_and_tell(&self, newest: i64, observer: &dyn SyncObserver) {
+        if self.0.rules {
+            self.index(observer).await;
+            if let Err(e) = self.0.pipeline.apply_rules().await {
+                observer.trouble(&format!("cannot apply the kill rules to the new entries: {e}"));
+            }
         }
         if let Err(e) = self.0.pipeline.notify_since(newest).await {
             observer.trouble(&e);
+        }
+    }
+
+    /// Indexes what is not indexed yet, for search.
+    async fn index(&self, observer: &dyn SyncObserver) {
+        if let Err(e) = self.0.pipeline.index().await {
+            observer.trouble(&format!("cannot index the new entries for search: {e}"));
         }
     }
 
