@@ -95,7 +95,7 @@ struct Inner {
     courtesy: Courtesy,
     pipeline: Pipeline,
     rules: bool,
-    feeds: RwLock<FeedSettingsTable>,
+    feeds: RwLock<Arc<FeedSettingsTable>>,
     accounts: Vec<AccountConfig>,
     preferences: HashMap<String, String>,
 }
@@ -132,7 +132,7 @@ impl Session {
             courtesy,
             pipeline,
             rules,
-            feeds: RwLock::new(settings.feeds),
+            feeds: RwLock::new(Arc::new(settings.feeds)),
             accounts: settings.accounts,
             preferences,
         })))
@@ -190,7 +190,7 @@ impl Session {
 
     /// The per-feed settings in force, for [`apply`] run on the writer by a front end that orders its writes
     /// itself.
-    pub fn feeds_settings(&self) -> FeedSettingsTable {
+    pub fn feeds_settings(&self) -> Arc<FeedSettingsTable> {
         self.0.feeds.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -201,7 +201,7 @@ impl Session {
         feeds: FeedSettingsTable,
         retention: Policy,
     ) -> Result<(Result<usize, StoreError>, Result<usize, StoreError>), StoreError> {
-        *self.0.feeds.write().unwrap_or_else(|e| e.into_inner()) = feeds.clone();
+        *self.0.feeds.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(feeds.clone());
         self.0.pipeline.set_retention(retention);
         self.0.writer.call(move |c| store::feeds::apply_settings(c, &feeds.default, &feeds.feeds)).await?;
         Ok(self.0.pipeline.upkeep().await)
