@@ -496,3 +496,70 @@ fn tidings_refresh_refreshes_local_feeds_and_syncs_every_account_both_ways() {
     assert!(stdout(&offline).contains("Refreshed 1 feeds"), "{}", stdout(&offline));
     assert!(stderr(&offline).contains("FreshRSS offline"), "{}", stderr(&offline));
 }
+
+/// Hears which accounts a sync has finished, as each finishes.
+struct Finished(std::sync::Mutex<std::sync::mpsc::Sender<String>>);
+
+impl tidings::session::SyncObserver for Finished {
+    fn account(
+        &self,
+        account: &tidings::sync::AccountConfig,
+        _: &Result<tidings::sync::Report, tidings::sync::SyncError>,
+    ) {
+        let _ = self.0.lock().unwrap().send(account.name.clone());
+    }
+}
+
+#[test]
+fn an_account_whose_password_command_hangs_holds_up_no_other_account() {
+    let test = "an_account_whose_password_command_hangs_holds_up_no_other_account";
+    let (slow, quick) = (freshrss_or_skip!(test), freshrss_or_skip!(test));
+    let feeds_server = Server::start();
+    feeds(&feeds_server, &[("/s.xml", "Slow", 2), ("/q.xml", "Quick", 3)]);
+    slow.api().subscribe(&feeds_server.url("/s.xml"), None);
+    quick.api().subscribe(&feeds_server.url("/q.xml"), None);
+    slow.fetch_feeds();
+    quick.fetch_feeds();
+    let sandbox = Sandbox::new();
+    // The slow account's password manager waits for the test: `cat` of a named pipe nobody writes to yet. It
+    // comes first, so an account synced after it would wait for it.
+    let pipe = sandbox.path("password");
+    assert!(std::process::Command::new("mkfifo").arg(&pipe).status().unwrap().success());
+    let account = |name: &str, server: &FreshRss, password: &str| {
+        format!(
+            "[[accounts]]\nname = \"{name}\"\nkind = \"greader\"\nurl = \"{}\"\nuser = \"{}\"\n{password}\n",
+            server.api_url(),
+            support::freshrss::USER
+        )
+    };
+    let config = format!(
+        "refresh_on_startup = false\n{}{}",
+        account("Slow", &slow, &format!("password_command = \"cat {}\"", pipe.display())),
+        account("Quick", &quick, &format!("password = \"{}\"", support::freshrss::PASSWORD)),
+    );
+    let config = tidings::config::Config::parse(&config).unwrap();
+
+    let (finished, heard) = std::sync::mpsc::channel();
+    let db = sandbox.db();
+    let syncing = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        runtime.block_on(async {
+            let session =
+                tidings::session::Session::open(&db, config.session_settings(), tidings::session::Role::Command)
+                    .unwrap();
+            session.sync(None, &Finished(std::sync::Mutex::new(finished))).await
+        })
+    });
+    let first = heard.recv_timeout(Duration::from_secs(30));
+    // Whatever happened, the password goes in, so the slow account's command ends.
+    std::fs::write(&pipe, format!("{}\n", support::freshrss::PASSWORD)).unwrap();
+    assert_eq!(first.as_deref(), Ok("Quick"), "the quick account finished while the other waited for its password");
+    assert_eq!(heard.recv_timeout(Duration::from_secs(60)).as_deref(), Ok("Slow"));
+    let synced = syncing.join().unwrap();
+    let names: Vec<&str> = synced.iter().map(|(account, _)| account.name.as_str()).collect();
+    assert_eq!(names, ["Slow", "Quick"], "told in the config's order");
+    for (account, outcome) in &synced {
+        assert!(outcome.is_ok(), "{}: {:?}", account.name, outcome.as_ref().err().map(ToString::to_string));
+    }
+    assert_eq!(keys(&sandbox, "1").len(), 5, "both accounts' items");
+}

@@ -5,7 +5,7 @@
 //!
 //! - [`Session::refresh`]: the feeds, then full articles, retention's purge, the search index (for the roles
 //!   that index), the kill rules and the notifications (the [`Pipeline`]);
-//! - [`Session::sync`]: each account in turn, then, for what arrived, the kill rules (the index first, when
+//! - [`Session::sync`]: the accounts side by side, then for each, as it ends, for what arrived, the kill rules (the index first, when
 //!   they read text) and the notifications, and after the account is reported the search index (for the roles
 //!   that keep it up to date);
 //! - [`Session::refresh_and_sync`]: both, as `tidings refresh` and the daemon run them.
@@ -213,43 +213,69 @@ impl Session {
         self.0.pipeline.run(which, force, observer).await
     }
 
-    /// Syncs the accounts named (all of them when `names` is `None`) one after another, each followed by what
-    /// the new entries it brought need before anyone sees them — the kill rules (with the index first: rules may
-    /// read the text) and the notifications — then `observer` hears of it, so a list read then shows what
-    /// arrived, judged. The index for search follows, for the roles that keep it up to date (a search indexes
-    /// what is left before it looks, so it never misses an entry).
+    /// Syncs the accounts named (all of them when `names` is `None`) side by side, so an account whose server
+    /// or `password_command` hangs costs only itself: each account, as its sync ends, is followed by what the new
+    /// entries it brought need before anyone sees them — the kill rules (with the index first: rules may read the
+    /// text) and the notifications — then `observer` hears of it, so a list read then shows what arrived, judged.
+    /// The index for search follows, for the roles that keep it up to date (a search indexes what is left before
+    /// it looks, so it never misses an entry). The accounts come back in the config's order.
     pub async fn sync(&self, names: Option<&[String]>, observer: &dyn SyncObserver) -> Synced {
-        let mut synced = Vec::new();
-        let accounts = self.0.accounts.iter().filter(|a| names.is_none_or(|n| n.contains(&a.name)));
-        for account in accounts {
-            let newest = self.0.pipeline.newest_entry().await;
-            let now = chrono::Utc::now().timestamp();
-            let outcome = crate::sync::sync(account, &self.0.fetcher, &self.0.writer, now).await;
+        let accounts: Vec<AccountConfig> =
+            self.0.accounts.iter().filter(|a| names.is_none_or(|n| n.contains(&a.name))).cloned().collect();
+        // What is stored after this was not there before the sync: what the notifications tell, once each.
+        let mut told = self.0.pipeline.newest_entry().await;
+        let mut running = tokio::task::JoinSet::new();
+        let mut which = HashMap::new();
+        for (place, account) in accounts.iter().enumerate() {
+            let (session, account) = (self.clone(), account.clone());
+            let task = running.spawn(async move {
+                let now = chrono::Utc::now().timestamp();
+                crate::sync::sync(&account, &session.0.fetcher, &session.0.writer, now).await
+            });
+            which.insert(task.id(), place);
+        }
+        let mut synced = Vec::with_capacity(accounts.len());
+        while let Some(joined) = running.join_next_with_id().await {
+            let (place, outcome) = match joined {
+                Ok((id, outcome)) => (which[&id], outcome),
+                Err(e) => {
+                    let place = which[&e.id()];
+                    let message = format!("the sync failed ({}); please report this", crate::panics::join_message(e));
+                    (place, Err(SyncError::Server { account: accounts[place].name.clone(), message }))
+                }
+            };
+            let account = &accounts[place];
             let arrived = outcome.as_ref().is_ok_and(|r| r.new > 0);
             if arrived {
-                self.judge_and_tell(newest, observer).await;
+                told = self.judge_and_tell(told, observer).await;
             }
             observer.account(account, &outcome);
             if arrived && self.0.role != Role::Command {
                 self.index(observer).await;
             }
-            synced.push((account.clone(), outcome));
+            synced.push((place, account.clone(), outcome));
         }
-        synced
+        synced.sort_by_key(|(place, ..)| *place);
+        synced.into_iter().map(|(_, account, outcome)| (account, outcome)).collect()
     }
 
     /// What new entries a sync brought need before they are shown: judged by the kill rules (indexed first,
-    /// for the rules that read the text), and told of.
-    async fn judge_and_tell(&self, newest: i64, observer: &dyn SyncObserver) {
+    /// for the rules that read the text), and told of — those stored after entry `told` and up to the newest
+    /// now, which is returned: other accounts' syncs go on beside this one, and what they store after it is
+    /// theirs to tell.
+    async fn judge_and_tell(&self, told: i64, observer: &dyn SyncObserver) -> i64 {
+        // Read before the rules run, so that every entry told was judged.
+        let newest = self.0.pipeline.newest_entry().await;
         if self.0.rules {
             self.index(observer).await;
             if let Err(e) = self.0.pipeline.apply_rules().await {
                 observer.trouble(&format!("cannot apply the kill rules to the new entries: {e}"));
             }
         }
-        if let Err(e) = self.0.pipeline.notify_since(newest).await {
+        if let Err(e) = self.0.pipeline.notify_between(told, newest).await {
             observer.trouble(&e);
         }
+        newest.max(told)
     }
 
     /// Indexes what is not indexed yet, for search.

@@ -49,10 +49,11 @@ impl Notifier {
         (command.is_some() || desktop).then_some(Notifier { command, desktop })
     }
 
-    /// Tells the unread entries of notifying feeds stored after entry `after` (see [`newest_entry`]), and waits
-    /// (ten seconds at most) for the commands; how many were told, or what went wrong telling them.
-    pub async fn tell_since(&self, writer: &DbThread, after: i64) -> Result<usize, NotifyError> {
-        let arrivals = writer.call(move |c| arrivals_since(c, after)).await?;
+    /// Tells the unread entries of notifying feeds stored after entry `after` and up to entry `upto` (see
+    /// [`newest_entry`]), and waits (ten seconds at most) for the commands; how many were told, or what went wrong
+    /// telling them.
+    pub async fn tell_between(&self, writer: &DbThread, after: i64, upto: i64) -> Result<usize, NotifyError> {
+        let arrivals = writer.call(move |c| arrivals_between(c, after, upto)).await?;
         if arrivals.is_empty() {
             return Ok(0);
         }
@@ -142,16 +143,16 @@ pub fn newest_entry(conn: &rusqlite::Connection) -> Result<i64, StoreError> {
     Ok(conn.prepare_cached("SELECT coalesce(max(id), 0) FROM entries")?.query_row([], |r| r.get(0))?)
 }
 
-/// The unread entries of notifying feeds stored after entry `after`, newest first, kill rules' catches left
-/// out.
-pub fn arrivals_since(conn: &mut rusqlite::Connection, after: i64) -> Result<Vec<Arrival>, StoreError> {
+/// The unread entries of notifying feeds stored after entry `after` and up to entry `upto`, newest first, kill
+/// rules' catches left out.
+pub fn arrivals_between(conn: &mut rusqlite::Connection, after: i64, upto: i64) -> Result<Vec<Arrival>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT e.title, e.link, e.author, e.sort_at, coalesce(f.custom_title, f.title, f.url), f.url
          FROM feeds f JOIN entries e ON e.feed_id = f.id
-         WHERE f.notify = 1 AND e.id > ?1 AND e.ignored = 0 AND e.read = 0
+         WHERE f.notify = 1 AND e.id > ?1 AND e.id <= ?3 AND e.ignored = 0 AND e.read = 0
          ORDER BY e.sort_at DESC, e.id DESC LIMIT ?2",
     )?;
-    let rows = stmt.query_map(rusqlite::params![after, MAX_TOLD], |r| {
+    let rows = stmt.query_map(rusqlite::params![after, MAX_TOLD, upto], |r| {
         let at: i64 = r.get(3)?;
         Ok(Arrival {
             title: r.get::<_, Option<String>>(0)?.map(|t| one_line(&t, 1000)),

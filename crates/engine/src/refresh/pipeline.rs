@@ -94,8 +94,13 @@ impl Pipeline {
     /// Tells of the unread entries of notifying feeds stored after entry `after`; how many, or what went wrong
     /// telling them (in words a person can act on).
     pub async fn notify_since(&self, after: i64) -> Result<usize, String> {
+        self.notify_between(after, i64::MAX).await
+    }
+
+    /// Tells of the unread entries of notifying feeds stored after entry `after` and up to entry `upto`.
+    pub async fn notify_between(&self, after: i64, upto: i64) -> Result<usize, String> {
         let Some(notifier) = &self.notifier else { return Ok(0) };
-        notifier.tell_since(&self.writer, after).await.map_err(|e| {
+        notifier.tell_between(&self.writer, after, upto).await.map_err(|e| {
             tracing::warn!("cannot tell of new entries: {e}");
             format!("cannot tell of new entries: {e}")
         })
