@@ -297,17 +297,22 @@ impl Keymap {
             }
             for b in rows {
                 let keys: Vec<String> = b.keys.iter().map(|k| format!("{:?}", config_name(k))).collect();
-                out.push_str(&format!(
-                    "# {} = [{}]    # {}\n",
-                    b.action.name(),
-                    keys.join(", "),
-                    self.help_text(b.help)
-                ));
+                let binding = format!("# {} = [{}]", b.action.name(), keys.join(", "));
+                let help = self.help_text(b.help);
+                // One wrap width for the whole example file: a help line too long to follow goes above.
+                if binding.chars().count() + help.chars().count() + 6 > EXAMPLE_WIDTH {
+                    out.push_str(&format!("# ({help}):\n{binding}\n"));
+                } else {
+                    out.push_str(&format!("{binding}    # {help}\n"));
+                }
             }
         }
         out
     }
 }
+
+/// The widest line of config.example.toml, whose `[keys]` section [`Keymap::toml_example`] writes.
+pub const EXAMPLE_WIDTH: usize = 110;
 
 /// A key as the config file writes it (arrows by name, not as glyphs).
 fn config_name(key: &Key) -> String {
