@@ -8,18 +8,23 @@
 
 use tidings::app::keymap::Keymap;
 
-/// The text between `start` and `end` in `doc`.
-fn section<'a>(doc: &'a str, start: &str, end: &str, file: &str) -> &'a str {
+/// Where the text between `start` and `end` in `doc` is, blank lines around it left out.
+fn section(doc: &str, start: &str, end: &str, file: &str) -> std::ops::Range<usize> {
     let from = doc.find(start).unwrap_or_else(|| panic!("{file} has no {start} marker")) + start.len();
     let to = doc[from..].find(end).unwrap_or_else(|| panic!("{file} has no {end} marker")) + from;
-    doc[from..to].trim_matches('\n')
+    let inner = &doc[from..to];
+    let lead = inner.len() - inner.trim_start_matches('\n').len();
+    from + lead..from + lead + inner.trim_matches('\n').len()
 }
 
 fn check(file: &str, start: &str, end: &str, expected: &str, how: &str) {
     let doc = std::fs::read_to_string(file).unwrap();
-    let found = section(&doc, start, end, file);
+    let at = section(&doc, start, end, file);
+    let found = &doc[at.clone()];
     if std::env::var_os("TIDINGS_BLESS").is_some() && found != expected.trim_matches('\n') {
-        let updated = doc.replacen(found, expected.trim_matches('\n'), 1);
+        // Written in place, by position: an empty section must not be taken for the start of the file.
+        let mut updated = doc.clone();
+        updated.replace_range(at, expected.trim_matches('\n'));
         std::fs::write(file, updated).unwrap();
         return;
     }
@@ -96,3 +101,18 @@ fn bash_takes_the_completions_and_completes_the_commands() {
 
 #[path = "docs/config_keys.rs"]
 mod config_keys;
+
+#[test]
+fn ci_runs_the_test_command_the_readme_gives() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let after = readme.find("Run the tests").expect("README.md says how to run the tests");
+    let block = readme[after..].split("```sh\n").nth(1).expect("README.md gives the test command in a sh block");
+    let command = block.lines().next().unwrap_or_default();
+    let ci = std::fs::read_to_string(".ci/run").unwrap();
+    assert!(
+        ci.lines().any(|line| line.trim() == command),
+        "README.md's test command `{command}` is not what .ci/run runs: keep the two in step"
+    );
+    let lines = readme.lines().count();
+    assert!(lines <= 150, "README.md is {lines} lines: it is the front door; the rest belongs under docs/");
+}

@@ -145,7 +145,7 @@ pub enum Command {
     },
     /// Print the keys in effect (the defaults with the config's `[keys]`), one table per context.
     Keys {
-        /// Print Markdown tables (README's key section is this output).
+        /// Print Markdown tables (docs/keys.md's tables are this output).
         #[arg(long)]
         markdown: bool,
     },
