@@ -116,3 +116,24 @@ fn ci_runs_the_test_command_the_readme_gives() {
     let lines = readme.lines().count();
     assert!(lines <= 150, "README.md is {lines} lines: it is the front door; the rest belongs under docs/");
 }
+
+#[test]
+fn readmes_ten_keys_are_bound_to_what_it_says() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let from = readme.find("## The ten keys you need").expect("README.md has its ten keys");
+    let rows: Vec<&str> = readme[from..].lines().filter(|l| l.starts_with("| `")).collect();
+    assert_eq!(rows.len(), 10, "README.md's table of the keys you need has {} rows", rows.len());
+    let keymap = Keymap::default();
+    let bound = keymap.help_rows();
+    for row in rows {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let (keys, does) = (cells[1], cells[2]);
+        for key in keys.split('`').skip(1).step_by(2) {
+            // The help line of the action the key is bound to everywhere shares a word with README's words.
+            let help = bound.iter().find(|(_, shown, _)| shown.split(", ").any(|k| k == key));
+            let Some((_, _, help)) = help else { panic!("README.md names `{key}`, which no action is bound to") };
+            let shared = does.split_whitespace().filter(|w| w.len() > 3).any(|w| help.contains(w));
+            assert!(shared, "README.md says `{key}` does \"{does}\", but it is bound to \"{help}\"");
+        }
+    }
+}
