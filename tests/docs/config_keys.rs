@@ -203,3 +203,20 @@ fn the_config_example_keeps_one_wrap_width() {
         assert!(columns <= width, "{EXAMPLE}:{}: {columns} columns, wider than the file's {width}", n + 1);
     }
 }
+
+#[test]
+fn the_defaults_docs_config_md_gives_are_the_codes() {
+    let docs = std::fs::read_to_string(DOCS).unwrap();
+    let mut checked = 0;
+    for row in docs.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let (Some(key), Some(value)) = (cells.get(1), cells.get(2)) else { continue };
+        let (Some(key), Some(value)) = (key.strip_prefix('`'), value.strip_prefix('`')) else { continue };
+        let (Some(key), Some(value)) = (key.strip_suffix('`'), value.strip_suffix('`')) else { continue };
+        let line = format!("{key} = {value}");
+        let parsed = Config::parse(&line).unwrap_or_else(|e| panic!("{DOCS}: `{line}` is refused: {e}"));
+        assert!(parsed == Config::default(), "{DOCS} gives `{line}` as the default; the code's is another");
+        checked += 1;
+    }
+    assert!(checked >= 15, "{DOCS}'s tables give only {checked} defaults");
+}
