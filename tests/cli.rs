@@ -176,6 +176,19 @@ fn a_bad_config_key_is_an_error_naming_the_key() {
 }
 
 #[test]
+fn the_manual_and_the_completions_are_printed_whatever_the_config_says() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.write("config.toml", "refresh_evry = 5\n");
+    let man = sandbox.tidings().arg("--config").arg(&config).arg("man").output().unwrap();
+    assert_eq!(man.status.code(), Some(0), "{}", stderr(&man));
+    let page = stdout(&man);
+    assert!(page.starts_with(".ie") && page.contains(".SH KEYS") && page.contains(".SH \"EXIT STATUS\""), "{page}");
+    let fish = sandbox.tidings().arg("--config").arg(&config).args(["completions", "fish"]).output().unwrap();
+    assert_eq!(fish.status.code(), Some(0), "{}", stderr(&fish));
+    assert!(stdout(&fish).contains("complete -c tidings"), "{}", stdout(&fish));
+}
+
+#[test]
 fn a_database_from_a_newer_tidings_is_refused_and_left_alone() {
     let sandbox = Sandbox::new();
     {

@@ -5,7 +5,15 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "tidings", version, about = "A terminal feed reader", propagate_version = true)]
+#[command(
+    name = "tidings",
+    version,
+    about = "A terminal feed reader",
+    long_about = "A terminal feed reader. Without a command, tidings opens the reader: three panes (feeds, \
+                  entries, the article) driven from the keyboard, over a local SQLite cache that a background \
+                  refresh keeps fresh. The commands do the same work without a terminal, for scripts.",
+    propagate_version = true
+)]
 pub struct Cli {
     /// Config file (default: config.toml in the platform's config directory).
     #[arg(long, global = true, value_name = "FILE")]
@@ -137,9 +145,17 @@ pub enum Command {
     },
     /// Print the keys in effect (the defaults with the config's `[keys]`), one table per context.
     Keys {
-        /// Print Markdown tables (README's key section is this output).
+        /// Print Markdown tables (docs/keys.md's tables are this output).
         #[arg(long)]
         markdown: bool,
+    },
+    /// Print the manual page, tidings(1), as roff: `tidings man | man -l -` shows it.
+    Man,
+    /// Print the completion script of a shell: `source <(tidings completions bash)`, or save it where the shell
+    /// looks for completions.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
     },
     /// Fetch (or read) one feed, decode and parse it, and explain what was decided. Writes nothing.
     Inspect {

@@ -3,7 +3,7 @@
 use crate::config::Config;
 use std::io::Write;
 
-/// `tidings keys`: the keymap in effect, as help shows it or as README's Markdown.
+/// `tidings keys`: the keymap in effect, as help shows it or as docs/keys.md's Markdown.
 pub(super) fn run(config: &Config, markdown: bool) -> std::io::Result<()> {
     let keymap = &config.keymap;
     let mut out = std::io::stdout().lock();

@@ -17,6 +17,7 @@ use args::newsboat_flags;
 pub use args::{Cli, Command};
 use clap::Parser;
 use failure::{LAST_PANIC, fail, init_logging, log_panics};
+pub use manual::{completions, man_page};
 use printed::Printed;
 pub use printed::local_zone;
 use std::io::Write;
@@ -47,6 +48,7 @@ mod import;
 mod inspect;
 mod keys;
 mod list;
+mod manual;
 mod printed;
 mod refresh;
 mod search;
@@ -84,7 +86,21 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Writes `text` to standard output: the whole of a command's answer.
+fn print_whole(text: &str) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
+    // The manual and the completions describe the program, not a config: a broken config must not hide them.
+    match &cli.command {
+        Some(Command::Man) => return print_whole(&man_page()),
+        Some(Command::Completions { shell }) => return print_whole(&completions(*shell)),
+        _ => {}
+    }
     let config = Config::load(&paths.config, paths.config_explicit)?;
     init_logging(&paths.log);
     if cli.command.is_some() {
@@ -203,7 +219,13 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             };
             list::run(&paths.db, &config, &asked)
         }
-        Some(Command::Inspect { .. } | Command::Discover { .. } | Command::Keys { .. }) => {
+        Some(
+            Command::Inspect { .. }
+            | Command::Discover { .. }
+            | Command::Keys { .. }
+            | Command::Man
+            | Command::Completions { .. },
+        ) => {
             unreachable!("handled above")
         }
     }

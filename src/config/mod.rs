@@ -69,7 +69,7 @@ pub struct Config {
     pub purge_unread: bool,
     /// `[feeds."URL"]`: retention of particular feeds, by feed URL.
     pub feeds: BTreeMap<String, FeedConfig>,
-    /// `[keys]`: rebinds actions (see the keymap in README).
+    /// `[keys]`: rebinds actions (every action and its keys: docs/keys.md).
     pub keys: toml::Table,
     /// `[colors]`: a style per element the reader draws.
     pub colors: toml::Table,

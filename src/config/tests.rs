@@ -75,62 +75,6 @@ fn forced_encodings_are_read_and_bad_labels_named() {
 }
 
 #[test]
-fn config_example_parses_and_documents_every_key() {
-    let example = include_str!("../../config.example.toml");
-    let uncommented: String = example
-        .lines()
-        // A commented-out setting is `# key = value`; prose and indented examples stay comments.
-        .map(|l| {
-            l.strip_prefix("# ")
-                .filter(|r| {
-                    r.split_once(" = ").is_some_and(|(key, _)| {
-                        key.starts_with(|c: char| c.is_ascii_lowercase() || c == '"') && !key.contains(' ')
-                    })
-                })
-                .unwrap_or(l)
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    Config::parse(&uncommented).unwrap();
-    for key in [
-        "refresh_on_startup",
-        "import_opml",
-        "concurrency",
-        "per_host_concurrency",
-        "refresh_interval_minutes",
-        "connect_timeout_secs",
-        "timeout_secs",
-        "max_feed_size_mb",
-        "browser",
-        "browser_in_terminal",
-        "player",
-        "player_in_terminal",
-        "mouse",
-        "text_width",
-        "text_centered",
-        "images",
-        "image_cache_mb",
-        "keep_days",
-        "max_entries_per_feed",
-        "purge_unread",
-        "notify",
-        "notify_command",
-        "notify_every_feed",
-        "window_title",
-        "refresh_minutes",
-        "honour_ttl",
-        "hide_from_unread",
-        "[[views]]",
-        "[[ignore]]",
-    ] {
-        assert!(
-            example.contains(&format!("{key} =")) || example.contains(key),
-            "config.example.toml does not document {key}"
-        );
-    }
-}
-
-#[test]
 fn browser_and_player_are_command_lines_checked_when_read() {
     let c = Config::parse("browser = \"w3m -T text/html %u\"\nplayer = \"mpv\"\nplayer_in_terminal = false\n").unwrap();
     let browser = c.browser_command().unwrap();

@@ -225,7 +225,12 @@ pub fn toml_example() -> String {
     let mut theme = Theme::default();
     let mut out = String::from("[colors]\n");
     for (name, what) in ELEMENTS {
-        let style = theme.element_mut(name).map(|s| describe_style(*s)).unwrap_or_default();
+        // A style of nothing is written "": uncommented, "default" would pin the terminal's colour where the
+        // element now lets what is under it show.
+        let style = match theme.element_mut(name) {
+            Some(style) if *style != Style::default() => describe_style(*style),
+            _ => String::new(),
+        };
         out.push_str(&format!("# {name} = \"{style}\"    # {what}\n"));
     }
     out

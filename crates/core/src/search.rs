@@ -8,7 +8,7 @@
 //! query's CJK run becomes the phrase of its bigrams (東京都 → `"東京 京都"`); a single character is a prefix
 //! (`"京"*` finds 京都 and the 京 that ends 東京). Korean words carry their particles (서울에서), so Hangul is
 //! treated the same way and 서울 is found inside them. The choice was measured against the trigram tokenizer and
-//! plain unicode61 on the Chinese, Japanese and Korean feeds of the corpus: see README's Measuring section.
+//! plain unicode61 on the Chinese, Japanese and Korean feeds of the corpus: see docs/benchmarks.md.
 //!
 //! **Folding.** FTS5 folds case and Latin diacritics (`cafe` finds `café`) on both sides. Before it, this module
 //! folds what unicode61 leaves alone and readers type interchangeably: full-width and half-width forms

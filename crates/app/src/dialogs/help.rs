@@ -18,7 +18,7 @@ pub enum HelpLine {
     Blank,
 }
 
-/// What the marks in the feed and entry lists mean: help's last section and README's legend are this table.
+/// What the marks in the feed and entry lists mean: help's last section and docs/keys.md's legend are this table.
 pub const LEGEND: &[(&str, &str)] = &[
     ("!", "the feed's last refresh failed (feed info says why)"),
     ("~", "the feed's encoding was overridden or forced"),
@@ -32,7 +32,7 @@ pub const LEGEND: &[(&str, &str)] = &[
     ("▸ ▾", "a folded and an unfolded folder"),
 ];
 
-/// The legend as Markdown, for README.
+/// The legend as Markdown, for docs/keys.md.
 pub fn legend_markdown() -> String {
     let mut out = String::from("| mark | means |\n|---|---|\n");
     for (mark, means) in LEGEND {

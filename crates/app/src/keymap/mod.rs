@@ -1,6 +1,7 @@
 //! The keymap: one table of (context, action, keys, help line). Every key the reader answers is an [`Action`]
 //! bound here; `update` matches on actions, never on key codes. The help overlay, the hints on screen,
-//! README's key table and `tidings keys` are all drawn from this table, and `[keys]` in the config rebinds it.
+//! docs/keys.md's key table, the man page's KEYS and `tidings keys` are all drawn from this table, and `[keys]`
+//! in the config rebinds it.
 //!
 //! Lookup goes from the most specific context to [`Context::General`]: a key bound in the entry list wins there
 //! over the same key in general. Prompts (text input) never fall back: typing `j` types a `j`.
@@ -256,7 +257,7 @@ impl Keymap {
         rows
     }
 
-    /// The table as Markdown, one table per context: README's key section is this text.
+    /// The table as Markdown, one table per context: docs/keys.md's key section is this text.
     pub fn markdown(&self) -> String {
         let mut out = String::new();
         for context in Context::ALL {
@@ -297,17 +298,22 @@ impl Keymap {
             }
             for b in rows {
                 let keys: Vec<String> = b.keys.iter().map(|k| format!("{:?}", config_name(k))).collect();
-                out.push_str(&format!(
-                    "# {} = [{}]    # {}\n",
-                    b.action.name(),
-                    keys.join(", "),
-                    self.help_text(b.help)
-                ));
+                let binding = format!("# {} = [{}]", b.action.name(), keys.join(", "));
+                let help = self.help_text(b.help);
+                // One wrap width for the whole example file: a help line too long to follow goes above.
+                if binding.chars().count() + help.chars().count() + 6 > EXAMPLE_WIDTH {
+                    out.push_str(&format!("# ({help}):\n{binding}\n"));
+                } else {
+                    out.push_str(&format!("{binding}    # {help}\n"));
+                }
             }
         }
         out
     }
 }
+
+/// The widest line of config.example.toml, whose `[keys]` section [`Keymap::toml_example`] writes.
+pub const EXAMPLE_WIDTH: usize = 110;
 
 /// A key as the config file writes it (arrows by name, not as glyphs).
 fn config_name(key: &Key) -> String {

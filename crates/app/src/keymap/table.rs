@@ -53,7 +53,7 @@ impl Context {
         }
     }
 
-    /// Its heading in the help overlay and README.
+    /// Its heading in the help overlay and docs/keys.md.
     pub fn title(self) -> &'static str {
         match self {
             Context::General => "Everywhere",
@@ -282,7 +282,7 @@ impl Action {
     }
 }
 
-/// The default bindings: (context, action, keys, help line). Today's keys stay as README documented them;
+/// The default bindings: (context, action, keys, help line). Today's keys stay as docs/keys.md documents them;
 /// habits and scripts rely on them. A help line names another action's key as `{context.action}`, filled in
 /// with the key in effect (see `Keymap::help_text`).
 pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[

@@ -313,7 +313,7 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
                 query: filter::convert(arg(1), context),
             }),
             "urls-source" if arg(0) != "local" => skip(
-                "subscriptions from a server: tidings syncs servers as [[accounts]] (FreshRSS, Miniflux, Inoreader…) — see README",
+                "subscriptions from a server: tidings syncs servers as [[accounts]] (FreshRSS, Miniflux, Inoreader…) — see docs/sync.md",
             ),
             "include" => skip("tidings reads one config file; import the included file's lines by hand"),
             _ => skip("no equivalent in tidings"),
