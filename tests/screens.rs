@@ -50,6 +50,8 @@ fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)>) -> FeedR
         full_text: false,
         account: None,
         hidden: false,
+        paused: false,
+        moved_to: None,
     }
 }
 
@@ -374,6 +376,22 @@ fn feed_info() {
             own_title: Some("Planet Rust: news from the Rust community".into()),
             id_rotations: 20,
             settings: vec!["refresh_minutes = 15".into(), "notify = true".into()],
+            attempts: vec![
+                tidings::health::FetchAttempt {
+                    at: NOW - 600,
+                    status: Some(200),
+                    outcome: "fetched".into(),
+                    bytes: Some(48_213),
+                    duration_ms: 182,
+                },
+                tidings::health::FetchAttempt {
+                    at: NOW - 4200,
+                    status: None,
+                    outcome: "timeout".into(),
+                    bytes: None,
+                    duration_ms: 30_000,
+                },
+            ],
         };
         update(&mut s, Event::FeedInfoLoaded { feed_id: FeedId(1), info: Some(Box::new(info)) });
         s

@@ -113,6 +113,8 @@ fn config_example_parses_and_documents_every_key() {
         "keep_days",
         "max_entries_per_feed",
         "purge_unread",
+        "dead_after_days",
+        "quiet_after_days",
         "notify",
         "notify_command",
         "notify_every_feed",
