@@ -143,7 +143,12 @@ const DAY: i64 = 86_400;
 /// Judges one feed at `now`.
 pub fn classify(f: &HealthFacts, now: i64, rules: HealthRules) -> Health {
     let error = || f.last_error.clone().unwrap_or_else(|| "it failed".into());
-    let status = f.last_status.map(|s| format!("HTTP {s}: ")).unwrap_or_default();
+    // The status, unless the error already says it.
+    let status = f
+        .last_status
+        .filter(|_| !f.last_error.as_deref().is_some_and(|e| e.starts_with("HTTP")))
+        .map(|s| format!("HTTP {s}: "))
+        .unwrap_or_default();
     let health = |state, since, why: String| Health { state, since, why };
     if f.failures > 0 {
         if f.gone {
