@@ -56,7 +56,7 @@ fn json_row(j: &Judged) -> serde_json::Value {
 /// The table: a line per feed, worst first, and what to do about them.
 fn print_table(out: &mut impl Write, judged: &[Judged], left_out: usize, now: i64) -> std::io::Result<()> {
     let zone = super::local_zone();
-    writeln!(out, "{:<9} {:>5} {:>6}  {:<16}  {}", "STATE", "FAILS", "STATUS", "SINCE", "FEED — WHY")?;
+    writeln!(out, "{:<9} {:>5} {:>6}  {:<16}  FEED — WHY", "STATE", "FAILS", "STATUS", "SINCE")?;
     for j in judged {
         let f = &j.facts;
         let status = f.last_status.map_or("—".to_string(), |s| s.to_string());

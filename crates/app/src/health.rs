@@ -111,13 +111,18 @@ pub fn on_key(state: &mut State, action: Option<Action>) -> Vec<Effect> {
             None => Vec::new(),
         },
         Some(Action::FeedInfo) => match view.current().map(|j| j.facts.feed_id) {
-            Some(id) => crate::dialogs::open_info(state, id),
+            Some(id) => {
+                // The info opens over the view, which comes back when it closes.
+                state.queued_dialogs.push_front(Dialog::Health);
+                crate::dialogs::open_info(state, id)
+            }
             None => Vec::new(),
         },
         Some(action) => {
             if let Some(step) = crate::dialogs::text_step(action) {
                 view.cursor.step(step, len, visible);
             } else if action == Action::Help {
+                state.queued_dialogs.push_front(Dialog::Health);
                 state.dialog = Some(Dialog::Help { scroll: 0 });
             } else {
                 let help = state.keymap.say(Context::Health, Action::Close, "{} closes the health view");

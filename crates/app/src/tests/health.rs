@@ -46,6 +46,10 @@ fn the_view_lists_every_feed_worst_first_and_closes_with_its_key() {
     let want = vec![(4, HealthState::Dead), (2, HealthState::Dead), (3, HealthState::Moved), (1, HealthState::Ok)];
     assert_eq!(order(&s), want);
     assert_eq!(s.health.in_trouble(), 3);
+    assert_eq!(update(&mut s, key('i')), vec![Effect::LoadFeedInfo(FeedId(4))]);
+    assert!(matches!(s.dialog, Some(Dialog::Info(_))));
+    update(&mut s, code(KeyCode::Esc));
+    assert_eq!(s.dialog, Some(Dialog::Health), "closing the info comes back to the view");
     update(&mut s, code(KeyCode::Esc));
     assert_eq!(s.dialog, None);
 }

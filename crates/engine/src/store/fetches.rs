@@ -111,9 +111,9 @@ pub fn record_fetch(
     record: &FetchRecord,
     now: i64,
 ) -> Result<ApplyOutcome, StoreError> {
-    let mut outcome = ApplyOutcome::default();
     // Health first: it reads the run of failures this fetch ends. A move is only proposed, never applied here.
-    outcome.moved_to = super::health::after_fetch(tx, feed_id, record, now)?;
+    let mut outcome =
+        ApplyOutcome { moved_to: super::health::after_fetch(tx, feed_id, record, now)?, ..Default::default() };
     match record {
         FetchRecord::Fetched {
             status,
