@@ -377,14 +377,14 @@ fn feed_info() {
             id_rotations: 20,
             settings: vec!["refresh_minutes = 15".into(), "notify = true".into()],
             attempts: vec![
-                tidings::health::FetchAttempt {
+                tidings::model::FetchAttempt {
                     at: NOW - 600,
                     status: Some(200),
                     outcome: "fetched".into(),
                     bytes: Some(48_213),
                     duration_ms: 182,
                 },
-                tidings::health::FetchAttempt {
+                tidings::model::FetchAttempt {
                     at: NOW - 4200,
                     status: None,
                     outcome: "timeout".into(),

@@ -107,19 +107,6 @@ pub struct Health {
     pub why: String,
 }
 
-/// One attempt to fetch a feed, as its history keeps it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FetchAttempt {
-    pub at: i64,
-    /// The HTTP status, when the server answered.
-    pub status: Option<i64>,
-    /// `fetched`, `not-modified`, an error's kind (`dns`, `http`, `timeout`…), or `outage` (failed while the
-    /// whole network was down, counted against nothing).
-    pub outcome: String,
-    pub bytes: Option<i64>,
-    pub duration_ms: i64,
-}
-
 /// Whether a failure is one that waiting will not fix: the address is not there (404), not for us (401, 403),
 /// or its host has no address at all.
 pub fn is_permanent(status: Option<i64>, kind: Option<ErrorKind>) -> bool {

@@ -328,7 +328,20 @@ pub struct FeedInfo {
     /// Its settings in the config (`[feeds."URL"]`, their source of truth), as `key = value` lines.
     pub settings: Vec<String>,
     /// Its last attempts (at most 50), newest first.
-    pub attempts: Vec<crate::health::FetchAttempt>,
+    pub attempts: Vec<FetchAttempt>,
+}
+
+/// One attempt to fetch a feed, as its history keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FetchAttempt {
+    pub at: i64,
+    /// The HTTP status, when the server answered.
+    pub status: Option<i64>,
+    /// `fetched`, `not-modified`, an error's kind (`dns`, `http`, `timeout`…), or `outage` (failed while the
+    /// whole network was down, counted against nothing).
+    pub outcome: String,
+    pub bytes: Option<i64>,
+    pub duration_ms: i64,
 }
 
 /// Most entries one fetch of a feed stores, so a hostile feed cannot fill the disk; the rest of a longer feed is

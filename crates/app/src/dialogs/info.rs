@@ -140,7 +140,7 @@ impl Info {
 }
 
 /// One attempt of the feed's history: when, the HTTP status, how it ended, the bytes it brought, how long.
-fn attempt_line(attempt: &tidings_core::health::FetchAttempt, zone: Zone) -> String {
+fn attempt_line(attempt: &crate::model::FetchAttempt, zone: Zone) -> String {
     let status = attempt.status.map_or("—".to_string(), |s| s.to_string());
     let bytes = match attempt.bytes {
         Some(b) if b >= 1024 * 1024 => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),

@@ -112,8 +112,16 @@ pub fn record_fetch(
     now: i64,
 ) -> Result<ApplyOutcome, StoreError> {
     // Health first: it reads the run of failures this fetch ends. A move is only proposed, never applied here.
-    let mut outcome =
-        ApplyOutcome { moved_to: super::health::after_fetch(tx, feed_id, record, now)?, ..Default::default() };
+    let proposed = match record {
+        FetchRecord::Failed { status, kind, .. } => {
+            super::health::after_failure(tx, feed_id, *status, *kind, now)?;
+            None
+        }
+        FetchRecord::Fetched { moved_to, .. } | FetchRecord::NotModified { moved_to, .. } => {
+            super::health::after_success(tx, feed_id, moved_to.as_deref(), now)?
+        }
+    };
+    let mut outcome = ApplyOutcome { moved_to: proposed, ..Default::default() };
     match record {
         FetchRecord::Fetched {
             status,
@@ -344,7 +352,12 @@ fn write_batch(conn: &mut Connection, batch: Vec<PendingWrite>) {
 /// Records one fetch and its attempt in the feed's history.
 fn record_attempted(tx: &Connection, write: &PendingWrite, now: i64) -> Result<ApplyOutcome, StoreError> {
     let outcome = record_fetch(tx, write.feed_id, &write.record, now)?;
-    super::health::record_attempt(tx, write.feed_id, &write.record, write.attempt, now)?;
+    let ended = match &write.record {
+        FetchRecord::Fetched { status, .. } => (Some(*status), "fetched"),
+        FetchRecord::NotModified { .. } => (Some(304), "not-modified"),
+        FetchRecord::Failed { status, kind, .. } => (*status, kind.as_str()),
+    };
+    super::health::record_attempt(tx, write.feed_id, ended, write.attempt, now)?;
     Ok(outcome)
 }
 

@@ -3,10 +3,9 @@
 //! outage forgiven, and the user's health changes (pause, accept a move) inside [`super::apply`]'s transaction.
 //! Judging the facts is `tidings_core::health`'s; nothing here decides a state.
 
-use super::fetches::FetchRecord;
 use super::{RowIds, StoreError};
-use crate::health::{FetchAttempt, HealthFacts, STREAK, is_permanent};
-use crate::model::{ErrorKind, FeedId};
+use crate::health::{HealthFacts, STREAK, is_permanent};
+use crate::model::{ErrorKind, FeedId, FetchAttempt};
 use rusqlite::{Connection, OptionalExtension, params};
 
 /// How many attempts of each feed the history keeps: the oldest go as new ones come.
@@ -19,29 +18,35 @@ pub struct Attempt {
     pub duration_ms: u64,
 }
 
-/// Keeps the health columns after one fetch; runs before the fetch's own update (which resets `failures`), so
-/// it sees the run of failures this fetch ends. Returns the proposed move when this fetch made it ready (the
-/// same permanent redirect for the [`STREAK`]-th time in a row): the feed's address itself never changes here.
-pub(super) fn after_fetch(
+/// Keeps the health columns after a failed fetch; runs before the fetch's own update (which counts `failures`),
+/// so it sees whether this failure begins a run. A failure also ends a run of redirects.
+pub(super) fn after_failure(
     tx: &Connection,
     feed_id: FeedId,
-    record: &FetchRecord,
+    status: Option<u16>,
+    kind: ErrorKind,
+    now: i64,
+) -> Result<(), StoreError> {
+    let permanent = is_permanent(status.map(i64::from), Some(kind));
+    tx.prepare_cached(
+        "UPDATE feeds SET failing_since = CASE WHEN failures = 0 THEN ?3 ELSE coalesce(failing_since, ?3) END,
+            permanent_failures = CASE WHEN ?2 THEN permanent_failures + 1 ELSE 0 END,
+            moved_to = NULL, moves_in_a_row = 0, moved_since = NULL
+         WHERE id = ?1",
+    )?
+    .execute(params![feed_id.0, permanent, now])?;
+    Ok(())
+}
+
+/// Keeps the health columns after a fetch that worked; runs before the fetch's own update (which resets
+/// `failures`), so it sees the run of failures this fetch ends. Returns the proposed move when this fetch made it
+/// ready (the same permanent redirect for the [`STREAK`]-th time in a row): the feed's address never changes here.
+pub(super) fn after_success(
+    tx: &Connection,
+    feed_id: FeedId,
+    moved_to: Option<&str>,
     now: i64,
 ) -> Result<Option<String>, StoreError> {
-    let moved_to = match record {
-        FetchRecord::Failed { status, kind, .. } => {
-            let permanent = is_permanent(status.map(i64::from), Some(*kind));
-            tx.prepare_cached(
-                "UPDATE feeds SET failing_since = CASE WHEN failures = 0 THEN ?3 ELSE coalesce(failing_since, ?3) END,
-                    permanent_failures = CASE WHEN ?2 THEN permanent_failures + 1 ELSE 0 END,
-                    moved_to = NULL, moves_in_a_row = 0, moved_since = NULL
-                 WHERE id = ?1",
-            )?
-            .execute(params![feed_id.0, permanent, now])?;
-            return Ok(None);
-        }
-        FetchRecord::Fetched { moved_to, .. } | FetchRecord::NotModified { moved_to, .. } => moved_to,
-    };
     let moves: Option<i64> = tx
         .prepare_cached(
             "UPDATE feeds SET healthy_since = CASE WHEN failures > 0 OR healthy_since IS NULL THEN ?3
@@ -54,7 +59,7 @@ pub(super) fn after_fetch(
         )?
         .query_row(params![feed_id.0, moved_to, now], |r| r.get(0))
         .optional()?;
-    Ok(moved_to.clone().filter(|_| moves == Some(STREAK)))
+    Ok(moved_to.filter(|_| moves == Some(STREAK)).map(str::to_string))
 }
 
 /// The feed's newest entry and the median gap between its last 100, after a fetch stored entries.
@@ -68,19 +73,15 @@ pub(super) fn note_entry_dates(tx: &Connection, feed_id: FeedId) -> Result<(), S
     Ok(())
 }
 
-/// Adds one attempt to the feed's history, and lets the oldest go past [`MAX_ATTEMPTS`].
+/// Adds one attempt to the feed's history — its HTTP status and `outcome` (`fetched`, `not-modified`, an error's
+/// kind) — and lets the oldest go past [`MAX_ATTEMPTS`].
 pub(super) fn record_attempt(
     tx: &Connection,
     feed_id: FeedId,
-    record: &FetchRecord,
+    (status, outcome): (Option<u16>, &str),
     attempt: Attempt,
     now: i64,
 ) -> Result<(), StoreError> {
-    let (status, outcome) = match record {
-        FetchRecord::Fetched { status, .. } => (Some(*status), "fetched"),
-        FetchRecord::NotModified { .. } => (Some(304), "not-modified"),
-        FetchRecord::Failed { status, kind, .. } => (*status, kind.as_str()),
-    };
     tx.prepare_cached(
         "INSERT INTO fetch_attempts (feed_id, at, status, outcome, bytes, duration_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?

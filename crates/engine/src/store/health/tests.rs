@@ -20,8 +20,8 @@ fn the_history_keeps_each_feeds_last_fifty_attempts() {
     let (_dir, mut conn, id) = fixtures::one_feed();
     let tx = conn.transaction().unwrap();
     for i in 0..60 {
-        let record = if i % 2 == 0 { not_modified(None) } else { failed(Some(500), ErrorKind::Http) };
-        record_attempt(&tx, id, &record, Attempt { bytes: Some(i), duration_ms: 10 }, 1000 + i as i64).unwrap();
+        let ended = if i % 2 == 0 { (Some(304), "not-modified") } else { (Some(500), "http") };
+        record_attempt(&tx, id, ended, Attempt { bytes: Some(i), duration_ms: 10 }, 1000 + i as i64).unwrap();
     }
     tx.commit().unwrap();
     let kept = attempts(&conn, id).unwrap();
@@ -52,7 +52,7 @@ fn an_outage_forgiven_leaves_no_failure_no_backoff_and_says_so_in_the_history() 
         let record = failed(None, ErrorKind::Connect);
         let tx = conn.transaction().unwrap();
         crate::store::fetches::record_fetch(&tx, id, &record, at).unwrap();
-        record_attempt(&tx, id, &record, Attempt::default(), at).unwrap();
+        record_attempt(&tx, id, (None, "connect"), Attempt::default(), at).unwrap();
         tx.commit().unwrap();
         forgive_outage(&mut conn, &[id], at).unwrap();
     }
