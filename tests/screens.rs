@@ -50,6 +50,8 @@ fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)>) -> FeedR
         full_text: false,
         account: None,
         hidden: false,
+        paused: false,
+        moved_to: None,
     }
 }
 
@@ -374,8 +376,97 @@ fn feed_info() {
             own_title: Some("Planet Rust: news from the Rust community".into()),
             id_rotations: 20,
             settings: vec!["refresh_minutes = 15".into(), "notify = true".into()],
+            attempts: vec![
+                tidings::model::FetchAttempt {
+                    at: NOW - 600,
+                    status: Some(200),
+                    outcome: "fetched".into(),
+                    bytes: Some(48_213),
+                    duration_ms: 182,
+                },
+                tidings::model::FetchAttempt {
+                    at: NOW - 4200,
+                    status: None,
+                    outcome: "timeout".into(),
+                    bytes: None,
+                    duration_ms: 30_000,
+                },
+            ],
         };
         update(&mut s, Event::FeedInfoLoaded { feed_id: FeedId(1), info: Some(Box::new(info)) });
+        s
+    });
+}
+
+/// The health view over the reader: a feed in each state, worst first.
+fn health_view(size: (u16, u16)) -> State {
+    use tidings::health::HealthFacts;
+    let mut s = reader(size);
+    key(&mut s, '!');
+    let base = |id: i64, title: &str| HealthFacts {
+        feed_id: FeedId(id),
+        url: format!("https://example.com/{id}/feed.xml"),
+        title: title.into(),
+        added_at: NOW - 400 * 86_400,
+        healthy_since: Some(NOW - 30 * 86_400),
+        newest_entry_at: Some(NOW - 86_400),
+        median_gap_secs: Some(86_400),
+        ..Default::default()
+    };
+    let facts = vec![
+        base(1, "Planet Rust"),
+        HealthFacts {
+            failures: 3,
+            permanent_failures: 3,
+            last_status: Some(404),
+            error_kind: Some(ErrorKind::Http),
+            last_error: Some("HTTP 404 (not found; the feed may have moved)".into()),
+            failing_since: Some(NOW - 3 * 3600),
+            ..base(3, "Broken Feed")
+        },
+        HealthFacts {
+            failures: 1,
+            gone: true,
+            last_status: Some(410),
+            failing_since: Some(NOW - 7200),
+            ..base(8, "Old Blog")
+        },
+        HealthFacts {
+            moved_to: Some("https://new.example.com/feed.xml".into()),
+            moves_in_a_row: 3,
+            moved_since: Some(NOW - 7200),
+            ..base(2, "A feed with a rather long title that will not fit")
+        },
+        HealthFacts {
+            failures: 2,
+            last_status: Some(429),
+            retry_at: Some(NOW + 20 * 3600),
+            failing_since: Some(NOW - 3600),
+            paused: true,
+            ..base(5, "Busy Server")
+        },
+        HealthFacts {
+            newest_entry_at: Some(NOW - 210 * 86_400),
+            median_gap_secs: Some(7 * 86_400),
+            ..base(6, "Новости дня")
+        },
+    ];
+    update(&mut s, Event::HealthLoaded { facts, left_out: 2 });
+    s
+}
+
+#[test]
+fn health_view_lists_every_feed_worst_first() {
+    at_sizes("health", &SIZES, health_view);
+}
+
+#[test]
+fn health_view_with_marks_and_the_cursor_moved() {
+    at_sizes("health_marked", &SIZES[..1], |size| {
+        let mut s = health_view(size);
+        key(&mut s, ' ');
+        key(&mut s, '*');
+        key(&mut s, 'j');
         s
     });
 }

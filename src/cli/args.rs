@@ -102,6 +102,13 @@ pub enum Command {
     },
     /// Print the unread count of every feed, and the total.
     Unread,
+    /// Every feed's health — ok, failing, dead, gone, moved, quiet or throttled — since when and why, worst
+    /// first. Exit 0 when every feed is ok, 1 when any is not.
+    Health {
+        /// Print one JSON array, an object per feed.
+        #[arg(long)]
+        json: bool,
+    },
     /// Search the cache: titles, authors, feed names and text. Words are ANDed; "a phrase", prefix*,
     /// -word (or NOT word) leaves out, a OR b.
     Search {

@@ -44,6 +44,7 @@ mod daemon;
 mod discover;
 mod export;
 mod failure;
+mod health;
 mod import;
 mod inspect;
 mod keys;
@@ -204,6 +205,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Sync { json }) => runtime.block_on(sync::run(&paths.db, &config, json)),
         Some(Command::Daemon { interval }) => runtime.block_on(daemon::run(&paths.db, &config, interval)),
         Some(Command::Unread) => unread::run(&paths.db),
+        Some(Command::Health { json }) => health::run(&paths.db, &config, json),
         Some(Command::Search { query, json, feed, unread }) => {
             search::run(&paths.db, &query.join(" "), json, feed.as_deref(), unread)
         }

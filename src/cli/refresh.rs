@@ -45,9 +45,15 @@ impl Observer for Progress {
 /// Why a feed was left alone, for this report (the reader says it with its own keys).
 fn skip_reason(skip: Skip, now: i64) -> String {
     match skip {
-        Skip::Gone => "the feed is gone (HTTP 410)".to_string(),
+        Skip::Gone => {
+            "the feed is gone (HTTP 410); it is tried once a day (refresh --force tries it anyway)".to_string()
+        }
+        Skip::Paused => "paused (`tidings health` or the reader's health view resumes it)".to_string(),
         Skip::Waiting { until } => {
-            format!("waiting until {} before trying again", super::local_zone().moment(until, now))
+            format!(
+                "waiting until {} before trying again (refresh --force tries it anyway)",
+                super::local_zone().moment(until, now)
+            )
         }
     }
 }
@@ -113,6 +119,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
             })).collect::<Vec<_>>(),
             "skipped": skipped.iter().map(|(title, reason)| serde_json::json!({"title": one_line(title, 300), "reason": reason})).collect::<Vec<_>>(),
             "cut": summary.cut.iter().map(|(title, listed)| serde_json::json!({"title": one_line(title, 300), "listed": listed})).collect::<Vec<_>>(),
+            "outage": summary.outage,
             "moved": summary.moved.iter().map(|(title, url)| serde_json::json!({"title": one_line(title, 300), "url": url})).collect::<Vec<_>>(),
             "purged": purged,
             "not_indexed": not_indexed,
@@ -167,10 +174,22 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
             writeln!(out, "FAILED  {}{at} [{kind}]: {}", one_line(title, 200), one_line(message, 1000))?;
         }
         for (title, reason) in &skipped {
-            writeln!(out, "SKIPPED {}: {reason} (refresh --force tries it anyway)", one_line(title, 200))?;
+            writeln!(out, "SKIPPED {}: {reason}", one_line(title, 200))?;
         }
         for (title, url) in &summary.moved {
-            writeln!(out, "MOVED   {}: its address is now {}", one_line(title, 200), one_line(url, 500))?;
+            writeln!(
+                out,
+                "MOVED   {}: redirected for good to {} (proposed: accept it in the reader's health view)",
+                one_line(title, 200),
+                one_line(url, 500)
+            )?;
+        }
+        if summary.outage {
+            writeln!(
+                out,
+                "OUTAGE  not one feed answered, on several hosts: the network seems down, so these failures count \
+                 against no feed. Check the connection and refresh again."
+            )?;
         }
         for (title, listed) in &summary.cut {
             writeln!(

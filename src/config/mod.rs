@@ -67,6 +67,11 @@ pub struct Config {
     pub max_entries_per_feed: u32,
     /// Unread entries are purged too (by `keep_days` and `max_entries_per_feed`); starred ones never are.
     pub purge_unread: bool,
+    /// Feed health: a feed failing this many days in a row is `dead` (whatever the error).
+    pub dead_after_days: u32,
+    /// Feed health: a feed with no new entry for longer than this many days (and four times its usual gap
+    /// between entries) is `quiet`.
+    pub quiet_after_days: u32,
     /// `[feeds."URL"]`: retention of particular feeds, by feed URL.
     pub feeds: BTreeMap<String, FeedConfig>,
     /// `[keys]`: rebinds actions (every action and its keys: docs/keys.md).
@@ -146,6 +151,8 @@ impl Default for Config {
             keep_days: 90,
             max_entries_per_feed: 0,
             purge_unread: false,
+            dead_after_days: 7,
+            quiet_after_days: 90,
             feeds: BTreeMap::new(),
             keys: toml::Table::new(),
             colors: toml::Table::new(),

@@ -8,6 +8,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 impl Config {
+    /// The thresholds feed health judges by (`dead_after_days`, `quiet_after_days`).
+    pub fn health_rules(&self) -> crate::health::HealthRules {
+        crate::health::HealthRules {
+            dead_after_days: i64::from(self.dead_after_days),
+            quiet_after_days: i64::from(self.quiet_after_days),
+        }
+    }
+
     /// The kill rules as queries: each `[[ignore]]`'s query, narrowed to its feed or folder.
     pub fn kill_rules(&self) -> Vec<crate::query::Query> {
         use crate::query::{Condition, Field, Op, Query, Value, parse};

@@ -29,6 +29,8 @@ impl Config {
             "image_cache_mb",
             "must be at most 100000 (0 keeps no pictures on disk)",
         )?;
+        check((1..=3650).contains(&self.dead_after_days), "dead_after_days", "must be between 1 and 3650 days")?;
+        check((1..=36_500).contains(&self.quiet_after_days), "quiet_after_days", "must be between 1 and 36500 days")?;
         let retention_keys = std::iter::once((Vec::new(), Some(self.keep_days), Some(self.max_entries_per_feed)))
             .chain(
                 self.feeds

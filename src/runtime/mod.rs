@@ -100,6 +100,7 @@ impl Reader {
             },
             last_search: session.preference("last_search").map(str::to_string),
             views: config.saved_views(),
+            health_rules: config.health_rules(),
         };
         let mut state = State::new(setup, options.size);
         // What is said at start is stamped with the time it is said (the first tick comes later).

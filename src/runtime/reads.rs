@@ -195,6 +195,17 @@ impl Reads {
         });
     }
 
+    /// Every local feed's health facts (the health view judges them).
+    pub(super) fn health(&self) {
+        let inbox = self.inbox.clone();
+        self.behind_writes(&self.reader, move |c, _| {
+            let _ = inbox.send(match store::health::facts(c) {
+                Ok((facts, left_out)) => Event::HealthLoaded { facts, left_out },
+                Err(e) => Event::Error(format!("cannot read the feeds' health: {e}")),
+            });
+        });
+    }
+
     /// The feeds due for an automatic refresh at `now`.
     pub(super) fn due(&self, now: i64, interval_secs: i64) {
         let inbox = self.inbox.clone();

@@ -34,6 +34,7 @@ impl Services {
             Effect::LoadRows { list, ids } => self.reads.rows(list, ids),
             Effect::LoadArticle(entry_id) => self.reads.article(entry_id),
             Effect::LoadFeedInfo(feed_id) => self.reads.feed_info(feed_id, self.settings.lines_of()),
+            Effect::LoadHealth => self.reads.health(),
             Effect::LoadDue { now, interval_secs } => self.reads.due(now, interval_secs),
             Effect::CountViews(views) => self.reads.count_views(views),
             Effect::FindDatabaseHolders => self.reads.holders(),

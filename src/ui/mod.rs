@@ -3,6 +3,7 @@
 //! the clock or does I/O.
 
 mod dialogs;
+mod health;
 mod panes;
 pub mod pictures;
 mod status;

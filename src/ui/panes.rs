@@ -63,6 +63,11 @@ pub(super) fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: R
                         ("✗", theme.dead)
                     } else if feed.last_error.is_some() {
                         ("!", theme.error)
+                    } else if feed.moved_to.is_some() {
+                        // A move its redirects propose, waiting to be accepted in the health view.
+                        ("→", theme.error)
+                    } else if feed.paused {
+                        ("‖", theme.hint)
                     } else if feed.encoding_overridden || feed.encoding_forced.is_some() {
                         ("~", theme.overridden)
                     } else if feed.full_text {

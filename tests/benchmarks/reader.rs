@@ -13,6 +13,9 @@
 //!   released): the key to the frame with its text, beside an article without pictures; each picture from its
 //!   bytes released to the frame that shows it; scrolling key → frame; and the peak memory after an article
 //!   with 50 pictures was read to its end.
+//! - `health`: the health view over 10,000 feeds (`support::farm`, five entries each, a seventh of them failing
+//!   for good, a seventh once, a seventh with a move proposed): the key to the frame with every feed judged, and
+//!   each key inside the view (moving, marking, marking a whole state) to its frame.
 //! - `sync`: the reader's first sync with a real FreshRSS (the kit next to the repository) holding `--feeds N`
 //!   × `--items M` (200 × 50: 10,000 items), while a key arrives every 10 ms: key → frame while it syncs.
 //!
@@ -47,6 +50,7 @@ fn main() {
             "refresh" => child_refresh(arg),
             "pictures" => child_pictures(arg),
             "sync" => child_sync(arg),
+            "health" => child_health(arg),
             other => panic!("unknown child job {other}"),
         }
         return;
@@ -68,6 +72,75 @@ fn main() {
     if which.as_deref().is_none_or(|w| w == "sync") {
         sync(&args);
     }
+    if which.as_deref().is_none_or(|w| w == "health") {
+        health();
+    }
+}
+
+/// 10,000 feeds in every state: the health view opened, then read and marked with keys.
+fn health() {
+    let spec =
+        FarmSpec { feeds: 10_000, entries_per_feed: 5, read_percent: 50, starred_per_mille: 0, index: false, seed: 33 };
+    let work = tempfile::tempdir().expect("temp dir");
+    let db = work.path().join("health.db");
+    let started = Instant::now();
+    farm::build(&db, &spec);
+    let conn = rusqlite::Connection::open(&db).expect("open the farm");
+    conn.execute_batch(
+        "UPDATE feeds SET
+            failures = CASE id % 7 WHEN 0 THEN 3 WHEN 1 THEN 1 ELSE 0 END,
+            permanent_failures = CASE id % 7 WHEN 0 THEN 3 ELSE 0 END,
+            last_status = CASE id % 7 WHEN 0 THEN 404 WHEN 1 THEN 500 ELSE 200 END,
+            last_error = CASE WHEN id % 7 IN (0, 1) THEN 'HTTP ' || last_status || ' (the server failed)' END,
+            error_kind = CASE WHEN id % 7 IN (0, 1) THEN 'http' END,
+            failing_since = CASE WHEN id % 7 IN (0, 1) THEN unixepoch() - 3600 END,
+            moved_to = CASE id % 7 WHEN 2 THEN 'http://moved.example/' || id || '.xml' END,
+            moves_in_a_row = CASE id % 7 WHEN 2 THEN 3 ELSE 0 END",
+    )
+    .expect("give the farm's feeds their health");
+    drop(conn);
+    println!("reader health: {} feeds (built in {:.1} s)", spec.feeds, started.elapsed().as_secs_f64());
+    let (printed, peak) = in_child(&format!("health:{}", db.display()));
+    print!("{printed}");
+    println!("  peak memory of the reader: {peak:.1} MB");
+}
+
+/// In the child: `!` to the frame with every feed judged (five times), then keys in the view to their frames.
+fn child_health(db: &str) {
+    let rt = runtime();
+    rt.block_on(async {
+        let mut terminal = Terminal::new(TestBackend::new(160, 45)).unwrap();
+        let mut app = Reader::new(options(std::path::Path::new(db), false)).expect("open the reader");
+        app.dispatch(Event::Tick(chrono::Utc::now().timestamp()));
+        app.start();
+        app.run_until(Duration::from_secs(60), |s| s.feeds.loaded).await.unwrap();
+        app.draw(&mut terminal).unwrap();
+        let mut opens = Vec::new();
+        for _ in 0..5 {
+            app.state.health.rows = None;
+            let at = Instant::now();
+            app.dispatch(key(KeyCode::Char('!')));
+            app.run_until(Duration::from_secs(60), |s| s.health.rows.is_some()).await.unwrap();
+            app.draw(&mut terminal).unwrap();
+            opens.push(at.elapsed());
+            app.dispatch(key(KeyCode::Esc));
+        }
+        let judged = app.state.health.rows.as_ref().map_or(0, Vec::len);
+        println!("  the health view opened with {judged} feeds judged: {}", spread(opens).replace("keys", "opens"));
+        app.dispatch(key(KeyCode::Char('!')));
+        app.run_until(Duration::from_secs(60), |s| s.health.rows.is_some()).await.unwrap();
+        let mut keys = walk();
+        keys.extend((0..50).map(|_| key(KeyCode::Char(' '))));
+        keys.extend((0..20).map(|_| key(KeyCode::Char('*'))));
+        let mut samples = Vec::new();
+        for event in keys {
+            let at = Instant::now();
+            app.dispatch(event);
+            app.draw(&mut terminal).unwrap();
+            samples.push(at.elapsed());
+        }
+        println!("  a key in the health view to its frame: {}", spread(samples));
+    });
 }
 
 /// A 1000 × 800 JPEG of smooth colour (a photograph's worth of detail for the decoder), different per `seed`.

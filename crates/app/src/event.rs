@@ -133,6 +133,11 @@ pub enum Event {
         ids: Vec<FeedId>,
         reason: String,
     },
+    /// Every local feed's health facts, and how many feeds of accounts were left out.
+    HealthLoaded {
+        facts: Vec<tidings_core::health::HealthFacts>,
+        left_out: usize,
+    },
     FeedInfoLoaded {
         feed_id: FeedId,
         info: Option<Box<FeedInfo>>,
@@ -231,6 +236,8 @@ pub enum Effect {
         interval_secs: i64,
     },
     LoadFeedInfo(FeedId),
+    /// Read every local feed's health facts (the health view).
+    LoadHealth,
     /// Find the feeds an address offers (the add dialog).
     Discover {
         request: RequestId,

@@ -224,7 +224,8 @@ impl FeedList {
         }
         let mut feeds_in: HashMap<Option<FolderId>, Vec<usize>> = HashMap::new();
         for (i, f) in self.feeds.iter().enumerate() {
-            let left_out = (f.hidden && !self.show_hidden) || (self.hide_read && f.unread == 0);
+            // A feed in trouble stays in sight whatever `hide_read_feeds` says: it needs a look.
+            let left_out = (f.hidden && !self.show_hidden) || (self.hide_read && f.unread == 0 && !f.in_trouble());
             if left_out && Some(f.id) != keep {
                 continue;
             }

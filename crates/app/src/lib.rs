@@ -19,6 +19,7 @@ pub mod dialogs;
 pub mod entries;
 pub mod event;
 pub mod feeds;
+pub mod health;
 pub mod input;
 pub mod keymap;
 pub mod layout;
@@ -112,6 +113,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         }
         Event::RefreshStopped { batch, ids, reason } => progress::on_stopped(state, batch, ids, reason),
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
+        Event::HealthLoaded { facts, left_out } => health::on_loaded(state, facts, left_out),
         Event::Synced { account, said, changed } => sync::on_synced(state, account, said, changed),
         Event::ViewsCounted(counts) => feeds::on_views_counted(state, counts),
         Event::FeedSettingSaved { feed_id, setting, outcome } => {
@@ -162,6 +164,13 @@ fn written(state: &mut State, write: UserWrite, outcome: Result<Applied, WriteFa
 fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     if key.kind != KeyEventKind::Press {
         return Vec::new();
+    }
+    if state.dialog == Some(Dialog::Health) {
+        let action = state.keymap.action(Context::Health, &key);
+        if action == Some(Action::Quit) {
+            return saving::quit(state);
+        }
+        return health::on_key(state, action);
     }
     if state.dialog.is_some() {
         let (mut effects, answer) = dialogs::on_key(state, key);
@@ -307,6 +316,7 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         Action::NextUnreadFeed => feeds::next_feed(state, true, true),
         Action::PrevUnreadFeed => feeds::next_feed(state, false, true),
         Action::HideReadFeeds => feeds::toggle_hide_read(state),
+        Action::Health => health::open(state),
         Action::Bookmark => commands::bookmark(state),
         // A dialog's own actions do nothing in the panes.
         Action::Close
@@ -334,7 +344,11 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::Choose6
         | Action::Choose7
         | Action::Choose8
-        | Action::Choose9 => Vec::new(),
+        | Action::Choose9
+        | Action::Mark
+        | Action::MarkState
+        | Action::Pause
+        | Action::AcceptMove => Vec::new(),
     }
 }
 

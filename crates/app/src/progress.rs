@@ -125,7 +125,7 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
                 feed.title = title.clone();
                 feed.last_fetched_at = Some(now);
                 if let Some(url) = &moved_to {
-                    feed.url = url.clone();
+                    feed.moved_to = Some(url.clone());
                 }
             }
             state.status.feed_recovered(feed_id);
@@ -135,7 +135,8 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
                 state.progress.feeds_with_new += 1;
             }
             if let Some(url) = moved_to {
-                state.progress.moved.push(format!("{} moved for good to {url}", one_line(&title, 80)));
+                let accept = state.keymap.say(Context::General, Action::Health, " ({} to accept the move)");
+                state.progress.moved.push(format!("{} moved for good to {url}{accept}", one_line(&title, 80)));
             }
             if let Some(listed) = cut_from {
                 let info = state.keymap.say(Context::General, Action::FeedInfo, " ({} on it says so)");
@@ -155,7 +156,7 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
                 recovered(feed);
                 feed.last_fetched_at = Some(now);
                 if let Some(url) = moved_to {
-                    feed.url = url;
+                    feed.moved_to = Some(url);
                 }
             }
             state.status.feed_recovered(feed_id);
@@ -243,12 +244,21 @@ pub fn end_of_batch(state: &mut State) -> Vec<Effect> {
     for moved in &p.moved {
         text.push_str(&format!("; {moved}"));
     }
+    let trouble = state.feeds.feeds.iter().filter(|f| f.account.is_none() && f.in_trouble()).count();
+    if trouble > 0 {
+        let shows = state.keymap.say(Context::General, Action::Health, " ({} shows them)");
+        let feeds = if trouble == 1 { "1 feed needs".to_string() } else { format!("{trouble} feeds need") };
+        text.push_str(&format!("; {feeds} a look{shows}"));
+    }
     let now = state.clock.now;
     // One feed that failed: its own error says more than a summary would.
     if !(p.failed > 0 && fetched == 1) {
         state.status.info(text, now);
     }
     let mut effects = vec![Effect::LoadFeeds];
+    if state.dialog == Some(super::dialogs::Dialog::Health) {
+        effects.push(Effect::LoadHealth);
+    }
     effects.extend(super::entries::catch_up(state));
     effects
 }

@@ -75,6 +75,8 @@ pub struct Setup {
     pub last_search: Option<String>,
     /// The saved views (`[[views]]`): name and query.
     pub views: Vec<(String, String)>,
+    /// What feed health judges by (`dead_after_days`, `quiet_after_days`).
+    pub health_rules: tidings_core::health::HealthRules,
 }
 
 impl Default for Setup {
@@ -91,6 +93,7 @@ impl Default for Setup {
             hide_read_feeds: false,
             last_search: None,
             views: Vec::new(),
+            health_rules: Default::default(),
         }
     }
 }
@@ -112,6 +115,8 @@ pub struct State {
     pub refresh: progress::AutoRefresh,
     pub sync: sync::Syncing,
     pub subscriptions: subscriptions::Subscriptions,
+    /// The health view's rows, cursor and marks.
+    pub health: super::health::HealthView,
     pub commands: super::commands::Commands,
     /// Pictures in the article: on or off, and what is known of each.
     pub pictures: pictures::Pictures,
@@ -171,6 +176,7 @@ impl State {
                 ..Default::default()
             },
             subscriptions: Default::default(),
+            health: super::health::HealthView { rules: setup.health_rules, ..Default::default() },
             commands: super::commands::Commands {
                 macros: setup.macros,
                 bookmark_command: setup.bookmark_command,

@@ -189,7 +189,7 @@ pub fn confirmed(state: &mut State, action: Confirmed, with_contents: bool) -> V
             );
             vec![Effect::write(UserWrite::DeleteFolder { folder_id: id, with_contents }), Effect::LoadFeeds]
         }
-        Confirmed::MarkRead(_) => unreachable!("answered by the feed list"),
+        Confirmed::MarkRead(_) | Confirmed::UnsubscribeMarked => unreachable!("answered by their own features"),
     }
 }
 

@@ -14,6 +14,7 @@
 //! - [`render`]: article HTML → styled, wrapped lines with numbered links.
 //! - [`extract`]: a web page → its main article (Readability), sanitized, for feeds that send only snippets.
 //! - [`inspect`]: the report `tidings inspect` prints.
+//! - [`health`]: which feeds are dead, gone, moved, quiet or throttled, judged from what their fetches left.
 //! - [`search`]: what the full-text index reads for an entry, a person's query as an FTS5 expression, and
 //!   where its words are in an article (CJK as bigrams, widths and diacritics folded).
 //! - [`model`]: the data every layer shares: parsed feeds, and the rows the reader shows.
@@ -28,6 +29,7 @@ pub mod decode;
 pub mod extract;
 pub mod feedlinks;
 pub mod greader;
+pub mod health;
 pub mod ingest;
 pub mod inspect;
 pub mod markup;

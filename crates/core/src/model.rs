@@ -254,6 +254,18 @@ pub struct FeedRow {
     pub account: Option<AccountId>,
     /// Left out of the feed list (newsboat's `!`); its entries are still in the views.
     pub hidden: bool,
+    /// The user paused it: no refresh fetches it until it is resumed.
+    pub paused: bool,
+    /// The new address its permanent redirects propose (see `health::HealthState::Moved`), not yet accepted.
+    pub moved_to: Option<String>,
+}
+
+impl FeedRow {
+    /// Whether it needs a look (see the health view): its last refresh failed, it is gone, a move waits to be
+    /// accepted, or it is paused. The feed list shows such a feed whatever `hide_read_feeds` says.
+    pub fn in_trouble(&self) -> bool {
+        self.last_error.is_some() || self.dead || self.moved_to.is_some() || self.paused
+    }
 }
 
 /// An entry as the entry list shows it.
@@ -315,6 +327,21 @@ pub struct FeedInfo {
     pub id_rotations: i64,
     /// Its settings in the config (`[feeds."URL"]`, their source of truth), as `key = value` lines.
     pub settings: Vec<String>,
+    /// Its last attempts (at most 50), newest first.
+    pub attempts: Vec<FetchAttempt>,
+}
+
+/// One attempt to fetch a feed, as its history keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FetchAttempt {
+    pub at: i64,
+    /// The HTTP status, when the server answered.
+    pub status: Option<i64>,
+    /// `fetched`, `not-modified`, an error's kind (`dns`, `http`, `timeout`…), or `outage` (failed while the
+    /// whole network was down, counted against nothing).
+    pub outcome: String,
+    pub bytes: Option<i64>,
+    pub duration_ms: i64,
 }
 
 /// Most entries one fetch of a feed stores, so a hostile feed cannot fill the disk; the rest of a longer feed is
@@ -367,8 +394,10 @@ pub enum RefreshEvent {
 /// Why an unforced refresh left a feed alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Skip {
-    /// The server said it is gone for good (HTTP 410).
+    /// The server said it is gone for good (HTTP 410); it is tried again once a day.
     Gone,
+    /// The user paused it: no refresh fetches it until it is resumed.
+    Paused,
     /// It failed lately, or its server asked to wait (Retry-After): not before this time (seconds since the epoch).
     Waiting { until: i64 },
 }
@@ -595,6 +624,13 @@ pub enum UserWrite {
         feed_id: FeedId,
         hidden: bool,
     },
+    /// Pause feeds (no refresh fetches them, forced or not) or resume them: the health view's `p`.
+    SetFeedsPaused {
+        feed_ids: Vec<FeedId>,
+        paused: bool,
+    },
+    /// Accept the move a feed's permanent redirects proposed: its address changes, its entries stay.
+    AcceptMove(FeedId),
     /// Remember one of the reader's settings across restarts (`hide_read_feeds`, the last search); `None`
     /// forgets it.
     SetPreference {
@@ -680,6 +716,10 @@ impl UserWrite {
             UserWrite::SetFeedFullText { .. } => "a feed's full-text setting".to_string(),
             UserWrite::SetFeedHidden { hidden: true, .. } => "hid a feed".to_string(),
             UserWrite::SetFeedHidden { hidden: false, .. } => "showed a hidden feed".to_string(),
+            UserWrite::SetFeedsPaused { feed_ids, paused } => {
+                format!("{} {} feed(s)", if *paused { "paused" } else { "resumed" }, feed_ids.len())
+            }
+            UserWrite::AcceptMove(_) => "accepted a feed's new address".to_string(),
             UserWrite::SetPreference { name, .. } => format!("the setting {name}"),
             UserWrite::CarryOver { feeds, entries: carried, .. } => {
                 format!("carried over {} feeds and {}", feeds.len(), entries(carried.len()))
@@ -708,6 +748,8 @@ impl UserWrite {
             UserWrite::SetEncodingOverride { .. } => "cannot save the forced encoding",
             UserWrite::SetFeedFullText { .. } => "cannot save the feed's full-text setting",
             UserWrite::SetFeedHidden { .. } => "cannot hide or show the feed",
+            UserWrite::SetFeedsPaused { .. } => "cannot pause or resume the feeds",
+            UserWrite::AcceptMove(_) => "cannot accept the feed's new address",
             UserWrite::SetPreference { .. } => "cannot remember the setting",
             UserWrite::CarryOver { .. } => "cannot carry the subscriptions and entries over",
         }

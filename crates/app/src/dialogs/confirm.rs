@@ -17,6 +17,8 @@ pub enum Confirmed {
     DeleteFolder(FolderId),
     /// Mark every entry of a list read.
     MarkRead(crate::ListKey),
+    /// Unsubscribe from the feeds chosen in the health view.
+    UnsubscribeMarked,
 }
 
 pub(super) fn on_key(confirm: &Confirm, action: Option<Action>) -> (Next, Option<Answer>) {

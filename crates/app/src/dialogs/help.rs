@@ -22,7 +22,9 @@ pub enum HelpLine {
 pub const LEGEND: &[(&str, &str)] = &[
     ("!", "the feed's last refresh failed (feed info says why)"),
     ("~", "the feed's encoding was overridden or forced"),
-    ("✗", "the feed is gone for good (HTTP 410); only a refresh by hand tries it"),
+    ("✗", "the feed is gone for good (HTTP 410); it is tried once a day"),
+    ("→", "the feed's redirects propose a new address (the health view accepts it)"),
+    ("‖", "the feed is paused: no refresh fetches it (the health view resumes it)"),
     ("↻", "the feed is being fetched"),
     ("¶", "the feed's new entries are fetched in full on refresh"),
     ("⌕", "the last search"),

@@ -129,8 +129,26 @@ impl Info {
                 ),
             );
         }
+        if !info.attempts.is_empty() {
+            field("History", format!("the last {} attempts, newest first", info.attempts.len()));
+            for attempt in &info.attempts {
+                field("", attempt_line(attempt, zone));
+            }
+        }
         lines
     }
+}
+
+/// One attempt of the feed's history: when, the HTTP status, how it ended, the bytes it brought, how long.
+fn attempt_line(attempt: &crate::model::FetchAttempt, zone: Zone) -> String {
+    let status = attempt.status.map_or("—".to_string(), |s| s.to_string());
+    let bytes = match attempt.bytes {
+        Some(b) if b >= 1024 * 1024 => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),
+        Some(b) if b >= 1024 => format!("{:.1} kB", b as f64 / 1024.0),
+        Some(b) => format!("{b} B"),
+        None => "—".to_string(),
+    };
+    format!("{} · {status} · {} · {bytes} · {} ms", zone.datetime(attempt.at), attempt.outcome, attempt.duration_ms)
 }
 
 /// Where the window goes on a terminal of `width` × `height`.

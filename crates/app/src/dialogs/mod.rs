@@ -40,6 +40,8 @@ pub enum Dialog {
     Confirm(Confirm),
     /// Lines to read (an import report, what discovery tried, the message log), scrollable.
     Report(Report),
+    /// The health view; its state is `State::health`, its keys `crate::health`'s.
+    Health,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,6 +116,7 @@ impl Dialog {
             Dialog::Picker(_) => Context::Picker,
             Dialog::Confirm(_) => Context::Confirm,
             Dialog::Report(_) => Context::Report,
+            Dialog::Health => Context::Health,
         }
     }
 }
@@ -154,6 +157,8 @@ pub fn on_key(state: &mut State, key: KeyEvent) -> (Vec<Effect>, Option<Answer>)
         Dialog::Prompt(prompt) => prompt::on_key(state, prompt, action, key),
         Dialog::Picker(picker) => picker::on_key(state, picker, action),
         Dialog::Confirm(confirm) => confirm::on_key(confirm, action),
+        // Its keys go to `crate::health` before they reach here.
+        Dialog::Health => (Next::Keep, None),
     };
     match next {
         Next::Keep => state.dialog = Some(dialog),

@@ -21,10 +21,12 @@ pub enum Context {
     Confirm,
     /// A window of text to read: an import report, what discovery tried, the message log.
     Report,
+    /// The health view: every feed's state, and what to do about those in trouble.
+    Health,
 }
 
 impl Context {
-    pub const ALL: [Context; 10] = [
+    pub const ALL: [Context; 11] = [
         Context::General,
         Context::Feeds,
         Context::Entries,
@@ -35,6 +37,7 @@ impl Context {
         Context::Picker,
         Context::Confirm,
         Context::Report,
+        Context::Health,
     ];
 
     /// Its name in the config file (`[keys.entries]`).
@@ -50,6 +53,7 @@ impl Context {
             Context::Picker => "picker",
             Context::Confirm => "confirm",
             Context::Report => "report",
+            Context::Health => "health_view",
         }
     }
 
@@ -66,6 +70,7 @@ impl Context {
             Context::Picker => "Choosing a feed",
             Context::Confirm => "Questions",
             Context::Report => "Reports and the message log",
+            Context::Health => "Feed health",
         }
     }
 
@@ -212,6 +217,16 @@ actions! {
     Choose7 = "choose_7",
     Choose8 = "choose_8",
     Choose9 = "choose_9",
+    /// Feed health: every feed that is dead, gone, moved, failing, throttled or quiet, and what to do.
+    Health = "health",
+    /// In the health view: mark the feed (or unmark it) for what comes next.
+    Mark = "mark",
+    /// In the health view: mark every feed in the state of the one under the cursor (again: unmark them).
+    MarkState = "mark_state",
+    /// In the health view: pause the feeds (never fetched until resumed), or resume them.
+    Pause = "pause",
+    /// In the health view: accept the new address a feed's permanent redirects propose.
+    AcceptMove = "accept_move",
 }
 
 impl Action {
@@ -342,6 +357,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::NextUnreadFeed, &["Ctrl-n"], "the next feed with unread entries"),
     (Context::General, Action::PrevUnreadFeed, &["Ctrl-p"], "the previous feed with unread entries"),
     (Context::General, Action::HideReadFeeds, &["H"], "hide feeds with nothing unread, or show them again"),
+    (Context::General, Action::Health, &["!"], "feed health: feeds dead, gone, moved, failing, throttled or quiet"),
     (Context::General, Action::Bookmark, &["Ctrl-b"], "bookmark the entry with the config's bookmark command"),
     (Context::General, Action::Help, &["?"], "show or hide the help"),
     (Context::General, Action::Suspend, &["Ctrl-z"], "suspend tidings (fg in the shell brings it back)"),
@@ -387,4 +403,13 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::Confirm, Action::No, &["n", "N", "q", "Esc"], "no"),
     (Context::Confirm, Action::DeleteAll, &["D"], "deleting a folder: its feeds and folders too"),
     (Context::Report, Action::Close, &["q", "Esc", "Enter"], "close"),
+    (Context::Health, Action::Close, &["!", "q", "Esc"], "close the health view"),
+    (Context::Health, Action::Mark, &["Space"], "mark the feed, or unmark it (then act on every marked feed)"),
+    (Context::Health, Action::MarkState, &["*"], "mark every feed in this feed's state (again: unmark them)"),
+    (Context::Health, Action::Delete, &["D"], "unsubscribe from the marked feeds (or this one), after a yes"),
+    (Context::Health, Action::Pause, &["p"], "pause the marked feeds (never fetched), or resume them"),
+    (Context::Health, Action::Refresh, &["r"], "retry the marked feeds (or this one) now, backoff or not"),
+    (Context::Health, Action::AcceptMove, &["m"], "accept the proposed new address (the entries stay)"),
+    (Context::Health, Action::OpenInBrowser, &["o"], "open the feed's site in the browser"),
+    (Context::Health, Action::FeedInfo, &["i", "Enter"], "the feed's info: its last 50 attempts, errors"),
 ];

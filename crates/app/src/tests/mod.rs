@@ -2,6 +2,7 @@
 //! The helpers here build states the way the events would; the tests are grouped by what they exercise.
 
 mod dialogs;
+mod health;
 mod lists;
 mod reading;
 mod refreshing;
@@ -68,6 +69,8 @@ pub(crate) fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)
         full_text: false,
         account: None,
         hidden: false,
+        paused: false,
+        moved_to: None,
     }
 }
 

@@ -54,7 +54,10 @@ fn refresh_events_count_progress_record_errors_and_reload_at_the_end() {
     let effects = update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(3), moved_to: None }));
     assert_eq!(effects, vec![Effect::LoadFeeds]);
     assert!(s.progress.is_idle());
-    assert_eq!(s.status.current(s.clock.now).unwrap().text, "3 new entries in 1 feed (3 feeds refreshed), 1 failed");
+    assert_eq!(
+        s.status.current(s.clock.now).unwrap().text,
+        "3 new entries in 1 feed (3 feeds refreshed), 1 failed; 1 feed needs a look (! shows them)"
+    );
 }
 
 #[test]
@@ -207,7 +210,7 @@ fn skipped_and_backing_off_feeds_are_told_apart() {
     assert!(s.feeds.feeds[2].dead);
     assert_eq!(
         s.status.current(s.clock.now).unwrap().text,
-        "Refreshed 2 feeds, nothing new, 2 failed, 1 left alone (waiting or gone)"
+        "Refreshed 2 feeds, nothing new, 2 failed, 1 left alone (waiting or gone); 2 feeds need a look (! shows them)"
     );
 }
 

@@ -18,6 +18,8 @@
 mod budget;
 pub mod full_text;
 pub mod notify;
+mod order;
+mod outage;
 mod pipeline;
 mod report;
 
@@ -25,15 +27,17 @@ pub use pipeline::{Observer, Outcome, Pipeline, Upkeep};
 pub use report::Summary;
 use report::{FeedName, Reporter, STOPPED, Unfinished};
 
-use crate::fetch::{Courtesy, FetchOutcome, Fetcher, Turn, Validators, Weight, host_key};
+use crate::fetch::{Courtesy, FetchOutcome, Fetcher, Turn, Validators, Weight};
 pub use crate::model::RefreshEvent;
-use crate::model::{ErrorKind, FeedId, Skip};
+use crate::model::{ErrorKind, FeedId};
 pub use crate::store::feeds::MAX_REFRESH_EVERY_SECS;
 use crate::store::feeds::{self, RefreshTarget};
-use crate::store::fetches::{Batcher, FetchRecord, MAX_ENTRIES_PER_REFRESH};
+use crate::store::fetches::{Attempt, Batcher, FetchRecord, MAX_ENTRIES_PER_REFRESH};
 use crate::store::{DbThread, StoreError};
 use budget::{BYTES_IN_FLIGHT, Budget, UNKNOWN_LENGTH};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use order::{interleave_by_host, skip_reason};
+use outage::Tally;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -134,6 +138,7 @@ impl Refresher {
             })
             .await?;
         let reporter = Arc::new(Reporter { report: Box::new(report), open: Mutex::new(true) });
+        let tally = Arc::new(Tally::default());
         let mut summary = Summary::default();
         let mut unfinished = Unfinished { feeds: HashMap::new(), waiting: HashMap::new(), reporter: reporter.clone() };
         let mut tasks = tokio::task::JoinSet::new();
@@ -147,7 +152,7 @@ impl Refresher {
             if !listed.insert(target.id) {
                 continue; // A feed named twice is refreshed once.
             }
-            if !force && let Some(reason) = skip_reason(&target, now) {
+            if let Some(reason) = skip_reason(&target, now, force) {
                 let event = RefreshEvent::Skipped { feed_id: target.id, title: target.title.clone(), reason };
                 reporter.send(event.clone());
                 summary.count(event);
@@ -166,8 +171,8 @@ impl Refresher {
             let joined = tokio::select! {
                 Some((turn, target)) = futures::StreamExt::next(&mut waiting) => {
                     let feed = unfinished.waiting.remove(&target.id);
-                    let (this, reporter) = (self.clone(), reporter.clone());
-                    let task = tasks.spawn(async move { this.refresh_one(target, turn, &reporter).await });
+                    let (this, reporter, tally) = (self.clone(), reporter.clone(), tally.clone());
+                    let task = tasks.spawn(async move { this.refresh_one(target, turn, &reporter, &tally).await });
                     if let Some(feed) = feed {
                         unfinished.feeds.insert(task.id(), feed);
                     }
@@ -189,6 +194,11 @@ impl Refresher {
             reporter.send(event.clone());
             summary.count(event);
         }
+        let excused = tally.outage();
+        if !excused.is_empty() {
+            summary.outage = true;
+            self.writer.call(move |c| crate::store::health::forgive_outage(c, &excused, now)).await?;
+        }
         summary.failed.sort_by_key(|ev| match ev {
             RefreshEvent::Failed { title, .. } => title.to_lowercase(),
             _ => String::new(),
@@ -204,7 +214,14 @@ impl Refresher {
 
     /// Fetches, reads and stores one feed, its turn come (see [`Courtesy`]); returns the final event (which `run`
     /// reports).
-    async fn refresh_one(&self, target: RefreshTarget, mut turn: Turn, reporter: &Reporter) -> RefreshEvent {
+    async fn refresh_one(
+        &self,
+        target: RefreshTarget,
+        mut turn: Turn,
+        reporter: &Reporter,
+        tally: &Tally,
+    ) -> RefreshEvent {
+        let started = std::time::Instant::now();
         if let Some(hook) = &self.test_hook {
             hook(&target.url);
         }
@@ -223,6 +240,10 @@ impl Refresher {
         let fetched = self.fetcher.get_admitted(&target.url, &validators, turn.keep_alive(), admit).await;
         // The request is over: the next takes its turn while this feed is read and stored.
         drop(turn);
+        let bytes = match &fetched {
+            Ok((FetchOutcome::Fetched(document), _)) => Some(document.body.len() as u64),
+            _ => None,
+        };
         let (fetched, _held) = match fetched {
             Ok((outcome, mut held)) => {
                 if let (FetchOutcome::Fetched(document), Some(held)) = (&outcome, held.as_mut()) {
@@ -244,7 +265,9 @@ impl Refresher {
                 retry_after_secs: e.retry_after_secs(),
             },
         };
-        self.save(FeedName::of(&target), record).await
+        tally.note(target.id, &target.url, &record);
+        let attempt = Attempt { bytes, duration_ms: started.elapsed().as_millis() as u64 };
+        self.save(FeedName::of(&target), record, attempt).await
     }
 
     /// Decodes and parses a fetched feed on the blocking pool, one feed per core at a time.
@@ -305,7 +328,7 @@ impl Refresher {
     }
 
     /// Stores how one feed's refresh ended and turns it into the feed's final event.
-    async fn save(&self, feed: FeedName, record: FetchRecord) -> RefreshEvent {
+    async fn save(&self, feed: FeedName, record: FetchRecord, attempt: Attempt) -> RefreshEvent {
         let failure = match &record {
             FetchRecord::Failed { kind, message, .. } => Some((*kind, message.clone())),
             _ => None,
@@ -314,7 +337,7 @@ impl Refresher {
             tracing::warn!(feed = %feed.url, %kind, "refresh failed: {message}");
         }
         let not_modified = matches!(record, FetchRecord::NotModified { .. });
-        let saved = self.batcher.save(feed.id, record).await;
+        let saved = self.batcher.save(feed.id, record, attempt).await;
         let FeedName { id: feed_id, title, url } = feed;
         match (saved, failure) {
             (Err(e), _) => RefreshEvent::Failed {
@@ -362,34 +385,8 @@ impl Refresher {
             crate::sanitize::one_line(&what, 300)
         );
         let record = FetchRecord::Failed { status: None, kind: ErrorKind::Internal, message, retry_after_secs: None };
-        self.save(feed, record).await
+        self.save(feed, record, Attempt::default()).await
     }
-}
-
-/// The targets reordered round-robin by host (first feed of each host, then the second of each, …), keeping
-/// each host's own order: the first feeds to start are spread over as many hosts as possible.
-fn interleave_by_host(targets: Vec<RefreshTarget>) -> Vec<RefreshTarget> {
-    let total = targets.len();
-    let mut order: Vec<String> = Vec::new();
-    let mut by_host: HashMap<String, VecDeque<RefreshTarget>> = HashMap::new();
-    for target in targets {
-        let host = host_key(&target.url);
-        by_host
-            .entry(host)
-            .or_insert_with_key(|host| {
-                order.push(host.clone());
-                VecDeque::new()
-            })
-            .push_back(target);
-    }
-    let mut queues: Vec<VecDeque<RefreshTarget>> = order.iter().filter_map(|host| by_host.remove(host)).collect();
-    let mut out = Vec::with_capacity(total);
-    while out.len() < total {
-        for queue in &mut queues {
-            out.extend(queue.pop_front());
-        }
-    }
-    out
 }
 
 /// The places (in `entries`) of the entries a kill rule matches, read as they will be stored: unread, not
@@ -417,14 +414,6 @@ pub fn ignored_entries(
         }
     }
     ignored
-}
-
-/// Why a feed is left alone by an unforced refresh, if it is.
-fn skip_reason(target: &RefreshTarget, now: i64) -> Option<Skip> {
-    if target.dead {
-        return Some(Skip::Gone);
-    }
-    target.retry_at.filter(|at| *at > now).map(|until| Skip::Waiting { until })
 }
 
 #[cfg(test)]

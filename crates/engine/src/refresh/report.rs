@@ -15,8 +15,11 @@ pub struct Summary {
     pub new_entries: usize,
     pub failed: Vec<RefreshEvent>,
     pub skipped: Vec<RefreshEvent>,
-    /// Feeds whose address a permanent redirect changed: (title, new address).
+    /// Feeds whose permanent redirects now propose a new address: (title, new address). Proposed only: the
+    /// user accepts a move (`tidings health`, the reader's health view).
     pub moved: Vec<(String, String)>,
+    /// The network was down: not one feed answered, on several hosts; the failures counted against none.
+    pub outage: bool,
     /// Feeds that listed more entries than a refresh keeps: (title, how many they listed).
     pub cut: Vec<(String, usize)>,
 }

@@ -1,6 +1,7 @@
 //! The refresher's own tests: kill rules at storing, the order by host, the totals.
 
 use super::*;
+use crate::model::Skip;
 
 fn target(id: i64, url: &str) -> RefreshTarget {
     RefreshTarget {
@@ -12,6 +13,7 @@ fn target(id: i64, url: &str) -> RefreshTarget {
         encoding_override: None,
         retry_at: None,
         dead: false,
+        paused: false,
         folder: None,
     }
 }

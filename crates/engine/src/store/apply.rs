@@ -61,6 +61,10 @@ pub fn apply_with_progress(
         }
         UserWrite::SetFeedFullText { feed_id, on } => done(feeds::set_full_text(&tx, *feed_id, *on, now))?,
         UserWrite::SetFeedHidden { feed_id, hidden } => done(feeds::set_hidden(&tx, *feed_id, *hidden))?,
+        UserWrite::SetFeedsPaused { feed_ids, paused } => {
+            done(feed_ids.iter().try_for_each(|id| super::health::set_paused(&tx, *id, *paused)))?
+        }
+        UserWrite::AcceptMove(feed_id) => done(super::health::accept_move(&tx, *feed_id).map(|_| ()))?,
         UserWrite::SetPreference { name, value } => done(super::preferences::set(&tx, name, value.as_deref()))?,
         UserWrite::CarryOver { feeds: carried, entries, gone } => {
             Applied::CarriedOver(super::carried::carry_over(&tx, carried, entries, gone, now)?)

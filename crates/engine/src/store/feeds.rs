@@ -21,6 +21,8 @@ pub struct RefreshTarget {
     /// Not to be fetched automatically before this time (seconds since the epoch).
     pub retry_at: Option<i64>,
     pub dead: bool,
+    /// The user paused it: never fetched until resumed.
+    pub paused: bool,
     /// Its folder's path ("Tech/Rust"), for kill rules narrowed to a folder.
     pub folder: Option<String>,
 }
@@ -30,7 +32,8 @@ const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url
     (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0 AND e.ignored = 0),
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
         coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override,
-    f.retry_at, f.dead, f.full_text, f.account_id, f.hidden";
+    f.retry_at, f.dead, f.full_text, f.account_id, f.hidden, f.paused,
+    CASE WHEN f.moves_in_a_row >= 3 THEN f.moved_to END";
 
 fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
     Ok(FeedRow {
@@ -52,6 +55,8 @@ fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
         full_text: r.get(15)?,
         account: r.optional_id(16)?,
         hidden: r.get(17)?,
+        paused: r.get(18)?,
+        moved_to: r.get(19)?,
     })
 }
 
@@ -99,10 +104,13 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
                 own_title: r.get(8)?,
                 id_rotations: r.get(9)?,
                 settings: Vec::new(),
+                attempts: Vec::new(),
             })
         })
         .optional()?;
-    Ok(info)
+    let Some(mut info) = info else { return Ok(None) };
+    info.attempts = super::health::attempts(conn, id)?;
+    Ok(Some(info))
 }
 
 /// URL and validators of the feeds to refresh; `None` means every feed.
@@ -118,12 +126,14 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             dead: r.get(6)?,
             title: r.get(7)?,
             folder: r.get(8)?,
+            paused: r.get(9)?,
         })
     };
     // An account's feeds are fetched by its server: a sync brings their entries.
     let base = format!(
         "{FOLDER_PATHS} SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
-                       coalesce(custom_title, title, url), (SELECT path FROM folder_paths p WHERE p.id = folder_id)
+                       coalesce(custom_title, title, url), (SELECT path FROM folder_paths p WHERE p.id = folder_id),
+                       paused
          FROM feeds WHERE account_id IS NULL"
     );
     match ids {
@@ -148,13 +158,14 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
 /// max-age`) can hold off automatic refreshes: a day, so no server can switch a feed off.
 pub const MAX_REFRESH_EVERY_SECS: i64 = 24 * 3600;
 
-/// Feeds due for an automatic refresh at `now`: alive, not asked to wait, and not fetched for `interval` seconds
+/// Feeds due for an automatic refresh at `now`: not paused, not asked to wait (a feed that is gone waits a day
+/// between tries, see `fetches::record_fetch`), and not fetched for `interval` seconds
 /// or their own `refresh_minutes` (or for longer, up to [`MAX_REFRESH_EVERY_SECS`], when the feed itself asks to
 /// be fetched less often and its settings honour that).
 pub fn due_feeds(conn: &Connection, now: i64, interval: i64) -> Result<Vec<FeedId>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id FROM feeds
-         WHERE account_id IS NULL AND dead = 0 AND coalesce(retry_at, 0) <= ?1
+         WHERE account_id IS NULL AND paused = 0 AND coalesce(retry_at, 0) <= ?1
            AND coalesce(last_fetched_at, 0) + max(coalesce(refresh_minutes * 60, ?2),
                    CASE WHEN honour_ttl THEN min(coalesce(refresh_every_secs, 0), ?3) ELSE 0 END) <= ?1
          ORDER BY coalesce(last_fetched_at, 0), id",

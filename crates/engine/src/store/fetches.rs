@@ -6,6 +6,7 @@
 //! together (group commit), each feed still all-or-nothing (a batch that cannot be stored whole is stored again
 //! feed by feed), so one writer keeps up.
 
+pub use super::health::Attempt;
 use super::identity::{Elsewhere, Upsert, upsert_entry};
 use super::{DbThread, MAX_TITLE_BYTES, StoreError};
 use crate::model::{ErrorKind, FeedId, ParsedFeed};
@@ -57,7 +58,8 @@ pub struct ApplyOutcome {
     pub unread: i64,
     /// The feed's display title after the refresh.
     pub title: String,
-    /// The feed's new address, when a permanent redirect moved it.
+    /// The new address its permanent redirects propose, when this refresh made the proposal (the same redirect
+    /// on `health::STREAK` refreshes in a row); the feed keeps its address until the user accepts it.
     pub moved_to: Option<String>,
     /// When the feed may be fetched again, after a failure (seconds since the epoch).
     pub retry_at: Option<i64>,
@@ -75,14 +77,17 @@ pub fn cut_warning(listed: usize) -> String {
     )
 }
 
+/// The longest backoff: a feed that keeps failing is then tried once a day, forever.
+pub const MAX_BACKOFF_SECS: i64 = 86_400;
+
 /// How long to leave a feed alone after its `failures`-th failure in a row: nothing after the first (it may
-/// be a blip), then five minutes doubling each time, up to a day.
+/// be a blip), then five minutes doubling each time, up to [`MAX_BACKOFF_SECS`].
 pub fn backoff_secs(failures: i64) -> i64 {
     if failures < 2 {
         return 0;
     }
     let doublings = (failures - 2).min(20) as u32;
-    (300_i64 * 2_i64.pow(doublings)).min(86_400)
+    (300_i64 * 2_i64.pow(doublings)).min(MAX_BACKOFF_SECS)
 }
 
 /// Records one fetch of one feed, entries included, in one transaction.
@@ -106,7 +111,17 @@ pub fn record_fetch(
     record: &FetchRecord,
     now: i64,
 ) -> Result<ApplyOutcome, StoreError> {
-    let mut outcome = ApplyOutcome::default();
+    // Health first: it reads the run of failures this fetch ends. A move is only proposed, never applied here.
+    let proposed = match record {
+        FetchRecord::Failed { status, kind, .. } => {
+            super::health::after_failure(tx, feed_id, *status, *kind, now)?;
+            None
+        }
+        FetchRecord::Fetched { moved_to, .. } | FetchRecord::NotModified { moved_to, .. } => {
+            super::health::after_success(tx, feed_id, moved_to.as_deref(), now)?
+        }
+    };
+    let mut outcome = ApplyOutcome { moved_to: proposed, ..Default::default() };
     match record {
         FetchRecord::Fetched {
             status,
@@ -114,7 +129,7 @@ pub fn record_fetch(
             last_modified,
             feed,
             decision,
-            moved_to,
+            moved_to: _,
             min_interval_secs,
             ignored,
             cut_from,
@@ -166,9 +181,9 @@ pub fn record_fetch(
             if !feed.entries.is_empty() {
                 super::purge::forget_unlisted(tx, feed_id, now)?;
             }
-            outcome.moved_to = move_feed_url(tx, feed_id, moved_to.as_deref())?;
+            super::health::note_entry_dates(tx, feed_id)?;
         }
-        FetchRecord::NotModified { etag, last_modified, moved_to } => {
+        FetchRecord::NotModified { etag, last_modified, moved_to: _ } => {
             tx.prepare_cached(
                 "UPDATE feeds SET etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified),
                     last_status = 304, last_error = NULL, error_kind = NULL, failures = 0, retry_at = NULL, dead = 0,
@@ -176,7 +191,6 @@ pub fn record_fetch(
                  WHERE id = ?1",
             )?
             .execute(params![feed_id.0, etag, last_modified, now])?;
-            outcome.moved_to = move_feed_url(tx, feed_id, moved_to.as_deref())?;
         }
         FetchRecord::Failed { status, kind, message, retry_after_secs } => {
             let failures: i64 = tx
@@ -184,9 +198,14 @@ pub fn record_fetch(
                 .query_row([feed_id.0], |r| r.get(0))
                 .optional()?
                 .unwrap_or(1);
-            let wait = backoff_secs(failures).max(retry_after_secs.map_or(0, |s| s as i64));
-            let retry_at = (wait > 0).then_some(now + wait);
             let dead = *status == Some(410);
+            // A feed that is gone is still tried once a day: servers come back, and nothing is given up on.
+            let wait = backoff_secs(failures).max(retry_after_secs.map_or(0, |s| s as i64)).max(if dead {
+                MAX_BACKOFF_SECS
+            } else {
+                0
+            });
+            let retry_at = (wait > 0).then_some(now + wait);
             tx.prepare_cached(
                 "UPDATE feeds SET last_status = ?2, error_kind = ?3, last_error = ?4, failures = ?5, last_fetched_at = ?6,
                     retry_at = ?7, dead = ?8
@@ -204,19 +223,6 @@ pub fn record_fetch(
         .optional()?
         .unwrap_or_default();
     Ok(outcome)
-}
-
-/// Stores a feed's new address after a permanent redirect, unless another subscription already has it.
-fn move_feed_url(tx: &Connection, feed_id: FeedId, to: Option<&str>) -> Result<Option<String>, StoreError> {
-    let Some(to) = to else { return Ok(None) };
-    let taken: bool =
-        tx.prepare_cached("SELECT 1 FROM feeds WHERE url = ?1 AND id != ?2")?.exists(params![to, feed_id.0])?;
-    if taken {
-        return Ok(None);
-    }
-    let changed =
-        tx.prepare_cached("UPDATE feeds SET url = ?2 WHERE id = ?1 AND url != ?2")?.execute(params![feed_id.0, to])?;
-    Ok((changed > 0).then(|| to.to_string()))
 }
 
 /// Most feeds stored in one transaction. Batches save the writer a commit per feed — and a page that several of
@@ -241,15 +247,16 @@ impl Batcher {
         Batcher(Arc::new(Queue { pending: Mutex::default(), writer }))
     }
 
-    /// Stores one feed's result; returns when it is committed.
-    pub async fn save(&self, feed_id: FeedId, record: FetchRecord) -> Result<ApplyOutcome, String> {
-        self.0.save(feed_id, record).await
+    /// Stores one feed's result, and the attempt in its history; returns when it is committed.
+    pub async fn save(&self, feed_id: FeedId, record: FetchRecord, attempt: Attempt) -> Result<ApplyOutcome, String> {
+        self.0.save(feed_id, record, attempt).await
     }
 }
 
 struct PendingWrite {
     feed_id: FeedId,
     record: FetchRecord,
+    attempt: Attempt,
     saved: oneshot::Sender<Result<ApplyOutcome, String>>,
 }
 
@@ -273,11 +280,16 @@ impl Queue {
     }
 
     /// Stores one feed's result; returns when it is committed.
-    async fn save(self: &Arc<Self>, feed_id: FeedId, record: FetchRecord) -> Result<ApplyOutcome, String> {
+    async fn save(
+        self: &Arc<Self>,
+        feed_id: FeedId,
+        record: FetchRecord,
+        attempt: Attempt,
+    ) -> Result<ApplyOutcome, String> {
         let (saved, outcome) = oneshot::channel();
         let first = {
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            pending.push(PendingWrite { feed_id, record, saved });
+            pending.push(PendingWrite { feed_id, record, attempt, saved });
             pending.len() == 1
         };
         if first {
@@ -313,8 +325,7 @@ fn write_batch(conn: &mut Connection, batch: Vec<PendingWrite>) {
     let now = chrono::Utc::now().timestamp();
     let together = (|| -> Result<Vec<ApplyOutcome>, StoreError> {
         let tx = conn.transaction()?;
-        let outcomes =
-            batch.iter().map(|w| record_fetch(&tx, w.feed_id, &w.record, now)).collect::<Result<Vec<_>, _>>()?;
+        let outcomes = batch.iter().map(|w| record_attempted(&tx, w, now)).collect::<Result<Vec<_>, _>>()?;
         tx.commit()?;
         Ok(outcomes)
     })();
@@ -326,11 +337,28 @@ fn write_batch(conn: &mut Connection, batch: Vec<PendingWrite>) {
         }
         Err(_) => {
             for write in batch {
-                let outcome = save(conn, write.feed_id, &write.record, now).map_err(|e| e.to_string());
-                let _ = write.saved.send(outcome);
+                let alone = (|| {
+                    let tx = conn.transaction()?;
+                    let outcome = record_attempted(&tx, &write, now)?;
+                    tx.commit()?;
+                    Ok::<_, StoreError>(outcome)
+                })();
+                let _ = write.saved.send(alone.map_err(|e| e.to_string()));
             }
         }
     }
+}
+
+/// Records one fetch and its attempt in the feed's history.
+fn record_attempted(tx: &Connection, write: &PendingWrite, now: i64) -> Result<ApplyOutcome, StoreError> {
+    let outcome = record_fetch(tx, write.feed_id, &write.record, now)?;
+    let ended = match &write.record {
+        FetchRecord::Fetched { status, .. } => (Some(*status), "fetched"),
+        FetchRecord::NotModified { .. } => (Some(304), "not-modified"),
+        FetchRecord::Failed { status, kind, .. } => (*status, kind.as_str()),
+    };
+    super::health::record_attempt(tx, write.feed_id, ended, write.attempt, now)?;
+    Ok(outcome)
 }
 
 #[cfg(test)]

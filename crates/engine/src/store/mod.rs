@@ -23,6 +23,7 @@ pub mod fetches;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod folders;
+pub mod health;
 mod holders;
 mod identity;
 pub mod lists;

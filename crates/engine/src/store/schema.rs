@@ -347,6 +347,31 @@ pub(super) const MIGRATIONS: &[Step] = &[
     // 16: a sync stores at most so many items (see `crate::sync`); one that stopped there, or was cut short,
     // keeps the server's continuation for the older items it did not get, and the next sync goes on from it.
     Step::Sql("ALTER TABLE accounts ADD COLUMN items_resume TEXT;"),
+    // Feed health (see `health` and `tidings_core::health`): paused feeds; when a run of failures began and how
+    // many of its last failures were permanent; when the feed last came back to work; a permanent redirect
+    // proposed (never applied before the user accepts it) and on how many refreshes in a row; the newest entry
+    // and the usual gap between entries (for `quiet`); and the outcome of each feed's last attempts (50 each).
+    Step::Sql(
+        "ALTER TABLE feeds ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN failing_since INTEGER;
+        ALTER TABLE feeds ADD COLUMN permanent_failures INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN healthy_since INTEGER;
+        ALTER TABLE feeds ADD COLUMN moved_to TEXT;
+        ALTER TABLE feeds ADD COLUMN moves_in_a_row INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feeds ADD COLUMN moved_since INTEGER;
+        ALTER TABLE feeds ADD COLUMN newest_entry_at INTEGER;
+        ALTER TABLE feeds ADD COLUMN median_gap_secs INTEGER;
+        UPDATE feeds SET failing_since = last_fetched_at WHERE failures > 0;
+        CREATE TABLE fetch_attempts (
+            feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+            at INTEGER NOT NULL,
+            status INTEGER,
+            outcome TEXT NOT NULL,
+            bytes INTEGER,
+            duration_ms INTEGER NOT NULL
+        );
+        CREATE INDEX fetch_attempts_by_feed ON fetch_attempts(feed_id, at);",
+    ),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

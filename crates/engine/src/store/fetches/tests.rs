@@ -83,7 +83,7 @@ fn a_batch_with_a_feed_that_cannot_be_stored_stores_the_others_and_nothing_of_it
         .map(|(id, record)| {
             let (saved, answer) = oneshot::channel();
             answers.push(answer);
-            PendingWrite { feed_id: *id, record, saved }
+            PendingWrite { feed_id: *id, record, attempt: Attempt::default(), saved }
         })
         .collect();
     write_batch(&mut conn, batch);
@@ -263,7 +263,7 @@ fn failures_back_off_and_a_server_can_ask_for_longer() {
 }
 
 #[test]
-fn gone_marks_a_feed_dead_and_a_permanent_move_updates_its_address() {
+fn gone_marks_a_feed_dead_and_waits_a_day_and_a_permanent_move_is_only_proposed() {
     let (_dir, mut conn, id) = setup();
     let gone = FetchRecord::Failed {
         status: Some(410),
@@ -271,16 +271,19 @@ fn gone_marks_a_feed_dead_and_a_permanent_move_updates_its_address() {
         message: "HTTP 410".into(),
         retry_after_secs: None,
     };
-    assert!(save(&mut conn, id, &gone, 10).unwrap().dead);
+    let outcome = save(&mut conn, id, &gone, 10).unwrap();
+    assert!(outcome.dead);
+    assert_eq!(outcome.retry_at, Some(10 + MAX_BACKOFF_SECS), "gone is tried again in a day, never given up on");
     let mut moved = fetched(vec![]);
     if let FetchRecord::Fetched { moved_to, .. } = &mut moved {
         *moved_to = Some("http://example.com/new-feed".into());
     }
-    let outcome = save(&mut conn, id, &moved, 20).unwrap();
-    assert_eq!(outcome.moved_to.as_deref(), Some("http://example.com/new-feed"));
+    let proposals: Vec<Option<String>> =
+        (0..4).map(|i| save(&mut conn, id, &moved, 20 + i).unwrap().moved_to).collect();
+    assert_eq!(proposals, vec![None, None, Some("http://example.com/new-feed".into()), None], "proposed once");
     let (url, dead): (String, bool) =
         conn.query_row("SELECT url, dead FROM feeds WHERE id = ?1", [id.0], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
-    assert_eq!((url.as_str(), dead), ("http://example.com/new-feed", false));
+    assert_eq!((url.as_str(), dead), ("http://example.com/feed", false), "the address stays until accepted");
 }
 
 #[test]

@@ -1,0 +1,216 @@
+//! What feed health needs from the store: the facts each fetch leaves on its feed (runs of failures, permanent
+//! ones, proposed moves, the newest entry and the usual gap), each feed's last [`MAX_ATTEMPTS`] attempts, an
+//! outage forgiven, and the user's health changes (pause, accept a move) inside [`super::apply`]'s transaction.
+//! Judging the facts is `tidings_core::health`'s; nothing here decides a state.
+
+use super::{RowIds, StoreError};
+use crate::health::{HealthFacts, STREAK, is_permanent};
+use crate::model::{ErrorKind, FeedId, FetchAttempt};
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// How many attempts of each feed the history keeps: the oldest go as new ones come.
+pub const MAX_ATTEMPTS: i64 = 50;
+
+/// How one attempt went besides its outcome: the bytes it brought and how long it took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Attempt {
+    pub bytes: Option<u64>,
+    pub duration_ms: u64,
+}
+
+/// Keeps the health columns after a failed fetch; runs before the fetch's own update (which counts `failures`),
+/// so it sees whether this failure begins a run. A failure also ends a run of redirects.
+pub(super) fn after_failure(
+    tx: &Connection,
+    feed_id: FeedId,
+    status: Option<u16>,
+    kind: ErrorKind,
+    now: i64,
+) -> Result<(), StoreError> {
+    let permanent = is_permanent(status.map(i64::from), Some(kind));
+    tx.prepare_cached(
+        "UPDATE feeds SET failing_since = CASE WHEN failures = 0 THEN ?3 ELSE coalesce(failing_since, ?3) END,
+            permanent_failures = CASE WHEN ?2 THEN permanent_failures + 1 ELSE 0 END,
+            moved_to = NULL, moves_in_a_row = 0, moved_since = NULL
+         WHERE id = ?1",
+    )?
+    .execute(params![feed_id.0, permanent, now])?;
+    Ok(())
+}
+
+/// Keeps the health columns after a fetch that worked; runs before the fetch's own update (which resets
+/// `failures`), so it sees the run of failures this fetch ends. Returns the proposed move when this fetch made it
+/// ready (the same permanent redirect for the [`STREAK`]-th time in a row): the feed's address never changes here.
+pub(super) fn after_success(
+    tx: &Connection,
+    feed_id: FeedId,
+    moved_to: Option<&str>,
+    now: i64,
+) -> Result<Option<String>, StoreError> {
+    let moves: Option<i64> = tx
+        .prepare_cached(
+            "UPDATE feeds SET healthy_since = CASE WHEN failures > 0 OR healthy_since IS NULL THEN ?3
+                                                ELSE healthy_since END,
+                failing_since = NULL, permanent_failures = 0,
+                moves_in_a_row = CASE WHEN ?2 IS NULL THEN 0 WHEN moved_to IS ?2 THEN moves_in_a_row + 1 ELSE 1 END,
+                moved_since = CASE WHEN ?2 IS NULL THEN NULL WHEN moved_to IS ?2 THEN moved_since ELSE ?3 END,
+                moved_to = ?2
+             WHERE id = ?1 RETURNING moves_in_a_row",
+        )?
+        .query_row(params![feed_id.0, moved_to, now], |r| r.get(0))
+        .optional()?;
+    Ok(moved_to.filter(|_| moves == Some(STREAK)).map(str::to_string))
+}
+
+/// The feed's newest entry and the median gap between its last 100, after a fetch stored entries.
+pub(super) fn note_entry_dates(tx: &Connection, feed_id: FeedId) -> Result<(), StoreError> {
+    let dates: Vec<i64> = tx
+        .prepare_cached("SELECT sort_at FROM entries WHERE feed_id = ?1 ORDER BY sort_at DESC LIMIT 100")?
+        .query_map([feed_id.0], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    tx.prepare_cached("UPDATE feeds SET newest_entry_at = ?2, median_gap_secs = ?3 WHERE id = ?1")?
+        .execute(params![feed_id.0, dates.first(), crate::health::median_gap_secs(&dates)])?;
+    Ok(())
+}
+
+/// Adds one attempt to the feed's history — its HTTP status and `outcome` (`fetched`, `not-modified`, an error's
+/// kind) — and lets the oldest go past [`MAX_ATTEMPTS`].
+pub(super) fn record_attempt(
+    tx: &Connection,
+    feed_id: FeedId,
+    (status, outcome): (Option<u16>, &str),
+    attempt: Attempt,
+    now: i64,
+) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO fetch_attempts (feed_id, at, status, outcome, bytes, duration_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        feed_id.0,
+        now,
+        status,
+        outcome,
+        attempt.bytes.map(|b| b as i64),
+        attempt.duration_ms as i64
+    ])?;
+    tx.prepare_cached(
+        "DELETE FROM fetch_attempts WHERE rowid IN (SELECT rowid FROM fetch_attempts WHERE feed_id = ?1
+             ORDER BY at DESC, rowid DESC LIMIT -1 OFFSET ?2)",
+    )?
+    .execute(params![feed_id.0, MAX_ATTEMPTS])?;
+    Ok(())
+}
+
+/// The network as a whole was down during a refresh (no feed answered, feeds on several hosts were tried): the
+/// failures it recorded on `feeds` since `since` count against none of them. Their runs of failures go back one
+/// step, their backoff is lifted, and their history says `outage`.
+pub fn forgive_outage(conn: &mut Connection, feeds: &[FeedId], since: i64) -> Result<(), StoreError> {
+    let tx = conn.transaction()?;
+    for feed_id in feeds {
+        tx.prepare_cached(
+            "UPDATE feeds SET failing_since = CASE WHEN failures <= 1 THEN NULL ELSE failing_since END,
+                last_error = CASE WHEN failures <= 1 THEN NULL ELSE last_error END,
+                error_kind = CASE WHEN failures <= 1 THEN NULL ELSE error_kind END,
+                failures = max(failures - 1, 0), permanent_failures = max(permanent_failures - 1, 0), retry_at = NULL
+             WHERE id = ?1 AND failures > 0",
+        )?
+        .execute([feed_id.0])?;
+        tx.prepare_cached("UPDATE fetch_attempts SET outcome = 'outage' WHERE feed_id = ?1 AND at >= ?2")?
+            .execute(params![feed_id.0, since])?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Every local feed's health facts, and how many feeds of accounts were left out (their servers fetch them, and
+/// report no health tidings could judge).
+pub fn facts(conn: &Connection) -> Result<(Vec<HealthFacts>, usize), StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, url, coalesce(custom_title, title, url), site_url, paused, last_status, error_kind, last_error,
+            failures, permanent_failures, failing_since, healthy_since, dead, retry_at, moved_to, moves_in_a_row,
+            moved_since, newest_entry_at, median_gap_secs, added_at
+         FROM feeds WHERE account_id IS NULL ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(HealthFacts {
+            feed_id: r.id(0)?,
+            url: r.get(1)?,
+            title: r.get(2)?,
+            site_url: r.get(3)?,
+            paused: r.get(4)?,
+            last_status: r.get(5)?,
+            error_kind: r.get::<_, Option<String>>(6)?.as_deref().and_then(ErrorKind::from_name),
+            last_error: r.get(7)?,
+            failures: r.get(8)?,
+            permanent_failures: r.get(9)?,
+            failing_since: r.get(10)?,
+            healthy_since: r.get(11)?,
+            gone: r.get(12)?,
+            retry_at: r.get(13)?,
+            moved_to: r.get(14)?,
+            moves_in_a_row: r.get(15)?,
+            moved_since: r.get(16)?,
+            newest_entry_at: r.get(17)?,
+            median_gap_secs: r.get(18)?,
+            added_at: r.get(19)?,
+        })
+    })?;
+    let facts = rows.collect::<Result<Vec<_>, _>>()?;
+    let left_out: i64 = conn.query_row("SELECT count(*) FROM feeds WHERE account_id IS NOT NULL", [], |r| r.get(0))?;
+    Ok((facts, left_out as usize))
+}
+
+/// A feed's last attempts, newest first.
+pub fn attempts(conn: &Connection, feed_id: FeedId) -> Result<Vec<FetchAttempt>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT at, status, outcome, bytes, duration_ms FROM fetch_attempts WHERE feed_id = ?1
+         ORDER BY at DESC, rowid DESC LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![feed_id.0, MAX_ATTEMPTS], |r| {
+        Ok(FetchAttempt {
+            at: r.get(0)?,
+            status: r.get(1)?,
+            outcome: r.get(2)?,
+            bytes: r.get(3)?,
+            duration_ms: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+/// Pauses a feed (no refresh fetches it, forced or not, until it is resumed) or resumes it.
+pub(super) fn set_paused(tx: &Connection, feed_id: FeedId, paused: bool) -> Result<(), StoreError> {
+    tx.prepare_cached("UPDATE feeds SET paused = ?2 WHERE id = ?1")?.execute(params![feed_id.0, paused])?;
+    Ok(())
+}
+
+/// Accepts the move a feed's permanent redirects proposed: its address becomes the new one (its entries stay),
+/// unless another subscription already has that address.
+pub(super) fn accept_move(tx: &Connection, feed_id: FeedId) -> Result<String, StoreError> {
+    let to: Option<String> = tx
+        .prepare_cached("SELECT moved_to FROM feeds WHERE id = ?1")?
+        .query_row([feed_id.0], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let Some(to) = to else {
+        return Err(StoreError::Conflict("this feed has no move to accept (it was not redirected for good)".into()));
+    };
+    let taken = tx
+        .prepare_cached("SELECT 1 FROM feeds WHERE url = ?1 AND id != ?2 AND account_id IS NULL")?
+        .exists(params![to, feed_id.0])?;
+    if taken {
+        return Err(StoreError::Conflict(format!(
+            "another subscription already has the address {to}: delete this one instead"
+        )));
+    }
+    tx.prepare_cached(
+        "UPDATE feeds SET url = ?2, moved_to = NULL, moves_in_a_row = 0, moved_since = NULL, etag = NULL,
+            last_modified = NULL
+         WHERE id = ?1",
+    )?
+    .execute(params![feed_id.0, to])?;
+    Ok(to)
+}
+
+#[cfg(test)]
+mod tests;

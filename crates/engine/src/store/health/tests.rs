@@ -1,0 +1,93 @@
+use super::*;
+use crate::model::{Applied, NewFeed, UserWrite};
+use crate::store::fetches::{FetchRecord, save};
+use crate::store::{apply, feeds, fixtures};
+
+fn failed(status: Option<u16>, kind: ErrorKind) -> FetchRecord {
+    FetchRecord::Failed { status, kind, message: "it failed".into(), retry_after_secs: None }
+}
+
+fn not_modified(moved_to: Option<&str>) -> FetchRecord {
+    FetchRecord::NotModified { etag: None, last_modified: None, moved_to: moved_to.map(str::to_string) }
+}
+
+fn facts_of(conn: &Connection, id: FeedId) -> HealthFacts {
+    facts(conn).unwrap().0.into_iter().find(|f| f.feed_id == id).unwrap()
+}
+
+#[test]
+fn the_history_keeps_each_feeds_last_fifty_attempts() {
+    let (_dir, mut conn, id) = fixtures::one_feed();
+    let tx = conn.transaction().unwrap();
+    for i in 0..60 {
+        let ended = if i % 2 == 0 { (Some(304), "not-modified") } else { (Some(500), "http") };
+        record_attempt(&tx, id, ended, Attempt { bytes: Some(i), duration_ms: 10 }, 1000 + i as i64).unwrap();
+    }
+    tx.commit().unwrap();
+    let kept = attempts(&conn, id).unwrap();
+    assert_eq!(kept.len(), MAX_ATTEMPTS as usize);
+    assert_eq!((kept[0].at, kept[49].at), (1059, 1010), "the newest first, the oldest gone");
+    assert_eq!((kept[0].status, kept[0].outcome.as_str()), (Some(500), "http"));
+    assert_eq!((kept[1].status, kept[1].outcome.as_str()), (Some(304), "not-modified"));
+}
+
+#[test]
+fn permanent_failures_are_counted_in_a_row_and_a_success_ends_the_run() {
+    let (_dir, mut conn, id) = fixtures::one_feed();
+    save(&mut conn, id, &failed(Some(404), ErrorKind::Http), 100).unwrap();
+    save(&mut conn, id, &failed(None, ErrorKind::Dns), 200).unwrap();
+    let f = facts_of(&conn, id);
+    assert_eq!((f.failures, f.permanent_failures, f.failing_since), (2, 2, Some(100)));
+    save(&mut conn, id, &failed(None, ErrorKind::Timeout), 300).unwrap();
+    assert_eq!(facts_of(&conn, id).permanent_failures, 0, "a timeout breaks the run of permanent errors");
+    save(&mut conn, id, &not_modified(None), 400).unwrap();
+    let f = facts_of(&conn, id);
+    assert_eq!((f.failures, f.failing_since, f.healthy_since), (0, None, Some(400)));
+}
+
+#[test]
+fn an_outage_forgiven_leaves_no_failure_no_backoff_and_says_so_in_the_history() {
+    let (_dir, mut conn, id) = fixtures::one_feed();
+    for at in [100, 200] {
+        let record = failed(None, ErrorKind::Connect);
+        let tx = conn.transaction().unwrap();
+        crate::store::fetches::record_fetch(&tx, id, &record, at).unwrap();
+        record_attempt(&tx, id, (None, "connect"), Attempt::default(), at).unwrap();
+        tx.commit().unwrap();
+        forgive_outage(&mut conn, &[id], at).unwrap();
+    }
+    let f = facts_of(&conn, id);
+    assert_eq!((f.failures, f.failing_since, f.retry_at, f.last_error), (0, None, None, None));
+    assert!(attempts(&conn, id).unwrap().iter().all(|a| a.outcome == "outage"));
+}
+
+#[test]
+fn a_move_is_accepted_through_the_write_path_and_the_entries_stay() {
+    let (_dir, mut conn, id) = fixtures::one_feed();
+    let refused = apply(&mut conn, &UserWrite::AcceptMove(id), 0);
+    assert!(refused.is_err(), "nothing proposed, nothing to accept");
+    for at in 1..=3 {
+        save(&mut conn, id, &not_modified(Some("http://example.com/moved")), at).unwrap();
+    }
+    assert_eq!(feeds::feed(&conn, id).unwrap().unwrap().moved_to.as_deref(), Some("http://example.com/moved"));
+    assert_eq!(apply(&mut conn, &UserWrite::AcceptMove(id), 10).unwrap(), Applied::Done);
+    let row = feeds::feed(&conn, id).unwrap().unwrap();
+    assert_eq!((row.url.as_str(), row.moved_to), ("http://example.com/moved", None));
+}
+
+#[test]
+fn a_paused_feed_is_never_due_and_a_gone_one_is_due_again_after_a_day() {
+    let (_dir, mut conn, id) = fixtures::one_feed();
+    let other =
+        NewFeed { url: "http://example.com/two".into(), title: None, name: None, site_url: None, folder: vec![] };
+    let Ok(Applied::Subscribed { feed_id: two, .. }) = apply(&mut conn, &UserWrite::AddFeed(other), 0) else {
+        panic!("subscribe")
+    };
+    apply(&mut conn, &UserWrite::SetFeedsPaused { feed_ids: vec![id], paused: true }, 0).unwrap();
+    save(&mut conn, two, &failed(Some(410), ErrorKind::Http), 0).unwrap();
+    let far = 10 * 86_400;
+    assert_eq!(feeds::due_feeds(&conn, far, 60).unwrap(), vec![two], "paused is never due; gone is, a day later");
+    assert!(feeds::due_feeds(&conn, 3600, 60).unwrap().is_empty(), "gone waits its day");
+    let targets = feeds::refresh_targets(&conn, None).unwrap();
+    assert!(targets.iter().any(|t| t.id == id && t.paused));
+}
