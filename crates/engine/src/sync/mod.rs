@@ -27,6 +27,7 @@ mod fake;
 mod flags;
 mod greader;
 mod items;
+mod report;
 mod send;
 #[cfg(test)]
 mod tests;
@@ -37,6 +38,7 @@ use crate::store::accounts::{self, AccountRow, SubscriptionsReport};
 use crate::store::changes::{self, FeedChange, Flag};
 use crate::store::{DbThread, StoreError};
 pub use account::{ACCOUNT_KINDS, AccountConfig, PasswordSource};
+pub use report::Report;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
@@ -157,86 +159,6 @@ impl Continuations {
         let mut hasher = std::hash::DefaultHasher::new();
         continuation.hash(&mut hasher);
         self.0.insert(hasher.finish())
-    }
-}
-
-/// What one sync of one account did.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Report {
-    pub account: String,
-    /// Changes made here that the server took.
-    pub sent: usize,
-    /// Subscription changes the server refused (a feed it cannot subscribe to): taken off the log, the reason
-    /// in the log file.
-    pub refused: usize,
-    /// Entries new here.
-    pub new: usize,
-    pub subscriptions_added: usize,
-    pub subscriptions_changed: usize,
-    pub subscriptions_removed: usize,
-    /// Entries whose read or starred state changed here because it changed on the server.
-    pub read_changed: usize,
-    pub starred_changed: usize,
-    /// Starred entries the server no longer has: kept starred here.
-    pub kept_starred: usize,
-    /// Items the server sent of feeds it does not list: left out.
-    pub orphans: usize,
-    /// The sync stopped at its cap of items or pages ([`Limits`]): the rest comes with the next.
-    pub more: bool,
-    /// The unread or starred set is longer than a sync reads: only its flags within what was read were set.
-    pub sets_cut: bool,
-    /// Entries of the account stored here after the sync.
-    pub entries: i64,
-    pub requests: usize,
-}
-
-impl Report {
-    /// Whether the sync brought or changed anything here (a reader reads its lists again).
-    pub fn changed_anything(&self) -> bool {
-        self.new
-            + self.read_changed
-            + self.starred_changed
-            + self.sent
-            + self.subscriptions_added
-            + self.subscriptions_changed
-            + self.subscriptions_removed
-            > 0
-    }
-
-    /// One line for people: "FreshRSS: 120 new, 14 changes sent".
-    pub fn line(&self) -> String {
-        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        let mut parts = vec![format!("{} new", self.new)];
-        if self.sent > 0 {
-            parts.push(format!("{} sent", plural(self.sent, "change", "changes")));
-        }
-        if self.refused > 0 {
-            parts.push(format!(
-                "{} refused by the server (the log says why)",
-                plural(self.refused, "change", "changes")
-            ));
-        }
-        let changed = self.read_changed + self.starred_changed;
-        if changed > 0 {
-            parts.push(format!("{changed} marked on the server"));
-        }
-        let subs = self.subscriptions_added + self.subscriptions_removed;
-        if subs > 0 {
-            parts.push(format!("{} feeds added, {} removed", self.subscriptions_added, self.subscriptions_removed));
-        }
-        if self.kept_starred > 0 {
-            parts.push(format!("{} starred entries the server no longer has kept here", self.kept_starred));
-        }
-        if self.orphans > 0 {
-            parts.push(format!("{} of feeds the server does not list left out", plural(self.orphans, "item", "items")));
-        }
-        if self.more {
-            parts.push("more than one sync takes: the rest comes with the next".into());
-        }
-        if self.sets_cut {
-            parts.push("its unread or starred list is longer than a sync reads: only marks within it applied".into());
-        }
-        format!("{}: {}", self.account, parts.join(", "))
     }
 }
 
@@ -417,15 +339,21 @@ impl Sync<'_> {
         let sent = self.send(remote, &mut report).await?;
         let subscriptions = remote.subscriptions().await?;
         let subs = self.store(move |c, row, now| accounts::store_subscriptions(c, row, &subscriptions, now)).await?;
-        let SubscriptionsReport { added, changed, removed, feeds } = subs;
+        let SubscriptionsReport { added, changed, removed, taken_over, kept_starred, feeds } = subs;
         (report.subscriptions_added, report.subscriptions_changed, report.subscriptions_removed) =
             (added, changed, removed);
+        report.kept_starred = kept_starred;
+        report.taken_over = taken_over;
         let feeds = std::sync::Arc::new(feeds);
         let mut budget = Budget { items: self.limits.items, pages: self.limits.pages };
         let mark = self.pull_items(remote, &feeds, &mut budget, &mut report).await?;
         // Items a set names that are not here come with the rest of the items, when the sync stopped short of it.
         let unknown = mark.resume.is_none().then_some(&mut budget);
         self.pull_flags(remote, &feeds, &sent, unknown, &mut report).await?;
+        if !report.taken_over.is_empty() {
+            // What was read or starred on a feed taken over and not on the server goes up now.
+            self.send(remote, &mut report).await?;
+        }
         let (id, now) = (self.row.id, self.now);
         report.entries = self
             .writer
