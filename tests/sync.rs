@@ -8,9 +8,9 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
-use support::freshrss::{Api, Cutoff, FreshRss, skipped};
+use support::freshrss::{Cutoff, FreshRss, feeds, populated, skipped};
 use support::server::{Reply, Server};
-use support::{Sandbox, rss, stderr, stdout};
+use support::{Sandbox, stderr, stdout};
 use tidings::model::{Applied, EntryId, NewFeed, UserWrite};
 use tidings::store;
 
@@ -25,18 +25,6 @@ macro_rules! freshrss_or_skip {
             }
         }
     };
-}
-
-/// Feeds served to FreshRSS: `(path, title, items)`, each item `{name} item {i}`.
-fn feeds(server: &Server, specs: &[(&str, &str, usize)]) {
-    for (path, title, items) in specs {
-        let entries: Vec<(String, String, String)> = (0..*items)
-            .map(|i| (format!("{title}-{i}"), format!("{title} item {i}"), format!("<p>{title} body {i}</p>")))
-            .collect();
-        let refs: Vec<(&str, &str, &str)> =
-            entries.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
-        server.route(path, Reply::ok("application/rss+xml", rss(title, &refs)));
-    }
 }
 
 /// `tidings sync` in the sandbox, with the config given.
@@ -54,21 +42,6 @@ fn keys(sandbox: &Sandbox, condition: &str) -> BTreeSet<String> {
         "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.account_id IS NOT NULL AND {condition}"
     );
     db(sandbox).prepare(&sql).unwrap().query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
-}
-
-/// A FreshRSS with three feeds in two labels (one nested), 5 + 4 + 3 items, two read and one starred there.
-fn populated(freshrss: &FreshRss, feeds_server: &Server) -> Api {
-    feeds(feeds_server, &[("/a.xml", "Alpha", 5), ("/b.xml", "Beta", 4), ("/c.xml", "Gamma", 3)]);
-    let api = freshrss.api();
-    api.subscribe(&feeds_server.url("/a.xml"), Some("News"));
-    api.subscribe(&feeds_server.url("/b.xml"), Some("News/Tech"));
-    api.subscribe(&feeds_server.url("/c.xml"), None);
-    freshrss.fetch_feeds();
-    let all: Vec<String> = api.ids("all").into_iter().collect();
-    assert_eq!(all.len(), 12, "FreshRSS fetched every item");
-    api.mark(&all[..2], "read", true);
-    api.mark(&all[2..3], "starred", true);
-    api
 }
 
 /// FreshRSS fetches its feeds until it has fetched `path` once more (it leaves a feed alone for a second after

@@ -24,8 +24,10 @@
 mod account;
 #[cfg(test)]
 mod fake;
+mod fever;
 mod flags;
 mod greader;
+mod http;
 mod items;
 mod report;
 mod send;
@@ -64,6 +66,8 @@ pub(crate) enum RemoteError {
     Answer(AnswerError),
     /// The server gave a continuation it had given before while listing these: paging on would never end.
     Repeated(&'static str),
+    /// The protocol cannot do what was asked (Fever cannot subscribe): refused at once, with why.
+    Refused(String),
 }
 
 impl RemoteError {
@@ -212,6 +216,12 @@ pub async fn sync_within(
 ) -> Result<Report, SyncError> {
     let row = account_row(account, writer).await?;
     let source = account.password_source();
+    if account.kind == "fever" {
+        let password = std::sync::Arc::new(move || source.read());
+        let seen = row.items.seen_usec;
+        let mut remote = fever::Fever::new(fetcher.client().clone(), &account.url, &account.user, seen, password);
+        return sync_over(&mut remote, account, writer, &row, now, limits).await;
+    }
     let mut remote = greader::GReader::new(
         fetcher.client().clone(),
         &account.url,
@@ -314,6 +324,7 @@ fn explain(account: &AccountConfig, e: RemoteError, waiting: i64) -> SyncError {
             ),
         },
         RemoteError::Answer(e) => SyncError::Server { account: name, message: format!("{e}") },
+        RemoteError::Refused(why) => SyncError::Server { account: name, message: why },
         RemoteError::Repeated(what) => SyncError::Server {
             account: name,
             message: format!(

@@ -71,6 +71,7 @@ impl Sync<'_> {
             RemoteError::Status(status, body) if body.is_empty() => format!("HTTP {status}"),
             RemoteError::Status(status, body) => format!("HTTP {status}: {body}"),
             RemoteError::Answer(e) => e.to_string(),
+            RemoteError::Refused(why) => why.clone(),
             other => format!("{other:?}"),
         };
         let FeedChange::Subscribe { url, .. } = change else {
@@ -98,7 +99,7 @@ impl Sync<'_> {
 fn is_refusal(e: &RemoteError) -> bool {
     match e {
         RemoteError::Status(400..=499, _) => !e.is_passing(),
-        RemoteError::Answer(AnswerError::Malformed(_)) => true,
+        RemoteError::Answer(AnswerError::Malformed(_)) | RemoteError::Refused(_) => true,
         _ => false,
     }
 }
