@@ -7,6 +7,7 @@ pub(crate) mod farm;
 pub(crate) mod freshrss;
 pub(crate) mod greader;
 pub(crate) mod hostile;
+pub(crate) mod miniflux;
 pub(crate) mod server;
 
 use std::path::{Path, PathBuf};

@@ -30,6 +30,8 @@ pub(super) struct GReader {
     auth: Option<String>,
     /// The action token writes need, fetched once per sync.
     token: Option<String>,
+    /// The server has no `stream/contents` (Miniflux): items come as ids, then by id.
+    no_stream_contents: bool,
     pub requests: usize,
 }
 
@@ -49,6 +51,7 @@ impl GReader {
             // One an older build kept without looking (megabytes long) would fail every request: a login is asked.
             auth: auth.filter(|a| greader::is_token(a)),
             token: None,
+            no_stream_contents: false,
             requests: 0,
         }
     }
@@ -90,19 +93,43 @@ impl GReader {
         self.authorized(|http, _| http.get(&url).query(&query), limit).await
     }
 
-    async fn post(&mut self, path: &str, form: Vec<(&'static str, String)>) -> Result<Vec<u8>, RemoteError> {
-        let url = format!("{}/reader/api/0/{path}", self.base);
-        self.authorized(|http, _| http.post(&url).form(&form), MAX_ANSWER_BYTES).await
-    }
-
-    async fn write(&mut self, path: &str, mut form: Vec<(&'static str, String)>) -> Result<(), RemoteError> {
+    /// A POST, with the action token `T` in its form: some servers (Miniflux) take a POST's login from `T`
+    /// alone, never from the Authorization header.
+    async fn post(&mut self, path: &str, mut form: Vec<(&'static str, String)>) -> Result<Vec<u8>, RemoteError> {
         if self.token.is_none() {
             let answer = self.get("token", &[], MAX_ANSWER_BYTES).await?;
             self.token = Some(greader::action_token(&answer).map_err(RemoteError::Answer)?);
         }
         form.push(("T", self.token.clone().unwrap_or_default()));
+        let url = format!("{}/reader/api/0/{path}", self.base);
+        self.authorized(|http, _| http.post(&url).form(&form), MAX_ANSWER_BYTES).await
+    }
+
+    async fn write(&mut self, path: &str, form: Vec<(&'static str, String)>) -> Result<(), RemoteError> {
         let answer = self.post(path, form).await?;
         greader::is_ok(&answer).map_err(RemoteError::Answer)
+    }
+
+    /// Items since a time where the server has no `stream/contents`: a page of the reading list's ids (paged by
+    /// whatever continuation the server gives: Miniflux's is an offset), then those items by id.
+    async fn items_by_ids(
+        &mut self,
+        since_secs: i64,
+        continuation: Option<&str>,
+        most: usize,
+    ) -> Result<ItemsPage, RemoteError> {
+        let mut query = vec![
+            ("s", greader::READING_LIST.to_string()),
+            ("n", PAGE.min(most).to_string()),
+            ("ot", since_secs.to_string()),
+            ("output", "json".to_string()),
+        ];
+        query.extend(continuation.map(|c| ("c", c.to_string())));
+        let answer = self.get("stream/items/ids", &query, MAX_IDS_ANSWER_BYTES).await?;
+        let ids = greader::item_ids(&answer).map_err(RemoteError::Answer)?;
+        let mut items = self.items(&ids.ids).await?;
+        items.sort_by_key(|i| std::cmp::Reverse(i.crawled_usec));
+        Ok(ItemsPage { items, continuation: ids.continuation })
     }
 }
 
@@ -144,14 +171,29 @@ impl Remote for GReader {
         continuation: Option<&str>,
         most: usize,
     ) -> Result<ItemsPage, RemoteError> {
+        if self.no_stream_contents {
+            return self.items_by_ids(since_secs, continuation, most).await;
+        }
         let mut query = vec![("n", PAGE.min(most).to_string()), ("ot", since_secs.to_string())];
         query.extend(continuation.map(|c| ("c", c.to_string())));
-        let answer = self.get("stream/contents/user/-/state/com.google/reading-list", &query, MAX_ANSWER_BYTES).await?;
-        read_items(answer).await
+        let asked = self.get("stream/contents/user/-/state/com.google/reading-list", &query, MAX_ANSWER_BYTES).await;
+        let read = match asked {
+            Ok(answer) => read_items(answer).await,
+            Err(e) => Err(e),
+        };
+        match read {
+            // No such call here (a list where the object belongs, or 404): the items come by id instead.
+            Err(RemoteError::Answer(greader::AnswerError::Unsupported) | RemoteError::Status(404, _)) => {
+                tracing::info!("{}: no stream/contents; items come by id", self.base);
+                self.no_stream_contents = true;
+                self.items_by_ids(since_secs, continuation, most).await
+            }
+            other => other,
+        }
     }
 
     async fn ids(&mut self, set: Set, continuation: Option<&str>, most: usize) -> Result<IdsPage, RemoteError> {
-        let mut query = vec![("n", IDS_PAGE.min(most).to_string())];
+        let mut query = vec![("n", IDS_PAGE.min(most).to_string()), ("output", "json".to_string())];
         match set {
             Set::Unread => {
                 query.push(("s", greader::READING_LIST.into()));
@@ -167,7 +209,9 @@ impl Remote for GReader {
     async fn items(&mut self, keys: &[String]) -> Result<Vec<RemoteItem>, RemoteError> {
         let mut out = Vec::new();
         for batch in keys.chunks(BATCH) {
-            let form = batch.iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
+            let mut form: Vec<(&'static str, String)> =
+                batch.iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
+            form.push(("output", "json".into()));
             let answer = self.post("stream/items/contents", form).await?;
             out.extend(read_items(answer).await?.items);
         }
