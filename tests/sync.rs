@@ -334,6 +334,16 @@ fn a_wrong_password_and_a_wrong_address_are_said_with_what_to_do() {
         "{}",
         stderr(&out)
     );
+    // A wrong password from a file: the file is named, not the config's `password`.
+    let file = sandbox.write("password", "not-the-password\n");
+    let from_file =
+        freshrss.config("x").replace("password = \"x\"", &format!("password_file = {:?}", file.to_str().unwrap()));
+    let out = sync(&sandbox, &sandbox.write("from-file.toml", from_file));
+    assert!(
+        stderr(&out).contains("the first line of `password_file`") && !stderr(&out).contains("`password`"),
+        "{}",
+        stderr(&out)
+    );
     // The address of FreshRSS's web pages, not its API.
     let web = freshrss.config("alice-api-pass").replace("/api/greader.php", "/");
     let cfg = sandbox.write("web.toml", web);

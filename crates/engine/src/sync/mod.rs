@@ -171,9 +171,9 @@ impl Continuations {
 pub enum SyncError {
     #[error(
         "{account} refused {user}'s API password: set it in the server's settings (FreshRSS: the profile page, \
-         \"API password\") and in the config's `password`"
+         \"API password\") and in {from}"
     )]
-    Refused { account: String, user: String },
+    Refused { account: String, user: String, from: String },
     #[error("{account}: cannot get the password: {message}")]
     Password { account: String, message: String },
     #[error("{account} offline ({reason}): {}", waiting_line(*.waiting))]
@@ -182,6 +182,19 @@ pub enum SyncError {
     Server { account: String, message: String },
     #[error("{account}: {source}")]
     Store { account: String, source: StoreError },
+}
+
+/// Where the password that was refused came from, as the config names it.
+fn password_source(account: &AccountConfig) -> String {
+    match account.password_source() {
+        PasswordSource::Given(_) => "the config's `password`".into(),
+        PasswordSource::Command(command) => {
+            format!("what `password_command` ({}) prints", crate::sanitize::one_line(&command, 100))
+        }
+        PasswordSource::File(path) => {
+            format!("the first line of `password_file` ({})", crate::sanitize::one_line(&path.to_string_lossy(), 200))
+        }
+    }
 }
 
 fn waiting_line(waiting: i64) -> String {
@@ -296,7 +309,9 @@ fn explain(account: &AccountConfig, e: RemoteError, waiting: i64) -> SyncError {
     let name = account.name.clone();
     let said = |body: &str| if body.is_empty() { String::new() } else { format!(": {body}") };
     match e {
-        RemoteError::Unauthorized => SyncError::Refused { account: name, user: account.user.clone() },
+        RemoteError::Unauthorized => {
+            SyncError::Refused { account: name, user: account.user.clone(), from: password_source(account) }
+        }
         RemoteError::Password(message) => SyncError::Password { account: name, message },
         RemoteError::Unreachable(reason) => SyncError::Offline { account: name, reason, waiting },
         RemoteError::Status(status, ref body) if e.is_passing() => SyncError::Server {
