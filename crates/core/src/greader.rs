@@ -361,7 +361,10 @@ fn json<T: serde::de::DeserializeOwned>(answer: &[u8]) -> Result<T, AnswerError>
     }
     // Every answer read here is an object: a list would read as one with every field missing, that is, nothing.
     match answer.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'{') => serde_json::from_slice(answer).map_err(|e| AnswerError::Malformed(e.to_string())),
+        Some(b'{') => serde_json::from_slice(answer).map_err(|e| {
+            // An answer that stops midway is cut short, not another protocol's.
+            AnswerError::Malformed(if e.is_eof() { format!("cut short: {e}") } else { e.to_string() })
+        }),
         Some(b'[') => Err(AnswerError::Unsupported),
         _ => Err(AnswerError::Malformed("not a JSON object".into())),
     }
@@ -378,6 +381,7 @@ mod tests {
         assert!(matches!(item_ids(b" []"), Err(AnswerError::Unsupported)));
         assert!(matches!(subscriptions(b"[]"), Err(AnswerError::Unsupported)));
         assert!(items(br#"{"items":[]}"#).unwrap().items.is_empty(), "an empty page is still one");
+        assert!(items(br#"{"items":[{"id":"#).unwrap_err().to_string().contains("cut short"));
     }
 
     #[test]

@@ -27,10 +27,13 @@ pub(super) async fn exchange(
         Err(e) => return Err(RemoteError::Unreachable(describe(&e))),
     };
     let status = response.status().as_u16();
+    let location = response.headers().get(reqwest::header::LOCATION).and_then(|l| l.to_str().ok()).map(str::to_string);
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| RemoteError::Unreachable(describe(&e)))?;
+        // Cut short while it came: said so, and asked again at the next sync.
+        let chunk =
+            chunk.map_err(|e| RemoteError::Unreachable(format!("the answer was cut short: {}", describe(&e))))?;
         if body.len() + chunk.len() > limit {
             let said = format!("an answer larger than {} MB", limit / (1024 * 1024));
             return Err(RemoteError::Answer(greader::AnswerError::Malformed(said)));
@@ -40,7 +43,27 @@ pub(super) async fn exchange(
     match status {
         200..=299 => Ok(body),
         401 | 403 => Err(RemoteError::Unauthorized),
-        _ => Err(RemoteError::Status(status, crate::sanitize::one_line(&String::from_utf8_lossy(&body), 200))),
+        300..=399 => Err(RemoteError::Moved(status, location.map(|l| crate::sanitize::one_line(&l, 300)))),
+        _ => Err(RemoteError::Status(status, said(&body))),
+    }
+}
+
+/// What an error answer says, for people: its text on one line, or a web page's title (never its markup, its
+/// styles or its scripts).
+fn said(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    if !text.trim_start().starts_with('<') {
+        return crate::sanitize::one_line(&text, 200);
+    }
+    let lower = text.to_ascii_lowercase();
+    let title = lower
+        .find("<title>")
+        .and_then(|start| Some((start + 7, start + 7 + lower[start + 7..].find("</title>")?)))
+        .map(|(from, to)| crate::sanitize::one_line(&text[from..to], 120))
+        .filter(|t| !t.is_empty());
+    match title {
+        Some(title) => format!("a web page: {title}"),
+        None => "a web page".into(),
     }
 }
 
@@ -57,5 +80,17 @@ fn describe(e: &reqwest::Error) -> String {
         format!("cannot connect: {text}")
     } else {
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_error_page_is_said_by_its_title_never_its_styles() {
+        let page =
+            b"<!DOCTYPE html><html><head><title>404 Not Found</title><style>body{color:red}</style></head></html>";
+        assert_eq!(super::said(page), "a web page: 404 Not Found");
+        assert_eq!(super::said(b"<html><style>p{}</style></html>"), "a web page");
+        assert_eq!(super::said(b"Bad Request!\n"), "Bad Request!");
     }
 }

@@ -68,6 +68,8 @@ pub(crate) enum RemoteError {
     Repeated(&'static str),
     /// The protocol cannot do what was asked (Fever cannot subscribe): refused at once, with why.
     Refused(String),
+    /// The server says the API is elsewhere now (a redirect), and where.
+    Moved(u16, Option<String>),
 }
 
 impl RemoteError {
@@ -340,6 +342,14 @@ fn explain(account: &AccountConfig, e: RemoteError, waiting: i64) -> SyncError {
         },
         RemoteError::Answer(e) => SyncError::Server { account: name, message: format!("{e}") },
         RemoteError::Refused(why) => SyncError::Server { account: name, message: why },
+        RemoteError::Moved(status, to) => SyncError::Server {
+            account: name,
+            message: format!(
+                "the API moved (HTTP {status}{}): set the account's `url` to its new address; {}",
+                to.map(|to| format!(" to {to}")).unwrap_or_default(),
+                waiting_line(waiting)
+            ),
+        },
         RemoteError::Repeated(what) => SyncError::Server {
             account: name,
             message: format!(
