@@ -345,7 +345,9 @@ fn explain(account: &AccountConfig, e: RemoteError, waiting: i64) -> SyncError {
         RemoteError::Moved(status, to) => SyncError::Server {
             account: name,
             message: format!(
-                "the API moved (HTTP {status}{}): set the account's `url` to its new address; {}",
+                "{} (HTTP {status}{}): check `url`, the API's address; {}",
+                // Only a permanent redirect says the API itself moved: a passing one is often a login page.
+                if matches!(status, 301 | 308) { "the API moved" } else { "the server sent the request elsewhere" },
                 to.map(|to| format!(" to {to}")).unwrap_or_default(),
                 waiting_line(waiting)
             ),
