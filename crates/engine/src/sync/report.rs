@@ -88,7 +88,7 @@ impl Report {
         }
         let mut line = format!("{}: {}", self.account, parts.join(", "));
         for refusal in &self.refusals {
-            line.push_str(&format!("\n{}: {refusal}", self.account));
+            line.push_str(&format!("; {refusal}"));
         }
         line
     }
