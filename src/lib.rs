@@ -16,8 +16,8 @@
 
 pub use tidings_app as app;
 pub use tidings_core::{
-    canonical, clock, command, decode, extract, feedlinks, greader, health, ingest, inspect, markup, model, opml,
-    parse, query, render, sanitize, search, text,
+    canonical, clock, command, decode, extract, feedlinks, fever, greader, health, ingest, inspect, markup, model,
+    opml, parse, query, render, sanitize, search, text,
 };
 pub use tidings_engine::{fetch, os, panics, process, refresh, session, store, sync};
 

@@ -8,9 +8,9 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
-use support::freshrss::{Api, Cutoff, FreshRss, skipped};
+use support::freshrss::{Cutoff, FreshRss, feeds, populated, skipped};
 use support::server::{Reply, Server};
-use support::{Sandbox, rss, stderr, stdout};
+use support::{Sandbox, stderr, stdout};
 use tidings::model::{Applied, EntryId, NewFeed, UserWrite};
 use tidings::store;
 
@@ -25,18 +25,6 @@ macro_rules! freshrss_or_skip {
             }
         }
     };
-}
-
-/// Feeds served to FreshRSS: `(path, title, items)`, each item `{name} item {i}`.
-fn feeds(server: &Server, specs: &[(&str, &str, usize)]) {
-    for (path, title, items) in specs {
-        let entries: Vec<(String, String, String)> = (0..*items)
-            .map(|i| (format!("{title}-{i}"), format!("{title} item {i}"), format!("<p>{title} body {i}</p>")))
-            .collect();
-        let refs: Vec<(&str, &str, &str)> =
-            entries.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
-        server.route(path, Reply::ok("application/rss+xml", rss(title, &refs)));
-    }
 }
 
 /// `tidings sync` in the sandbox, with the config given.
@@ -54,21 +42,6 @@ fn keys(sandbox: &Sandbox, condition: &str) -> BTreeSet<String> {
         "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.account_id IS NOT NULL AND {condition}"
     );
     db(sandbox).prepare(&sql).unwrap().query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
-}
-
-/// A FreshRSS with three feeds in two labels (one nested), 5 + 4 + 3 items, two read and one starred there.
-fn populated(freshrss: &FreshRss, feeds_server: &Server) -> Api {
-    feeds(feeds_server, &[("/a.xml", "Alpha", 5), ("/b.xml", "Beta", 4), ("/c.xml", "Gamma", 3)]);
-    let api = freshrss.api();
-    api.subscribe(&feeds_server.url("/a.xml"), Some("News"));
-    api.subscribe(&feeds_server.url("/b.xml"), Some("News/Tech"));
-    api.subscribe(&feeds_server.url("/c.xml"), None);
-    freshrss.fetch_feeds();
-    let all: Vec<String> = api.ids("all").into_iter().collect();
-    assert_eq!(all.len(), 12, "FreshRSS fetched every item");
-    api.mark(&all[..2], "read", true);
-    api.mark(&all[2..3], "starred", true);
-    api
 }
 
 /// FreshRSS fetches its feeds until it has fetched `path` once more (it leaves a feed alone for a second after
@@ -361,6 +334,16 @@ fn a_wrong_password_and_a_wrong_address_are_said_with_what_to_do() {
         "{}",
         stderr(&out)
     );
+    // A wrong password from a file: the file is named, not the config's `password`.
+    let file = sandbox.write("password", "not-the-password\n");
+    let from_file =
+        freshrss.config("x").replace("password = \"x\"", &format!("password_file = {:?}", file.to_str().unwrap()));
+    let out = sync(&sandbox, &sandbox.write("from-file.toml", from_file));
+    assert!(
+        stderr(&out).contains("the first line of `password_file`") && !stderr(&out).contains("`password`"),
+        "{}",
+        stderr(&out)
+    );
     // The address of FreshRSS's web pages, not its API.
     let web = freshrss.config("alice-api-pass").replace("/api/greader.php", "/");
     let cfg = sandbox.write("web.toml", web);
@@ -562,4 +545,151 @@ fn an_account_whose_password_command_hangs_holds_up_no_other_account() {
         assert!(outcome.is_ok(), "{}: {:?}", account.name, outcome.as_ref().err().map(ToString::to_string));
     }
     assert_eq!(keys(&sandbox, "1").len(), 5, "both accounts' items");
+
+// The four ways a sync was wrong (issue 32), each against the real FreshRSS.
+
+/// The key and flags of the entry titled `title`, wherever it is.
+fn entry_titled(sandbox: &Sandbox, title: &str) -> (String, bool, bool) {
+    db(sandbox)
+        .query_row("SELECT key, read, starred FROM entries WHERE title = ?1", [title], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_local_feed_the_account_also_has_is_taken_over_with_its_marks_and_shows_once() {
+    let freshrss = freshrss_or_skip!("a_local_feed_the_account_also_has_is_taken_over");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    // Alpha was a local feed before the account was added: read and starred here.
+    let subs = sandbox.write("subs.opml", support::opml(&[(None, "Alpha", &feeds_server.url("/a.xml"))]));
+    let run = |args: &[&str]| {
+        let mut all = vec!["--config", cfg.to_str().unwrap()];
+        all.extend_from_slice(args);
+        sandbox.run(&all)
+    };
+    assert!(run(&["import", subs.to_str().unwrap()]).status.success());
+    assert!(run(&["refresh", "--no-sync"]).status.success());
+    mark_here(&sandbox, &["Alpha-3".to_string()], |ids| UserWrite::SetRead { ids, read: true });
+    mark_here(&sandbox, &["Alpha-4".to_string()], |ids| UserWrite::SetStarred { ids, starred: true });
+
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("1 local feed the server also has now synced with it"), "{}", stdout(&out));
+    let copies: i64 = db(&sandbox)
+        .query_row("SELECT count(*) FROM feeds WHERE url = ?1", [feeds_server.url("/a.xml")], |r| r.get(0))
+        .unwrap();
+    assert_eq!(copies, 1, "one copy of the feed");
+    let alpha: i64 = db(&sandbox)
+        .query_row("SELECT count(*) FROM entries WHERE title LIKE 'Alpha item %'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(alpha, 5, "each of its entries once");
+    assert_eq!(keys(&sandbox, "1"), api.ids("all"), "every entry is the server's item");
+    let (read, _, _) = entry_titled(&sandbox, "Alpha item 3");
+    let (starred, _, is_starred) = entry_titled(&sandbox, "Alpha item 4");
+    assert!(!api.ids("unread").contains(&read), "read here before the account came: read on the server");
+    assert!(api.ids("starred").contains(&starred) && is_starred, "starred here: starred on the server");
+}
+
+#[test]
+fn starred_entries_of_a_feed_the_server_dropped_stay_here_and_the_others_go() {
+    let freshrss = freshrss_or_skip!("starred_entries_of_a_feed_the_server_dropped_stay_here");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    assert!(sync(&sandbox, &cfg).status.success());
+    mark_here(&sandbox, &["Gamma item 1".to_string()].map(|t| entry_titled(&sandbox, &t).0), |ids| {
+        UserWrite::SetStarred { ids, starred: true }
+    });
+    assert!(sync(&sandbox, &cfg).status.success());
+
+    // The phone unsubscribes Gamma.
+    let gamma = api.subscriptions().into_iter().find(|s| s.1 == "Gamma").unwrap().0;
+    assert_eq!(api.post("/reader/api/0/subscription/edit", &[("ac", "unsubscribe"), ("s", &gamma)]).trim(), "OK");
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("1 starred entries the server no longer has kept here"), "{}", stdout(&out));
+    let (_, _, starred) = entry_titled(&sandbox, "Gamma item 1");
+    assert!(starred, "the starred entry is still here, starred");
+    let place: String = db(&sandbox)
+        .query_row(
+            "SELECT d.name FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN folders d ON d.id = f.folder_id
+             WHERE e.title = 'Gamma item 1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(place, "FreshRSS (gone from the server)");
+    let others: i64 = db(&sandbox)
+        .query_row("SELECT count(*) FROM entries WHERE title LIKE 'Gamma item %'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(others, 1, "its other entries went with it");
+    let again = sync(&sandbox, &cfg);
+    assert!(again.status.success() && entry_titled(&sandbox, "Gamma item 1").2, "and stays: {}", stdout(&again));
+}
+
+#[test]
+fn a_mark_undone_here_before_the_sync_is_not_sent_and_the_phones_mark_stands() {
+    let freshrss = freshrss_or_skip!("a_mark_undone_here_before_the_sync_is_not_sent");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    assert!(sync(&sandbox, &cfg).status.success());
+    let key: Vec<String> = keys(&sandbox, "e.read = 0").into_iter().take(1).collect();
+    // Opened (read), then `m` (unread again): nothing to send. Meanwhile the phone reads it.
+    mark_here(&sandbox, &key, |ids| UserWrite::SetRead { ids, read: true });
+    mark_here(&sandbox, &key, |ids| UserWrite::SetRead { ids, read: false });
+    api.mark(&key, "read", true);
+
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("sent"), "nothing was sent: {}", stdout(&out));
+    assert!(!api.ids("unread").contains(&key[0]), "the phone's mark stands on the server");
+    assert!(!keys(&sandbox, "e.read = 0").contains(&key[0]), "and here");
+}
+
+#[test]
+fn a_subscription_the_server_refuses_stays_a_local_feed_with_the_servers_reason() {
+    let freshrss = freshrss_or_skip!("a_subscription_the_server_refuses_stays_a_local_feed");
+    let feeds_server = Server::start();
+    populated(&freshrss, &feeds_server);
+    // A JSON Feed: this FreshRSS cannot subscribe to it.
+    let json =
+        r#"{"version":"https://jsonfeed.org/version/1.1","title":"Jay","items":[{"id":"1","content_text":"x"}]}"#;
+    feeds_server.route("/j.json", Reply::ok("application/feed+json", json));
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    assert!(sync(&sandbox, &cfg).status.success());
+    let mut conn = store::open_write(&sandbox.db()).unwrap();
+    let jay = NewFeed {
+        url: feeds_server.url("/j.json"),
+        title: Some("Jay".into()),
+        name: None,
+        site_url: None,
+        folder: vec!["FreshRSS".into(), "News".into()],
+    };
+    store::apply(&mut conn, &UserWrite::AddFeed(jay), 0).unwrap();
+    drop(conn);
+
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains("1 change refused by the server") && !said.contains("sent"), "{said}");
+    assert!(
+        said.contains("Jay (")
+            && said.contains("the server refused to subscribe (HTTP 400")
+            && said.contains("stays a local feed"),
+        "{said}"
+    );
+    let local: Option<i64> = db(&sandbox)
+        .query_row("SELECT account_id FROM feeds WHERE url = ?1", [feeds_server.url("/j.json")], |r| r.get(0))
+        .unwrap();
+    assert_eq!(local, None, "still here, a local feed");
+    let again = sync(&sandbox, &cfg);
+    assert!(again.status.success() && !stdout(&again).contains("refused"), "refused once: {}", stdout(&again));
 }

@@ -336,3 +336,39 @@ fn a_token_goes_to_no_server_but_the_one_it_was_made_for() {
     assert!(after[0].path.ends_with("/accounts/ClientLogin"), "{:?}", after[0]);
     assert!(!after.iter().any(|r| r.authorization.as_deref().is_some_and(|a| a.contains("B-alice"))), "{after:#?}");
 }
+
+/// A server that says the API moved (a redirect) is said to have moved, with where; one that answers an error
+/// page is said by its title, never its styles.
+#[test]
+fn a_moved_api_is_said_to_have_moved_and_an_error_page_by_its_title() {
+    let server = support::server::Server::start();
+    let moved = support::server::Reply::Ok {
+        status: 301,
+        headers: vec![("Location".into(), "https://new.example.org/api/greader.php/accounts/ClientLogin".into())],
+        body: Vec::new(),
+    };
+    server.route("/api/greader.php/accounts/ClientLogin", moved);
+    let sandbox = Sandbox::new();
+    let config = format!(
+        "refresh_on_startup = false\n[[accounts]]\nname = \"Moved\"\nurl = \"{}\"\nuser = \"u\"\npassword = \"p\"\n",
+        server.url("/api/greader.php")
+    );
+    let out = sync(&sandbox, &sandbox.write("moved.toml", config));
+    let said = stderr(&out);
+    assert!(
+        said.contains("the API moved (HTTP 301 to https://new.example.org/") && !said.contains("refused"),
+        "{said}"
+    );
+
+    let page =
+        "<!DOCTYPE html><html><head><title>404 Not Found</title><style>body { color: red }</style></head></html>";
+    let missing = support::server::Reply::Ok { status: 404, headers: vec![], body: page.into() };
+    server.route("/gone/accounts/ClientLogin", missing);
+    let config = format!(
+        "refresh_on_startup = false\n[[accounts]]\nname = \"Gone\"\nurl = \"{}\"\nuser = \"u\"\npassword = \"p\"\n",
+        server.url("/gone")
+    );
+    let out = sync(&sandbox, &sandbox.write("gone.toml", config));
+    let said = stderr(&out);
+    assert!(said.contains("a web page: 404 Not Found") && !said.contains("color"), "{said}");
+}

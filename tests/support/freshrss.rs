@@ -165,7 +165,7 @@ pub(crate) struct Api {
     token: String,
 }
 
-fn form_encode(pairs: &[(&str, &str)]) -> String {
+pub(crate) fn form_encode(pairs: &[(&str, &str)]) -> String {
     pairs
         .iter()
         .map(|(k, v)| {
@@ -443,4 +443,31 @@ pub(crate) fn fill(freshrss: &FreshRss, server: &super::server::Server, feeds: u
     let starred: Vec<String> = all.iter().step_by(50).cloned().collect();
     api.mark(&starred, "starred", true);
     Filled { all, read, starred }
+}
+
+/// Feeds served to FreshRSS: `(path, title, items)`, each item `{name} item {i}`.
+pub(crate) fn feeds(server: &super::server::Server, specs: &[(&str, &str, usize)]) {
+    for (path, title, items) in specs {
+        let entries: Vec<(String, String, String)> = (0..*items)
+            .map(|i| (format!("{title}-{i}"), format!("{title} item {i}"), format!("<p>{title} body {i}</p>")))
+            .collect();
+        let refs: Vec<(&str, &str, &str)> =
+            entries.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+        server.route(path, super::server::Reply::ok("application/rss+xml", super::rss(title, &refs)));
+    }
+}
+
+/// A FreshRSS with three feeds in two labels (one nested), 5 + 4 + 3 items, two read and one starred there.
+pub(crate) fn populated(freshrss: &FreshRss, feeds_server: &super::server::Server) -> Api {
+    feeds(feeds_server, &[("/a.xml", "Alpha", 5), ("/b.xml", "Beta", 4), ("/c.xml", "Gamma", 3)]);
+    let api = freshrss.api();
+    api.subscribe(&feeds_server.url("/a.xml"), Some("News"));
+    api.subscribe(&feeds_server.url("/b.xml"), Some("News/Tech"));
+    api.subscribe(&feeds_server.url("/c.xml"), None);
+    freshrss.fetch_feeds();
+    let all: Vec<String> = api.ids("all").into_iter().collect();
+    assert_eq!(all.len(), 12, "FreshRSS fetched every item");
+    api.mark(&all[..2], "read", true);
+    api.mark(&all[2..3], "starred", true);
+    api
 }

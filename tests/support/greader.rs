@@ -158,6 +158,19 @@ impl Drop for GReader {
 }
 
 fn serve(stream: TcpStream, name: &str, state: &Mutex<State>, log: &Mutex<Vec<Seen>>) {
+    serve_requests(stream, log, |_, path, fields, authorization| {
+        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+        answer(&mut state, name, path, fields, authorization)
+    });
+}
+
+/// Reads the requests of one connection, logs each, and writes what `handle` answers (method, path, the query's
+/// and the form's fields, the Authorization header) as JSON.
+pub(crate) fn serve_requests(
+    stream: TcpStream,
+    log: &Mutex<Vec<Seen>>,
+    mut handle: impl FnMut(&str, &str, &[(String, String)], Option<&str>) -> (u16, Vec<u8>),
+) {
     let _ = stream.set_nodelay(true);
     let mut reader = BufReader::new(stream.try_clone().expect("clone the stream"));
     let mut writer = stream;
@@ -189,16 +202,14 @@ fn serve(stream: TcpStream, name: &str, state: &Mutex<State>, log: &Mutex<Vec<Se
         }
         let authorization = headers.get("authorization").cloned();
         log.lock().unwrap_or_else(|e| e.into_inner()).push(Seen {
-            method,
+            method: method.clone(),
             path: target.clone(),
             authorization: authorization.clone(),
         });
         let (path, query) = target.split_once('?').unwrap_or((&target, ""));
         let mut fields = pairs(query);
         fields.extend(pairs(&String::from_utf8_lossy(&body)));
-        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-        let (status, answer) = answer(&mut state, name, path, &fields, authorization.as_deref());
-        drop(state);
+        let (status, answer) = handle(&method, path, &fields, authorization.as_deref());
         let head = format!(
             "HTTP/1.1 {status} Status\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
             answer.len()
@@ -242,7 +253,7 @@ fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
     fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 

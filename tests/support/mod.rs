@@ -2,10 +2,12 @@
 //! (a big database built straight through the store).
 #![allow(dead_code)]
 
+pub(crate) mod coldsweat;
 pub(crate) mod farm;
 pub(crate) mod freshrss;
 pub(crate) mod greader;
 pub(crate) mod hostile;
+pub(crate) mod miniflux;
 pub(crate) mod server;
 
 use std::path::{Path, PathBuf};

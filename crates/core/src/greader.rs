@@ -26,6 +26,9 @@ pub enum AnswerError {
     Malformed(String),
     #[error("it gave a token that cannot be one ({0}): refused, and not kept")]
     Token(String),
+    /// A list (Miniflux answers `[]` with 200 to every call it does not implement) where an object belongs.
+    #[error("it answered a list where the Google Reader API's object belongs: the server does not implement this call")]
+    Unsupported,
 }
 
 /// A subscription as the server lists it.
@@ -356,12 +359,30 @@ fn json<T: serde::de::DeserializeOwned>(answer: &[u8]) -> Result<T, AnswerError>
     if looks_like_html(answer) {
         return Err(AnswerError::Html);
     }
-    serde_json::from_slice(answer).map_err(|e| AnswerError::Malformed(e.to_string()))
+    // Every answer read here is an object: a list would read as one with every field missing, that is, nothing.
+    match answer.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => serde_json::from_slice(answer).map_err(|e| {
+            // An answer that stops midway is cut short, not another protocol's.
+            AnswerError::Malformed(if e.is_eof() { format!("cut short: {e}") } else { e.to_string() })
+        }),
+        Some(b'[') => Err(AnswerError::Unsupported),
+        _ => Err(AnswerError::Malformed("not a JSON object".into())),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_where_the_object_belongs_is_no_such_call_never_nothing() {
+        // Miniflux answers `[]` with 200 to every call it does not implement (stream/contents among them).
+        assert!(matches!(items(b"[]"), Err(AnswerError::Unsupported)));
+        assert!(matches!(item_ids(b" []"), Err(AnswerError::Unsupported)));
+        assert!(matches!(subscriptions(b"[]"), Err(AnswerError::Unsupported)));
+        assert!(items(br#"{"items":[]}"#).unwrap().items.is_empty(), "an empty page is still one");
+        assert!(items(br#"{"items":[{"id":"#).unwrap_err().to_string().contains("cut short"));
+    }
 
     #[test]
     fn item_ids_in_either_form_are_the_same_decimal() {

@@ -11,6 +11,7 @@
 //! - [`opml`]: OPML ⇄ subscriptions.
 //! - [`newsboat`]: a newsboat home (urls, config, cached items, filters) in tidings's terms.
 //! - [`greader`]: the Google Reader API's answers (FreshRSS, Miniflux, Inoreader…) → subscriptions and items.
+//! - [`fever`]: the Fever API's answers (FreshRSS, Coldsweat, Miniflux…) → subscriptions, items and id sets.
 //! - [`render`]: article HTML → styled, wrapped lines with numbered links.
 //! - [`extract`]: a web page → its main article (Readability), sanitized, for feeds that send only snippets.
 //! - [`inspect`]: the report `tidings inspect` prints.
@@ -28,6 +29,7 @@ pub mod command;
 pub mod decode;
 pub mod extract;
 pub mod feedlinks;
+pub mod fever;
 pub mod greader;
 pub mod health;
 pub mod ingest;

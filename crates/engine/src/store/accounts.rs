@@ -7,6 +7,7 @@
 //! and the account's subscriptions as the change log must tell them; where a folder sits is `places`'s. What a
 //! sync stores — the server's subscriptions, its items, its unread and starred sets — is [`pulled`]'s.
 
+mod meeting;
 mod pulled;
 
 use super::changes;
@@ -16,6 +17,7 @@ use crate::model::{AccountId, FeedId, FolderId};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
 
+pub use meeting::{LOCAL_KEY, refused};
 pub use pulled::{
     ItemsReport, MAX_LABEL_DEPTH, SubscriptionsReport, apply_set, keys_with, store_items, store_subscriptions,
     unknown_keys,

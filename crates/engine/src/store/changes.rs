@@ -3,8 +3,8 @@
 //! the change itself, so that nothing marked while offline, or just before a crash, is lost. Sync drains it
 //! (see `crate::sync`): it sends what is waiting, in order and batched, and deletes what the server took.
 //!
-//! A flag keeps one row per entry: marking an entry read, then unread, before a sync leaves one change (the
-//! later), which is what the server should end up with. Changes to entries of local feeds are not recorded:
+//! A flag keeps one row per entry, and only while it differs from what the server last showed: marking an
+//! entry read, then unread again, before a sync leaves no change at all (see [`record_flags_where`]). Changes to entries of local feeds are not recorded:
 //! nothing would ever drain them.
 
 use super::{RowIds, StoreError};
@@ -13,7 +13,8 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
 use std::collections::HashSet;
 
-/// Records that `flag` of an entry is now `value`, when its feed belongs to an account.
+/// Records that `flag` of an entry is about to become `value`, when its feed belongs to an account: call it
+/// before the entry changes.
 pub(super) fn record_flag(
     tx: &Connection,
     entry: EntryId,
@@ -21,19 +22,17 @@ pub(super) fn record_flag(
     value: bool,
     now: i64,
 ) -> Result<(), StoreError> {
-    tx.prepare_cached(
-        "INSERT INTO changes (account_id, at, kind, target, flag, value)
-         SELECT f.account_id, ?2, 'flag', e.key, ?3, ?4 FROM entries e JOIN feeds f ON f.id = e.feed_id
-         WHERE e.id = ?1 AND f.account_id IS NOT NULL
-         ON CONFLICT (account_id, target, flag) WHERE kind = 'flag'
-         DO UPDATE SET value = excluded.value, at = excluded.at",
-    )?
-    .execute(params![entry.0, now, flag.name(), value])?;
-    Ok(())
+    record_flags_where(tx, "e.id = ?", &[Value::Integer(entry.0)], flag, value, now)
 }
 
 /// Records `flag` = `value` for every entry of an account's feeds that matches `condition` (a condition on
-/// `entries e`, with its `?` parameters), before a change of a whole list.
+/// `entries e`, with its `?` parameters), before the entries change.
+///
+/// A waiting change holds what the server last showed, flipped: an entry's flag differs from the server's only
+/// while a change for it waits (a sync sets every other flag from the server's sets). So a change that sets the
+/// flag back to what it was before the one waiting nets to nothing, and the waiting one goes instead of being
+/// sent — sent, it would undo whatever another device did meanwhile. An entry whose flag already is `value` is
+/// no change at all.
 pub(super) fn record_flags_where(
     tx: &Connection,
     condition: &str,
@@ -42,15 +41,25 @@ pub(super) fn record_flags_where(
     value: bool,
     now: i64,
 ) -> Result<(), StoreError> {
-    let sql = format!(
+    let column = flag.name();
+    let value = Value::Integer(i64::from(value));
+    // The new: entries whose flag changes and that have no change waiting.
+    let new = format!(
         "INSERT INTO changes (account_id, at, kind, target, flag, value)
          SELECT f.account_id, ?, 'flag', e.key, ?, ? FROM entries e JOIN feeds f ON f.id = e.feed_id
-         WHERE f.account_id IS NOT NULL AND ({condition})
-         ON CONFLICT (account_id, target, flag) WHERE kind = 'flag'
-         DO UPDATE SET value = excluded.value, at = excluded.at"
+         WHERE f.account_id IS NOT NULL AND e.{column} <> ? AND ({condition})
+         ON CONFLICT (account_id, target, flag) WHERE kind = 'flag' DO NOTHING"
     );
-    let head = [Value::Integer(now), Value::Text(flag.name().into()), Value::Integer(i64::from(value))];
-    tx.prepare(&sql)?.execute(params_from_iter(head.iter().chain(condition_params)))?;
+    let head = [Value::Integer(now), Value::Text(column.into()), value.clone(), value.clone()];
+    tx.prepare_cached(&new)?.execute(params_from_iter(head.iter().chain(condition_params)))?;
+    // The undone: changes waiting with the other value.
+    let undone = format!(
+        "DELETE FROM changes WHERE kind = 'flag' AND flag = ? AND value <> ? AND (account_id, target) IN
+            (SELECT f.account_id, e.key FROM entries e JOIN feeds f ON f.id = e.feed_id
+             WHERE f.account_id IS NOT NULL AND ({condition}))"
+    );
+    let head = [Value::Text(column.into()), value];
+    tx.prepare_cached(&undone)?.execute(params_from_iter(head.iter().chain(condition_params)))?;
     Ok(())
 }
 
@@ -98,6 +107,18 @@ pub enum FeedChange {
         stream: String,
         label: Option<String>,
     },
+}
+
+impl FeedChange {
+    /// What it asks of the server, for people.
+    pub fn what(&self) -> String {
+        match self {
+            FeedChange::Subscribe { url, .. } => format!("subscribing to {url}"),
+            FeedChange::Unsubscribe { stream } => format!("unsubscribing {stream}"),
+            FeedChange::Rename { stream, title } => format!("renaming {stream} to {title}"),
+            FeedChange::Relabel { stream, .. } => format!("moving {stream} to another folder"),
+        }
+    }
 }
 
 /// Records a change to one of an account's subscriptions, after the changes before it.
@@ -200,16 +221,19 @@ pub fn waiting(conn: &Connection, account: AccountId) -> Result<i64, StoreError>
 }
 
 /// The server took these changes: they go from the log — unless one was changed again meanwhile (a flag marked
-/// again since it was read), which then waits for the next sync.
-pub fn sent(conn: &mut Connection, changes: &[Pending]) -> Result<(), StoreError> {
+/// again since it was read), which then waits for the next sync. A flag set back meanwhile lost its change
+/// (see [`record_flags_where`]), but the server now holds what was sent: the flag as it is here goes up next.
+pub fn sent(conn: &mut Connection, account: AccountId, changes: &[Pending]) -> Result<(), StoreError> {
     let tx = conn.transaction()?;
     {
         let mut flag = tx.prepare_cached("DELETE FROM changes WHERE id = ?1 AND at = ?2 AND value = ?3")?;
         let mut feed = tx.prepare_cached("DELETE FROM changes WHERE id = ?1")?;
         for change in changes {
             match change {
-                Pending::Flag { id, at, value, .. } => {
-                    flag.execute(params![id, at, if *value { "1" } else { "0" }])?;
+                Pending::Flag { id, at, key, flag: which, value } => {
+                    if flag.execute(params![id, at, if *value { "1" } else { "0" }])? == 0 {
+                        set_back(&tx, account, key, *which, *value, *at)?;
+                    }
                 }
                 Pending::Feed { id, .. } => {
                     feed.execute([id])?;
@@ -218,6 +242,36 @@ pub fn sent(conn: &mut Connection, changes: &[Pending]) -> Result<(), StoreError
         }
     }
     tx.commit()?;
+    Ok(())
+}
+
+/// Records the flag of the entry `key` as it is here, when it differs from `sent` and no change waits for it.
+fn set_back(tx: &Connection, account: AccountId, key: &str, flag: Flag, sent: bool, at: i64) -> Result<(), StoreError> {
+    let column = flag.name();
+    tx.prepare_cached(&format!(
+        "INSERT INTO changes (account_id, at, kind, target, flag, value)
+         SELECT f.account_id, ?4, 'flag', e.key, ?3, e.{column} FROM entries e JOIN feeds f ON f.id = e.feed_id
+         WHERE f.account_id = ?1 AND e.key = ?2 AND e.{column} <> ?5
+         ON CONFLICT (account_id, target, flag) WHERE kind = 'flag' DO NOTHING"
+    ))?
+    .execute(params![account.0, key, column, at, sent])?;
+    Ok(())
+}
+
+/// Records that `flag` of the account's entry `key` differs here from what the server holds: `value` goes up.
+pub(super) fn record_key_flag(
+    tx: &Connection,
+    account: AccountId,
+    key: &str,
+    flag: Flag,
+    value: bool,
+    now: i64,
+) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO changes (account_id, at, kind, target, flag, value) VALUES (?1, ?2, 'flag', ?3, ?4, ?5)
+         ON CONFLICT (account_id, target, flag) WHERE kind = 'flag' DO UPDATE SET value = excluded.value, at = excluded.at",
+    )?
+    .execute(params![account.0, now, key, flag.name(), value])?;
     Ok(())
 }
 

@@ -90,11 +90,9 @@ pub(super) fn set_flag(
     })?;
     let mut found = 0;
     for id in ids {
-        let changed = update.execute(params![id.0, value])?;
-        if changed > 0 {
-            changes::record_flag(tx, *id, flag, value, now)?;
-        }
-        found += changed;
+        // Recorded first: the change log compares with the flag as it was.
+        changes::record_flag(tx, *id, flag, value, now)?;
+        found += update.execute(params![id.0, value])?;
     }
     Ok(ids.len() - found)
 }

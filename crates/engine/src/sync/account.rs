@@ -11,7 +11,8 @@ use std::time::Duration;
 pub struct AccountConfig {
     /// What to call it; its feeds sit under a folder of this name.
     pub name: String,
-    /// The protocol: `greader` (the Google Reader API: FreshRSS, Miniflux, Inoreader, The Old Reader, BazQux).
+    /// The protocol: `greader` (the Google Reader API: FreshRSS, Miniflux, Inoreader, The Old Reader, BazQux), or
+    /// `fever` (the Fever API: FreshRSS, Coldsweat, Miniflux, Tiny Tiny RSS's plug-in).
     #[serde(default = "default_account_kind")]
     pub kind: String,
     /// The API's address (FreshRSS: `https://your.server/api/greader.php`).
@@ -30,7 +31,7 @@ fn default_account_kind() -> String {
 }
 
 /// Protocols tidings speaks.
-pub const ACCOUNT_KINDS: &[&str] = &["greader"];
+pub const ACCOUNT_KINDS: &[&str] = &["greader", "fever"];
 
 /// Where an account's password comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -51,7 +51,7 @@ impl Sync<'_> {
                 still_there.extend(remote.items(batch).await?.into_iter().map(|i| i.entry.key));
             }
             spare = lacking.into_iter().filter(|k| !still_there.contains(k)).collect();
-            report.kept_starred = spare.len();
+            report.kept_starred += spare.len();
         }
         // What was just sent is the truth even if the server's sets do not show it yet.
         let just_sent = |wanted: Flag| -> HashSet<String> {

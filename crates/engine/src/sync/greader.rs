@@ -6,7 +6,6 @@
 use super::{Remote, RemoteError, Set};
 use crate::greader::{self, IdsPage, ItemsPage, RemoteFeed, RemoteItem};
 use crate::store::changes::{FeedChange, Flag};
-use futures::StreamExt;
 
 /// Items per page of `stream/contents`: few requests, each a few megabytes at most.
 const PAGE: usize = 1000;
@@ -31,6 +30,8 @@ pub(super) struct GReader {
     auth: Option<String>,
     /// The action token writes need, fetched once per sync.
     token: Option<String>,
+    /// The server has no `stream/contents` (Miniflux): items come as ids, then by id.
+    no_stream_contents: bool,
     pub requests: usize,
 }
 
@@ -50,6 +51,7 @@ impl GReader {
             // One an older build kept without looking (megabytes long) would fail every request: a login is asked.
             auth: auth.filter(|a| greader::is_token(a)),
             token: None,
+            no_stream_contents: false,
             requests: 0,
         }
     }
@@ -60,37 +62,7 @@ impl GReader {
 
     /// Sends a request and reads its answer, up to `limit` bytes.
     async fn send(&mut self, request: reqwest::RequestBuilder, limit: usize) -> Result<Vec<u8>, RemoteError> {
-        self.requests += 1;
-        // A kept-alive connection the server closed meanwhile fails before any answer: the request goes once
-        // more, on a new connection (every request here can be repeated safely: reads, and writes that set
-        // what they set).
-        let retry = request.try_clone();
-        let response = match request.send().await {
-            Ok(response) => response,
-            Err(e) if !e.is_timeout() && retry.is_some() => {
-                tracing::debug!("retrying a request on a new connection: {}", describe(&e));
-                self.requests += 1;
-                let retry = retry.expect("checked");
-                retry.send().await.map_err(|e| RemoteError::Unreachable(describe(&e)))?
-            }
-            Err(e) => return Err(RemoteError::Unreachable(describe(&e))),
-        };
-        let status = response.status().as_u16();
-        let mut body = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| RemoteError::Unreachable(describe(&e)))?;
-            if body.len() + chunk.len() > limit {
-                let said = format!("an answer larger than {} MB", limit / (1024 * 1024));
-                return Err(RemoteError::Answer(greader::AnswerError::Malformed(said)));
-            }
-            body.extend_from_slice(&chunk);
-        }
-        match status {
-            200..=299 => Ok(body),
-            401 | 403 => Err(RemoteError::Unauthorized),
-            _ => Err(RemoteError::Status(status, crate::sanitize::one_line(&String::from_utf8_lossy(&body), 200))),
-        }
+        super::http::exchange(request, limit, &mut self.requests).await
     }
 
     /// A request with the login token, logging in first (again, when the server refused the token).
@@ -121,35 +93,43 @@ impl GReader {
         self.authorized(|http, _| http.get(&url).query(&query), limit).await
     }
 
-    async fn post(&mut self, path: &str, form: Vec<(&'static str, String)>) -> Result<Vec<u8>, RemoteError> {
-        let url = format!("{}/reader/api/0/{path}", self.base);
-        self.authorized(|http, _| http.post(&url).form(&form), MAX_ANSWER_BYTES).await
-    }
-
-    async fn write(&mut self, path: &str, mut form: Vec<(&'static str, String)>) -> Result<(), RemoteError> {
+    /// A POST, with the action token `T` in its form: some servers (Miniflux) take a POST's login from `T`
+    /// alone, never from the Authorization header.
+    async fn post(&mut self, path: &str, mut form: Vec<(&'static str, String)>) -> Result<Vec<u8>, RemoteError> {
         if self.token.is_none() {
             let answer = self.get("token", &[], MAX_ANSWER_BYTES).await?;
             self.token = Some(greader::action_token(&answer).map_err(RemoteError::Answer)?);
         }
         form.push(("T", self.token.clone().unwrap_or_default()));
+        let url = format!("{}/reader/api/0/{path}", self.base);
+        self.authorized(|http, _| http.post(&url).form(&form), MAX_ANSWER_BYTES).await
+    }
+
+    async fn write(&mut self, path: &str, form: Vec<(&'static str, String)>) -> Result<(), RemoteError> {
         let answer = self.post(path, form).await?;
         greader::is_ok(&answer).map_err(RemoteError::Answer)
     }
-}
 
-/// An HTTP failure for people: the last cause (what the network said), not reqwest's wrapping.
-fn describe(e: &reqwest::Error) -> String {
-    let mut cause: &dyn std::error::Error = e;
-    while let Some(next) = cause.source() {
-        cause = next;
-    }
-    let text = cause.to_string();
-    if e.is_timeout() {
-        "no answer in time".to_string()
-    } else if e.is_connect() {
-        format!("cannot connect: {text}")
-    } else {
-        text
+    /// Items since a time where the server has no `stream/contents`: a page of the reading list's ids (paged by
+    /// whatever continuation the server gives: Miniflux's is an offset), then those items by id.
+    async fn items_by_ids(
+        &mut self,
+        since_secs: i64,
+        continuation: Option<&str>,
+        most: usize,
+    ) -> Result<ItemsPage, RemoteError> {
+        let mut query = vec![
+            ("s", greader::READING_LIST.to_string()),
+            ("n", PAGE.min(most).to_string()),
+            ("ot", since_secs.to_string()),
+            ("output", "json".to_string()),
+        ];
+        query.extend(continuation.map(|c| ("c", c.to_string())));
+        let answer = self.get("stream/items/ids", &query, MAX_IDS_ANSWER_BYTES).await?;
+        let ids = greader::item_ids(&answer).map_err(RemoteError::Answer)?;
+        let mut items = self.items(&ids.ids).await?;
+        items.sort_by_key(|i| std::cmp::Reverse(i.crawled_usec));
+        Ok(ItemsPage { items, continuation: ids.continuation })
     }
 }
 
@@ -191,14 +171,29 @@ impl Remote for GReader {
         continuation: Option<&str>,
         most: usize,
     ) -> Result<ItemsPage, RemoteError> {
+        if self.no_stream_contents {
+            return self.items_by_ids(since_secs, continuation, most).await;
+        }
         let mut query = vec![("n", PAGE.min(most).to_string()), ("ot", since_secs.to_string())];
         query.extend(continuation.map(|c| ("c", c.to_string())));
-        let answer = self.get("stream/contents/user/-/state/com.google/reading-list", &query, MAX_ANSWER_BYTES).await?;
-        read_items(answer).await
+        let asked = self.get("stream/contents/user/-/state/com.google/reading-list", &query, MAX_ANSWER_BYTES).await;
+        let read = match asked {
+            Ok(answer) => read_items(answer).await,
+            Err(e) => Err(e),
+        };
+        match read {
+            // No such call here (a list where the object belongs, or 404): the items come by id instead.
+            Err(RemoteError::Answer(greader::AnswerError::Unsupported) | RemoteError::Status(404, _)) => {
+                tracing::info!("{}: no stream/contents; items come by id", self.base);
+                self.no_stream_contents = true;
+                self.items_by_ids(since_secs, continuation, most).await
+            }
+            other => other,
+        }
     }
 
     async fn ids(&mut self, set: Set, continuation: Option<&str>, most: usize) -> Result<IdsPage, RemoteError> {
-        let mut query = vec![("n", IDS_PAGE.min(most).to_string())];
+        let mut query = vec![("n", IDS_PAGE.min(most).to_string()), ("output", "json".to_string())];
         match set {
             Set::Unread => {
                 query.push(("s", greader::READING_LIST.into()));
@@ -214,7 +209,9 @@ impl Remote for GReader {
     async fn items(&mut self, keys: &[String]) -> Result<Vec<RemoteItem>, RemoteError> {
         let mut out = Vec::new();
         for batch in keys.chunks(BATCH) {
-            let form = batch.iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
+            let mut form: Vec<(&'static str, String)> =
+                batch.iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
+            form.push(("output", "json".into()));
             let answer = self.post("stream/items/contents", form).await?;
             out.extend(read_items(answer).await?.items);
         }

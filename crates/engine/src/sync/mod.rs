@@ -24,9 +24,12 @@
 mod account;
 #[cfg(test)]
 mod fake;
+mod fever;
 mod flags;
 mod greader;
+mod http;
 mod items;
+mod report;
 mod send;
 #[cfg(test)]
 mod tests;
@@ -37,6 +40,7 @@ use crate::store::accounts::{self, AccountRow, SubscriptionsReport};
 use crate::store::changes::{self, FeedChange, Flag};
 use crate::store::{DbThread, StoreError};
 pub use account::{ACCOUNT_KINDS, AccountConfig, PasswordSource};
+pub use report::Report;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
@@ -62,6 +66,10 @@ pub(crate) enum RemoteError {
     Answer(AnswerError),
     /// The server gave a continuation it had given before while listing these: paging on would never end.
     Repeated(&'static str),
+    /// The protocol cannot do what was asked (Fever cannot subscribe): refused at once, with why.
+    Refused(String),
+    /// The server says the API is elsewhere now (a redirect), and where.
+    Moved(u16, Option<String>),
 }
 
 impl RemoteError {
@@ -160,94 +168,14 @@ impl Continuations {
     }
 }
 
-/// What one sync of one account did.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Report {
-    pub account: String,
-    /// Changes made here that the server took.
-    pub sent: usize,
-    /// Subscription changes the server refused (a feed it cannot subscribe to): taken off the log, the reason
-    /// in the log file.
-    pub refused: usize,
-    /// Entries new here.
-    pub new: usize,
-    pub subscriptions_added: usize,
-    pub subscriptions_changed: usize,
-    pub subscriptions_removed: usize,
-    /// Entries whose read or starred state changed here because it changed on the server.
-    pub read_changed: usize,
-    pub starred_changed: usize,
-    /// Starred entries the server no longer has: kept starred here.
-    pub kept_starred: usize,
-    /// Items the server sent of feeds it does not list: left out.
-    pub orphans: usize,
-    /// The sync stopped at its cap of items or pages ([`Limits`]): the rest comes with the next.
-    pub more: bool,
-    /// The unread or starred set is longer than a sync reads: only its flags within what was read were set.
-    pub sets_cut: bool,
-    /// Entries of the account stored here after the sync.
-    pub entries: i64,
-    pub requests: usize,
-}
-
-impl Report {
-    /// Whether the sync brought or changed anything here (a reader reads its lists again).
-    pub fn changed_anything(&self) -> bool {
-        self.new
-            + self.read_changed
-            + self.starred_changed
-            + self.sent
-            + self.subscriptions_added
-            + self.subscriptions_changed
-            + self.subscriptions_removed
-            > 0
-    }
-
-    /// One line for people: "FreshRSS: 120 new, 14 changes sent".
-    pub fn line(&self) -> String {
-        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        let mut parts = vec![format!("{} new", self.new)];
-        if self.sent > 0 {
-            parts.push(format!("{} sent", plural(self.sent, "change", "changes")));
-        }
-        if self.refused > 0 {
-            parts.push(format!(
-                "{} refused by the server (the log says why)",
-                plural(self.refused, "change", "changes")
-            ));
-        }
-        let changed = self.read_changed + self.starred_changed;
-        if changed > 0 {
-            parts.push(format!("{changed} marked on the server"));
-        }
-        let subs = self.subscriptions_added + self.subscriptions_removed;
-        if subs > 0 {
-            parts.push(format!("{} feeds added, {} removed", self.subscriptions_added, self.subscriptions_removed));
-        }
-        if self.kept_starred > 0 {
-            parts.push(format!("{} starred entries the server no longer has kept here", self.kept_starred));
-        }
-        if self.orphans > 0 {
-            parts.push(format!("{} of feeds the server does not list left out", plural(self.orphans, "item", "items")));
-        }
-        if self.more {
-            parts.push("more than one sync takes: the rest comes with the next".into());
-        }
-        if self.sets_cut {
-            parts.push("its unread or starred list is longer than a sync reads: only marks within it applied".into());
-        }
-        format!("{}: {}", self.account, parts.join(", "))
-    }
-}
-
 /// Why a sync of one account did not happen, or stopped. Changes made here are kept for the next one.
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError {
     #[error(
         "{account} refused {user}'s API password: set it in the server's settings (FreshRSS: the profile page, \
-         \"API password\") and in the config's `password`"
+         \"API password\") and in {from}"
     )]
-    Refused { account: String, user: String },
+    Refused { account: String, user: String, from: String },
     #[error("{account}: cannot get the password: {message}")]
     Password { account: String, message: String },
     #[error("{account} offline ({reason}): {}", waiting_line(*.waiting))]
@@ -256,6 +184,19 @@ pub enum SyncError {
     Server { account: String, message: String },
     #[error("{account}: {source}")]
     Store { account: String, source: StoreError },
+}
+
+/// Where the password that was refused came from, as the config names it.
+fn password_source(account: &AccountConfig) -> String {
+    match account.password_source() {
+        PasswordSource::Given(_) => "the config's `password`".into(),
+        PasswordSource::Command(command) => {
+            format!("what `password_command` ({}) prints", crate::sanitize::one_line(&command, 100))
+        }
+        PasswordSource::File(path) => {
+            format!("the first line of `password_file` ({})", crate::sanitize::one_line(&path.to_string_lossy(), 200))
+        }
+    }
 }
 
 fn waiting_line(waiting: i64) -> String {
@@ -290,6 +231,12 @@ pub async fn sync_within(
 ) -> Result<Report, SyncError> {
     let row = account_row(account, writer).await?;
     let source = account.password_source();
+    if account.kind == "fever" {
+        let password = std::sync::Arc::new(move || source.read());
+        let seen = row.items.seen_usec;
+        let mut remote = fever::Fever::new(fetcher.client().clone(), &account.url, &account.user, seen, password);
+        return sync_over(&mut remote, account, writer, &row, now, limits).await;
+    }
     let mut remote = greader::GReader::new(
         fetcher.client().clone(),
         &account.url,
@@ -364,7 +311,9 @@ fn explain(account: &AccountConfig, e: RemoteError, waiting: i64) -> SyncError {
     let name = account.name.clone();
     let said = |body: &str| if body.is_empty() { String::new() } else { format!(": {body}") };
     match e {
-        RemoteError::Unauthorized => SyncError::Refused { account: name, user: account.user.clone() },
+        RemoteError::Unauthorized => {
+            SyncError::Refused { account: name, user: account.user.clone(), from: password_source(account) }
+        }
         RemoteError::Password(message) => SyncError::Password { account: name, message },
         RemoteError::Unreachable(reason) => SyncError::Offline { account: name, reason, waiting },
         RemoteError::Status(status, ref body) if e.is_passing() => SyncError::Server {
@@ -392,6 +341,17 @@ fn explain(account: &AccountConfig, e: RemoteError, waiting: i64) -> SyncError {
             ),
         },
         RemoteError::Answer(e) => SyncError::Server { account: name, message: format!("{e}") },
+        RemoteError::Refused(why) => SyncError::Server { account: name, message: why },
+        RemoteError::Moved(status, to) => SyncError::Server {
+            account: name,
+            message: format!(
+                "{} (HTTP {status}{}): check `url`, the API's address; {}",
+                // Only a permanent redirect says the API itself moved: a passing one is often a login page.
+                if matches!(status, 301 | 308) { "the API moved" } else { "the server sent the request elsewhere" },
+                to.map(|to| format!(" to {to}")).unwrap_or_default(),
+                waiting_line(waiting)
+            ),
+        },
         RemoteError::Repeated(what) => SyncError::Server {
             account: name,
             message: format!(
@@ -417,15 +377,21 @@ impl Sync<'_> {
         let sent = self.send(remote, &mut report).await?;
         let subscriptions = remote.subscriptions().await?;
         let subs = self.store(move |c, row, now| accounts::store_subscriptions(c, row, &subscriptions, now)).await?;
-        let SubscriptionsReport { added, changed, removed, feeds } = subs;
+        let SubscriptionsReport { added, changed, removed, taken_over, kept_starred, feeds } = subs;
         (report.subscriptions_added, report.subscriptions_changed, report.subscriptions_removed) =
             (added, changed, removed);
+        report.kept_starred = kept_starred;
+        report.taken_over = taken_over;
         let feeds = std::sync::Arc::new(feeds);
         let mut budget = Budget { items: self.limits.items, pages: self.limits.pages };
         let mark = self.pull_items(remote, &feeds, &mut budget, &mut report).await?;
         // Items a set names that are not here come with the rest of the items, when the sync stopped short of it.
         let unknown = mark.resume.is_none().then_some(&mut budget);
         self.pull_flags(remote, &feeds, &sent, unknown, &mut report).await?;
+        if !report.taken_over.is_empty() {
+            // What was read or starred on a feed taken over and not on the server goes up now.
+            self.send(remote, &mut report).await?;
+        }
         let (id, now) = (self.row.id, self.now);
         report.entries = self
             .writer

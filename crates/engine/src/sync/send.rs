@@ -6,10 +6,12 @@
 use super::{Remote, RemoteError, Report, Step, Sync};
 use crate::greader::AnswerError;
 use crate::store::StoreError;
-use crate::store::changes::{self, Flag, Pending};
+use crate::store::accounts;
+use crate::store::changes::{self, FeedChange, Flag, Pending};
 
 impl Sync<'_> {
-    /// Sends the change log. Returns what the server took (already off the log).
+    /// Sends the change log. Returns what the server took (already off the log). A subscription the server
+    /// refuses stays a local feed, and the report says why.
     pub(super) async fn send(&self, remote: &mut impl Remote, report: &mut Report) -> Result<Vec<Pending>, Step> {
         let id = self.row.id;
         let pending = self.writer.call(move |c| changes::pending(c, id)).await?;
@@ -26,6 +28,7 @@ impl Sync<'_> {
                 Err(e) if is_refusal(&e) => {
                     tracing::warn!(account = %self.account.name, "the server refused {feed:?}: {e:?}");
                     refused.push(change.clone());
+                    report.refusals.push(self.refusal(feed, &e).await?);
                 }
                 Err(e) => {
                     self.forget(sent.iter().chain(&refused).cloned().collect()).await?;
@@ -33,7 +36,7 @@ impl Sync<'_> {
                 }
             }
         }
-        report.refused = refused.len();
+        report.refused += refused.len();
         for flag in [Flag::Read, Flag::Starred] {
             for value in [true, false] {
                 let batch: Vec<&Pending> = pending
@@ -58,8 +61,27 @@ impl Sync<'_> {
             }
         }
         self.forget(sent.iter().chain(&refused).cloned().collect()).await?;
-        report.sent = sent.len();
+        report.sent += sent.len();
         Ok(sent)
+    }
+
+    /// What a refused change did here, for people: a subscription stays a local feed.
+    async fn refusal(&self, change: &FeedChange, e: &RemoteError) -> Result<String, StoreError> {
+        let why = match e {
+            RemoteError::Status(status, body) if body.is_empty() => format!("HTTP {status}"),
+            RemoteError::Status(status, body) => format!("HTTP {status}: {body}"),
+            RemoteError::Answer(e) => e.to_string(),
+            RemoteError::Refused(why) => why.clone(),
+            other => format!("{other:?}"),
+        };
+        let FeedChange::Subscribe { url, .. } = change else {
+            return Ok(crate::sanitize::one_line(&format!("{} refused: {why}", change.what()), 300));
+        };
+        let (row, url) = (self.row.clone(), url.clone());
+        let shown = crate::sanitize::one_line(&url, 200);
+        let name = self.writer.call(move |c| accounts::refused(c, &row, &url)).await?;
+        let name = name.map(|n| crate::sanitize::one_line(&n, 100)).unwrap_or_else(|| shown.clone());
+        Ok(format!("{name} ({shown}): the server refused to subscribe ({why}); it stays a local feed here"))
     }
 
     /// Takes what the server took (or refused for good) off the change log.
@@ -67,7 +89,8 @@ impl Sync<'_> {
         if done.is_empty() {
             return Ok(());
         }
-        self.writer.call(move |c| changes::sent(c, &done)).await
+        let account = self.row.id;
+        self.writer.call(move |c| changes::sent(c, account, &done)).await
     }
 }
 
@@ -76,7 +99,7 @@ impl Sync<'_> {
 fn is_refusal(e: &RemoteError) -> bool {
     match e {
         RemoteError::Status(400..=499, _) => !e.is_passing(),
-        RemoteError::Answer(AnswerError::Malformed(_)) => true,
+        RemoteError::Answer(AnswerError::Malformed(_)) | RemoteError::Refused(_) => true,
         _ => false,
     }
 }

@@ -5,6 +5,7 @@
 //! does not list is counted and left out, and a set cut short at the sync's cap only adds flags.
 
 use super::AccountRow;
+use super::meeting::{self, LocalFeeds, Unclaimed};
 use crate::greader::{RemoteFeed, RemoteItem};
 use crate::model::{AccountId, FeedId, FolderId};
 use crate::store::changes::{self, Flag};
@@ -23,6 +24,10 @@ pub struct SubscriptionsReport {
     pub added: usize,
     pub changed: usize,
     pub removed: usize,
+    /// Local feeds the server also lists, now the account's (their names).
+    pub taken_over: Vec<String>,
+    /// Starred entries of feeds the server no longer lists, kept here.
+    pub kept_starred: usize,
     /// The local feed of every stream the server listed: two subscriptions of one address are one feed.
     pub feeds: HashMap<String, FeedId>,
 }
@@ -35,9 +40,10 @@ struct Local {
     folder: Option<FolderId>,
 }
 
-/// Stores the server's subscriptions: new ones added under the account's folder (in their label's folder),
-/// titles, addresses and labels followed, and those the server no longer lists removed with their entries.
-/// A subscription made here and still waiting to be sent is kept.
+/// Stores the server's subscriptions: new ones added under the account's folder (in their label's folder) —
+/// a local feed of the same address taken over —, titles, addresses and labels followed, and those the server
+/// no longer lists removed with their entries, except the starred ones. A subscription made here and still
+/// waiting to be sent is kept.
 pub fn store_subscriptions(
     conn: &mut Connection,
     account: &AccountRow,
@@ -61,6 +67,7 @@ pub fn store_subscriptions(
     let mut folders = places::FolderIds::default();
     let root_path = places::paths(&tx)?.remove(&account.folder_id).unwrap_or_else(|| vec![account.name.clone()]);
     let mut position: i64 = tx.query_row("SELECT coalesce(max(position), 0) FROM feeds", [], |r| r.get(0))?;
+    let mut local_feeds = LocalFeeds::default();
     for feed in remote {
         let found = by_stream.get(feed.stream.as_str()).or_else(|| by_url.get(&feed.url)).copied();
         if let Some(id) = found
@@ -103,6 +110,12 @@ pub fn store_subscriptions(
                 }
                 id
             }
+            None if let Some(local) = local_feeds.take(&tx, &feed.url)? => {
+                meeting::take_over(&tx, account, local, feed, title, folder)?;
+                report.taken_over.push(title.to_string());
+                by_url.insert(feed.url.clone(), local);
+                local
+            }
             None => {
                 position += 1;
                 tx.prepare_cached(
@@ -134,7 +147,11 @@ pub fn store_subscriptions(
         if placed.contains(id) || (feed.stream.is_none() && waiting.contains(&feed.url)) {
             continue;
         }
-        tx.prepare_cached("DELETE FROM feeds WHERE id = ?1")?.execute([id.0])?;
+        let kept = meeting::keep_starred(&tx, account, *id)?;
+        if kept == 0 {
+            tx.prepare_cached("DELETE FROM feeds WHERE id = ?1")?.execute([id.0])?;
+        }
+        report.kept_starred += kept;
         left.extend(feed.folder);
         report.removed += 1;
     }
@@ -167,6 +184,7 @@ pub fn store_items(
 ) -> Result<ItemsReport, StoreError> {
     let tx = conn.transaction()?;
     let waiting = changes::waiting_flags(&tx, account.id)?;
+    let mut unclaimed = Unclaimed::of(&tx, account)?;
     let mut report = ItemsReport::default();
     let mut touched = HashSet::new();
     for item in items {
@@ -175,6 +193,11 @@ pub fn store_items(
             continue;
         };
         touched.insert(feed);
+        if unclaimed.claim(&tx, account, feed, item, now)? {
+            report.updated += 1;
+            identity::store_entry(&tx, feed, &item.entry, now)?;
+            continue;
+        }
         match identity::store_entry(&tx, feed, &item.entry, now)? {
             Some(entry) => {
                 report.new += 1;
@@ -226,7 +249,8 @@ pub fn apply_set(
     let mut changed = 0;
     let mut update = tx.prepare_cached(&format!("UPDATE entries SET {column} = ?2 WHERE id = ?1"))?;
     for (id, key, now_set) in rows {
-        if waiting.contains(&(key.clone(), flag)) {
+        // (An entry of a taken-over feed the server has no item for is not in its sets.)
+        if waiting.contains(&(key.clone(), flag)) || key.starts_with(meeting::LOCAL_KEY) {
             continue;
         }
         let in_set = set.contains(&key);
@@ -256,7 +280,10 @@ pub fn keys_with(conn: &Connection, account: AccountId, flag: Flag) -> Result<Ha
         Flag::Starred => "starred",
     };
     let sql = format!(
-        "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.account_id = ?1 AND e.{column} = 1"
+        "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.account_id = ?1 AND e.{column} = 1
+         AND substr(e.key, 1, {}) <> '{}'",
+        meeting::LOCAL_KEY.len(),
+        meeting::LOCAL_KEY
     );
     Ok(conn.prepare_cached(&sql)?.query_map([account.0], |r| r.get(0))?.collect::<Result<_, _>>()?)
 }

@@ -96,13 +96,12 @@ async fn a_starred_entry_the_server_forgot_stays_starred_here_and_one_unstarred_
 }
 
 #[tokio::test]
-async fn a_mark_made_here_wins_over_the_servers_mark_of_the_same_entry() {
+async fn a_mark_set_back_here_is_not_sent_and_a_mark_made_here_wins_over_the_servers() {
     let (mut fake, news, plain) = server();
     let mut here = Here::new();
     here.sync(&mut fake).await.expect("the first sync");
-    // Read here, then unread again (one change waits: unread) while the phone marks it read: today the change
-    // made here wins. (Issue 32 is to drop a change that ends where the server was last seen: this expectation
-    // changes with it.) A star here and a read there are a flag each; a read both sides is one mark.
+    // Read here, then unread again (where the server was last seen: nothing waits) while the phone marks it read:
+    // the phone's mark stands. A star here and a read there are a flag each; a read both sides is one mark.
     here.mark(&[&news[0]], Flag::Read, true).await;
     here.mark(&[&news[0]], Flag::Read, false).await;
     fake.mark(&news[0], Flag::Read, true);
@@ -113,10 +112,10 @@ async fn a_mark_made_here_wins_over_the_servers_mark_of_the_same_entry() {
 
     let report = here.sync(&mut fake).await.expect("the second sync");
 
-    assert_eq!(report.sent, 3);
-    assert_eq!(fake.flag(&news[0], Flag::Read), Some(false), "the mark made here replaced the phone's");
+    assert_eq!(report.sent, 2);
+    assert_eq!(fake.flag(&news[0], Flag::Read), Some(true), "the phone's mark stands");
     let flags = here.flags().await;
-    assert_eq!(flags[&news[0]], (false, false));
+    assert_eq!(flags[&news[0]], (true, false));
     assert_eq!(flags[&news[1]], (true, true), "marks of different flags both stand");
     assert_eq!(flags[&news[2]], (true, false));
     assert_eq!(flags_there(&fake, &[news, plain].concat()), flags, "the server and here agree");

@@ -1,0 +1,226 @@
+//! The Fever API's answers, as FreshRSS (`api/fever.php`), Coldsweat (`fever/`), Miniflux and Tiny Tiny RSS's
+//! plug-in serve them: every call is `POST URL?api&…` with `api_key` = md5 of `user:password`, and every answer
+//! a JSON object with `auth` (1: the key was taken). Groups become labels, feeds subscriptions (`feed/ID`, as the
+//! Google Reader API names them, so that sync stores both alike), items keep their decimal id as their key and
+//! as the mark paging goes by (`since_id`). An answer without what was asked is an error, never "nothing". Pure.
+
+use crate::greader::{AnswerError, RemoteFeed, RemoteItem};
+use crate::model::ParsedEntry;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The `api_key` of a user: the md5 of `user:password`, in lowercase hex.
+pub fn api_key(user: &str, password: &str) -> String {
+    md5(format!("{user}:{password}").as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The answer as a JSON object whose `auth` is 1; `Ok(None)` when the key was refused.
+fn object(answer: &[u8]) -> Result<Option<serde_json::Map<String, Value>>, AnswerError> {
+    let text = String::from_utf8_lossy(answer);
+    if text.trim_start().starts_with('<') {
+        return Err(AnswerError::Html);
+    }
+    let value: Value = serde_json::from_str(&text).map_err(|e| not_fever(&format!("not JSON: {e}")))?;
+    let Value::Object(map) = value else { return Err(not_fever("not a JSON object")) };
+    match map.get("auth").and_then(number) {
+        Some(1) => Ok(Some(map)),
+        Some(_) => Ok(None),
+        None => Err(not_fever("no `auth`")),
+    }
+}
+
+fn not_fever(what: &str) -> AnswerError {
+    AnswerError::Malformed(format!("not the Fever API's answer: {what}"))
+}
+
+/// A number, given as a number or a string of digits (servers differ).
+fn number(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// Whether the server took the key (`auth` 1) in an answer of the API.
+pub fn authorized(answer: &[u8]) -> Result<bool, AnswerError> {
+    Ok(object(answer)?.is_some())
+}
+
+/// The field `name` of an authorized answer.
+fn field(answer: &[u8], name: &str) -> Result<Value, AnswerError> {
+    let mut map = object(answer)?.ok_or_else(|| not_fever("the key was refused"))?;
+    map.remove(name).ok_or_else(|| not_fever(&format!("no `{name}`")))
+}
+
+/// The subscriptions, from an answer to `?api&groups&feeds`: each feed in the first group that holds it.
+pub fn subscriptions(answer: &[u8]) -> Result<Vec<RemoteFeed>, AnswerError> {
+    let groups = field(answer, "groups")?;
+    let feeds = field(answer, "feeds")?;
+    let links = field(answer, "feeds_groups")?;
+    let names: HashMap<i64, String> = array(&groups, "groups")?
+        .iter()
+        .filter_map(|g| Some((g.get("id").and_then(number)?, g.get("title")?.as_str()?.to_string())))
+        .collect();
+    let mut label_of: HashMap<i64, String> = HashMap::new();
+    for link in array(&links, "feeds_groups")? {
+        let Some(name) = link.get("group_id").and_then(number).and_then(|g| names.get(&g)) else { continue };
+        let ids = link.get("feed_ids").and_then(Value::as_str).unwrap_or_default();
+        for id in ids.split(',').filter_map(|i| i.trim().parse().ok()) {
+            label_of.entry(id).or_insert_with(|| name.clone());
+        }
+    }
+    let mut out = Vec::new();
+    for feed in array(&feeds, "feeds")? {
+        let (Some(id), Some(url)) = (feed.get("id").and_then(number), feed.get("url").and_then(Value::as_str)) else {
+            continue;
+        };
+        out.push(RemoteFeed {
+            stream: format!("feed/{id}"),
+            url: url.to_string(),
+            title: crate::sanitize::one_line(feed.get("title").and_then(Value::as_str).unwrap_or(url), 500),
+            site_url: feed.get("site_url").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string),
+            label: label_of.get(&id).cloned(),
+        });
+    }
+    Ok(out)
+}
+
+fn array<'a>(value: &'a Value, name: &str) -> Result<&'a Vec<Value>, AnswerError> {
+    value.as_array().ok_or_else(|| not_fever(&format!("`{name}` is not a list")))
+}
+
+/// The items of an answer to `?api&items…`, in the order given. Their `crawled_usec` is their id: Fever pages by
+/// id, and an id never comes back smaller.
+pub fn items(answer: &[u8]) -> Result<Vec<RemoteItem>, AnswerError> {
+    let items = field(answer, "items")?;
+    let mut out = Vec::new();
+    for item in array(&items, "items")? {
+        let (Some(id), Some(feed)) = (item.get("id").and_then(number), item.get("feed_id").and_then(number)) else {
+            continue;
+        };
+        let text = |name: &str| item.get(name).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        let published =
+            item.get("created_on_time").and_then(number).and_then(|t| chrono::DateTime::from_timestamp(t, 0));
+        let entry = ParsedEntry {
+            key: id.to_string(),
+            title: text("title").map(|t| crate::sanitize::one_line(&t, 2000)),
+            link: text("url"),
+            authors: text("author").into_iter().collect(),
+            published,
+            updated: None,
+            content_html: text("html"),
+            summary_html: None,
+            categories: vec![],
+            enclosures: vec![],
+            comments: None,
+            thumbnail: None,
+        };
+        let flag = |name: &str| item.get(name).and_then(number) == Some(1);
+        out.push(RemoteItem {
+            entry,
+            stream: format!("feed/{feed}"),
+            read: flag("is_read"),
+            starred: flag("is_saved"),
+            crawled_usec: id,
+        });
+    }
+    Ok(out)
+}
+
+/// The ids of `unread_item_ids` or `saved_item_ids` (a string of comma-separated ids).
+pub fn item_ids(answer: &[u8], name: &str) -> Result<Vec<String>, AnswerError> {
+    let ids = field(answer, name)?;
+    let Some(ids) = ids.as_str() else { return Err(not_fever(&format!("`{name}` is not a list of ids"))) };
+    Ok(ids
+        .split(',')
+        .map(str::trim)
+        .filter(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()))
+        .map(str::to_string)
+        .collect())
+}
+
+/// MD5 (RFC 1321), which the Fever API's key is made with.
+fn md5(input: &[u8]) -> [u8; 16] {
+    const S: [u32; 64] = [
+        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14,
+        20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6,
+        10, 15, 21,
+    ];
+    // K[i] = floor(|sin(i + 1)| * 2^32), as the RFC defines them.
+    let k: Vec<u32> = (1..=64).map(|i: i32| (f64::from(i).sin().abs() * 4_294_967_296.0) as u32).collect();
+    let mut state: [u32; 4] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476];
+    let mut message = input.to_vec();
+    message.push(0x80);
+    while message.len() % 64 != 56 {
+        message.push(0);
+    }
+    message.extend_from_slice(&((input.len() as u64).wrapping_mul(8)).to_le_bytes());
+    for block in message.chunks(64) {
+        let m: Vec<u32> = block.chunks(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        let [mut a, mut b, mut c, mut d] = state;
+        for i in 0..64 {
+            let (f, g) = match i / 16 {
+                0 => ((b & c) | (!b & d), i),
+                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
+                2 => (b ^ c ^ d, (3 * i + 5) % 16),
+                _ => (c ^ (b | !d), (7 * i) % 16),
+            };
+            let rotated = a.wrapping_add(f).wrapping_add(k[i]).wrapping_add(m[g]).rotate_left(S[i]);
+            (a, d, c) = (d, c, b);
+            b = b.wrapping_add(rotated);
+        }
+        for (s, v) in state.iter_mut().zip([a, b, c, d]) {
+            *s = s.wrapping_add(v);
+        }
+    }
+    let mut out = [0u8; 16];
+    for (i, word) in state.iter().enumerate() {
+        out[i * 4..i * 4 + 4].copy_from_slice(&word.to_le_bytes());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_is_the_md5_of_user_and_password() {
+        // RFC 1321's own test values, then the kits' users.
+        let hex = |s: &[u8]| md5(s).iter().map(|b| format!("{b:02x}")).collect::<String>();
+        assert_eq!(hex(b""), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(hex(b"abc"), "900150983cd24fb0d6963f7d28e17f72");
+        assert_eq!(
+            hex(b"12345678901234567890123456789012345678901234567890123456789012345678901234567890"),
+            "57edf4a22be3c955ac49da2e2107b67a"
+        );
+        assert_eq!(api_key("alice", "alice-api-pass").len(), 32);
+    }
+
+    #[test]
+    fn an_answer_without_what_was_asked_is_an_error_never_nothing() {
+        assert!(items(br#"{"api_version":3,"auth":1}"#).unwrap_err().to_string().contains("no `items`"));
+        assert!(items(b"[]").is_err(), "an array where the object belongs");
+        assert!(matches!(items(b"<html>login</html>"), Err(AnswerError::Html)));
+        assert!(!authorized(br#"{"api_version":3,"auth":0}"#).unwrap());
+        let ids = item_ids(br#"{"auth":1,"unread_item_ids":"1,2,,x,30"}"#, "unread_item_ids").unwrap();
+        assert_eq!(ids, ["1", "2", "30"]);
+    }
+
+    #[test]
+    fn groups_become_labels_and_ids_come_as_numbers_or_strings() {
+        let answer = br#"{"auth":1,"groups":[{"id":10,"title":"News"}],
+            "feeds":[{"id":"1","url":"http://h/a","title":"A","site_url":""},{"id":2,"url":"http://h/b","title":"B"}],
+            "feeds_groups":[{"group_id":10,"feed_ids":"1"}]}"#;
+        let feeds = subscriptions(answer).unwrap();
+        assert_eq!(feeds[0].stream, "feed/1");
+        assert_eq!((feeds[0].label.as_deref(), feeds[1].label.as_deref()), (Some("News"), None));
+        let page = items(br#"{"auth":1,"items":[{"id":"7","feed_id":1,"title":"T","is_read":1,"is_saved":"0"}]}"#);
+        let item = &page.unwrap()[0];
+        assert_eq!(
+            (item.entry.key.as_str(), item.stream.as_str(), item.read, item.starred),
+            ("7", "feed/1", true, false)
+        );
+    }
+}

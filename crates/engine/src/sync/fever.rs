@@ -1,0 +1,179 @@
+//! The Fever API over HTTP, as FreshRSS (`…/api/fever.php`), Coldsweat (`…/fever/`), Miniflux and Tiny Tiny
+//! RSS's plug-in serve it: every call a `POST URL?api&…` with the `api_key`. Items are paged by id (`since_id`,
+//! as many a call as the server gives: 50 on most), the unread and saved sets come whole in one answer each, and
+//! marks go one item a call (the protocol has no batch). Fever cannot subscribe, unsubscribe, rename or move a
+//! feed: such a change is refused at once, with that reason. Reading the answers is the core's `fever`.
+
+use super::{Remote, RemoteError, Set};
+use crate::fever;
+use crate::greader::{IdsPage, ItemsPage, RemoteFeed, RemoteItem};
+use crate::store::changes::{FeedChange, Flag};
+
+/// The largest answer read, after decompression.
+const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
+/// Items asked for by id per call (`with_ids`): the API's own limit.
+const WITH_IDS: usize = 50;
+
+/// A Fever API server, for one account.
+pub(super) struct Fever {
+    http: reqwest::Client,
+    /// The API's address (FreshRSS: …/api/fever.php; Coldsweat: …/fever/).
+    base: String,
+    user: String,
+    password: std::sync::Arc<dyn Fn() -> Result<String, String> + Send + Sync>,
+    key: Option<String>,
+    /// The newest item id an earlier sync stored: the items after it are new.
+    seen: i64,
+    /// The ids of the items this sync was given, and the most a page held (see [`next_since`]).
+    given: std::collections::BTreeSet<i64>,
+    page_size: usize,
+    requests: usize,
+}
+
+impl Fever {
+    pub(super) fn new(
+        http: reqwest::Client,
+        base: &str,
+        user: &str,
+        seen: i64,
+        password: std::sync::Arc<dyn Fn() -> Result<String, String> + Send + Sync>,
+    ) -> Fever {
+        let (base, user, given) = (base.to_string(), user.to_string(), Default::default());
+        Fever { http, base, user, password, key: None, seen, given, page_size: 0, requests: 0 }
+    }
+
+    /// Calls the API: `what` after `?api`, `form` beside the key. A refused key is [`RemoteError::Unauthorized`].
+    async fn call(&mut self, what: &str, form: &[(&str, String)]) -> Result<Vec<u8>, RemoteError> {
+        if self.key.is_none() {
+            self.login().await?;
+        }
+        let url = format!("{}?api{what}", self.base);
+        let mut form = form.to_vec();
+        form.push(("api_key", self.key.clone().unwrap_or_default()));
+        let answer =
+            super::http::exchange(self.http.post(&url).form(&form), MAX_ANSWER_BYTES, &mut self.requests).await?;
+        match fever::authorized(&answer) {
+            Ok(true) => Ok(answer),
+            Ok(false) => Err(RemoteError::Unauthorized),
+            Err(e) => Err(RemoteError::Answer(e)),
+        }
+    }
+}
+
+/// Where the page after one asked `since_id={since}` starts (none: this was the last). The API says to ask
+/// from the highest id held, which is right where a server sends its items in order of id (FreshRSS) or sent
+/// fewer than a page (all it had). One that sends a full page in another order (Coldsweat, by feed) may have
+/// left out lower ids: the next page starts at the end of the run of ids given without a gap from `since` on —
+/// ids count up one at a time there — or, where there is none, past the page's lowest, so that paging always
+/// moves on.
+fn next_since(since: i64, page: &[i64], page_size: usize, given: &std::collections::BTreeSet<i64>) -> Option<i64> {
+    let newest = page.iter().copied().filter(|&id| id > since).max()?;
+    let in_order = page.windows(2).all(|w| w[0] < w[1]);
+    if in_order || page.len() < page_size {
+        return Some(newest);
+    }
+    let mut end = since;
+    while given.contains(&(end + 1)) {
+        end += 1;
+    }
+    let lowest = page.iter().copied().filter(|&id| id > since).min().unwrap_or(newest);
+    Some(if end > since { end } else { lowest })
+}
+
+impl Remote for Fever {
+    /// Makes the key (no request: the first call says whether the server takes it).
+    async fn login(&mut self) -> Result<(), RemoteError> {
+        let read = self.password.clone();
+        let password = tokio::task::spawn_blocking(move || read())
+            .await
+            .map_err(|e| RemoteError::Password(crate::panics::join_message(e)))?
+            .map_err(RemoteError::Password)?;
+        self.key = Some(fever::api_key(&self.user, &password));
+        Ok(())
+    }
+
+    async fn subscriptions(&mut self) -> Result<Vec<RemoteFeed>, RemoteError> {
+        let answer = self.call("&groups&feeds", &[]).await?;
+        fever::subscriptions(&answer).map_err(RemoteError::Answer)
+    }
+
+    /// The items after the last one stored (or after `continuation`, an id), oldest first: Fever pages by id,
+    /// not by time, and gives as many a call as it will.
+    async fn items_since(&mut self, _: i64, continuation: Option<&str>, _: usize) -> Result<ItemsPage, RemoteError> {
+        let since = continuation.and_then(|c| c.parse().ok()).unwrap_or(self.seen);
+        let answer = self.call(&format!("&items&since_id={since}"), &[]).await?;
+        let items = fever::items(&answer).map_err(RemoteError::Answer)?;
+        let ids: Vec<i64> = items.iter().map(|i| i.crawled_usec).collect();
+        self.given.extend(ids.iter().copied());
+        self.page_size = self.page_size.max(ids.len());
+        let continuation = next_since(since, &ids, self.page_size, &self.given).map(|id| id.to_string());
+        Ok(ItemsPage { items, continuation })
+    }
+
+    async fn ids(&mut self, set: Set, _: Option<&str>, _: usize) -> Result<IdsPage, RemoteError> {
+        let name = match set {
+            Set::Unread => "unread_item_ids",
+            Set::Starred => "saved_item_ids",
+        };
+        let answer = self.call(&format!("&{name}"), &[]).await?;
+        Ok(IdsPage { ids: fever::item_ids(&answer, name).map_err(RemoteError::Answer)?, continuation: None })
+    }
+
+    async fn items(&mut self, keys: &[String]) -> Result<Vec<RemoteItem>, RemoteError> {
+        let mut out = Vec::new();
+        let ids: Vec<&String> =
+            keys.iter().filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())).collect();
+        for batch in ids.chunks(WITH_IDS) {
+            let list: Vec<&str> = batch.iter().map(|k| k.as_str()).collect();
+            let answer = self.call(&format!("&items&with_ids={}", list.join(",")), &[]).await?;
+            out.extend(fever::items(&answer).map_err(RemoteError::Answer)?);
+        }
+        Ok(out)
+    }
+
+    async fn set_flag(&mut self, flag: Flag, value: bool, keys: &[String]) -> Result<(), RemoteError> {
+        let state = match (flag, value) {
+            (Flag::Read, true) => "read",
+            (Flag::Read, false) => "unread",
+            (Flag::Starred, true) => "saved",
+            (Flag::Starred, false) => "unsaved",
+        };
+        for key in keys.iter().filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())) {
+            let form = [("mark", "item".to_string()), ("as", state.to_string()), ("id", key.clone())];
+            self.call("", &form).await?;
+        }
+        Ok(())
+    }
+
+    async fn edit_subscription(&mut self, change: &FeedChange) -> Result<(), RemoteError> {
+        Err(RemoteError::Refused(format!(
+            "{}: the Fever API cannot subscribe, unsubscribe, rename or move feeds; do it on the server itself",
+            change.what()
+        )))
+    }
+
+    fn requests(&self) -> usize {
+        self.requests
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_since;
+
+    #[test]
+    fn paging_by_id_moves_on_and_skips_nothing_whatever_the_order() {
+        let given = |ids: &[i64]| ids.iter().copied().collect::<std::collections::BTreeSet<i64>>();
+        // In order: from the newest.
+        assert_eq!(next_since(0, &[1, 2, 3], 3, &given(&[1, 2, 3])), Some(3));
+        // A short page is all there was.
+        assert_eq!(next_since(0, &[9, 4], 50, &given(&[9, 4])), Some(9));
+        // A full page by feed (41..=50, then 1..=20 of 70): from the end of the run without a gap.
+        let page: Vec<i64> = (41..=50).chain(1..=20).collect();
+        assert_eq!(next_since(0, &page, 30, &given(&page)), Some(20));
+        // No run from `since`: past the page's lowest.
+        assert_eq!(next_since(0, &[8, 5, 7], 3, &given(&[8, 5, 7])), Some(5));
+        // Nothing new: the end.
+        assert_eq!(next_since(5, &[], 3, &given(&[])), None);
+    }
+}

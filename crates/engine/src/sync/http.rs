@@ -1,0 +1,96 @@
+//! One request to a server, whatever its protocol: sent (once more on a new connection when a kept-alive one was
+//! closed meanwhile), its answer read up to a limit, its status said in the terms sync acts on.
+
+use super::RemoteError;
+use crate::greader;
+use futures::StreamExt;
+
+/// Sends a request and reads its answer, up to `limit` bytes, counting the requests made.
+pub(super) async fn exchange(
+    request: reqwest::RequestBuilder,
+    limit: usize,
+    requests: &mut usize,
+) -> Result<Vec<u8>, RemoteError> {
+    *requests += 1;
+    // A kept-alive connection the server closed meanwhile fails before any answer: the request goes once
+    // more, on a new connection (every request here can be repeated safely: reads, and writes that set
+    // what they set).
+    let retry = request.try_clone();
+    let response = match request.send().await {
+        Ok(response) => response,
+        Err(e) if !e.is_timeout() && retry.is_some() => {
+            tracing::debug!("retrying a request on a new connection: {}", describe(&e));
+            *requests += 1;
+            let retry = retry.expect("checked");
+            retry.send().await.map_err(|e| RemoteError::Unreachable(describe(&e)))?
+        }
+        Err(e) => return Err(RemoteError::Unreachable(describe(&e))),
+    };
+    let status = response.status().as_u16();
+    let location = response.headers().get(reqwest::header::LOCATION).and_then(|l| l.to_str().ok()).map(str::to_string);
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        // Cut short while it came: said so, and asked again at the next sync.
+        let chunk =
+            chunk.map_err(|e| RemoteError::Unreachable(format!("the answer was cut short: {}", describe(&e))))?;
+        if body.len() + chunk.len() > limit {
+            let said = format!("an answer larger than {} MB", limit / (1024 * 1024));
+            return Err(RemoteError::Answer(greader::AnswerError::Malformed(said)));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    match status {
+        200..=299 => Ok(body),
+        401 | 403 => Err(RemoteError::Unauthorized),
+        300..=399 => Err(RemoteError::Moved(status, location.map(|l| crate::sanitize::one_line(&l, 300)))),
+        _ => Err(RemoteError::Status(status, said(&body))),
+    }
+}
+
+/// What an error answer says, for people: its text on one line, or a web page's title (never its markup, its
+/// styles or its scripts).
+fn said(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    if !text.trim_start().starts_with('<') {
+        return crate::sanitize::one_line(&text, 200);
+    }
+    let lower = text.to_ascii_lowercase();
+    let title = lower
+        .find("<title>")
+        .and_then(|start| Some((start + 7, start + 7 + lower[start + 7..].find("</title>")?)))
+        .map(|(from, to)| crate::sanitize::one_line(&text[from..to], 120))
+        .filter(|t| !t.is_empty());
+    match title {
+        Some(title) => format!("a web page: {title}"),
+        None => "a web page".into(),
+    }
+}
+
+/// An HTTP failure for people: the last cause (what the network said), not reqwest's wrapping.
+fn describe(e: &reqwest::Error) -> String {
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    let text = cause.to_string();
+    if e.is_timeout() {
+        "no answer in time".to_string()
+    } else if e.is_connect() {
+        format!("cannot connect: {text}")
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_error_page_is_said_by_its_title_never_its_styles() {
+        let page =
+            b"<!DOCTYPE html><html><head><title>404 Not Found</title><style>body{color:red}</style></head></html>";
+        assert_eq!(super::said(page), "a web page: 404 Not Found");
+        assert_eq!(super::said(b"<html><style>p{}</style></html>"), "a web page");
+        assert_eq!(super::said(b"Bad Request!\n"), "Bad Request!");
+    }
+}

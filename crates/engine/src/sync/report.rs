@@ -1,0 +1,95 @@
+//! What one sync of one account did, for the front ends and for people.
+
+/// What one sync of one account did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Report {
+    pub account: String,
+    /// Changes made here that the server took.
+    pub sent: usize,
+    /// Subscription changes the server refused (a feed it cannot subscribe to): taken off the log.
+    pub refused: usize,
+    /// What each refused change was and why, and what became of it here (a subscription stays a local feed).
+    pub refusals: Vec<String>,
+    /// Local feeds the server also lists, now the account's: one copy each (their names).
+    pub taken_over: Vec<String>,
+    /// Entries new here.
+    pub new: usize,
+    pub subscriptions_added: usize,
+    pub subscriptions_changed: usize,
+    pub subscriptions_removed: usize,
+    /// Entries whose read or starred state changed here because it changed on the server.
+    pub read_changed: usize,
+    pub starred_changed: usize,
+    /// Starred entries the server no longer has: kept starred here.
+    pub kept_starred: usize,
+    /// Items the server sent of feeds it does not list: left out.
+    pub orphans: usize,
+    /// The sync stopped at its cap of items or pages ([`Limits`]): the rest comes with the next.
+    pub more: bool,
+    /// The unread or starred set is longer than a sync reads: only its flags within what was read were set.
+    pub sets_cut: bool,
+    /// Entries of the account stored here after the sync.
+    pub entries: i64,
+    pub requests: usize,
+}
+
+impl Report {
+    /// Whether the sync brought or changed anything here (a reader reads its lists again).
+    pub fn changed_anything(&self) -> bool {
+        self.new
+            + self.read_changed
+            + self.starred_changed
+            + self.sent
+            + self.subscriptions_added
+            + self.subscriptions_changed
+            + self.subscriptions_removed
+            + self.refused
+            + self.taken_over.len()
+            > 0
+    }
+
+    /// One line for people: "FreshRSS: 120 new, 14 changes sent".
+    pub fn line(&self) -> String {
+        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut parts = vec![format!("{} new", self.new)];
+        if self.sent > 0 {
+            parts.push(format!("{} sent", plural(self.sent, "change", "changes")));
+        }
+        if self.refused > 0 {
+            parts.push(format!("{} refused by the server", plural(self.refused, "change", "changes")));
+        }
+        if !self.taken_over.is_empty() {
+            let names: Vec<String> = self.taken_over.iter().map(|n| crate::sanitize::one_line(n, 80)).collect();
+            parts.push(format!(
+                "{} the server also has now synced with it, one copy each: {}",
+                plural(names.len(), "local feed", "local feeds"),
+                names.join(", ")
+            ));
+        }
+        let changed = self.read_changed + self.starred_changed;
+        if changed > 0 {
+            parts.push(format!("{changed} marked on the server"));
+        }
+        let subs = self.subscriptions_added + self.subscriptions_removed;
+        if subs > 0 {
+            parts.push(format!("{} feeds added, {} removed", self.subscriptions_added, self.subscriptions_removed));
+        }
+        if self.kept_starred > 0 {
+            parts.push(format!("{} starred entries the server no longer has kept here", self.kept_starred));
+        }
+        if self.orphans > 0 {
+            parts.push(format!("{} of feeds the server does not list left out", plural(self.orphans, "item", "items")));
+        }
+        if self.more {
+            parts.push("more than one sync takes: the rest comes with the next".into());
+        }
+        if self.sets_cut {
+            parts.push("its unread or starred list is longer than a sync reads: only marks within it applied".into());
+        }
+        let mut line = format!("{}: {}", self.account, parts.join(", "));
+        for refusal in &self.refusals {
+            line.push_str(&format!("; {refusal}"));
+        }
+        line
+    }
+}

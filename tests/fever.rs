@@ -1,0 +1,162 @@
+//! Sync over the Fever API (`kind = "fever"`) against two real, independent servers: FreshRSS's `api/fever.php`
+//! and Coldsweat's `fever/`. A cold sync brings every item (past Coldsweat's pages of 50) and flag; marks go both
+//! ways; a sync with nothing new asks four things; a subscription made here is refused at once — Fever cannot
+//! subscribe — and stays a local feed. Where a server cannot start, the test says it skipped (or fails, where
+//! every kit is required).
+
+mod support;
+
+use std::collections::BTreeSet;
+use support::coldsweat::{Coldsweat, id_set};
+use support::freshrss::{FreshRss, populated, skipped};
+use support::server::Server;
+use support::{Sandbox, stderr, stdout};
+use tidings::model::{EntryId, NewFeed, UserWrite};
+use tidings::store;
+
+fn sync(sandbox: &Sandbox, config: &std::path::Path) -> std::process::Output {
+    sandbox.tidings().arg("--config").arg(config).arg("sync").output().expect("run tidings sync")
+}
+
+/// `tidings sync --json`: the first account's report.
+fn sync_json(sandbox: &Sandbox, config: &std::path::Path) -> serde_json::Value {
+    let out = sandbox.tidings().arg("--config").arg(config).args(["sync", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    value["accounts"][0]["report"].clone()
+}
+
+/// Keys of the accounts' entries matching `condition`.
+fn keys(sandbox: &Sandbox, condition: &str) -> BTreeSet<String> {
+    let sql = format!(
+        "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.account_id IS NOT NULL AND {condition}"
+    );
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let mut stmt = db.prepare(&sql).unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
+}
+
+/// Marks entries here by key, through the one write path.
+fn mark_here(sandbox: &Sandbox, keys: &[String], write: impl Fn(Vec<EntryId>) -> UserWrite) {
+    let mut conn = store::open_write(&sandbox.db()).unwrap();
+    let ids: Vec<EntryId> = keys
+        .iter()
+        .map(|k| EntryId(conn.query_row("SELECT id FROM entries WHERE key = ?1", [k], |r| r.get(0)).unwrap()))
+        .collect();
+    store::apply(&mut conn, &write(ids), 0).unwrap();
+}
+
+/// Subscribes here to `url` inside the account's folder `account`.
+fn subscribe_here(sandbox: &Sandbox, account: &str, url: &str) {
+    let mut conn = store::open_write(&sandbox.db()).unwrap();
+    let feed = NewFeed {
+        url: url.into(),
+        title: Some("Here".into()),
+        name: None,
+        site_url: None,
+        folder: vec![account.into()],
+    };
+    store::apply(&mut conn, &UserWrite::AddFeed(feed), 0).unwrap();
+}
+
+fn account_of(sandbox: &Sandbox, url: &str) -> Option<i64> {
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    db.query_row("SELECT account_id FROM feeds WHERE url = ?1", [url], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn freshrss_over_fever_brings_every_item_and_flag_and_marks_go_both_ways() {
+    let freshrss = match FreshRss::start() {
+        Ok(server) => server,
+        Err(why) => return skipped("freshrss_over_fever_brings_every_item_and_flag", &why),
+    };
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let config = format!(
+        "refresh_on_startup = false\n[[accounts]]\nname = \"FreshRSS\"\nkind = \"fever\"\n\
+         url = \"http://127.0.0.1:{}/api/fever.php\"\nuser = \"alice\"\npassword = \"{}\"\n",
+        freshrss.port,
+        support::freshrss::PASSWORD
+    );
+    let cfg = sandbox.write("config.toml", config);
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("FreshRSS: 12 new, 3 feeds added"), "{}", stdout(&out));
+    assert_eq!(keys(&sandbox, "1"), api.ids("all"), "every item");
+    assert_eq!(keys(&sandbox, "e.read = 0"), api.ids("unread"), "every unread flag");
+    assert_eq!(keys(&sandbox, "e.starred = 1"), api.ids("starred"), "every starred flag");
+
+    // Nothing new: four requests (the feeds, the new items, the two sets).
+    let before = freshrss.requests().len();
+    assert!(sync(&sandbox, &cfg).status.success());
+    let asked = &freshrss.requests()[before..];
+    assert!(asked.len() <= 4, "a sync with nothing new made {} requests: {asked:#?}", asked.len());
+
+    // Marks both ways in one sync: two read and one starred here, one read on the phone.
+    let unread: Vec<String> = keys(&sandbox, "e.read = 0").into_iter().collect();
+    mark_here(&sandbox, &unread[..2], |ids| UserWrite::SetRead { ids, read: true });
+    mark_here(&sandbox, &unread[2..3], |ids| UserWrite::SetStarred { ids, starred: true });
+    api.mark(&unread[3..4], "read", true);
+    let out = sync(&sandbox, &cfg);
+    assert!(
+        stdout(&out).contains("3 changes sent") && stdout(&out).contains("1 marked on the server"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(keys(&sandbox, "e.read = 0"), api.ids("unread"), "both sides agree on what is read");
+    assert_eq!(keys(&sandbox, "e.starred = 1"), api.ids("starred"), "and on what is starred");
+
+    // Fever cannot subscribe: refused at once, with why; the feed stays here, a local feed.
+    let url = feeds_server.url("/here.xml");
+    subscribe_here(&sandbox, "FreshRSS", &url);
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("the Fever API cannot subscribe"), "{}", stdout(&out));
+    assert_eq!(account_of(&sandbox, &url), None, "a local feed now");
+}
+
+#[test]
+fn coldsweat_brings_every_item_and_flag_past_its_pages_of_fifty_and_marks_go_both_ways() {
+    let feeds_server = Server::start();
+    support::freshrss::feeds(&feeds_server, &[("/a.xml", "Alpha", 40), ("/b.xml", "Beta", 30)]);
+    let opml = support::opml(&[
+        (Some("News"), "Alpha", &feeds_server.url("/a.xml")),
+        (None, "Beta", &feeds_server.url("/b.xml")),
+    ]);
+    let coldsweat = match Coldsweat::start(&opml) {
+        Ok(server) => server,
+        Err(why) => return support::skip("coldsweat_brings_every_item_and_flag", &format!("no Coldsweat: {why}")),
+    };
+    let phone = |what: &str| coldsweat.fever(what, &[]);
+    // Before anything is marked, every item is unread: the unread set is all of them.
+    let all = id_set(&phone("&unread_item_ids"), "unread_item_ids");
+    assert_eq!(all.len(), 70, "Coldsweat fetched every item");
+    let all: Vec<String> = all.into_iter().collect();
+    // Most are read before the sync: a read item that paging skipped would not come with the unread set.
+    for id in &all[..45] {
+        coldsweat.fever("", &[("mark", "item"), ("as", "read"), ("id", id)]);
+    }
+    coldsweat.fever("", &[("mark", "item"), ("as", "saved"), ("id", &all[60])]);
+
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", coldsweat.config());
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("Coldsweat: 70 new, 2 feeds added"), "{}", stdout(&out));
+    assert_eq!(keys(&sandbox, "1"), all.iter().cloned().collect(), "every item, past the first page of 50");
+    assert_eq!(keys(&sandbox, "e.read = 0"), id_set(&phone("&unread_item_ids"), "unread_item_ids"));
+    assert_eq!(keys(&sandbox, "e.starred = 1"), id_set(&phone("&saved_item_ids"), "saved_item_ids"));
+    let report = sync_json(&sandbox, &cfg);
+    assert!(report["requests"].as_u64().unwrap() <= 4, "nothing new: {report}");
+
+    // Marks both ways in one sync.
+    let unread: Vec<String> = keys(&sandbox, "e.read = 0").into_iter().collect();
+    mark_here(&sandbox, &unread[..3], |ids| UserWrite::SetRead { ids, read: true });
+    mark_here(&sandbox, &unread[3..4], |ids| UserWrite::SetStarred { ids, starred: true });
+    coldsweat.fever("", &[("mark", "item"), ("as", "read"), ("id", &unread[4])]);
+    let report = sync_json(&sandbox, &cfg);
+    assert_eq!((report["sent"].as_u64(), report["read_changed"].as_u64()), (Some(4), Some(1)), "{report}");
+    assert_eq!(keys(&sandbox, "e.read = 0"), id_set(&phone("&unread_item_ids"), "unread_item_ids"));
+    assert_eq!(keys(&sandbox, "e.starred = 1"), id_set(&phone("&saved_item_ids"), "saved_item_ids"));
+}
