@@ -125,6 +125,8 @@ fn feed_row(id: FeedId, title: String, url: &str, folder: Option<&FolderRow>) ->
         encoding_forced: None,
         retry_at: None,
         dead: false,
+        paused: false,
+        moved_to: None,
         full_text: false,
         account: None,
         hidden: false,

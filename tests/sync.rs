@@ -545,6 +545,7 @@ fn an_account_whose_password_command_hangs_holds_up_no_other_account() {
         assert!(outcome.is_ok(), "{}: {:?}", account.name, outcome.as_ref().err().map(ToString::to_string));
     }
     assert_eq!(keys(&sandbox, "1").len(), 5, "both accounts' items");
+}
 
 // The four ways a sync was wrong (issue 32), each against the real FreshRSS.
 
