@@ -19,7 +19,7 @@ pub use tidings_core::{
     canonical, clock, command, decode, extract, feedlinks, greader, ingest, inspect, markup, model, opml, parse, query,
     render, sanitize, search, text,
 };
-pub use tidings_engine::{fetch, os, panics, process, refresh, session, store, sync};
+pub use tidings_engine::{fetch, hooks, os, panics, process, refresh, session, store, sync};
 
 pub mod cli;
 pub mod config;

@@ -21,7 +21,29 @@ pub(super) struct Work {
 
 impl Work {
     pub(super) fn new(session: Session, inbox: mpsc::UnboundedSender<Event>) -> Work {
+        Work::say_hook_trouble(&session, inbox.clone());
         Work { session, inbox }
+    }
+
+    /// What goes wrong with the hooks (a delivery given up on) is said among the reader's messages.
+    fn say_hook_trouble(session: &Session, inbox: mpsc::UnboundedSender<Event>) {
+        if session.hooks().is_empty() {
+            return;
+        }
+        let mut trouble = session.hooks().trouble();
+        tokio::spawn(async move {
+            loop {
+                match trouble.recv().await {
+                    Ok(message) => {
+                        if inbox.send(Event::Error(format!("hooks: {message}"))).is_err() {
+                            return;
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
     }
 
     /// Refreshes `ids` as batch `batch` (`force`: also those gone or asked to wait), with what follows.

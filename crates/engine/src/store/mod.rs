@@ -24,6 +24,7 @@ pub mod fetches;
 pub(crate) mod fixtures;
 pub mod folders;
 mod holders;
+pub mod hooks;
 mod identity;
 pub mod lists;
 mod lock;

@@ -1,0 +1,188 @@
+//! Hooks, run by the real binary: a `new_entries` hook hears every entry once even when the daemon is killed
+//! with -9 and started again (twice), and a signed webhook's signature verifies and a delivery refused with a
+//! 500 comes again later with the same id.
+
+// What a run saw goes to standard error, beside the test harness's own lines.
+#![allow(clippy::print_stderr)]
+
+mod support;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use support::server::{Reply, Server};
+use support::{Sandbox, opml, path_str};
+
+/// How long a test waits for a process to reach a state before it fails.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// Polls `check` until it gives a value, failing the test after [`DEADLINE`].
+fn poll<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// An RSS feed `name` with items `0..items` (no dates: each is new by its guid alone).
+fn feed(name: &str, items: usize) -> Reply {
+    let mut xml = format!("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>{name}</title>\n");
+    for i in 0..items {
+        xml.push_str(&format!(
+            "<item><guid>{name}-{i}</guid><title>{name} {i}</title><link>http://example.com/{name}/{i}</link></item>\n"
+        ));
+    }
+    xml.push_str("</channel></rss>\n");
+    Reply::ok("application/rss+xml", xml)
+}
+
+fn stored_entries(db: &Path) -> i64 {
+    rusqlite::Connection::open(db)
+        .and_then(|c| c.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)))
+        .unwrap_or(0)
+}
+
+fn daemon(sandbox: &Sandbox, config: &Path) -> Child {
+    let mut command = sandbox.tidings();
+    command.args(["--config", path_str(config), "daemon", "--interval", "1s"]);
+    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    command.spawn().expect("start the daemon")
+}
+
+fn stop(mut daemon: Child, signal: &str) {
+    assert!(Command::new("kill").args([signal, &daemon.id().to_string()]).status().unwrap().success());
+    poll("the daemon to stop", || daemon.try_wait().unwrap());
+}
+
+/// Every delivery the hook wrote (one file each): its id and the ids of its entries.
+fn deliveries(dir: &Path) -> Vec<(i64, Vec<i64>)> {
+    let mut found = Vec::new();
+    for file in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        // A file the hook is still writing is read again at the next poll.
+        let Ok(event) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        assert_eq!(event["event"], "new_entries");
+        let ids = event["entries"].as_array().unwrap().iter().map(|e| e["id"].as_i64().unwrap()).collect();
+        found.push((event["id"].as_i64().unwrap(), ids));
+    }
+    found
+}
+
+#[test]
+fn every_new_entry_reaches_the_hook_once_across_two_kills_of_the_daemon() {
+    const FEEDS: usize = 5;
+    const STEP: usize = 20;
+    const STEPS: usize = 6;
+    let server = Server::start();
+    let sandbox = Sandbox::new();
+    let names: Vec<String> = (0..FEEDS).map(|i| format!("f{i}")).collect();
+    let subs: Vec<(Option<&str>, &str, String)> =
+        names.iter().map(|n| (None, n.as_str(), server.url(&format!("/{n}.xml")))).collect();
+    let subs: Vec<(Option<&str>, &str, &str)> = subs.iter().map(|(f, t, u)| (*f, *t, u.as_str())).collect();
+    let subs = sandbox.write("subs.opml", opml(&subs));
+    assert!(sandbox.run(&["import", path_str(&subs)]).status.success());
+    let hooked = sandbox.path("hooked");
+    std::fs::create_dir(&hooked).unwrap();
+    // One file per delivery, written whole and then renamed, so a delivery cut short by a kill leaves none.
+    let config = sandbox.write(
+        "config.toml",
+        format!(
+            "refresh_interval_minutes = 0\nhook_timeout_seconds = 2\nhook_retry_seconds = 1\n\n[[hooks]]\n\
+             on = \"new_entries\"\ncommand = \"sh -c 'cat > \\\"$0/.$$\\\" && mv \\\"$0/.$$\\\" \\\"$0/$$.json\\\"' {}\"\n",
+            path_str(&hooked)
+        ),
+    );
+    let mut running = daemon(&sandbox, &config);
+    for step in 1..=STEPS {
+        for name in &names {
+            server.route(&format!("/{name}.xml"), feed(name, step * STEP));
+        }
+        let expected = (step * STEP * FEEDS) as i64;
+        poll("the daemon to store the step's entries", || (stored_entries(&sandbox.db()) == expected).then_some(()));
+        if step == 2 || step == 4 {
+            // Killed just as the hook hears of what it stored: some deliveries are in flight.
+            stop(running, "-KILL");
+            running = daemon(&sandbox, &config);
+        }
+    }
+    let total = STEP * FEEDS * STEPS;
+    let heard = poll("the hook to hear of every entry", || {
+        let heard = deliveries(&hooked);
+        let ids: std::collections::HashSet<i64> = heard.iter().flat_map(|(_, ids)| ids.iter().copied()).collect();
+        (ids.len() == total).then_some(heard)
+    });
+    stop(running, "-TERM");
+    // An entry heard twice is only ever an event heard twice: a delivery in flight at a kill, made again.
+    let mut by_entry: HashMap<i64, Vec<i64>> = HashMap::new();
+    for (delivery, ids) in &heard {
+        for id in ids {
+            by_entry.entry(*id).or_default().push(*delivery);
+        }
+    }
+    let twice: Vec<_> = by_entry.iter().filter(|(_, deliveries)| deliveries.len() > 1).collect();
+    for (entry, deliveries) in &twice {
+        assert!(
+            deliveries.iter().all(|d| *d == deliveries[0]),
+            "entry {entry} came in different events: {deliveries:?}"
+        );
+    }
+    let mut again: Vec<i64> = twice.iter().map(|(_, d)| d[0]).collect();
+    again.sort_unstable();
+    again.dedup();
+    eprintln!(
+        "{total} entries, {} deliveries; heard twice: {} entries, in {} deliveries",
+        heard.len(),
+        twice.len(),
+        again.len()
+    );
+    assert!(again.len() <= 2 * 16, "only deliveries in flight at the two kills come twice: {again:?}");
+}
+
+#[test]
+fn a_webhook_is_signed_and_an_event_refused_with_500_comes_again_with_its_id() {
+    let server = Server::start();
+    server.route("/a.xml", feed("a", 3));
+    server.route("/hook", Reply::status(500));
+    let sandbox = Sandbox::new();
+    let subs = sandbox.write("subs.opml", opml(&[(Some("Work"), "A", &server.url("/a.xml"))]));
+    assert!(sandbox.run(&["import", path_str(&subs)]).status.success());
+    let config = sandbox.write(
+        "config.toml",
+        format!(
+            "refresh_interval_minutes = 0\nhook_timeout_seconds = 5\nhook_retry_seconds = 1\n\n[[hooks]]\n\
+             on = \"new_entries\"\nquery = 'folder = \"Work\"'\nurl = \"{}\"\nsecret = \"Jefe\"\n",
+            server.url("/hook")
+        ),
+    );
+    let running = daemon(&sandbox, &config);
+    let first = poll("the webhook's first try", || server.requests_for("/hook").into_iter().next());
+    server.route("/hook", Reply::status(200));
+    let second = poll("the webhook's second try", || server.requests_for("/hook").into_iter().nth(1));
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    poll("the delivery to be recorded done", || {
+        db.query_row("SELECT count(*) FROM hook_deliveries WHERE done_at IS NOT NULL", [], |r| r.get::<_, i64>(0))
+            .ok()
+            .filter(|n| *n == 1)
+    });
+    stop(running, "-TERM");
+
+    assert_eq!(first.header("x-tidings-delivery"), second.header("x-tidings-delivery"), "the same event, by its id");
+    assert_eq!(first.body, second.body);
+    assert_eq!(first.header("x-tidings-event"), Some("new_entries"));
+    assert_eq!(first.header("content-type"), Some("application/json"));
+    // The receiver's check: HMAC-SHA256 of the body with the shared secret (RFC 4231's test key).
+    let expected = tidings::hooks::sign::signature(b"Jefe", &first.body);
+    assert_eq!(first.header("x-tidings-signature"), Some(expected.as_str()));
+    let event: serde_json::Value = serde_json::from_slice(&first.body).unwrap();
+    assert_eq!(event["id"].to_string(), first.header("x-tidings-delivery").unwrap());
+    let titles: Vec<&str> = event["entries"].as_array().unwrap().iter().map(|e| e["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["a 0", "a 1", "a 2"]);
+    assert_eq!(event["entries"][0]["folder"], "Work");
+    assert_eq!(event["entries"][0]["link"], "http://example.com/a/0");
+    assert_eq!(event["entries"][0]["feed_url"], server.url("/a.xml"));
+}
