@@ -191,7 +191,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Search { query, json, feed, unread }) => {
             search::run(&paths.db, &query.join(" "), json, feed.as_deref(), unread)
         }
-        Some(Command::List { query, view, unread, starred, feed, ignored, json }) => {
+        Some(Command::List { query, view, unread, starred, feed, ignored, json, after }) => {
             let asked = list::Asked {
                 query: query.as_deref(),
                 view: view.as_deref(),
@@ -200,6 +200,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 feed: feed.as_deref(),
                 ignored,
                 json,
+                after: after.as_deref(),
             };
             list::run(&paths.db, &config, &asked)
         }

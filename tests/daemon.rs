@@ -1,6 +1,7 @@
-//! Hooks, run by the real binary: a `new_entries` hook hears every entry once even when the daemon is killed
-//! with -9 and started again (twice), and a signed webhook's signature verifies and a delivery refused with a
-//! 500 comes again later with the same id.
+//! The daemon and what runs beside it, as the real binary: a `new_entries` hook hears every entry once even when
+//! the daemon is killed with -9 and started again (twice); a signed webhook's signature verifies and a delivery
+//! refused with a 500 comes again later with the same id; `tidings list --after` chained while the daemon stores
+//! sees every entry once.
 
 // What a run saw goes to standard error, beside the test harness's own lines.
 #![allow(clippy::print_stderr)]
@@ -185,4 +186,46 @@ fn a_webhook_is_signed_and_an_event_refused_with_500_comes_again_with_its_id() {
     assert_eq!(event["entries"][0]["folder"], "Work");
     assert_eq!(event["entries"][0]["link"], "http://example.com/a/0");
     assert_eq!(event["entries"][0]["feed_url"], server.url("/a.xml"));
+}
+
+#[test]
+fn list_after_a_cursor_chained_while_the_daemon_stores_sees_every_entry_once() {
+    const FEEDS: usize = 3;
+    const RUNS: usize = 20;
+    let server = Server::start();
+    let sandbox = Sandbox::new();
+    let urls: Vec<String> = (0..FEEDS).map(|i| server.url(&format!("/c{i}.xml"))).collect();
+    let subs: Vec<(Option<&str>, &str, &str)> = urls.iter().map(|u| (None, "C", u.as_str())).collect();
+    let subs = sandbox.write("subs.opml", opml(&subs));
+    assert!(sandbox.run(&["import", path_str(&subs)]).status.success());
+    let config = sandbox.write("config.toml", "refresh_interval_minutes = 0\n");
+    let running = daemon(&sandbox, &config);
+    let list = |after: &str| {
+        let out = sandbox.run(&["--config", path_str(&config), "list", "--json", "--after", after]);
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ids: Vec<i64> = json["entries"].as_array().unwrap().iter().map(|e| e["id"].as_i64().unwrap()).collect();
+        (ids, json["cursor"].as_str().unwrap().to_string())
+    };
+    let (mut seen, mut cursor) = (Vec::new(), "0".to_string());
+    for run in 1..=RUNS {
+        // The feeds grow as the runs go: the daemon stores while the lists are read.
+        for i in 0..FEEDS {
+            server.route(&format!("/c{i}.xml"), feed(&format!("c{i}"), run * 5));
+        }
+        let (ids, next) = list(&cursor);
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "oldest first: {ids:?}");
+        seen.extend(ids);
+        cursor = next;
+    }
+    let total = (FEEDS * RUNS * 5) as i64;
+    poll("the daemon to store every entry", || (stored_entries(&sandbox.db()) == total).then_some(()));
+    let (ids, _) = list(&cursor);
+    seen.extend(ids);
+    stop(running, "-TERM");
+    let mut once = seen.clone();
+    once.sort_unstable();
+    once.dedup();
+    assert_eq!(once.len(), seen.len(), "no entry printed twice");
+    assert_eq!(once, (1..=total).collect::<Vec<_>>(), "and none missing");
 }
