@@ -229,3 +229,77 @@ fn list_after_a_cursor_chained_while_the_daemon_stores_sees_every_entry_once() {
     assert_eq!(once.len(), seen.len(), "no entry printed twice");
     assert_eq!(once, (1..=total).collect::<Vec<_>>(), "and none missing");
 }
+
+fn unread_of(state: &tidings::app::State) -> i64 {
+    state.feeds.feeds.iter().map(|f| f.unread).sum()
+}
+
+fn open_entry(state: &tidings::app::State) -> Option<i64> {
+    state.article.view.as_ref().map(|v| v.detail.id.0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_beside_the_daemon_shows_what_it_stores_asks_it_to_refresh_and_keeps_every_mark() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use tidings::app::Event;
+    let wait = Duration::from_secs(20);
+    let key = |app: &mut tidings::runtime::Reader, c: char| {
+        app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+    };
+    let server = Server::start();
+    server.route("/r.xml", feed("r", 12));
+    let sandbox = Sandbox::new();
+    let subs = sandbox.write("subs.opml", opml(&[(None, "R", &server.url("/r.xml"))]));
+    assert!(sandbox.run(&["import", path_str(&subs)]).status.success());
+    // The daemon refreshes every second: it writes while the reader does.
+    let config = sandbox.write("config.toml", "refresh_interval_minutes = 0\n");
+    let running = daemon(&sandbox, &config);
+    poll("the daemon's first refresh", || (stored_entries(&sandbox.db()) == 12).then_some(()));
+    poll("the daemon's socket", || tidings::daemon_socket::daemon_listens(&sandbox.db()).then_some(()));
+
+    let options = tidings::runtime::Options {
+        db: sandbox.db(),
+        config: tidings::config::Config { refresh_on_startup: true, ..Default::default() },
+        notice: None,
+        report: vec![],
+        size: (140, 30),
+        zone: tidings::clock::Zone::utc(),
+    };
+    let mut app = tidings::runtime::Reader::new(options).unwrap();
+    app.start();
+    app.run_until(wait, |s| s.feeds.loaded && unread_of(s) == 12).await.unwrap();
+    assert!(app.state.progress.is_idle(), "the reader does not refresh on its own beside the daemon");
+
+    // What the daemon stores shows within 5 s of its storing.
+    server.route("/r.xml", feed("r", 15));
+    poll("the daemon to store the new entries", || (stored_entries(&sandbox.db()) == 15).then_some(()));
+    app.run_until(Duration::from_secs(5), |s| unread_of(s) == 15).await.unwrap();
+
+    // R asks the daemon, which refreshes at once; the reader says what it brought.
+    let asked = server.requests_for("/r.xml").len();
+    server.route("/r.xml", feed("r", 16));
+    key(&mut app, 'R');
+    app.run_until(wait, |s| s.progress.is_idle() && unread_of(s) == 16).await.unwrap();
+    assert!(server.requests_for("/r.xml").len() > asked);
+
+    // n s m, ten times, while the daemon writes: every mark is in the database after q.
+    for _ in 0..10 {
+        let before = open_entry(&app.state);
+        key(&mut app, 'n');
+        app.run_until(wait, |s| open_entry(s).is_some() && open_entry(s) != before).await.unwrap();
+        key(&mut app, 's');
+        key(&mut app, 'm');
+    }
+    key(&mut app, 'q');
+    app.run_until(wait, |s| s.quit).await.unwrap();
+    app.flush_writes().await.unwrap();
+    drop(app);
+    stop(running, "-TERM");
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let (starred, starred_unread): (i64, i64) = db
+        .query_row("SELECT count(*), coalesce(sum(read = 0), 0) FROM entries WHERE starred = 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((starred, starred_unread), (10, 10), "ten starred, each marked unread again after it was read");
+}
