@@ -48,16 +48,28 @@ fn stored_entries(db: &Path) -> i64 {
         .unwrap_or(0)
 }
 
-fn daemon(sandbox: &Sandbox, config: &Path) -> Child {
+/// A daemon the test started; a test that fails leaves none running.
+struct Daemon(Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+fn daemon(sandbox: &Sandbox, config: &Path) -> Daemon {
     let mut command = sandbox.tidings();
     command.args(["--config", path_str(config), "daemon", "--interval", "1s"]);
     command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
-    command.spawn().expect("start the daemon")
+    Daemon(command.spawn().expect("start the daemon"))
 }
 
-fn stop(mut daemon: Child, signal: &str) {
-    assert!(Command::new("kill").args([signal, &daemon.id().to_string()]).status().unwrap().success());
-    poll("the daemon to stop", || daemon.try_wait().unwrap());
+fn stop(mut daemon: Daemon, signal: &str) {
+    assert!(Command::new("kill").args([signal, &daemon.0.id().to_string()]).status().unwrap().success());
+    poll("the daemon to stop", || daemon.0.try_wait().unwrap());
 }
 
 /// Every delivery the hook wrote (one file each): its id and the ids of its entries.
@@ -302,4 +314,33 @@ async fn a_reader_beside_the_daemon_shows_what_it_stores_asks_it_to_refresh_and_
         })
         .unwrap();
     assert_eq!((starred, starred_unread), (10, 10), "ten starred, each marked unread again after it was read");
+}
+
+#[test]
+fn a_hook_that_hangs_or_floods_holds_up_neither_the_refreshes_nor_the_other_hooks() {
+    let server = Server::start();
+    server.route("/h.xml", feed("h", 3));
+    let sandbox = Sandbox::new();
+    let subs = sandbox.write("subs.opml", opml(&[(None, "H", &server.url("/h.xml"))]));
+    assert!(sandbox.run(&["import", path_str(&subs)]).status.success());
+    let hooked = sandbox.path("hooked");
+    std::fs::create_dir(&hooked).unwrap();
+    let config = sandbox.write(
+        "config.toml",
+        format!(
+            "refresh_interval_minutes = 0\nhook_timeout_seconds = 60\n\n[[hooks]]\non = \"new_entries\"\n\
+             command = \"sleep 600\"\n\n[[hooks]]\non = \"new_entries\"\ncommand = \"yes\"\n\n[[hooks]]\n\
+             on = \"new_entries\"\ncommand = \"sh -c 'cat > \\\"$0/.$$\\\" && mv \\\"$0/.$$\\\" \\\"$0/$$.json\\\"' {}\"\n",
+            path_str(&hooked)
+        ),
+    );
+    let started = Instant::now();
+    let running = daemon(&sandbox, &config);
+    let heard = |n: usize| deliveries(&hooked).iter().map(|(_, ids)| ids.len()).sum::<usize>() == n;
+    poll("the third hook to hear of the first entries", || heard(3).then_some(()));
+    server.route("/h.xml", feed("h", 6));
+    poll("the daemon to store more while a hook hangs", || (stored_entries(&sandbox.db()) == 6).then_some(()));
+    poll("the third hook to hear of them too", || heard(6).then_some(()));
+    assert!(started.elapsed() < Duration::from_secs(30), "nobody waited for the hanging hook's 60 s");
+    stop(running, "-TERM");
 }

@@ -186,7 +186,12 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             runtime.block_on(refresh::run(&paths.db, &config, json, force, !no_sync))
         }
         Some(Command::Sync { json }) => runtime.block_on(sync::run(&paths.db, &config, json)),
-        Some(Command::Daemon { interval }) => runtime.block_on(daemon::run(&paths.db, &config, interval)),
+        Some(Command::Daemon { interval }) => {
+            let ran = runtime.block_on(daemon::run(&paths.db, &config, interval));
+            // A hook still running is not waited for (its delivery is not recorded done: the next run makes it).
+            runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+            ran
+        }
         Some(Command::Unread) => unread::run(&paths.db),
         Some(Command::Search { query, json, feed, unread }) => {
             search::run(&paths.db, &query.join(" "), json, feed.as_deref(), unread)
