@@ -346,4 +346,6 @@ fn a_hook_that_hangs_or_floods_holds_up_neither_the_refreshes_nor_the_other_hook
     poll("the third hook to hear of them too", || heard(6).then_some(()));
     assert!(started.elapsed() < Duration::from_secs(30), "nobody waited for the hanging hook's 60 s");
     stop(running, "-TERM");
+    let left = Command::new("pgrep").args(["-f", "^sleep 600$"]).output().unwrap();
+    assert!(left.stdout.is_empty(), "the daemon stopped its hanging hook: {}", String::from_utf8_lossy(&left.stdout));
 }

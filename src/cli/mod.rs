@@ -188,7 +188,9 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Sync { json }) => runtime.block_on(sync::run(&paths.db, &config, json)),
         Some(Command::Daemon { interval }) => {
             let ran = runtime.block_on(daemon::run(&paths.db, &config, interval));
-            // A hook still running is not waited for (its delivery is not recorded done: the next run makes it).
+            // A hook still running is stopped, not waited for (its delivery is not recorded done: the next run
+            // makes it again).
+            crate::process::stop_all();
             runtime.shutdown_timeout(std::time::Duration::from_secs(1));
             ran
         }
