@@ -9,7 +9,8 @@
 //! 3. **The state machine** — `tidings-app` (`crates/app`), as [`app`]: `update(state, event) → effects`, no I/O.
 //! 4. **The front ends**, here: the reader — [`ui`] (drawing, a pure function of the state), [`runtime`] (the
 //!    terminal loop and the workers that run effects) and [`pictures`] (pictures prepared for the terminal's
-//!    protocol); and the command line: [`cli`] with [`import`] and [`from_newsboat`], configured by [`config`].
+//!    protocol); and the command line: [`cli`] with [`import`] and [`from_newsboat`], configured by [`config`];
+//!    the daemon (`cli::daemon`) and the reader beside it speak over [`daemon_socket`].
 //!
 //! The engine's and the core's modules are re-exported here under their own names, so `tidings::store` is the
 //! engine's store.
@@ -19,10 +20,11 @@ pub use tidings_core::{
     canonical, clock, command, decode, extract, feedlinks, fever, greader, health, ingest, inspect, markup, model,
     opml, parse, query, render, sanitize, search, text,
 };
-pub use tidings_engine::{fetch, os, panics, process, refresh, session, store, sync};
+pub use tidings_engine::{fetch, hooks, os, panics, process, refresh, session, store, sync};
 
 pub mod cli;
 pub mod config;
+pub mod daemon_socket;
 pub mod from_newsboat;
 pub mod import;
 pub mod pictures;

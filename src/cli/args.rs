@@ -149,6 +149,10 @@ pub enum Command {
         /// Print JSON (with entry and feed ids) instead of text.
         #[arg(long)]
         json: bool,
+        /// Only what was stored after CURSOR (the `cursor` a previous run printed), oldest first; the run prints
+        /// the next cursor, so chained runs see every entry once.
+        #[arg(long, value_name = "CURSOR")]
+        after: Option<String>,
     },
     /// Print the keys in effect (the defaults with the config's `[keys]`), one table per context.
     Keys {

@@ -2,7 +2,8 @@
 //! as they come due (each feed's interval, `refresh_minutes`, TTL and backoff, as the reader honours them; or
 //! every `--interval`) and syncs every account, until SIGTERM or SIGINT, which it answers by letting the work in
 //! flight end (each feed is stored in a transaction of its own: what is cut short is rolled back, never half
-//! written). One daemon per database: a second one says which process runs the first.
+//! written). One daemon per database: a second one says which process runs the first. A reader started beside it
+//! leaves the refreshing to it, and asks it on its socket ([`crate::daemon_socket`]) to refresh now.
 
 use crate::config::Config;
 use crate::refresh::{Observer, RefreshEvent, Which};
@@ -45,6 +46,8 @@ pub(super) async fn run(db: &Path, config: &Config, interval: Option<Duration>) 
         lock => lock?,
     };
     let session = Session::open(db, config.session_settings(), Role::Daemon)?;
+    #[cfg(unix)]
+    let _socket = listen(db, session.clone())?;
     // Due: not fetched for this long (or longer, when a feed asks); the accounts are synced as often.
     let every = interval.map(|d| d.as_secs() as i64).or(config.refresh_interval_secs());
     tracing::info!("daemon started (pid {}), refreshing {}", std::process::id(), describe(every));
@@ -77,6 +80,76 @@ pub(super) async fn run(db: &Path, config: &Config, interval: Option<Duration>) 
     let _ = session.writer().call(|_| Ok(())).await;
     tracing::info!("daemon stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Listens on the socket beside the database for readers asking to refresh now, until the guard is dropped (the
+/// socket's file goes with it). Any file there is a dead daemon's: the lock says no other runs.
+#[cfg(unix)]
+fn listen(db: &Path, session: Session) -> anyhow::Result<SocketGuard> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = crate::daemon_socket::path(db);
+    let _ = std::fs::remove_file(&path);
+    let listener = tokio::net::UnixListener::bind(&path)
+        .map_err(|e| anyhow::anyhow!("cannot listen on {} for readers: {e}", path.display()))?;
+    // Only the database's owner may ask (the folder is usually the user's own already).
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    let task = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(answer(stream, session.clone()));
+        }
+    });
+    Ok(SocketGuard { path, task })
+}
+
+/// Reads one request (bounded: a line of at most [`crate::daemon_socket::MAX_REQUEST`] bytes, within ten
+/// seconds), refreshes as asked, and answers what it brought.
+#[cfg(unix)]
+async fn answer(stream: tokio::net::UnixStream, session: Session) {
+    use crate::daemon_socket::{MAX_REQUEST, Refresh, Refreshed};
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    let (read, mut write) = stream.into_split();
+    let mut line = String::new();
+    let mut reader = BufReader::new(read).take(MAX_REQUEST);
+    let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(10), reader.read_line(&mut line)).await else { return };
+    let Some(request) = Refresh::parse(&line) else {
+        tracing::warn!("daemon: a request it does not know on its socket");
+        return;
+    };
+    let which = if request.feeds.is_empty() {
+        Which::All
+    } else {
+        Which::Feeds(request.feeds.iter().map(|id| crate::model::FeedId(*id)).collect())
+    };
+    tracing::info!(
+        "daemon: a reader asked to refresh {} feed(s)",
+        if request.feeds.is_empty() { "every".to_string() } else { request.feeds.len().to_string() }
+    );
+    let outcome = session.refresh(which, request.force, Arc::new(Logged)).await;
+    let refreshed = match outcome.refreshed {
+        Ok(summary) => {
+            Refreshed { new: summary.new_entries, feeds_with_new: summary.updated_feeds, failed: summary.failed.len() }
+        }
+        Err(e) => {
+            tracing::warn!("daemon: {e}");
+            Refreshed { failed: request.feeds.len().max(1), ..Refreshed::default() }
+        }
+    };
+    let _ = write.write_all(refreshed.line().as_bytes()).await;
+}
+
+/// The socket's listener; dropping it stops listening and removes the file.
+#[cfg(unix)]
+struct SocketGuard {
+    path: PathBuf,
+    task: tokio::task::JoinHandle<()>,
+}
+
+#[cfg(unix)]
+impl Drop for SocketGuard {
+    fn drop(&mut self) {
+        self.task.abort();
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// The daemon's lock beside the database: `tidings.db.daemon.lock`.

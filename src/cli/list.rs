@@ -1,5 +1,7 @@
 //! `tidings list`: the lists the reader shows, for scripts — a saved view, a query, the unread or starred
-//! entries of everything or of one feed, and what kill rules caught (`--ignored`).
+//! entries of everything or of one feed, and what kill rules caught (`--ignored`). With `--after CURSOR`, only
+//! what was stored after the cursor, oldest first, and the next cursor: a script that keeps the cursor between
+//! runs consumes every new entry exactly once, whatever runs beside it (the daemon storing as it reads).
 
 use super::EXIT_USAGE;
 use crate::config::Config;
@@ -20,6 +22,7 @@ pub(super) struct Asked<'a> {
     pub feed: Option<&'a str>,
     pub ignored: bool,
     pub json: bool,
+    pub after: Option<&'a str>,
 }
 
 /// The query `asked` stands for (its parts joined by `and`), or a message for a usage error.
@@ -64,6 +67,16 @@ pub(super) fn run(db: &Path, config: &Config, asked: &Asked<'_>) -> anyhow::Resu
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
+    let after = match asked.after.map(str::trim).map(str::parse::<i64>) {
+        None => None,
+        Some(Ok(cursor)) if cursor >= 0 => Some(cursor),
+        Some(_) => {
+            note!(
+                "tidings: --after takes the `cursor` a previous `tidings list --after` or `--json` printed (a number)"
+            );
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
     let mut conn = store::open_write(db)?;
     // What the index has not read yet, and kill rules changed since the last refresh, count too.
     store::search::index_pending(&mut conn, usize::MAX)?;
@@ -74,16 +87,27 @@ pub(super) fn run(db: &Path, config: &Config, asked: &Asked<'_>) -> anyhow::Resu
         (false, Some(source)) => source,
         (false, None) => ListSource::All,
     };
-    let refs = store::lists::entry_refs(&conn, &ListQuery { source, sort: Sort::Newest, unread_only: false })?;
-    let ids: Vec<_> = refs.iter().map(|r| r.id).collect();
-    let rows = store::entries::entry_rows(&conn, &ids)?;
-    let feeds = store::feeds::feeds(&conn)?;
+    // One snapshot for the list and the cursor: what is stored while it is read is after both.
+    let snapshot = conn.transaction()?;
+    let cursor = crate::refresh::notify::newest_entry(&snapshot)?;
+    let refs = store::lists::entry_refs(&snapshot, &ListQuery { source, sort: Sort::Newest, unread_only: false })?;
+    let mut ids: Vec<_> = refs.iter().map(|r| r.id).collect();
+    if let Some(after) = after {
+        // Ids grow in the order entries are stored: those past the cursor are new, and go oldest first.
+        ids.retain(|id| id.0 > after && id.0 <= cursor);
+        ids.sort_unstable();
+    }
+    let rows = store::entries::entry_rows(&snapshot, &ids)?;
+    let feeds = store::feeds::feeds(&snapshot)?;
+    snapshot.commit()?;
     let printed = super::Printed::new(&feeds);
     let mut out = std::io::stdout().lock();
     if asked.json {
         let entries = printed.json(&rows);
-        let json =
-            serde_json::json!({"query": query, "ignored": asked.ignored, "count": rows.len(), "entries": entries});
+        let json = serde_json::json!({
+            "query": query, "ignored": asked.ignored, "count": rows.len(), "entries": entries,
+            "cursor": cursor.to_string(),
+        });
         writeln!(out, "{json}")?;
     } else {
         for r in &rows {
@@ -91,6 +115,9 @@ pub(super) fn run(db: &Path, config: &Config, asked: &Asked<'_>) -> anyhow::Resu
             writeln!(out, "{flag} {}", printed.line(r))?;
         }
         note!("{} {}", rows.len(), if rows.len() == 1 { "entry" } else { "entries" });
+        if asked.after.is_some() {
+            note!("next cursor: {cursor} (tidings list --after {cursor})");
+        }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -203,13 +203,20 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             runtime.block_on(refresh::run(&paths.db, &config, json, force, !no_sync))
         }
         Some(Command::Sync { json }) => runtime.block_on(sync::run(&paths.db, &config, json)),
-        Some(Command::Daemon { interval }) => runtime.block_on(daemon::run(&paths.db, &config, interval)),
+        Some(Command::Daemon { interval }) => {
+            let ran = runtime.block_on(daemon::run(&paths.db, &config, interval));
+            // A hook still running is stopped, not waited for (its delivery is not recorded done: the next run
+            // makes it again).
+            crate::process::stop_all();
+            runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+            ran
+        }
         Some(Command::Unread) => unread::run(&paths.db),
         Some(Command::Health { json }) => health::run(&paths.db, &config, json),
         Some(Command::Search { query, json, feed, unread }) => {
             search::run(&paths.db, &query.join(" "), json, feed.as_deref(), unread)
         }
-        Some(Command::List { query, view, unread, starred, feed, ignored, json }) => {
+        Some(Command::List { query, view, unread, starred, feed, ignored, json, after }) => {
             let asked = list::Asked {
                 query: query.as_deref(),
                 view: view.as_deref(),
@@ -218,6 +225,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 feed: feed.as_deref(),
                 ignored,
                 json,
+                after: after.as_deref(),
             };
             list::run(&paths.db, &config, &asked)
         }

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub mod edit;
+mod hooks;
 mod lines;
 mod paths;
 mod resolved;
@@ -16,6 +17,7 @@ mod resolved;
 mod tests;
 mod validate;
 
+pub use hooks::HookConfig;
 use lines::{dotted, line_of, line_of_parts};
 pub use paths::Paths;
 
@@ -106,6 +108,14 @@ pub struct Config {
     pub notify_every_feed: bool,
     /// The terminal window's title shows the unread count.
     pub window_title: bool,
+    /// `[[hooks]]`: programs and addresses told of new entries, stars, feeds failing (see `docs/daemon.md`).
+    pub hooks: Vec<HookConfig>,
+    /// How long a hook may take before it is stopped and the delivery tried again.
+    pub hook_timeout_seconds: u64,
+    /// How many times a delivery a hook did not take is tried again before it is given up on (and said).
+    pub hook_retries: u32,
+    /// The first wait before trying again, doubled each time (an hour at most).
+    pub hook_retry_seconds: u64,
     /// Where the file was read from (the reader edits it in place: saving a view, a feed's settings).
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -167,6 +177,10 @@ impl Default for Config {
             notify_command: None,
             notify_every_feed: false,
             window_title: true,
+            hooks: Vec::new(),
+            hook_timeout_seconds: 10,
+            hook_retries: 6,
+            hook_retry_seconds: 10,
             path: None,
             warnings: Vec::new(),
             keymap: Keymap::default(),
@@ -310,6 +324,7 @@ impl Config {
         })?;
         config.validate_accounts(text)?;
         config.validate_rules(text)?;
+        config.validate_hooks(text)?;
         let at = |key: &str| match line_of(text, key) {
             Some(line) => format!("line {line}, key `{key}`"),
             None => format!("key `{key}`"),

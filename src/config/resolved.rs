@@ -93,6 +93,7 @@ impl Config {
             kill_rules: self.kill_rules(),
             notifier: crate::refresh::notify::Notifier::new(self.notify_command.as_deref(), &self.notify),
             accounts: self.accounts.clone(),
+            hooks: self.hook_settings(),
         }
     }
 

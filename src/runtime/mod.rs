@@ -77,12 +77,14 @@ impl Reader {
         let config = &options.config;
         let session = Session::open(&options.db, config.session_settings(), Role::Reader)?;
         let (tx, rx) = mpsc::unbounded_channel();
+        // Beside a running daemon the reader never refreshes on its own: the daemon does, and `R`/`r` ask it to.
+        let beside_daemon = crate::daemon_socket::daemon_listens(&options.db);
         let setup = app::Setup {
             keymap: config.keymap.clone(),
             zone: options.zone,
             text_column: app::layout::TextColumn { max_width: config.text_width, centered: config.text_centered },
-            refresh_on_startup: config.refresh_on_startup,
-            auto_refresh_secs: config.auto_refresh_secs(),
+            refresh_on_startup: config.refresh_on_startup && !beside_daemon,
+            auto_refresh_secs: config.auto_refresh_secs().filter(|_| !beside_daemon),
             accounts: config.accounts.iter().map(|a| a.name.clone()).collect(),
             macros: config
                 .macros
@@ -106,6 +108,9 @@ impl Reader {
         // What is said at start is stamped with the time it is said (the first tick comes later).
         let now = chrono::Utc::now().timestamp();
         state.clock.now = now;
+        if beside_daemon {
+            state.status.info("tidings daemon keeps this database fresh; R asks it to refresh now".to_string(), now);
+        }
         if let Some(notice) = options.notice {
             state.status.info(notice, now);
         }
@@ -127,7 +132,7 @@ impl Reader {
             |line: &Option<String>| line.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok());
         let services = Services {
             reads: reads::Reads::new(session.clone(), tx.clone())?,
-            work: work::Work::new(session.clone(), tx.clone()),
+            work: work::Work::new(session.clone(), tx.clone(), beside_daemon),
             processes: processes::Processes::new(
                 launcher.clone(),
                 command(&config.bookmark_command),

@@ -110,6 +110,8 @@ impl Reads {
             let _ = inbox.send(Event::Written { id, outcome });
             barrier.applied(id);
         });
+        // What it starred or unstarred goes to the hooks, gathered behind it on the writer.
+        self.session.user_wrote();
     }
 
     /// The feed list, its folders and the smart views' counts.

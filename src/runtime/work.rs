@@ -17,15 +17,67 @@ use tokio::sync::mpsc;
 pub(super) struct Work {
     session: Session,
     inbox: mpsc::UnboundedSender<Event>,
+    /// A daemon keeps the database fresh: refreshes are asked of it.
+    beside_daemon: bool,
 }
 
 impl Work {
-    pub(super) fn new(session: Session, inbox: mpsc::UnboundedSender<Event>) -> Work {
-        Work { session, inbox }
+    pub(super) fn new(session: Session, inbox: mpsc::UnboundedSender<Event>, beside_daemon: bool) -> Work {
+        Work::say_hook_trouble(&session, inbox.clone());
+        Work { session, inbox, beside_daemon }
+    }
+
+    /// What goes wrong with the hooks (a delivery given up on) is said among the reader's messages.
+    fn say_hook_trouble(session: &Session, inbox: mpsc::UnboundedSender<Event>) {
+        if session.hooks().is_empty() {
+            return;
+        }
+        let mut trouble = session.hooks().trouble();
+        tokio::spawn(async move {
+            loop {
+                match trouble.recv().await {
+                    Ok(message) => {
+                        if inbox.send(Event::Error(format!("hooks: {message}"))).is_err() {
+                            return;
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
     }
 
     /// Refreshes `ids` as batch `batch` (`force`: also those gone or asked to wait), with what follows.
     pub(super) fn refresh(&self, batch: u64, ids: Vec<FeedId>, force: bool) {
+        #[cfg(unix)]
+        if self.beside_daemon {
+            return self.ask_daemon(batch, ids, force);
+        }
+        self.refresh_here(batch, ids, force);
+    }
+
+    /// Asks the daemon to refresh `ids` now; one that no longer answers leaves the refresh to the reader.
+    #[cfg(unix)]
+    fn ask_daemon(&self, batch: u64, ids: Vec<FeedId>, force: bool) {
+        use crate::daemon_socket::{Refresh, ask_refresh};
+        let this = self.clone();
+        tokio::spawn(async move {
+            let request = Refresh { force, feeds: ids.iter().map(|id| id.0).collect() };
+            match ask_refresh(this.session.db(), &request).await {
+                Ok(r) => {
+                    let (new, feeds_with_new, failed) = (r.new, r.feeds_with_new, r.failed);
+                    let _ = this.inbox.send(Event::RefreshedByDaemon { batch, ids, new, feeds_with_new, failed });
+                }
+                Err(e) => {
+                    tracing::warn!("the daemon did not refresh ({e}); the reader does");
+                    this.refresh_here(batch, ids, force);
+                }
+            }
+        });
+    }
+
+    fn refresh_here(&self, batch: u64, ids: Vec<FeedId>, force: bool) {
         let (session, inbox) = (self.session.clone(), self.inbox.clone());
         let observer = Arc::new(ToInbox { inbox: inbox.clone(), batch, asked: ids.clone() });
         tokio::spawn(async move {

@@ -71,6 +71,8 @@ impl Reply {
 pub(crate) struct Request {
     pub(crate) path: String,
     pub(crate) headers: HashMap<String, String>,
+    /// What came after the headers, as long as `Content-Length` said (a webhook's POST).
+    pub(crate) body: Vec<u8>,
 }
 
 impl Request {
@@ -251,7 +253,10 @@ fn read_request(reader: &mut impl BufRead) -> Option<Request> {
             headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_string());
         }
     }
-    Some(Request { path, headers })
+    let length: usize = headers.get("content-length").and_then(|l| l.parse().ok()).unwrap_or(0);
+    let mut body = vec![0; length.min(1 << 20)];
+    reader.read_exact(&mut body).ok()?;
+    Some(Request { path, headers, body })
 }
 
 /// Writes one reply; false when the connection must close.

@@ -138,6 +138,15 @@ pub enum Event {
         facts: Vec<tidings_core::health::HealthFacts>,
         left_out: usize,
     },
+    /// Refresh `batch` of `ids` was made by the daemon, which the reader asked: what it brought in all (its
+    /// entries reach the lists as the daemon's other writes do, through [`Event::ChangedOutside`]).
+    RefreshedByDaemon {
+        batch: u64,
+        ids: Vec<FeedId>,
+        new: usize,
+        feeds_with_new: usize,
+        failed: usize,
+    },
     FeedInfoLoaded {
         feed_id: FeedId,
         info: Option<Box<FeedInfo>>,

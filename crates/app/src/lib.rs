@@ -112,6 +112,9 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
             effects
         }
         Event::RefreshStopped { batch, ids, reason } => progress::on_stopped(state, batch, ids, reason),
+        Event::RefreshedByDaemon { batch, ids, new, feeds_with_new, failed } => {
+            progress::on_refreshed_by_daemon(state, batch, ids, (new, feeds_with_new, failed))
+        }
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
         Event::HealthLoaded { facts, left_out } => health::on_loaded(state, facts, left_out),
         Event::Synced { account, said, changed } => sync::on_synced(state, account, said, changed),

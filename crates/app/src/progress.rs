@@ -199,6 +199,25 @@ pub fn on_stopped(state: &mut State, batch: u64, ids: Vec<FeedId>, reason: Strin
     end_of_batch(state)
 }
 
+/// The daemon refreshed `ids` for batch `batch`: `new` entries in `feeds_with_new` feeds, `failed` feeds failed
+/// (their errors are in the feed list, read again at the end of the batch).
+pub fn on_refreshed_by_daemon(
+    state: &mut State,
+    batch: u64,
+    ids: Vec<FeedId>,
+    (new, feeds_with_new, failed): (usize, usize, usize),
+) -> Vec<Effect> {
+    for id in ids {
+        if state.progress.pending.get(&id) == Some(&batch) {
+            finish(state, id);
+        }
+    }
+    state.progress.new_entries += new;
+    state.progress.feeds_with_new += feeds_with_new;
+    state.progress.failed += failed;
+    end_of_batch(state)
+}
+
 fn finish(state: &mut State, feed_id: FeedId) {
     state.progress.active.remove(&feed_id);
     if state.progress.pending.remove(&feed_id).is_some() {

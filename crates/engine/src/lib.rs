@@ -19,6 +19,7 @@ pub use tidings_core::{
 };
 
 pub mod fetch;
+pub mod hooks;
 pub mod os;
 pub mod panics;
 pub mod pictures;

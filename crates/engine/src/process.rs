@@ -6,7 +6,7 @@
 
 use std::io::{Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// How long a program may take and how much of what it prints is kept.
@@ -51,6 +51,26 @@ pub enum ProcessError {
     Wait { program: String, source: std::io::Error },
 }
 
+/// The process groups of the programs running now, for [`stop_all`].
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Stops every program [`run`] started that is still running, and what each started: a process that is about to
+/// exit (the daemon told to stop) leaves none behind. Their callers see them killed.
+pub fn stop_all() {
+    for group in RUNNING.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+        crate::os::kill_process_group(group);
+    }
+}
+
+/// Forgets the group at the end of the run that started it.
+struct Registered(u32);
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        RUNNING.lock().unwrap_or_else(|e| e.into_inner()).retain(|g| *g != self.0);
+    }
+}
+
 /// Runs `command` with `input` on its standard input (none when empty), in a process group of its own, within
 /// `limits`. Blocks its thread until the program ends or is stopped.
 pub fn run(mut command: Command, input: Vec<u8>, limits: Limits) -> Result<Finished, ProcessError> {
@@ -64,6 +84,8 @@ pub fn run(mut command: Command, input: Vec<u8>, limits: Limits) -> Result<Finis
     let started = Instant::now();
     let mut child = command.spawn().map_err(|source| ProcessError::Start { program: program.clone(), source })?;
     let group = child.id();
+    RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(group);
+    let _registered = Registered(group);
     if let Some(mut stdin) = child.stdin.take() {
         // A program that does not read its input (or stops early) closes the pipe: not an error.
         std::thread::spawn(move || {

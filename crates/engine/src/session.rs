@@ -13,6 +13,7 @@
 //! A front end presents what comes back; it never wires the engine itself. The session is cheap to clone.
 
 use crate::fetch::{Courtesy, FetchConfig, Fetcher};
+use crate::hooks::{HookSettings, Hooks};
 use crate::model::{Applied, UserWrite};
 use crate::query::Query;
 use crate::refresh::full_text::FullText;
@@ -42,6 +43,8 @@ pub struct Settings {
     /// Who is told of new entries; `None` when nobody is.
     pub notifier: Option<Notifier>,
     pub accounts: Vec<AccountConfig>,
+    /// `[[hooks]]`, and how they are run.
+    pub hooks: HookSettings,
 }
 
 /// The per-feed settings the store keeps (see [`store::feeds::apply_settings`]).
@@ -98,6 +101,7 @@ struct Inner {
     feeds: RwLock<Arc<FeedSettingsTable>>,
     accounts: Vec<AccountConfig>,
     preferences: HashMap<String, String>,
+    hooks: Hooks,
 }
 
 impl Session {
@@ -106,12 +110,20 @@ impl Session {
     pub fn open(db: &Path, settings: Settings, role: Role) -> Result<Session, SessionError> {
         let mut conn = store::open_write(db)?;
         store::feeds::apply_settings(&mut conn, &settings.feeds.default, &settings.feeds.feeds)?;
+        let hooks_armed = Hooks::arm_on(&mut conn, &settings.hooks);
         let preferences = store::preferences::all(&conn)?;
         let writer = match role {
             Role::Reader | Role::Daemon => DbThread::spawn_background_writer(conn),
             Role::Command => DbThread::spawn_writer(conn),
         };
         let fetcher = Fetcher::new(settings.fetch).map_err(SessionError::Http)?;
+        let hooks = Hooks::new(settings.hooks, writer.clone(), fetcher.client().clone());
+        if let Err(e) = hooks_armed {
+            tracing::warn!("hooks: cannot record the events the hooks listen to: {e}");
+        }
+        if role != Role::Command {
+            hooks.run_in_background();
+        }
         let courtesy = Courtesy::new(settings.concurrency, settings.per_host_concurrency);
         let refresher = Refresher::new(fetcher.clone(), courtesy.clone(), writer.clone())
             .with_forced_encodings(settings.forced_encodings);
@@ -135,6 +147,7 @@ impl Session {
             feeds: RwLock::new(Arc::new(settings.feeds)),
             accounts: settings.accounts,
             preferences,
+            hooks,
         })))
     }
 
@@ -185,7 +198,9 @@ impl Session {
     /// settings from the config at once.
     pub async fn apply(&self, write: UserWrite) -> Result<Applied, StoreError> {
         let feeds = self.feeds_settings();
-        self.0.writer.call(move |c| apply(c, &write, &feeds, chrono::Utc::now().timestamp())).await
+        let applied = self.0.writer.call(move |c| apply(c, &write, &feeds, chrono::Utc::now().timestamp())).await;
+        self.user_wrote();
+        applied
     }
 
     /// The per-feed settings in force, for [`apply`] run on the writer by a front end that orders its writes
@@ -210,7 +225,41 @@ impl Session {
     /// Refreshes the local feeds `which` names (`force`: also those gone or asked to wait), with the whole of
     /// what follows (see the module's notes), telling `observer` as it goes.
     pub async fn refresh(&self, which: Which, force: bool, observer: Arc<dyn Observer>) -> Outcome {
-        self.0.pipeline.run(which, force, observer).await
+        let outcome = self.0.pipeline.run(which, force, observer).await;
+        self.tell_hooks().await;
+        outcome
+    }
+
+    /// The hooks: what went wrong with them comes from [`Hooks::trouble`].
+    pub fn hooks(&self) -> &Hooks {
+        &self.0.hooks
+    }
+
+    /// Gives the hooks what happened, now that what caused it is complete (judged by the kill rules): a command
+    /// waits for the deliveries, since it ends after them; the reader and the daemon deliver in the background.
+    async fn tell_hooks(&self) {
+        match self.0.role {
+            Role::Command => self.0.hooks.settle().await,
+            Role::Reader | Role::Daemon => {
+                if let Err(e) = self.0.hooks.gather(None).await {
+                    tracing::warn!("hooks: cannot gather the events: {e}");
+                }
+            }
+        }
+    }
+
+    /// A user's write was just handed to the writer (the reader's own path, [`apply`] run by it): what it
+    /// starred or unstarred goes to the hooks once it is applied (the gathering queues behind it).
+    pub fn user_wrote(&self) {
+        if self.0.hooks.is_empty() {
+            return;
+        }
+        let hooks = self.0.hooks.clone();
+        tokio::spawn(async move {
+            if let Err(e) = hooks.gather(Some(&["starred", "unstarred"])).await {
+                tracing::warn!("hooks: cannot gather the events: {e}");
+            }
+        });
     }
 
     /// Syncs the accounts named (all of them when `names` is `None`) side by side, so an account whose server
@@ -256,6 +305,7 @@ impl Session {
             synced.push((place, account.clone(), outcome));
         }
         synced.sort_by_key(|(place, ..)| *place);
+        self.tell_hooks().await;
         synced.into_iter().map(|(_, account, outcome)| (account, outcome)).collect()
     }
 

@@ -25,6 +25,7 @@ pub(crate) mod fixtures;
 pub mod folders;
 pub mod health;
 mod holders;
+pub mod hooks;
 mod identity;
 pub mod lists;
 mod lock;

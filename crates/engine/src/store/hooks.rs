@@ -1,0 +1,386 @@
+//! Hooks in the database (the schema's step 17): the events triggers record, each hook's cursor over them, and
+//! the deliveries — what a hook is to be given, with its body, and whether it took it. Everything that must not be
+//! lost across a crash is written here in a transaction; `crate::hooks` runs the deliveries.
+
+use super::{StoreError, json_list};
+use crate::model::Enclosure;
+use crate::query::Query;
+use crate::sanitize::one_line;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+/// The kinds of event a hook can listen to.
+pub const KINDS: &[&str] = &["new_entries", "starred", "unstarred", "feed_failing", "feed_recovered"];
+
+/// Most items one delivery carries; more events make more deliveries.
+pub const MAX_ITEMS: usize = 100;
+
+/// A hook as the store knows it: its key (what it is, so an edited hook is a new one), the kind it listens to,
+/// and its query.
+pub struct Listener<'a> {
+    pub key: &'a str,
+    pub on: &'a str,
+    pub query: Option<&'a Query>,
+}
+
+/// What one event names: an entry (new, starred, unstarred) or a feed (failing, recovered).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Item {
+    Entry(EntryItem),
+    Feed(FeedItem),
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct EntryItem {
+    pub id: i64,
+    pub title: Option<String>,
+    pub link: Option<String>,
+    pub author: Option<String>,
+    /// RFC 3339.
+    pub published: Option<String>,
+    pub feed_id: i64,
+    pub feed: String,
+    pub feed_url: String,
+    pub folder: Option<String>,
+    pub enclosures: Vec<String>,
+    pub read: bool,
+    pub starred: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FeedItem {
+    pub feed_id: i64,
+    pub feed: String,
+    pub feed_url: String,
+    pub folder: Option<String>,
+    pub failures: i64,
+    pub error: Option<String>,
+}
+
+/// A delivery to make: its id (the event's stable id), its hook, its kind and its body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delivery {
+    pub id: i64,
+    pub hook: String,
+    pub kind: String,
+    pub body: String,
+    pub attempts: i64,
+}
+
+/// Makes the triggers record the kinds `listeners` listen to (and only those), and starts each hook that has no
+/// cursor yet at the newest event: a hook added to the config hears what happens from now on.
+pub fn arm(conn: &mut Connection, listeners: &[Listener<'_>]) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let kinds: Vec<&str> = KINDS.iter().copied().filter(|k| listeners.iter().any(|l| l.on == *k)).collect();
+    let on = (!kinds.is_empty()).then(|| format!("|{}|", kinds.join("|")));
+    super::preferences::set(&tx, "hooks.on", on.as_deref())?;
+    for listener in listeners {
+        tx.prepare_cached(
+            "INSERT OR IGNORE INTO hook_cursors (hook, upto)
+             SELECT ?1, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'hook_events'), 0)",
+        )?
+        .execute([listener.key])?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Takes the events past each hook's cursor (of the kinds in `kinds`, or all) into deliveries, [`MAX_ITEMS`]
+/// items each, their bodies made by `body` from the delivery's id, its kind and its items; moves the cursors
+/// and forgets the events every hook has taken — all in one transaction. Returns how many deliveries it made.
+pub fn gather(
+    conn: &mut Connection,
+    listeners: &[Listener<'_>],
+    kinds: Option<&[&str]>,
+    now: i64,
+    body: &dyn Fn(i64, &str, &[Item]) -> String,
+) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // The table may be empty (its events taken and forgotten): its sequence still knows the last id given.
+    let newest: i64 = tx.query_row(
+        "SELECT max(coalesce((SELECT max(id) FROM hook_events), 0),
+                    coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'hook_events'), 0))",
+        [],
+        |r| r.get(0),
+    )?;
+    let mut made = 0;
+    for listener in listeners.iter().filter(|l| kinds.is_none_or(|k| k.contains(&l.on))) {
+        let upto: Option<i64> = tx
+            .prepare_cached("SELECT upto FROM hook_cursors WHERE hook = ?1")?
+            .query_row([listener.key], |r| r.get(0))
+            .optional()?;
+        let Some(upto) = upto else { continue };
+        let items = items_between(&tx, listener, upto, newest, now)?;
+        for chunk in items.chunks(MAX_ITEMS) {
+            let id = tx
+                .prepare_cached(
+                    "INSERT INTO hook_deliveries (hook, kind, body, created_at, next_at) VALUES (?1, ?2, '', ?3, ?3)
+                     RETURNING id",
+                )?
+                .query_row(params![listener.key, listener.on, now], |r| r.get::<_, i64>(0))?;
+            tx.prepare_cached("UPDATE hook_deliveries SET body = ?2 WHERE id = ?1")?
+                .execute(params![id, body(id, listener.on, chunk)])?;
+            made += 1;
+        }
+        tx.prepare_cached("UPDATE hook_cursors SET upto = ?2 WHERE hook = ?1")?
+            .execute(params![listener.key, newest])?;
+    }
+    forget_taken(&tx, listeners)?;
+    tx.commit()?;
+    Ok(made)
+}
+
+/// What `listener` hears among the events after `after` and up to `upto`: entries its query matches (kill rules'
+/// catches left out of new entries), or feeds.
+fn items_between(
+    conn: &Connection,
+    listener: &Listener<'_>,
+    after: i64,
+    upto: i64,
+    now: i64,
+) -> Result<Vec<Item>, StoreError> {
+    let feeds = listener.on.starts_with("feed_");
+    // The event's bounds are ?1 to ?3; a query's own parameters (plain `?`) are numbered after them.
+    let mut values: Vec<rusqlite::types::Value> = vec![after.into(), upto.into(), listener.on.to_string().into()];
+    let filter = match listener.query {
+        // Feeds are not entries: a query names entries, so it does not narrow feed events.
+        Some(query) if !feeds => {
+            let compiled = super::query::compile(conn, query, now)?;
+            values.extend(compiled.params);
+            format!("AND ({})", compiled.sql)
+        }
+        _ => String::new(),
+    };
+    let folder = "(SELECT name FROM folders WHERE id = f.folder_id)";
+    let sql = if feeds {
+        format!(
+            "SELECT f.id, coalesce(f.custom_title, f.title, f.url), f.url, {folder}, f.failures, f.last_error
+             FROM hook_events h JOIN feeds f ON f.id = h.feed_id
+             WHERE h.id > ?1 AND h.id <= ?2 AND h.kind = ?3 ORDER BY h.id"
+        )
+    } else {
+        let ignored = if listener.on == "new_entries" { "AND e.ignored = 0" } else { "" };
+        format!(
+            "SELECT e.id, e.title, e.link, e.author, e.sort_at, f.id, coalesce(f.custom_title, f.title, f.url), f.url,
+                    {folder}, e.enclosures, e.read, e.starred
+             FROM hook_events h JOIN entries e ON e.id = h.entry_id JOIN feeds f ON f.id = e.feed_id
+             WHERE h.id > ?1 AND h.id <= ?2 AND h.kind = ?3 {ignored} {filter} ORDER BY h.id"
+        )
+    };
+    let mut stmt = conn.prepare(&sql)?;
+    let rows =
+        stmt.query_map(rusqlite::params_from_iter(values), |r| if feeds { feed_item(r) } else { entry_item(r) })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+fn entry_item(r: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
+    let enclosures: Vec<Enclosure> = json_list(r.get(9)?);
+    Ok(Item::Entry(EntryItem {
+        id: r.get(0)?,
+        title: r.get::<_, Option<String>>(1)?.map(|t| one_line(&t, 1000)),
+        link: r.get::<_, Option<String>>(2)?.map(|l| one_line(&l, 2000)),
+        author: r.get::<_, Option<String>>(3)?.map(|a| one_line(&a, 300)),
+        published: chrono::DateTime::from_timestamp(r.get(4)?, 0).map(|d| d.to_rfc3339()),
+        feed_id: r.get(5)?,
+        feed: one_line(&r.get::<_, String>(6)?, 300),
+        feed_url: r.get(7)?,
+        folder: r.get::<_, Option<String>>(8)?.map(|f| one_line(&f, 300)),
+        enclosures: enclosures.into_iter().map(|e| one_line(&e.url, 2000)).collect(),
+        read: r.get(10)?,
+        starred: r.get(11)?,
+    }))
+}
+
+fn feed_item(r: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
+    Ok(Item::Feed(FeedItem {
+        feed_id: r.get(0)?,
+        feed: one_line(&r.get::<_, String>(1)?, 300),
+        feed_url: r.get(2)?,
+        folder: r.get::<_, Option<String>>(3)?.map(|f| one_line(&f, 300)),
+        failures: r.get(4)?,
+        error: r.get::<_, Option<String>>(5)?.map(|e| one_line(&e, 500)),
+    }))
+}
+
+/// Forgets the events every listening hook has taken, those of kinds no hook listens to, and the cursors of
+/// hooks no longer in the config.
+fn forget_taken(tx: &Connection, listeners: &[Listener<'_>]) -> Result<(), StoreError> {
+    let keys: Vec<String> = listeners.iter().map(|l| l.key.to_string()).collect();
+    let keys = serde_json::to_string(&keys).unwrap_or_else(|_| "[]".into());
+    tx.prepare_cached("DELETE FROM hook_cursors WHERE hook NOT IN (SELECT value FROM json_each(?1))")?
+        .execute([&keys])?;
+    tx.prepare_cached(
+        "DELETE FROM hook_events WHERE id <= (SELECT coalesce(min(upto), (SELECT max(id) FROM hook_events))
+                                              FROM hook_cursors)",
+    )?
+    .execute([])?;
+    Ok(())
+}
+
+/// Takes up to `limit` deliveries that are due and that no process is making, for `lease` seconds: another
+/// process (the reader beside the daemon) leaves them alone that long; one that dies holding them lets them go.
+pub fn claim_due(conn: &mut Connection, now: i64, lease: i64, limit: usize) -> Result<Vec<Delivery>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "UPDATE hook_deliveries SET leased_until = ?1 + ?2, attempts = attempts + 1
+         WHERE id IN (SELECT id FROM hook_deliveries
+                      WHERE done_at IS NULL AND gave_up_at IS NULL AND next_at <= ?1 AND leased_until <= ?1
+                      ORDER BY id LIMIT ?3)
+         RETURNING id, hook, kind, body, attempts",
+    )?;
+    let rows = stmt.query_map(params![now, lease, limit as i64], |r| {
+        Ok(Delivery { id: r.get(0)?, hook: r.get(1)?, kind: r.get(2)?, body: r.get(3)?, attempts: r.get(4)? })
+    })?;
+    let mut due: Vec<Delivery> = rows.collect::<Result<_, _>>()?;
+    due.sort_by_key(|d| d.id);
+    Ok(due)
+}
+
+/// The delivery `id` was taken by its hook.
+pub fn delivered(conn: &Connection, id: i64, now: i64) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE hook_deliveries SET done_at = ?2, leased_until = 0, last_error = NULL WHERE id = ?1")?
+        .execute(params![id, now])?;
+    Ok(())
+}
+
+/// The delivery `id` failed with `error`: tried again at `retry_at`, or, with `None`, given up on.
+pub fn failed(conn: &Connection, id: i64, error: &str, retry_at: Option<i64>, now: i64) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "UPDATE hook_deliveries SET leased_until = 0, last_error = ?2, next_at = coalesce(?3, next_at),
+                gave_up_at = CASE WHEN ?3 IS NULL THEN ?4 END
+         WHERE id = ?1",
+    )?
+    .execute(params![id, one_line(error, 500), retry_at, now])?;
+    Ok(())
+}
+
+/// When the next delivery that waits is due (not one leased by a process now), if any.
+pub fn next_due(conn: &Connection) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT min(max(next_at, leased_until)) FROM hook_deliveries WHERE done_at IS NULL AND gave_up_at IS NULL",
+        )?
+        .query_row([], |r| r.get(0))?)
+}
+
+/// Forgets deliveries done or given up on before `before` (a week of them is kept, for whoever looks).
+pub fn forget_old(conn: &Connection, before: i64) -> Result<usize, StoreError> {
+    Ok(conn
+        .prepare_cached("DELETE FROM hook_deliveries WHERE coalesce(done_at, gave_up_at) < ?1")?
+        .execute([before])?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ErrorKind, UserWrite};
+    use crate::store::fetches::{self, FetchRecord};
+    use crate::store::fixtures::{self, entry, fetched};
+
+    /// Each delivery's kind and the ids (entries, or feeds) it carries.
+    fn gathered(conn: &mut Connection, listeners: &[Listener<'_>]) -> Vec<(String, Vec<i64>)> {
+        let made = std::cell::RefCell::new(Vec::new());
+        gather(conn, listeners, None, 100, &|_, kind, items| {
+            let ids = items
+                .iter()
+                .map(|i| match i {
+                    Item::Entry(e) => e.id,
+                    Item::Feed(f) => f.feed_id,
+                })
+                .collect();
+            made.borrow_mut().push((kind.to_string(), ids));
+            String::new()
+        })
+        .unwrap();
+        made.into_inner()
+    }
+
+    fn events(conn: &Connection) -> i64 {
+        conn.query_row("SELECT count(*) FROM hook_events", [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn without_hooks_nothing_is_recorded() {
+        let (_dir, mut conn, id) = fixtures::one_feed();
+        arm(&mut conn, &[]).unwrap();
+        fetches::save(&mut conn, id, &fetched("F", vec![entry("a", "A", "", 1)]), 10).unwrap();
+        assert_eq!(events(&conn), 0);
+    }
+
+    #[test]
+    fn each_hook_hears_its_own_kind_once_and_what_its_query_matches() {
+        let (_dir, mut conn, id) = fixtures::one_feed();
+        let rust = crate::query::parse("title ~ rust").unwrap();
+        let listeners = [
+            Listener { key: "new", on: "new_entries", query: None },
+            Listener { key: "rusty", on: "new_entries", query: Some(&rust) },
+            Listener { key: "stars", on: "starred", query: None },
+            Listener { key: "unstars", on: "unstarred", query: None },
+        ];
+        arm(&mut conn, &listeners).unwrap();
+        let entries = vec![entry("a", "Rust 2.0", "", 1), entry("b", "Go", "", 2)];
+        fetches::save(&mut conn, id, &fetched("F", entries), 10).unwrap();
+        let ids: Vec<i64> = conn
+            .prepare("SELECT id FROM entries ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let star = |starred| UserWrite::SetStarred { ids: vec![ids[1].into()], starred };
+        crate::store::apply(&mut conn, &star(true), 20).unwrap();
+        crate::store::apply(&mut conn, &star(false), 21).unwrap();
+        let made = gathered(&mut conn, &listeners);
+        assert_eq!(
+            made,
+            [
+                ("new_entries".to_string(), ids.clone()),
+                ("new_entries".to_string(), vec![ids[0]]),
+                ("starred".to_string(), vec![ids[1]]),
+                ("unstarred".to_string(), vec![ids[1]]),
+            ]
+        );
+        assert_eq!(events(&conn), 0, "what every hook took is forgotten");
+        assert_eq!(gathered(&mut conn, &listeners), [], "and never taken twice");
+    }
+
+    #[test]
+    fn a_feed_that_begins_and_stops_failing_is_heard_once_each() {
+        let (_dir, mut conn, id) = fixtures::one_feed();
+        let listeners = [
+            Listener { key: "down", on: "feed_failing", query: None },
+            Listener { key: "up", on: "feed_recovered", query: None },
+        ];
+        arm(&mut conn, &listeners).unwrap();
+        let failed = FetchRecord::Failed {
+            status: Some(500),
+            kind: ErrorKind::Http,
+            message: "server error".into(),
+            retry_after_secs: None,
+        };
+        fetches::save(&mut conn, id, &failed, 10).unwrap();
+        fetches::save(&mut conn, id, &failed, 20).unwrap();
+        fetches::save(&mut conn, id, &fetched("F", vec![]), 30).unwrap();
+        let made = gathered(&mut conn, &listeners);
+        assert_eq!(made, [("feed_failing".to_string(), vec![id.0]), ("feed_recovered".to_string(), vec![id.0])]);
+    }
+
+    #[test]
+    fn a_delivery_is_leased_retried_and_given_up_on() {
+        let (_dir, mut conn, id) = fixtures::one_feed();
+        let listeners = [Listener { key: "new", on: "new_entries", query: None }];
+        arm(&mut conn, &listeners).unwrap();
+        fetches::save(&mut conn, id, &fetched("F", vec![entry("a", "A", "", 1)]), 10).unwrap();
+        assert_eq!(gathered(&mut conn, &listeners).len(), 1);
+        let due = claim_due(&mut conn, 100, 5, 10).unwrap();
+        assert_eq!(due.len(), 1);
+        assert_eq!(due[0].attempts, 1);
+        assert_eq!(claim_due(&mut conn, 104, 5, 10).unwrap(), [], "leased to the process making it");
+        failed(&conn, due[0].id, "500", Some(110), 104).unwrap();
+        assert_eq!(claim_due(&mut conn, 109, 5, 10).unwrap(), [], "not before its retry");
+        let again = claim_due(&mut conn, 110, 5, 10).unwrap();
+        assert_eq!((again[0].id, again[0].attempts), (due[0].id, 2), "the same event, tried again");
+        failed(&conn, due[0].id, "500", None, 111).unwrap();
+        assert_eq!(claim_due(&mut conn, 10_000, 5, 10).unwrap(), [], "given up on");
+        assert_eq!(next_due(&conn).unwrap(), None);
+    }
+}
