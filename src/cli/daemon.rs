@@ -91,11 +91,20 @@ fn listen(db: &Path, session: Session) -> anyhow::Result<SocketGuard> {
     let _ = std::fs::remove_file(&path);
     let listener = tokio::net::UnixListener::bind(&path)
         .map_err(|e| anyhow::anyhow!("cannot listen on {} for readers: {e}", path.display()))?;
-    // Only the database's owner may ask (the folder is usually the user's own already).
+    // Only the database's owner may ask (the folder is usually the user's own already). The mode is set just
+    // after the socket is made, so each connection's own user is checked too: one that connected in between, or
+    // through a folder open to others, is not answered.
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    let owner = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&path)?);
     let task = tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(answer(stream, session.clone()));
+            match stream.peer_cred() {
+                Ok(peer) if peer.uid() == owner => {
+                    tokio::spawn(answer(stream, session.clone()));
+                }
+                Ok(peer) => tracing::warn!("daemon: user {} asked on the socket and was not answered", peer.uid()),
+                Err(e) => tracing::warn!("daemon: cannot tell who asked on the socket ({e}); not answered"),
+            }
         }
     });
     Ok(SocketGuard { path, task })

@@ -1,6 +1,8 @@
 //! The schema: each migration step, and the check that refuses a database this build must not touch (written
 //! by a newer tidings, or by something else).
 
+mod later;
+
 use super::{StoreError, classify, folders};
 use rusqlite::Connection;
 use std::path::Path;
@@ -347,85 +349,10 @@ pub(super) const MIGRATIONS: &[Step] = &[
     // 16: a sync stores at most so many items (see `crate::sync`); one that stopped there, or was cut short,
     // keeps the server's continuation for the older items it did not get, and the next sync goes on from it.
     Step::Sql("ALTER TABLE accounts ADD COLUMN items_resume TEXT;"),
-    // 17: feed health (see `health` and `tidings_core::health`): paused feeds; when a run of failures began and
-    // how many of its last failures were permanent; when the feed last came back to work; a permanent redirect
-    // proposed (never applied before the user accepts it) and on how many refreshes in a row; the newest entry
-    // and the usual gap between entries (for `quiet`); and the outcome of each feed's last attempts (50 each).
-    Step::Sql(
-        "ALTER TABLE feeds ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE feeds ADD COLUMN failing_since INTEGER;
-        ALTER TABLE feeds ADD COLUMN permanent_failures INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE feeds ADD COLUMN healthy_since INTEGER;
-        ALTER TABLE feeds ADD COLUMN moved_to TEXT;
-        ALTER TABLE feeds ADD COLUMN moves_in_a_row INTEGER NOT NULL DEFAULT 0;
-        ALTER TABLE feeds ADD COLUMN moved_since INTEGER;
-        ALTER TABLE feeds ADD COLUMN newest_entry_at INTEGER;
-        ALTER TABLE feeds ADD COLUMN median_gap_secs INTEGER;
-        UPDATE feeds SET failing_since = last_fetched_at WHERE failures > 0;
-        CREATE TABLE fetch_attempts (
-            feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
-            at INTEGER NOT NULL,
-            status INTEGER,
-            outcome TEXT NOT NULL,
-            bytes INTEGER,
-            duration_ms INTEGER NOT NULL
-        );
-        CREATE INDEX fetch_attempts_by_feed ON fetch_attempts(feed_id, at);",
-    ),
-    // 18: hooks (see `hooks`): what happened is recorded by triggers in the transaction that made it happen — an
-    // entry stored, starred or unstarred, a feed that began or stopped failing — so an event is never lost to a
-    // crash, whichever process stored it. A trigger records only the kinds some hook listens to (the preference
-    // `hooks.on`, set by every session as it opens): with no hooks, a refresh writes nothing more. Each hook takes
-    // the events past its cursor into deliveries of its own, with their body, in one transaction; a delivery is
-    // done once its hook took it, and until then retried (its id, never reused, is the event's stable id). Ids
-    // of events are never reused either (AUTOINCREMENT): a cursor past the events taken and forgotten stays past.
-    Step::Sql(
-        "CREATE TABLE hook_events (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            kind TEXT NOT NULL,
-            entry_id INTEGER,
-            feed_id INTEGER
-        );
-        CREATE TABLE hook_cursors (
-            hook TEXT PRIMARY KEY,
-            upto INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        CREATE TABLE hook_deliveries (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            hook TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            body TEXT NOT NULL,
-            created_at INTEGER NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            next_at INTEGER NOT NULL,
-            leased_until INTEGER NOT NULL DEFAULT 0,
-            done_at INTEGER,
-            gave_up_at INTEGER,
-            last_error TEXT
-        );
-        CREATE INDEX hook_deliveries_pending ON hook_deliveries(next_at) WHERE done_at IS NULL AND gave_up_at IS NULL;
-        CREATE TRIGGER hook_new_entries AFTER INSERT ON entries
-        WHEN EXISTS (SELECT 1 FROM preferences WHERE name = 'hooks.on' AND value GLOB '*|new_entries|*')
-        BEGIN
-            INSERT INTO hook_events (kind, entry_id, feed_id) VALUES ('new_entries', new.id, new.feed_id);
-        END;
-        CREATE TRIGGER hook_starred AFTER UPDATE OF starred ON entries
-        WHEN new.starred IS NOT old.starred
-            AND EXISTS (SELECT 1 FROM preferences WHERE name = 'hooks.on'
-                AND value GLOB CASE WHEN new.starred = 1 THEN '*|starred|*' ELSE '*|unstarred|*' END)
-        BEGIN
-            INSERT INTO hook_events (kind, entry_id, feed_id)
-            VALUES (CASE WHEN new.starred = 1 THEN 'starred' ELSE 'unstarred' END, new.id, new.feed_id);
-        END;
-        CREATE TRIGGER hook_feed_health AFTER UPDATE OF failures ON feeds
-        WHEN (old.failures = 0) IS NOT (new.failures = 0)
-            AND EXISTS (SELECT 1 FROM preferences WHERE name = 'hooks.on'
-                AND value GLOB CASE WHEN new.failures > 0 THEN '*|feed_failing|*' ELSE '*|feed_recovered|*' END)
-        BEGIN
-            INSERT INTO hook_events (kind, feed_id)
-            VALUES (CASE WHEN new.failures > 0 THEN 'feed_failing' ELSE 'feed_recovered' END, new.id);
-        END;",
-    ),
+    // 17: feed health (see `later::FEED_HEALTH`).
+    Step::Sql(later::FEED_HEALTH),
+    // 18: hooks (see `later::HOOKS`).
+    Step::Sql(later::HOOKS),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.
