@@ -127,6 +127,22 @@ pub fn run(mut command: Command, input: Vec<u8>, limits: Limits) -> Result<Finis
     Ok(Finished { status, stdout, stderr, cut })
 }
 
+/// Runs `command` as [`run`] does, for a program whose success is all that counts (exit status 0): otherwise what
+/// went wrong in words — the program, its exit status and the first line it printed on standard error.
+pub fn run_to_success(command: Command, input: Vec<u8>, limits: Limits) -> Result<(), String> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let finished = run(command, input, limits).map_err(|e| e.to_string())?;
+    if finished.status.success() {
+        return Ok(());
+    }
+    let said = finished.said();
+    Err(format!(
+        "{program} ended with {}{}",
+        finished.status,
+        if said.is_empty() { String::new() } else { format!(": {said}") }
+    ))
+}
+
 /// What a program printed on one of its outputs.
 struct Output {
     /// 0 for standard output, 1 for standard error.

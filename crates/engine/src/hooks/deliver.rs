@@ -24,9 +24,11 @@ pub(super) async fn make(
     match &hook.target {
         Target::Command(line) => {
             let (command, body) = (command(line), delivery.body.clone().into_bytes());
-            tokio::task::spawn_blocking(move || run(command, body, timeout))
-                .await
-                .map_err(crate::panics::join_message)?
+            tokio::task::spawn_blocking(move || {
+                crate::process::run_to_success(command, body, Limits { deadline: timeout, output: OUTPUT })
+            })
+            .await
+            .map_err(crate::panics::join_message)?
         }
         Target::Webhook { url, secret } => {
             let secret = match secret.clone() {
@@ -46,22 +48,6 @@ fn command(line: &CommandLine) -> Command {
     let mut command = Command::new(&line.words[0]);
     command.args(&line.words[1..]);
     command
-}
-
-/// Runs `command` with `input`, bounded; success is an exit status of 0.
-fn run(command: Command, input: Vec<u8>, timeout: Duration) -> Result<(), String> {
-    let program = command.get_program().to_string_lossy().into_owned();
-    let finished =
-        crate::process::run(command, input, Limits { deadline: timeout, output: OUTPUT }).map_err(|e| e.to_string())?;
-    if finished.status.success() {
-        return Ok(());
-    }
-    let said = finished.said();
-    Err(format!(
-        "{program} ended with {}{}",
-        finished.status,
-        if said.is_empty() { String::new() } else { format!(": {said}") }
-    ))
 }
 
 /// The secret: as given, or the first line its program printed.

@@ -74,7 +74,7 @@ impl Notifier {
             let json = serde_json::to_vec(arrivals).unwrap_or_default();
             let mut command = Command::new(&argv[0]);
             command.args(&argv[1..]);
-            if let Err(e) = run(command, json) {
+            if let Err(e) = crate::process::run_to_success(command, json, LIMITS) {
                 tracing::warn!("notify_command: {e}");
                 failed = Some(NotifyError::Command(format!("`notify_command` {e}")));
             }
@@ -88,7 +88,7 @@ impl Notifier {
                 arrivals.iter().take(5).map(|a| one_line(a.title.as_deref().unwrap_or("(untitled)"), 120)).collect();
             let mut command = Command::new(notify_send);
             command.args(["--app-name=tidings", &summary, &body.join("\n")]);
-            if let Err(e) = run(command, Vec::new()) {
+            if let Err(e) = crate::process::run_to_success(command, Vec::new(), LIMITS) {
                 tracing::warn!("notify-send: {e}");
                 failed.get_or_insert(NotifyError::Command(e));
             }
@@ -117,21 +117,6 @@ fn summary(arrivals: &[Arrival]) -> (String, String, String) {
     };
     let title = arrivals.first().and_then(|a| a.title.as_deref()).map(|t| one_line(t, 300)).unwrap_or_default();
     (arrivals.len().to_string(), feed, title)
-}
-
-/// Runs `command` with `stdin` on its standard input, within [`LIMITS`]; a failure in words.
-fn run(command: Command, stdin: Vec<u8>) -> Result<(), String> {
-    let program = command.get_program().to_string_lossy().into_owned();
-    let finished = crate::process::run(command, stdin, LIMITS).map_err(|e| e.to_string())?;
-    if finished.status.success() {
-        return Ok(());
-    }
-    let said = finished.said();
-    Err(format!(
-        "{program} ended with {}{}",
-        finished.status,
-        if said.is_empty() { String::new() } else { format!(": {said}") }
-    ))
 }
 
 fn on_path(program: &str) -> Option<std::path::PathBuf> {

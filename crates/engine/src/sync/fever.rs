@@ -20,7 +20,7 @@ pub(super) struct Fever {
     /// The API's address (FreshRSS: …/api/fever.php; Coldsweat: …/fever/).
     base: String,
     user: String,
-    password: std::sync::Arc<dyn Fn() -> Result<String, String> + Send + Sync>,
+    password: super::http::Password,
     key: Option<String>,
     /// The newest item id an earlier sync stored: the items after it are new.
     seen: i64,
@@ -36,7 +36,7 @@ impl Fever {
         base: &str,
         user: &str,
         seen: i64,
-        password: std::sync::Arc<dyn Fn() -> Result<String, String> + Send + Sync>,
+        password: super::http::Password,
     ) -> Fever {
         let (base, user, given) = (base.to_string(), user.to_string(), Default::default());
         Fever { http, base, user, password, key: None, seen, given, page_size: 0, requests: 0 }
@@ -83,11 +83,7 @@ fn next_since(since: i64, page: &[i64], page_size: usize, given: &std::collectio
 impl Remote for Fever {
     /// Makes the key (no request: the first call says whether the server takes it).
     async fn login(&mut self) -> Result<(), RemoteError> {
-        let read = self.password.clone();
-        let password = tokio::task::spawn_blocking(move || read())
-            .await
-            .map_err(|e| RemoteError::Password(crate::panics::join_message(e)))?
-            .map_err(RemoteError::Password)?;
+        let password = super::http::read_password(&self.password).await?;
         self.key = Some(fever::api_key(&self.user, &password));
         Ok(())
     }

@@ -26,7 +26,7 @@ pub(super) struct GReader {
     base: String,
     user: String,
     /// Where the password comes from, asked only when a login is needed (a `password_command` may prompt).
-    password: std::sync::Arc<dyn Fn() -> Result<String, String> + Send + Sync>,
+    password: super::http::Password,
     auth: Option<String>,
     /// The action token writes need, fetched once per sync.
     token: Option<String>,
@@ -41,7 +41,7 @@ impl GReader {
         base: &str,
         user: &str,
         auth: Option<String>,
-        password: std::sync::Arc<dyn Fn() -> Result<String, String> + Send + Sync>,
+        password: super::http::Password,
     ) -> GReader {
         GReader {
             http,
@@ -147,12 +147,7 @@ async fn read_items(answer: Vec<u8>) -> Result<ItemsPage, RemoteError> {
 
 impl Remote for GReader {
     async fn login(&mut self) -> Result<(), RemoteError> {
-        // Off the async threads: a `password_command` may take its time (bounded: see `PasswordSource::read`).
-        let read = self.password.clone();
-        let password = tokio::task::spawn_blocking(move || read())
-            .await
-            .map_err(|e| RemoteError::Password(crate::panics::join_message(e)))?
-            .map_err(RemoteError::Password)?;
+        let password = super::http::read_password(&self.password).await?;
         let url = format!("{}/accounts/ClientLogin", self.base);
         let form = [("Email", self.user.clone()), ("Passwd", password)];
         let answer = self.send(self.http.post(&url).form(&form), MAX_ANSWER_BYTES).await?;

@@ -5,6 +5,19 @@ use super::RemoteError;
 use crate::greader;
 use futures::StreamExt;
 
+/// Where a remote's password comes from, asked only when a login is needed (a `password_command` may prompt).
+pub(super) type Password = std::sync::Arc<dyn Fn() -> Result<String, String> + Send + Sync>;
+
+/// Reads the password off the async threads: a `password_command` may take its time (bounded: see
+/// `PasswordSource::read`), and holds up nothing else meanwhile.
+pub(super) async fn read_password(password: &Password) -> Result<String, RemoteError> {
+    let read = password.clone();
+    tokio::task::spawn_blocking(move || read())
+        .await
+        .map_err(|e| RemoteError::Password(crate::panics::join_message(e)))?
+        .map_err(RemoteError::Password)
+}
+
 /// Sends a request and reads its answer, up to `limit` bytes, counting the requests made.
 pub(super) async fn exchange(
     request: reqwest::RequestBuilder,
