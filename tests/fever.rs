@@ -6,12 +6,13 @@
 
 mod support;
 
-use std::collections::BTreeSet;
+use support::accounts::{keys, mark_here};
+
 use support::coldsweat::{Coldsweat, id_set};
 use support::freshrss::{FreshRss, populated, skipped};
 use support::server::Server;
 use support::{Sandbox, stderr, stdout};
-use tidings::model::{EntryId, NewFeed, UserWrite};
+use tidings::model::{NewFeed, UserWrite};
 use tidings::store;
 
 fn sync(sandbox: &Sandbox, config: &std::path::Path) -> std::process::Output {
@@ -24,26 +25,6 @@ fn sync_json(sandbox: &Sandbox, config: &std::path::Path) -> serde_json::Value {
     assert!(out.status.success(), "{}", stderr(&out));
     let value: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     value["accounts"][0]["report"].clone()
-}
-
-/// Keys of the accounts' entries matching `condition`.
-fn keys(sandbox: &Sandbox, condition: &str) -> BTreeSet<String> {
-    let sql = format!(
-        "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.account_id IS NOT NULL AND {condition}"
-    );
-    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
-    let mut stmt = db.prepare(&sql).unwrap();
-    stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
-}
-
-/// Marks entries here by key, through the one write path.
-fn mark_here(sandbox: &Sandbox, keys: &[String], write: impl Fn(Vec<EntryId>) -> UserWrite) {
-    let mut conn = store::open_write(&sandbox.db()).unwrap();
-    let ids: Vec<EntryId> = keys
-        .iter()
-        .map(|k| EntryId(conn.query_row("SELECT id FROM entries WHERE key = ?1", [k], |r| r.get(0)).unwrap()))
-        .collect();
-    store::apply(&mut conn, &write(ids), 0).unwrap();
 }
 
 /// Subscribes here to `url` inside the account's folder `account`.

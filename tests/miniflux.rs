@@ -5,11 +5,12 @@
 
 mod support;
 
+use support::accounts::{keys, mark_here};
+
 use std::collections::BTreeSet;
 use support::miniflux::{Entry, Miniflux, State};
 use support::{Sandbox, stderr, stdout};
-use tidings::model::{EntryId, UserWrite};
-use tidings::store;
+use tidings::model::UserWrite;
 
 /// 1,500 entries in two feeds (more than a page of a thousand ids): a third read, one in 75 starred.
 fn miniflux() -> Miniflux {
@@ -31,24 +32,6 @@ fn miniflux() -> Miniflux {
 
 fn there(server: &Miniflux, keep: impl Fn(&Entry) -> bool) -> BTreeSet<String> {
     server.state().entries.iter().filter(|e| keep(e)).map(|e| e.id.to_string()).collect()
-}
-
-fn keys(sandbox: &Sandbox, condition: &str) -> BTreeSet<String> {
-    let sql = format!(
-        "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.account_id IS NOT NULL AND {condition}"
-    );
-    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
-    let mut stmt = db.prepare(&sql).unwrap();
-    stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
-}
-
-fn mark_here(sandbox: &Sandbox, keys: &[String], write: impl Fn(Vec<EntryId>) -> UserWrite) {
-    let mut conn = store::open_write(&sandbox.db()).unwrap();
-    let ids: Vec<EntryId> = keys
-        .iter()
-        .map(|k| EntryId(conn.query_row("SELECT id FROM entries WHERE key = ?1", [k], |r| r.get(0)).unwrap()))
-        .collect();
-    store::apply(&mut conn, &write(ids), 0).unwrap();
 }
 
 fn sync(sandbox: &Sandbox, config: &std::path::Path) -> std::process::Output {

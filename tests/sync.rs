@@ -6,12 +6,14 @@
 
 mod support;
 
+use support::accounts::{keys, mark_here};
+
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use support::freshrss::{Cutoff, FreshRss, feeds, populated, skipped};
 use support::server::{Reply, Server};
 use support::{Sandbox, stderr, stdout};
-use tidings::model::{Applied, EntryId, NewFeed, UserWrite};
+use tidings::model::{Applied, NewFeed, UserWrite};
 use tidings::store;
 
 /// A FreshRSS, or the test says it skipped and returns.
@@ -34,14 +36,6 @@ fn sync(sandbox: &Sandbox, config: &std::path::Path) -> std::process::Output {
 
 fn db(sandbox: &Sandbox) -> rusqlite::Connection {
     rusqlite::Connection::open(sandbox.db()).unwrap()
-}
-
-/// Keys of the account's entries with the flag (`read` or `starred`) on, or all of them.
-fn keys(sandbox: &Sandbox, condition: &str) -> BTreeSet<String> {
-    let sql = format!(
-        "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.account_id IS NOT NULL AND {condition}"
-    );
-    db(sandbox).prepare(&sql).unwrap().query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
 }
 
 /// FreshRSS fetches its feeds until it has fetched `path` once more (it leaves a feed alone for a second after
@@ -162,16 +156,6 @@ fn a_sync_with_nothing_new_reads_one_page_of_items_however_many_the_server_holds
     let out = sync(&sandbox, &cfg);
     assert!(stdout(&out).starts_with("FreshRSS: 2 new"), "{}{}", stdout(&out), stderr(&out));
     assert_eq!(keys(&sandbox, "1"), api.ids("all"), "every item, the new ones too");
-}
-
-/// Marks entries of the account here, through the one write path (as the reader's keys do).
-fn mark_here(sandbox: &Sandbox, keys: &[String], write: impl Fn(Vec<EntryId>) -> UserWrite) {
-    let mut conn = store::open_write(&sandbox.db()).unwrap();
-    let ids: Vec<EntryId> = keys
-        .iter()
-        .map(|k| EntryId(conn.query_row("SELECT id FROM entries WHERE key = ?1", [k], |r| r.get(0)).unwrap()))
-        .collect();
-    store::apply(&mut conn, &write(ids), 0).unwrap();
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! (a big database built straight through the store).
 #![allow(dead_code)]
 
+pub(crate) mod accounts;
 pub(crate) mod coldsweat;
 pub(crate) mod farm;
 pub(crate) mod freshrss;
