@@ -19,15 +19,8 @@ use support::{Sandbox, opml, path_str};
 const DEADLINE: Duration = Duration::from_secs(60);
 
 /// Polls `check` until it gives a value, failing the test after [`DEADLINE`].
-fn poll<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(value) = check() {
-            return value;
-        }
-        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn poll<T>(what: &str, check: impl FnMut() -> Option<T>) -> T {
+    support::poll(what, DEADLINE, check)
 }
 
 /// An RSS feed `name` with items `0..items` (no dates: each is new by its guid alone).

@@ -13,7 +13,7 @@ mod support;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::server::{Reply, Server};
 use support::{Sandbox, opml, path_str, rss, stderr};
 
@@ -86,26 +86,12 @@ fn have_script() -> bool {
 
 /// Waits for `child` to exit, failing the test after [`DEADLINE`].
 fn wait_for(child: &mut Child, what: &str) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            return status;
-        }
-        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    poll(what, || child.try_wait().expect("try_wait"))
 }
 
 /// Polls `check` until it gives a value, failing the test after [`DEADLINE`].
-fn poll<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(value) = check() {
-            return value;
-        }
-        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn poll<T>(what: &str, check: impl FnMut() -> Option<T>) -> T {
+    support::poll(what, DEADLINE, check)
 }
 
 /// The pid written in the reader lock beside the database, once a reader holds it.

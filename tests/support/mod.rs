@@ -191,3 +191,16 @@ pub(crate) fn measure(cmd: &mut Command) -> Measured {
         peak_rss: usage.ru_maxrss as u64 * 1024,
     }
 }
+
+/// Polls `check` every 20 ms until it gives a value, failing the test after `deadline`: the test waits for a
+/// state it can see, and the deadline is a watchdog, not a synchronisation.
+pub(crate) fn poll<T>(what: &str, deadline: std::time::Duration, mut check: impl FnMut() -> Option<T>) -> T {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        assert!(start.elapsed() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
