@@ -6,7 +6,6 @@
 //!
 //! [`Coldsweat::fever`] plays the other device, over the same Fever API.
 
-use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -133,19 +132,8 @@ impl Drop for Coldsweat {
 pub(crate) fn fever_call(port: u16, path: &str, key: &str, form: &[(&str, &str)]) -> serde_json::Value {
     let mut pairs = vec![("api_key", key)];
     pairs.extend_from_slice(form);
-    let body = super::freshrss::form_encode(&pairs);
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to the Fever server");
-    let request = format!(
-        "POST {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n\
-         Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).expect("send");
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).expect("read");
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let (_, body) = text.split_once("\r\n\r\n").unwrap_or(("", &text));
-    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
+    let (_, body) = super::freshrss::form_request(port, "POST", path, "", &pairs);
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
 }
 
 /// The ids of a Fever set (`unread_item_ids`, `saved_item_ids`) in an answer.

@@ -183,27 +183,33 @@ pub(crate) fn form_encode(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
+/// One request with a form over plain HTTP/1.0 to the server on `port`, as another device makes it, with
+/// `headers` (each ending in CRLF) beside the form's: its status and body.
+pub(crate) fn form_request(port: u16, method: &str, path: &str, headers: &str, form: &[(&str, &str)]) -> (u16, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to the server");
+    let body = form_encode(form);
+    let request = format!(
+        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n{headers}Content-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).expect("read");
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, body.to_string())
+}
+
 impl Api {
     fn request(&self, method: &str, path: &str, form: &[(&str, &str)]) -> (u16, String) {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to FreshRSS");
-        let body = form_encode(form);
         let auth = if self.auth.is_empty() {
             String::new()
         } else {
             format!("Authorization: GoogleLogin auth={}\r\n", self.auth)
         };
-        let request = format!(
-            "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n{auth}Content-Type: application/x-www-form-urlencoded\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).expect("send");
-        let mut answer = Vec::new();
-        stream.read_to_end(&mut answer).expect("read");
-        let text = String::from_utf8_lossy(&answer).into_owned();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-        let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-        (status, body.to_string())
+        form_request(self.port, method, path, &auth, form)
     }
 
     pub(crate) fn get(&self, path: &str) -> String {
