@@ -12,6 +12,15 @@
 //! locked". Read-only commands open the file read-only ([`open_existing_read_only`]) and never create or
 //! migrate it.
 
+/// The id a new entry takes: past the largest in the table and past every id ever deleted (schema step 19), so
+/// an id is never given to a second entry and every cursor over ids (`tidings list --after`, the notified mark)
+/// stays true. A macro, so each `INSERT INTO entries` spells it inside its one SQL literal (`concat!`).
+macro_rules! next_entry_id {
+    () => {
+        "max((SELECT coalesce(max(id), 0) FROM entries), (SELECT id FROM entries_high_water)) + 1"
+    };
+}
+
 pub mod accounts;
 mod apply;
 pub mod articles;

@@ -353,6 +353,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(later::FEED_HEALTH),
     // 18: hooks (see `later::HOOKS`).
     Step::Sql(later::HOOKS),
+    // 19: entry ids never reused (see `later::ENTRY_IDS_NEVER_REUSED`).
+    Step::Sql(later::ENTRY_IDS_NEVER_REUSED),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

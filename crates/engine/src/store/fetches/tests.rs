@@ -298,3 +298,34 @@ fn entries_sort_newest_first_and_undated_ones_by_first_seen() {
         super::super::entries::of_feed(&conn, id).unwrap().into_iter().map(|e| e.title.unwrap()).collect();
     assert_eq!(titles, vec!["Undated", "New", "Old"]);
 }
+
+/// Issue 35: a script's cursor is the largest entry id it has seen. When the newest entries go (their feed
+/// removed), the next entry stored must still take an id past them, or the script would never see it; and the
+/// mark survives the database being closed and opened again.
+#[test]
+fn an_entry_stored_after_the_newest_were_deleted_never_takes_their_ids() {
+    let (dir, mut conn, first) = setup();
+    save(&mut conn, first, &fetched(vec![entry("a", "A")]), 10).unwrap();
+    let feed = crate::model::NewFeed {
+        url: "http://example.com/second".into(),
+        title: None,
+        name: None,
+        site_url: None,
+        folder: vec![],
+    };
+    let Ok(crate::model::Applied::Subscribed { feed_id: second, .. }) =
+        apply(&mut conn, &UserWrite::AddFeed(feed), 0)
+    else {
+        panic!("subscribing")
+    };
+    save(&mut conn, second, &fetched(vec![entry("b", "B"), entry("c", "C")]), 20).unwrap();
+    let newest: i64 = conn.query_row("SELECT max(id) FROM entries", [], |r| r.get(0)).unwrap();
+    apply(&mut conn, &UserWrite::DeleteFeed(second), 30).unwrap();
+    let left: i64 = conn.query_row("SELECT max(id) FROM entries", [], |r| r.get(0)).unwrap();
+    assert!(left < newest, "the removed feed held the newest entries");
+    drop(conn);
+    let mut conn = crate::store::open_write(&dir.path().join("t.db")).unwrap();
+    save(&mut conn, first, &fetched(vec![entry("a", "A"), entry("d", "D")]), 40).unwrap();
+    let d: i64 = conn.query_row("SELECT id FROM entries WHERE key = 'd'", [], |r| r.get(0)).unwrap();
+    assert_eq!(d, newest + 1, "the new entry's id is past every id ever given");
+}

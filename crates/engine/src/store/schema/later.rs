@@ -76,3 +76,16 @@ pub(super) const HOOKS: &str = "CREATE TABLE hook_events (
             INSERT INTO hook_events (kind, feed_id)
             VALUES (CASE WHEN new.failures > 0 THEN 'feed_failing' ELSE 'feed_recovered' END, new.id);
         END;";
+
+/// 19: an entry's id is never given to another entry. Ids are rowids, which SQLite would hand out again once the
+/// newest entries are deleted (a feed removed, a purge): a script's cursor (`tidings list --after`), the notified
+/// mark and an unjudged entry's row would then point past, or at, an entry they never saw. The highest id ever
+/// deleted is kept here, and every insert takes an id past both it and the largest in the table
+/// (`store::NEXT_ENTRY_ID`). Only deletes pay for it, and only while they go above the mark.
+pub(super) const ENTRY_IDS_NEVER_REUSED: &str = "CREATE TABLE entries_high_water (id INTEGER NOT NULL);
+        INSERT INTO entries_high_water (id) SELECT coalesce(max(id), 0) FROM entries;
+        CREATE TRIGGER entries_high_water_kept AFTER DELETE ON entries
+        WHEN old.id > (SELECT id FROM entries_high_water)
+        BEGIN
+            UPDATE entries_high_water SET id = old.id;
+        END;";
