@@ -342,3 +342,62 @@ fn a_hook_that_hangs_or_floods_holds_up_neither_the_refreshes_nor_the_other_hook
     let left = Command::new("pgrep").args(["-f", "^sleep 600$"]).output().unwrap();
     assert!(left.stdout.is_empty(), "the daemon stopped its hanging hook: {}", String::from_utf8_lossy(&left.stdout));
 }
+
+/// Beside a daemon, the reader's syncs are the daemon's too: at start and on `R` it asks the daemon, which syncs
+/// and answers each account's line. The reader's own config points the account at an address nothing answers,
+/// so a sync the reader ran itself would say it cannot reach the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_beside_the_daemon_asks_it_to_sync_the_accounts() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use support::freshrss::{FreshRss, PASSWORD, populated, skipped};
+    let freshrss = match FreshRss::start() {
+        Ok(server) => server,
+        Err(why) => return skipped("a_reader_beside_the_daemon_asks_it_to_sync_the_accounts", &why),
+    };
+    let feeds_server = Server::start();
+    let api = tokio::task::block_in_place(|| populated(&freshrss, &feeds_server));
+    let sandbox = Sandbox::new();
+    let config = sandbox.write("config.toml", freshrss.config(PASSWORD));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    // Synced once at start, then not for an hour: what comes later is what a reader asked for.
+    let mut command = sandbox.tidings();
+    command.args(["--config", path_str(&config), "daemon", "--interval", "1h"]);
+    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    let running = Daemon(command.spawn().expect("start the daemon"));
+    poll("the daemon's first sync", || (stored_entries(&sandbox.db()) == 12).then_some(()));
+    poll("the daemon's socket", || tidings::daemon_socket::daemon_listens(&sandbox.db()).then_some(()));
+
+    let unreachable = freshrss.config(PASSWORD).replace(&freshrss.api_url(), "http://127.0.0.1:9/api/greader.php");
+    let options = tidings::runtime::Options {
+        db: sandbox.db(),
+        config: tidings::config::Config::parse(&unreachable).unwrap(),
+        notice: None,
+        report: vec![],
+        size: (140, 30),
+        zone: tidings::clock::Zone::utc(),
+    };
+    let mut app = tidings::runtime::Reader::new(options).unwrap();
+    app.start();
+    let wait = Duration::from_secs(60);
+    let said = |s: &tidings::app::State, start: &str| {
+        s.sync.in_flight.is_empty() && s.status.log.iter().any(|m| m.text.starts_with(start))
+    };
+    app.run_until(wait, |s| s.feeds.loaded && said(s, "FreshRSS: 0 new")).await.unwrap();
+    assert_eq!(unread_of(&app.state), 10);
+
+    // The phone reads everything; R asks the daemon, which brings it.
+    let all: Vec<String> = api.ids("all").into_iter().collect();
+    tokio::task::block_in_place(|| api.mark(&all, "read", true));
+    app.dispatch(tidings::app::Event::Key(KeyEvent::new(KeyCode::Char('R'), KeyModifiers::NONE)));
+    assert!(app.state.sync.in_flight.contains("FreshRSS"), "R syncs the account");
+    app.run_until(wait, |s| said(s, "FreshRSS: 0 new, 10 marked on the server")).await.unwrap();
+    app.run_until(Duration::from_secs(10), |s| unread_of(s) == 0).await.unwrap();
+    let errors: Vec<&str> = app.state.status.log.iter().filter(|m| m.error).map(|m| m.text.as_str()).collect();
+    assert!(errors.is_empty(), "the reader never synced against its own (unreachable) address: {errors:?}");
+    drop(app);
+    stop(running, "-TERM");
+}

@@ -531,6 +531,38 @@ fn an_account_whose_password_command_hangs_holds_up_no_other_account() {
     assert_eq!(keys(&sandbox, "1").len(), 5, "both accounts' items");
 }
 
+/// Two syncs of one account asked at once (the daemon's own and one a reader asked it for) take turns: a mark
+/// waiting here goes up once, not once by each.
+#[test]
+fn two_syncs_of_one_account_at_once_send_a_waiting_mark_once() {
+    let freshrss = freshrss_or_skip!("two_syncs_of_one_account_at_once_send_a_waiting_mark_once");
+    let feeds_server = Server::start();
+    let api = populated(&freshrss, &feeds_server);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    assert!(sync(&sandbox, &cfg).status.success());
+    let unstarred: Vec<String> = keys(&sandbox, "e.starred = 0").into_iter().take(1).collect();
+    mark_here(&sandbox, &unstarred, |ids| UserWrite::SetStarred { ids, starred: true });
+    let edits = || freshrss.requests().iter().filter(|r| r.contains("edit-tag")).count();
+    let before = edits();
+
+    let config = tidings::config::Config::parse(&freshrss.config(support::freshrss::PASSWORD)).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let (first, second) = runtime.block_on(async {
+        let session =
+            tidings::session::Session::open(&sandbox.db(), config.session_settings(), tidings::session::Role::Daemon)
+                .unwrap();
+        let (tx, _rx) = std::sync::mpsc::channel();
+        let observer = Finished(std::sync::Mutex::new(tx));
+        tokio::join!(session.sync(None, &observer), session.sync(None, &observer))
+    });
+    for (account, outcome) in first.iter().chain(&second) {
+        assert!(outcome.is_ok(), "{}: {:?}", account.name, outcome.as_ref().err().map(ToString::to_string));
+    }
+    assert_eq!(edits() - before, 1, "the star went up once");
+    assert!(api.ids("starred").contains(&unstarred[0]));
+}
+
 // The four ways a sync was wrong (issue 32), each against the real FreshRSS.
 
 /// The key and flags of the entry titled `title`, wherever it is.

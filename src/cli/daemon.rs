@@ -3,7 +3,8 @@
 //! every `--interval`) and syncs every account, until SIGTERM or SIGINT, which it answers by letting the work in
 //! flight end (each feed is stored in a transaction of its own: what is cut short is rolled back, never half
 //! written). One daemon per database: a second one says which process runs the first. A reader started beside it
-//! leaves the refreshing to it, and asks it on its socket ([`crate::daemon_socket`]) to refresh now.
+//! leaves the refreshing and the syncing to it, and asks it on its socket ([`crate::daemon_socket`]) to refresh
+//! or sync now.
 
 use crate::config::Config;
 use crate::refresh::{Observer, RefreshEvent, Which};
@@ -111,15 +112,18 @@ fn listen(db: &Path, session: Session) -> anyhow::Result<SocketGuard> {
 }
 
 /// Reads one request (bounded: a line of at most [`crate::daemon_socket::MAX_REQUEST`] bytes, within ten
-/// seconds), refreshes as asked, and answers what it brought.
+/// seconds), refreshes or syncs as asked, and answers what it brought.
 #[cfg(unix)]
 async fn answer(stream: tokio::net::UnixStream, session: Session) {
-    use crate::daemon_socket::{MAX_REQUEST, Refresh, Refreshed};
+    use crate::daemon_socket::{MAX_REQUEST, Refresh, Refreshed, SyncRequest};
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
     let mut reader = BufReader::new(read).take(MAX_REQUEST);
     let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(10), reader.read_line(&mut line)).await else { return };
+    if let Some(request) = SyncRequest::parse(&line) {
+        return answer_sync(request, write, session).await;
+    }
     let Some(request) = Refresh::parse(&line) else {
         tracing::warn!("daemon: a request it does not know on its socket");
         return;
@@ -144,6 +148,53 @@ async fn answer(stream: tokio::net::UnixStream, session: Session) {
         }
     };
     let _ = write.write_all(refreshed.line().as_bytes()).await;
+}
+
+/// Syncs the accounts a reader asked for, and answers a line for each as its sync ends (those this daemon's
+/// config does not have go unanswered: the reader syncs them itself). A sync of an account already on its way
+/// waits for it ([`Session::sync`] gives each account one turn at a time).
+#[cfg(unix)]
+async fn answer_sync(
+    request: crate::daemon_socket::SyncRequest,
+    mut write: tokio::net::unix::OwnedWriteHalf,
+    session: Session,
+) {
+    use tokio::io::AsyncWriteExt;
+    tracing::info!("daemon: a reader asked to sync {}", request.accounts.join(", "));
+    let (told, mut answers) = tokio::sync::mpsc::unbounded_channel();
+    let syncing = async move {
+        let observer = ToReader(told);
+        session.sync(Some(&request.accounts), &observer).await;
+    };
+    let answering = async move {
+        while let Some(answer) = answers.recv().await {
+            if write.write_all(answer.line().as_bytes()).await.is_err() {
+                // The reader went away: the syncs go on all the same.
+                while answers.recv().await.is_some() {}
+            }
+        }
+    };
+    tokio::join!(syncing, answering);
+}
+
+/// Tells the reader that asked how each account's sync went, and logs it as the daemon's own syncs are.
+#[cfg(unix)]
+struct ToReader(tokio::sync::mpsc::UnboundedSender<crate::daemon_socket::AccountSynced>);
+
+#[cfg(unix)]
+impl SyncObserver for ToReader {
+    fn account(&self, account: &AccountConfig, outcome: &Result<Report, SyncError>) {
+        Logged.account(account, outcome);
+        let (said, changed) = match outcome {
+            Ok(report) => (Ok(report.line()), report.changed_anything()),
+            Err(e) => (Err(e.to_string()), false),
+        };
+        let _ = self.0.send(crate::daemon_socket::AccountSynced { account: account.name.clone(), said, changed });
+    }
+
+    fn trouble(&self, message: &str) {
+        Logged.trouble(message);
+    }
 }
 
 /// The socket's listener; dropping it stops listening and removes the file.

@@ -89,9 +89,41 @@ impl Work {
         });
     }
 
-    /// Syncs the accounts named, one after another; each says [`Event::Synced`] once what it brought is indexed,
-    /// judged by the kill rules and told of.
+    /// Syncs the accounts named, side by side; each says [`Event::Synced`] once what it brought is indexed,
+    /// judged by the kill rules and told of. Beside a daemon, the daemon syncs them.
     pub(super) fn sync(&self, names: Vec<String>) {
+        #[cfg(unix)]
+        if self.beside_daemon {
+            return self.ask_daemon_to_sync(names);
+        }
+        self.sync_here(names);
+    }
+
+    /// Asks the daemon to sync `names` now, saying each account's outcome as it comes; those it does not answer
+    /// for (it does not have them, or it no longer answers) the reader syncs itself.
+    #[cfg(unix)]
+    fn ask_daemon_to_sync(&self, names: Vec<String>) {
+        use crate::daemon_socket::{SyncRequest, ask_sync};
+        let this = self.clone();
+        tokio::spawn(async move {
+            let mut left: std::collections::BTreeSet<String> = names.iter().cloned().collect();
+            let request = SyncRequest { accounts: names };
+            let asked = ask_sync(this.session.db(), &request, |synced| {
+                left.remove(&synced.account);
+                let (account, said, changed) = (synced.account, synced.said, synced.changed);
+                let _ = this.inbox.send(Event::Synced { account, said, changed });
+            })
+            .await;
+            if let Err(e) = asked {
+                tracing::warn!("the daemon did not sync ({e}); the reader does");
+            }
+            if !left.is_empty() {
+                this.sync_here(left.into_iter().collect());
+            }
+        });
+    }
+
+    fn sync_here(&self, names: Vec<String>) {
         let (session, inbox) = (self.session.clone(), self.inbox.clone());
         tokio::spawn(async move {
             session.sync(Some(&names), &SyncToInbox(inbox)).await;

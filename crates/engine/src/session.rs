@@ -100,6 +100,9 @@ struct Inner {
     rules: bool,
     feeds: RwLock<Arc<FeedSettingsTable>>,
     accounts: Vec<AccountConfig>,
+    /// One turn per account: a sync of an account waits for the one on its way (the automatic one and one a
+    /// reader asked the daemon for), so one change is never sent up twice.
+    turns: HashMap<String, Arc<tokio::sync::Mutex<()>>>,
     preferences: HashMap<String, String>,
     hooks: Hooks,
 }
@@ -145,6 +148,7 @@ impl Session {
             pipeline,
             rules,
             feeds: RwLock::new(Arc::new(settings.feeds)),
+            turns: settings.accounts.iter().map(|a| (a.name.clone(), Arc::default())).collect(),
             accounts: settings.accounts,
             preferences,
             hooks,
@@ -277,7 +281,9 @@ impl Session {
         let mut which = HashMap::new();
         for (place, account) in accounts.iter().enumerate() {
             let (session, account) = (self.clone(), account.clone());
+            let turn = self.0.turns.get(&account.name).cloned().unwrap_or_default();
             let task = running.spawn(async move {
+                let _turn = turn.lock().await;
                 let now = chrono::Utc::now().timestamp();
                 crate::sync::sync(&account, &session.0.fetcher, &session.0.writer, now).await
             });

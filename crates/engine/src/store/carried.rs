@@ -47,16 +47,14 @@ pub(super) fn carry_over(
     {
         let mut exists = tx.prepare_cached("SELECT 1 FROM entries WHERE feed_id = ?1 AND key = ?2")?;
         let mut aliased = tx.prepare_cached("SELECT 1 FROM entry_aliases WHERE feed_id = ?1 AND key = ?2")?;
-        let mut insert = tx.prepare_cached(
-            concat!(
-                "INSERT INTO entries (id, feed_id, key, first_seen_at, title, link, author, published_at,
+        let mut insert = tx.prepare_cached(concat!(
+            "INSERT INTO entries (id, feed_id, key, first_seen_at, title, link, author, published_at,
                     updated_at, content_html, summary_html, categories, enclosures, comments, thumbnail, sort_at,
                     read, starred)
                  VALUES (",
-                next_entry_id!(),
-                ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15, ?16)"
-            ),
-        )?;
+            next_entry_id!(),
+            ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15, ?16)"
+        ))?;
         let mut alias =
             tx.prepare_cached("INSERT OR IGNORE INTO entry_aliases (feed_id, key, entry_id) VALUES (?1, ?2, ?3)")?;
         for carried in entries {

@@ -131,16 +131,14 @@ pub(super) fn upsert_entry<'a>(
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&feed_id.0, &key, &now];
             values.extend_from_slice(fields);
             values.push(&ignored);
-            tx.prepare_cached(
-                concat!(
-                    "INSERT INTO entries (id, feed_id, key, first_seen_at, title, link, author, published_at,
+            tx.prepare_cached(concat!(
+                "INSERT INTO entries (id, feed_id, key, first_seen_at, title, link, author, published_at,
                         updated_at, content_html, summary_html, categories, enclosures, comments, thumbnail,
                         sort_at, ignored)
                      VALUES (",
-                    next_entry_id!(),
-                    ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15)"
-                ),
-            )?
+                next_entry_id!(),
+                ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15)"
+            ))?
             .execute(values.as_slice())?;
             Ok(Upsert::Inserted(EntryId(tx.last_insert_rowid())))
         }

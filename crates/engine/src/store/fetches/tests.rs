@@ -313,8 +313,7 @@ fn an_entry_stored_after_the_newest_were_deleted_never_takes_their_ids() {
         site_url: None,
         folder: vec![],
     };
-    let Ok(crate::model::Applied::Subscribed { feed_id: second, .. }) =
-        apply(&mut conn, &UserWrite::AddFeed(feed), 0)
+    let Ok(crate::model::Applied::Subscribed { feed_id: second, .. }) = apply(&mut conn, &UserWrite::AddFeed(feed), 0)
     else {
         panic!("subscribing")
     };
