@@ -145,7 +145,7 @@ pub fn fit(name: &str, max: usize) -> String {
 }
 
 /// `name`, or the first of `name (2)`, `name (3)`… (before the extension) that `taken` says is free.
-pub fn unique(name: &str, taken: impl Fn(&str) -> bool) -> String {
+pub fn unique(name: &str, mut taken: impl FnMut(&str) -> bool) -> String {
     if !taken(name) {
         return name.to_string();
     }

@@ -18,6 +18,7 @@ pub use tidings_core::{
     model, opml, parse, query, render, sanitize, search, text,
 };
 
+pub mod downloads;
 pub mod fetch;
 pub mod hooks;
 pub mod os;

@@ -1,6 +1,7 @@
 //! The schema: each migration step, and the check that refuses a database this build must not touch (written
 //! by a newer tidings, or by something else).
 
+mod downloads;
 mod later;
 
 use super::{StoreError, classify, folders};
@@ -353,6 +354,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(later::FEED_HEALTH),
     // 18: hooks (see `later::HOOKS`).
     Step::Sql(later::HOOKS),
+    // 19: the download queue (see `downloads::DOWNLOADS`).
+    Step::Sql(downloads::DOWNLOADS),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.
