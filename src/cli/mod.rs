@@ -42,6 +42,7 @@ mod add;
 mod args;
 mod daemon;
 mod discover;
+mod download;
 mod export;
 mod failure;
 mod health;
@@ -211,6 +212,11 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             runtime.shutdown_timeout(std::time::Duration::from_secs(1));
             ran
         }
+        Some(Command::Download { query, feed, ids, json }) => {
+            let asked = download::Asked { query, feed, ids, json };
+            runtime.block_on(download::run(&paths.db, &config, asked))
+        }
+        Some(Command::Downloads { json }) => download::list(&paths.db, json),
         Some(Command::Unread) => unread::run(&paths.db),
         Some(Command::Health { json }) => health::run(&paths.db, &config, json),
         Some(Command::Search { query, json, feed, unread }) => {
