@@ -358,3 +358,56 @@ fn a_feeds_download_command_makes_the_file_and_its_exit_status_is_the_result() {
     assert!(reason.contains("false ended with"), "{reason}");
     assert!(server.asked().is_empty(), "the commands download, not tidings");
 }
+
+#[test]
+fn a_podboat_queue_with_every_state_comes_over_line_for_line() {
+    let (sandbox, _dl) = sandbox("");
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    std::fs::write(dot.join("urls"), "http://127.0.0.1:9/podcast.xml\n").unwrap();
+    let pod = sandbox.path("pod");
+    std::fs::create_dir_all(&pod).unwrap();
+    // podboat's files: two still on disk, one half-downloaded, the rest gone.
+    std::fs::write(pod.join("downloaded.mp3"), noise(1234, 1)).unwrap();
+    std::fs::write(pod.join("played one.mp3"), noise(99, 2)).unwrap();
+    std::fs::write(pod.join("queued.mp3.part"), noise(10, 3)).unwrap();
+    let at = |name: &str| path_str(&pod.join(name)).to_string();
+    let queue = format!(
+        "http://127.0.0.1:9/queued.mp3 \"{}\"\n\
+         http://127.0.0.1:9/downloaded.mp3 \"{}\" downloaded\n\
+         http://127.0.0.1:9/played.mp3 \"{}\" played\n\
+         http://127.0.0.1:9/finished.mp3 \"{}\" finished\n\
+         http://127.0.0.1:9/missing.mp3 \"{}\" missing\n",
+        at("queued.mp3"),
+        at("downloaded.mp3"),
+        at("played one.mp3"),
+        at("finished.mp3"),
+        at("missing.mp3")
+    );
+    std::fs::write(dot.join("queue"), queue).unwrap();
+
+    let out = run(&sandbox, &["import", "newsboat"]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("downloads    5 of 5 lines of podboat's queue added"), "{}", stdout(&out));
+    let rows = downloads_json(&sandbox);
+    let states: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r["url"].as_str().unwrap().rsplit('/').next().unwrap().to_string(), r["state"].to_string()))
+        .collect();
+    let want = [
+        ("queued.mp3", "\"queued\""),
+        ("downloaded.mp3", "\"done\""),
+        ("played.mp3", "\"done\""),
+        ("finished.mp3", "\"failed\""),
+        ("missing.mp3", "\"failed\""),
+    ];
+    let want: Vec<(String, String)> = want.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    assert_eq!(states, want, "each of podboat's states in tidings's terms");
+    assert_eq!(rows[1]["bytes_done"], 1234, "a file on disk counts as whole");
+    assert!(rows[3]["reason"].as_str().unwrap().contains("is gone; retry"), "{}", rows[3]["reason"]);
+    assert_eq!(rows[2]["path"], at("played one.mp3"), "podboat's name kept, spaces and all");
+
+    let again = run(&sandbox, &["import", "newsboat"]);
+    assert!(stdout(&again).contains("0 of 5 lines of podboat's queue added, 5 already queued"), "{}", stdout(&again));
+    assert_eq!(downloads_json(&sandbox).len(), 5);
+}

@@ -179,7 +179,8 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Add { url, folder, pick }) => runtime.block_on(add::run(&paths.db, &config, &url, folder, pick)),
         Some(Command::Import { file, urls, cache, newsboat_config }) if file.as_os_str() == "newsboat" => {
             let home = crate::from_newsboat::Home::find(urls.as_deref(), cache.as_deref(), newsboat_config.as_deref())?;
-            let report = crate::from_newsboat::import(&paths.db, &paths.config, home)?;
+            let download_dir = config.download_settings().dir;
+            let report = crate::from_newsboat::import(&paths.db, &paths.config, home, &download_dir)?;
             let mut out = String::from("Imported newsboat\n");
             for line in report.lines() {
                 out.push_str(&format!("  {line}\n"));

@@ -252,3 +252,15 @@ pub fn entries_on_disk(conn: &Connection) -> Result<Vec<i64>, StoreError> {
     let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// The entry carrying the enclosure at `url`, with its feed and titles: (entry, feed, title, feed's title).
+pub fn entry_with_enclosure(conn: &Connection, url: &str) -> Result<Option<(i64, i64, String, String)>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT e.id, f.id, coalesce(e.title, ''), coalesce(f.custom_title, f.title, f.url)
+         FROM entries e JOIN feeds f ON f.id = e.feed_id
+         WHERE e.enclosures IS NOT NULL
+           AND EXISTS (SELECT 1 FROM json_each(e.enclosures) j WHERE json_extract(j.value, '$.url') = ?1)
+         LIMIT 1",
+    )?;
+    Ok(stmt.query_row([url], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).optional()?)
+}
