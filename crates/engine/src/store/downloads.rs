@@ -5,66 +5,8 @@
 use super::StoreError;
 use crate::model::{Enclosure, EntryId};
 use rusqlite::{Connection, OptionalExtension, params};
-use serde::Serialize;
 
-/// Where a download is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum State {
-    Queued,
-    Downloading,
-    Paused,
-    Done,
-    Failed,
-}
-
-impl State {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            State::Queued => "queued",
-            State::Downloading => "downloading",
-            State::Paused => "paused",
-            State::Done => "done",
-            State::Failed => "failed",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<State> {
-        Some(match s {
-            "queued" => State::Queued,
-            "downloading" => State::Downloading,
-            "paused" => State::Paused,
-            "done" => State::Done,
-            "failed" => State::Failed,
-            _ => return None,
-        })
-    }
-}
-
-/// One row of the queue.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Download {
-    pub id: i64,
-    pub entry_id: Option<i64>,
-    pub feed_id: Option<i64>,
-    pub url: String,
-    pub media_type: Option<String>,
-    /// The finished file; `path` + `.part` while it downloads.
-    pub path: String,
-    pub state: State,
-    /// Why it failed or was paused.
-    pub reason: Option<String>,
-    pub bytes_done: u64,
-    pub bytes_total: Option<u64>,
-    pub etag: Option<String>,
-    pub last_modified: Option<String>,
-    pub title: String,
-    pub feed_title: String,
-    pub created_at: i64,
-    pub finished_at: Option<i64>,
-    /// The feed's address, while the feed is there.
-    pub feed_url: Option<String>,
-}
+pub use crate::model::{Download, DownloadState as State};
 
 const COLUMNS: &str = "id, entry_id, feed_id, url, media_type, path, state, reason, bytes_done, bytes_total, etag,
     last_modified, title, feed_title, created_at, finished_at, (SELECT url FROM feeds WHERE id = feed_id)";
