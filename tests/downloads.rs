@@ -411,3 +411,75 @@ fn a_podboat_queue_with_every_state_comes_over_line_for_line() {
     assert!(stdout(&again).contains("0 of 5 lines of podboat's queue added, 5 already queued"), "{}", stdout(&again));
     assert_eq!(downloads_json(&sandbox).len(), 5);
 }
+
+/// The reader: `E` on an entry downloads its media in the background, `P` shows it done with its size, and the
+/// entry list marks the entry as on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_reader_one_key_downloads_and_the_view_and_the_list_show_it() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use tidings::app::{Event, Pane};
+    use tidings::runtime::{Options, Reader};
+
+    let server = FileServer::start();
+    let source = noise(300_000, 9);
+    server.file("/ep.mp3", source.clone(), "v1");
+    server.page(
+        "/feed.xml",
+        "application/rss+xml",
+        podcast("Show", &[("e1", "Episode", vec![(server.url("/ep.mp3"), "audio/mpeg")])]),
+    );
+    let sandbox = Sandbox::new();
+    let list = support::opml(&[(None, "Show", &server.url("/feed.xml"))]);
+    let file = sandbox.write("subs.opml", list);
+    tidings::import::import_file(&sandbox.db(), &file).unwrap();
+    let dl = sandbox.path("dl");
+    let config = tidings::config::Config {
+        download_dir: Some(dl.clone()),
+        download_name: "{title}.{ext}".into(),
+        ..tidings::config::Config::default()
+    };
+    let options = Options {
+        db: sandbox.db(),
+        config,
+        notice: None,
+        report: vec![],
+        size: (120, 30),
+        zone: tidings::clock::Zone::utc(),
+    };
+    let wait = Duration::from_secs(30);
+    let mut app = Reader::new(options).unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let key = |app: &mut Reader, c: char| app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+    app.start();
+    app.run_until(wait, |s| {
+        s.feeds.loaded && s.progress.is_idle() && s.feeds.feeds.iter().all(|f| f.last_fetched_at.is_some())
+    })
+    .await
+    .unwrap();
+    while app.state.focus != Pane::Feeds {
+        key(&mut app, 'h');
+    }
+    key(&mut app, 'G');
+    app.run_until(wait, |s| s.entries.len() == 1).await.unwrap();
+    key(&mut app, 'l');
+    key(&mut app, 'E');
+    app.run_until(wait, |s| s.downloads.on_disk.len() == 1).await.unwrap();
+    let file = std::fs::read(dl.join("Episode.mp3")).expect("downloaded");
+    assert_eq!(sha256(&file), sha256(&source));
+
+    let shown = support::screen({
+        app.draw(&mut terminal).unwrap();
+        terminal.backend()
+    });
+    let row = shown.lines().find(|l| l.contains("Episode")).expect("the entry's row");
+    assert!(row.contains('↓'), "the entry is marked on disk: {row}");
+    key(&mut app, 'P');
+    app.run_until(wait, |s| s.downloads.rows.as_ref().is_some_and(|r| r.len() == 1)).await.unwrap();
+    app.draw(&mut terminal).unwrap();
+    let shown = support::screen(terminal.backend());
+    assert!(shown.contains("Downloads"), "{shown}");
+    assert!(shown.contains("done") && shown.contains("Show: Episode"), "{shown}");
+    assert!(shown.contains("300.0 KB"), "its size:\n{shown}");
+}
