@@ -29,8 +29,11 @@ fn sha256(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// An RSS feed whose items each carry the enclosures given: `(guid, title, [(url, type)])`.
-fn podcast(title: &str, items: &[(&str, &str, Vec<(String, &str)>)]) -> String {
+/// An item of [`podcast`]: its guid, its title, and its enclosures (address, type).
+type Item<'a> = (&'a str, &'a str, Vec<(String, &'a str)>);
+
+/// An RSS feed whose items each carry the enclosures given.
+fn podcast(title: &str, items: &[Item<'_>]) -> String {
     let mut xml = format!(
         "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>{title}</title><link>http://example.com/</link>\
          <description>d</description>"
@@ -240,8 +243,7 @@ fn three_feeds_of_five_episodes_download_never_more_than_two_at_once() {
             sources.push((format!("Feed {feed}/Episode {ep}.mp3"), body));
             items.push((format!("g{ep}"), format!("Episode {ep}"), vec![(server.url(&path), "audio/mpeg")]));
         }
-        let items: Vec<(&str, &str, Vec<(String, &str)>)> =
-            items.iter().map(|(g, t, e)| (g.as_str(), t.as_str(), e.clone())).collect();
+        let items: Vec<Item<'_>> = items.iter().map(|(g, t, e)| (g.as_str(), t.as_str(), e.clone())).collect();
         server.page(&format!("/feed{feed}.xml"), "application/rss+xml", podcast(&format!("Feed {feed}"), &items));
     }
     for feed in 0..3 {

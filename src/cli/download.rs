@@ -24,12 +24,15 @@ pub(super) struct Asked {
     pub json: bool,
 }
 
+/// How far each running download is (done, total), and when the progress line was last written.
+type Running = (HashMap<i64, (u64, Option<u64>)>, Instant);
+
 /// Progress on standard error: a line when a file starts and when it ends; on a terminal, how far the files
 /// running are, on one line rewritten at most a few times a second.
 struct Progress {
     on_terminal: bool,
     names: HashMap<i64, String>,
-    state: Mutex<(HashMap<i64, (u64, Option<u64>)>, Instant)>,
+    state: Mutex<Running>,
 }
 
 impl DownloadObserver for Progress {

@@ -157,7 +157,7 @@ impl Downloads {
                         queued.already += 1;
                         continue;
                     }
-                    let path = place(&settings, own, &want, &|p| Ok(rows::path_taken(&tx, p)?))?;
+                    let path = place(&settings, own, &want, &|p| rows::path_taken(&tx, p))?;
                     let media = want.enclosure.media_type.as_deref();
                     let (entry, feed) = (Some(want.entry_id), Some(want.feed_id));
                     let (title, feed_title) = (one(&want.title), one(&want.feed_title));
