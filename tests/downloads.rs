@@ -485,3 +485,28 @@ async fn in_the_reader_one_key_downloads_and_the_view_and_the_list_show_it() {
     assert!(shown.contains("done") && shown.contains("Show: Episode"), "{shown}");
     assert!(shown.contains("300.0 KB"), "its size:\n{shown}");
 }
+
+#[test]
+fn a_finished_download_is_a_downloaded_event_for_the_hooks_once() {
+    let server = FileServer::start();
+    let (sandbox, _dl) = sandbox("");
+    let told = sandbox.path("told.jsonl");
+    let hook = format!("\n[[hooks]]\non = \"downloaded\"\ncommand = \"tee -a {}\"\n", path_str(&told));
+    let config = std::fs::read_to_string(sandbox.path("config.toml")).unwrap() + &hook;
+    sandbox.write("config.toml", config);
+    server.file("/ep.mp3", noise(5000, 4), "v1");
+    let feed = one_episode(&server, &sandbox);
+
+    let out = run(&sandbox, &["download", "--feed", &feed]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&told).expect("the hook ran");
+    let events: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    assert_eq!(events.len(), 1, "{text}");
+    assert_eq!(events[0]["event"], "downloaded");
+    assert_eq!(events[0]["entries"][0]["title"], "Episode");
+    assert_eq!(events[0]["entries"][0]["enclosures"][0], server.url("/ep.mp3"));
+
+    let again = run(&sandbox, &["download", "--feed", &feed]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&told).unwrap().lines().count(), 1, "told once, not again");
+}
