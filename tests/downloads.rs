@@ -510,3 +510,38 @@ fn a_finished_download_is_a_downloaded_event_for_the_hooks_once() {
     assert_eq!(again.status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(&told).unwrap().lines().count(), 1, "told once, not again");
 }
+
+/// A full disk, for real: the `.part` file of one download is the kernel's `/dev/full`, whose every write fails
+/// with ENOSPC.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_disk_that_fills_mid_file_pauses_that_download_with_why_and_the_others_finish() {
+    let server = FileServer::start();
+    let (sandbox, dl) = sandbox("");
+    server.file("/full.mp3", noise(100_000, 1), "a");
+    server.file("/fine.mp3", noise(100_000, 2), "b");
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    std::fs::create_dir_all(&dl).unwrap();
+    std::fs::write(dot.join("urls"), "http://127.0.0.1:9/podcast.xml\n").unwrap();
+    std::os::unix::fs::symlink("/dev/full", dl.join("full.mp3.part")).unwrap();
+    let queue = format!(
+        "{} \"{}\"\n{} \"{}\"\n",
+        server.url("/full.mp3"),
+        path_str(&dl.join("full.mp3")),
+        server.url("/fine.mp3"),
+        path_str(&dl.join("fine.mp3"))
+    );
+    std::fs::write(dot.join("queue"), queue).unwrap();
+    assert!(run(&sandbox, &["import", "newsboat"]).status.success());
+
+    let out = run(&sandbox, &["download"]);
+    assert_eq!(out.status.code(), Some(3), "one did not finish: {}", stderr(&out));
+    let rows = downloads_json(&sandbox);
+    assert_eq!(rows[0]["state"], "paused", "{rows:?}");
+    let why = rows[0]["reason"].as_str().unwrap();
+    assert!(why.contains("the disk is full") && why.contains("then resume"), "{why}");
+    assert_eq!(rows[1]["state"], "done", "the other one finished");
+    assert_eq!(std::fs::read(dl.join("fine.mp3")).unwrap().len(), 100_000);
+    assert!(!dl.join("full.mp3").exists(), "no file that is not whole");
+}
