@@ -545,3 +545,40 @@ fn a_disk_that_fills_mid_file_pauses_that_download_with_why_and_the_others_finis
     assert_eq!(std::fs::read(dl.join("fine.mp3")).unwrap().len(), 100_000);
     assert!(!dl.join("full.mp3").exists(), "no file that is not whole");
 }
+
+#[cfg(unix)]
+#[test]
+fn two_processes_at_once_never_download_one_file_twice() {
+    let server = FileServer::start();
+    let (sandbox, dl) = sandbox("");
+    let source = noise(4 * MB, 8);
+    server.file("/ep.mp3", source.clone(), "v1");
+    let feed = one_episode(&server, &sandbox);
+    server.pace(16 * 1024, Duration::from_millis(10));
+
+    let config = sandbox.path("config.toml");
+    let first = sandbox
+        .tidings()
+        .arg("--config")
+        .arg(&config)
+        .args(["download", "--feed", &feed])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the first tidings download");
+    let part = dl.join("Show/Episode.mp3.part");
+    poll("the first process writing", Duration::from_secs(60), || {
+        (std::fs::metadata(&part).map(|m| m.len()).unwrap_or(0) >= 256 * 1024).then_some(())
+    });
+    let second = run(&sandbox, &["download"]);
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    assert!(stderr(&second).contains("another tidings is downloading it"), "{}", stderr(&second));
+    let first = first.wait_with_output().expect("the first one ends");
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+
+    let file = std::fs::read(dl.join("Show/Episode.mp3")).expect("the file is there");
+    assert_eq!(sha256(&file), sha256(&source));
+    assert_eq!(server.asked().len(), 1, "one request for the file: {:?}", server.asked());
+    assert_eq!(server.sent(), source.len() as u64, "sent once");
+    assert_eq!(downloads_json(&sandbox)[0]["state"], "done");
+}

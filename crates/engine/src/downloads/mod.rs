@@ -252,6 +252,11 @@ impl Downloads {
             }
         };
         let reason = reason.map(|r| crate::sanitize::one_line(&r, 500));
+        if state == State::Downloading {
+            // Another process has it (see `transfer::ELSEWHERE`): its row is that process's to end.
+            observer.event(DownloadEvent::Ended { id, state, reason });
+            return Ok(None);
+        }
         let said = reason.clone();
         let now = chrono::Utc::now().timestamp();
         let row = self

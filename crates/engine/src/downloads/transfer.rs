@@ -18,6 +18,30 @@ const TRIES: u32 = 4;
 /// How often progress is written to the store and told.
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
+/// Why a download was left alone: another process holds its `.part` file.
+pub(super) const ELSEWHERE: &str = "another tidings is downloading it";
+
+/// Takes this process's lock on the `.part` file (created empty when missing, with its folder): `None` when
+/// another process holds it. The kernel lets it go when the process ends, however it ends (kill -9 too).
+fn lock(part: &Path) -> Result<Option<std::fs::File>, String> {
+    if let Some(folder) = part.parent() {
+        std::fs::create_dir_all(folder).map_err(|e| format!("cannot create the folder {}: {e}", folder.display()))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(part)
+        .map_err(|e| format!("cannot write {}: {e}", part.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => {
+            tracing::warn!("cannot lock {}: {e}; downloading it unlocked", part.display());
+            Ok(Some(file))
+        }
+    }
+}
+
 /// How a try ended, short of a whole file.
 enum Stop {
     /// Worth trying again now (a broken connection: the `.part` file keeps what came).
@@ -40,8 +64,24 @@ impl<'a> Transfer<'a> {
         Transfer { downloads, part: part_of(&path), path, row: row.clone(), observer }
     }
 
-    /// Downloads the file, trying again while the connection breaks: the state it ends in, and why.
+    /// Downloads the file, trying again while the connection breaks: the state it ends in, and why. While it
+    /// runs, this process holds a lock on the `.part` file: another process that finds it held leaves the file
+    /// to its owner ([`ELSEWHERE`], the row left `downloading`), so two processes never write one file.
     pub(super) async fn run(mut self) -> (State, Option<String>) {
+        let _lock = match lock(&self.part) {
+            Ok(Some(file)) => file,
+            Ok(None) => return (State::Downloading, Some(ELSEWHERE.into())),
+            Err(why) => return (State::Failed, Some(why)),
+        };
+        let ended = self.tries().await;
+        if ended.0 != State::Done && std::fs::metadata(&self.part).is_ok_and(|m| m.len() == 0) {
+            // Nothing came: no empty `.part` file is left behind.
+            let _ = std::fs::remove_file(&self.part);
+        }
+        ended
+    }
+
+    async fn tries(&mut self) -> (State, Option<String>) {
         let mut last = String::new();
         for _ in 0..TRIES {
             match self.try_once().await {
@@ -184,17 +224,26 @@ impl<'a> Transfer<'a> {
         self.store(move |c| rows::set_progress(c, id, done, total)).await?;
         match self.downloads.state_of(id).await {
             Some(State::Downloading) => Ok(()),
+            // Put back in the queue by a process that started meanwhile (it finds this one's lock): still ours.
+            Some(State::Queued) => {
+                let now = chrono::Utc::now().timestamp();
+                self.store(move |c| rows::set_state(c, id, State::Downloading, None, now)).await
+            }
             Some(State::Paused) => Err(end(State::Paused, "paused by you".into())),
             _ => Err(end(State::Failed, "taken out of the queue".into())),
         }
     }
 
-    /// Deletes the `.part` file and the validators of what it held: the next try starts over.
+    /// Empties the `.part` file (the same file, so its lock holds) and forgets the validators of what it held:
+    /// the next try starts over.
     async fn forget_part(&mut self) -> Result<(), Stop> {
-        if let Err(e) = tokio::fs::remove_file(&self.part).await
-            && e.kind() != std::io::ErrorKind::NotFound
-        {
-            return Err(end(State::Failed, format!("cannot delete {}: {e}", self.part.display())));
+        let emptied = match tokio::fs::OpenOptions::new().write(true).open(&self.part).await {
+            Ok(file) => file.set_len(0).await,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = emptied {
+            return Err(end(State::Failed, format!("cannot empty {}: {e}", self.part.display())));
         }
         self.row.etag = None;
         self.row.last_modified = None;
