@@ -582,3 +582,20 @@ fn two_processes_at_once_never_download_one_file_twice() {
     assert_eq!(server.sent(), source.len() as u64, "sent once");
     assert_eq!(downloads_json(&sandbox)[0]["state"], "done");
 }
+
+#[test]
+fn the_rate_limit_holds_every_download_to_it() {
+    let server = FileServer::start();
+    let (sandbox, dl) = sandbox("download_rate_limit_kb = 256\n");
+    let source = noise(MB, 12);
+    server.file("/ep.mp3", source.clone(), "v1");
+    let feed = one_episode(&server, &sandbox);
+
+    let started = std::time::Instant::now();
+    let out = run(&sandbox, &["download", "--feed", &feed]);
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(sha256(&std::fs::read(dl.join("Show/Episode.mp3")).unwrap()), sha256(&source));
+    // 1 MB at 256 KB/s: four seconds, less the first piece's reservation; never faster than the limit.
+    assert!(took >= Duration::from_millis(3500), "1 MB at 256 KB/s took only {took:?}");
+}

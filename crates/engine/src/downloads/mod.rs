@@ -181,25 +181,34 @@ impl Downloads {
     /// too. Returns the rows of the downloads this run took, as they ended.
     pub async fn run(&self, observer: Arc<dyn DownloadObserver>) -> Result<Vec<Download>, StoreError> {
         self.0.writer.call(|c| rows::requeue_interrupted(c)).await?;
-        let mut tasks = tokio::task::JoinSet::new();
-        let mut taken = HashSet::new();
-        let mut ended = Vec::new();
+        let mut tasks: tokio::task::JoinSet<Option<Download>> = tokio::task::JoinSet::new();
+        // The downloads this run has a task for: one paused, then resumed after its task ended, is taken again.
+        let mut taken = HashMap::new();
+        let mut ended: Vec<Download> = Vec::new();
         loop {
             let queued = self.0.writer.call(|c| rows::queued(c)).await?;
-            let fresh: Vec<i64> = queued.into_iter().filter(|id| !taken.contains(id)).collect();
+            let fresh: Vec<i64> = queued.into_iter().filter(|id| !taken.values().any(|t| t == id)).collect();
             if fresh.is_empty() {
-                match tasks.join_next().await {
-                    Some(Ok(Some(row))) => ended.push(row),
-                    Some(Ok(None)) => {}
-                    Some(Err(e)) => tracing::error!("a download stopped: {}", crate::panics::join_message(e)),
+                match tasks.join_next_with_id().await {
+                    Some(Ok((task, row))) => {
+                        taken.remove(&task);
+                        if let Some(row) = row {
+                            ended.retain(|d| d.id != row.id);
+                            ended.push(row);
+                        }
+                    }
+                    Some(Err(e)) => {
+                        taken.remove(&e.id());
+                        tracing::error!("a download stopped: {}", crate::panics::join_message(e));
+                    }
                     None => break,
                 }
                 continue;
             }
             for id in fresh {
-                taken.insert(id);
                 let (this, observer) = (self.clone(), observer.clone());
-                tasks.spawn(async move { this.one(id, observer).await });
+                let task = tasks.spawn(async move { this.one(id, observer).await });
+                taken.insert(task.id(), id);
             }
         }
         Ok(ended)
