@@ -100,6 +100,29 @@ pub enum Command {
         #[arg(long, value_name = "DURATION", value_parser = super::daemon::parse_interval)]
         interval: Option<std::time::Duration>,
     },
+    /// Download the enclosures (podcasts, videos, any file) of entries: those a query matches, a feed's, or
+    /// these ids; with none of them, what is queued already. Runs the queue to its end, progress on stderr.
+    /// Exit 0 when every file is done, 3 when one failed (the others still finish).
+    Download {
+        /// Every entry this query matches (the query language of views).
+        #[arg(long, value_name = "QUERY", conflicts_with_all = ["feed", "ids"])]
+        query: Option<String>,
+        /// Every entry of this feed: its URL or its name.
+        #[arg(long, value_name = "URL|TITLE", conflicts_with = "ids")]
+        feed: Option<String>,
+        /// Entries by id (as `tidings list --json` gives them).
+        #[arg(value_name = "ENTRY_ID")]
+        ids: Vec<i64>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the download queue: each file, its state and why, how far it got.
+    Downloads {
+        /// Print one JSON array, an object per download.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the unread count of every feed, and the total.
     Unread,
     /// Every feed's health — ok, failing, dead, gone, moved, quiet or throttled — since when and why, worst

@@ -42,6 +42,7 @@ mod add;
 mod args;
 mod daemon;
 mod discover;
+mod download;
 mod export;
 mod failure;
 mod health;
@@ -178,7 +179,8 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Add { url, folder, pick }) => runtime.block_on(add::run(&paths.db, &config, &url, folder, pick)),
         Some(Command::Import { file, urls, cache, newsboat_config }) if file.as_os_str() == "newsboat" => {
             let home = crate::from_newsboat::Home::find(urls.as_deref(), cache.as_deref(), newsboat_config.as_deref())?;
-            let report = crate::from_newsboat::import(&paths.db, &paths.config, home)?;
+            let download_dir = config.download_settings().dir;
+            let report = crate::from_newsboat::import(&paths.db, &paths.config, home, &download_dir)?;
             let mut out = String::from("Imported newsboat\n");
             for line in report.lines() {
                 out.push_str(&format!("  {line}\n"));
@@ -211,6 +213,11 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             runtime.shutdown_timeout(std::time::Duration::from_secs(1));
             ran
         }
+        Some(Command::Download { query, feed, ids, json }) => {
+            let asked = download::Asked { query, feed, ids, json };
+            runtime.block_on(download::run(&paths.db, &config, asked))
+        }
+        Some(Command::Downloads { json }) => download::list(&paths.db, json),
         Some(Command::Unread) => unread::run(&paths.db),
         Some(Command::Health { json }) => health::run(&paths.db, &config, json),
         Some(Command::Search { query, json, feed, unread }) => {

@@ -11,7 +11,7 @@ use std::time::Duration;
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct HookConfig {
-    /// new_entries | starred | unstarred | feed_failing | feed_recovered
+    /// new_entries | starred | unstarred | feed_failing | feed_recovered | downloaded
     pub on: String,
     /// Only the entries this query (the query language of views) matches.
     pub query: Option<String>,
@@ -63,9 +63,6 @@ impl HookConfig {
 
     /// The hook this says, or what is wrong with it.
     fn hook(&self) -> Result<Hook, String> {
-        if self.on == "downloaded" {
-            return Err("`on = \"downloaded\"` waits for the download queue, which tidings does not have yet".into());
-        }
         if !crate::store::hooks::KINDS.contains(&self.on.as_str()) {
             return Err(format!(
                 "`on` '{}' is not an event; write one of {}",
@@ -124,7 +121,6 @@ mod tests {
         assert!(matches!(&settings.hooks[0].target, Target::Command(line) if line.words == ["notify-me", "--urgent"]));
         assert!(matches!(&settings.hooks[1].target, Target::Webhook { secret: Some(Secret::Command(_)), .. }));
         for (text, said) in [
-            ("[[hooks]]\non = \"downloaded\"\ncommand = \"x\"\n", "line 1, [[hooks]]: `on = \"downloaded\"` waits"),
             ("\n[[hooks]]\non = \"new\"\ncommand = \"x\"\n", "line 2, [[hooks]]: `on` 'new' is not an event"),
             ("[[hooks]]\non = \"starred\"\n", "give `command` (a program) or `url`"),
             ("[[hooks]]\non = \"starred\"\ncommand = \"x\"\nsecret = \"s\"\n", "goes with `url`"),

@@ -52,6 +52,14 @@ pub struct Config {
     pub player: Option<String>,
     /// Whether the player runs in the terminal; unset: known terminal players (mpv, mplayer…) do.
     pub player_in_terminal: Option<bool>,
+    /// Where enclosures are downloaded; unset: the platform's download folder, `tidings` inside.
+    pub download_dir: Option<PathBuf>,
+    /// The downloaded file's name: `{feed}`, `{title}`, `{date}`, `{ext}`; a `/` makes a folder.
+    pub download_name: String,
+    /// Downloads at once.
+    pub max_downloads: usize,
+    /// Kilobytes per second for all downloads together; 0 is no limit.
+    pub download_rate_limit_kb: u64,
     /// The mouse: the wheel scrolls the pane under the pointer, a click selects. Off leaves the mouse to the
     /// terminal (selecting text to copy).
     pub mouse: bool,
@@ -153,6 +161,10 @@ impl Default for Config {
             browser_in_terminal: None,
             player: None,
             player_in_terminal: None,
+            download_dir: None,
+            download_name: crate::filename::DEFAULT_TEMPLATE.into(),
+            max_downloads: 2,
+            download_rate_limit_kb: 0,
             mouse: true,
             text_width: 100,
             text_centered: true,
@@ -211,6 +223,12 @@ pub struct FeedConfig {
     pub browser: Option<String>,
     /// Leave this feed's entries out of the Unread view (they still count in its own row).
     pub hide_from_unread: Option<bool>,
+    /// Where this feed's enclosures are downloaded, instead of `download_dir`.
+    pub download_dir: Option<PathBuf>,
+    /// This feed's file names, instead of `download_name`.
+    pub download_name: Option<String>,
+    /// A program its enclosures are handed to instead of downloading them (`yt-dlp -o {path} {url}`).
+    pub download_command: Option<String>,
 }
 
 /// `[[views]]`: a saved view.

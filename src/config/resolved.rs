@@ -94,6 +94,33 @@ impl Config {
             notifier: crate::refresh::notify::Notifier::new(self.notify_command.as_deref(), &self.notify),
             accounts: self.accounts.clone(),
             hooks: self.hook_settings(),
+            downloads: self.download_settings(),
+        }
+    }
+
+    /// Where and how enclosures are downloaded (`download_dir`, `download_name`, `max_downloads`,
+    /// `download_rate_limit_kb`, and each feed's own).
+    pub fn download_settings(&self) -> crate::downloads::DownloadSettings {
+        let feeds = self
+            .feeds
+            .iter()
+            .filter(|(_, f)| f.download_dir.is_some() || f.download_name.is_some() || f.download_command.is_some())
+            .map(|(url, f)| {
+                let own = crate::downloads::FeedDownloads {
+                    dir: f.download_dir.as_deref().map(expand_home),
+                    template: f.download_name.clone(),
+                    command: f.download_command.as_deref().and_then(|l| CommandLine::parse(l, Some(false)).ok()),
+                };
+                (url.clone(), own)
+            })
+            .collect();
+        crate::downloads::DownloadSettings {
+            dir: self.download_dir.as_deref().map_or_else(default_download_dir, expand_home),
+            template: self.download_name.clone(),
+            max_at_once: self.max_downloads,
+            rate_limit: (self.download_rate_limit_kb > 0).then(|| self.download_rate_limit_kb * 1024),
+            feeds,
+            ..Default::default()
         }
     }
 
@@ -170,5 +197,21 @@ impl Config {
             })
             .collect();
         Policy { default, feeds }
+    }
+}
+
+/// The platform's download folder, `tidings` inside; without one, `Downloads/tidings` in the home folder.
+fn default_download_dir() -> PathBuf {
+    let dirs = directories::UserDirs::new();
+    let base = dirs.as_ref().and_then(|d| d.download_dir().map(PathBuf::from));
+    let base = base.or_else(|| dirs.as_ref().map(|d| d.home_dir().join("Downloads")));
+    base.unwrap_or_else(|| PathBuf::from("Downloads")).join("tidings")
+}
+
+/// `~/x` as the home folder's `x`.
+fn expand_home(path: &std::path::Path) -> PathBuf {
+    match (path.strip_prefix("~"), directories::UserDirs::new()) {
+        (Ok(rest), Some(dirs)) => dirs.home_dir().join(rest),
+        _ => path.to_path_buf(),
     }
 }

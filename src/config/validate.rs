@@ -31,6 +31,8 @@ impl Config {
         )?;
         check((1..=3650).contains(&self.dead_after_days), "dead_after_days", "must be between 1 and 3650 days")?;
         check((1..=36_500).contains(&self.quiet_after_days), "quiet_after_days", "must be between 1 and 36500 days")?;
+        check((1..=64).contains(&self.max_downloads), "max_downloads", "must be between 1 and 64")?;
+        crate::filename::check_template(&self.download_name).map_err(|e| (vec!["download_name".to_string()], e))?;
         let retention_keys = std::iter::once((Vec::new(), Some(self.keep_days), Some(self.max_entries_per_feed)))
             .chain(
                 self.feeds
@@ -61,6 +63,14 @@ impl Config {
             if let Some(line) = &feed.browser {
                 CommandLine::parse(line, None)
                     .map_err(|e| (key("browser"), format!("{e} (write it like \"w3m %u\")")))?;
+            }
+            if let Some(template) = &feed.download_name {
+                crate::filename::check_template(template).map_err(|e| (key("download_name"), e))?;
+            }
+            if let Some(line) = &feed.download_command {
+                CommandLine::parse(line, Some(false)).map_err(|e| {
+                    (key("download_command"), format!("{e} (write it like \"yt-dlp -o {{path}} {{url}}\")"))
+                })?;
             }
             if feed.refresh_minutes.is_some_and(|m| !(1..=7 * 24 * 60).contains(&m)) {
                 return Err((key("refresh_minutes"), "must be between 1 and 10080 (a week)".into()));

@@ -9,6 +9,7 @@
 
 mod cache;
 mod files;
+mod queue;
 mod report;
 mod settings;
 
@@ -44,6 +45,8 @@ pub struct Home {
     pub urls: PathBuf,
     pub cache: Option<PathBuf>,
     pub config: Option<PathBuf>,
+    /// podboat's download queue (`queue`, beside the cache).
+    pub queue: Option<PathBuf>,
 }
 
 impl Home {
@@ -87,7 +90,8 @@ impl Home {
             Some(c) => Some(c.to_path_buf()),
             None => existing(config_dir.as_ref().map(|d| d.join("config"))).or_else(|| existing(near_urls("config"))),
         };
-        Ok(Home { urls, cache, config })
+        let queue = existing(data_dir.as_ref().map(|d| d.join("queue"))).or_else(|| existing(near_urls("queue")));
+        Ok(Home { urls, cache, config, queue })
     }
 }
 
@@ -125,10 +129,13 @@ pub struct Report {
     pub texts_not_utf8: usize,
     /// Why reading the cache stopped before its end, when a bound stopped it.
     pub cache_cut: Option<String>,
+    /// podboat's download queue, when there was one.
+    pub queue: Option<queue::QueueReport>,
 }
 
-/// Carries a newsboat home over into the database `db` and the config file `config_file`.
-pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, NewsboatError> {
+/// Carries a newsboat home over into the database `db` and the config file `config_file`; podboat's downloads
+/// whose queue line names no file go to `download_dir`.
+pub fn import(db: &Path, config_file: &Path, home: Home, download_dir: &Path) -> Result<Report, NewsboatError> {
     let urls_file = files::read(&home.urls)?;
     let mut file = urls::parse(&urls_file.text);
     file.skipped.extend(urls_file.skipped.into_iter().map(|(line, text, why)| urls::Skipped { line, text, why }));
@@ -239,6 +246,9 @@ pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, Newsb
         settings::write_settings(config_file, &mut report)?;
     }
     settings::write_rules(config_file, &mut report)?;
+    if let Some(path) = &home.queue {
+        report.queue = Some(queue::import(db, path, download_dir)?);
+    }
     report.home = Some(home);
     Ok(report)
 }

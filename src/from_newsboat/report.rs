@@ -17,6 +17,9 @@ impl Report {
             if let Some(c) = &home.config {
                 out.push(format!("     {}", c.display()));
             }
+            if let Some(q) = &home.queue {
+                out.push(format!("     {}", q.display()));
+            }
         }
         out.push(format!(
             "feeds        {} added, {} already subscribed (left as they were), {} in the urls file",
@@ -31,6 +34,12 @@ impl Report {
         ));
         if let Some(line) = not_utf8(self.titles_not_utf8, self.texts_not_utf8) {
             out.push(format!("             {line}"));
+        }
+        if let Some(q) = &self.queue {
+            out.push(format!(
+                "downloads    {} of {} lines of podboat's queue added, {} already queued (`tidings downloads` lists them)",
+                q.imported, q.lines, q.already
+            ));
         }
         let mut not = Vec::new();
         not.extend(self.cache_cut.iter().cloned());
@@ -51,11 +60,14 @@ impl Report {
                 "flag {letter} on {n} entries: tidings has one flag, the star (flagged entries are starred)"
             ));
         }
-        if self.enqueued > 0 {
+        if self.enqueued > 0 && self.queue.is_none() {
             not.push(format!(
-                "{} entries in the podcast queue: tidings has no queue (play them with the media key)",
+                "{} entries in newsboat's podcast queue, but no podboat queue file was found beside the cache",
                 self.enqueued
             ));
+        }
+        for (line, why) in self.queue.iter().flat_map(|q| &q.skipped) {
+            not.push(format!("queue line {line}: {}", one_line(why, 200)));
         }
         for s in &self.skipped_urls {
             not.push(skipped_line("urls", s.line, &s.text, &s.why));

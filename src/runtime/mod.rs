@@ -3,6 +3,7 @@
 //! never waits on the network or the disk: every effect is handed to a job and its result comes back through
 //! the inbox. [`terminal`] is the real terminal: raw mode, input, ticks, and giving the terminal back on Ctrl-Z.
 
+mod downloads;
 mod host;
 pub mod opener;
 mod outside;
@@ -141,6 +142,7 @@ impl Reader {
             ),
             settings: settings::Settings::new(config, session.clone(), launcher.clone(), tx.clone()),
             render: render::Render::new(tx.clone()),
+            downloads: downloads::Downloads::new(session.clone(), tx.clone()),
             pictures: None,
             inbox: tx,
         };
@@ -186,6 +188,9 @@ impl Reader {
     pub fn start(&mut self) {
         self.services.run(Effect::LoadFeeds);
         self.services.work.upkeep();
+        // What was queued or half-downloaded when the last reader or command ended goes on.
+        self.services.downloads.run();
+        self.services.downloads.load();
         let (writer, inbox) = (self.session.writer().clone(), self.services.inbox.clone());
         tokio::spawn(outside::watch_outside(writer, inbox, outside::WATCH_EVERY));
     }

@@ -20,6 +20,7 @@ pub(super) struct Services {
     pub processes: Processes,
     pub settings: Settings,
     pub render: Render,
+    pub downloads: super::downloads::Downloads,
     /// The article's pictures; `None` while they are off.
     pub pictures: Option<crate::pictures::Pictures>,
     pub inbox: mpsc::UnboundedSender<Event>,
@@ -35,6 +36,9 @@ impl Services {
             Effect::LoadArticle(entry_id) => self.reads.article(entry_id),
             Effect::LoadFeedInfo(feed_id) => self.reads.feed_info(feed_id, self.settings.lines_of()),
             Effect::LoadHealth => self.reads.health(),
+            Effect::QueueDownloads(ids) => self.downloads.queue(ids),
+            Effect::LoadDownloads => self.downloads.load(),
+            Effect::ControlDownload { id, op } => self.downloads.control(id, op),
             Effect::LoadDue { now, interval_secs } => self.reads.due(now, interval_secs),
             Effect::CountViews(views) => self.reads.count_views(views),
             Effect::FindDatabaseHolders => self.reads.holders(),

@@ -23,6 +23,7 @@ pub(super) fn draw(frame: &mut Frame<'_>, state: &State, theme: &Theme, dialog: 
         Dialog::Confirm(confirm) => self::confirm(frame, state, theme, confirm),
         Dialog::Report(report) => self::report(frame, state, theme, report),
         Dialog::Health => super::health::draw(frame, state, theme, window),
+        Dialog::Downloads => super::downloads::draw(frame, state, theme, window),
     }
 }
 

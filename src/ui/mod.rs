@@ -3,6 +3,7 @@
 //! the clock or does I/O.
 
 mod dialogs;
+mod downloads;
 mod health;
 mod panes;
 pub mod pictures;

@@ -1,5 +1,5 @@
-//! The reader's own benchmark: `cargo bench --bench reader -- [lists|views|refresh|pictures|sync]` (all without an
-//! argument).
+//! The reader's own benchmark: `cargo bench --bench reader -- [lists|views|refresh|pictures|sync|health|downloads]`
+//! (all without an argument).
 //!
 //! - `lists`: a 4000 feeds × 100 entries database (400,000 entries, built once by `support::farm` and kept under
 //!   the target directory). Times the first frame (the feed list and the Unread view, 200,000 entries), the
@@ -16,6 +16,8 @@
 //! - `health`: the health view over 10,000 feeds (`support::farm`, five entries each, a seventh of them failing
 //!   for good, a seventh once, a seventh with a move proposed): the key to the frame with every feed judged, and
 //!   each key inside the view (moving, marking, marking a whole state) to its frame.
+//! - `downloads`: the reader downloading 3 feeds × 5 episodes of 4 MB (from a loopback server that sends them at
+//!   about 12 MB/s each), `max_downloads = 2`, while a key arrives every 10 ms: key → frame while it downloads.
 //! - `sync`: the reader's first sync with a real FreshRSS (the kit next to the repository) holding `--feeds N`
 //!   × `--items M` (200 × 50: 10,000 items), while a key arrives every 10 ms: key → frame while it syncs.
 //!
@@ -51,6 +53,7 @@ fn main() {
             "pictures" => child_pictures(arg),
             "sync" => child_sync(arg),
             "health" => child_health(arg),
+            "downloads" => child_downloads(arg),
             other => panic!("unknown child job {other}"),
         }
         return;
@@ -75,6 +78,81 @@ fn main() {
     if which.as_deref().is_none_or(|w| w == "health") {
         health();
     }
+    if which.as_deref().is_none_or(|w| w == "downloads") {
+        downloads();
+    }
+}
+
+/// 3 feeds × 5 episodes of 4 MB queued for download (by the engine, as `E` or `tidings download` queue them), then
+/// the reader opened: it takes the queue up at start, and keys arrive every 10 ms while it downloads.
+fn downloads() {
+    let files = support::files::FileServer::start();
+    let sandbox = support::Sandbox::new();
+    let mut feeds = Vec::new();
+    for f in 0..3 {
+        let mut items = String::new();
+        for e in 0..5 {
+            let path = format!("/f{f}/e{e}.mp3");
+            files.file(&path, vec![(f * 5 + e) as u8; 4 * 1024 * 1024], &format!("f{f}e{e}"));
+            items.push_str(&format!(
+                "<item><guid>f{f}e{e}</guid><title>Episode {e}</title><enclosure url=\"{}\" type=\"audio/mpeg\"/></item>",
+                files.url(&path)
+            ));
+        }
+        let feed = format!("/feed{f}.xml");
+        files.page(
+            &feed,
+            "application/rss+xml",
+            format!("<rss version=\"2.0\"><channel><title>Podcast {f}</title>{items}</channel></rss>"),
+        );
+        feeds.push(files.url(&feed));
+    }
+    for url in &feeds {
+        assert!(sandbox.run(&["add", url]).status.success(), "subscribe to {url}");
+    }
+    assert!(sandbox.run(&["refresh", "--no-sync"]).status.success(), "refresh the podcasts");
+    let dl = sandbox.path("downloads");
+    let settings = tidings::session::Settings {
+        downloads: tidings::downloads::DownloadSettings { dir: dl.clone(), ..Default::default() },
+        ..Default::default()
+    };
+    runtime().block_on(async {
+        let session = tidings::session::Session::open(&sandbox.db(), settings, tidings::session::Role::Command)
+            .expect("open the session");
+        let ids: Vec<tidings::model::EntryId> = session
+            .writer()
+            .call(|c| {
+                let mut stmt = c.prepare("SELECT id FROM entries ORDER BY id")?;
+                let ids = stmt.query_map([], |r| r.get(0))?.collect::<Result<Vec<i64>, _>>()?;
+                Ok(ids.into_iter().map(tidings::model::EntryId).collect())
+            })
+            .await
+            .expect("the entries");
+        let queued = session.downloads().queue(ids).await.expect("queue the episodes");
+        assert_eq!(queued.added.len(), 15);
+    });
+    files.pace(64 * 1024, Duration::from_millis(5));
+    println!("reader while downloading: 3 feeds × 5 episodes of 4 MB, 2 at once");
+    let (printed, peak) = in_child(&format!("downloads:{}\n{}", sandbox.db().display(), dl.display()));
+    print!("{printed}");
+    println!("  peak memory of the reader: {peak:.1} MB; {} MB sent", files.sent() / (1024 * 1024));
+}
+
+/// In the child: the reader takes the queue up as it starts; a key every 10 ms until every file is done.
+fn child_downloads(arg: &str) {
+    use tidings::model::DownloadState;
+    let (db, dl) = arg.split_once('\n').expect("a database and a download folder");
+    let mut options = options(std::path::Path::new(db), false);
+    options.config.download_dir = Some(dl.into());
+    options.config.max_downloads = 2;
+    let app = Reader::new(options).expect("open the reader");
+    let (took, samples) = keys_while(app, |state| {
+        state.downloads.rows.as_ref().is_some_and(|rows| {
+            rows.iter().any(|d| matches!(d.state, DownloadState::Queued | DownloadState::Downloading))
+        })
+    });
+    println!("  the downloads took {:.1} s in the reader", took.as_secs_f64());
+    println!("  a key to its frame while downloading: {}", spread(samples));
 }
 
 /// 10,000 feeds in every state: the health view opened, then read and marked with keys.

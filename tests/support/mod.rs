@@ -5,6 +5,7 @@
 pub(crate) mod accounts;
 pub(crate) mod coldsweat;
 pub(crate) mod farm;
+pub(crate) mod files;
 pub(crate) mod freshrss;
 pub(crate) mod greader;
 pub(crate) mod hostile;

@@ -10,6 +10,9 @@ pub(crate) fn route(state: &mut State, answer: Answer) -> Vec<Effect> {
         Answer::Submitted { purpose, text } => submitted(state, purpose, &text),
         Answer::Confirmed { action: Confirmed::MarkRead(list), .. } => marks::mark_read_now(state, list),
         Answer::Confirmed { action: Confirmed::UnsubscribeMarked, .. } => crate::health::unsubscribe(state),
+        Answer::Confirmed { action: Confirmed::DeleteDownload(id), .. } => {
+            crate::downloads::delete_confirmed(state, id)
+        }
         Answer::Confirmed { action, all } => subscriptions::confirmed(state, action, all),
         Answer::Chosen { feed, folder } => subscriptions::subscribe(state, feed, folder),
         Answer::ToggleScope => {

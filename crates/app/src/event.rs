@@ -185,6 +185,27 @@ pub enum Event {
     },
     /// The terminal lost the pictures it was given (after Ctrl-Z and `fg`): prepare them again.
     PicturesReset,
+    /// The download queue, as the store has it.
+    DownloadsLoaded(Vec<crate::model::Download>),
+    /// Enclosures were queued: how many, how many were already, and those refused with why.
+    DownloadsQueued {
+        added: usize,
+        already: usize,
+        refused: Vec<String>,
+    },
+    /// A download got this far, at `at_ms` (milliseconds on the runtime's clock, for its rate).
+    DownloadProgress {
+        id: i64,
+        done: u64,
+        total: Option<u64>,
+        at_ms: u64,
+    },
+    /// A download ended: done, failed or paused, and why.
+    DownloadEnded {
+        id: i64,
+        state: crate::model::DownloadState,
+        reason: Option<String>,
+    },
     /// Something to tell the user (an import report, …).
     Notice(String),
     /// Something went wrong outside a feed (the database, …).
@@ -247,6 +268,15 @@ pub enum Effect {
     LoadFeedInfo(FeedId),
     /// Read every local feed's health facts (the health view).
     LoadHealth,
+    /// Queue every enclosure of these entries for download, and run the queue.
+    QueueDownloads(Vec<EntryId>),
+    /// Read the download queue (the downloads view, the marks of entries on disk).
+    LoadDownloads,
+    /// Pause, resume or delete one download.
+    ControlDownload {
+        id: i64,
+        op: crate::downloads::DownloadOp,
+    },
     /// Find the feeds an address offers (the add dialog).
     Discover {
         request: RequestId,

@@ -16,6 +16,7 @@ mod answers;
 pub mod article;
 pub mod commands;
 pub mod dialogs;
+pub mod downloads;
 pub mod entries;
 pub mod event;
 pub mod feeds;
@@ -117,6 +118,10 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         }
         Event::FeedInfoLoaded { feed_id, info } => dialogs::on_info_loaded(state, feed_id, info),
         Event::HealthLoaded { facts, left_out } => health::on_loaded(state, facts, left_out),
+        Event::DownloadsLoaded(rows) => downloads::on_loaded(state, rows),
+        Event::DownloadsQueued { added, already, refused } => downloads::on_queued(state, added, already, refused),
+        Event::DownloadProgress { id, done, total, at_ms } => downloads::on_progress(state, id, done, total, at_ms),
+        Event::DownloadEnded { id, state: ended, reason } => downloads::on_ended(state, id, ended, reason),
         Event::Synced { account, said, changed } => sync::on_synced(state, account, said, changed),
         Event::ViewsCounted(counts) => feeds::on_views_counted(state, counts),
         Event::FeedSettingSaved { feed_id, setting, outcome } => {
@@ -174,6 +179,13 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
             return saving::quit(state);
         }
         return health::on_key(state, action);
+    }
+    if state.dialog == Some(Dialog::Downloads) {
+        let action = state.keymap.action(Context::Downloads, &key);
+        if action == Some(Action::Quit) {
+            return saving::quit(state);
+        }
+        return downloads::on_key(state, action);
     }
     if state.dialog.is_some() {
         let (mut effects, answer) = dialogs::on_key(state, key);
@@ -320,6 +332,8 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         Action::PrevUnreadFeed => feeds::next_feed(state, false, true),
         Action::HideReadFeeds => feeds::toggle_hide_read(state),
         Action::Health => health::open(state),
+        Action::Download => downloads::queue_selected(state),
+        Action::Downloads => downloads::open(state),
         Action::Bookmark => commands::bookmark(state),
         // A dialog's own actions do nothing in the panes.
         Action::Close

@@ -117,6 +117,8 @@ pub struct State {
     pub subscriptions: subscriptions::Subscriptions,
     /// The health view's rows, cursor and marks.
     pub health: super::health::HealthView,
+    /// The downloads view's rows and cursor, what is downloading now, and which entries have a file on disk.
+    pub downloads: super::downloads::DownloadsView,
     pub commands: super::commands::Commands,
     /// Pictures in the article: on or off, and what is known of each.
     pub pictures: pictures::Pictures,
@@ -177,6 +179,7 @@ impl State {
             },
             subscriptions: Default::default(),
             health: super::health::HealthView { rules: setup.health_rules, ..Default::default() },
+            downloads: Default::default(),
             commands: super::commands::Commands {
                 macros: setup.macros,
                 bookmark_command: setup.bookmark_command,

@@ -30,6 +30,7 @@ pub mod decode;
 pub mod extract;
 pub mod feedlinks;
 pub mod fever;
+pub mod filename;
 pub mod greader;
 pub mod health;
 pub mod ingest;

@@ -784,3 +784,62 @@ pub struct ImportOutcome {
     /// Already subscribed before this import.
     pub duplicates: Vec<String>,
 }
+
+/// Where a download is (the download queue: `tidings_engine::downloads`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DownloadState {
+    Queued,
+    Downloading,
+    Paused,
+    Done,
+    Failed,
+}
+
+impl DownloadState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DownloadState::Queued => "queued",
+            DownloadState::Downloading => "downloading",
+            DownloadState::Paused => "paused",
+            DownloadState::Done => "done",
+            DownloadState::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DownloadState> {
+        Some(match s {
+            "queued" => DownloadState::Queued,
+            "downloading" => DownloadState::Downloading,
+            "paused" => DownloadState::Paused,
+            "done" => DownloadState::Done,
+            "failed" => DownloadState::Failed,
+            _ => return None,
+        })
+    }
+}
+
+/// One download of the queue.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Download {
+    pub id: i64,
+    pub entry_id: Option<i64>,
+    pub feed_id: Option<i64>,
+    pub url: String,
+    pub media_type: Option<String>,
+    /// The finished file; `path` + `.part` while it downloads.
+    pub path: String,
+    pub state: DownloadState,
+    /// Why it failed or was paused.
+    pub reason: Option<String>,
+    pub bytes_done: u64,
+    pub bytes_total: Option<u64>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub title: String,
+    pub feed_title: String,
+    pub created_at: i64,
+    pub finished_at: Option<i64>,
+    /// The feed's address, while the feed is there.
+    pub feed_url: Option<String>,
+}

@@ -133,3 +133,27 @@ pub fn suspend_this_process() {
 pub fn device_numbers(dev: u64) -> (u32, u32) {
     (libc::major(dev), libc::minor(dev))
 }
+
+/// The bytes free for an unprivileged user on the file system that holds `path` (statvfs's `f_bavail` blocks of
+/// `f_frsize` bytes).
+#[cfg(unix)]
+pub fn free_space(path: &std::path::Path) -> std::io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a path with a NUL byte"))?;
+    // SAFETY: an all-zero statvfs is a valid value of this plain C struct.
+    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path that lives through the call, and a pointer to a statvfs we own.
+    let result = unsafe { libc::statvfs(c_path.as_ptr(), &mut stats) };
+    if result != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    #[allow(clippy::unnecessary_cast)]
+    Ok((stats.f_bavail as u64).saturating_mul(stats.f_frsize as u64))
+}
+
+/// Elsewhere the space is not known: as much as asked for.
+#[cfg(not(unix))]
+pub fn free_space(_path: &std::path::Path) -> std::io::Result<u64> {
+    Ok(u64::MAX)
+}

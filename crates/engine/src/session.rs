@@ -12,6 +12,7 @@
 //!
 //! A front end presents what comes back; it never wires the engine itself. The session is cheap to clone.
 
+use crate::downloads::{DownloadSettings, Downloads};
 use crate::fetch::{Courtesy, FetchConfig, Fetcher};
 use crate::hooks::{HookSettings, Hooks};
 use crate::model::{Applied, UserWrite};
@@ -45,6 +46,8 @@ pub struct Settings {
     pub accounts: Vec<AccountConfig>,
     /// `[[hooks]]`, and how they are run.
     pub hooks: HookSettings,
+    /// Where enclosures are downloaded to, and how.
+    pub downloads: DownloadSettings,
 }
 
 /// The per-feed settings the store keeps (see [`store::feeds::apply_settings`]).
@@ -105,6 +108,7 @@ struct Inner {
     turns: HashMap<String, Arc<tokio::sync::Mutex<()>>>,
     preferences: HashMap<String, String>,
     hooks: Hooks,
+    downloads: Downloads,
 }
 
 impl Session {
@@ -131,6 +135,7 @@ impl Session {
         let refresher = Refresher::new(fetcher.clone(), courtesy.clone(), writer.clone())
             .with_forced_encodings(settings.forced_encodings);
         let full_text = FullText::new(fetcher.clone(), courtesy.clone(), writer.clone());
+        let downloads = Downloads::new(writer.clone(), fetcher.clone(), courtesy.clone(), settings.downloads);
         let upkeep = match role {
             Role::Reader | Role::Daemon => Upkeep::PurgeAndIndex,
             Role::Command => Upkeep::PurgeOnly,
@@ -152,6 +157,7 @@ impl Session {
             accounts: settings.accounts,
             preferences,
             hooks,
+            downloads,
         })))
     }
 
@@ -232,6 +238,21 @@ impl Session {
         let outcome = self.0.pipeline.run(which, force, observer).await;
         self.tell_hooks().await;
         outcome
+    }
+
+    /// The download queue.
+    pub fn downloads(&self) -> &Downloads {
+        &self.0.downloads
+    }
+
+    /// Runs the download queue to its end (see [`Downloads::run`]), then gives the hooks what finished.
+    pub async fn download(
+        &self,
+        observer: Arc<dyn crate::downloads::DownloadObserver>,
+    ) -> Result<Vec<store::downloads::Download>, StoreError> {
+        let ended = self.0.downloads.run(observer).await;
+        self.tell_hooks().await;
+        ended
     }
 
     /// The hooks: what went wrong with them comes from [`Hooks::trouble`].

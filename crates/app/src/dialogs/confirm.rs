@@ -19,6 +19,8 @@ pub enum Confirmed {
     MarkRead(crate::ListKey),
     /// Unsubscribe from the feeds chosen in the health view.
     UnsubscribeMarked,
+    /// Forget a download and delete its file.
+    DeleteDownload(i64),
 }
 
 pub(super) fn on_key(confirm: &Confirm, action: Option<Action>) -> (Next, Option<Answer>) {

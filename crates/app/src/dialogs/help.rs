@@ -29,6 +29,7 @@ pub const LEGEND: &[(&str, &str)] = &[
     ("¶", "the feed's new entries are fetched in full on refresh"),
     ("⌕", "the last search"),
     ("★", "starred (the Starred view; a starred entry)"),
+    ("↓", "the entry's media is downloaded (the downloads view lists the files)"),
     ("●", "unread (the Unread view; an unread entry)"),
     ("≡", "every entry (the All view)"),
     ("▸ ▾", "a folded and an unfolded folder"),

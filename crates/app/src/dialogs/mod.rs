@@ -42,6 +42,8 @@ pub enum Dialog {
     Report(Report),
     /// The health view; its state is `State::health`, its keys `crate::health`'s.
     Health,
+    /// The downloads view; its state is `State::downloads`, its keys `crate::downloads`'s.
+    Downloads,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,6 +119,7 @@ impl Dialog {
             Dialog::Confirm(_) => Context::Confirm,
             Dialog::Report(_) => Context::Report,
             Dialog::Health => Context::Health,
+            Dialog::Downloads => Context::Downloads,
         }
     }
 }
@@ -158,7 +161,7 @@ pub fn on_key(state: &mut State, key: KeyEvent) -> (Vec<Effect>, Option<Answer>)
         Dialog::Picker(picker) => picker::on_key(state, picker, action),
         Dialog::Confirm(confirm) => confirm::on_key(confirm, action),
         // Its keys go to `crate::health` before they reach here.
-        Dialog::Health => (Next::Keep, None),
+        Dialog::Health | Dialog::Downloads => (Next::Keep, None),
     };
     match next {
         Next::Keep => state.dialog = Some(dialog),

@@ -23,10 +23,12 @@ pub enum Context {
     Report,
     /// The health view: every feed's state, and what to do about those in trouble.
     Health,
+    /// The downloads view: every file downloading or downloaded, and what to do with it.
+    Downloads,
 }
 
 impl Context {
-    pub const ALL: [Context; 11] = [
+    pub const ALL: [Context; 12] = [
         Context::General,
         Context::Feeds,
         Context::Entries,
@@ -38,6 +40,7 @@ impl Context {
         Context::Confirm,
         Context::Report,
         Context::Health,
+        Context::Downloads,
     ];
 
     /// Its name in the config file (`[keys.entries]`).
@@ -54,6 +57,7 @@ impl Context {
             Context::Confirm => "confirm",
             Context::Report => "report",
             Context::Health => "health_view",
+            Context::Downloads => "downloads_view",
         }
     }
 
@@ -71,6 +75,7 @@ impl Context {
             Context::Confirm => "Questions",
             Context::Report => "Reports and the message log",
             Context::Health => "Feed health",
+            Context::Downloads => "Downloads",
         }
     }
 
@@ -227,6 +232,10 @@ actions! {
     Pause = "pause",
     /// In the health view: accept the new address a feed's permanent redirects propose.
     AcceptMove = "accept_move",
+    /// Download every enclosure of the entry (podcasts, videos, any file), in the background.
+    Download = "download",
+    /// The downloads: every file downloading or downloaded, its progress, state and why.
+    Downloads = "downloads",
 }
 
 impl Action {
@@ -358,6 +367,8 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::PrevUnreadFeed, &["Ctrl-p"], "the previous feed with unread entries"),
     (Context::General, Action::HideReadFeeds, &["H"], "hide feeds with nothing unread, or show them again"),
     (Context::General, Action::Health, &["!"], "feed health: feeds dead, gone, moved, failing, throttled or quiet"),
+    (Context::General, Action::Download, &["E"], "download the entry's media (every enclosure) in the background"),
+    (Context::General, Action::Downloads, &["P"], "the downloads: progress, rate, time left, state and why"),
     (Context::General, Action::Bookmark, &["Ctrl-b"], "bookmark the entry with the config's bookmark command"),
     (Context::General, Action::Help, &["?"], "show or hide the help"),
     (Context::General, Action::Suspend, &["Ctrl-z"], "suspend tidings (fg in the shell brings it back)"),
@@ -412,4 +423,10 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::Health, Action::AcceptMove, &["m"], "accept the proposed new address (the entries stay)"),
     (Context::Health, Action::OpenInBrowser, &["o"], "open the feed's site in the browser"),
     (Context::Health, Action::FeedInfo, &["i", "Enter"], "the feed's info: its last 50 attempts, errors"),
+    (Context::Downloads, Action::Close, &["P", "q", "Esc"], "close the downloads"),
+    (Context::Downloads, Action::Pause, &["p"], "pause the download, or resume it"),
+    (Context::Downloads, Action::Refresh, &["r"], "retry a failed download (from where it stopped)"),
+    (Context::Downloads, Action::Delete, &["D"], "delete the download and its file, after a yes"),
+    (Context::Downloads, Action::OpenMedia, &["v", "Enter"], "play the file with the player"),
+    (Context::Downloads, Action::OpenInBrowser, &["o"], "open the file's folder"),
 ];

@@ -2,6 +2,7 @@
 //! The helpers here build states the way the events would; the tests are grouped by what they exercise.
 
 mod dialogs;
+mod downloads;
 mod health;
 mod lists;
 mod reading;

@@ -208,6 +208,22 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
                 let marks: &[&str] = if name == "bookmark-cmd" { &["%u", "%t"] } else { &["%u"] };
                 out.settings.push((key.to_string(), Value::Text(command(arg(0), marks)), line));
             }
+            "download-path" if !arg(0).is_empty() => {
+                // podboat's %n (the feed's name) and %h (its host) make folders: tidings's download_name makes a
+                // folder per feed by default ({feed}), so the path stops before the first of them.
+                let fixed: Vec<&str> = arg(0).split('/').take_while(|part| !part.contains('%')).collect();
+                let dir = if fixed.len() == 1 && fixed[0].is_empty() { "/".to_string() } else { fixed.join("/") };
+                if dir.len() < arg(0).trim_end_matches('/').len() {
+                    skip("podboat's %n and %h folders: tidings makes a folder per feed with {feed} in download_name");
+                }
+                if !dir.is_empty() {
+                    out.settings.push(("download_dir".into(), Value::Text(dir), line));
+                }
+            }
+            "max-downloads" => match arg(0).parse::<i64>() {
+                Ok(n) if (1..=64).contains(&n) => out.settings.push(("max_downloads".into(), Value::Number(n), line)),
+                _ => skip("max-downloads must be a number, 1 to 64"),
+            },
             "reload-time" => match arg(0).parse::<i64>() {
                 Ok(n) if (1..=10_080).contains(&n) => reload_minutes = Some((n, line)),
                 _ => skip("reload-time must be minutes, 1 to 10080"),
@@ -400,5 +416,17 @@ mod tests {
     fn without_auto_reload_newsboat_never_refreshes_on_its_own() {
         let m = migrate("reload-time 30\n", &filter::Context::default());
         assert_eq!(m.settings, vec![("refresh_interval_minutes".into(), Value::Number(0), 1)]);
+    }
+
+    #[test]
+    fn podboats_download_path_and_max_downloads_come_over() {
+        let m = migrate(
+            "download-path \"~/Podcasts/%n\"\nmax-downloads 3\nmax-downloads 900\n",
+            &filter::Context::default(),
+        );
+        assert!(m.settings.contains(&("download_dir".into(), Value::Text("~/Podcasts".into()), 1)));
+        assert!(m.settings.contains(&("max_downloads".into(), Value::Number(3), 2)));
+        let why: Vec<usize> = m.skipped.iter().map(|s| s.0).collect();
+        assert_eq!(why, [1, 3], "the %n folder is said, and 900 at once refused: {:?}", m.skipped);
     }
 }

@@ -2,7 +2,7 @@
 //! `~Name`, `!` hidden, `query:` feeds), the filter language of query feeds and `ignore-article` rules
 //! ([`filter`]: newsboat's expressions → tidings's query language), the `config` file ([`config`]: browser,
 //! keys, colours, reload time, rules, macros), and the cache's items ([`items`]: which key a later refresh gives
-//! each item, so nothing comes back twice).
+//! each item, so nothing comes back twice), and podboat's download queue ([`queue`]).
 //!
 //! Pure: every function takes the files' text (or the cache's rows, read by the caller) and returns values.
 //! The command (`tidings import newsboat`) reads the files, opens the cache and writes through the store.
@@ -10,6 +10,7 @@
 pub mod config;
 pub mod filter;
 pub mod items;
+pub mod queue;
 pub mod urls;
 
 /// Splits a line of a newsboat file into tokens as newsboat does (`utils::tokenize_quoted`): tokens are

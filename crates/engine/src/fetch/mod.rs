@@ -14,9 +14,11 @@ mod dns;
 mod failure;
 pub mod reach;
 mod request;
+mod stream;
 
 pub use courtesy::{Courtesy, Ticket, Turn, Weight, host_key};
 pub use request::{parse_max_age, parse_retry_after};
+pub use stream::{FileAnswer, Resume, parse_content_range};
 
 use crate::model::ErrorKind;
 use dns::DnsCache;

@@ -9,7 +9,7 @@ use crate::sanitize::one_line;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 /// The kinds of event a hook can listen to.
-pub const KINDS: &[&str] = &["new_entries", "starred", "unstarred", "feed_failing", "feed_recovered"];
+pub const KINDS: &[&str] = &["new_entries", "starred", "unstarred", "feed_failing", "feed_recovered", "downloaded"];
 
 /// Most items one delivery carries; more events make more deliveries.
 pub const MAX_ITEMS: usize = 100;

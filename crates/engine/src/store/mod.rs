@@ -26,6 +26,7 @@ mod apply;
 pub mod articles;
 mod carried;
 pub mod changes;
+pub mod downloads;
 pub mod entries;
 pub mod feeds;
 pub mod fetches;

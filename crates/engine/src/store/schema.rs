@@ -1,6 +1,7 @@
 //! The schema: each migration step, and the check that refuses a database this build must not touch (written
 //! by a newer tidings, or by something else).
 
+mod downloads;
 mod later;
 
 use super::{StoreError, classify, folders};
@@ -355,6 +356,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(later::HOOKS),
     // 19: entry ids never reused (see `later::ENTRY_IDS_NEVER_REUSED`).
     Step::Sql(later::ENTRY_IDS_NEVER_REUSED),
+    // 20: the download queue (see `downloads::DOWNLOADS`).
+    Step::Sql(downloads::DOWNLOADS),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.
