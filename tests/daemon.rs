@@ -69,7 +69,9 @@ fn stop(mut daemon: Daemon, signal: &str) {
 fn deliveries(dir: &Path) -> Vec<(i64, Vec<i64>)> {
     let mut found = Vec::new();
     for file in std::fs::read_dir(dir).unwrap() {
-        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        // A file listed may be renamed before it is read (the hook writes under a temporary name first): it is
+        // read under its final name by the next look.
+        let Ok(text) = std::fs::read_to_string(file.unwrap().path()) else { continue };
         // A file is renamed once written whole: one that does not parse is a delivery a kill cut short (its
         // input ended with the daemon), made again whole by the next daemon. It counts for nothing here.
         let Ok(event) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
