@@ -77,6 +77,7 @@ impl Config {
                     .map_err(|e| (vec![key.to_string()], format!("{e} (write it like \"w3m %u\")")))?;
             }
         }
+        crate::markdown::check_template(&self.export_path).map_err(|e| (vec!["export_path".to_string()], e))?;
         for (url, label) in &self.encoding {
             use crate::decode::labels::{Label, resolve};
             let key = vec!["encoding".to_string(), url.clone()];

@@ -95,6 +95,7 @@ impl Reader {
                 })
                 .collect(),
             bookmark_command: config.bookmark_command.is_some(),
+            export_path: config.export_path.clone(),
             // What the reader remembers from the last time: feeds with nothing unread hidden, the last search.
             hide_read_feeds: match session.preference("hide_read_feeds") {
                 Some(value) => value == "on",

@@ -39,6 +39,8 @@ impl Services {
             Effect::CountViews(views) => self.reads.count_views(views),
             Effect::FindDatabaseHolders => self.reads.holders(),
             Effect::Write { id, write } => self.reads.write(id, write),
+            Effect::MatchEntries { list, source, query } => self.reads.matching(list, source, query),
+            Effect::Export { ids, to } => self.reads.export(ids, to),
             Effect::RenderArticle { entry_id, html, width, base } => self.render.render(entry_id, html, width, base),
             Effect::Open { url, kind } => self.processes.open(&self.processes.launcher.clone(), &url, kind),
             Effect::Pipe { words, input, .. } => self.processes.pipe(&words, input),

@@ -187,7 +187,9 @@ pub(super) fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area:
         .map(|i| {
             let r = list.refs[i];
             // Read state and star are separate columns: a starred entry still says whether it is read.
-            let marker = format!("{}{} ", if r.read { ' ' } else { '●' }, if r.starred { '★' } else { ' ' });
+            // The third column says the entry is marked for what comes next (`x`).
+            let marked = if list.marked.contains(&r.id) { '▶' } else { ' ' };
+            let marker = format!("{}{}{marked}", if r.read { ' ' } else { '●' }, if r.starred { '★' } else { ' ' });
             let (date, title) = match list.row(i) {
                 Some(row) => (
                     date_column(state.clock.zone, row.date, width, other_years),

@@ -49,6 +49,10 @@ pub struct EntryList {
     pub touched: bool,
     /// The next arrival puts the cursor on the first entry (a new search, a new order).
     pub to_top: bool,
+    /// The marked set (see [`crate::marked`]): entries of this list chosen for what comes next.
+    pub marked: HashSet<EntryId>,
+    /// The entry marked last: where `X` marks from.
+    pub anchor: Option<EntryId>,
 }
 
 impl EntryList {

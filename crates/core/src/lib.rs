@@ -34,6 +34,7 @@ pub mod greader;
 pub mod health;
 pub mod ingest;
 pub mod inspect;
+pub mod markdown;
 pub mod markup;
 pub mod model;
 pub mod newsboat;
