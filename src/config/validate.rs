@@ -71,6 +71,7 @@ impl Config {
             ("player", &self.player),
             ("bookmark_command", &self.bookmark_command),
             ("copy_command", &self.copy_command),
+            ("save_command", &self.save_command),
         ] {
             if let Some(line) = line {
                 CommandLine::parse(line, None)

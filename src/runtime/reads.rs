@@ -203,6 +203,10 @@ impl Reads {
                         Err(e) => Event::Error(format!("Cannot export to {}: {e}", folder.display())),
                     }
                 }
+                ExportTo::SaveForLater => match crate::export::addresses(c, &ids) {
+                    Ok(entries) => Event::ToSave(entries),
+                    Err(e) => Event::Error(format!("Cannot read the marked entries to save them: {e}")),
+                },
                 ExportTo::Pipe { words, in_terminal, addresses } => match crate::export::to_text(c, &ids, addresses) {
                     Ok(text) => Event::ExportedText { words, in_terminal, text },
                     Err(e) => Event::Error(format!("Cannot read the marked entries to pipe them: {e}")),

@@ -50,6 +50,7 @@ impl Services {
                 self.processes.copy(text);
             }
             Effect::Bookmark { url, title } => self.processes.bookmark(&url, &title),
+            Effect::SaveForLater { entries } => self.processes.save_for_later(entries),
             Effect::SaveView { name, query } => self.settings.save_view(name, query),
             Effect::SetFeedSetting { feed_id, url, setting } => self.settings.set_feed_setting(feed_id, url, setting),
             Effect::Refresh { batch, ids, force } => self.work.refresh(batch, ids, force),

@@ -44,6 +44,8 @@ pub struct Commands {
     pub awaiting_macro: bool,
     /// The config has a `bookmark_command`.
     pub bookmark_command: bool,
+    /// The config has a `save_command`.
+    pub save_command: bool,
     /// The folder the last export went to, offered again.
     pub export_dir: Option<String>,
     /// Where in the folder each exported entry goes (`export_path` in the config); empty: the default.
@@ -269,7 +271,7 @@ fn article_text(state: &State) -> Option<String> {
 }
 
 /// The entry the keys act on: the open one in the article pane, else the one under the cursor (address, title).
-fn entry_address(state: &State) -> Option<(Option<String>, String)> {
+pub(crate) fn entry_address(state: &State) -> Option<(Option<String>, String)> {
     let view = state.article.ready().filter(|_| state.focus == Pane::Article || state.entries.selected().is_none());
     match view {
         Some(v) => Some((v.detail.link.clone(), v.detail.title.clone().unwrap_or_default())),

@@ -26,6 +26,8 @@ pub enum ExportTo {
     /// shell): their Markdown, or with `addresses` their addresses, one a line. The text comes back as
     /// [`Event::ExportedText`] to be piped.
     Pipe { words: Vec<String>, in_terminal: bool, addresses: bool },
+    /// Their addresses and titles, for the `save_command`: they come back as [`Event::ToSave`].
+    SaveForLater,
 }
 
 /// Identifies one discovery the add dialog started, so that its answer finds its way back.
@@ -209,6 +211,8 @@ pub enum Event {
         in_terminal: bool,
         text: String,
     },
+    /// The addresses and titles of entries to hand to the `save_command` ([`ExportTo::SaveForLater`]).
+    ToSave(Vec<(String, String)>),
     /// Something to tell the user (an import report, …).
     Notice(String),
     /// Something went wrong outside a feed (the database, …).
@@ -300,6 +304,10 @@ pub enum Effect {
     },
     /// Put `text` on the clipboard (the `copy_command`, else the terminal's, OSC 52).
     Copy(String),
+    /// Run the `save_command` with each entry's address and title, one after the other.
+    SaveForLater {
+        entries: Vec<(String, String)>,
+    },
     /// Run the `bookmark_command` with the entry's address and title.
     Bookmark {
         url: String,

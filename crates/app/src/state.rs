@@ -71,6 +71,8 @@ pub struct Setup {
     pub bookmark_command: bool,
     /// Where each exported entry goes in the folder (`export_path`); empty: the default.
     pub export_path: String,
+    /// The config has a `save_command`.
+    pub save_command: bool,
     /// Feeds with nothing unread start out of the feed list.
     pub hide_read_feeds: bool,
     /// The last search, shown as the Search view again.
@@ -93,6 +95,7 @@ impl Default for Setup {
             macros: Vec::new(),
             bookmark_command: false,
             export_path: String::new(),
+            save_command: false,
             hide_read_feeds: false,
             last_search: None,
             views: Vec::new(),
@@ -184,6 +187,7 @@ impl State {
                 macros: setup.macros,
                 bookmark_command: setup.bookmark_command,
                 export_template: setup.export_path,
+                save_command: setup.save_command,
                 ..Default::default()
             },
             pictures: Default::default(),

@@ -111,5 +111,18 @@ pub fn to_text(conn: &Connection, ids: &[EntryId], addresses: bool) -> Result<St
     Ok(out)
 }
 
+/// Each entry's address and title (entries without an address are left out), for a command that takes them.
+pub fn addresses(conn: &Connection, ids: &[EntryId]) -> Result<Vec<(String, String)>, StoreError> {
+    let mut out = Vec::new();
+    for &id in ids {
+        if let Some(entry) = entries::entry(conn, id)?
+            && let Some(link) = entry.link
+        {
+            out.push((link, entry.title.unwrap_or_default()));
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests;

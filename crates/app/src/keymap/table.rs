@@ -144,6 +144,8 @@ actions! {
     MarkBelowRead = "mark_below_read",
     /// Mark every entry from the last one marked to the cursor (then act on them all).
     MarkRange = "mark_range",
+    /// Hand the entry (or each marked one) to the `save_command`, to read later elsewhere.
+    SaveForLater = "save_for_later",
     /// Export the marked entries (or the entry, or in the feed list the whole list) as Markdown files.
     Export = "export",
     OpenInBrowser = "open_in_browser",
@@ -381,6 +383,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::HideReadFeeds, &["H"], "hide feeds with nothing unread, or show them again"),
     (Context::General, Action::Health, &["!"], "feed health: feeds dead, gone, moved, failing, throttled or quiet"),
     (Context::General, Action::Bookmark, &["Ctrl-b"], "bookmark the entry with the config's bookmark command"),
+    (Context::General, Action::SaveForLater, &["W"], "save the entry (or the marked ones) for later: save_command"),
     (Context::General, Action::Help, &["?"], "show or hide the help"),
     (Context::General, Action::Suspend, &["Ctrl-z"], "suspend tidings (fg in the shell brings it back)"),
     (Context::General, Action::Quit, &["q", "Ctrl-c"], "quit"),

@@ -200,3 +200,29 @@ fn piping_marked_entries_sends_their_markdown_or_their_addresses_to_the_command(
     let back = Event::ExportedText { words: vec!["wc".into()], in_terminal: false, text: text.clone() };
     assert_eq!(update(&mut s, back), vec![Effect::Pipe { words: vec!["wc".into()], input: text, in_terminal: false }]);
 }
+
+#[test]
+fn w_without_a_save_command_says_how_to_set_one() {
+    let mut s = list_of(2, 0);
+    assert!(update(&mut s, key('W')).is_empty());
+    assert!(status(&s).starts_with("Set save_command in the config"), "{}", status(&s));
+}
+
+#[test]
+fn w_saves_the_entry_or_every_marked_one_for_later() {
+    let mut s = list_of(3, 0);
+    s.commands.save_command = true;
+    let effects = update(&mut s, key('W'));
+    let one = vec![("https://example.com/entry/1".to_string(), "Entry 1".to_string())];
+    assert_eq!(effects, vec![Effect::SaveForLater { entries: one }]);
+    update(&mut s, key('x'));
+    update(&mut s, key('x'));
+    let effects = update(&mut s, key('W'));
+    assert_eq!(effects, vec![Effect::Export { ids: ids([1, 2]), to: ExportTo::SaveForLater }]);
+    assert!(s.entries.marked.is_empty());
+    // The store's answer: each address and title, control characters out, for the command.
+    let read = vec![("https://a.example/\u{1b}[2J".to_string(), "T\u{7}itle\nnext".to_string())];
+    let effects = update(&mut s, Event::ToSave(read));
+    let clean = vec![("https://a.example/[2J".to_string(), "Title next".to_string())];
+    assert_eq!(effects, vec![Effect::SaveForLater { entries: clean }]);
+}
