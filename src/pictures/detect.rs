@@ -165,6 +165,14 @@ fn ask(_query: &str, _within: Duration) -> (Vec<Response>, Vec<u8>) {
     (Vec::new(), Vec::new())
 }
 
+/// A picker that asks the terminal nothing: `protocol` with cells of `cell` pixels (tests, benchmarks).
+pub fn fixed(protocol: ProtocolType, cell: (u16, u16)) -> Picker {
+    #[allow(deprecated)] // the documented way to give a cell size without asking the terminal
+    let mut picker = Picker::from_fontsize(ratatui_image::FontSize::new(cell.0, cell.1));
+    picker.set_protocol_type(protocol);
+    picker
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,12 +193,4 @@ mod tests {
         assert_eq!(honoured(Images::Iterm2, None, true), (Some(ProtocolType::Iterm2), None));
         assert_eq!(honoured(Images::Auto, None, true), (None, None));
     }
-}
-
-/// A picker that asks the terminal nothing: `protocol` with cells of `cell` pixels (tests, benchmarks).
-pub fn fixed(protocol: ProtocolType, cell: (u16, u16)) -> Picker {
-    #[allow(deprecated)] // the documented way to give a cell size without asking the terminal
-    let mut picker = Picker::from_fontsize(ratatui_image::FontSize::new(cell.0, cell.1));
-    picker.set_protocol_type(protocol);
-    picker
 }

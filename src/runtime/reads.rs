@@ -191,10 +191,12 @@ impl Reads {
         });
     }
 
-    /// Writes entries as Markdown files, or reads them as one text for a command (see [`ExportTo`]).
+    /// Writes entries as Markdown files, or reads them as one text for a command (see [`ExportTo`]). Files are
+    /// written on the counting connection: a thousand of them take a second the lists must not wait for.
     pub(super) fn export(&self, ids: Vec<EntryId>, to: ExportTo) {
         let inbox = self.inbox.clone();
-        self.behind_writes(&self.reader, move |c, _| {
+        let on = if matches!(to, ExportTo::Files { .. }) { &self.counter } else { &self.reader };
+        self.behind_writes(on, move |c, _| {
             let _ = inbox.send(match to {
                 ExportTo::Files { dir, template } => {
                     let folder = crate::export::expand_home(&dir);

@@ -217,9 +217,8 @@ pub fn body(html: &str, base: Option<&str>) -> String {
         .no_link_wrapping()
         .allow_width_overflow()
         .string_from_read(html.as_bytes(), 100_000);
-    let text = match laid_out {
-        Ok(text) => text,
-        Err(_) => return crate::text::html_body_to_plain(html) + "\n",
+    let Ok(text) = laid_out else {
+        return crate::text::html_body_to_plain(html) + "\n";
     };
     let mut out: String = text
         .lines()
