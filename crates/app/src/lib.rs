@@ -22,6 +22,7 @@ pub mod exporting;
 pub mod feeds;
 pub mod health;
 pub mod input;
+pub mod keeping;
 pub mod keymap;
 pub mod layout;
 pub mod list;
@@ -130,7 +131,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::ExportedText { words, in_terminal, text } => {
             vec![Effect::Pipe { words, input: text, in_terminal }]
         }
-        Event::ToSave(entries) => exporting::on_to_save(state, entries),
+        Event::ToSave(entries) => keeping::on_to_save(state, entries),
         Event::Notice(text) => {
             state.status.info(text, state.clock.now);
             Vec::new()
@@ -270,7 +271,7 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         Action::Mark => marked::toggle(state),
         Action::MarkRange => marked::mark_range(state),
         Action::Export => exporting::ask(state),
-        Action::SaveForLater => exporting::save_for_later(state),
+        Action::SaveForLater => keeping::save_for_later(state),
         Action::OpenInBrowser => article::open_in_browser(state),
         Action::FollowLink => article::ask_link(state),
         Action::Refresh => progress::refresh_selected(state),

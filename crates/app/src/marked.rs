@@ -143,7 +143,7 @@ pub fn act(state: &mut State, bulk: Bulk) -> Vec<Effect> {
     if ids.is_empty() {
         return Vec::new();
     }
-    let refs: Vec<_> = state.entries.refs.iter().filter(|r| ids.contains(&r.id)).copied().collect();
+    let refs: Vec<_> = state.entries.refs.iter().filter(|r| state.entries.marked.contains(&r.id)).copied().collect();
     let now = state.clock.now;
     let undo_key = state.keymap.say(Context::General, Action::Undo, " ({} undoes it)");
     let (effects, change, changed) = match bulk {

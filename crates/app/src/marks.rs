@@ -5,7 +5,8 @@
 use super::dialogs::{Confirm, Confirmed, Dialog};
 use super::keymap::{Action, Context};
 use super::{Effect, ListKey, Pane, State};
-use crate::model::{EntryId, EntryRef, ListSource, UserWrite};
+use crate::model::{EntryId, EntryRef, FeedId, ListSource, UserWrite};
+use std::collections::{HashMap, HashSet};
 
 /// What `u` puts back: the entries the last marking changed, and the change it made to them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,18 +30,20 @@ impl Undo {
     }
 }
 
-/// Marks entries read or unread, on screen and in the counts, and asks the store to do the same.
+/// Marks entries read or unread, on screen and in the counts, and asks the store to do the same: those of the
+/// list on screen whose state changes, in its order.
 pub fn set_read(state: &mut State, ids: Vec<EntryId>, read: bool) -> Vec<Effect> {
-    let mut changed = Vec::new();
-    for id in ids {
-        if let Some(feed_id) = state.entries.set_read(id, read) {
-            state.feeds.count_read(feed_id, read);
-            changed.push(id);
-        }
-    }
+    let wanted: HashSet<EntryId> = ids.into_iter().collect();
+    let changed = state.entries.set_read_many(&wanted, read);
     if changed.is_empty() {
         return Vec::new();
     }
+    let mut per_feed: HashMap<FeedId, i64> = HashMap::new();
+    for (_, feed) in &changed {
+        *per_feed.entry(*feed).or_default() += 1;
+    }
+    state.feeds.count_read_many(&per_feed, read);
+    let changed: Vec<EntryId> = changed.into_iter().map(|(id, _)| id).collect();
     if read {
         state.undo = Some(Undo::read(changed.clone()));
     }
@@ -85,18 +88,14 @@ pub fn toggle_star(state: &mut State) -> Vec<Effect> {
 /// Stars or unstars entries on screen and in the Starred view's count, and asks the store to do the same.
 /// Returns nothing when none of them changes.
 pub fn set_starred(state: &mut State, ids: Vec<EntryId>, starred: bool) -> Vec<Effect> {
-    let changed: Vec<EntryId> = ids
-        .into_iter()
-        .filter(|id| state.entries.refs.iter().find(|r| r.id == *id).is_none_or(|r| r.starred != starred))
-        .collect();
+    let listed: HashMap<EntryId, bool> = state.entries.refs.iter().map(|r| (r.id, r.starred)).collect();
+    let changed: Vec<EntryId> = ids.into_iter().filter(|id| listed.get(id).is_none_or(|was| *was != starred)).collect();
     if changed.is_empty() {
         return Vec::new();
     }
-    for id in &changed {
-        state.entries.set_starred(*id, starred);
-        if let Some(view) = state.article.view.as_mut().filter(|v| v.detail.id == *id) {
-            view.detail.starred = starred;
-        }
+    state.entries.set_starred_many(&changed.iter().copied().collect(), starred);
+    if let Some(view) = state.article.view.as_mut().filter(|v| changed.contains(&v.detail.id)) {
+        view.detail.starred = starred;
     }
     let n = changed.len() as i64;
     state.feeds.views.starred = (state.feeds.views.starred + if starred { n } else { -n }).max(0);
@@ -115,19 +114,15 @@ pub fn undo(state: &mut State) -> Vec<Effect> {
     let n = ids.len();
     let write = match change {
         Change::Read(read) => {
-            for id in &ids {
-                state.entries.set_read(*id, !read);
-            }
+            state.entries.set_read_many(&ids.iter().copied().collect(), !read);
             let again = if read { "unread" } else { "read" };
             state.status.info(format!("Marked {} {again} again", entries(n)), now);
             UserWrite::SetRead { ids, read: !read }
         }
         Change::Starred(starred) => {
-            for id in &ids {
-                state.entries.set_starred(*id, !starred);
-                if let Some(view) = state.article.view.as_mut().filter(|v| v.detail.id == *id) {
-                    view.detail.starred = !starred;
-                }
+            state.entries.set_starred_many(&ids.iter().copied().collect(), !starred);
+            if let Some(view) = state.article.view.as_mut().filter(|v| ids.contains(&v.detail.id)) {
+                view.detail.starred = !starred;
             }
             let again = if starred { "unstarred" } else { "starred" };
             state.status.info(format!("{} {again} again", entries(n)), now);

@@ -383,7 +383,12 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::HideReadFeeds, &["H"], "hide feeds with nothing unread, or show them again"),
     (Context::General, Action::Health, &["!"], "feed health: feeds dead, gone, moved, failing, throttled or quiet"),
     (Context::General, Action::Bookmark, &["Ctrl-b"], "bookmark the entry with the config's bookmark command"),
-    (Context::General, Action::SaveForLater, &["W"], "save the entry (or the marked ones) for later: save_command"),
+    (
+        Context::General,
+        Action::SaveForLater,
+        &["W"],
+        "save the entry (or the marked ones) for later with the save command",
+    ),
     (Context::General, Action::Help, &["?"], "show or hide the help"),
     (Context::General, Action::Suspend, &["Ctrl-z"], "suspend tidings (fg in the shell brings it back)"),
     (Context::General, Action::Quit, &["q", "Ctrl-c"], "quit"),
