@@ -17,10 +17,10 @@
 
 pub use tidings_app as app;
 pub use tidings_core::{
-    canonical, clock, command, decode, extract, feedlinks, fever, filename, greader, health, ingest, inspect, markup,
-    model, opml, parse, query, render, sanitize, search, text,
+    canonical, clock, command, decode, extract, feedlinks, fever, filename, greader, health, ingest, inspect, markdown,
+    markup, model, opml, parse, query, render, sanitize, search, text,
 };
-pub use tidings_engine::{downloads, fetch, hooks, os, panics, process, refresh, session, store, sync};
+pub use tidings_engine::{downloads, export, fetch, hooks, os, panics, process, refresh, session, store, sync};
 
 pub mod cli;
 pub mod config;

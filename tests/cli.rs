@@ -567,3 +567,43 @@ fn add_gives_the_new_feed_its_settings_from_the_config_before_its_first_fetch() 
     add(&server.url("/plain.xml"));
     assert_eq!(settings(&server.url("/plain.xml")), (true, false, None), "the config's default for every feed");
 }
+
+#[test]
+fn export_markdown_writes_a_file_per_entry_with_front_matter_and_only_what_the_query_matches() {
+    let server = Server::start();
+    let items = [
+        ("a1", "First ../../../escape", "<p>one <a href=\"/more\">more</a></p>"),
+        ("a2", "Second", "<p>two</p>"),
+        ("a3", ".hidden dot", "<p>three</p>"),
+    ];
+    server.route("/feed.xml", Reply::ok("application/rss+xml", rss("Long Reads", &items)));
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("subs.opml", opml(&[(None, "Long Reads", &server.url("/feed.xml"))]));
+    let out = sandbox.tidings().arg("--opml").arg(&file).arg("refresh").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let dir = sandbox.path("notes");
+    let out = sandbox.run(&["export", "--markdown", path_str(&dir), "--query", "two"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written: Vec<String> = stdout(&out).lines().map(String::from).collect();
+    assert_eq!(written, [path_str(&dir.join("Long Reads/2025-06-11-Second.md"))], "only the match");
+    let text = std::fs::read_to_string(dir.join("Long Reads/2025-06-11-Second.md")).unwrap();
+    assert!(text.starts_with("---\ntitle: \"Second\"\nfeed: \"Long Reads\"\ndate: 2025-06-11T10:00:00Z\n"), "{text}");
+    assert!(text.contains("url: \"http://example.com/a2\"\ntags: []\n---\n\n# Second\n\ntwo\n"), "{text}");
+
+    let out = sandbox.run(&["export", "--markdown", path_str(&dir)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("Long Reads"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["2025-06-10-First-escape.md", "2025-06-11-Second.md", "2025-06-12-hidden dot.md"]);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "nothing beside the feed's folder");
+    let first = std::fs::read_to_string(dir.join("Long Reads/2025-06-10-First-escape.md")).unwrap();
+    assert!(first.contains("one [more][1]\n\n[1]: <http://example.com/more>\n"), "{first}");
+
+    let out = sandbox.run(&["export", "--markdown", path_str(&dir), "--path", "../{title}.md"]);
+    assert_eq!(out.status.code(), Some(2), "a template leading out is refused");
+    assert!(stderr(&out).contains("must not contain . or .."), "{}", stderr(&out));
+}

@@ -283,3 +283,54 @@ fn a_notify_command_gets_titles_as_data_and_one_that_hangs_is_stopped_after_ten_
     let left = std::process::Command::new("pgrep").args(["-f", "^sleep 600$"]).output().unwrap();
     assert!(left.stdout.is_empty(), "the notify command was killed: {}", String::from_utf8_lossy(&left.stdout));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn save_for_later_hands_each_marked_entry_to_the_save_command_as_data() {
+    let sandbox = Sandbox::new();
+    let traps = sandbox.path("traps");
+    std::fs::create_dir_all(&traps).unwrap();
+    let [semicolon, dollar, ..] = hostile(&traps);
+    let server = Server::start();
+    let xml = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('"', "&quot;");
+    let items: String = [("s1", format!("First {dollar}"), "/one"), ("s2", "Second".to_string(), "/two")]
+        .iter()
+        .enumerate()
+        .map(|(i, (guid, title, path))| {
+            format!(
+                "<item><guid>{guid}</guid><title>{}</title><link>{}</link>\
+                 <pubDate>Tue, 1{i} Jun 2025 10:00:00 GMT</pubDate></item>",
+                xml(title),
+                xml(&format!("{}{semicolon}", server.url(path)))
+            )
+        })
+        .collect();
+    server.route(
+        "/feed.xml",
+        Reply::ok(
+            "application/rss+xml",
+            format!("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Later</title>{items}</channel></rss>"),
+        ),
+    );
+    let saved = sandbox.path("saved.txt");
+    let config = Config {
+        save_command: Some(format!("sh -c 'printf \"%s|%s\\n\" %u \"%t\" >> {}'", saved.display())),
+        ..Config::default()
+    };
+    let mut app = reader(&sandbox, &server, config).await;
+    app.run_until(WAIT, |s| s.entries.len() == 2).await.unwrap();
+    let rows: Vec<String> = (0..2)
+        .map(|i| {
+            let row = app.state.entries.row(i).expect("the rows are read");
+            format!("{}|{}", row.link.clone().unwrap(), row.title.clone().unwrap())
+        })
+        .collect();
+    for key in ['l', 'x', 'x', 'W'] {
+        app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE)));
+    }
+    app.run_until(WAIT, |s| s.status.log.iter().any(|m| m.text.starts_with("Saved 2 entries for later")))
+        .await
+        .unwrap();
+    let lines: Vec<String> = std::fs::read_to_string(&saved).unwrap().lines().map(String::from).collect();
+    assert_eq!(lines, rows, "each entry once, in the list's order, its address and title whole");
+    nothing_ran(&traps);
+}

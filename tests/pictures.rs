@@ -593,3 +593,69 @@ async fn pictures_arriving_inside_and_above_the_view_leave_its_top_lines_where_t
     assert_eq!(screen(&terminal)[..inside_at], before[..inside_at], "the view did not move");
     assert_eq!(screen(&terminal)[0], "Line 35.");
 }
+
+/// A PNG of `width` × `height` grey pixels.
+fn grey(width: u32, height: u32) -> Vec<u8> {
+    let image = image::RgbImage::from_pixel(width, height, image::Rgb([128, 128, 128]));
+    let mut out = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_photo_written_with_an_empty_alt_is_drawn_with_no_image_line_and_a_pixel_is_not() {
+    // As WordPress and Ghost write them: no figure, alt="", no size declared; a 1 × 1 pixel with no size
+    // declared either; and a photo that is gone.
+    let w = world(
+        |s| {
+            format!(
+                "<p>Before the photo.</p><p><img src=\"{}\" alt=\"\"></p><p>After the photo.</p>\
+                 <p><img src=\"{}\" alt=\"\"></p><p>After the pixel.</p><p><img src=\"{}\" alt=\"\"></p>",
+                s.url("/photo.png"),
+                s.url("/pixel.png"),
+                s.url("/gone.png")
+            )
+        },
+        |_| String::new(),
+    );
+    w.server.route("/photo.png", Reply::ok("image/png", squares(200, 100)));
+    w.server.route("/pixel.png", Reply::ok("image/png", grey(1, 1)));
+    let mut app = reader(&w, (100, 40), ProtocolType::Halfblocks);
+    open_entry(&mut app).await;
+    // Every picture answered (the pixel takes no rows, so it is never prepared), the photo prepared.
+    let settled = |s: &State| {
+        let photo = s.article.view.as_ref().and_then(|v| v.pictures.first());
+        s.pictures.known.len() == 3
+            && s.pictures.known.values().all(|k| !matches!(k, Known::Loading))
+            && photo.is_some_and(|p| {
+                matches!(s.pictures.known.get(&p.picture.url), Some(Known::Ready { prepared: Some(_), .. }))
+            })
+    };
+    app.run_until(WAIT, settled).await.unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(100, 40)).unwrap();
+    app.draw(&mut terminal).unwrap();
+
+    let view = app.state.article.view.as_ref().unwrap();
+    let sizes: Vec<Option<(u16, u16)>> = view.pictures.iter().map(|p| p.size).collect();
+    assert_eq!(sizes, [Some((20, 5)), None, None], "the photo is drawn; the pixel and the gone one are not");
+    // The photo is drawn in half-blocks, in red and blue, right under the text before it.
+    let text = text_area(&app.state);
+    let top = text.y + (view.pictures[0].row - view.scroll) as u16;
+    let buffer = terminal.backend().buffer();
+    assert_eq!(row_text(buffer, top - 2, text), "Before the photo.");
+    assert_eq!((buffer[(text.x, top)].fg, buffer[(text.x + 19, top + 4)].bg), (RED, BLUE));
+    // No `[image]` line under the drawn photo, none for the pixel; the gone photo's stands in for it.
+    assert_eq!(row_text(buffer, top + 5, text), "", "the paragraph's gap, then the text after it");
+    assert_eq!(row_text(buffer, top + 6, text), "After the photo.");
+    let screen = support::screen(terminal.backend());
+    assert_eq!(screen.matches("[image]").count(), 1, "{screen}");
+    assert!(screen.contains("After the pixel."), "{screen}");
+    assert_eq!(w.server.requests_for("/pixel.png").len(), 1, "fetched: only its real size could tell");
+    // Why the gone one is not shown is in the message log (L), not only in the log file.
+    let gone = w.server.url("/gone.png");
+    let logged = app.state.status.log.iter().map(|m| m.text.clone()).collect::<Vec<_>>();
+    assert!(
+        logged.iter().any(|m| m.contains(&gone) && m.contains("not shown") && m.contains("HTTP 404")),
+        "{logged:?}"
+    );
+}

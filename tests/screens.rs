@@ -456,6 +456,25 @@ fn health_view(size: (u16, u16)) -> State {
 }
 
 #[test]
+fn marked_entries_show_their_mark_and_the_status_says_what_acts_on_them() {
+    let build = |size| {
+        let mut s = reader(size);
+        key(&mut s, 'l');
+        key(&mut s, 'x'); // the first entry, and down
+        key(&mut s, 'j');
+        key(&mut s, 'x'); // the third
+        s
+    };
+    let s = build((160, 40));
+    let screen = draw(&s);
+    let marked: Vec<&str> = screen.lines().filter(|l| l.contains('▶')).collect();
+    assert_eq!(marked.len(), 2, "{screen}");
+    assert!(marked[0].contains("Rust 2026 roadmap") && marked[1].contains("東京の天気"), "{marked:?}");
+    assert!(screen.contains("2 entries marked · m read, s star, O export, E download, | pipe, u undo"), "{screen}");
+    at_sizes("entries_marked", &SIZES[..2], build);
+}
+
+#[test]
 fn health_view_lists_every_feed_worst_first() {
     at_sizes("health", &SIZES, health_view);
 }

@@ -66,11 +66,21 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write every subscription as OPML 2.0, folders kept.
+    /// Write every subscription as OPML 2.0, folders kept; or, with --markdown, entries as Markdown files.
     Export {
         /// Write to this file instead of standard output.
-        #[arg(short, long, value_name = "FILE")]
+        #[arg(short, long, value_name = "FILE", conflicts_with = "markdown")]
         output: Option<PathBuf>,
+        /// Write entries as Markdown files (front matter, links as references) under this folder.
+        #[arg(long, value_name = "DIR")]
+        markdown: Option<PathBuf>,
+        /// With --markdown: only the entries this query matches (the search's language); else every entry.
+        #[arg(long, value_name = "QUERY", requires = "markdown")]
+        query: Option<String>,
+        /// With --markdown: where each entry goes in the folder (placeholders {feed}, {date}, {title}, {year},
+        /// {month}, {author}, {id}); else the config's export_path.
+        #[arg(long, value_name = "TEMPLATE", requires = "markdown")]
+        path: Option<String>,
     },
     /// Refresh every feed without the reader, then sync every account; progress on stderr, a summary on stdout
     /// (a line per account). Exit 3 when a feed or an account failed (the others were done).

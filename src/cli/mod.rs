@@ -200,7 +200,11 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 ExitCode::SUCCESS
             })
         }
-        Some(Command::Export { output }) => export::run(&paths.db, output.as_deref()),
+        Some(Command::Export { markdown: Some(dir), query, path, .. }) => {
+            let template = path.unwrap_or_else(|| config.export_path.clone());
+            export::markdown(&paths.db, &dir, query.as_deref(), &template)
+        }
+        Some(Command::Export { output, .. }) => export::run(&paths.db, output.as_deref()),
         Some(Command::Refresh { json, force, no_sync }) => {
             runtime.block_on(refresh::run(&paths.db, &config, json, force, !no_sync))
         }

@@ -10,33 +10,7 @@ use std::process::ExitCode;
 /// `tidings search`: indexes what the last refreshes added, then prints the matches, newest first. Exit 0 with
 /// matches, 3 with none, 2 when the query (or `--feed`) means nothing.
 pub(super) fn run(db: &Path, query: &str, json: bool, feed: Option<&str>, unread: bool) -> anyhow::Result<ExitCode> {
-    use crate::store::search::{index_pending, pending_count};
-    let indexed = store::open_write(db).and_then(|mut conn| {
-        let pending = pending_count(&conn)?;
-        if pending > 5_000 && std::io::stderr().is_terminal() {
-            note!("Indexing {pending} new entries for search…");
-        }
-        index_pending(&mut conn, usize::MAX)?;
-        Ok(conn)
-    });
-    let conn = match indexed {
-        Ok(conn) => conn,
-        // A database this user may only read (or on a full disk) is searched as it is: what the last refreshes
-        // added is not indexed yet, and cannot be, so it is not found (said, with how many).
-        Err(e) if e.cannot_write() => {
-            let conn = store::open_existing_read_only(db)?;
-            let pending = pending_count(&conn)?;
-            if pending > 0 {
-                note!(
-                    "tidings: {} cannot be written ({e}), so the {pending} entries added since the last search \
-                     are not indexed and not searched",
-                    db.display()
-                );
-            }
-            conn
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let conn = indexed(db)?;
     let feeds = store::feeds::feeds(&conn)?;
     let within = match feed {
         None => None,
@@ -77,4 +51,37 @@ pub(super) fn run(db: &Path, query: &str, json: bool, feed: Option<&str>, unread
         note!("{} {} found", rows.len(), if rows.len() == 1 { "entry" } else { "entries" });
     }
     Ok(if rows.is_empty() { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
+}
+
+/// The database with what the last refreshes added indexed for search first; one this user may only read (or
+/// on a full disk) is searched as it is, and what is not indexed is said.
+pub(super) fn indexed(db: &Path) -> anyhow::Result<rusqlite::Connection> {
+    use crate::store::search::{index_pending, pending_count};
+    let indexed = store::open_write(db).and_then(|mut conn| {
+        let pending = pending_count(&conn)?;
+        if pending > 5_000 && std::io::stderr().is_terminal() {
+            note!("Indexing {pending} new entries for search…");
+        }
+        index_pending(&mut conn, usize::MAX)?;
+        Ok(conn)
+    });
+    let conn = match indexed {
+        Ok(conn) => conn,
+        // A database this user may only read (or on a full disk) is searched as it is: what the last refreshes
+        // added is not indexed yet, and cannot be, so it is not found (said, with how many).
+        Err(e) if e.cannot_write() => {
+            let conn = store::open_existing_read_only(db)?;
+            let pending = pending_count(&conn)?;
+            if pending > 0 {
+                note!(
+                    "tidings: {} cannot be written ({e}), so the {pending} entries added since the last search \
+                     are not indexed and not searched",
+                    db.display()
+                );
+            }
+            conn
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok(conn)
 }

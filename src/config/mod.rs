@@ -99,6 +99,12 @@ pub struct Config {
     /// The command line that copies an address: it reads the address on its standard input (`wl-copy`,
     /// `xclip -selection clipboard`); unset: the terminal's clipboard (OSC 52).
     pub copy_command: Option<String>,
+    /// The command line an entry is handed to by `save_for_later` (`W`): `%u` its address, `%t` its title (each
+    /// one whole argument; no shell unless the line is `sh -c '…'`).
+    pub save_command: Option<String>,
+    /// Where each entry exported as Markdown goes in the folder exported to (`E` in the reader, `tidings export
+    /// --markdown`): `{feed}`, `{date}`, `{title}`, `{year}`, `{month}`, `{author}`, `{id}`.
+    pub export_path: String,
     /// `[macros]`: a key pressed after the macro key, and the actions it runs in order (`v = ["open",
     /// "open_in_browser"]`).
     pub macros: BTreeMap<String, Vec<String>>,
@@ -182,6 +188,8 @@ impl Default for Config {
             hide_read_feeds: false,
             bookmark_command: None,
             copy_command: None,
+            save_command: None,
+            export_path: crate::markdown::DEFAULT_TEMPLATE.to_string(),
             macros: BTreeMap::new(),
             views: Vec::new(),
             ignore: Vec::new(),

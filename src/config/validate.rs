@@ -81,12 +81,14 @@ impl Config {
             ("player", &self.player),
             ("bookmark_command", &self.bookmark_command),
             ("copy_command", &self.copy_command),
+            ("save_command", &self.save_command),
         ] {
             if let Some(line) = line {
                 CommandLine::parse(line, None)
                     .map_err(|e| (vec![key.to_string()], format!("{e} (write it like \"w3m %u\")")))?;
             }
         }
+        crate::markdown::check_template(&self.export_path).map_err(|e| (vec!["export_path".to_string()], e))?;
         for (url, label) in &self.encoding {
             use crate::decode::labels::{Label, resolve};
             let key = vec!["encoding".to_string(), url.clone()];

@@ -43,11 +43,12 @@ const ANSWER_WITHIN: Duration = Duration::from_millis(500);
 
 /// Asks the terminal (standard input and output, which must be in raw mode and read by nobody else yet) and
 /// returns how pictures are drawn (`None` when they are off), and the keys typed meanwhile, which belong to the
-/// reader. Unlike ratatui-image's own query, nothing is left reading standard input when the terminal does not
-/// answer (a blocked read would take the reader's first key).
-pub fn detect(setting: Images) -> (Option<Picker>, Vec<u8>) {
+/// reader, and what to tell the user when the setting could not be followed. Unlike ratatui-image's own query,
+/// nothing is left reading standard input when the terminal does not answer (a blocked read would take the
+/// reader's first key).
+pub fn detect(setting: Images) -> (Option<Picker>, Vec<u8>, Option<String>) {
     if setting == Images::Off {
-        return (None, Vec::new());
+        return (None, Vec::new(), None);
     }
     let wezterm_or_konsole =
         ["WEZTERM_EXECUTABLE", "KONSOLE_VERSION"].iter().any(|v| std::env::var(v).is_ok_and(|s| !s.is_empty()));
@@ -72,7 +73,8 @@ pub fn detect(setting: Images) -> (Option<Picker>, Vec<u8>) {
     };
     // Without an answer, what the environment says (iTerm2 and its kin, tmux) or half-blocks.
     let mut picker = fixed(ProtocolType::Halfblocks, cell);
-    if let Some(protocol) = setting.forced().or(answered) {
+    let (forced, said) = honoured(setting, answered, tmux);
+    if let Some(protocol) = forced.or(answered) {
         picker.set_protocol_type(protocol);
     } else if !matches!(fixed_guess(cell), ProtocolType::Halfblocks) {
         picker.set_protocol_type(fixed_guess(cell));
@@ -85,7 +87,26 @@ pub fn detect(setting: Images) -> (Option<Picker>, Vec<u8>) {
         if picker.tmux_detected() { ", inside tmux" } else { "" },
         if answers.is_empty() { "; the terminal did not answer" } else { "" }
     );
-    (Some(picker), typed)
+    (Some(picker), typed, said)
+}
+
+/// The protocol the setting forces, unless it cannot work: inside tmux, sixel and kitty's graphics reach the
+/// terminal only when the terminal answered for them through tmux (tmux's `allow-passthrough` on, or a tmux
+/// that draws sixel itself); forced without that answer they would print `Ptmux;` and tear the screen. Then
+/// half-blocks draw, as with `auto`, and the message says why.
+fn honoured(setting: Images, answered: Option<ProtocolType>, tmux: bool) -> (Option<ProtocolType>, Option<String>) {
+    let forced = setting.forced();
+    match forced {
+        Some(p @ (ProtocolType::Sixel | ProtocolType::Kitty)) if tmux && answered != Some(p) => {
+            let name = if p == ProtocolType::Sixel { "sixel" } else { "kitty" };
+            let said = format!(
+                "images = \"{name}\" does not reach the terminal inside tmux (turn on tmux's allow-passthrough, or \
+                 use a tmux that draws {name}): pictures are drawn with half-blocks"
+            );
+            (Some(ProtocolType::Halfblocks), Some(said))
+        }
+        _ => (forced, None),
+    }
 }
 
 /// The protocol ratatui-image guesses from the environment alone (iTerm2 and its kin).
@@ -150,4 +171,26 @@ pub fn fixed(protocol: ProtocolType, cell: (u16, u16)) -> Picker {
     let mut picker = Picker::from_fontsize(ratatui_image::FontSize::new(cell.0, cell.1));
     picker.set_protocol_type(protocol);
     picker
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixel_forced_inside_tmux_without_an_answer_falls_back_to_half_blocks_and_says_why() {
+        let (protocol, said) = honoured(Images::Sixel, None, true);
+        assert_eq!(protocol, Some(ProtocolType::Halfblocks));
+        assert!(said.is_some_and(|s| s.contains("allow-passthrough") && s.contains("half-blocks")));
+        let (protocol, said) = honoured(Images::Kitty, Some(ProtocolType::Sixel), true);
+        assert_eq!((protocol, said.is_some()), (Some(ProtocolType::Halfblocks), true));
+    }
+
+    #[test]
+    fn sixel_forced_is_honoured_outside_tmux_or_when_the_terminal_answered_through_it() {
+        assert_eq!(honoured(Images::Sixel, None, false), (Some(ProtocolType::Sixel), None));
+        assert_eq!(honoured(Images::Sixel, Some(ProtocolType::Sixel), true), (Some(ProtocolType::Sixel), None));
+        assert_eq!(honoured(Images::Iterm2, None, true), (Some(ProtocolType::Iterm2), None));
+        assert_eq!(honoured(Images::Auto, None, true), (None, None));
+    }
 }

@@ -96,6 +96,8 @@ impl Reader {
                 })
                 .collect(),
             bookmark_command: config.bookmark_command.is_some(),
+            export_path: config.export_path.clone(),
+            save_command: config.save_command.is_some(),
             // What the reader remembers from the last time: feeds with nothing unread hidden, the last search.
             hide_read_feeds: match session.preference("hide_read_feeds") {
                 Some(value) => value == "on",
@@ -138,6 +140,7 @@ impl Reader {
                 launcher.clone(),
                 command(&config.bookmark_command),
                 command(&config.copy_command),
+                command(&config.save_command),
                 tx.clone(),
             ),
             settings: settings::Settings::new(config, session.clone(), launcher.clone(), tx.clone()),

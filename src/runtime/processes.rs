@@ -16,6 +16,8 @@ pub(super) struct Processes {
     /// The `bookmark_command`, and the `copy_command`.
     bookmark: Option<CommandLine>,
     pub(super) copy: Option<CommandLine>,
+    /// The `save_command`.
+    save_later: Option<CommandLine>,
     inbox: mpsc::UnboundedSender<Event>,
 }
 
@@ -24,9 +26,10 @@ impl Processes {
         launcher: Arc<Launcher>,
         bookmark: Option<CommandLine>,
         copy: Option<CommandLine>,
+        save_later: Option<CommandLine>,
         inbox: mpsc::UnboundedSender<Event>,
     ) -> Processes {
-        Processes { launcher, bookmark, copy, inbox }
+        Processes { launcher, bookmark, copy, save_later, inbox }
     }
 
     /// Opens `url` with `launcher` (the reader's, or the browser of the feed on screen): the URL goes to the
@@ -70,6 +73,38 @@ impl Processes {
         let mut command = std::process::Command::new(&argv[0]);
         command.args(&argv[1..]);
         start_detached(command, self.inbox.clone());
+    }
+
+    /// Runs the `save_command` once per entry (address, title), one after the other and bounded, off the loop's
+    /// thread: the address and title are data wherever their marks stand; a command without either gets both.
+    /// Says how many were saved, and the first that failed (the rest are still tried).
+    pub(super) fn save_for_later(&self, entries: Vec<(String, String)>) {
+        let Some(line) = self.save_later.clone() else { return };
+        let inbox = self.inbox.clone();
+        tokio::task::spawn_blocking(move || {
+            let program = line.program().to_string();
+            let (mut saved, mut failed) = (0, Vec::new());
+            for (url, title) in &entries {
+                let argv = line.argv(&[("%u", url), ("%t", title)], &[url, title]);
+                let mut command = std::process::Command::new(&argv[0]);
+                command.args(&argv[1..]);
+                match crate::process::run(command, Vec::new(), SAVE_LIMITS) {
+                    Ok(out) if out.status.success() => saved += 1,
+                    Ok(out) => failed.push(format!("{title}: ended with {} {}", out.status, out.said())),
+                    Err(e) => failed.push(format!("{title}: {e}")),
+                }
+            }
+            let what = |n: usize| if n == 1 { "1 entry".to_string() } else { format!("{n} entries") };
+            let _ = inbox.send(match failed.first() {
+                None => Event::Notice(format!("Saved {} for later with {program}", what(saved))),
+                Some(first) => Event::Error(format!(
+                    "{program} could not save {} of {}; the first: {}",
+                    failed.len(),
+                    entries.len(),
+                    crate::sanitize::one_line(first, 300)
+                )),
+            });
+        });
     }
 
     /// Writes the article's text to `path`, off the loop's thread.
@@ -121,6 +156,9 @@ fn run_piped(
 /// A `:pipe` into a program: it may take a while (mail, a converter), and what it prints is only shown as a line.
 const PIPE_LIMITS: crate::process::Limits =
     crate::process::Limits { deadline: std::time::Duration::from_secs(300), output: 64 * 1024 };
+/// The `save_command`, once per entry.
+const SAVE_LIMITS: crate::process::Limits =
+    crate::process::Limits { deadline: std::time::Duration::from_secs(30), output: 4 * 1024 };
 /// The clipboard's `copy_command`.
 const COPY_LIMITS: crate::process::Limits =
     crate::process::Limits { deadline: std::time::Duration::from_secs(10), output: 4 * 1024 };

@@ -2,7 +2,7 @@
 //! the store's one write path, numbered ([`WriteId`]); every read runs on a connection of its own behind the
 //! [`WriteBarrier`], so a list read asked for after a write sees it, and says which write it saw.
 
-use crate::app::{Event, ListKey, WriteFailure, WriteId};
+use crate::app::{Event, ExportTo, ListKey, WriteFailure, WriteId};
 use crate::model::{EntryId, EntryRef, EntryRow, FeedId, ListQuery, ListSource, Sort, UserWrite};
 use crate::session::Session;
 use crate::store::{self, DbThread, StoreError, entries, feeds, folders, lists};
@@ -180,6 +180,43 @@ impl Reads {
         });
     }
 
+    /// The entries of `list` a `:mark` query matches.
+    pub(super) fn matching(&self, list: ListKey, source: ListSource, query: String) {
+        let inbox = self.inbox.clone();
+        self.behind_writes(&self.reader, move |c, _| {
+            let found = lists::search(c, &query, Some(&source), false, Sort::Newest)
+                .map(|refs| refs.into_iter().map(|r| r.id).collect())
+                .map_err(|e| e.to_string());
+            let _ = inbox.send(Event::Matched { list, query, found });
+        });
+    }
+
+    /// Writes entries as Markdown files, or reads them as one text for a command (see [`ExportTo`]). Files are
+    /// written on the counting connection: a thousand of them take a second the lists must not wait for.
+    pub(super) fn export(&self, ids: Vec<EntryId>, to: ExportTo) {
+        let inbox = self.inbox.clone();
+        let on = if matches!(to, ExportTo::Files { .. }) { &self.counter } else { &self.reader };
+        self.behind_writes(on, move |c, _| {
+            let _ = inbox.send(match to {
+                ExportTo::Files { dir, template } => {
+                    let folder = crate::export::expand_home(&dir);
+                    match crate::export::to_files(c, &ids, &folder, &template) {
+                        Ok(done) => exported(&done, &folder),
+                        Err(e) => Event::Error(format!("Cannot export to {}: {e}", folder.display())),
+                    }
+                }
+                ExportTo::SaveForLater => match crate::export::addresses(c, &ids) {
+                    Ok(entries) => Event::ToSave(entries),
+                    Err(e) => Event::Error(format!("Cannot read the marked entries to save them: {e}")),
+                },
+                ExportTo::Pipe { words, in_terminal, addresses } => match crate::export::to_text(c, &ids, addresses) {
+                    Ok(text) => Event::ExportedText { words, in_terminal, text },
+                    Err(e) => Event::Error(format!("Cannot read the marked entries to pipe them: {e}")),
+                },
+            });
+        });
+    }
+
     /// A feed's details, with `settings(url)`: its `key = value` lines of the config.
     pub(super) fn feed_info(&self, feed_id: FeedId, settings: impl Fn(&str) -> Vec<String> + Send + 'static) {
         let inbox = self.inbox.clone();
@@ -276,4 +313,24 @@ fn load_list(
         refs.iter().skip(at.saturating_sub(FIRST_ROWS_BEFORE)).take(FIRST_ROWS).map(|r| r.id).collect();
     let rows = entries::entry_rows(c, &ids).map_err(fail)?;
     Ok((refs, rows, (sort, unread_only)))
+}
+
+/// What an export to files says: how many went where, and each one that could not be written.
+fn exported(done: &crate::export::Exported, folder: &std::path::Path) -> Event {
+    let n = done.written.len();
+    let files = if n == 1 { "1 entry".to_string() } else { format!("{n} entries") };
+    let mut text = format!("Exported {files} as Markdown to {}", folder.display());
+    if done.missing > 0 {
+        text.push_str(&format!("; {} no longer stored (purged meanwhile)", done.missing));
+    }
+    if done.failed.is_empty() {
+        return Event::Notice(text);
+    }
+    let failed = done.failed.len();
+    let first = &done.failed[0];
+    let more = if failed > 1 { format!(" (and {} more, in the log file)", failed - 1) } else { String::new() };
+    for why in &done.failed {
+        tracing::warn!("export: {why}");
+    }
+    Event::Error(format!("{text}; {failed} not written: {first}{more}"))
 }

@@ -43,6 +43,8 @@ impl Services {
             Effect::CountViews(views) => self.reads.count_views(views),
             Effect::FindDatabaseHolders => self.reads.holders(),
             Effect::Write { id, write } => self.reads.write(id, write),
+            Effect::MatchEntries { list, source, query } => self.reads.matching(list, source, query),
+            Effect::Export { ids, to } => self.reads.export(ids, to),
             Effect::RenderArticle { entry_id, html, width, base } => self.render.render(entry_id, html, width, base),
             Effect::Open { url, kind } => self.processes.open(&self.processes.launcher.clone(), &url, kind),
             Effect::Pipe { words, input, .. } => self.processes.pipe(&words, input),
@@ -52,6 +54,7 @@ impl Services {
                 self.processes.copy(text);
             }
             Effect::Bookmark { url, title } => self.processes.bookmark(&url, &title),
+            Effect::SaveForLater { entries } => self.processes.save_for_later(entries),
             Effect::SaveView { name, query } => self.settings.save_view(name, query),
             Effect::SetFeedSetting { feed_id, url, setting } => self.settings.set_feed_setting(feed_id, url, setting),
             Effect::Refresh { batch, ids, force } => self.work.refresh(batch, ids, force),

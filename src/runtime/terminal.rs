@@ -17,7 +17,11 @@ pub async fn run(options: Options) -> anyhow::Result<Vec<String>> {
     let mut reader = Reader::new(options)?;
     let mut terminal = ratatui::try_init()?;
     // Asked once, before the input task reads the terminal: afterwards its answers would arrive as keys.
-    let (picker, typed) = crate::pictures::detect::detect(images);
+    let (picker, typed, said) = crate::pictures::detect::detect(images);
+    if let Some(said) = said {
+        tracing::warn!("{said}");
+        let _ = reader.sender().send(Event::Notice(said));
+    }
     if let Some(picker) = picker {
         let (cache_dir, cache_max_bytes) = picture_cache;
         reader.set_pictures(crate::pictures::Setup { picker, cache_dir, cache_max_bytes });

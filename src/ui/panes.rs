@@ -187,13 +187,15 @@ pub(super) fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area:
         .map(|i| {
             let r = list.refs[i];
             // Read state and star are separate columns: a starred entry still says whether it is read.
-            let on_disk = state.downloads.on_disk.contains(&r.id);
-            let marker = format!(
-                "{}{}{}",
-                if r.read { ' ' } else { '●' },
-                if r.starred { '★' } else { ' ' },
-                if on_disk { '↓' } else { ' ' }
-            );
+            // The third column says the entry is marked for what comes next (`x`), else that its file is on disk.
+            let third = if list.marked.contains(&r.id) {
+                '▶'
+            } else if state.downloads.on_disk.contains(&r.id) {
+                '↓'
+            } else {
+                ' '
+            };
+            let marker = format!("{}{}{third}", if r.read { ' ' } else { '●' }, if r.starred { '★' } else { ' ' });
             let (date, title) = match list.row(i) {
                 Some(row) => (
                     date_column(state.clock.zone, row.date, width, other_years),

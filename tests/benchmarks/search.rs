@@ -4,7 +4,8 @@
 //! it), `retention` (the file size over two simulated years of daily refreshes, with and without purging) and
 //! `tokenizers` (recall, index size and speed of CJK tokenizations over the corpus's Chinese, Japanese and
 //! Korean feeds), `query` (saved views and kill rules of the query language, `text ~` among them: each listed
-//! and counted, and the kill rules judged over every stored entry). Without a mode: `search lists`. The farm (4000 feeds × 100 entries by default, see
+//! and counted, and the kill rules judged over every stored entry), `export` (1,000 entries of the farm written
+//! as Markdown files, the reader's `E` and `tidings export --markdown`; the goal is under a second). Without a mode: `search lists`. The farm (4000 feeds × 100 entries by default, see
 //! `tests/support/farm.rs`) is built once and kept under the target directory.
 //!
 //! They print figures and assert nothing: a shared two-core machine is too noisy for timed tests.
@@ -601,6 +602,30 @@ fn query_mode(farm: &farm::Farm) {
     store::query::apply_rules(&mut conn, &[], farm::NEWEST).expect("clear the rules");
 }
 
+/// 1,000 entries (the newest of All) written as Markdown files under a fresh folder, as `E` and `tidings export
+/// --markdown` do; the goal is under a second.
+fn export_mode(farm: &farm::Farm) {
+    let conn = store::open_read(&farm.path).expect("open the farm");
+    let every = ListQuery { source: ListSource::All, sort: Sort::Newest, unread_only: false };
+    let refs = lists::entry_refs(&conn, &every).expect("entry refs");
+    let ids: Vec<EntryId> = refs.into_iter().take(1_000).map(|r| r.id).collect();
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export-bench");
+    let mut run = 0;
+    let (cold, median, written) = timed(5, || {
+        run += 1;
+        let dir = root.join(format!("run-{run}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let done = tidings::export::to_files(&conn, &ids, &dir, tidings::markdown::DEFAULT_TEMPLATE).expect("export");
+        done.written.len()
+    });
+    let _ = std::fs::remove_dir_all(&root);
+    println!(
+        "export: {written} entries as Markdown files  {:>7.1} ms  (cold {:.1} ms; goal: under 1000 ms)",
+        ms(median),
+        ms(cold)
+    );
+}
+
 fn main() {
     let raw: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     let modes: Vec<&String> = raw
@@ -615,8 +640,11 @@ fn main() {
     if wants("tokenizers") {
         tokenizers_mode();
     }
-    if wants("search") || wants("lists") || wants("query") {
+    if wants("search") || wants("lists") || wants("query") || wants("export") {
         let farm = farm_for(&raw);
+        if wants("export") {
+            export_mode(&farm);
+        }
         if wants("query") {
             query_mode(&farm);
         }

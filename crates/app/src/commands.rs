@@ -22,6 +22,9 @@ const COMMANDS: &[(&str, &str)] = &[
     ("pipe", "COMMAND: the article's text on its standard input"),
     ("pipe-url", "COMMAND: the entry's address on its standard input"),
     ("copy", "[N]: the entry's address, or link N's"),
+    ("mark", "[QUERY]: the entry, or every entry of the list the query matches, for what comes next"),
+    ("unmark", "every marked entry"),
+    ("export", "FOLDER: the marked entries (or the entry) as Markdown files"),
     ("hide", "the selected feed, out of the feed list"),
     ("unhide", "the selected feed, back in the feed list"),
     ("show-hidden-feeds", "hidden feeds in the feed list, or not"),
@@ -41,6 +44,12 @@ pub struct Commands {
     pub awaiting_macro: bool,
     /// The config has a `bookmark_command`.
     pub bookmark_command: bool,
+    /// The config has a `save_command`.
+    pub save_command: bool,
+    /// The folder the last export went to, offered again.
+    pub export_dir: Option<String>,
+    /// Where in the folder each exported entry goes (`export_path` in the config); empty: the default.
+    pub export_template: String,
 }
 
 const HINT: &str = "an action (star, open-in-browser…) or a command (set, save, pipe, copy…); Tab completes";
@@ -183,6 +192,9 @@ fn run(state: &mut State, word: &str, rest: &str) -> Result<Vec<Effect>, String>
         "save" | "save!" => save(state, rest, word == "save!"),
         "pipe" | "pipe-url" if rest.is_empty() => Err("pipe to which command? :pipe COMMAND".into()),
         "pipe" | "pipe-url" => pipe(state, rest, word == "pipe-url"),
+        "mark" if !rest.is_empty() => super::marked::by_query(state, rest),
+        "unmark" => Ok(super::marked::clear(state)),
+        "export" if !rest.is_empty() => super::exporting::export(state, rest),
         "copy" if rest.is_empty() => Ok(copy_url(state)),
         "copy" => copy_link(state, rest),
         "hide" | "unhide" => {
@@ -259,7 +271,7 @@ fn article_text(state: &State) -> Option<String> {
 }
 
 /// The entry the keys act on: the open one in the article pane, else the one under the cursor (address, title).
-fn entry_address(state: &State) -> Option<(Option<String>, String)> {
+pub(crate) fn entry_address(state: &State) -> Option<(Option<String>, String)> {
     let view = state.article.ready().filter(|_| state.focus == Pane::Article || state.entries.selected().is_none());
     match view {
         Some(v) => Some((v.detail.link.clone(), v.detail.title.clone().unwrap_or_default())),
@@ -274,8 +286,22 @@ fn no_article(state: &State, what: &str) -> String {
     )
 }
 
-/// `|`: asks for the command to pipe the article to.
+/// `|`: asks for the command to pipe the article (or the marked entries) to.
 pub fn ask_pipe(state: &mut State) -> Vec<Effect> {
+    let marked = state.entries.marked.len();
+    if marked > 0 {
+        let hint = format!(
+            "a command that reads their Markdown on its standard input (no shell: write sh -c '…' for one){}",
+            state.keymap.say(Context::Prompt, Action::ToggleScope, "; {}: their addresses instead")
+        );
+        state.dialog = Some(Dialog::Prompt(Prompt::new(
+            &format!("Pipe the {marked} marked entries to"),
+            &hint,
+            "",
+            PromptPurpose::Pipe { address: false, marked },
+        )));
+        return Vec::new();
+    }
     if state.article.ready().is_none() {
         let now = state.clock.now;
         let said = no_article(state, "pipe it");
@@ -291,21 +317,29 @@ pub fn ask_pipe(state: &mut State) -> Vec<Effect> {
         "Pipe the article's text to",
         &hint,
         "",
-        PromptPurpose::Pipe { address: false },
+        PromptPurpose::Pipe { address: false, marked: 0 },
     )));
     Vec::new()
 }
 
 /// Tab while piping: the text, or the address.
 pub fn toggle_pipe(prompt: &mut Prompt) {
-    if let PromptPurpose::Pipe { address } = prompt.purpose {
-        prompt.purpose = PromptPurpose::Pipe { address: !address };
-        prompt.title = if address { "Pipe the article's text to".into() } else { "Pipe the entry's address to".into() };
+    if let PromptPurpose::Pipe { address, marked } = prompt.purpose {
+        prompt.purpose = PromptPurpose::Pipe { address: !address, marked };
+        prompt.title = match (marked, address) {
+            (0, true) => "Pipe the article's text to".into(),
+            (0, false) => "Pipe the entry's address to".into(),
+            (n, true) => format!("Pipe the {n} marked entries to"),
+            (n, false) => format!("Pipe the addresses of the {n} marked entries to"),
+        };
     }
 }
 
 /// Pipes the article's text (or the entry's address) to `line`.
 pub fn pipe(state: &mut State, line: &str, address: bool) -> Result<Vec<Effect>, String> {
+    if !state.entries.marked.is_empty() {
+        return super::exporting::pipe_marked(state, line, address);
+    }
     let command = tidings_core::command::CommandLine::parse(line, None)?;
     // `%u` and `%t` in the command are the entry's address and title, as data (see `command`).
     let (link, title) = entry_address(state).unwrap_or_default();

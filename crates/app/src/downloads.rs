@@ -67,9 +67,15 @@ pub fn visible_rows(state: &State) -> usize {
     usize::from(area(width, height).height.saturating_sub(3) / 2).max(1)
 }
 
-/// Queues every enclosure of the selected entry.
+/// Queues every enclosure of the marked entries, or of the selected one.
 pub fn queue_selected(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
+    // Entries marked (`x`): every one's media, and the marks go, as with the other keys that act on them.
+    let marked = super::marked::ids(state);
+    if !marked.is_empty() {
+        state.entries.marked.clear();
+        return vec![Effect::QueueDownloads(marked)];
+    }
     let Some(entry) = state.entries.selected_ref().map(|r| r.id) else {
         state.status.info("Select an entry to download its media", now);
         return Vec::new();

@@ -49,6 +49,10 @@ pub struct EntryList {
     pub touched: bool,
     /// The next arrival puts the cursor on the first entry (a new search, a new order).
     pub to_top: bool,
+    /// The marked set (see [`crate::marked`]): entries of this list chosen for what comes next.
+    pub marked: HashSet<EntryId>,
+    /// The entry marked last: where `X` marks from.
+    pub anchor: Option<EntryId>,
 }
 
 impl EntryList {
@@ -93,12 +97,27 @@ impl EntryList {
         Some(r.feed_id)
     }
 
-    pub(super) fn set_starred(&mut self, id: EntryId, starred: bool) {
-        if let Some(r) = self.refs.iter_mut().find(|r| r.id == id) {
-            r.starred = starred;
+    /// Records many entries' new read state in one pass over the list: those of `ids` it changed, in the list's
+    /// order, with their feeds (a whole list marked at once costs one pass, not one per entry).
+    pub fn set_read_many(&mut self, ids: &HashSet<EntryId>, read: bool) -> Vec<(EntryId, crate::model::FeedId)> {
+        let mut changed = Vec::new();
+        for r in self.refs.iter_mut().filter(|r| r.read != read && ids.contains(&r.id)) {
+            r.read = read;
+            if let Some(row) = self.rows.get_mut(&r.id) {
+                row.read = read;
+            }
+            changed.push((r.id, r.feed_id));
         }
-        if let Some(row) = self.rows.get_mut(&id) {
-            row.starred = starred;
+        changed
+    }
+
+    /// Stars or unstars many entries in one pass over the list.
+    pub(super) fn set_starred_many(&mut self, ids: &HashSet<EntryId>, starred: bool) {
+        for r in self.refs.iter_mut().filter(|r| ids.contains(&r.id)) {
+            r.starred = starred;
+            if let Some(row) = self.rows.get_mut(&r.id) {
+                row.starred = starred;
+            }
         }
     }
 

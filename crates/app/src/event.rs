@@ -16,6 +16,20 @@ pub enum OpenKind {
     Media,
 }
 
+/// Where exported entries go (see [`Effect::Export`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExportTo {
+    /// A Markdown file each (front matter, links as references) under the folder `dir` (`~` is the home
+    /// folder), at the path `template` makes of each entry (`{feed}/{date}-{title}.md`).
+    Files { dir: String, template: String },
+    /// One text of them all on the standard input of a command (`words`: the program and its arguments, never a
+    /// shell): their Markdown, or with `addresses` their addresses, one a line. The text comes back as
+    /// [`Event::ExportedText`] to be piped.
+    Pipe { words: Vec<String>, in_terminal: bool, addresses: bool },
+    /// Their addresses and titles, for the `save_command`: they come back as [`Event::ToSave`].
+    SaveForLater,
+}
+
 /// Identifies one discovery the add dialog started, so that its answer finds its way back.
 pub type RequestId = u64;
 
@@ -206,6 +220,20 @@ pub enum Event {
         state: crate::model::DownloadState,
         reason: Option<String>,
     },
+    /// The entries of `list` a `:mark` query matches, or why the query means nothing.
+    Matched {
+        list: ListKey,
+        query: String,
+        found: Result<Vec<EntryId>, String>,
+    },
+    /// The text of entries to be piped ([`ExportTo::Pipe`]), ready.
+    ExportedText {
+        words: Vec<String>,
+        in_terminal: bool,
+        text: String,
+    },
+    /// The addresses and titles of entries to hand to the `save_command` ([`ExportTo::SaveForLater`]).
+    ToSave(Vec<(String, String)>),
     /// Something to tell the user (an import report, …).
     Notice(String),
     /// Something went wrong outside a feed (the database, …).
@@ -306,6 +334,10 @@ pub enum Effect {
     },
     /// Put `text` on the clipboard (the `copy_command`, else the terminal's, OSC 52).
     Copy(String),
+    /// Run the `save_command` with each entry's address and title, one after the other.
+    SaveForLater {
+        entries: Vec<(String, String)>,
+    },
     /// Run the `bookmark_command` with the entry's address and title.
     Bookmark {
         url: String,
@@ -327,6 +359,18 @@ pub enum Effect {
     CountViews(Vec<(usize, String)>),
     /// Find which other processes hold the database (quitting waits for it).
     FindDatabaseHolders,
+    /// Find which entries of the list a query matches (`:mark QUERY`); the answer is [`Event::Matched`].
+    MatchEntries {
+        list: ListKey,
+        source: ListSource,
+        query: String,
+    },
+    /// Write these entries as Markdown (see [`ExportTo`]); what was written, or why not, comes back as a notice
+    /// or an error.
+    Export {
+        ids: Vec<EntryId>,
+        to: ExportTo,
+    },
     /// Fetch a picture of the article (through the shared client and its courtesy, or the picture cache) and
     /// decode it; the answer is [`Event::PictureLoaded`]. `feed_url`: the address of the article's feed (its
     /// pictures come from the local network only when it is there too); `None` when not known.

@@ -351,6 +351,20 @@ impl FeedList {
     }
 
     /// Counts an entry's change of read state in its feed's unread count and the views'.
+    /// Counts many entries read (or unread) at once, `per_feed` of each feed, with one rebuild of the rows.
+    pub fn count_read_many(&mut self, per_feed: &HashMap<FeedId, i64>, read: bool) {
+        let sign = if read { -1 } else { 1 };
+        let mut total = 0;
+        for (feed_id, n) in per_feed {
+            if let Some(feed) = self.feed_mut(*feed_id) {
+                feed.unread = (feed.unread + sign * n).max(0);
+            }
+            total += n;
+        }
+        self.views.unread = (self.views.unread + sign * total).max(0);
+        self.rebuild_rows();
+    }
+
     pub fn count_read(&mut self, feed_id: FeedId, read: bool) {
         let delta = if read { -1 } else { 1 };
         if let Some(feed) = self.feed_mut(feed_id) {

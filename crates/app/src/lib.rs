@@ -19,12 +19,15 @@ pub mod dialogs;
 pub mod downloads;
 pub mod entries;
 pub mod event;
+pub mod exporting;
 pub mod feeds;
 pub mod health;
 pub mod input;
+pub mod keeping;
 pub mod keymap;
 pub mod layout;
 pub mod list;
+pub mod marked;
 pub mod marks;
 pub mod navigate;
 mod pointer;
@@ -36,7 +39,7 @@ pub mod status;
 pub mod subscriptions;
 pub mod sync;
 
-pub use event::{Effect, Event, OpenKind, RequestId, WriteFailure, WriteId};
+pub use event::{Effect, Event, ExportTo, OpenKind, RequestId, WriteFailure, WriteId};
 pub use feeds::FeedListRow;
 pub use state::{Clock, ListKey, Pane, Setup, State};
 
@@ -129,6 +132,11 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         }
         Event::ViewSaved { name, query, outcome } => search::on_view_saved(state, name, query, outcome),
         Event::DatabaseHolders(holders) => saving::on_holders(state, holders),
+        Event::Matched { list, query, found } => marked::on_matched(state, list, &query, found),
+        Event::ExportedText { words, in_terminal, text } => {
+            vec![Effect::Pipe { words, input: text, in_terminal }]
+        }
+        Event::ToSave(entries) => keeping::on_to_save(state, entries),
         Event::Notice(text) => {
             state.status.info(text, state.clock.now);
             Vec::new()
@@ -254,6 +262,7 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         },
         Action::NextUnread => navigate::next_unread(state, true),
         Action::PrevUnread => navigate::next_unread(state, false),
+        Action::Star if !state.entries.marked.is_empty() => marked::act(state, marked::Bulk::ToggleStar),
         Action::Star => marks::toggle_star(state),
         Action::Undo => marks::undo(state),
         Action::Sort => entries::cycle_sort(state),
@@ -266,8 +275,15 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
             search::ask_save_view(state);
             Vec::new()
         }
+        Action::ToggleRead if !state.entries.marked.is_empty() => marked::act(state, marked::Bulk::ToggleRead),
         Action::ToggleRead => marks::toggle_read(state),
         Action::MarkAllRead => marks::mark_all_read(state),
+        Action::MarkAboveRead => marks::mark_beside_read(state, true),
+        Action::MarkBelowRead => marks::mark_beside_read(state, false),
+        Action::Mark => marked::toggle(state),
+        Action::MarkRange => marked::mark_range(state),
+        Action::Export => exporting::ask(state),
+        Action::SaveForLater => keeping::save_for_later(state),
         Action::OpenInBrowser => article::open_in_browser(state),
         Action::FollowLink => article::ask_link(state),
         Action::Refresh => progress::refresh_selected(state),
@@ -362,7 +378,6 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         | Action::Choose7
         | Action::Choose8
         | Action::Choose9
-        | Action::Mark
         | Action::MarkState
         | Action::Pause
         | Action::AcceptMove => Vec::new(),

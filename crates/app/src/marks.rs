@@ -1,26 +1,51 @@
-//! Marks on entries: read and unread (opening an entry, `m`, and whole lists through `A`), stars (`s`), and
-//! undoing the last marking read (`u`). Each changes the lists and counts on screen at once and asks the store
-//! to do the same.
+//! Marks on entries: read and unread (opening an entry, `m`, whole lists through `A`, everything above or below
+//! the cursor), stars (`s`), and undoing the last marking (`u`), one entry's or many at once (the marked set,
+//! see [`super::marked`]). Each changes the lists and counts on screen at once and asks the store to do the same.
 
 use super::dialogs::{Confirm, Confirmed, Dialog};
 use super::keymap::{Action, Context};
 use super::{Effect, ListKey, Pane, State};
-use crate::model::{EntryId, EntryRef, ListSource, UserWrite};
+use crate::model::{EntryId, EntryRef, FeedId, ListSource, UserWrite};
+use std::collections::{HashMap, HashSet};
 
-/// Marks entries read or unread, on screen and in the counts, and asks the store to do the same.
-pub fn set_read(state: &mut State, ids: Vec<EntryId>, read: bool) -> Vec<Effect> {
-    let mut changed = Vec::new();
-    for id in ids {
-        if let Some(feed_id) = state.entries.set_read(id, read) {
-            state.feeds.count_read(feed_id, read);
-            changed.push(id);
-        }
+/// What `u` puts back: the entries the last marking changed, and the change it made to them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Undo {
+    pub ids: Vec<EntryId>,
+    pub change: Change,
+}
+
+/// A change made to entries' flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Marked read (`true`) or unread.
+    Read(bool),
+    /// Starred (`true`) or unstarred.
+    Starred(bool),
+}
+
+impl Undo {
+    pub fn read(ids: Vec<EntryId>) -> Undo {
+        Undo { ids, change: Change::Read(true) }
     }
+}
+
+/// Marks entries read or unread, on screen and in the counts, and asks the store to do the same: those of the
+/// list on screen whose state changes, in its order.
+pub fn set_read(state: &mut State, ids: Vec<EntryId>, read: bool) -> Vec<Effect> {
+    let wanted: HashSet<EntryId> = ids.into_iter().collect();
+    let changed = state.entries.set_read_many(&wanted, read);
     if changed.is_empty() {
         return Vec::new();
     }
+    let mut per_feed: HashMap<FeedId, i64> = HashMap::new();
+    for (_, feed) in &changed {
+        *per_feed.entry(*feed).or_default() += 1;
+    }
+    state.feeds.count_read_many(&per_feed, read);
+    let changed: Vec<EntryId> = changed.into_iter().map(|(id, _)| id).collect();
     if read {
-        state.undo = Some(changed.clone());
+        state.undo = Some(Undo::read(changed.clone()));
     }
     vec![Effect::write(UserWrite::SetRead { ids: changed, read })]
 }
@@ -55,35 +80,81 @@ pub fn toggle_read(state: &mut State) -> Vec<Effect> {
 pub fn toggle_star(state: &mut State) -> Vec<Effect> {
     let Some(entry) = target(state) else { return Vec::new() };
     let starred = !entry.starred;
-    state.entries.set_starred(entry.id, starred);
-    if let Some(view) = state.article.view.as_mut().filter(|v| v.detail.id == entry.id) {
-        view.detail.starred = starred;
-    }
-    state.feeds.views.starred = (state.feeds.views.starred + if starred { 1 } else { -1 }).max(0);
     let now = state.clock.now;
     state.status.info(if starred { "Starred: kept for good" } else { "Unstarred" }, now);
-    vec![Effect::write(UserWrite::SetStarred { ids: vec![entry.id], starred })]
+    set_starred(state, vec![entry.id], starred)
 }
 
-/// `u`: undoes the last marking read (an entry opened or toggled, or a whole list).
+/// Stars or unstars entries on screen and in the Starred view's count, and asks the store to do the same.
+/// Returns nothing when none of them changes.
+pub fn set_starred(state: &mut State, ids: Vec<EntryId>, starred: bool) -> Vec<Effect> {
+    let listed: HashMap<EntryId, bool> = state.entries.refs.iter().map(|r| (r.id, r.starred)).collect();
+    let changed: Vec<EntryId> = ids.into_iter().filter(|id| listed.get(id).is_none_or(|was| *was != starred)).collect();
+    if changed.is_empty() {
+        return Vec::new();
+    }
+    state.entries.set_starred_many(&changed.iter().copied().collect(), starred);
+    if let Some(view) = state.article.view.as_mut().filter(|v| changed.contains(&v.detail.id)) {
+        view.detail.starred = starred;
+    }
+    let n = changed.len() as i64;
+    state.feeds.views.starred = (state.feeds.views.starred + if starred { n } else { -n }).max(0);
+    vec![Effect::write(UserWrite::SetStarred { ids: changed, starred })]
+}
+
+/// `u`: undoes the last marking (an entry opened or toggled, a whole list, everything above or below the
+/// cursor, or what was done to the marked set).
 pub fn undo(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
-    let Some(ids) = state.undo.take() else {
+    let Some(Undo { ids, change }) = state.undo.take() else {
         state.status.info("Nothing to undo", now);
         return Vec::new();
     };
-    for id in &ids {
-        state.entries.set_read(*id, false);
+    let entries = |n: usize| if n == 1 { "1 entry".to_string() } else { format!("{n} entries") };
+    let n = ids.len();
+    let write = match change {
+        Change::Read(read) => {
+            state.entries.set_read_many(&ids.iter().copied().collect(), !read);
+            let again = if read { "unread" } else { "read" };
+            state.status.info(format!("Marked {} {again} again", entries(n)), now);
+            UserWrite::SetRead { ids, read: !read }
+        }
+        Change::Starred(starred) => {
+            state.entries.set_starred_many(&ids.iter().copied().collect(), !starred);
+            if let Some(view) = state.article.view.as_mut().filter(|v| ids.contains(&v.detail.id)) {
+                view.detail.starred = !starred;
+            }
+            let again = if starred { "unstarred" } else { "starred" };
+            state.status.info(format!("{} {again} again", entries(n)), now);
+            UserWrite::SetStarred { ids, starred: !starred }
+        }
+    };
+    // The counts of every feed involved (and of the Starred view) are read again from the store.
+    vec![Effect::write(write), Effect::LoadFeeds]
+}
+
+/// Marks read every unread entry above the cursor (`above`), or below it, in the list as it is shown: in the
+/// newest-first order, those newer or older than the entry under the cursor. `u` undoes it.
+pub fn mark_beside_read(state: &mut State, above: bool) -> Vec<Effect> {
+    let now = state.clock.now;
+    if state.entries.is_empty() {
+        state.status.info("No entries here", now);
+        return Vec::new();
     }
-    state.status.info(
-        match ids.len() {
-            1 => "Marked 1 entry unread again".to_string(),
-            n => format!("Marked {n} entries unread again"),
-        },
-        now,
-    );
-    // The counts of every feed involved are read again from the store.
-    vec![Effect::write(UserWrite::SetRead { ids, read: false }), Effect::LoadFeeds]
+    let index = state.entries.cursor.index.min(state.entries.len() - 1);
+    let refs = if above { &state.entries.refs[..index] } else { &state.entries.refs[index + 1..] };
+    let ids: Vec<EntryId> = refs.iter().filter(|r| !r.read).map(|r| r.id).collect();
+    let place = if above { "above" } else { "below" };
+    if ids.is_empty() {
+        state.status.info(format!("Nothing unread {place} the cursor"), now);
+        return Vec::new();
+    }
+    let n = ids.len();
+    let effects = set_read(state, ids, true);
+    let undo = state.keymap.say(Context::General, Action::Undo, " ({} undoes it)");
+    let what = if n == 1 { "1 entry".to_string() } else { format!("{n} entries") };
+    state.status.info(format!("Marked {what} {place} the cursor read{undo}"), now);
+    effects
 }
 
 /// `A`: marks every entry of the selected list read; asks first when that is more than a screenful.
@@ -152,7 +223,7 @@ pub fn on_list_marked(state: &mut State, source: &ListSource, ids: Vec<EntryId>)
         now,
     );
     if !ids.is_empty() {
-        state.undo = Some(ids);
+        state.undo = Some(Undo::read(ids));
     }
     // The store's counts are the truth now.
     vec![Effect::LoadFeeds]

@@ -6,7 +6,7 @@ use super::dialogs::Dialog;
 use super::keymap::{Action, Context, Keymap};
 use super::{article, entries, feeds, layout, progress, status, subscriptions, sync};
 use crate::clock::Zone;
-use crate::model::{EntryId, FeedId, FolderId, ListSource};
+use crate::model::{FeedId, FolderId, ListSource};
 use std::collections::VecDeque;
 
 /// What the entry list shows: one feed, every feed of a folder, or a smart view.
@@ -69,6 +69,10 @@ pub struct Setup {
     pub macros: Vec<(super::keymap::Key, Vec<Action>)>,
     /// The config has a `bookmark_command`.
     pub bookmark_command: bool,
+    /// Where each exported entry goes in the folder (`export_path`); empty: the default.
+    pub export_path: String,
+    /// The config has a `save_command`.
+    pub save_command: bool,
     /// Feeds with nothing unread start out of the feed list.
     pub hide_read_feeds: bool,
     /// The last search, shown as the Search view again.
@@ -90,6 +94,8 @@ impl Default for Setup {
             accounts: Vec::new(),
             macros: Vec::new(),
             bookmark_command: false,
+            export_path: String::new(),
+            save_command: false,
             hide_read_feeds: false,
             last_search: None,
             views: Vec::new(),
@@ -127,8 +133,8 @@ pub struct State {
     pub dialog: Option<Dialog>,
     /// Dialogs that arrived while another was open; each opens when the one before it closes.
     pub queued_dialogs: VecDeque<Dialog>,
-    /// The entries the last marking read changed, for `u` to mark unread again.
-    pub undo: Option<Vec<EntryId>>,
+    /// The entries the last marking changed, and how, for `u` to put back.
+    pub undo: Option<crate::marks::Undo>,
     /// The user's changes until the database has them (quitting waits for them), and the number of the last
     /// one asked for: a list read before it was applied would undo the change on screen, so it is asked for again
     /// instead.
@@ -183,6 +189,8 @@ impl State {
             commands: super::commands::Commands {
                 macros: setup.macros,
                 bookmark_command: setup.bookmark_command,
+                export_template: setup.export_path,
+                save_command: setup.save_command,
                 ..Default::default()
             },
             pictures: Default::default(),

@@ -291,6 +291,7 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
         | PromptPurpose::Command
         | PromptPurpose::Pipe { .. }
         | PromptPurpose::Save
+        | PromptPurpose::Export
         | PromptPurpose::CopyLink
         | PromptPurpose::SaveView => {
             unreachable!("answered by the modules that ask them")

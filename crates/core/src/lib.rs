@@ -35,6 +35,7 @@ pub mod greader;
 pub mod health;
 pub mod ingest;
 pub mod inspect;
+pub mod markdown;
 pub mod markup;
 pub mod model;
 pub mod newsboat;

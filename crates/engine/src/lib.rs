@@ -14,11 +14,12 @@
 //! return values.
 
 pub use tidings_core::{
-    canonical, clock, command, decode, extract, feedlinks, fever, filename, greader, health, ingest, inspect, markup,
-    model, opml, parse, query, render, sanitize, search, text,
+    canonical, clock, command, decode, extract, feedlinks, fever, filename, greader, health, ingest, inspect, markdown,
+    markup, model, opml, parse, query, render, sanitize, search, text,
 };
 
 pub mod downloads;
+pub mod export;
 pub mod fetch;
 pub mod hooks;
 pub mod os;

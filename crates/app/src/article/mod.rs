@@ -48,11 +48,19 @@ impl ArticleView {
         placed.sort_by_key(|p| p.picture.line);
         let mut next = 0;
         for (i, line) in self.body.iter().enumerate() {
+            // The `[image]` of untitled pictures drawn above it says nothing: a line of only those goes.
+            let mut alone = None;
             while let Some(p) = placed.get_mut(next).filter(|p| p.picture.line <= i) {
                 p.size = known.size_of(&p.picture, width, height);
                 p.row = lines.len();
                 lines.extend(std::iter::repeat_n(Vec::new(), p.size.map_or(0, |(_, rows)| usize::from(rows))));
+                if p.picture.line == i {
+                    alone = Some(alone.unwrap_or(true) && known.stands_alone(&p.picture, p.size));
+                }
                 next += 1;
+            }
+            if alone == Some(true) && render::line_text(line).replace("[image]", "").trim().is_empty() {
+                continue;
             }
             lines.push(line.clone());
         }

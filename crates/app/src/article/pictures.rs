@@ -61,7 +61,27 @@ impl Pictures {
         if pixels.0 <= render::ICON_PIXELS && pixels.1 <= render::ICON_PIXELS {
             return None;
         }
+        // A tracking pixel or a spacer whose size was not declared: its real size says so.
+        if pixels.0 <= render::PIXEL_SIZE || pixels.1 <= render::PIXEL_SIZE {
+            return None;
+        }
         render::fit(pixels, cell, width, height)
+    }
+
+    /// Whether the `[image]` line of an untitled picture says nothing: the picture is drawn in its place (rows
+    /// are given to it), or it turned out to be decoration (a pixel, a spacer, an icon by its real size).
+    pub fn stands_alone(&self, picture: &Picture, size: Option<(u16, u16)>) -> bool {
+        if !picture.untitled || self.cell.is_none() {
+            return false;
+        }
+        match self.known.get(&picture.url) {
+            Some(Known::Refused(_)) => false,
+            Some(Known::Ready { width, height, .. }) if size.is_none() => {
+                let icon = *width <= render::ICON_PIXELS && *height <= render::ICON_PIXELS;
+                icon || *width <= render::PIXEL_SIZE || *height <= render::PIXEL_SIZE
+            }
+            _ => size.is_some(),
+        }
     }
 
     /// Whether the picture at `url` is prepared for the terminal at `size` (so it is drawn, not its place).
@@ -96,6 +116,7 @@ pub fn entry_picture(detail: &crate::model::EntryDetail) -> Option<Picture> {
         height: None,
         line: 0,
         link: None,
+        untitled: true,
     })
 }
 

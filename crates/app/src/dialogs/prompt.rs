@@ -46,12 +46,16 @@ pub enum PromptPurpose {
     NewFolder,
     /// The command line (`:`).
     Command,
-    /// A command to pipe the article's text (or, `address`, the entry's address) to.
+    /// A command to pipe the article's text (or, `address`, the entry's address) to; or, when `marked` entries
+    /// are, their Markdown (or their addresses).
     Pipe {
         address: bool,
+        marked: usize,
     },
     /// A file to save the article's text to.
     Save,
+    /// A folder to export entries to, as Markdown.
+    Export,
     /// The number of a link to copy.
     CopyLink,
 }

@@ -144,6 +144,15 @@ actions! {
     /// In the search prompt: every feed, or only the selected feed or folder.
     ToggleScope = "toggle_scope",
     MarkAllRead = "mark_all_read",
+    /// Mark read every entry above the cursor (newer, in the newest-first order), or below it (older).
+    MarkAboveRead = "mark_above_read",
+    MarkBelowRead = "mark_below_read",
+    /// Mark every entry from the last one marked to the cursor (then act on them all).
+    MarkRange = "mark_range",
+    /// Hand the entry (or each marked one) to the `save_command`, to read later elsewhere.
+    SaveForLater = "save_for_later",
+    /// Export the marked entries (or the entry, or in the feed list the whole list) as Markdown files.
+    Export = "export",
     OpenInBrowser = "open_in_browser",
     FollowLink = "follow_link",
     Refresh = "refresh",
@@ -224,7 +233,7 @@ actions! {
     Choose9 = "choose_9",
     /// Feed health: every feed that is dead, gone, moved, failing, throttled or quiet, and what to do.
     Health = "health",
-    /// In the health view: mark the feed (or unmark it) for what comes next.
+    /// Mark the entry (or, in the health view, the feed), or unmark it, for what comes next.
     Mark = "mark",
     /// In the health view: mark every feed in the state of the one under the cursor (again: unmark them).
     MarkState = "mark_state",
@@ -327,7 +336,16 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::PrevUnread, &["p"], "open the previous unread entry"),
     (Context::General, Action::ToggleRead, &["m"], "toggle read / unread"),
     (Context::General, Action::MarkAllRead, &["A"], "mark every entry of the list read (asks first when many)"),
-    (Context::General, Action::Undo, &["u"], "undo the last marking read"),
+    (Context::General, Action::MarkAboveRead, &["["], "mark every entry above the cursor read (newer, by date)"),
+    (Context::General, Action::MarkBelowRead, &["]"], "mark every entry below the cursor read (older, by date)"),
+    (
+        Context::General,
+        Action::Mark,
+        &["x"],
+        "mark the entry or unmark it; then {general.toggle_read}, {general.star}, {general.export} act on all marked",
+    ),
+    (Context::General, Action::MarkRange, &["X"], "mark every entry from the last one marked to the cursor"),
+    (Context::General, Action::Undo, &["u"], "undo the last marking (read, unread, starred), one entry or many"),
     (Context::General, Action::Star, &["s"], "star or unstar the entry (starred entries are never purged)"),
     (
         Context::General,
@@ -359,6 +377,12 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::Macro, &[","], "then a key: run that macro's actions ([macros] in the config)"),
     (Context::General, Action::Pipe, &["|"], "pipe the article's text (or its address) to a command"),
     (Context::General, Action::Save, &["w"], "save the article's text to a file"),
+    (
+        Context::General,
+        Action::Export,
+        &["O"],
+        "export the marked entries (or this one; in the feed list, the list) as Markdown",
+    ),
     (Context::General, Action::CopyUrl, &["y"], "copy the entry's address to the clipboard"),
     (Context::General, Action::CopyLink, &["Y"], "copy link N of the article to the clipboard"),
     (Context::General, Action::NextFeed, &["J"], "the next feed"),
@@ -370,6 +394,12 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::Download, &["E"], "download the entry's media (every enclosure) in the background"),
     (Context::General, Action::Downloads, &["P"], "the downloads: progress, rate, time left, state and why"),
     (Context::General, Action::Bookmark, &["Ctrl-b"], "bookmark the entry with the config's bookmark command"),
+    (
+        Context::General,
+        Action::SaveForLater,
+        &["W"],
+        "save the entry (or the marked ones) for later with the save command",
+    ),
     (Context::General, Action::Help, &["?"], "show or hide the help"),
     (Context::General, Action::Suspend, &["Ctrl-z"], "suspend tidings (fg in the shell brings it back)"),
     (Context::General, Action::Quit, &["q", "Ctrl-c"], "quit"),

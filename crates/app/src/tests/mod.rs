@@ -9,6 +9,7 @@ mod reading;
 mod refreshing;
 mod saving;
 mod switching;
+mod triage;
 
 use super::dialogs::{Confirmed, Dialog};
 use super::*;

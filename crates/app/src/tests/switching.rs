@@ -11,8 +11,8 @@ fn status(s: &State) -> String {
 #[test]
 fn an_unbound_key_says_it_is_not_bound_and_where_the_keys_are() {
     let mut s = loaded();
-    assert!(update(&mut s, key('X')).is_empty());
-    assert_eq!(status(&s), "X is not bound · ? for keys");
+    assert!(update(&mut s, key('Q')).is_empty());
+    assert_eq!(status(&s), "Q is not bound · ? for keys");
 }
 
 /// Defect 1: a list nobody touched stays at its top while a refresh fills it; one the user moved in keeps the

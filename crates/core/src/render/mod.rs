@@ -26,7 +26,7 @@ mod decorator;
 mod pictures;
 mod prepare;
 
-pub use pictures::{ICON_PIXELS, Picture, fit};
+pub use pictures::{ICON_PIXELS, PIXEL_SIZE, Picture, fit};
 
 use crate::sanitize::strip_controls;
 use decorator::{Decorator, Mark, link_marker};

@@ -21,6 +21,9 @@ pub struct Picture {
     pub line: usize,
     /// The number of the link around it, if any (`f N` follows it).
     pub link: Option<usize>,
+    /// It has no alt text of its own (`alt=""`, as CMSs write for photos, or none): the `[image]` under it says
+    /// nothing once the picture is drawn.
+    pub untitled: bool,
 }
 
 /// An image element as the preparation pass left it: the `src` html2text will see, and what a picture needs.
@@ -32,6 +35,8 @@ pub(super) struct ImageAttrs {
     pub(super) address: Option<String>,
     pub(super) width: Option<u32>,
     pub(super) height: Option<u32>,
+    /// Its alt text was empty or missing.
+    pub(super) untitled: bool,
 }
 
 /// The invisible mark (WORD JOINER: no width, a grapheme of its own) put where a picture's `[alt]` starts in the
@@ -45,10 +50,13 @@ pub(super) fn dimension(value: Option<&str>) -> Option<u32> {
     digits.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).map(|v| v.round().min(1e6) as u32)
 }
 
-/// A tracking pixel: an image one pixel (or none) wide or high. It shows nothing to a person, and fetching it
-/// tells a tracker the article was read, so it is neither shown nor fetched.
+/// At most this many pixels wide or high, an image is a tracking pixel or a spacer: it shows nothing to a person.
+pub const PIXEL_SIZE: u32 = 2;
+
+/// A tracking pixel: an image declared [`PIXEL_SIZE`] pixels (or fewer) wide or high. It shows nothing to a
+/// person, and fetching it tells a tracker the article was read, so it is neither shown nor fetched.
 pub(super) fn tracking_pixel(width: Option<u32>, height: Option<u32>) -> bool {
-    width.is_some_and(|w| w <= 1) || height.is_some_and(|h| h <= 1)
+    width.is_some_and(|w| w <= PIXEL_SIZE) || height.is_some_and(|h| h <= PIXEL_SIZE)
 }
 
 /// The address an image's picture is fetched from, before resolving: `src` unless it is empty or a placeholder,
@@ -110,7 +118,8 @@ pub(super) fn place(
             continue;
         }
         let alt = crate::sanitize::strip_controls(alt).into_owned();
-        pictures.push(Picture { url, alt, width: image.width, height: image.height, line, link: *link });
+        let (width, height, untitled) = (image.width, image.height, image.untitled);
+        pictures.push(Picture { url, alt, width, height, line, link: *link, untitled });
     }
     pictures.sort_by_key(|p| p.line);
     pictures
@@ -167,7 +176,8 @@ mod tests {
         assert_eq!(dimension(Some("-3")), None);
         assert_eq!(dimension(None), None);
         assert!(tracking_pixel(Some(1), Some(1)) && tracking_pixel(Some(1), None) && tracking_pixel(None, Some(0)));
-        assert!(!tracking_pixel(Some(2), Some(600)) && !tracking_pixel(None, None));
+        assert!(tracking_pixel(Some(2), Some(600)) && tracking_pixel(Some(640), Some(2)));
+        assert!(!tracking_pixel(Some(3), Some(600)) && !tracking_pixel(None, None));
     }
 
     #[test]

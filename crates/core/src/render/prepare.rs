@@ -7,7 +7,7 @@
 //!
 //! Pure: HTML in, HTML out.
 
-use super::pictures::{ImageAttrs, address, dimension, tracking_pixel};
+use super::pictures::{ICON_PIXELS, ImageAttrs, address, dimension, tracking_pixel};
 use crate::sanitize::{is_forbidden, strip_controls};
 use dom_query::{Document, NodeRef};
 
@@ -93,12 +93,13 @@ pub(super) fn prepare_into(html: &str, images: &mut Vec<ImageAttrs>) -> String {
         if &*name == "img" {
             let (width, height) = (dimension(node.attr("width").as_deref()), dimension(node.attr("height").as_deref()));
             let address = address(|name| node.attr(name).map(|v| v.to_string()));
-            if tracking_pixel(width, height) || !give_source(&node) || decorative(&node) {
+            if tracking_pixel(width, height) || !give_source(&node) || decorative(&node, width, height) {
                 node.remove_from_parent();
                 continue;
             }
             let src = node.attr("src").map(|v| v.to_string()).unwrap_or_default();
-            images.push(ImageAttrs { src, address, width, height });
+            let untitled = node.attr("alt").is_none_or(|alt| alt.trim().is_empty());
+            images.push(ImageAttrs { src, address, width, height, untitled });
             if let Some(end) = after_image.take() {
                 end.insert_after(&doc.tree.new_text(" "));
             }
@@ -234,14 +235,18 @@ fn give_source(image: &NodeRef) -> bool {
     false
 }
 
-/// An image whose `alt` is empty is decoration by HTML's rules (a spacer, an icon beside its own words): a
-/// browser's reader mode and a screen reader skip it, and so does the article. Unless it is all a link holds,
-/// where it is the only way to the link.
-fn decorative(image: &NodeRef) -> bool {
+/// An image with an empty `alt` that is declared icon-sized ([`ICON_PIXELS`] or less on both sides: a spacer,
+/// an icon beside its own words) is decoration, and goes — unless it is all a link holds, where it is the only
+/// way to the link. An empty `alt` alone decides nothing: WordPress, Ghost and most CMSs write `alt=""` for
+/// every photo. An image whose size is not declared is fetched, and its real size decides (the reader draws no
+/// picture of a pixel or an icon).
+fn decorative(image: &NodeRef, width: Option<u32>, height: Option<u32>) -> bool {
     if !image.attr("alt").is_some_and(|alt| alt.trim().is_empty()) {
         return false;
     }
-    ancestor(image, "a").is_none_or(|link| !link.text().trim().is_empty())
+    let small = |side: Option<u32>| side.is_some_and(|s| s <= ICON_PIXELS);
+    let icon = small(width) && small(height);
+    icon && ancestor(image, "a").is_none_or(|link| !link.text().trim().is_empty())
 }
 
 /// The nearest ancestor of `node` named `name`.
@@ -291,18 +296,28 @@ mod tests {
     }
 
     #[test]
-    fn an_image_with_an_empty_alt_is_decoration_and_goes_unless_it_is_all_its_link_holds() {
+    fn an_image_with_an_empty_alt_is_decoration_only_when_declared_icon_sized_and_not_all_its_link_holds() {
         let out = prepare(
-            "<p><img src=\"spacer.gif\" alt=\"\">Words <a href=\"x\"><img src=\"i.png\" alt=\" \">Link</a></p>",
+            "<p><img src=\"spacer.gif\" alt=\"\" width=\"16\" height=\"16\">Words \
+             <a href=\"x\"><img src=\"i.png\" alt=\" \" width=\"20\" height=\"12\">Link</a></p>",
         );
         assert_eq!(out, "<html><p>Words <a href=\"x\">Link</a></p></html>");
-        let out = prepare("<p><a href=\"x\"><img src=\"big.png\" alt=\"\"></a> <img src=\"no-alt.png\"></p>");
-        assert!(
-            out.contains("big.png") && out.contains("no-alt.png"),
-            "a linked image and one with no alt stay: {out}"
-        );
+        let out = prepare("<p><a href=\"x\"><img src=\"icon.png\" alt=\"\" width=\"16\" height=\"16\"></a></p>");
+        assert!(out.contains("icon.png"), "an icon that is all its link holds stays: {out}");
         let out = prepare("<figure><img src=\"photo.jpg\" alt=\"\"><figcaption>A photo</figcaption></figure>");
         assert!(out.contains("photo.jpg"), "an image in a figure is content: {out}");
+    }
+
+    #[test]
+    fn a_photo_written_with_an_empty_alt_is_content_and_becomes_an_untitled_picture() {
+        // WordPress and Ghost: no figure, alt="", a photo's size or none at all.
+        let html = "<p>Before.</p><p><img src=\"/photo.jpg\" alt=\"\" width=\"800\" height=\"600\"></p>\
+                    <p><img src=\"/other.jpg\" alt=\"\"></p><p>After.</p>";
+        let rendered = crate::render::render_article(html, 60, Some("http://127.0.0.1/post"));
+        let pictures: Vec<(&str, bool)> = rendered.pictures.iter().map(|p| (p.url.as_str(), p.untitled)).collect();
+        assert_eq!(pictures, [("http://127.0.0.1/photo.jpg", true), ("http://127.0.0.1/other.jpg", true)]);
+        let named = crate::render::render_article("<p><img src=\"/a.png\" alt=\"A\"></p>", 60, Some("http://h/"));
+        assert!(!named.pictures[0].untitled);
     }
 
     #[test]
@@ -330,8 +345,15 @@ mod tests {
                 address: Some("photo.jpg".into()),
                 width: Some(640),
                 height: Some(480),
+                untitled: false,
             },
-            ImageAttrs { src: "about:blank".into(), address: Some("lazy.png".into()), width: None, height: None },
+            ImageAttrs {
+                src: "about:blank".into(),
+                address: Some("lazy.png".into()),
+                width: None,
+                height: None,
+                untitled: true,
+            },
         ];
         assert_eq!(images, expected);
     }
