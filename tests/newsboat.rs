@@ -95,7 +95,7 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
     .unwrap();
     std::fs::write(
         dot.join("config"),
-        "browser \"w3m %u\"\nauto-reload yes\nreload-time 20\nbind-key J next-feed\ncolor listfocus black yellow bold\n\
+        "browser \"w3m %u\"\nauto-reload yes\nreload-time 20\nbind-key x next-feed\ncolor listfocus black yellow bold\n\
          ignore-article \"*\" \"title =~ \\\"sponsored\\\"\"\nhighlight article \"rust\" red default\n",
     )
     .unwrap();
@@ -186,7 +186,7 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
     let written = std::fs::read_to_string(&config).unwrap();
     assert!(written.contains("browser = \"w3m %u\"") && written.contains("refresh_interval_minutes = 20"), "{written}");
     assert!(
-        written.contains("next_feed = [\"J\"]") && written.contains("selection = \"black on yellow bold\""),
+        written.contains("next_feed = [\"J\", \"x\"]") && written.contains("selection = \"black on yellow bold\""),
         "{written}"
     );
     assert!(
@@ -227,7 +227,7 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
         dot.join("urls"),
         format!(
             "{feed} \"Tech\"\n\"query:Unread tech:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\n\
-             \"query:Mine:unread = \\\"yes\\\"\"\n\"query:Fresh:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\n"
+             \"query:Mine:unread = \\\"yes\\\" and author = \\\"me\\\"\"\n\"query:Fresh:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\n"
         ),
     )
     .unwrap();
@@ -252,7 +252,7 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
         "1 saved views \"Fresh\" and 2 kill rules (ignore-article) written to",
         "1 views and kill rules",
         "query feed \"Mine\":",
-        "has another view of this name, left as it is; as a view: [[views]] name = \"Mine\" query = \"unread\"",
+        "has another view of this name, left as it is; as a view: [[views]] name = \"Mine\" query = 'unread and author = \"me\"'",
     ] {
         assert!(said.contains(line), "the report does not say {line:?}:\n{said}");
     }
@@ -433,4 +433,52 @@ fn a_filter_nested_or_chained_too_deep_is_said_with_its_column_not_a_stack_overf
     assert!(out.status.success(), "{said}{}", support::stderr(&out));
     assert!(said.contains("column 65: parentheses nest deeper than 64"), "{said}");
     assert!(said.contains("config line 1: ignore-article: no equivalent: newsboat's filter does not read: column 4353: more than 256 comparisons"), "{said}");
+}
+
+/// The first hour after switching (issue 36): `tidings --config NEW.toml import newsboat` makes the file it is
+/// given; a `filter:` feed is subscribed at its URL with its cached entries; a `define-filter` becomes a saved
+/// view; a query feed that is the Starred smart view is not written as a second "Starred"; the bookmark command
+/// gets the address and title; the notifier, the sort order and `confirm-exit` come over; a macro whose step takes
+/// an argument is said, not carried as a bare action.
+#[test]
+fn a_new_config_file_is_made_and_filter_feeds_filters_notifier_sort_and_bookmarks_come_over() {
+    let sandbox = Sandbox::new();
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    std::fs::write(
+        dot.join("urls"),
+        "http://a.example/rss \"Tech\"\nfilter:~/bin/clean.sh:http://b.example/rss \"Tech\"\n\
+         \"query:Starred:flags # \\\"s\\\"\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dot.join("config"),
+        "bookmark-cmd \"~/bin/bookmark.sh\"\nnotify-program \"notify-me\"\narticle-sort-order date-asc\n\
+         confirm-exit yes\nmacro c pipe-to \"urlview\"\ndefine-filter \"Rust\" \"title =~ \\\"rust\\\"\"\n",
+    )
+    .unwrap();
+    newsboat_cache(
+        &dot.join("cache.db"),
+        &[("filter:~/bin/clean.sh:http://b.example/rss", b"Beta")],
+        &[("filter:~/bin/clean.sh:http://b.example/rss", "b-1", b"Filtered one")],
+    );
+    let config = sandbox.path("new/tidings.toml");
+    let out = sandbox.tidings().arg("--config").arg(&config).args(["import", "newsboat"]).output().unwrap();
+    let said = stdout(&out);
+    assert!(out.status.success(), "{said}{}", support::stderr(&out));
+    assert_eq!(entries_of(&sandbox.db(), "http://b.example/rss"), [("b-1".to_string(), false, false)]);
+    assert!(said.contains("the filter script ~/bin/clean.sh: not run"), "{said}");
+    assert!(said.contains("query feed \"Starred\": the same as the smart view Starred"), "{said}");
+    assert!(said.contains("pipe-to \"urlview\" takes an argument") && said.contains(":pipe urlview"), "{said}");
+    assert!(!said.contains("not carried over yet"), "define-filter is carried over now:\n{said}");
+    let written = std::fs::read_to_string(&config).unwrap();
+    let parsed = tidings::config::Config::parse(&written).unwrap();
+    assert_eq!(parsed.saved_views(), [("Rust".to_string(), "title ~ \"rust\"".to_string())]);
+    assert_eq!(parsed.sort, "oldest");
+    assert!(parsed.confirm_quit);
+    assert_eq!(parsed.notify_command.as_deref(), Some("notify-me '%n new entries in %f'"));
+    let bookmark = tidings::command::CommandLine::parse(parsed.bookmark_command.as_deref().unwrap(), None).unwrap();
+    let argv = bookmark.argv(&[("%u", "http://a.example/1"), ("%t", "One")], &[]);
+    assert_eq!(argv[argv.len() - 2..], ["http://a.example/1", "One"], "{argv:?}");
+    assert!(parsed.macros.is_empty());
 }

@@ -9,6 +9,7 @@
 
 mod cache;
 mod files;
+mod keys;
 mod report;
 mod settings;
 
@@ -104,6 +105,8 @@ pub struct Report {
     /// Flags besides the star, by letter: (letter, entries).
     pub other_flags: Vec<(char, usize)>,
     pub skipped_urls: Vec<urls::Skipped>,
+    /// `filter:` feeds, subscribed at their URL without the script: (line, script, URL).
+    pub filtered: Vec<(usize, String, String)>,
     /// Query feeds: name, newsboat's expression, tidings's query (or why none).
     pub views: Vec<(String, String, Result<String, String>)>,
     pub migrated: Migrated,
@@ -111,6 +114,10 @@ pub struct Report {
     pub config_written: Vec<String>,
     pub config_kept: Vec<String>,
     pub config_file: Option<PathBuf>,
+    /// Keys earlier imports added (from the database's record), keys this one added, and what it says of keys.
+    pub keys_before: std::collections::BTreeSet<(String, String)>,
+    pub keys_added: Vec<(String, String)>,
+    pub key_notes: Vec<String>,
     /// Why the settings could not be written, when they could not.
     pub config_error: Option<String>,
     /// Query feeds written to the config file as saved views (`[[views]]`), by name; `ignore-article` lines
@@ -189,7 +196,7 @@ pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, Newsb
     for item in &cache.items {
         let owner = owners
             .entry(item.feed_url.as_str())
-            .or_insert_with(|| subscribed.get(&urls::feed_key(&item.feed_url)).copied());
+            .or_insert_with(|| subscribed.get(&urls::feed_key(urls::cached_feed_url(&item.feed_url))).copied());
         let Some(feed_url) = *owner else {
             report.items_unsubscribed += 1;
             continue;
@@ -230,13 +237,24 @@ pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, Newsb
             (q.name.clone(), q.expression.clone(), tidings_core::newsboat::filter::convert(&q.expression, &context))
         })
         .collect();
+    report.filtered = file.feeds.iter().filter_map(|f| Some((f.line, f.filter.clone()?, f.url.clone()))).collect();
     report.skipped_urls = file.skipped;
     if let Some(path) = &home.config {
         let config = files::read(path)?;
         report.migrated = tidings_core::newsboat::config::migrate(&config.text, &context);
         report.migrated.skipped.extend(config.skipped);
         report.migrated.skipped.sort_by_key(|s| s.0);
+        let conn = store::open_write(db)?;
+        report.keys_before = keys::read_record(store::preferences::get(&conn, keys::RECORD)?.as_deref());
+        drop(conn);
         settings::write_settings(config_file, &mut report)?;
+        if !report.keys_added.is_empty() {
+            let mut record = report.keys_before.clone();
+            record.extend(report.keys_added.iter().cloned());
+            let write =
+                UserWrite::SetPreference { name: keys::RECORD.into(), value: Some(keys::write_record(&record)) };
+            store::apply(&mut store::open_write(db)?, &write, chrono::Utc::now().timestamp())?;
+        }
     }
     settings::write_rules(config_file, &mut report)?;
     report.home = Some(home);

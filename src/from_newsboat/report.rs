@@ -57,6 +57,14 @@ impl Report {
                 self.enqueued
             ));
         }
+        for (line, script, url) in &self.filtered {
+            not.push(format!(
+                "urls line {line}: the filter script {}: not run (tidings runs no scripts on feeds); the feed is \
+                 subscribed at {} unfiltered, with its cached entries",
+                one_line(script, 200),
+                one_line(url, 500)
+            ));
+        }
         for s in &self.skipped_urls {
             not.push(skipped_line("urls", s.line, &s.text, &s.why));
         }
@@ -73,17 +81,14 @@ impl Report {
             }
         }
         not.extend(self.rules_refused.iter().cloned());
+        // Those with a query became saved views, like the query feeds (see `write_rules`).
         for rule in &self.migrated.filters {
-            let name = rule.target.clone().unwrap_or_default();
-            not.push(match &rule.query {
-                Ok(q) => format!(
-                    "config line {}: define-filter \"{name}\": not carried over yet (saved views arrive with the query language); as a view: query = {}",
-                    rule.line,
-                    toml::Value::String(q.clone())
-                ),
-                Err(why) => format!("config line {}: define-filter \"{name}\": no equivalent: {why}", rule.line),
-            });
+            if let Err(why) = &rule.query {
+                let name = one_line(rule.target.as_deref().unwrap_or_default(), 80);
+                not.push(format!("config line {}: define-filter \"{name}\": no equivalent: {why}", rule.line));
+            }
         }
+        not.extend(self.key_notes.iter().cloned());
         for (line, text, why) in &self.migrated.skipped {
             not.push(skipped_line("config", *line, text, why));
         }
@@ -121,6 +126,13 @@ impl Report {
         }
         if let Some(e) = &self.config_error {
             not.push(e.clone());
+        }
+        if self.home.as_ref().is_some_and(|h| h.config.is_some()) && !self.keys_added.iter().any(|(a, _)| a == "back") {
+            out.push(
+                "habits       newsboat's q (back one level, quit at the feed list) is tidings's `back`: put \
+                 back = [\"q\"] and quit = [\"Q\", \"Ctrl-c\"] under [keys] (confirm_quit = true asks first)"
+                    .into(),
+            );
         }
         if !not.is_empty() {
             out.push(format!("not carried over ({}):", not.len()));

@@ -95,6 +95,7 @@ impl Reader {
                 })
                 .collect(),
             bookmark_command: config.bookmark_command.is_some(),
+            confirm_quit: config.confirm_quit,
             // What the reader remembers from the last time: feeds with nothing unread hidden, the last search.
             hide_read_feeds: match session.preference("hide_read_feeds") {
                 Some(value) => value == "on",
@@ -131,7 +132,7 @@ impl Reader {
         let command =
             |line: &Option<String>| line.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok());
         let services = Services {
-            reads: reads::Reads::new(session.clone(), tx.clone())?,
+            reads: reads::Reads::new(session.clone(), tx.clone(), config.sorts())?,
             work: work::Work::new(session.clone(), tx.clone(), beside_daemon),
             processes: processes::Processes::new(
                 launcher.clone(),

@@ -10,6 +10,7 @@ pub(crate) fn route(state: &mut State, answer: Answer) -> Vec<Effect> {
         Answer::Submitted { purpose, text } => submitted(state, purpose, &text),
         Answer::Confirmed { action: Confirmed::MarkRead(list), .. } => marks::mark_read_now(state, list),
         Answer::Confirmed { action: Confirmed::UnsubscribeMarked, .. } => crate::health::unsubscribe(state),
+        Answer::Confirmed { action: Confirmed::Quit, .. } => saving::quit(state),
         Answer::Confirmed { action, all } => subscriptions::confirmed(state, action, all),
         Answer::Chosen { feed, folder } => subscriptions::subscribe(state, feed, folder),
         Answer::ToggleScope => {

@@ -41,6 +41,8 @@ pub struct Commands {
     pub awaiting_macro: bool,
     /// The config has a `bookmark_command`.
     pub bookmark_command: bool,
+    /// `q` asks first (`confirm_quit`).
+    pub confirm_quit: bool,
 }
 
 const HINT: &str = "an action (star, open-in-browser…) or a command (set, save, pipe, copy…); Tab completes";

@@ -199,11 +199,32 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     }
 }
 
+/// Quits, asking first with `confirm_quit` (a second quit while changes wait for the database does not ask).
+fn quit(state: &mut State) -> Vec<Effect> {
+    if state.commands.confirm_quit && state.saving.quitting_since.is_none() {
+        let question = "Quit tidings?".to_string();
+        state.dialog = Some(Dialog::Confirm(dialogs::Confirm { question, action: dialogs::Confirmed::Quit }));
+        return Vec::new();
+    }
+    saving::quit(state)
+}
+
 /// What an action does in the panes.
 pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
     let now = state.clock.now;
     match action {
-        Action::Quit => saving::quit(state),
+        Action::Quit => quit(state),
+        Action::Back => match state.focus {
+            Pane::Article => {
+                state.focus = Pane::Entries;
+                Vec::new()
+            }
+            Pane::Entries => {
+                state.focus = Pane::Feeds;
+                Vec::new()
+            }
+            _ => quit(state),
+        },
         Action::Help => {
             state.dialog = Some(Dialog::Help { scroll: 0 });
             Vec::new()

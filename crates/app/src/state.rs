@@ -69,6 +69,8 @@ pub struct Setup {
     pub macros: Vec<(super::keymap::Key, Vec<Action>)>,
     /// The config has a `bookmark_command`.
     pub bookmark_command: bool,
+    /// Quitting asks first (`confirm_quit`).
+    pub confirm_quit: bool,
     /// Feeds with nothing unread start out of the feed list.
     pub hide_read_feeds: bool,
     /// The last search, shown as the Search view again.
@@ -90,6 +92,7 @@ impl Default for Setup {
             accounts: Vec::new(),
             macros: Vec::new(),
             bookmark_command: false,
+            confirm_quit: false,
             hide_read_feeds: false,
             last_search: None,
             views: Vec::new(),
@@ -180,6 +183,7 @@ impl State {
             commands: super::commands::Commands {
                 macros: setup.macros,
                 bookmark_command: setup.bookmark_command,
+                confirm_quit: setup.confirm_quit,
                 ..Default::default()
             },
             pictures: Default::default(),

@@ -189,7 +189,9 @@ pub fn confirmed(state: &mut State, action: Confirmed, with_contents: bool) -> V
             );
             vec![Effect::write(UserWrite::DeleteFolder { folder_id: id, with_contents }), Effect::LoadFeeds]
         }
-        Confirmed::MarkRead(_) | Confirmed::UnsubscribeMarked => unreachable!("answered by their own features"),
+        Confirmed::MarkRead(_) | Confirmed::UnsubscribeMarked | Confirmed::Quit => {
+            unreachable!("answered by their own features")
+        }
     }
 }
 

@@ -19,6 +19,8 @@ pub enum Confirmed {
     MarkRead(crate::ListKey),
     /// Unsubscribe from the feeds chosen in the health view.
     UnsubscribeMarked,
+    /// Quit (`confirm_quit`).
+    Quit,
 }
 
 pub(super) fn on_key(confirm: &Confirm, action: Option<Action>) -> (Next, Option<Answer>) {
