@@ -131,7 +131,7 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
     assert!(first.status.success(), "{said}{}", support::stderr(&first));
     assert!(said.contains("feeds        3 added, 0 already subscribed"), "{said}");
     assert!(said.contains("entries      9 added (3 read, 2 starred from flags)"), "{said}");
-    assert!(said.contains("1 hidden (!), 1 extra tags kept"), "{said}");
+    assert!(said.contains("1 hidden (!), 3 tags kept"), "{said}");
     for not in [
         "urls line 6: exec:~/bin/feed.sh: its entries come from running a command",
         "1 saved views \"Unread tech\" and 1 kill rules (ignore-article) written to",
@@ -190,7 +190,7 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
         "{written}"
     );
     assert!(
-        written.contains("[[views]]\nname = \"Unread tech\"\nquery = 'unread and folder = \"Tech\"'\n")
+        written.contains("[[views]]\nname = \"Unread tech\"\nquery = 'unread and feedtag = \"Tech\"'\n")
             && written.contains("[[ignore]]\nquery = 'title ~ \"sponsored\"'\n"),
         "the query feed is a saved view, ignore-article a kill rule: {written}"
     );
@@ -240,7 +240,7 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
     .unwrap();
     let config = sandbox.path("home/.config/tidings/config.toml");
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
-    let mine = "# my views\n[[views]]\nname = \"Unread tech\"\nquery = 'unread and folder = \"Tech\"'\n\n\
+    let mine = "# my views\n[[views]]\nname = \"Unread tech\"\nquery = 'unread and feedtag = \"Tech\"'\n\n\
                 [[views]]\nname = \"mine\"\nquery = \"starred\"\n";
     std::fs::write(&config, mine).unwrap();
 
@@ -261,7 +261,7 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
     assert_eq!(
         written,
         format!(
-            "{mine}\n[[views]]\nname = \"Fresh\"\nquery = 'unread and folder = \"Tech\"'\n\n\
+            "{mine}\n[[views]]\nname = \"Fresh\"\nquery = 'unread and feedtag = \"Tech\"'\n\n\
              [[ignore]]\nquery = 'title ~ \"sponsored\"'\n\n[[ignore]]\nquery = 'author = \"bot\"'\nfeed = \"{feed}\"\n"
         )
     );

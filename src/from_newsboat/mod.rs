@@ -124,6 +124,8 @@ pub struct Report {
     /// written as kill rules (`[[ignore]]`); how many of either the file already had (left as they were).
     pub views_written: Vec<String>,
     pub rules_written: usize,
+    /// Entries the kill rules hide, judged at the import.
+    pub killed: usize,
     pub rules_present: usize,
     /// Views and kill rules that were not written, with why.
     pub rules_refused: Vec<String>,
@@ -167,7 +169,8 @@ pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, Newsb
                     folder: s.folder(),
                 },
                 hidden: s.hidden,
-                tags: s.other_tags().to_vec(),
+                // Every tag, the folder's too: `feedtag = "…"` finds a feed by any of them.
+                tags: s.tags.clone(),
             }
         })
         .collect();
@@ -257,6 +260,15 @@ pub fn import(db: &Path, config_file: &Path, home: Home) -> Result<Report, Newsb
         }
     }
     settings::write_rules(config_file, &mut report)?;
+    // The kill rules (those imported and those the file had) hide their entries now, not at the first refresh:
+    // the first start shows and counts what newsboat showed.
+    if let Ok(config) = crate::config::Config::load(config_file, false) {
+        let rules = config.kill_rules();
+        if !rules.is_empty() {
+            let mut conn = store::open_write(db)?;
+            report.killed = store::query::apply_rules(&mut conn, &rules, chrono::Utc::now().timestamp())?.0;
+        }
+    }
     report.home = Some(home);
     Ok(report)
 }

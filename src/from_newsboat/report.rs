@@ -24,11 +24,21 @@ impl Report {
             o.feeds_present.len(),
             self.feeds_in_urls
         ));
-        out.push(format!("             {} hidden (!), {} extra tags kept (shown in feed info)", o.hidden, o.tags));
+        out.push(format!(
+            "             {} hidden (!), {} kept (feedtag = \"…\" in queries; the feed info shows and edits them)",
+            o.hidden,
+            if o.tags == 1 { "1 tag".to_string() } else { format!("{} tags", o.tags) }
+        ));
         out.push(format!(
             "entries      {} added ({} read, {} starred from flags), {} already stored, {} deleted in newsboat kept out",
             o.entries_added, o.read, o.starred, o.entries_present, o.gone
         ));
+        if self.killed > 0 {
+            out.push(format!(
+                "             {} hidden by the kill rules (ignore-article), as in newsboat",
+                entries(self.killed)
+            ));
+        }
         if let Some(line) = not_utf8(self.titles_not_utf8, self.texts_not_utf8) {
             out.push(format!("             {line}"));
         }
@@ -36,25 +46,26 @@ impl Report {
         not.extend(self.cache_cut.iter().cloned());
         if self.items_unsubscribed > 0 {
             not.push(format!(
-                "{} cached entries of feeds the urls file no longer lists: not carried over",
-                self.items_unsubscribed
+                "{} of feeds the urls file no longer lists: not carried over",
+                cached(self.items_unsubscribed)
             ));
         }
         if o.entries_orphaned > 0 {
             not.push(format!(
-                "{} entries whose feed is an account's here: the account's sync brings them",
-                o.entries_orphaned
+                "{} whose feed is an account's here: the account's sync brings them",
+                entries(o.entries_orphaned)
             ));
         }
         for (letter, n) in &self.other_flags {
             not.push(format!(
-                "flag {letter} on {n} entries: tidings has one flag, the star (flagged entries are starred)"
+                "flag {letter} on {}: tidings has one flag, the star (flagged entries are starred)",
+                entries(*n)
             ));
         }
         if self.enqueued > 0 {
             not.push(format!(
-                "{} entries in the podcast queue: tidings has no queue (play them with the media key)",
-                self.enqueued
+                "{} in the podcast queue: tidings has no queue (play them with the media key)",
+                entries(self.enqueued)
             ));
         }
         for (line, script, url) in &self.filtered {
@@ -165,4 +176,14 @@ fn not_utf8(titles: usize, texts: usize) -> Option<String> {
     };
     let were = if titles + texts == 1 { "was" } else { "were" };
     Some(format!("{what} of the cache {were} not UTF-8 and {were} read with replacement characters (\u{fffd})"))
+}
+
+/// "1 entry", "2 entries".
+fn entries(n: usize) -> String {
+    if n == 1 { "1 entry".into() } else { format!("{n} entries") }
+}
+
+/// "1 cached entry", "2 cached entries".
+fn cached(n: usize) -> String {
+    if n == 1 { "1 cached entry".into() } else { format!("{n} cached entries") }
 }

@@ -194,8 +194,14 @@ impl Reads {
         self.behind_writes(&self.reader, move |c, _| {
             let _ = inbox.send(match feeds::feed_info(c, feed_id) {
                 Ok(info) => {
+                    let tags = feeds::tags(c, feed_id).unwrap_or_default();
                     let info = info.map(|mut info| {
                         info.settings = settings(&info.row.url);
+                        if !tags.is_empty() {
+                            // Tags live in the database, not the config; the info edits them the same way.
+                            let tags = toml::Value::String(tags.join(", "));
+                            info.settings.insert(0, format!("tags = {tags}"));
+                        }
                         Box::new(info)
                     });
                     Event::FeedInfoLoaded { feed_id, info }

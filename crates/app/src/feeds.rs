@@ -605,7 +605,16 @@ pub fn set_setting(state: &mut State, feed_id: FeedId, answer: &str) -> Result<V
         return Err("write it as key = value (refresh_minutes = 15), or a key alone to remove it".into());
     }
     let Some(feed) = state.feeds.feed(feed_id) else { return Err("the feed is gone".into()) };
-    let effect = Effect::SetFeedSetting { feed_id, url: feed.url.clone(), setting: setting.to_string() };
+    let effect = match (key, setting.split_once('=')) {
+        // The feed's tags (`tags = "Long Reads, news/science"`, or `tags` alone for none) live in the database.
+        ("tags", value) => {
+            let value = value.map_or("", |(_, v)| v.trim());
+            let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+            let tags = value.split(',').map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+            Effect::write(UserWrite::SetFeedTags { feed_id, tags })
+        }
+        _ => Effect::SetFeedSetting { feed_id, url: feed.url.clone(), setting: setting.to_string() },
+    };
     let now = state.clock.now;
     state.status.info(format!("Setting {}…", crate::sanitize::one_line(setting, 100)), now);
     // The feed info shows the feed's settings: it comes back, read again once the setting is in use.

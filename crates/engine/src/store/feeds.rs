@@ -359,7 +359,17 @@ pub(super) fn set_hidden(tx: &Connection, feed_id: FeedId, hidden: bool) -> Resu
     Ok(())
 }
 
-/// A feed's tags (besides the one that is its folder), as newsboat gave them.
+/// Gives a feed exactly these tags (blank ones dropped, each cut to a title's length).
+pub(super) fn set_tags(tx: &Connection, feed_id: FeedId, tags: &[String]) -> Result<(), StoreError> {
+    tx.prepare_cached("DELETE FROM feed_tags WHERE feed_id = ?1")?.execute([feed_id.0])?;
+    let mut insert = tx.prepare_cached("INSERT OR IGNORE INTO feed_tags (feed_id, tag) VALUES (?1, ?2)")?;
+    for tag in tags.iter().map(|t| crate::sanitize::one_line(t, 200)).filter(|t| !t.is_empty()) {
+        insert.execute(params![feed_id.0, tag])?;
+    }
+    Ok(())
+}
+
+/// A feed's tags: newsboat's (every one, the folder's too), OPML categories, those set in the feed info.
 pub fn tags(conn: &Connection, feed_id: FeedId) -> Result<Vec<String>, StoreError> {
     let mut stmt = conn.prepare_cached("SELECT tag FROM feed_tags WHERE feed_id = ?1 ORDER BY tag")?;
     Ok(stmt.query_map([feed_id.0], |r| r.get(0))?.collect::<Result<_, _>>()?)
