@@ -618,7 +618,12 @@ pub fn set_setting(state: &mut State, feed_id: FeedId, answer: &str) -> Result<V
     let now = state.clock.now;
     state.status.info(format!("Setting {}…", crate::sanitize::one_line(setting, 100)), now);
     // The feed info shows the feed's settings: it comes back, read again once the setting is in use.
+    let tags = matches!(effect, Effect::Write { .. });
     let mut effects = vec![effect];
+    if tags {
+        // Views that ask for a tag count again.
+        effects.push(Effect::LoadFeeds);
+    }
     effects.extend(super::dialogs::open_info(state, feed_id));
     Ok(effects)
 }
