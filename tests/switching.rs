@@ -169,3 +169,19 @@ async fn tags_typed_in_the_feed_info_are_what_feedtag_finds() {
     key(&mut app, KeyCode::Esc);
     app.run_until(WAIT, |s| long(s) == Some(3)).await.expect("the view counts the tagged feed's entries");
 }
+
+/// Two warnings of the config at start (keys taken from other actions) are both in the message log, said as
+/// warnings, not "error: warning:".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_warning_at_start_is_in_the_message_log_as_a_warning() {
+    let (_server, _sandbox, options) = world("[keys]\nnext_feed = [\"n\"]\nstar = [\"m\"]\n");
+    assert_eq!(options.config.warnings.len(), 2, "{:?}", options.config.warnings);
+    let mut app = started(options).await;
+    key(&mut app, KeyCode::Char('L'));
+    let Some(Dialog::Report(report)) = &app.state.dialog else {
+        panic!("the message log opens: {:?}", app.state.dialog)
+    };
+    let warnings: Vec<&String> = report.lines.iter().filter(|l| l.contains("warning: ")).collect();
+    assert_eq!(warnings.len(), 2, "{:#?}", report.lines);
+    assert!(!report.lines.iter().any(|l| l.contains("error: warning")), "{:#?}", report.lines);
+}

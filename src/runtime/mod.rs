@@ -116,7 +116,7 @@ impl Reader {
             state.status.info(notice, now);
         }
         for warning in &config.warnings {
-            state.status.error(format!("warning: {warning}"), now);
+            state.status.warning(warning.clone(), now);
         }
         if !options.report.is_empty() {
             state.show_dialog(app::dialogs::Dialog::Report(app::dialogs::Report::new("Import", options.report)));
