@@ -253,7 +253,7 @@ fn run_macro_key(state: &mut State, key: Key) -> Option<Vec<Effect>> {
 fn article_text(state: &State) -> Option<String> {
     let view = state.article.ready()?;
     let text: Vec<String> = view
-        .lines
+        .text_lines(state.clock.zone, &state.keymap)
         .iter()
         .map(|l| crate::sanitize::strip_controls(&crate::render::line_text(l)).trim_end().to_string())
         .collect();

@@ -309,3 +309,37 @@ fn a_feed_cut_to_what_a_refresh_keeps_is_said_in_the_status() {
         status(&s)
     );
 }
+
+/// Piped and saved text carried the reader's hint (`▸ tags: rust · d for details`): it has the tags listed, no
+/// key of the reader.
+#[test]
+fn piped_text_lists_the_details_without_the_readers_hints() {
+    let mut s = State::new(Setup::default(), (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false)]);
+    update(&mut s, key('l'));
+    update(&mut s, code(KeyCode::Enter));
+    let html = "<p>Body text</p>";
+    let detail = EntryDetail {
+        title: Some("T".into()),
+        content_html: Some(html.into()),
+        categories: vec!["rust".into(), "news".into()],
+        ..detail_of_entry_10()
+    };
+    update(&mut s, Event::ArticleLoaded { entry_id: EntryId(10), detail: Some(Box::new(detail)) });
+    let width = s.article_width();
+    update(
+        &mut s,
+        Event::ArticleRendered { entry_id: EntryId(10), width, body: Ok(render::render_article(html, 80, None)) },
+    );
+    let shown: Vec<String> = s.article.view.as_ref().unwrap().lines.iter().map(render::line_text).collect();
+    assert!(shown.iter().any(|l| l.contains("for details")), "the pane keeps its hint: {shown:?}");
+    update(&mut s, key('|'));
+    typed(&mut s, "cat");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    let [Effect::Pipe { input, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert!(input.contains("Body text") && input.contains("Tags: rust, news"), "{input:?}");
+    assert!(!input.contains("for details") && !input.contains('▸'), "{input:?}");
+}
