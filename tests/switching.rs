@@ -185,3 +185,38 @@ async fn every_warning_at_start_is_in_the_message_log_as_a_warning() {
     assert_eq!(warnings.len(), 2, "{:#?}", report.lines);
     assert!(!report.lines.iter().any(|l| l.contains("error: warning")), "{:#?}", report.lines);
 }
+
+/// A feed named in CJK under the feed info's left border: the border was skipped where a wide character of the
+/// list behind spans it. Every row of the window has its border.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dialog_keeps_its_borders_over_a_cjk_name() {
+    let server = Server::start();
+    let name = "日本語のニュース".repeat(6);
+    server.route("/one.xml", Reply::ok("application/rss+xml", rss(&name, &[("a1", &name, "<p>a</p>")])));
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("subs.opml", opml(&[(None, &name, &server.url("/one.xml"))]));
+    tidings::import::import_file(&sandbox.db(), &file).unwrap();
+    let size = (100, 30);
+    let options = Options {
+        db: sandbox.db(),
+        config: Config::default(),
+        notice: None,
+        report: vec![],
+        size,
+        zone: tidings::clock::Zone::utc(),
+    };
+    let mut app = Reader::new(options).unwrap();
+    app.start();
+    app.run_until(WAIT, all_fetched).await.unwrap();
+    select_row(&mut app, |_, r| matches!(r, FeedListRow::Feed { .. }));
+    key(&mut app, KeyCode::Char('i'));
+    app.run_until(WAIT, |s| matches!(&s.dialog, Some(Dialog::Info(i)) if i.info.is_some())).await.unwrap();
+    let mut terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
+    app.draw(&mut terminal).unwrap();
+    let area = tidings::app::dialogs::areas::info(size.0, size.1);
+    let buffer = terminal.backend().buffer().clone();
+    for y in area.y + 1..area.bottom() - 1 {
+        assert_eq!(buffer[(area.x, y)].symbol(), "│", "row {y}:\n{}", screen(terminal.backend()));
+        assert_eq!(buffer[(area.right() - 1, y)].symbol(), "│", "row {y}:\n{}", screen(terminal.backend()));
+    }
+}
