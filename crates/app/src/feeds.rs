@@ -243,10 +243,17 @@ impl FeedList {
             }
         }
         if self.hide_read {
-            // A folder with nothing listed inside it goes too.
+            // A folder with nothing listed inside it goes too; one with nothing in it at all (a new one) stays.
+            let full: HashSet<FolderId> = self
+                .feeds
+                .iter()
+                .filter_map(|f| f.folder_id)
+                .chain(self.folders.iter().filter_map(|f| f.parent))
+                .collect();
             let mut listed = vec![false; rows.len()];
             for i in (0..rows.len()).rev() {
                 listed[i] = match &rows[i] {
+                    FeedListRow::Folder { id, .. } if !full.contains(id) => true,
                     FeedListRow::Folder { depth, collapsed: false, .. } => rows[i + 1..]
                         .iter()
                         .zip(&listed[i + 1..])
@@ -333,7 +340,8 @@ impl FeedList {
     fn folder_unread(&self) -> HashMap<FolderId, i64> {
         let parent: HashMap<FolderId, Option<FolderId>> = self.folders.iter().map(|f| (f.id, f.parent)).collect();
         let mut sums: HashMap<FolderId, i64> = HashMap::new();
-        for feed in self.feeds.iter().filter(|f| f.unread > 0) {
+        // A hidden feed's entries are not counted where the feed is not listed.
+        for feed in self.feeds.iter().filter(|f| f.unread > 0 && (!f.hidden || self.show_hidden)) {
             let mut next = feed.folder_id;
             // Each ancestor once, even if the tree has a cycle.
             let mut seen = HashSet::new();

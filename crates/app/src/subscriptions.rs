@@ -32,10 +32,13 @@ fn typed_path(text: &str) -> Vec<String> {
 pub fn open_add(state: &mut State) -> Vec<Effect> {
     let folder = state.feeds.folder_under_cursor();
     let title = match folder {
-        Some(f) => format!("Add a feed to {}", one_line(&state.feeds.folder_path(f), 60)),
-        None => "Add a feed".to_string(),
+        Some(f) => format!("Add a feed to the folder {}", one_line(&state.feeds.folder_path(f), 60)),
+        None => "Add a feed at the top level".to_string(),
     };
-    let hint = "a feed's address, or a site's (its feed is found for you)";
+    let hint = match folder {
+        Some(_) => "a feed's address, or a site's (its feed is found for you)",
+        None => "a feed's address, or a site's (its feed is found for you); a on a folder adds it there",
+    };
     state.dialog = Some(Dialog::Prompt(Prompt::new(&title, hint, "", PromptPurpose::AddFeed { folder })));
     Vec::new()
 }

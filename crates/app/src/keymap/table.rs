@@ -366,7 +366,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (
         Context::General,
         Action::Back,
-        &[],
+        &["Backspace"],
         "back one level (the article to its list, the list to the feeds); quit at the feeds, as newsboat's q",
     ),
     (Context::Article, Action::PageDown, &["Space", "PgDn"], "scroll a page down"),

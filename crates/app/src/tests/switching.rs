@@ -343,3 +343,35 @@ fn piped_text_lists_the_details_without_the_readers_hints() {
     assert!(input.contains("Body text") && input.contains("Tags: rust, news"), "{input:?}");
     assert!(!input.contains("for details") && !input.contains('▸'), "{input:?}");
 }
+
+/// A folder's count left out nothing but counted a hidden feed's entries; with read feeds hidden, a new (empty)
+/// folder was not listed at all; `a` says which folder the feed goes to.
+#[test]
+fn folders_count_what_they_list_a_new_folder_shows_and_add_names_its_folder() {
+    let mut s = State::new(Setup { hide_read_feeds: true, ..Setup::default() }, (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    let hidden = FeedRow { hidden: true, ..feed(3, "Three", 5, Some((7, "News"))) };
+    let empty = FolderRow { id: FolderId(8), name: "Later".into(), parent: None, collapsed: false };
+    feeds_loaded(
+        &mut s,
+        vec![feed(1, "One", 2, None), feed(2, "Two", 1, Some((7, "News"))), hidden],
+        vec![news(), empty],
+    );
+    let folders: Vec<(String, i64)> = s
+        .feeds
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            FeedListRow::Folder { name, unread, .. } => Some((name.clone(), *unread)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(folders, [("News".to_string(), 1), ("Later".to_string(), 0)], "{:?}", s.feeds.rows);
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    update(&mut s, key('a'));
+    assert!(matches!(&s.dialog, Some(Dialog::Prompt(p)) if p.title.contains("at the top level")), "{:?}", s.dialog);
+    update(&mut s, code(KeyCode::Esc));
+    go_to(&mut s, ListKey::Feed(FeedId(2)));
+    update(&mut s, key('a'));
+    assert!(matches!(&s.dialog, Some(Dialog::Prompt(p)) if p.title.contains("to the folder News")), "{:?}", s.dialog);
+}
