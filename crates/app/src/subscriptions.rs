@@ -132,11 +132,12 @@ pub fn ask_delete(state: &mut State) -> Vec<Effect> {
                 Some(parent) => format!("move up into {}", one_line(&state.feeds.folder_path(parent), 60)),
                 None => "move up to the top level".to_string(),
             };
-            let inside = state.feeds.feed_ids_of(ListKey::Folder(id)).len();
+            let inside =
+                tidings_core::text::counted(state.feeds.feed_ids_of(ListKey::Folder(id)).len(), "feed", "feeds");
             let key = |action| state.keymap.hint(Context::Confirm, action);
             (
                 format!(
-                    "Delete the folder {}? {}: its {inside} feed(s) and its folders {up} · {}: delete them too, \
+                    "Delete the folder {}? {}: its {inside} and its folders {up} · {}: delete them too, \
                      with their entries · {}: keep it",
                     one_line(&name, 80),
                     key(Action::Yes),
