@@ -359,6 +359,14 @@ pub(super) fn set_hidden(tx: &Connection, feed_id: FeedId, hidden: bool) -> Resu
     Ok(())
 }
 
+/// The local subscription (not an account's) at `url`.
+pub fn local_id(conn: &Connection, url: &str) -> Result<Option<FeedId>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT id FROM feeds WHERE url = ?1 AND account_id IS NULL")?
+        .query_row([url], |r| r.get(0).map(FeedId))
+        .optional()?)
+}
+
 /// Gives a feed exactly these tags (blank ones dropped, each cut to a title's length).
 pub(super) fn set_tags(tx: &Connection, feed_id: FeedId, tags: &[String]) -> Result<(), StoreError> {
     tx.prepare_cached("DELETE FROM feed_tags WHERE feed_id = ?1")?.execute([feed_id.0])?;
