@@ -109,7 +109,7 @@ mod tests {
         let defaults = Keymap::default();
         let o: Vec<String> =
             defaults.keys_for(Context::General, Action::OpenInBrowser).iter().map(Key::to_string).collect();
-        let mut with_x = o.clone();
+        let mut with_x = o;
         with_x.push("x".into());
         assert!(plan.entries.contains(&("open_in_browser".to_string(), with_x)), "{plan:?}");
         assert_eq!(plan.added, [("open_in_browser".to_string(), "x".to_string())]);

@@ -264,7 +264,17 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         Action::NextUnread => navigate::next_unread(state, true),
         Action::PrevUnread => navigate::next_unread(state, false),
         Action::Star => marks::toggle_star(state),
-        Action::Undo => marks::undo(state),
+        Action::Undo => {
+            // A list that let the entries go when they were read (Unread, unread only) cannot mark them: it is
+            // read again, behind the write, to show them.
+            let refs = &state.entries.refs;
+            let gone = state.undo.as_ref().is_some_and(|ids| ids.iter().any(|id| !refs.iter().any(|r| r.id == *id)));
+            let mut effects = marks::undo(state);
+            if gone {
+                effects.extend(entries::reload(state));
+            }
+            effects
+        }
         Action::Sort => entries::cycle_sort(state),
         Action::UnreadOnly => entries::toggle_unread_only(state),
         Action::Search => {

@@ -72,11 +72,8 @@ pub fn undo(state: &mut State) -> Vec<Effect> {
         state.status.info("Nothing to undo", now);
         return Vec::new();
     };
-    // A list that let the entries go when they were read (Unread, unread only) has nothing to mark: it is read
-    // again, behind the write, to show them.
-    let mut gone = false;
     for id in &ids {
-        gone |= state.entries.set_read(*id, false).is_none();
+        state.entries.set_read(*id, false);
     }
     state.status.info(
         match ids.len() {
@@ -86,11 +83,7 @@ pub fn undo(state: &mut State) -> Vec<Effect> {
         now,
     );
     // The counts of every feed involved are read again from the store.
-    let mut effects = vec![Effect::write(UserWrite::SetRead { ids, read: false }), Effect::LoadFeeds];
-    if gone {
-        effects.extend(super::entries::reload(state));
-    }
-    effects
+    vec![Effect::write(UserWrite::SetRead { ids, read: false }), Effect::LoadFeeds]
 }
 
 /// `A`: marks every entry of the selected list read; asks first when that is more than a screenful.
