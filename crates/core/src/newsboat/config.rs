@@ -482,6 +482,7 @@ mod tests {
         assert_eq!(notifier.argv(&[("%n", "3"), ("%f", "2 feeds")], &[]), ["notify-me", "3 new entries in 2 feeds"]);
         assert_eq!(text("sort"), "oldest");
         assert!(m.settings.contains(&("confirm_quit".into(), Value::Flag(true), 4)));
+        assert_eq!((action_for("quit"), action_for("hard-quit")), (Some("back"), Some("quit")), "newsboat's q is back");
         assert!(m.macros.is_empty(), "a macro whose step takes an argument is not carried as a bare action");
         let why: Vec<&str> = m.skipped.iter().map(|s| s.2.as_str()).collect();
         assert_eq!(why.len(), 2, "{why:?}");
