@@ -25,6 +25,8 @@ pub struct RefreshTarget {
     pub paused: bool,
     /// Its folder's path ("Tech/Rust"), for kill rules narrowed to a folder.
     pub folder: Option<String>,
+    /// Its tags, for kill rules by `feedtag`.
+    pub tags: Vec<String>,
 }
 
 const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id,
@@ -127,13 +129,15 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             title: r.get(7)?,
             folder: r.get(8)?,
             paused: r.get(9)?,
+            tags: super::json_list(r.get(10)?),
         })
     };
     // An account's feeds are fetched by its server: a sync brings their entries.
     let base = format!(
         "{FOLDER_PATHS} SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
                        coalesce(custom_title, title, url), (SELECT path FROM folder_paths p WHERE p.id = folder_id),
-                       paused
+                       paused,
+                       (SELECT json_group_array(tag) FROM feed_tags t WHERE t.feed_id = feeds.id)
          FROM feeds WHERE account_id IS NULL"
     );
     match ids {
