@@ -97,10 +97,14 @@ async fn undo_after_marking_the_unread_view_read_shows_its_entries_again() {
     }
 }
 
-/// `sort = "oldest"` orders a list never sorted in the reader oldest first; a feed's own `sort` wins for it.
+/// `sort = "oldest"` orders a list never sorted in the reader oldest first; a feed's or a view's own `sort` wins
+/// for it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_configured_sort_orders_lists_and_a_feeds_own_sort_wins() {
-    let (_server, _sandbox, options) = world("sort = \"oldest\"\n\n[feeds.\"{one}\"]\nsort = \"title\"\n");
+    let (_server, _sandbox, options) = world(
+        "sort = \"oldest\"\n\n[feeds.\"{one}\"]\nsort = \"title\"\n\n\
+         [[views]]\nname = \"Everything\"\nquery = 'url ~ example'\nsort = \"newest\"\n",
+    );
     let mut app = started(options).await;
     let titles = |s: &State| -> Vec<String> {
         s.entries
@@ -116,6 +120,9 @@ async fn the_configured_sort_orders_lists_and_a_feeds_own_sort_wins() {
     app.run_until(WAIT, |s| s.entries.len() == 3 && s.entries.rows.len() == 3).await.unwrap();
     assert_eq!(app.state.entries.sort, Sort::ByTitle);
     assert_eq!(titles(&app.state), ["Alpha", "Beta", "Gamma"]);
+    select_row(&mut app, |_, r| *r == FeedListRow::View(ListKey::View(0)));
+    app.run_until(WAIT, |s| s.entries.of == Some(ListKey::View(0)) && s.entries.len() == 5).await.unwrap();
+    assert_eq!(app.state.entries.sort, Sort::Newest, "the view's own sort");
 }
 
 /// newsboat's `q` as tidings's `back`: the article to its list, the list to the feeds, then quit — and
