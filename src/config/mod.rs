@@ -353,9 +353,10 @@ impl Config {
                 return Err(format!("{}: a macro runs at least one action", at(&name)));
             }
             for action in actions {
-                if crate::app::keymap::Action::named(action).is_none() {
+                if crate::app::commands::MacroStep::named(action).is_none() {
                     return Err(format!(
-                        "{}: '{action}' is not an action (the names are those of [keys], `tidings keys` lists them)",
+                        "{}: '{action}' is not an action (the names are those of [keys], `tidings keys` lists them) \
+                         nor a command line (':pipe urlview')",
                         at(&name)
                     ));
                 }

@@ -91,7 +91,7 @@ impl Reader {
                 .iter()
                 .filter_map(|(key, actions)| {
                     let key = app::keymap::Key::parse(key).ok()?;
-                    Some((key, actions.iter().filter_map(|a| app::keymap::Action::named(a)).collect()))
+                    Some((key, actions.iter().filter_map(|a| app::commands::MacroStep::named(a)).collect()))
                 })
                 .collect(),
             bookmark_command: config.bookmark_command.is_some(),

@@ -66,7 +66,7 @@ pub struct Setup {
     /// The accounts to sync (by name), synced when the feed list first arrives and with every refresh.
     pub accounts: Vec<String>,
     /// Macros: a key pressed after the macro key, and its actions.
-    pub macros: Vec<(super::keymap::Key, Vec<Action>)>,
+    pub macros: Vec<(super::keymap::Key, Vec<super::commands::MacroStep>)>,
     /// The config has a `bookmark_command`.
     pub bookmark_command: bool,
     /// Quitting asks first (`confirm_quit`).

@@ -198,7 +198,10 @@ fn the_command_line_runs_actions_by_name_completes_and_remembers() {
 /// Macros: the macro key, then a key, runs that macro's actions in order.
 #[test]
 fn a_macro_runs_its_actions_in_order() {
-    let keys = vec![(keymap::Key::parse("x").unwrap(), vec![Action::Star, Action::ToggleRead])];
+    let keys = vec![(
+        keymap::Key::parse("x").unwrap(),
+        vec![commands::MacroStep::Action(Action::Star), commands::MacroStep::Action(Action::ToggleRead)],
+    )];
     let mut s = State::new(Setup { macros: keys, ..Setup::default() }, (160, 40));
     update(&mut s, Event::Tick(1_000_000));
     feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
@@ -374,4 +377,25 @@ fn folders_count_what_they_list_a_new_folder_shows_and_add_names_its_folder() {
     go_to(&mut s, ListKey::Feed(FeedId(2)));
     update(&mut s, key('a'));
     assert!(matches!(&s.dialog, Some(Dialog::Prompt(p)) if p.title.contains("to the folder News")), "{:?}", s.dialog);
+}
+
+/// A macro's step can be a command line with its argument (newsboat's `pipe-to "cmd"` is `:pipe cmd`): it pipes
+/// the article to that command, not a bare `pipe` asking for one.
+#[test]
+fn a_macro_step_can_be_a_command_line_with_its_argument() {
+    let steps = vec![commands::MacroStep::named(":pipe urlview -x").unwrap()];
+    let mut s =
+        State::new(Setup { macros: vec![(keymap::Key::parse("c").unwrap(), steps)], ..Setup::default() }, (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false)]);
+    open_article(&mut s, Some("https://example.com/a"), "<p>Body</p>");
+    update(&mut s, key(','));
+    let effects = update(&mut s, key('c'));
+    let [Effect::Pipe { words, input, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert_eq!(words, &["urlview", "-x"]);
+    assert!(input.contains("Body"), "{input:?}");
+    assert!(s.dialog.is_none(), "nothing is asked");
+    assert_eq!(commands::MacroStep::named(":"), None);
 }

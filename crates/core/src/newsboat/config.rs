@@ -324,6 +324,11 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
                     let part: Vec<&String> = part.iter().take_while(|t| t.as_str() != "--").collect();
                     let Some(op) = part.first() else { continue };
                     match action_for(op) {
+                        // `pipe-to "cmd"`: the command line's `:pipe`, given the command (through a shell when
+                        // it needs one, as newsboat runs it).
+                        Some("pipe") if part.len() == 2 => {
+                            actions.push(format!(":pipe {}", command(part[1], &[]).trim_end()));
+                        }
                         Some(action) if part.len() > 1 => {
                             let with: Vec<&str> = part[1..].iter().map(|a| a.as_str()).collect();
                             failed = Some(format!(
@@ -463,6 +468,8 @@ mod tests {
              article-sort-order date-asc\n\
              confirm-exit yes\n\
              macro c pipe-to \"urlview -x\"\n\
+             macro d pipe-to \"grep x | less\"\n\
+             macro e open-in-browser \"x\"\n\
              article-sort-order author\n",
             &filter::Context::default(),
         );
@@ -483,10 +490,17 @@ mod tests {
         assert_eq!(text("sort"), "oldest");
         assert!(m.settings.contains(&("confirm_quit".into(), Value::Flag(true), 4)));
         assert_eq!((action_for("quit"), action_for("hard-quit")), (Some("back"), Some("quit")), "newsboat's q is back");
-        assert!(m.macros.is_empty(), "a macro whose step takes an argument is not carried as a bare action");
+        assert_eq!(
+            m.macros,
+            [
+                ("c".to_string(), vec![":pipe urlview -x".to_string()], 5),
+                ("d".to_string(), vec![":pipe sh -c 'grep x | less' sh".to_string()], 6)
+            ],
+            "pipe-to carries its command"
+        );
         let why: Vec<&str> = m.skipped.iter().map(|s| s.2.as_str()).collect();
         assert_eq!(why.len(), 2, "{why:?}");
-        assert!(why[0].contains("pipe-to \"urlview -x\" takes an argument") && why[0].contains(":pipe urlview -x"));
+        assert!(why[0].contains("open-in-browser \"x\" takes an argument"), "{why:?}");
         assert!(why[1].contains("by flags, author"), "{why:?}");
     }
 
