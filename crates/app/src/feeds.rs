@@ -624,9 +624,12 @@ pub fn set_setting(state: &mut State, feed_id: FeedId, answer: &str) -> Result<V
         _ => Effect::SetFeedSetting { feed_id, url: feed.url.clone(), setting: setting.to_string() },
     };
     let now = state.clock.now;
-    state.status.info(format!("Setting {}…", crate::sanitize::one_line(setting, 100)), now);
-    // The feed info shows the feed's settings: it comes back, read again once the setting is in use.
     let tags = matches!(effect, Effect::Write { .. });
+    // Tags are saved with the write itself; a setting says how it went when the runtime has checked it.
+    let said = if tags { "Tags saved: " } else { "Setting " };
+    let tail = if tags { "" } else { "…" };
+    state.status.info(format!("{said}{}{tail}", crate::sanitize::one_line(setting, 100)), now);
+    // The feed info shows the feed's settings: it comes back, read again once the setting is in use.
     let mut effects = vec![effect];
     if tags {
         // Views that ask for a tag count again.
