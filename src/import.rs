@@ -132,6 +132,12 @@ pub fn import_file_with_progress(
             Applied::Imported(outcome) => outcome,
             other => return Err(StoreError::Conflict(format!("an import was answered with {other:?}")).into()),
         };
+    // The OPML categories of the feeds it added are their tags (`feedtag` in queries).
+    for (url, tags) in doc.tags.into_iter().filter(|(url, _)| outcome.added.contains(url)) {
+        if let Some(feed_id) = store::feeds::local_id(&conn, &url)? {
+            store::apply(&mut conn, &UserWrite::SetFeedTags { feed_id, tags }, now)?;
+        }
+    }
     let mut duplicates = outcome.duplicates;
     duplicates.extend(doc.duplicates);
     Ok(ImportReport {

@@ -221,7 +221,7 @@ fn add_with_several_candidates_needs_a_pick() {
     let out = sandbox.run(&["add", &s.url("/"), "--pick", "2", "--folder", "Later"]);
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("Subscribed to B"), "{}", stdout(&out));
-    assert!(stdout(&out).contains("1 entries"), "it was refreshed: {}", stdout(&out));
+    assert!(stdout(&out).contains("): 1 entry"), "it was refreshed: {}", stdout(&out));
     let export = stdout(&sandbox.run(&["export"]));
     assert!(export.contains("<outline text=\"Later\"") && export.contains(&s.url("/b.xml")), "{export}");
 

@@ -95,7 +95,7 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
     .unwrap();
     std::fs::write(
         dot.join("config"),
-        "browser \"w3m %u\"\nauto-reload yes\nreload-time 20\nbind-key J next-feed\ncolor listfocus black yellow bold\n\
+        "browser \"w3m %u\"\nauto-reload yes\nreload-time 20\nbind-key x next-feed\ncolor listfocus black yellow bold\n\
          ignore-article \"*\" \"title =~ \\\"sponsored\\\"\"\nhighlight article \"rust\" red default\n",
     )
     .unwrap();
@@ -131,7 +131,7 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
     assert!(first.status.success(), "{said}{}", support::stderr(&first));
     assert!(said.contains("feeds        3 added, 0 already subscribed"), "{said}");
     assert!(said.contains("entries      9 added (3 read, 2 starred from flags)"), "{said}");
-    assert!(said.contains("1 hidden (!), 1 extra tags kept"), "{said}");
+    assert!(said.contains("1 hidden (!), 3 tags kept"), "{said}");
     for not in [
         "urls line 6: exec:~/bin/feed.sh: its entries come from running a command",
         "1 saved views \"Unread tech\" and 1 kill rules (ignore-article) written to",
@@ -186,11 +186,11 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
     let written = std::fs::read_to_string(&config).unwrap();
     assert!(written.contains("browser = \"w3m %u\"") && written.contains("refresh_interval_minutes = 20"), "{written}");
     assert!(
-        written.contains("next_feed = [\"J\"]") && written.contains("selection = \"black on yellow bold\""),
+        written.contains("next_feed = [\"J\", \"x\"]") && written.contains("selection = \"black on yellow bold\""),
         "{written}"
     );
     assert!(
-        written.contains("[[views]]\nname = \"Unread tech\"\nquery = 'unread and folder = \"Tech\"'\n")
+        written.contains("[[views]]\nname = \"Unread tech\"\nquery = 'unread and feedtag = \"Tech\"'\n")
             && written.contains("[[ignore]]\nquery = 'title ~ \"sponsored\"'\n"),
         "the query feed is a saved view, ignore-article a kill rule: {written}"
     );
@@ -227,7 +227,7 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
         dot.join("urls"),
         format!(
             "{feed} \"Tech\"\n\"query:Unread tech:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\n\
-             \"query:Mine:unread = \\\"yes\\\"\"\n\"query:Fresh:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\n"
+             \"query:Mine:unread = \\\"yes\\\" and author = \\\"me\\\"\"\n\"query:Fresh:unread = \\\"yes\\\" and tags # \\\"Tech\\\"\"\n"
         ),
     )
     .unwrap();
@@ -240,7 +240,7 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
     .unwrap();
     let config = sandbox.path("home/.config/tidings/config.toml");
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
-    let mine = "# my views\n[[views]]\nname = \"Unread tech\"\nquery = 'unread and folder = \"Tech\"'\n\n\
+    let mine = "# my views\n[[views]]\nname = \"Unread tech\"\nquery = 'unread and feedtag = \"Tech\"'\n\n\
                 [[views]]\nname = \"mine\"\nquery = \"starred\"\n";
     std::fs::write(&config, mine).unwrap();
 
@@ -252,7 +252,7 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
         "1 saved views \"Fresh\" and 2 kill rules (ignore-article) written to",
         "1 views and kill rules",
         "query feed \"Mine\":",
-        "has another view of this name, left as it is; as a view: [[views]] name = \"Mine\" query = \"unread\"",
+        "has another view of this name, left as it is; as a view: [[views]] name = \"Mine\" query = 'unread and author = \"me\"'",
     ] {
         assert!(said.contains(line), "the report does not say {line:?}:\n{said}");
     }
@@ -261,7 +261,7 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
     assert_eq!(
         written,
         format!(
-            "{mine}\n[[views]]\nname = \"Fresh\"\nquery = 'unread and folder = \"Tech\"'\n\n\
+            "{mine}\n[[views]]\nname = \"Fresh\"\nquery = 'unread and feedtag = \"Tech\"'\n\n\
              [[ignore]]\nquery = 'title ~ \"sponsored\"'\n\n[[ignore]]\nquery = 'author = \"bot\"'\nfeed = \"{feed}\"\n"
         )
     );
@@ -433,4 +433,211 @@ fn a_filter_nested_or_chained_too_deep_is_said_with_its_column_not_a_stack_overf
     assert!(out.status.success(), "{said}{}", support::stderr(&out));
     assert!(said.contains("column 65: parentheses nest deeper than 64"), "{said}");
     assert!(said.contains("config line 1: ignore-article: no equivalent: newsboat's filter does not read: column 4353: more than 256 comparisons"), "{said}");
+}
+
+/// The first hour after switching (issue 36): `tidings --config NEW.toml import newsboat` makes the file it is
+/// given; a `filter:` feed is subscribed at its URL with its cached entries; a `define-filter` becomes a saved
+/// view; a query feed that is the Starred smart view is not written as a second "Starred"; the bookmark command
+/// gets the address and title; the notifier, the sort order and `confirm-exit` come over; a macro's `pipe-to
+/// "cmd"` keeps its command (it was a bare `pipe`).
+#[test]
+fn a_new_config_file_is_made_and_filter_feeds_filters_notifier_sort_and_bookmarks_come_over() {
+    let sandbox = Sandbox::new();
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    std::fs::write(
+        dot.join("urls"),
+        "http://a.example/rss \"Tech\"\nfilter:~/bin/clean.sh:http://b.example/rss \"Tech\"\n\
+         \"query:Starred:flags # \\\"s\\\"\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dot.join("config"),
+        "bookmark-cmd \"~/bin/bookmark.sh\"\nnotify-program \"notify-me\"\narticle-sort-order date-asc\n\
+         confirm-exit yes\nmacro c pipe-to \"urlview\"\ndefine-filter \"Rust\" \"title =~ \\\"rust\\\"\"\n",
+    )
+    .unwrap();
+    newsboat_cache(
+        &dot.join("cache.db"),
+        &[("filter:~/bin/clean.sh:http://b.example/rss", b"Beta")],
+        &[("filter:~/bin/clean.sh:http://b.example/rss", "b-1", b"Filtered one")],
+    );
+    let config = sandbox.path("new/tidings.toml");
+    let out = sandbox.tidings().arg("--config").arg(&config).args(["import", "newsboat"]).output().unwrap();
+    let said = stdout(&out);
+    assert!(out.status.success(), "{said}{}", support::stderr(&out));
+    assert_eq!(entries_of(&sandbox.db(), "http://b.example/rss"), [("b-1".to_string(), false, false)]);
+    assert!(said.contains("the filter script ~/bin/clean.sh: not run"), "{said}");
+    assert!(said.contains("query feed \"Starred\": the same as the smart view Starred"), "{said}");
+    assert!(!said.contains("not carried over yet"), "define-filter is carried over now:\n{said}");
+    let written = std::fs::read_to_string(&config).unwrap();
+    let parsed = tidings::config::Config::parse(&written).unwrap();
+    assert_eq!(parsed.saved_views(), [("Rust".to_string(), "title ~ \"rust\"".to_string())]);
+    assert_eq!(parsed.sort, "oldest");
+    assert!(parsed.confirm_quit);
+    assert_eq!(parsed.notify_command.as_deref(), Some("notify-me '%n new entries in %f'"));
+    let bookmark = tidings::command::CommandLine::parse(parsed.bookmark_command.as_deref().unwrap(), None).unwrap();
+    let argv = bookmark.argv(&[("%u", "http://a.example/1"), ("%t", "One")], &[]);
+    assert_eq!(argv[argv.len() - 2..], ["http://a.example/1", "One"], "{argv:?}");
+    assert_eq!(parsed.macros.get("c"), Some(&vec![":pipe urlview".to_string()]), "pipe-to carries its command");
+}
+
+/// The home of issue 36, end to end: tags with slashes and spaces ("Long Reads" on three feeds, one of them as
+/// its folder), a query feed by tag, a killfile, a macro, bind-keys, a bookmark command and
+/// `article-sort-order`. After one import: the bookmark command gets the address and title, every default key
+/// works beside the imported ones (and the config starts without a warning), the killfile's entries are neither
+/// shown nor counted before any refresh, `feedtag = "Long Reads"` finds all three feeds (and the query feed's
+/// `tags # "news"` not `news/science`), and `sort = "oldest"` is set. A second import changes nothing.
+#[test]
+fn a_power_users_newsboat_home_switches_with_its_keys_kill_rules_tags_and_order() {
+    let sandbox = Sandbox::new();
+    let dot = sandbox.path("home/.newsboat");
+    std::fs::create_dir_all(&dot).unwrap();
+    let (a, b, c, d) = ("http://a.example/rss", "http://b.example/rss", "http://c.example/rss", "http://d.example/rss");
+    std::fs::write(
+        dot.join("urls"),
+        format!(
+            "{a} \"Long Reads\" \"tech/rust\" \"~Alpha\"\n{b} \"news\" \"Long Reads\"\n\
+             {c} \"news/science\" \"Long Reads\"\n{d} \"news\"\n\
+             \"query:News:tags # \\\"news\\\"\"\n\"query:Starred:flags # \\\"s\\\"\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dot.join("config"),
+        "bookmark-cmd \"~/bin/bookmark.sh\"\nbind-key j down\nbind-key ^D pagedown\nbind-key x open-in-browser\n\
+         bind-key N toggle-article-read\nmacro o open ; toggle-article-read\narticle-sort-order date-asc\n\
+         ignore-article \"*\" \"title =~ \\\"(Sponsored|Advertorial)\\\"\"\n\
+         ignore-article \"*\" \"title =~ \\\"[Ww]ebinar\\\"\"\n",
+    )
+    .unwrap();
+    let items: Vec<(&str, String, Vec<u8>)> = [
+        (a, "a1", "Deep dive"),
+        (a, "a2", "Sponsored: buy this"),
+        (b, "b1", "Morning news"),
+        (b, "b2", "Join our Webinar"),
+        (c, "c1", "Quasars"),
+        (c, "c2", "Advertorial of the week"),
+        (d, "d1", "Evening news"),
+    ]
+    .into_iter()
+    .map(|(feed, guid, title)| (feed, guid.to_string(), title.as_bytes().to_vec()))
+    .collect();
+    let items: Vec<(&str, &str, &[u8])> = items.iter().map(|(f, g, t)| (*f, g.as_str(), t.as_slice())).collect();
+    newsboat_cache(&dot.join("cache.db"), &[(a, b"A"), (b, b"B"), (c, b"C"), (d, b"D")], &items);
+
+    let import = || sandbox.tidings().args(["import", "newsboat"]).output().unwrap();
+    let first = import();
+    let said = stdout(&first);
+    assert!(first.status.success(), "{said}{}", support::stderr(&first));
+    assert!(said.contains("entries      7 added") && said.contains("3 entries hidden by the kill rules"), "{said}");
+    assert!(
+        said.contains("bind-key Ctrl-d page_down: Ctrl-d was half_page_down's key and now does page_down"),
+        "{said}"
+    );
+    let db = sandbox.db();
+    // Neither shown nor counted from the first start: the store's unread count, before any refresh or list.
+    assert_eq!(count(&db, "SELECT count(*) FROM entries WHERE read = 0 AND ignored = 0"), 4);
+    assert_eq!(count(&db, "SELECT count(*) FROM entries WHERE ignored = 1"), 3);
+
+    let path = sandbox.path("home/.config/tidings/config.toml");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let config = tidings::config::Config::load(&path, true).unwrap();
+    assert!(config.warnings.is_empty(), "no warning at every start: {:?}\n{written}", config.warnings);
+    assert_eq!(config.sort, "oldest");
+    use tidings::app::keymap::{Action, Context, Key};
+    let keys = |action| config.keymap.keys_for(Context::General, action).iter().map(Key::to_string).collect::<Vec<_>>();
+    let defaults = tidings::app::keymap::Keymap::default();
+    for action in [
+        Action::Down,
+        Action::Up,
+        Action::PageDown,
+        Action::PageUp,
+        Action::Top,
+        Action::Bottom,
+        Action::NextUnread,
+        Action::ToggleRead,
+        Action::Bookmark,
+    ] {
+        for key in defaults.keys_for(Context::General, action) {
+            assert!(
+                keys(action).contains(&key.to_string()),
+                "{} lost {key}: {:?}\n{written}",
+                action.name(),
+                keys(action)
+            );
+        }
+    }
+    assert!(
+        keys(Action::OpenInBrowser).contains(&"x".to_string()) && keys(Action::ToggleRead).contains(&"N".to_string())
+    );
+    assert!(keys(Action::PageDown).contains(&"Ctrl-d".to_string()), "{written}");
+    let bookmark = tidings::command::CommandLine::parse(config.bookmark_command.as_deref().unwrap(), None).unwrap();
+    let argv = bookmark.argv(&[("%u", "http://a.example/1"), ("%t", "Deep dive")], &[]);
+    assert_eq!(argv[argv.len() - 2..], ["http://a.example/1", "Deep dive"], "{argv:?}");
+    assert_eq!(config.macros.get("o"), Some(&vec!["open".to_string(), "toggle_read".to_string()]));
+
+    let list = |query: &str| -> Vec<String> {
+        let out = sandbox.tidings().args(["list", "--json", "--query", query]).output().unwrap();
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut feeds: Vec<String> = json["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["feed_url"].as_str().unwrap_or_default().to_string())
+            .collect();
+        feeds.sort();
+        feeds.dedup();
+        feeds
+    };
+    assert_eq!(list("feedtag = \"Long Reads\""), [a, b, c]);
+    let news = config.saved_views().into_iter().find(|(n, _)| n == "News").expect("the query feed is a view").1;
+    assert_eq!(news, "feedtag = \"news\"");
+    assert_eq!(list(&news), [b, d], "tags # \"news\" does not take in news/science");
+    assert!(!config.saved_views().iter().any(|(n, _)| n == "Starred"), "no second Starred");
+
+    let second = import();
+    assert!(second.status.success(), "{}", support::stderr(&second));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), written, "a second import changes nothing");
+}
+
+/// `import --help` said `--config` was tidings's config file, the README that after `import newsboat` it is
+/// newsboat's: both say both now.
+#[test]
+fn import_help_and_the_readme_say_the_same_of_config() {
+    let sandbox = Sandbox::new();
+    let help = stdout(&sandbox.tidings().args(["import", "--help"]).output().unwrap());
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    for said in [help.as_str(), readme.as_str()] {
+        assert!(
+            said.contains("`--config FILE` names newsboat's config instead")
+                || said.contains("--config FILE names newsboat's config instead"),
+            "{said}"
+        );
+    }
+    assert!(help.contains("making the file when it does not exist") && readme.contains("(made if missing)"));
+}
+
+/// An OPML outline's `category` paths are its feed's tags, as newsboat's tags are.
+#[test]
+fn opml_categories_become_the_feeds_tags() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write(
+        "subs.opml",
+        "<?xml version=\"1.0\"?><opml version=\"2.0\"><body>\
+         <outline text=\"A\" xmlUrl=\"http://a.example/rss\" category=\"/Long Reads,/news/science\"/>\
+         </body></opml>",
+    );
+    let out = sandbox.tidings().arg("import").arg(&file).output().unwrap();
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let conn = Connection::open(sandbox.db()).unwrap();
+    let tags: Vec<String> = conn
+        .prepare("SELECT tag FROM feed_tags ORDER BY tag")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(tags, ["Long Reads", "news/science"]);
 }

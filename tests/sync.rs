@@ -434,7 +434,7 @@ fn tidings_refresh_refreshes_local_feeds_and_syncs_every_account_both_ways() {
     let first = run(&["refresh"]);
     assert!(first.status.success(), "{}", stderr(&first));
     let said = stdout(&first);
-    assert!(said.contains("Refreshed 1 feeds: 1 updated (2 new entries)"), "the local feed: {said}");
+    assert!(said.contains("Refreshed 1 feed: 1 updated (2 new entries)"), "the local feed: {said}");
     assert!(said.contains("FreshRSS: 12 new"), "a line for the account: {said}");
     assert_eq!(keys(&sandbox, "1"), api.ids("all"), "every item of the account came down");
 
@@ -460,7 +460,7 @@ fn tidings_refresh_refreshes_local_feeds_and_syncs_every_account_both_ways() {
     drop(freshrss);
     let offline = run(&["refresh"]);
     assert_eq!(offline.status.code(), Some(3), "{}", stderr(&offline));
-    assert!(stdout(&offline).contains("Refreshed 1 feeds"), "{}", stdout(&offline));
+    assert!(stdout(&offline).contains("Refreshed 1 feed:"), "{}", stdout(&offline));
     assert!(stderr(&offline).contains("FreshRSS offline"), "{}", stderr(&offline));
 }
 

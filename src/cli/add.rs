@@ -67,9 +67,9 @@ pub(super) async fn run(
         .map_err(anyhow::Error::msg)?;
     writeln!(
         std::io::stdout().lock(),
-        "Subscribed to {title} ({}): {} entries",
+        "Subscribed to {title} ({}): {}",
         one_line(&chosen.url, 500),
-        summary.new_entries
+        crate::text::counted(summary.new_entries, "entry", "entries")
     )?;
     Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }

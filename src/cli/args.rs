@@ -15,7 +15,9 @@ use std::path::PathBuf;
     propagate_version = true
 )]
 pub struct Cli {
-    /// Config file (default: config.toml in the platform's config directory).
+    /// tidings's config file (default: config.toml in the platform's config directory), given before the
+    /// command; `import newsboat` writes its settings there, making the file when it does not exist. After
+    /// `import newsboat`, `--config FILE` names newsboat's config instead (`--newsboat-config`).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Database file (default: tidings.db in the platform's data directory).

@@ -103,7 +103,9 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Completions { shell }) => return print_whole(&completions(*shell)),
         _ => {}
     }
-    let config = Config::load(&paths.config, paths.config_explicit)?;
+    // `import newsboat` writes the config file it is given: one that does not exist yet is made.
+    let writes_config = matches!(&cli.command, Some(Command::Import { file, .. }) if file.as_os_str() == "newsboat");
+    let config = Config::load(&paths.config, paths.config_explicit && !writes_config)?;
     init_logging(&paths.log);
     if cli.command.is_some() {
         for warning in &config.warnings {

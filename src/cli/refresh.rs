@@ -137,10 +137,10 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
     } else {
         writeln!(
             out,
-            "Refreshed {} feeds: {} updated ({} new entries), {} not modified, {} failed{}.",
-            summary.feeds,
+            "Refreshed {}: {} updated ({}), {} not modified, {} failed{}.",
+            crate::text::counted(summary.feeds, "feed", "feeds"),
             summary.updated_feeds,
-            summary.new_entries,
+            crate::text::counted(summary.new_entries, "new entry", "new entries"),
             summary.not_modified,
             failures.len(),
             if skipped.is_empty() { String::new() } else { format!(", {} left alone", skipped.len()) }

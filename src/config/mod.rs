@@ -20,6 +20,7 @@ mod validate;
 pub use hooks::HookConfig;
 use lines::{dotted, line_of, line_of_parts};
 pub use paths::Paths;
+pub use resolved::Sorts;
 
 /// Everything the config file can say. Unknown keys are an error (a typo must not be silently ignored).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -93,6 +94,11 @@ pub struct Config {
     /// Start with feeds that have nothing unread left out of the feed list (the `hide_read_feeds` action
     /// toggles it, and the reader remembers the last choice).
     pub hide_read_feeds: bool,
+    /// The order of a list the reader has not been told another for (`S`, `:set sort`): `newest`, `oldest`,
+    /// `feed` or `title`; `[feeds."URL"]` and `[[views]]` take a `sort` of their own.
+    pub sort: String,
+    /// `q` asks before quitting (newsboat's `confirm-exit`).
+    pub confirm_quit: bool,
     /// The command line a bookmark is handed to: `%u` is the entry's address, `%t` its title (each one whole
     /// argument; no shell unless the line is `sh -c '…'`).
     pub bookmark_command: Option<String>,
@@ -186,6 +192,8 @@ impl Default for Config {
             colors: toml::Table::new(),
             accounts: Vec::new(),
             hide_read_feeds: false,
+            sort: "newest".into(),
+            confirm_quit: false,
             bookmark_command: None,
             copy_command: None,
             save_command: None,
@@ -237,6 +245,8 @@ pub struct FeedConfig {
     pub download_name: Option<String>,
     /// A program its enclosures are handed to instead of downloading them (`yt-dlp -o {path} {url}`).
     pub download_command: Option<String>,
+    /// The order of this feed's list until the reader is told another (see `sort`).
+    pub sort: Option<String>,
 }
 
 /// `[[views]]`: a saved view.
@@ -245,6 +255,9 @@ pub struct FeedConfig {
 pub struct ViewConfig {
     pub name: String,
     pub query: toml::Spanned<String>,
+    /// The view's order until the reader is told another (see `sort`).
+    #[serde(default)]
+    pub sort: Option<String>,
 }
 
 /// `[[ignore]]`: a kill rule, for every feed or for one feed (its address or name) or folder.
@@ -366,9 +379,10 @@ impl Config {
                 return Err(format!("{}: a macro runs at least one action", at(&name)));
             }
             for action in actions {
-                if crate::app::keymap::Action::named(action).is_none() {
+                if crate::app::commands::MacroStep::named(action).is_none() {
                     return Err(format!(
-                        "{}: '{action}' is not an action (the names are those of [keys], `tidings keys` lists them)",
+                        "{}: '{action}' is not an action (the names are those of [keys], `tidings keys` lists them) \
+                         nor a command line (':pipe urlview')",
                         at(&name)
                     ));
                 }

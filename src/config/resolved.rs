@@ -4,6 +4,7 @@
 
 use super::Config;
 use crate::command::CommandLine;
+use crate::model::Sort;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -42,6 +43,17 @@ impl Config {
     /// The saved views: name and query.
     pub fn saved_views(&self) -> Vec<(String, String)> {
         self.views.iter().map(|v| (v.name.clone(), v.query.get_ref().clone())).collect()
+    }
+
+    /// The orders of lists the reader has not been told another for: `sort`, and the `sort` of feeds (by URL)
+    /// and views (by query).
+    pub fn sorts(&self) -> Sorts {
+        let named = |s: &Option<String>| s.as_deref().and_then(Sort::from_name);
+        Sorts {
+            default: Sort::from_name(&self.sort).unwrap_or_default(),
+            feeds: self.feeds.iter().filter_map(|(url, f)| Some((url.clone(), named(&f.sort)?))).collect(),
+            views: self.views.iter().filter_map(|v| Some((v.query.get_ref().clone(), named(&v.sort)?))).collect(),
+        }
     }
 
     /// The `browser` setting, when there is one.
@@ -214,4 +226,14 @@ fn expand_home(path: &std::path::Path) -> PathBuf {
         (Ok(rest), Some(dirs)) => dirs.home_dir().join(rest),
         _ => path.to_path_buf(),
     }
+}
+
+/// The orders of lists the reader has not been told another for (see [`Config::sorts`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sorts {
+    pub default: Sort,
+    /// By the feed's address.
+    pub feeds: std::collections::HashMap<String, Sort>,
+    /// By the view's query.
+    pub views: std::collections::HashMap<String, Sort>,
 }

@@ -5,6 +5,7 @@
 use super::Config;
 use super::lines::{check_query, place};
 use crate::command::CommandLine;
+use crate::model::Sort;
 
 impl Config {
     /// Checks every value's range; an error is the key (its parts, as `line_of_parts` finds them) and what a
@@ -53,6 +54,18 @@ impl Config {
             "notify",
             "must be \"off\" or \"desktop\" (a desktop notification through notify-send)",
         )?;
+        let sort_names = "must be \"newest\", \"oldest\", \"feed\" or \"title\"";
+        check(Sort::from_name(&self.sort).is_some(), "sort", sort_names)?;
+        for (url, feed) in &self.feeds {
+            if feed.sort.as_deref().is_some_and(|s| Sort::from_name(s).is_none()) {
+                return Err((vec!["feeds".into(), url.clone(), "sort".into()], sort_names.into()));
+            }
+        }
+        for view in &self.views {
+            if view.sort.as_deref().is_some_and(|s| Sort::from_name(s).is_none()) {
+                return Err((vec!["views".into(), "sort".into()], format!("{sort_names} (view \"{}\")", view.name)));
+            }
+        }
         if let Some(line) = &self.notify_command {
             CommandLine::parse(line, None).map_err(|e| {
                 (vec!["notify_command".to_string()], format!("{e} (write it like \"notify-me %n %f\")"))

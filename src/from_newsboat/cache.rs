@@ -91,7 +91,7 @@ fn read_within(path: &Path, budget: Budget) -> Result<Cache, NewsboatError> {
     let mut feeds = conn.prepare("SELECT rssurl, url, title FROM rss_feed").map_err(failed)?;
     let mut stop = each_row(&mut feeds, &mut left, |r| {
         let (url, site) = (texts.text(r, 0)?, texts.text(r, 1)?);
-        cache.feeds.insert(urls::feed_key(&url), (site, titles.text(r, 2)?));
+        cache.feeds.insert(urls::feed_key(urls::cached_feed_url(&url)), (site, titles.text(r, 2)?));
         Ok(())
     })
     .map_err(failed)?;

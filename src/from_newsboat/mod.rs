@@ -9,6 +9,7 @@
 
 mod cache;
 mod files;
+mod keys;
 mod queue;
 mod report;
 mod settings;
@@ -108,6 +109,8 @@ pub struct Report {
     /// Flags besides the star, by letter: (letter, entries).
     pub other_flags: Vec<(char, usize)>,
     pub skipped_urls: Vec<urls::Skipped>,
+    /// `filter:` feeds, subscribed at their URL without the script: (line, script, URL).
+    pub filtered: Vec<(usize, String, String)>,
     /// Query feeds: name, newsboat's expression, tidings's query (or why none).
     pub views: Vec<(String, String, Result<String, String>)>,
     pub migrated: Migrated,
@@ -115,12 +118,18 @@ pub struct Report {
     pub config_written: Vec<String>,
     pub config_kept: Vec<String>,
     pub config_file: Option<PathBuf>,
+    /// Keys earlier imports added (from the database's record), keys this one added, and what it says of keys.
+    pub keys_before: std::collections::BTreeSet<(String, String)>,
+    pub keys_added: Vec<(String, String)>,
+    pub key_notes: Vec<String>,
     /// Why the settings could not be written, when they could not.
     pub config_error: Option<String>,
     /// Query feeds written to the config file as saved views (`[[views]]`), by name; `ignore-article` lines
     /// written as kill rules (`[[ignore]]`); how many of either the file already had (left as they were).
     pub views_written: Vec<String>,
     pub rules_written: usize,
+    /// Entries the kill rules hide, judged at the import.
+    pub killed: usize,
     pub rules_present: usize,
     /// Views and kill rules that were not written, with why.
     pub rules_refused: Vec<String>,
@@ -167,7 +176,8 @@ pub fn import(db: &Path, config_file: &Path, home: Home, download_dir: &Path) ->
                     folder: s.folder(),
                 },
                 hidden: s.hidden,
-                tags: s.other_tags().to_vec(),
+                // Every tag, the folder's too: `feedtag = "…"` finds a feed by any of them.
+                tags: s.tags.clone(),
             }
         })
         .collect();
@@ -196,7 +206,7 @@ pub fn import(db: &Path, config_file: &Path, home: Home, download_dir: &Path) ->
     for item in &cache.items {
         let owner = owners
             .entry(item.feed_url.as_str())
-            .or_insert_with(|| subscribed.get(&urls::feed_key(&item.feed_url)).copied());
+            .or_insert_with(|| subscribed.get(&urls::feed_key(urls::cached_feed_url(&item.feed_url))).copied());
         let Some(feed_url) = *owner else {
             report.items_unsubscribed += 1;
             continue;
@@ -237,17 +247,37 @@ pub fn import(db: &Path, config_file: &Path, home: Home, download_dir: &Path) ->
             (q.name.clone(), q.expression.clone(), tidings_core::newsboat::filter::convert(&q.expression, &context))
         })
         .collect();
+    report.filtered = file.feeds.iter().filter_map(|f| Some((f.line, f.filter.clone()?, f.url.clone()))).collect();
     report.skipped_urls = file.skipped;
     if let Some(path) = &home.config {
         let config = files::read(path)?;
         report.migrated = tidings_core::newsboat::config::migrate(&config.text, &context);
         report.migrated.skipped.extend(config.skipped);
         report.migrated.skipped.sort_by_key(|s| s.0);
+        let conn = store::open_write(db)?;
+        report.keys_before = keys::read_record(store::preferences::get(&conn, keys::RECORD)?.as_deref());
+        drop(conn);
         settings::write_settings(config_file, &mut report)?;
+        if !report.keys_added.is_empty() {
+            let mut record = report.keys_before.clone();
+            record.extend(report.keys_added.iter().cloned());
+            let write =
+                UserWrite::SetPreference { name: keys::RECORD.into(), value: Some(keys::write_record(&record)) };
+            store::apply(&mut store::open_write(db)?, &write, chrono::Utc::now().timestamp())?;
+        }
     }
     settings::write_rules(config_file, &mut report)?;
     if let Some(path) = &home.queue {
         report.queue = Some(queue::import(db, path, download_dir)?);
+    }
+    // The kill rules (those imported and those the file had) hide their entries now, not at the first refresh:
+    // the first start shows and counts what newsboat showed.
+    if let Ok(config) = crate::config::Config::load(config_file, false) {
+        let rules = config.kill_rules();
+        if !rules.is_empty() {
+            let mut conn = store::open_write(db)?;
+            report.killed = store::query::apply_rules(&mut conn, &rules, chrono::Utc::now().timestamp())?.0;
+        }
     }
     report.home = Some(home);
     Ok(report)

@@ -27,11 +27,21 @@ impl Report {
             o.feeds_present.len(),
             self.feeds_in_urls
         ));
-        out.push(format!("             {} hidden (!), {} extra tags kept (shown in feed info)", o.hidden, o.tags));
+        out.push(format!(
+            "             {} hidden (!), {} kept (feedtag = \"…\" in queries; the feed info shows and edits them)",
+            o.hidden,
+            if o.tags == 1 { "1 tag".to_string() } else { format!("{} tags", o.tags) }
+        ));
         out.push(format!(
             "entries      {} added ({} read, {} starred from flags), {} already stored, {} deleted in newsboat kept out",
             o.entries_added, o.read, o.starred, o.entries_present, o.gone
         ));
+        if self.killed > 0 {
+            out.push(format!(
+                "             {} hidden by the kill rules (ignore-article), as in newsboat",
+                entries(self.killed)
+            ));
+        }
         if let Some(line) = not_utf8(self.titles_not_utf8, self.texts_not_utf8) {
             out.push(format!("             {line}"));
         }
@@ -45,25 +55,34 @@ impl Report {
         not.extend(self.cache_cut.iter().cloned());
         if self.items_unsubscribed > 0 {
             not.push(format!(
-                "{} cached entries of feeds the urls file no longer lists: not carried over",
-                self.items_unsubscribed
+                "{} of feeds the urls file no longer lists: not carried over",
+                cached(self.items_unsubscribed)
             ));
         }
         if o.entries_orphaned > 0 {
             not.push(format!(
-                "{} entries whose feed is an account's here: the account's sync brings them",
-                o.entries_orphaned
+                "{} whose feed is an account's here: the account's sync brings them",
+                entries(o.entries_orphaned)
             ));
         }
         for (letter, n) in &self.other_flags {
             not.push(format!(
-                "flag {letter} on {n} entries: tidings has one flag, the star (flagged entries are starred)"
+                "flag {letter} on {}: tidings has one flag, the star (flagged entries are starred)",
+                entries(*n)
             ));
         }
         if self.enqueued > 0 && self.queue.is_none() {
             not.push(format!(
-                "{} entries in newsboat's podcast queue, but no podboat queue file was found beside the cache",
-                self.enqueued
+                "{} in newsboat's podcast queue, but no podboat queue file was found beside the cache",
+                entries(self.enqueued)
+            ));
+        }
+        for (line, script, url) in &self.filtered {
+            not.push(format!(
+                "urls line {line}: the filter script {}: not run (tidings runs no scripts on feeds); the feed is \
+                 subscribed at {} unfiltered, with its cached entries",
+                one_line(script, 200),
+                one_line(url, 500)
             ));
         }
         for (line, why) in self.queue.iter().flat_map(|q| &q.skipped) {
@@ -85,17 +104,14 @@ impl Report {
             }
         }
         not.extend(self.rules_refused.iter().cloned());
+        // Those with a query became saved views, like the query feeds (see `write_rules`).
         for rule in &self.migrated.filters {
-            let name = rule.target.clone().unwrap_or_default();
-            not.push(match &rule.query {
-                Ok(q) => format!(
-                    "config line {}: define-filter \"{name}\": not carried over yet (saved views arrive with the query language); as a view: query = {}",
-                    rule.line,
-                    toml::Value::String(q.clone())
-                ),
-                Err(why) => format!("config line {}: define-filter \"{name}\": no equivalent: {why}", rule.line),
-            });
+            if let Err(why) = &rule.query {
+                let name = one_line(rule.target.as_deref().unwrap_or_default(), 80);
+                not.push(format!("config line {}: define-filter \"{name}\": no equivalent: {why}", rule.line));
+            }
         }
+        not.extend(self.key_notes.iter().cloned());
         for (line, text, why) in &self.migrated.skipped {
             not.push(skipped_line("config", *line, text, why));
         }
@@ -134,6 +150,13 @@ impl Report {
         if let Some(e) = &self.config_error {
             not.push(e.clone());
         }
+        if self.home.as_ref().is_some_and(|h| h.config.is_some()) && !self.keys_added.iter().any(|(a, _)| a == "back") {
+            out.push(
+                "habits       newsboat's q (back one level, quit at the feed list) is tidings's `back`: put \
+                 back = [\"q\"] and quit = [\"Q\", \"Ctrl-c\"] under [keys] (confirm_quit = true asks first)"
+                    .into(),
+            );
+        }
         if !not.is_empty() {
             out.push(format!("not carried over ({}):", not.len()));
             out.extend(not.into_iter().map(|n| format!("  - {n}")));
@@ -165,4 +188,14 @@ fn not_utf8(titles: usize, texts: usize) -> Option<String> {
     };
     let were = if titles + texts == 1 { "was" } else { "were" };
     Some(format!("{what} of the cache {were} not UTF-8 and {were} read with replacement characters (\u{fffd})"))
+}
+
+/// "1 entry", "2 entries".
+fn entries(n: usize) -> String {
+    if n == 1 { "1 entry".into() } else { format!("{n} entries") }
+}
+
+/// "1 cached entry", "2 cached entries".
+fn cached(n: usize) -> String {
+    if n == 1 { "1 cached entry".into() } else { format!("{n} cached entries") }
 }

@@ -34,14 +34,21 @@ pub(super) fn write_settings(path: &Path, report: &mut Report) -> Result<(), New
         top.retain(|(k, _)| k != key);
         top.push((key.clone(), toml_value(value)));
     }
+    let have_keys = existing
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|t| t.get("keys").and_then(|k| k.as_table()).cloned())
+        .unwrap_or_default();
+    let keys = super::keys::plan(&m.keys, &have_keys, &report.keys_before);
     let tables: Vec<(&str, Vec<(String, String)>)> = vec![
-        ("keys", m.keys.iter().map(|(a, keys, _)| (a.clone(), toml_value(&Value::List(keys.clone())))).collect()),
+        ("keys", keys.entries.iter().map(|(a, k)| (a.clone(), toml_value(&Value::List(k.clone())))).collect()),
         ("colors", m.colors.iter().map(|(e, s, _)| (e.clone(), toml_value(&Value::Text(s.clone())))).collect()),
         ("macros", m.macros.iter().map(|(k, a, _)| (format!("{k:?}"), toml_value(&Value::List(a.clone())))).collect()),
     ];
     let merged = merge(&existing, &top, &tables);
     report.config_written = merged.written.clone();
     report.config_kept = merged.kept;
+    report.key_notes = keys.notes;
     if merged.written.is_empty() {
         return Ok(());
     }
@@ -50,6 +57,7 @@ pub(super) fn write_settings(path: &Path, report: &mut Report) -> Result<(), New
         report.config_error = Some(format!("the settings were not written, as the file would not read: {e}"));
         return Ok(());
     }
+    report.keys_added = keys.added;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|source| NewsboatError::WriteConfig { path: path.to_path_buf(), source })?;
@@ -68,8 +76,15 @@ const MAX_WRITTEN: usize = 200;
 /// the rest wait for the next import, and the report says how many.
 pub(super) fn write_rules(path: &Path, report: &mut Report) -> Result<(), NewsboatError> {
     use crate::config::{Config, edit};
-    let views: Vec<(String, String)> =
-        report.views.iter().filter_map(|(name, _, query)| Some((name.clone(), query.as_ref().ok()?.clone()))).collect();
+    // Query feeds and `define-filter`s alike become saved views.
+    let filters = report.migrated.filters.iter().map(|f| (f.target.clone().unwrap_or_default(), &f.query));
+    let views: Vec<(String, String)> = report
+        .views
+        .iter()
+        .map(|(name, _, query)| (name.clone(), query))
+        .chain(filters)
+        .filter_map(|(name, query)| Some((name, query.as_ref().ok()?.clone())))
+        .collect();
     let rules: Vec<(Option<String>, String)> = report
         .migrated
         .ignore
@@ -116,6 +131,13 @@ pub(super) fn write_rules(path: &Path, report: &mut Report) -> Result<(), Newsbo
     for (name, query) in &views {
         if let Err(e) = crate::query::parse(query) {
             report.rules_refused.push(format!("query feed \"{name}\": no equivalent: {e}"));
+            continue;
+        }
+        if let Some(smart) = smart_view(query) {
+            report.rules_refused.push(format!(
+                "query feed \"{}\": the same as the smart view {smart}, which tidings always lists; not written",
+                crate::sanitize::one_line(name, 80)
+            ));
             continue;
         }
         match have_views.iter().find(|(n, _)| n.to_lowercase() == name.to_lowercase()) {
@@ -181,6 +203,15 @@ pub(super) fn write_rules(path: &Path, report: &mut Report) -> Result<(), Newsbo
         Err(e) => report.rules_refused.push(format!("query feeds and ignore-article: not written: {e}")),
     }
     Ok(())
+}
+
+/// The smart view a query is, when it is one (`starred`: Starred): a saved view of it would be a second row.
+fn smart_view(query: &str) -> Option<&'static str> {
+    match query.trim().trim_start_matches('(').trim_end_matches(')').trim() {
+        "starred" => Some("Starred"),
+        "unread" => Some("Unread"),
+        _ => None,
+    }
 }
 
 #[derive(Debug, PartialEq, Eq)]

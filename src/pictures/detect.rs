@@ -47,8 +47,21 @@ const ANSWER_WITHIN: Duration = Duration::from_millis(500);
 /// nothing is left reading standard input when the terminal does not answer (a blocked read would take the
 /// reader's first key).
 pub fn detect(setting: Images) -> (Option<Picker>, Vec<u8>, Option<String>) {
+    detect_with(setting, ask)
+}
+
+/// [`detect`], asking the terminal through `ask` (the query, how long to wait). Half-blocks need no answer: the
+/// terminal is not asked (inside tmux, whose answers may never come, that cost every start its wait), and the
+/// cell's size comes from the window's size in pixels, or a usual one.
+fn detect_with(
+    setting: Images,
+    ask: impl FnOnce(&str, Duration) -> (Vec<Response>, Vec<u8>),
+) -> (Option<Picker>, Vec<u8>, Option<String>) {
     if setting == Images::Off {
         return (None, Vec::new(), None);
+    }
+    if setting == Images::Halfblocks {
+        return (Some(fixed(ProtocolType::Halfblocks, window_cell().unwrap_or((10, 20)))), Vec::new(), None);
     }
     let wezterm_or_konsole =
         ["WEZTERM_EXECUTABLE", "KONSOLE_VERSION"].iter().any(|v| std::env::var(v).is_ok_and(|s| !s.is_empty()));
@@ -192,5 +205,24 @@ mod tests {
         assert_eq!(honoured(Images::Sixel, Some(ProtocolType::Sixel), true), (Some(ProtocolType::Sixel), None));
         assert_eq!(honoured(Images::Iterm2, None, true), (Some(ProtocolType::Iterm2), None));
         assert_eq!(honoured(Images::Auto, None, true), (None, None));
+    }
+
+    /// In tmux, start-up waited for the terminal's answer even with `images = "halfblocks"`, which needs none.
+    #[test]
+    fn half_blocks_ask_the_terminal_nothing_and_auto_asks() {
+        let mut asked = false;
+        let (picker, typed, said) = detect_with(Images::Halfblocks, |_, _| {
+            asked = true;
+            (Vec::new(), Vec::new())
+        });
+        assert!(!asked, "half-blocks wait for no answer");
+        assert_eq!((picker.map(|p| p.protocol_type()), typed), (Some(ProtocolType::Halfblocks), Vec::new()));
+        assert_eq!(said, None);
+        let (picker, _, _) = detect_with(Images::Auto, |query, within| {
+            asked = !query.is_empty() && within == ANSWER_WITHIN;
+            (vec![Response::Sixel], Vec::new())
+        });
+        assert!(asked, "auto asks which protocol the terminal has");
+        assert_eq!(picker.map(|p| p.protocol_type()), Some(ProtocolType::Sixel));
     }
 }

@@ -92,12 +92,13 @@ impl Reader {
                 .iter()
                 .filter_map(|(key, actions)| {
                     let key = app::keymap::Key::parse(key).ok()?;
-                    Some((key, actions.iter().filter_map(|a| app::keymap::Action::named(a)).collect()))
+                    Some((key, actions.iter().filter_map(|a| app::commands::MacroStep::named(a)).collect()))
                 })
                 .collect(),
             bookmark_command: config.bookmark_command.is_some(),
             export_path: config.export_path.clone(),
             save_command: config.save_command.is_some(),
+            confirm_quit: config.confirm_quit,
             // What the reader remembers from the last time: feeds with nothing unread hidden, the last search.
             hide_read_feeds: match session.preference("hide_read_feeds") {
                 Some(value) => value == "on",
@@ -118,7 +119,7 @@ impl Reader {
             state.status.info(notice, now);
         }
         for warning in &config.warnings {
-            state.status.error(format!("warning: {warning}"), now);
+            state.status.warning(warning.clone(), now);
         }
         if !options.report.is_empty() {
             state.show_dialog(app::dialogs::Dialog::Report(app::dialogs::Report::new("Import", options.report)));
@@ -134,7 +135,7 @@ impl Reader {
         let command =
             |line: &Option<String>| line.as_deref().and_then(|l| crate::command::CommandLine::parse(l, None).ok());
         let services = Services {
-            reads: reads::Reads::new(session.clone(), tx.clone())?,
+            reads: reads::Reads::new(session.clone(), tx.clone(), config.sorts())?,
             work: work::Work::new(session.clone(), tx.clone(), beside_daemon),
             processes: processes::Processes::new(
                 launcher.clone(),

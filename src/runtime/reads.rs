@@ -3,6 +3,7 @@
 //! [`WriteBarrier`], so a list read asked for after a write sees it, and says which write it saw.
 
 use crate::app::{Event, ExportTo, ListKey, WriteFailure, WriteId};
+use crate::config::Sorts;
 use crate::model::{EntryId, EntryRef, EntryRow, FeedId, ListQuery, ListSource, Sort, UserWrite};
 use crate::session::Session;
 use crate::store::{self, DbThread, StoreError, entries, feeds, folders, lists};
@@ -66,13 +67,19 @@ pub(super) struct Reads {
     counter: DbThread,
     pub(super) barrier: Arc<WriteBarrier>,
     inbox: mpsc::UnboundedSender<Event>,
+    /// The orders of lists not yet told another (the config's `sort`s).
+    sorts: Arc<Sorts>,
 }
 
 impl Reads {
-    pub(super) fn new(session: Session, inbox: mpsc::UnboundedSender<Event>) -> Result<Reads, StoreError> {
+    pub(super) fn new(
+        session: Session,
+        inbox: mpsc::UnboundedSender<Event>,
+        sorts: Sorts,
+    ) -> Result<Reads, StoreError> {
         let reader = session.reader("tidings-reader")?;
         let counter = session.reader("tidings-counter")?;
-        Ok(Reads { session, reader, counter, barrier: Default::default(), inbox })
+        Ok(Reads { session, reader, counter, barrier: Default::default(), inbox, sorts: Arc::new(sorts) })
     }
 
     /// Runs `read` on `on`'s thread once every user write asked for before it has been applied; it is told the
@@ -151,8 +158,9 @@ impl Reads {
 
     fn read_list(&self, list: ListKey, source: ListSource, order: Option<(Sort, bool)>, keep: Option<EntryId>) {
         let inbox = self.inbox.clone();
+        let sorts = self.sorts.clone();
         self.behind_writes(&self.reader, move |c, seen| {
-            let _ = inbox.send(match load_list(c, source, order, keep) {
+            let _ = inbox.send(match load_list(c, source, order, keep, &sorts) {
                 Ok((refs, rows, order)) => Event::EntriesLoaded { list, refs, rows, order, keep, seen },
                 Err(message) => Event::EntriesFailed { list, message },
             });
@@ -223,8 +231,14 @@ impl Reads {
         self.behind_writes(&self.reader, move |c, _| {
             let _ = inbox.send(match feeds::feed_info(c, feed_id) {
                 Ok(info) => {
+                    let tags = feeds::tags(c, feed_id).unwrap_or_default();
                     let info = info.map(|mut info| {
                         info.settings = settings(&info.row.url);
+                        if !tags.is_empty() {
+                            // Tags live in the database, not the config; the info edits them the same way.
+                            let tags = toml::Value::String(tags.join(", "));
+                            info.settings.insert(0, format!("tags = {tags}"));
+                        }
                         Box::new(info)
                     });
                     Event::FeedInfoLoaded { feed_id, info }
@@ -288,20 +302,22 @@ const FIRST_ROWS: usize = 300;
 /// A list as read: its refs, the rows around the kept entry, and the order they are in.
 type LoadedList = (Vec<EntryRef>, Vec<EntryRow>, (Sort, bool));
 
-/// A list's refs in its order (the one given, or the one remembered for it), and the rows around `keep`.
+/// A list's refs in its order (the one given, or the one remembered for it, or the config's), and the rows
+/// around `keep`.
 fn load_list(
     c: &mut rusqlite::Connection,
     source: ListSource,
     order: Option<(Sort, bool)>,
     keep: Option<EntryId>,
+    sorts: &Sorts,
 ) -> Result<LoadedList, String> {
     let fail = |e: StoreError| format!("cannot read entries: {e}");
     let (sort, unread_only) = match order {
         Some(order) => order,
-        None => {
-            let setting = lists::list_setting(c, &lists::list_key(&source)).map_err(fail)?.unwrap_or_default();
-            (setting.sort, setting.unread_only)
-        }
+        None => match lists::list_setting(c, &lists::list_key(&source)).map_err(fail)? {
+            Some(setting) => (setting.sort, setting.unread_only),
+            None => (configured_sort(c, &source, sorts), false),
+        },
     };
     // A search's query may mean nothing: its message says what to type instead.
     let refs = lists::entry_refs(c, &ListQuery { source, sort, unread_only }).map_err(|e| match e {
@@ -333,4 +349,17 @@ fn exported(done: &crate::export::Exported, folder: &std::path::Path) -> Event {
         tracing::warn!("export: {why}");
     }
     Event::Error(format!("{text}; {failed} not written: {first}{more}"))
+}
+
+/// The order the config gives a list never sorted in the reader: its feed's or view's `sort`, else `sort`.
+fn configured_sort(c: &rusqlite::Connection, source: &ListSource, sorts: &Sorts) -> Sort {
+    let own = match source {
+        ListSource::Feed(id) if !sorts.feeds.is_empty() => c
+            .query_row("SELECT url FROM feeds WHERE id = ?1", [id.0], |r| r.get::<_, String>(0))
+            .ok()
+            .and_then(|url| sorts.feeds.get(&url).copied()),
+        ListSource::Query { query, within: None } => sorts.views.get(query).copied(),
+        _ => None,
+    };
+    own.unwrap_or(sorts.default)
 }

@@ -30,6 +30,18 @@ pub(super) fn draw(frame: &mut Frame<'_>, state: &State, theme: &Theme, dialog: 
 /// Clears `area`, draws the frame, and returns the inside.
 fn window(frame: &mut Frame<'_>, area: Rect, title: &str, hints: String, theme: &Theme) -> Rect {
     frame.render_widget(Clear, area);
+    // A wide character (CJK) just left of the window spans its left border's cell: the terminal would draw its
+    // second half there and skip the border. It goes, the border stays.
+    if area.x > 0 {
+        let buffer = frame.buffer_mut();
+        for y in area.top()..area.bottom() {
+            if let Some(cell) = buffer.cell_mut((area.x - 1, y))
+                && cell.symbol().width() > 1
+            {
+                cell.set_symbol(" ");
+            }
+        }
+    }
     let block = dialog_block(title, hints, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);

@@ -25,6 +25,7 @@ pub(super) fn bar(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rec
         let used: usize = spans.iter().map(|s| s.content.width()).sum();
         let room = width.saturating_sub(used + right.width() + 2);
         let text = one_line(&message.text, 2000);
+        let text = if message.warning { format!("warning: {text}") } else { text };
         let shown = if text.width() > room {
             // Cut (`fit` ends it with one "…"), and say where the rest is.
             let log = state.keymap.hint(Context::General, Action::MessageLog);

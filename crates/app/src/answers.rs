@@ -13,6 +13,7 @@ pub(crate) fn route(state: &mut State, answer: Answer) -> Vec<Effect> {
         Answer::Confirmed { action: Confirmed::DeleteDownload(id), .. } => {
             crate::downloads::delete_confirmed(state, id)
         }
+        Answer::Confirmed { action: Confirmed::Quit, .. } => saving::quit(state),
         Answer::Confirmed { action, all } => subscriptions::confirmed(state, action, all),
         Answer::Chosen { feed, folder } => subscriptions::subscribe(state, feed, folder),
         Answer::ToggleScope => {

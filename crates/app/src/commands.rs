@@ -32,14 +32,32 @@ const COMMANDS: &[(&str, &str)] = &[
     ("q", "quit"),
 ];
 
+/// One step of a macro: an action, or a line of the command line with its arguments (`:pipe urlview`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MacroStep {
+    Action(Action),
+    Command(String),
+}
+
+impl MacroStep {
+    /// A step as the config writes it: an action's name, or `:` and a command line.
+    pub fn named(text: &str) -> Option<MacroStep> {
+        match text.strip_prefix(':') {
+            Some(line) if !line.trim().is_empty() => Some(MacroStep::Command(line.trim().to_string())),
+            Some(_) => None,
+            None => Action::named(text).map(MacroStep::Action),
+        }
+    }
+}
+
 /// The command line's own state: what was typed before, and where Up has got to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Commands {
     pub history: Vec<String>,
     /// The history line shown (Up, Down), counted from the newest.
     pub browsing: Option<usize>,
-    /// Macros: a key and its actions.
-    pub macros: Vec<(Key, Vec<Action>)>,
+    /// Macros: a key and its steps.
+    pub macros: Vec<(Key, Vec<MacroStep>)>,
     /// The key after the macro key is a macro's.
     pub awaiting_macro: bool,
     /// The config has a `bookmark_command`.
@@ -50,6 +68,8 @@ pub struct Commands {
     pub export_dir: Option<String>,
     /// Where in the folder each exported entry goes (`export_path` in the config); empty: the default.
     pub export_template: String,
+    /// `q` asks first (`confirm_quit`).
+    pub confirm_quit: bool,
 }
 
 const HINT: &str = "an action (star, open-in-browser…) or a command (set, save, pipe, copy…); Tab completes";
@@ -251,10 +271,25 @@ pub fn on_macro_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
 }
 
 fn run_macro_key(state: &mut State, key: Key) -> Option<Vec<Effect>> {
-    let actions = state.commands.macros.iter().find(|(k, _)| *k == key)?.1.clone();
+    let steps = state.commands.macros.iter().find(|(k, _)| *k == key)?.1.clone();
     let mut effects = Vec::new();
-    for action in actions {
-        effects.extend(super::act(state, action));
+    for step in steps {
+        match step {
+            MacroStep::Action(action) => effects.extend(super::act(state, action)),
+            MacroStep::Command(line) => {
+                let (word, rest) =
+                    line.split_once(char::is_whitespace).map_or((line.as_str(), ""), |(w, r)| (w, r.trim()));
+                match run(state, word, rest) {
+                    Ok(more) => effects.extend(more),
+                    Err(why) => {
+                        // A step that cannot run stops the macro, saying why.
+                        let now = state.clock.now;
+                        state.status.error(format!("macro {key}: :{line}: {why}"), now);
+                        break;
+                    }
+                }
+            }
+        }
     }
     Some(effects)
 }
@@ -263,7 +298,7 @@ fn run_macro_key(state: &mut State, key: Key) -> Option<Vec<Effect>> {
 fn article_text(state: &State) -> Option<String> {
     let view = state.article.ready()?;
     let text: Vec<String> = view
-        .lines
+        .text_lines(state.clock.zone, &state.keymap)
         .iter()
         .map(|l| crate::sanitize::strip_controls(&crate::render::line_text(l)).trim_end().to_string())
         .collect();

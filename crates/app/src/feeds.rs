@@ -243,10 +243,17 @@ impl FeedList {
             }
         }
         if self.hide_read {
-            // A folder with nothing listed inside it goes too.
+            // A folder with nothing listed inside it goes too; one with nothing in it at all (a new one) stays.
+            let full: HashSet<FolderId> = self
+                .feeds
+                .iter()
+                .filter_map(|f| f.folder_id)
+                .chain(self.folders.iter().filter_map(|f| f.parent))
+                .collect();
             let mut listed = vec![false; rows.len()];
             for i in (0..rows.len()).rev() {
                 listed[i] = match &rows[i] {
+                    FeedListRow::Folder { id, .. } if !full.contains(id) => true,
                     FeedListRow::Folder { depth, collapsed: false, .. } => rows[i + 1..]
                         .iter()
                         .zip(&listed[i + 1..])
@@ -333,7 +340,8 @@ impl FeedList {
     fn folder_unread(&self) -> HashMap<FolderId, i64> {
         let parent: HashMap<FolderId, Option<FolderId>> = self.folders.iter().map(|f| (f.id, f.parent)).collect();
         let mut sums: HashMap<FolderId, i64> = HashMap::new();
-        for feed in self.feeds.iter().filter(|f| f.unread > 0) {
+        // A hidden feed's entries are not counted where the feed is not listed.
+        for feed in self.feeds.iter().filter(|f| f.unread > 0 && (!f.hidden || self.show_hidden)) {
             let mut next = feed.folder_id;
             // Each ancestor once, even if the tree has a cycle.
             let mut seen = HashSet::new();
@@ -619,11 +627,28 @@ pub fn set_setting(state: &mut State, feed_id: FeedId, answer: &str) -> Result<V
         return Err("write it as key = value (refresh_minutes = 15), or a key alone to remove it".into());
     }
     let Some(feed) = state.feeds.feed(feed_id) else { return Err("the feed is gone".into()) };
-    let effect = Effect::SetFeedSetting { feed_id, url: feed.url.clone(), setting: setting.to_string() };
+    let effect = match (key, setting.split_once('=')) {
+        // The feed's tags (`tags = "Long Reads, news/science"`, or `tags` alone for none) live in the database.
+        ("tags", value) => {
+            let value = value.map_or("", |(_, v)| v.trim());
+            let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+            let tags = value.split(',').map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+            Effect::write(UserWrite::SetFeedTags { feed_id, tags })
+        }
+        _ => Effect::SetFeedSetting { feed_id, url: feed.url.clone(), setting: setting.to_string() },
+    };
     let now = state.clock.now;
-    state.status.info(format!("Setting {}…", crate::sanitize::one_line(setting, 100)), now);
+    let tags = matches!(effect, Effect::Write { .. });
+    // Tags are saved with the write itself; a setting says how it went when the runtime has checked it.
+    let said = if tags { "Tags saved: " } else { "Setting " };
+    let tail = if tags { "" } else { "…" };
+    state.status.info(format!("{said}{}{tail}", crate::sanitize::one_line(setting, 100)), now);
     // The feed info shows the feed's settings: it comes back, read again once the setting is in use.
     let mut effects = vec![effect];
+    if tags {
+        // Views that ask for a tag count again.
+        effects.push(Effect::LoadFeeds);
+    }
     effects.extend(super::dialogs::open_info(state, feed_id));
     Ok(effects)
 }

@@ -168,7 +168,10 @@ pub fn unsubscribe(state: &mut State) -> Vec<Effect> {
     state.feeds.feeds.retain(|f| !chosen.contains(&f.id));
     state.feeds.rebuild_rows();
     state.undo = None;
-    state.status.info(format!("Unsubscribed from {} feed(s) (no undo)", chosen.len()), now);
+    state.status.info(
+        format!("Unsubscribed from {} (no undo)", tidings_core::text::counted(chosen.len(), "feed", "feeds")),
+        now,
+    );
     let mut effects: Vec<Effect> = chosen.into_iter().map(|id| Effect::write(UserWrite::DeleteFeed(id))).collect();
     effects.extend([Effect::LoadFeeds, Effect::LoadHealth]);
     effects
@@ -183,7 +186,7 @@ fn pause(state: &mut State) -> Vec<Effect> {
     let all_paused = chosen.iter().all(|id| facts_of(state, *id).is_some_and(|f| f.paused));
     let now = state.clock.now;
     let verb = if all_paused { "Resumed" } else { "Paused" };
-    state.status.info(format!("{verb} {} feed(s)", chosen.len()), now);
+    state.status.info(format!("{verb} {}", tidings_core::text::counted(chosen.len(), "feed", "feeds")), now);
     state.health.marked.clear();
     vec![Effect::write(UserWrite::SetFeedsPaused { feed_ids: chosen, paused: !all_paused }), Effect::LoadHealth]
 }
@@ -199,7 +202,7 @@ fn retry(state: &mut State) -> Vec<Effect> {
         effects.push(Effect::write(UserWrite::SetFeedsPaused { feed_ids: paused, paused: false }));
     }
     let now = state.clock.now;
-    state.status.info(format!("Retrying {} feed(s)…", chosen.len()), now);
+    state.status.info(format!("Retrying {}…", tidings_core::text::counted(chosen.len(), "feed", "feeds")), now);
     effects.extend(progress::request(state, chosen, true));
     effects
 }

@@ -219,11 +219,32 @@ fn on_key(state: &mut State, key: KeyEvent) -> Vec<Effect> {
     }
 }
 
+/// Quits, asking first with `confirm_quit` (a second quit while changes wait for the database does not ask).
+fn quit(state: &mut State) -> Vec<Effect> {
+    if state.commands.confirm_quit && state.saving.quitting_since.is_none() {
+        let question = "Quit tidings?".to_string();
+        state.dialog = Some(Dialog::Confirm(dialogs::Confirm { question, action: dialogs::Confirmed::Quit }));
+        return Vec::new();
+    }
+    saving::quit(state)
+}
+
 /// What an action does in the panes.
 pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
     let now = state.clock.now;
     match action {
-        Action::Quit => saving::quit(state),
+        Action::Quit => quit(state),
+        Action::Back => match state.focus {
+            Pane::Article => {
+                state.focus = Pane::Entries;
+                Vec::new()
+            }
+            Pane::Entries => {
+                state.focus = Pane::Feeds;
+                Vec::new()
+            }
+            _ => quit(state),
+        },
         Action::Help => {
             state.dialog = Some(Dialog::Help { scroll: 0 });
             Vec::new()
@@ -264,7 +285,18 @@ pub fn act(state: &mut State, action: Action) -> Vec<Effect> {
         Action::PrevUnread => navigate::next_unread(state, false),
         Action::Star if !state.entries.marked.is_empty() => marked::act(state, marked::Bulk::ToggleStar),
         Action::Star => marks::toggle_star(state),
-        Action::Undo => marks::undo(state),
+        Action::Undo => {
+            // A list that let the entries go when they were read (Unread, unread only) cannot mark them: it is
+            // read again, behind the write, to show them.
+            let refs = &state.entries.refs;
+            let gone =
+                state.undo.as_ref().is_some_and(|undo| undo.ids.iter().any(|id| !refs.iter().any(|r| r.id == *id)));
+            let mut effects = marks::undo(state);
+            if gone {
+                effects.extend(entries::reload(state));
+            }
+            effects
+        }
         Action::Sort => entries::cycle_sort(state),
         Action::UnreadOnly => entries::toggle_unread_only(state),
         Action::Search => {

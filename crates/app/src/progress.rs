@@ -194,7 +194,10 @@ pub fn on_stopped(state: &mut State, batch: u64, ids: Vec<FeedId>, reason: Strin
         }
     }
     if stopped > 0 {
-        state.status.error(format!("the refresh of {stopped} feed(s) stopped: {reason}"), now);
+        state.status.error(
+            format!("the refresh of {} stopped: {reason}", tidings_core::text::counted(stopped, "feed", "feeds")),
+            now,
+        );
     }
     end_of_batch(state)
 }

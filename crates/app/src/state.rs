@@ -66,13 +66,15 @@ pub struct Setup {
     /// The accounts to sync (by name), synced when the feed list first arrives and with every refresh.
     pub accounts: Vec<String>,
     /// Macros: a key pressed after the macro key, and its actions.
-    pub macros: Vec<(super::keymap::Key, Vec<Action>)>,
+    pub macros: Vec<(super::keymap::Key, Vec<super::commands::MacroStep>)>,
     /// The config has a `bookmark_command`.
     pub bookmark_command: bool,
     /// Where each exported entry goes in the folder (`export_path`); empty: the default.
     pub export_path: String,
     /// The config has a `save_command`.
     pub save_command: bool,
+    /// Quitting asks first (`confirm_quit`).
+    pub confirm_quit: bool,
     /// Feeds with nothing unread start out of the feed list.
     pub hide_read_feeds: bool,
     /// The last search, shown as the Search view again.
@@ -96,6 +98,7 @@ impl Default for Setup {
             bookmark_command: false,
             export_path: String::new(),
             save_command: false,
+            confirm_quit: false,
             hide_read_feeds: false,
             last_search: None,
             views: Vec::new(),
@@ -191,6 +194,7 @@ impl State {
                 bookmark_command: setup.bookmark_command,
                 export_template: setup.export_path,
                 save_command: setup.save_command,
+                confirm_quit: setup.confirm_quit,
                 ..Default::default()
             },
             pictures: Default::default(),

@@ -20,6 +20,8 @@ pub struct Message {
     pub at: i64,
     /// The feed an error is about: it goes away when that feed refreshes fine.
     pub feed: Option<FeedId>,
+    /// A warning (shown as an error is, said as a warning in the log).
+    pub warning: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -32,16 +34,21 @@ pub struct Status {
 impl Status {
     /// Says something: it shows until it expires or something newer is said.
     pub fn info(&mut self, text: impl Into<String>, now: i64) {
-        self.say(Message { text: text.into(), error: false, at: now, feed: None });
+        self.say(Message { text: text.into(), error: false, at: now, feed: None, warning: false });
     }
 
     pub fn error(&mut self, text: impl Into<String>, now: i64) {
-        self.say(Message { text: text.into(), error: true, at: now, feed: None });
+        self.say(Message { text: text.into(), error: true, at: now, feed: None, warning: false });
+    }
+
+    /// Something allowed but unwise (the config's warnings at start): shown as an error is.
+    pub fn warning(&mut self, text: impl Into<String>, now: i64) {
+        self.say(Message { text: text.into(), error: true, at: now, feed: None, warning: true });
     }
 
     /// An error about one feed.
     pub fn feed_error(&mut self, feed: FeedId, text: impl Into<String>, now: i64) {
-        self.say(Message { text: text.into(), error: true, at: now, feed: Some(feed) });
+        self.say(Message { text: text.into(), error: true, at: now, feed: Some(feed), warning: false });
     }
 
     fn say(&mut self, message: Message) {
@@ -51,7 +58,7 @@ impl Status {
 
     /// Records something in the log without showing it.
     pub fn note(&mut self, text: impl Into<String>, now: i64) {
-        self.log(Message { text: text.into(), error: false, at: now, feed: None });
+        self.log(Message { text: text.into(), error: false, at: now, feed: None, warning: false });
     }
 
     /// Keeps a message in the log, the oldest going when it is full.

@@ -32,10 +32,13 @@ fn typed_path(text: &str) -> Vec<String> {
 pub fn open_add(state: &mut State) -> Vec<Effect> {
     let folder = state.feeds.folder_under_cursor();
     let title = match folder {
-        Some(f) => format!("Add a feed to {}", one_line(&state.feeds.folder_path(f), 60)),
-        None => "Add a feed".to_string(),
+        Some(f) => format!("Add a feed to the folder {}", one_line(&state.feeds.folder_path(f), 60)),
+        None => "Add a feed at the top level".to_string(),
     };
-    let hint = "a feed's address, or a site's (its feed is found for you)";
+    let hint = match folder {
+        Some(_) => "a feed's address, or a site's (its feed is found for you)",
+        None => "a feed's address, or a site's (its feed is found for you); a on a folder adds it there",
+    };
     state.dialog = Some(Dialog::Prompt(Prompt::new(&title, hint, "", PromptPurpose::AddFeed { folder })));
     Vec::new()
 }
@@ -129,11 +132,12 @@ pub fn ask_delete(state: &mut State) -> Vec<Effect> {
                 Some(parent) => format!("move up into {}", one_line(&state.feeds.folder_path(parent), 60)),
                 None => "move up to the top level".to_string(),
             };
-            let inside = state.feeds.feed_ids_of(ListKey::Folder(id)).len();
+            let inside =
+                tidings_core::text::counted(state.feeds.feed_ids_of(ListKey::Folder(id)).len(), "feed", "feeds");
             let key = |action| state.keymap.hint(Context::Confirm, action);
             (
                 format!(
-                    "Delete the folder {}? {}: its {inside} feed(s) and its folders {up} · {}: delete them too, \
+                    "Delete the folder {}? {}: its {inside} and its folders {up} · {}: delete them too, \
                      with their entries · {}: keep it",
                     one_line(&name, 80),
                     key(Action::Yes),
@@ -189,7 +193,7 @@ pub fn confirmed(state: &mut State, action: Confirmed, with_contents: bool) -> V
             );
             vec![Effect::write(UserWrite::DeleteFolder { folder_id: id, with_contents }), Effect::LoadFeeds]
         }
-        Confirmed::MarkRead(_) | Confirmed::UnsubscribeMarked | Confirmed::DeleteDownload(_) => {
+        Confirmed::MarkRead(_) | Confirmed::UnsubscribeMarked | Confirmed::DeleteDownload(_) | Confirmed::Quit => {
             unreachable!("answered by their own features")
         }
     }

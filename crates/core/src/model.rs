@@ -624,6 +624,11 @@ pub enum UserWrite {
         feed_id: FeedId,
         hidden: bool,
     },
+    /// A feed's tags, all of them (the feed info's `tags = "a, b"`): `feedtag` in queries.
+    SetFeedTags {
+        feed_id: FeedId,
+        tags: Vec<String>,
+    },
     /// Pause feeds (no refresh fetches them, forced or not) or resume them: the health view's `p`.
     SetFeedsPaused {
         feed_ids: Vec<FeedId>,
@@ -716,8 +721,11 @@ impl UserWrite {
             UserWrite::SetFeedFullText { .. } => "a feed's full-text setting".to_string(),
             UserWrite::SetFeedHidden { hidden: true, .. } => "hid a feed".to_string(),
             UserWrite::SetFeedHidden { hidden: false, .. } => "showed a hidden feed".to_string(),
+            UserWrite::SetFeedTags { .. } => "a feed's tags".to_string(),
             UserWrite::SetFeedsPaused { feed_ids, paused } => {
-                format!("{} {} feed(s)", if *paused { "paused" } else { "resumed" }, feed_ids.len())
+                let feeds =
+                    if feed_ids.len() == 1 { "1 feed".to_string() } else { format!("{} feeds", feed_ids.len()) };
+                format!("{} {feeds}", if *paused { "paused" } else { "resumed" })
             }
             UserWrite::AcceptMove(_) => "accepted a feed's new address".to_string(),
             UserWrite::SetPreference { name, .. } => format!("the setting {name}"),
@@ -748,6 +756,7 @@ impl UserWrite {
             UserWrite::SetEncodingOverride { .. } => "cannot save the forced encoding",
             UserWrite::SetFeedFullText { .. } => "cannot save the feed's full-text setting",
             UserWrite::SetFeedHidden { .. } => "cannot hide or show the feed",
+            UserWrite::SetFeedTags { .. } => "cannot save the feed's tags",
             UserWrite::SetFeedsPaused { .. } => "cannot pause or resume the feeds",
             UserWrite::AcceptMove(_) => "cannot accept the feed's new address",
             UserWrite::SetPreference { .. } => "cannot remember the setting",

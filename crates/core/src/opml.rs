@@ -21,6 +21,9 @@ pub struct OpmlDocument {
     pub rejected: Vec<Rejected>,
     /// Every folder outline's path, in document order, empty folders included (so they survive a round trip).
     pub folders: Vec<Vec<String>>,
+    /// The feeds' tags: every path of an outline's OPML 2.0 `category` ("/Tech/Rust,/News": Tech/Rust, News), by
+    /// feed URL.
+    pub tags: Vec<(String, Vec<String>)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -214,6 +217,10 @@ fn handle_outline(
             match normalize_feed_url(&raw) {
                 Ok(url) => {
                     if seen.insert(url.clone()) {
+                        let tags = attr(e, "category").map(|c| category_tags(&c)).unwrap_or_default();
+                        if !tags.is_empty() {
+                            doc.tags.push((url.clone(), tags));
+                        }
                         // The outline's text is the name the user knows the feed by: it stays. newsboat marks
                         // a name its user gave with a leading '~'.
                         doc.feeds.push(NewFeed {
@@ -264,6 +271,17 @@ fn has_children_hint(e: &BytesStart<'_>) -> bool {
 
 /// The first path of an OPML 2.0 `category` attribute ("/Tech/Rust,/News" gives Tech, Rust), each name cleaned
 /// as an outline's is.
+fn category_tags(category: &str) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    for path in category.split(',') {
+        let tag = path.split('/').filter_map(clean_name).collect::<Vec<_>>().join("/");
+        if !tag.is_empty() && !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
+    tags
+}
+
 fn category_folder(category: &str) -> Vec<String> {
     let first = category.split(',').next().unwrap_or("");
     first.split('/').filter_map(clean_name).collect()
@@ -413,6 +431,8 @@ mod tests {
         );
         let folders: Vec<String> = doc.folders.iter().map(|p| p.join("/")).collect();
         assert_eq!(folders, ["Tech", "Tech/Rust", "News", "News/World"], "a category names folders too");
+        let cat = doc.feeds.iter().find(|f| f.url == "http://f.example/").unwrap();
+        assert!(doc.tags.contains(&(cat.url.clone(), vec!["News/World".into(), "Other".into()])), "{:?}", doc.tags);
     }
 
     #[test]

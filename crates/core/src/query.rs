@@ -15,7 +15,7 @@
 //! ```
 //!
 //! Fields: `title`, `author`, `text`, `feed`, `folder`, `url` (the entry's link), `tag` (its categories),
-//! `enclosure` (its media's type; alone: has media), `age`, `published`, `unread`, `starred`. Operators: `=`,
+//! `feedtag` (its feed's tags), `enclosure` (its media's type; alone: has media), `age`, `published`, `unread`, `starred`. Operators: `=`,
 //! `!=`, `~` (contains), `!~`, `<`, `>`, `<=`, `>=`; `and` (or nothing: words side by side), `or`, `not` (or a
 //! `-` before a word), parentheses; `not` binds tightest, then `and`, then `or`. Values are words or quoted
 //! strings (`"…"` with `\"` and `\\`, or `'…'` as written).
@@ -77,6 +77,8 @@ pub enum Field {
     Url,
     /// One of the entry's categories.
     Tag,
+    /// One of its feed's tags (newsboat's tags, OPML categories, the feed info's `tags`).
+    FeedTag,
     /// The type of one of the entry's media (`audio/mpeg`); alone, whether it has any.
     Enclosure,
     /// How long ago it was published (its date: published, else updated, else first seen).
@@ -90,7 +92,7 @@ pub enum Field {
 }
 
 impl Field {
-    pub const ALL: [Field; 12] = [
+    pub const ALL: [Field; 13] = [
         Field::Title,
         Field::Author,
         Field::Text,
@@ -98,6 +100,7 @@ impl Field {
         Field::Folder,
         Field::Url,
         Field::Tag,
+        Field::FeedTag,
         Field::Enclosure,
         Field::Age,
         Field::Published,
@@ -114,6 +117,7 @@ impl Field {
             Field::Folder => "folder",
             Field::Url => "url",
             Field::Tag => "tag",
+            Field::FeedTag => "feedtag",
             Field::Enclosure => "enclosure",
             Field::Age => "age",
             Field::Published => "published",
@@ -439,6 +443,7 @@ impl Prepared {
                 }
             }
             (Field::Tag, _) => entry.tags.iter().any(|t| text(Some(t), &OnceCell::new())),
+            (Field::FeedTag, _) => entry.feed_tags.iter().any(|t| text(Some(t), &OnceCell::new())),
             (Field::Enclosure, Value::Flag(has)) => entry.enclosure_types.is_empty() != *has,
             (Field::Enclosure, _) => entry.enclosure_types.iter().any(|t| text(Some(t), &OnceCell::new())),
             (Field::Age, Value::Secs(secs)) => compare(now - entry.date, self.op, *secs),
@@ -501,6 +506,8 @@ pub struct Entry<'a> {
     /// The feed's folder as a path ("Tech/Rust").
     pub folder: Option<&'a str>,
     pub tags: &'a [String],
+    /// Its feed's tags.
+    pub feed_tags: &'a [String],
     pub enclosure_types: Vec<&'a str>,
     /// Its date (published, else updated, else first seen), seconds since the epoch.
     pub date: i64,
@@ -538,6 +545,7 @@ impl<'a> Entry<'a> {
             feed_url,
             folder,
             tags: &[],
+            feed_tags: &[],
             enclosure_types: Vec::new(),
             date,
             unread: true,

@@ -5,6 +5,11 @@ use std::borrow::Cow;
 
 /// Decodes HTML character references (`&amp;`, `&eacute;`, `&#233;`, `&#xE9;`, and every HTML5 named
 /// entity). Unknown references are left as written.
+/// "1 feed", "3 feeds": `n` and the word in the number it takes.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
 pub fn decode_entities(s: &str) -> Cow<'_, str> {
     if !s.contains('&') {
         return Cow::Borrowed(s);

@@ -75,6 +75,15 @@ impl ArticleView {
         self.lines = lines;
     }
 
+    /// The article as text, for a pipe or a file: the header with its details listed (no hint of the reader's
+    /// keys, no folded "▸" line) and the body, without the rows kept for pictures.
+    pub fn text_lines(&self, zone: crate::clock::Zone, keymap: &Keymap) -> Vec<Line> {
+        let width = usize::from(self.rendered_width.unwrap_or(80));
+        let mut lines = header::lines(&self.detail, width, zone, true, false, keymap);
+        lines.extend(self.body.iter().cloned());
+        lines
+    }
+
     /// The first line with a match, to scroll to it.
     fn first_mark(&self) -> Option<usize> {
         self.marks.iter().position(|m| !m.is_empty())

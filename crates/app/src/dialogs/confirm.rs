@@ -21,6 +21,8 @@ pub enum Confirmed {
     UnsubscribeMarked,
     /// Forget a download and delete its file.
     DeleteDownload(i64),
+    /// Quit (`confirm_quit`).
+    Quit,
 }
 
 pub(super) fn on_key(confirm: &Confirm, action: Option<Action>) -> (Next, Option<Answer>) {

@@ -186,7 +186,14 @@ pub fn open_log(state: &mut State) {
             .status
             .log
             .iter()
-            .map(|m| format!("{} {}{}", zone.format(m.at, "%H:%M:%S"), if m.error { "error: " } else { "" }, m.text))
+            .map(|m| {
+                let kind = match (m.error, m.warning) {
+                    (_, true) => "warning: ",
+                    (true, false) => "error: ",
+                    (false, false) => "",
+                };
+                format!("{} {kind}{}", zone.format(m.at, "%H:%M:%S"), m.text)
+            })
             .collect()
     };
     let mut report = Report::new("Messages", lines);

@@ -116,6 +116,7 @@ macro_rules! actions {
 
 actions! {
     Quit = "quit",
+    Back = "back",
     Help = "help",
     Suspend = "suspend",
     Down = "down",
@@ -403,6 +404,12 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::Help, &["?"], "show or hide the help"),
     (Context::General, Action::Suspend, &["Ctrl-z"], "suspend tidings (fg in the shell brings it back)"),
     (Context::General, Action::Quit, &["q", "Ctrl-c"], "quit"),
+    (
+        Context::General,
+        Action::Back,
+        &["Backspace"],
+        "back one level (the article to its list, the list to the feeds); quit at the feeds, as newsboat's q",
+    ),
     (Context::Article, Action::PageDown, &["Space", "PgDn"], "scroll a page down"),
     (Context::Article, Action::PageUp, &["b", "PgUp"], "scroll a page up"),
     (Context::Help, Action::Close, &["?", "q", "Esc", "Enter"], "close the help"),

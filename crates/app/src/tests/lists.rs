@@ -238,7 +238,17 @@ fn marking_a_big_list_read_asks_first_and_u_undoes_it() {
     assert_eq!(update(&mut s, answer), vec![Effect::LoadFeeds]);
     assert_eq!(
         update(&mut s, key('u')),
-        vec![Effect::write(UserWrite::SetRead { ids, read: false }), Effect::LoadFeeds]
+        vec![
+            Effect::write(UserWrite::SetRead { ids, read: false }),
+            Effect::LoadFeeds,
+            // The Unread list let them go: it is read again to show them (issue 36).
+            Effect::LoadEntries {
+                list: ListKey::Unread,
+                source: ListSource::Unread,
+                order: Some((Sort::Newest, false)),
+                keep: None
+            }
+        ]
     );
     assert!(s.entries.refs.iter().all(|r| !r.read), "undone on screen at once");
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Marked 60 entries unread again");

@@ -198,7 +198,10 @@ fn the_command_line_runs_actions_by_name_completes_and_remembers() {
 /// Macros: the macro key, then a key, runs that macro's actions in order.
 #[test]
 fn a_macro_runs_its_actions_in_order() {
-    let keys = vec![(keymap::Key::parse("x").unwrap(), vec![Action::Star, Action::ToggleRead])];
+    let keys = vec![(
+        keymap::Key::parse("x").unwrap(),
+        vec![commands::MacroStep::Action(Action::Star), commands::MacroStep::Action(Action::ToggleRead)],
+    )];
     let mut s = State::new(Setup { macros: keys, ..Setup::default() }, (160, 40));
     update(&mut s, Event::Tick(1_000_000));
     feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
@@ -308,4 +311,91 @@ fn a_feed_cut_to_what_a_refresh_keeps_is_said_in_the_status() {
         "{}",
         status(&s)
     );
+}
+
+/// Piped and saved text carried the reader's hint (`▸ tags: rust · d for details`): it has the tags listed, no
+/// key of the reader.
+#[test]
+fn piped_text_lists_the_details_without_the_readers_hints() {
+    let mut s = State::new(Setup::default(), (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false)]);
+    update(&mut s, key('l'));
+    update(&mut s, code(KeyCode::Enter));
+    let html = "<p>Body text</p>";
+    let detail = EntryDetail {
+        title: Some("T".into()),
+        content_html: Some(html.into()),
+        categories: vec!["rust".into(), "news".into()],
+        ..detail_of_entry_10()
+    };
+    update(&mut s, Event::ArticleLoaded { entry_id: EntryId(10), detail: Some(Box::new(detail)) });
+    let width = s.article_width();
+    update(
+        &mut s,
+        Event::ArticleRendered { entry_id: EntryId(10), width, body: Ok(render::render_article(html, 80, None)) },
+    );
+    let shown: Vec<String> = s.article.view.as_ref().unwrap().lines.iter().map(render::line_text).collect();
+    assert!(shown.iter().any(|l| l.contains("for details")), "the pane keeps its hint: {shown:?}");
+    update(&mut s, key('|'));
+    typed(&mut s, "cat");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    let [Effect::Pipe { input, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert!(input.contains("Body text") && input.contains("Tags: rust, news"), "{input:?}");
+    assert!(!input.contains("for details") && !input.contains('▸'), "{input:?}");
+}
+
+/// A folder's count left out nothing but counted a hidden feed's entries; with read feeds hidden, a new (empty)
+/// folder was not listed at all; `a` says which folder the feed goes to.
+#[test]
+fn folders_count_what_they_list_a_new_folder_shows_and_add_names_its_folder() {
+    let mut s = State::new(Setup { hide_read_feeds: true, ..Setup::default() }, (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    let hidden = FeedRow { hidden: true, ..feed(3, "Three", 5, Some((7, "News"))) };
+    let empty = FolderRow { id: FolderId(8), name: "Later".into(), parent: None, collapsed: false };
+    feeds_loaded(
+        &mut s,
+        vec![feed(1, "One", 2, None), feed(2, "Two", 1, Some((7, "News"))), hidden],
+        vec![news(), empty],
+    );
+    let folders: Vec<(String, i64)> = s
+        .feeds
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            FeedListRow::Folder { name, unread, .. } => Some((name.clone(), *unread)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(folders, [("News".to_string(), 1), ("Later".to_string(), 0)], "{:?}", s.feeds.rows);
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    update(&mut s, key('a'));
+    assert!(matches!(&s.dialog, Some(Dialog::Prompt(p)) if p.title.contains("at the top level")), "{:?}", s.dialog);
+    update(&mut s, code(KeyCode::Esc));
+    go_to(&mut s, ListKey::Feed(FeedId(2)));
+    update(&mut s, key('a'));
+    assert!(matches!(&s.dialog, Some(Dialog::Prompt(p)) if p.title.contains("to the folder News")), "{:?}", s.dialog);
+}
+
+/// A macro's step can be a command line with its argument (newsboat's `pipe-to "cmd"` is `:pipe cmd`): it pipes
+/// the article to that command, not a bare `pipe` asking for one.
+#[test]
+fn a_macro_step_can_be_a_command_line_with_its_argument() {
+    let steps = vec![commands::MacroStep::named(":pipe urlview -x").unwrap()];
+    let mut s =
+        State::new(Setup { macros: vec![(keymap::Key::parse("c").unwrap(), steps)], ..Setup::default() }, (160, 40));
+    update(&mut s, Event::Tick(1_000_000));
+    feeds_loaded(&mut s, vec![feed(1, "One", 2, None)], vec![]);
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false)]);
+    open_article(&mut s, Some("https://example.com/a"), "<p>Body</p>");
+    update(&mut s, key(','));
+    let effects = update(&mut s, key('c'));
+    let [Effect::Pipe { words, input, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert_eq!(words, &["urlview", "-x"]);
+    assert!(input.contains("Body"), "{input:?}");
+    assert!(s.dialog.is_none(), "nothing is asked");
+    assert_eq!(commands::MacroStep::named(":"), None);
 }

@@ -59,7 +59,11 @@ fn x_marks_entries_one_by_one_and_m_reads_them_all_at_once_and_u_undoes_it() {
     update(&mut s, key('j')); // 4
     update(&mut s, key('x'));
     assert_eq!(marked::ids(&s), ids([2, 4]));
-    assert!(status(&s).starts_with("2 entries marked · m read, s star, O export, E download, | pipe, u undo"), "{}", status(&s));
+    assert!(
+        status(&s).starts_with("2 entries marked · m read, s star, O export, E download, | pipe, u undo"),
+        "{}",
+        status(&s)
+    );
     let effects = update(&mut s, key('m'));
     assert_eq!(effects, vec![Effect::write(UserWrite::SetRead { ids: ids([2, 4]), read: true })]);
     assert_eq!(read_ids(&s), [2, 4]);

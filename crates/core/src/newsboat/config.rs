@@ -46,7 +46,7 @@ pub struct Rule {
 /// newsboat's key operations and the tidings actions that do the same.
 const OPERATIONS: &[(&str, &str)] = &[
     ("open", "open"),
-    ("quit", "quit"),
+    ("quit", "back"),
     ("hard-quit", "quit"),
     ("reload", "refresh"),
     ("reload-all", "refresh_all"),
@@ -155,9 +155,10 @@ fn style(fg: &str, bg: &str, attributes: &[String]) -> Option<String> {
     Some(words.join(" "))
 }
 
-/// Whether a command line needs a shell to mean what it says (pipes, redirections, `$(…)`, `;`).
+/// Whether a command line needs a shell to mean what it says (pipes, redirections, `$(…)`, `;`, a `~` for the
+/// home folder, which newsboat's shell expands and tidings does not).
 fn needs_shell(line: &str) -> bool {
-    line.contains(['|', '>', '<', ';', '`', '$', '*'])
+    line.contains(['|', '>', '<', ';', '`', '$', '*']) || line.starts_with('~') || line.contains(" ~")
 }
 
 /// A newsboat command line (run by a shell there, with the address and the other values appended when it names
@@ -171,6 +172,24 @@ fn command(line: &str, marks: &[&str]) -> String {
     if !needs_shell(line) {
         return line.to_string();
     }
+    shell_command(line, marks)
+}
+
+/// A command line that names none of `marks` with them after it, as newsboat appends their values; one that
+/// needs a shell as [`command`] writes it.
+fn command_with_values(line: &str, marks: &[&str]) -> String {
+    let line = line.trim().trim_end_matches('&').trim_end();
+    if needs_shell(line) {
+        return shell_command(line, marks);
+    }
+    if marks.iter().any(|m| line.contains(m)) {
+        return line.to_string();
+    }
+    format!("{line} {}", marks.join(" "))
+}
+
+/// `line` as `sh -c '…' sh MARKS…` (see [`command`]).
+fn shell_command(line: &str, marks: &[&str]) -> String {
     let mut script = line.to_string();
     if !marks.iter().any(|m| line.contains(m)) {
         for mark in marks {
@@ -180,6 +199,17 @@ fn command(line: &str, marks: &[&str]) -> String {
     }
     let script = crate::command::shell_script(&script, marks);
     format!("sh -c '{}' sh {}", script.replace('\'', r"'\''"), marks.join(" "))
+}
+
+/// newsboat's `article-sort-order` as tidings's `sort`: by date newest first unless `-asc`, by title A to Z.
+fn sort(order: &str) -> Option<&'static str> {
+    let (field, direction) = order.split_once('-').unwrap_or((order, ""));
+    match (field, direction) {
+        ("date", "" | "desc") => Some("newest"),
+        ("date", "asc") => Some("oldest"),
+        ("title", "" | "asc") => Some("title"),
+        _ => None,
+    }
 }
 
 fn yes(value: &str) -> Option<bool> {
@@ -203,10 +233,8 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
         let arg = |n: usize| args.get(n).map(String::as_str).unwrap_or("");
         let mut skip = |why: &str| out.skipped.push((line, raw.trim().to_string(), why.to_string()));
         match name.as_str() {
-            "browser" | "player" | "bookmark-cmd" if !arg(0).is_empty() => {
-                let key = if name == "bookmark-cmd" { "bookmark_command" } else { name.as_str() };
-                let marks: &[&str] = if name == "bookmark-cmd" { &["%u", "%t"] } else { &["%u"] };
-                out.settings.push((key.to_string(), Value::Text(command(arg(0), marks)), line));
+            "browser" | "player" if !arg(0).is_empty() => {
+                out.settings.push((name.to_string(), Value::Text(command(arg(0), &["%u"])), line));
             }
             "download-path" if !arg(0).is_empty() => {
                 // podboat's %n (the feed's name) and %h (its host) make folders: tidings's download_name makes a
@@ -223,6 +251,28 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
             "max-downloads" => match arg(0).parse::<i64>() {
                 Ok(n) if (1..=64).contains(&n) => out.settings.push(("max_downloads".into(), Value::Number(n), line)),
                 _ => skip("max-downloads must be a number, 1 to 64"),
+            },
+            // newsboat hands the bookmark command the address, the title, the description and the feed's title
+            // as its arguments: tidings hands it the first two, written as its placeholders.
+            "bookmark-cmd" if !arg(0).is_empty() => {
+                let text = command_with_values(arg(0), &["%u", "%t"]);
+                out.settings.push(("bookmark_command".into(), Value::Text(text), line));
+            }
+            // newsboat's notifier gets its message as the first argument.
+            "notify-program" if !arg(0).is_empty() => {
+                let text = command_with_values(arg(0), &["%m"]).replace("%m", "'%n new entries in %f'");
+                out.settings.push(("notify_command".into(), Value::Text(text), line));
+            }
+            "article-sort-order" => match sort(arg(0)) {
+                Some(order) => out.settings.push(("sort".into(), Value::Text(order.into()), line)),
+                None => skip(
+                    "tidings sorts by date (newest or oldest first), by feed or by title; by flags, author, link, \
+                     GUID or at random it does not",
+                ),
+            },
+            "confirm-exit" => match yes(arg(0)) {
+                Some(on) => out.settings.push(("confirm_quit".into(), Value::Flag(on), line)),
+                None => skip("confirm-exit is yes or no"),
             },
             "reload-time" => match arg(0).parse::<i64>() {
                 Ok(n) if (1..=10_080).contains(&n) => reload_minutes = Some((n, line)),
@@ -290,12 +340,26 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
                     let part: Vec<&String> = part.iter().take_while(|t| t.as_str() != "--").collect();
                     let Some(op) = part.first() else { continue };
                     match action_for(op) {
+                        // `pipe-to "cmd"`: the command line's `:pipe`, given the command (through a shell when
+                        // it needs one, as newsboat runs it).
+                        Some("pipe") if part.len() == 2 => {
+                            actions.push(format!(":pipe {}", command(part[1], &[]).trim_end()));
+                        }
+                        Some(action) if part.len() > 1 => {
+                            let with: Vec<&str> = part[1..].iter().map(|a| a.as_str()).collect();
+                            failed = Some(format!(
+                                "{op} \"{}\" takes an argument, which a tidings macro cannot carry (its steps are \
+                                 actions); type :{action} {} in the reader instead",
+                                with.join("\" \""),
+                                with.join(" ")
+                            ));
+                        }
                         Some(action) => actions.push(action.to_string()),
-                        None => failed = Some(op.to_string()),
+                        None => failed = Some(format!("{op} has no equivalent in tidings")),
                     }
                 }
                 match failed {
-                    Some(op) => skip(&format!("its step {op} has no equivalent in tidings")),
+                    Some(why) => skip(&format!("its step {why}")),
                     None if actions.is_empty() => skip("a macro with no steps"),
                     None => out.macros.push((key, actions, line)),
                 }
@@ -410,6 +474,50 @@ mod tests {
             let script = &line.words[2];
             assert!(!script.contains('%'), "no placeholder is left in the script: {script}");
         }
+    }
+
+    #[test]
+    fn the_bookmark_command_gets_the_address_and_title_and_the_notifier_its_message() {
+        let m = migrate(
+            "bookmark-cmd \"~/bin/bookmark.sh\"\n\
+             notify-program \"notify-me\"\n\
+             article-sort-order date-asc\n\
+             confirm-exit yes\n\
+             macro c pipe-to \"urlview -x\"\n\
+             macro d pipe-to \"grep x | less\"\n\
+             macro e open-in-browser \"x\"\n\
+             article-sort-order author\n",
+            &filter::Context::default(),
+        );
+        let text = |key: &str| match &m.settings.iter().find(|s| s.0 == key).unwrap().1 {
+            Value::Text(t) => t.clone(),
+            other => panic!("{other:?}"),
+        };
+        let bookmark = crate::command::CommandLine::parse(&text("bookmark_command"), None).unwrap();
+        let argv = bookmark.argv(&[("%u", "http://x/1"), ("%t", "A title")], &[]);
+        assert_eq!(argv, ["sh", "-c", "~/bin/bookmark.sh \"${1}\" \"${2}\"", "sh", "http://x/1", "A title"]);
+        assert_eq!(
+            migrate("bookmark-cmd \"bm --quiet\"\n", &filter::Context::default()).settings[0].1,
+            Value::Text("bm --quiet %u %t".into())
+        );
+        assert_eq!(text("notify_command"), "notify-me '%n new entries in %f'");
+        let notifier = crate::command::CommandLine::parse(&text("notify_command"), None).unwrap();
+        assert_eq!(notifier.argv(&[("%n", "3"), ("%f", "2 feeds")], &[]), ["notify-me", "3 new entries in 2 feeds"]);
+        assert_eq!(text("sort"), "oldest");
+        assert!(m.settings.contains(&("confirm_quit".into(), Value::Flag(true), 4)));
+        assert_eq!((action_for("quit"), action_for("hard-quit")), (Some("back"), Some("quit")), "newsboat's q is back");
+        assert_eq!(
+            m.macros,
+            [
+                ("c".to_string(), vec![":pipe urlview -x".to_string()], 5),
+                ("d".to_string(), vec![":pipe sh -c 'grep x | less' sh".to_string()], 6)
+            ],
+            "pipe-to carries its command"
+        );
+        let why: Vec<&str> = m.skipped.iter().map(|s| s.2.as_str()).collect();
+        assert_eq!(why.len(), 2, "{why:?}");
+        assert!(why[0].contains("open-in-browser \"x\" takes an argument"), "{why:?}");
+        assert!(why[1].contains("by flags, author"), "{why:?}");
     }
 
     #[test]

@@ -340,8 +340,8 @@ fn comparison(attribute: &str, op: Op, value: &str, context: &Context) -> Result
         }
         "age" => age(op, value).ok_or_else(|| format!("`{said}`: age is compared with a number of days")),
         "enclosure_url" => match (op, value) {
-            (Op::Equals, "") => Ok("enclosure = \"\"".into()),
-            (Op::NotEquals, "") => Ok("enclosure != \"\"".into()),
+            (Op::Equals, "") => Ok("not enclosure".into()),
+            (Op::NotEquals, "") => Ok("enclosure".into()),
             _ => no("tidings knows whether an entry has media and its type, not its address"),
         },
         "rssurl" => {
@@ -363,29 +363,13 @@ fn comparison(attribute: &str, op: Op, value: &str, context: &Context) -> Result
             let any = matched.join(" or ");
             Ok(if op == Op::Equals { any } else { format!("not ({any})") })
         }
-        "tags" => {
-            let positive = match op {
-                Op::Contains => true,
-                Op::NotContains => false,
-                _ => return no("tags are tested with # (has the tag) or !# (has not)"),
-            };
-            let with: Vec<&FeedFacts> = context.feeds.iter().filter(|f| f.tags.iter().any(|t| t == value)).collect();
-            if with.is_empty() {
-                return no("no subscription has that tag");
-            }
-            let folder = crate::newsboat::urls::folder_path(value).join("/");
-            // A tag that is the folder of every feed that has it is that folder.
-            let test = if with.iter().all(|f| f.tags.first().is_some_and(|t| t == value))
-                && context.feeds.iter().filter(|f| f.folder == folder).count() == with.len()
-            {
-                format!("folder = {}", crate::query::quote(&folder))
-            } else {
-                let names: Vec<String> =
-                    with.iter().map(|f| format!("feed = {}", crate::query::quote(&f.name))).collect();
-                if names.len() == 1 { names[0].clone() } else { format!("({})", names.join(" or ")) }
-            };
-            Ok(if positive { test } else { format!("not {test}") })
-        }
+        // A feed keeps every newsboat tag (see `feed_tags`): the query follows the tag itself, exactly, not the
+        // feeds that have it today nor the folders inside a folder of that name.
+        "tags" => match op {
+            Op::Contains => Ok(format!("feedtag = {}", crate::query::quote(value))),
+            Op::NotContains => Ok(format!("not feedtag = {}", crate::query::quote(value))),
+            _ => no("tags are tested with # (has the tag) or !# (has not)"),
+        },
         "date" | "pubDate" | "feeddate" => no("newsboat compares dates as text; write it with age (in days) instead"),
         "guid" | "articleindex" | "feedindex" | "unread_count" | "total_count" | "description" | "feedlink"
         | "latest_article_age" => no("tidings's queries have no such field"),
@@ -416,6 +400,13 @@ fn age(op: Op, value: &str) -> Option<String> {
 /// The words a regular expression matches when it is only plain words and alternatives (`rust|go`,
 /// `.*rust.*`, `C\+\+`); an error for anything a contains test cannot say.
 fn plain_words(regex: &str) -> Result<Vec<String>, String> {
+    // Killfiles' habits that mean the same as words: a group around the whole alternation (`(A|B)`), and a
+    // letter in either case (`[Ss]ponsored`; tidings's contains ignores case anyway).
+    let regex = regex.strip_prefix("(?i)").unwrap_or(regex);
+    let regex = match regex.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        Some(inner) if !inner.contains(['(', ')']) => inner,
+        _ => regex,
+    };
     let mut words = Vec::new();
     let mut word = String::new();
     let mut chars = regex.chars().peekable();
@@ -439,8 +430,20 @@ fn plain_words(regex: &str) -> Result<Vec<String>, String> {
                     return Err("the regular expression matches a pattern, not words; it has no equivalent".into());
                 }
             }
+            '[' => {
+                let class: String = chars.by_ref().take_while(|c| *c != ']').collect();
+                let mut letters = class.chars();
+                match (letters.next(), letters.next(), letters.next()) {
+                    (Some(a), Some(b), None) if a != b && a.to_lowercase().eq(b.to_lowercase()) => {
+                        word.extend(a.to_lowercase());
+                    }
+                    _ => {
+                        return Err("the regular expression matches a pattern, not words; it has no equivalent".into());
+                    }
+                }
+            }
             '^' | '$' => return Err("the regular expression is anchored (^ or $); contains has no equivalent".into()),
-            '.' | '[' | ']' | '(' | ')' | '{' | '}' | '*' | '+' | '?' => {
+            '.' | ']' | '(' | ')' | '{' | '}' | '*' | '+' | '?' => {
                 return Err("the regular expression matches a pattern, not words; it has no equivalent".into());
             }
             c => word.push(c),
@@ -505,14 +508,19 @@ mod tests {
     }
 
     #[test]
-    fn tags_become_the_folder_or_the_feeds_that_have_them() {
-        assert_eq!(conv("tags # \"Tech\"").unwrap(), "folder = \"Tech\"");
-        assert_eq!(conv("tags # \"rust\"").unwrap(), "(feed = \"Alpha\" or feed = \"Gamma\")");
-        assert_eq!(conv("tags !# \"News\"").unwrap(), "not folder = \"News\"");
-        assert_eq!(
-            conv("unread = \"yes\" and tags # \"rust\"").unwrap(),
-            "unread and (feed = \"Alpha\" or feed = \"Gamma\")"
-        );
+    fn tags_follow_the_tag_exactly_and_common_killfile_regexes_become_words() {
+        assert_eq!(conv("tags # \"news\"").unwrap(), "feedtag = \"news\"");
+        assert_eq!(conv("tags !# \"Long Reads\"").unwrap(), "not feedtag = \"Long Reads\"");
+        assert_eq!(conv("tags # \"nobody yet\"").unwrap(), "feedtag = \"nobody yet\"", "a tag no feed has yet");
+        assert_eq!(conv("enclosure_url != \"\"").unwrap(), "enclosure");
+        assert_eq!(conv("enclosure_url = \"\"").unwrap(), "not enclosure");
+        assert_eq!(conv("title =~ \"(Sponsored|Ad)\"").unwrap(), "(title ~ \"Sponsored\" or title ~ \"Ad\")");
+        assert_eq!(conv("title =~ \"[Ss]ponsored\"").unwrap(), "title ~ \"sponsored\"");
+        assert_eq!(conv("title =~ \"(?i)promo\"").unwrap(), "title ~ \"promo\"");
+        for converted in ["feedtag = \"news\"", "enclosure", "not enclosure"] {
+            crate::query::parse(converted).unwrap();
+        }
+        assert!(conv("title =~ \"[abc]x\"").is_err() && conv("title =~ \"(a|b)(c)\"").is_err());
     }
 
     #[test]
@@ -524,7 +532,6 @@ mod tests {
             ("date > \"2020\"", "age"),
             ("articleindex < 5", "no such field"),
             ("bogus = 1", "no such attribute"),
-            ("tags # \"nobody\"", "no subscription"),
             ("title = ", "does not read"),
         ] {
             let err = conv(filter).unwrap_err();

@@ -30,6 +30,8 @@ pub struct Subscription {
     pub name: Option<String>,
     /// `!`: hidden from the feed list.
     pub hidden: bool,
+    /// `filter:SCRIPT:URL`: the script newsboat ran the feed through (tidings subscribes to the URL unfiltered).
+    pub filter: Option<String>,
 }
 
 impl Subscription {
@@ -71,6 +73,18 @@ pub fn feed_key(url: &str) -> String {
     canonical_url(url).unwrap_or_else(|| url.to_string())
 }
 
+/// `filter:SCRIPT:URL` as (script, URL): the URL starts at the last `:http://` or `:https://`.
+pub fn filtered(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("filter:")?;
+    let at = rest.rfind(":http://").or_else(|| rest.rfind(":https://"))?;
+    Some((&rest[..at], &rest[at + 1..]))
+}
+
+/// The address a cached item's feed is subscribed under: a `filter:` feed's own URL.
+pub fn cached_feed_url(url: &str) -> &str {
+    filtered(url).map_or(url, |(_, url)| url)
+}
+
 /// Reads a `urls` file's text.
 pub fn parse(text: &str) -> UrlsFile {
     let mut out = UrlsFile::default();
@@ -102,12 +116,17 @@ pub fn parse(text: &str) -> UrlsFile {
             }
             continue;
         }
+        let (url, filter) = match filtered(&url) {
+            Some((script, address)) => (address.to_string(), Some(script.to_string())),
+            None => (url, None),
+        };
         let why = if url.starts_with("exec:") {
-            Some("its entries come from running a command; tidings fetches feeds only over http(s)")
-        } else if url.starts_with("filter:") {
             Some(
-                "its feed goes through a filter script; tidings runs no scripts on feeds (subscribe to the URL after the script's name to read it unfiltered)",
+                "its entries come from running a command (exec:), which tidings does not do: it fetches feeds over \
+                 http(s) only; subscribe to the feed the command reads, if it has one",
             )
+        } else if url.starts_with("filter:") {
+            Some("a filter: feed is written filter:SCRIPT:URL with an http(s) URL")
         } else if !(url.starts_with("http://") || url.starts_with("https://")) {
             Some("not an http(s) address")
         } else {
@@ -142,11 +161,12 @@ pub fn parse(text: &str) -> UrlsFile {
                 }
                 earlier.name = earlier.name.take().or(name);
                 earlier.hidden |= hidden;
+                earlier.filter = earlier.filter.take().or(filter);
             }
             None => {
                 known.insert(key, out.feeds.len());
                 tags_of.push(tags.iter().cloned().collect());
-                out.feeds.push(Subscription { url, line, tags, name, hidden });
+                out.feeds.push(Subscription { url, line, tags, name, hidden, filter });
             }
         }
     }
@@ -169,7 +189,10 @@ mod tests {
              filter:~/f.sh:http://c.example/rss\n\
              http://a.example/rss \"later\" \"rust\"\n",
         );
-        assert_eq!(file.feeds.len(), 2);
+        assert_eq!(file.feeds.len(), 3);
+        let c = &file.feeds[2];
+        assert_eq!((c.url.as_str(), c.filter.as_deref(), c.line), ("http://c.example/rss", Some("~/f.sh"), 7));
+        assert_eq!(cached_feed_url("filter:~/f.sh:http://c.example/rss"), "http://c.example/rss");
         let a = &file.feeds[0];
         assert_eq!(a.folder(), ["News", "Tech"]);
         assert_eq!(a.other_tags(), ["rust", "later"], "a URL given twice gets the tags of both lines");
@@ -180,7 +203,7 @@ mod tests {
         assert_eq!(file.queries[0].name, "Unread news");
         assert_eq!(file.queries[0].expression, "unread = \"yes\" and tags # \"News\"");
         assert_eq!(file.queries[0].tags, ["views"]);
-        assert_eq!(file.skipped.iter().map(|s| s.line).collect::<Vec<_>>(), [6, 7]);
+        assert_eq!(file.skipped.iter().map(|s| s.line).collect::<Vec<_>>(), [6]);
         assert!(file.skipped[0].why.contains("command"), "{:?}", file.skipped[0]);
     }
 

@@ -490,12 +490,19 @@ fn style_of(marks: &[Mark]) -> Style {
     style
 }
 
-/// The decorator starts headings with `#`s and a space, and quotes with `> `; give the whole line that look.
+/// The decorator starts headings with `#`s and a space, and quotes with `> `; give the whole line that look. A
+/// heading's `#`s go: its style says it is one (a literal `##` read as markup left in the text).
 fn mark_block_styles(spans: &mut Line) {
-    let Some(first) = spans.first() else { return };
+    let Some(first) = spans.first_mut() else { return };
     let hashes = first.text.len() - first.text.trim_start_matches('#').len();
     let heading = hashes > 0 && first.text[hashes..].starts_with(' ') && !first.style.code;
     let quote = first.text.starts_with("> ") && !first.style.code;
+    if heading {
+        first.text.drain(..=hashes);
+        if first.text.is_empty() && spans.len() > 1 {
+            spans.remove(0);
+        }
+    }
     if heading || quote {
         for span in spans.iter_mut() {
             span.style.heading |= heading;
@@ -622,6 +629,10 @@ mod tests {
         let lines = render_html("<h2>Title</h2><blockquote>said</blockquote>", 40);
         assert!(lines.iter().flatten().any(|s| s.text.contains("Title") && s.style.heading));
         assert!(lines.iter().flatten().any(|s| s.text.contains("said") && s.style.quote));
+        // The style says it is a heading: no literal `##` (issue 36); a `#` of the text stays.
+        assert!(lines.iter().flatten().all(|s| !s.text.contains('#')), "{lines:?}");
+        let hash = render_html("<h3># of issues</h3>", 40);
+        assert!(hash.iter().flatten().any(|s| s.text == "# of issues" && s.style.heading), "{hash:?}");
     }
 
     #[test]

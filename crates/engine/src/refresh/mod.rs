@@ -274,7 +274,10 @@ impl Refresher {
     async fn read(&self, target: &RefreshTarget, fetched: crate::fetch::Fetched) -> FetchRecord {
         let forced = target.encoding_override.clone().or_else(|| self.forced.get(&target.url).cloned());
         let _core = self.reading.acquire().await.expect("the reading semaphore is never closed");
-        let (rules, feed) = (self.rules.clone(), (target.title.clone(), target.url.clone(), target.folder.clone()));
+        let (rules, feed) = (
+            self.rules.clone(),
+            (target.title.clone(), target.url.clone(), target.folder.clone(), target.tags.clone()),
+        );
         let read = tokio::task::spawn_blocking(move || {
             // Parsing is bulk work: the reader's terminal loop comes first (see the writer's thread).
             crate::store::lower_this_threads_priority();
@@ -394,7 +397,7 @@ impl Refresher {
 pub fn ignored_entries(
     rules: &crate::query::Matcher,
     entries: &[crate::model::ParsedEntry],
-    (feed_title, feed_url, folder): &(String, String, Option<String>),
+    (feed_title, feed_url, folder, feed_tags): &(String, String, Option<String>, Vec<String>),
 ) -> Vec<usize> {
     let now = chrono::Utc::now().timestamp();
     let mut ignored = Vec::new();
@@ -407,6 +410,7 @@ pub fn ignored_entries(
         entry.author = author.as_deref();
         entry.link = e.link.as_deref();
         entry.tags = &e.categories;
+        entry.feed_tags = feed_tags;
         entry.enclosure_types = e.enclosures.iter().map(|x| x.media_type.as_deref().unwrap_or("")).collect();
         entry.body_html = e.content_html.as_deref().or(e.summary_html.as_deref());
         if rules.matches(&entry, now) {

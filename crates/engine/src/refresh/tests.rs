@@ -15,6 +15,7 @@ fn target(id: i64, url: &str) -> RefreshTarget {
         dead: false,
         paused: false,
         folder: None,
+        tags: vec![],
     }
 }
 
@@ -23,6 +24,7 @@ fn kill_rules_pick_the_new_entries_they_match_and_the_store_keeps_them_hidden() 
     let rules = crate::query::Matcher::any(&[
         crate::query::parse("title ~ sponsored").unwrap(),
         crate::query::parse("author = x and folder = tech").unwrap(),
+        crate::query::parse("feedtag = \"Long Reads\" and author = Jane").unwrap(),
     ]);
     let entry = |key: &str, title: &str, author: &str| crate::model::ParsedEntry {
         authors: vec![author.to_string()],
@@ -34,10 +36,13 @@ fn kill_rules_pick_the_new_entries_they_match_and_the_store_keeps_them_hidden() 
         entry("c", "News", "Jane"),
         entry("d", "A SPONSORED post", "X"),
     ];
-    let feed = ("Feed".to_string(), "http://example.com/feed".to_string(), Some("Tech/Rust".to_string()));
+    let feed = ("Feed".to_string(), "http://example.com/feed".to_string(), Some("Tech/Rust".to_string()), vec![]);
     assert_eq!(ignored_entries(&rules, &entries, &feed), vec![0, 1, 3]);
-    let elsewhere = (feed.0.clone(), feed.1, Some("News".to_string()));
+    let elsewhere = (feed.0.clone(), feed.1.clone(), Some("News".to_string()), vec![]);
     assert_eq!(ignored_entries(&rules, &entries, &elsewhere), vec![0, 3]);
+    // A rule by the feed's tag judges at storing too.
+    let tagged = (feed.0.clone(), feed.1, Some("News".to_string()), vec!["Long Reads".to_string()]);
+    assert_eq!(ignored_entries(&rules, &entries, &tagged), vec![0, 2, 3]);
     // Stored as they arrive: hidden from the feed's unread count and its list at once.
     let (_dir, mut conn, id) = crate::store::fixtures::one_feed();
     let mut record = crate::store::fixtures::fetched("Feed", entries);
@@ -45,7 +50,8 @@ fn kill_rules_pick_the_new_entries_they_match_and_the_store_keeps_them_hidden() 
         *ignored = vec![0, 1, 3];
     }
     let outcome = crate::store::fetches::save(&mut conn, id, &record, 1).unwrap();
-    assert_eq!((outcome.new, outcome.unread), (4, 1));
+    // The hidden ones are not new either: a refresh's message never counts them (issue 36).
+    assert_eq!((outcome.new, outcome.unread), (1, 1));
     let list = crate::model::ListQuery {
         source: crate::model::ListSource::Feed(id),
         sort: crate::model::Sort::Newest,

@@ -61,6 +61,7 @@ pub fn apply_with_progress(
         }
         UserWrite::SetFeedFullText { feed_id, on } => done(feeds::set_full_text(&tx, *feed_id, *on, now))?,
         UserWrite::SetFeedHidden { feed_id, hidden } => done(feeds::set_hidden(&tx, *feed_id, *hidden))?,
+        UserWrite::SetFeedTags { feed_id, tags } => done(feeds::set_tags(&tx, *feed_id, tags))?,
         UserWrite::SetFeedsPaused { feed_ids, paused } => {
             done(feed_ids.iter().try_for_each(|id| super::health::set_paused(&tx, *id, *paused)))?
         }

@@ -25,6 +25,8 @@ pub struct RefreshTarget {
     pub paused: bool,
     /// Its folder's path ("Tech/Rust"), for kill rules narrowed to a folder.
     pub folder: Option<String>,
+    /// Its tags, for kill rules by `feedtag`.
+    pub tags: Vec<String>,
 }
 
 const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id,
@@ -127,13 +129,15 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             title: r.get(7)?,
             folder: r.get(8)?,
             paused: r.get(9)?,
+            tags: super::json_list(r.get(10)?),
         })
     };
     // An account's feeds are fetched by its server: a sync brings their entries.
     let base = format!(
         "{FOLDER_PATHS} SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
                        coalesce(custom_title, title, url), (SELECT path FROM folder_paths p WHERE p.id = folder_id),
-                       paused
+                       paused,
+                       (SELECT json_group_array(tag) FROM feed_tags t WHERE t.feed_id = feeds.id)
          FROM feeds WHERE account_id IS NULL"
     );
     match ids {
@@ -359,7 +363,25 @@ pub(super) fn set_hidden(tx: &Connection, feed_id: FeedId, hidden: bool) -> Resu
     Ok(())
 }
 
-/// A feed's tags (besides the one that is its folder), as newsboat gave them.
+/// The local subscription (not an account's) at `url`.
+pub fn local_id(conn: &Connection, url: &str) -> Result<Option<FeedId>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT id FROM feeds WHERE url = ?1 AND account_id IS NULL")?
+        .query_row([url], |r| r.get(0).map(FeedId))
+        .optional()?)
+}
+
+/// Gives a feed exactly these tags (blank ones dropped, each cut to a title's length).
+pub(super) fn set_tags(tx: &Connection, feed_id: FeedId, tags: &[String]) -> Result<(), StoreError> {
+    tx.prepare_cached("DELETE FROM feed_tags WHERE feed_id = ?1")?.execute([feed_id.0])?;
+    let mut insert = tx.prepare_cached("INSERT OR IGNORE INTO feed_tags (feed_id, tag) VALUES (?1, ?2)")?;
+    for tag in tags.iter().map(|t| crate::sanitize::one_line(t, 200)).filter(|t| !t.is_empty()) {
+        insert.execute(params![feed_id.0, tag])?;
+    }
+    Ok(())
+}
+
+/// A feed's tags: newsboat's (every one, the folder's too), OPML categories, those set in the feed info.
 pub fn tags(conn: &Connection, feed_id: FeedId) -> Result<Vec<String>, StoreError> {
     let mut stmt = conn.prepare_cached("SELECT tag FROM feed_tags WHERE feed_id = ?1 ORDER BY tag")?;
     Ok(stmt.query_map([feed_id.0], |r| r.get(0))?.collect::<Result<_, _>>()?)

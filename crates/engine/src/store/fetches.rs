@@ -164,7 +164,10 @@ pub fn record_fetch(
             let mut elsewhere = Elsewhere::of_feed(tx, feed_id, listed)?;
             let mut rotated = 0;
             for (i, entry) in listed.iter().enumerate() {
-                match upsert_entry(tx, feed_id, entry, now, &mut elsewhere, ignored.binary_search(&i).is_ok())? {
+                let killed = ignored.binary_search(&i).is_ok();
+                match upsert_entry(tx, feed_id, entry, now, &mut elsewhere, killed)? {
+                    // An entry a kill rule hides is stored, never counted new: it is not shown or told of.
+                    Upsert::Inserted(_) if killed => {}
                     Upsert::Inserted(_) => outcome.new += 1,
                     Upsert::Updated => outcome.updated += 1,
                     Upsert::Rotated => {

@@ -100,6 +100,10 @@ impl Compiler<'_> {
                 let p = self.param(Value::Text(c.value.folded()));
                 format!("EXISTS (SELECT 1 FROM json_each(e.categories) j WHERE {function}(j.value, {p}))")
             }
+            (Field::FeedTag, QValue::Text { .. }) => {
+                let p = self.param(Value::Text(c.value.folded()));
+                format!("EXISTS (SELECT 1 FROM feed_tags t WHERE t.feed_id = e.feed_id AND {function}(t.tag, {p}))")
+            }
             (Field::Enclosure, QValue::Text { .. }) => {
                 let p = self.param(Value::Text(c.value.folded()));
                 format!(

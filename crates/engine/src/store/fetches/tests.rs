@@ -118,6 +118,19 @@ fn a_second_refresh_of_the_same_feed_adds_no_duplicate() {
 
 /// A feed's first fetch inserts without looking each key up: a key its document lists twice is still one
 /// entry, with the fields of its last listing, counted new once and updated once.
+/// A refresh said "3 new" when a kill rule hid one of them: the hidden entry is stored, not counted new.
+#[test]
+fn an_entry_a_kill_rule_hides_is_stored_but_not_counted_new() {
+    let (_dir, mut conn, id) = setup();
+    let mut record = fetched(vec![entry("a", "A"), entry("b", "Sponsored"), entry("c", "C")]);
+    if let FetchRecord::Fetched { ignored, .. } = &mut record {
+        *ignored = vec![1];
+    }
+    let outcome = save(&mut conn, id, &record, 10).unwrap();
+    assert_eq!((outcome.new, outcome.unread), (2, 2));
+    assert_eq!(super::super::entries::of_feed(&conn, id).unwrap().len(), 3, "the hidden entry is kept");
+}
+
 #[test]
 fn a_first_fetch_that_lists_a_key_twice_stores_it_once() {
     let (_dir, mut conn, id) = setup();

@@ -1,0 +1,147 @@
+//! newsboat's `bind-key` adds a key to an operation; the operation keeps its other keys. So an imported binding
+//! is written as the action's keys in effect plus the new one (tidings's `[keys]` replaces an action's keys),
+//! and a key that another action had is written out of that action's list too, and said. What an import added
+//! is remembered in the database, so a second import does not put back a key the user has removed since.
+
+use crate::app::keymap::{Action, Context, Key, Keymap};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The name of the preference that holds what imports added: `action key` lines.
+pub(super) const RECORD: &str = "newsboat_keys_added";
+
+/// What the import writes into `[keys]`, and what it says.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct KeyPlan {
+    /// Actions and their whole lists of keys, to write.
+    pub entries: Vec<(String, Vec<String>)>,
+    /// Keys taken from another action, and bindings not written, with why.
+    pub notes: Vec<String>,
+    /// (action, key) this import added, for the record.
+    pub added: Vec<(String, String)>,
+}
+
+/// The record's (action, key) pairs.
+pub(super) fn read_record(text: Option<&str>) -> BTreeSet<(String, String)> {
+    text.unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once(' ').map(|(a, k)| (a.to_string(), k.to_string())))
+        .collect()
+}
+
+pub(super) fn write_record(pairs: &BTreeSet<(String, String)>) -> String {
+    pairs.iter().map(|(a, k)| format!("{a} {k}\n")).collect()
+}
+
+/// Plans `bindings` (action, keys, config line) over the `[keys]` table the config file has (`existing`, whose
+/// own entries are left as they are) and what earlier imports added (`before`).
+pub(super) fn plan(
+    bindings: &[(String, Vec<String>, usize)],
+    existing: &toml::Table,
+    before: &BTreeSet<(String, String)>,
+) -> KeyPlan {
+    let mut out = KeyPlan::default();
+    let keymap = Keymap::with_config(existing).unwrap_or_default();
+    let general: Vec<(Action, Vec<Key>)> =
+        keymap.bindings(Context::General).map(|b| (b.action, b.keys.clone())).collect();
+    let keys_of = |action: Action| general.iter().find(|(a, _)| *a == action).map(|(_, k)| k.clone());
+    let mut changed: BTreeMap<&'static str, Vec<Key>> = BTreeMap::new();
+    for (name, keys, line) in bindings {
+        let Some(action) = Action::named(name) else { continue };
+        for key_name in keys {
+            let Ok(key) = Key::parse(key_name) else { continue };
+            let mine = changed.entry(action.name()).or_insert_with(|| keys_of(action).unwrap_or_default());
+            if mine.contains(&key) {
+                continue;
+            }
+            let said = format!("config line {line}: bind-key {key} {}", action.name());
+            if existing.contains_key(action.name()) {
+                out.notes.push(format!("{said}: your [keys] sets {} already; left as it is", action.name()));
+                continue;
+            }
+            if before.contains(&(action.name().to_string(), key.to_string())) {
+                out.notes.push(format!("{said}: an earlier import added it and it has been removed since; left out"));
+                continue;
+            }
+            let holder = general.iter().find(|(a, k)| *a != action && k.contains(&key)).map(|(a, _)| *a);
+            if let Some(other) = holder {
+                if existing.contains_key(other.name()) {
+                    out.notes.push(format!("{said}: your [keys] gives {key} to {}; left as it is", other.name()));
+                    continue;
+                }
+                let theirs = changed.entry(other.name()).or_insert_with(|| keys_of(other).unwrap_or_default());
+                theirs.retain(|k| *k != key);
+                let left = match theirs.first() {
+                    Some(k) => format!("{} keeps {k}", other.name()),
+                    None => format!("{} has no key left; give it one in [keys]", other.name()),
+                };
+                out.notes.push(format!(
+                    "{said}: {key} was {}'s key and now does {} ({left})",
+                    other.name(),
+                    action.name()
+                ));
+            }
+            changed.get_mut(action.name()).expect("entered above").push(key);
+            out.added.push((action.name().to_string(), key.to_string()));
+        }
+    }
+    for (name, keys) in changed {
+        let action = Action::named(name).expect("an action's own name");
+        if keys_of(action).unwrap_or_default() != keys {
+            out.entries.push((name.to_string(), keys.iter().map(Key::to_string).collect()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binding(action: &str, key: &str, line: usize) -> (String, Vec<String>, usize) {
+        (action.to_string(), vec![key.to_string()], line)
+    }
+
+    #[test]
+    fn a_bind_key_adds_to_the_defaults_and_a_key_taken_from_another_action_is_said() {
+        let bindings = [binding("down", "j", 1), binding("next_unread", "n", 2), binding("open_in_browser", "x", 3)];
+        let plan = plan(&bindings, &toml::Table::new(), &BTreeSet::new());
+        // j and n already do those: nothing to write for them; x is added beside o.
+        let defaults = Keymap::default();
+        let o: Vec<String> =
+            defaults.keys_for(Context::General, Action::OpenInBrowser).iter().map(Key::to_string).collect();
+        let mut with_x = o;
+        with_x.push("x".into());
+        assert!(plan.entries.contains(&("open_in_browser".to_string(), with_x)), "{plan:?}");
+        assert_eq!(plan.added, [("open_in_browser".to_string(), "x".to_string())]);
+
+        let taking = plan_of(&[binding("toggle_read", "n", 4)]);
+        assert!(taking.entries.iter().any(|(a, k)| a == "next_unread" && !k.contains(&"n".to_string())), "{taking:?}");
+        assert!(taking.entries.iter().any(|(a, k)| a == "toggle_read" && k.contains(&"m".to_string())), "{taking:?}");
+        assert!(
+            taking.notes.iter().any(|n| n.contains("n was next_unread's key and now does toggle_read")),
+            "{taking:?}"
+        );
+        let mut table = toml::Table::new();
+        for (action, keys) in &taking.entries {
+            table.insert(action.clone(), toml::Value::Array(keys.iter().cloned().map(toml::Value::String).collect()));
+        }
+        let (keymap, warnings) = Keymap::with_config_told(&table).unwrap();
+        assert!(warnings.is_empty(), "the written keys start without warnings: {warnings:?}");
+        assert_eq!(
+            keymap.keys_for(Context::General, Action::PageDown),
+            defaults.keys_for(Context::General, Action::PageDown)
+        );
+    }
+
+    fn plan_of(bindings: &[(String, Vec<String>, usize)]) -> KeyPlan {
+        plan(bindings, &toml::Table::new(), &BTreeSet::new())
+    }
+
+    #[test]
+    fn a_key_an_earlier_import_added_and_the_user_removed_is_not_put_back() {
+        let before = read_record(Some(&write_record(&[("open_in_browser".to_string(), "x".to_string())].into())));
+        let plan = plan(&[binding("open_in_browser", "x", 3)], &toml::Table::new(), &before);
+        assert!(plan.entries.is_empty() && plan.added.is_empty(), "{plan:?}");
+        assert!(plan.notes[0].contains("removed since"), "{plan:?}");
+    }
+}
