@@ -27,7 +27,7 @@ fn miniflux() -> Miniflux {
             starred: id % 75 == 0,
         })
         .collect();
-    Miniflux::start(State { feeds, entries })
+    Miniflux::start(State { feeds, entries, ..State::default() })
 }
 
 fn there(server: &Miniflux, keep: impl Fn(&Entry) -> bool) -> BTreeSet<String> {
@@ -67,4 +67,189 @@ fn a_miniflux_without_stream_contents_brings_every_item_and_flag_read_ones_too()
     );
     assert_eq!(keys(&sandbox, "e.read = 0"), there(&server, |e| !e.read), "both sides agree on what is read");
     assert_eq!(keys(&sandbox, "e.starred = 1"), there(&server, |e| e.starred), "and on what is starred");
+}
+
+/// The REST API's requests since the `from`th, as (method, path).
+fn api_calls(server: &Miniflux, from: usize) -> Vec<(String, String)> {
+    server.requests()[from..].iter().map(|r| (r.method.clone(), r.path.clone())).collect()
+}
+
+#[test]
+fn miniflux_api_brings_every_item_and_flag_and_marks_go_both_ways_and_nothing_new_costs_four_requests() {
+    let server = miniflux();
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", server.api_config());
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("Miniflux: 1500 new, 2 feeds added"), "{}", stdout(&out));
+    assert_eq!(keys(&sandbox, "1"), there(&server, |_| true), "every item, the read ones too");
+    assert_eq!(keys(&sandbox, "e.read = 0"), there(&server, |e| !e.read), "every unread flag");
+    assert_eq!(keys(&sandbox, "e.starred = 1"), there(&server, |e| e.starred), "every starred flag");
+    assert!(server.requests().iter().all(|r| r.path.starts_with("/v1/")), "only the REST API is asked");
+    // Categories become folders under the account's.
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let folder_of = |url: &str| -> String {
+        db.query_row(
+            "SELECT fo.name FROM feeds f JOIN folders fo ON fo.id = f.folder_id WHERE f.url = ?1",
+            [url],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        (folder_of("http://example.org/a.xml"), folder_of("http://example.org/b.xml")),
+        ("Tech".into(), "All".into())
+    );
+
+    // Marks both ways in one sync: two read and one starred here, one read and one starred on the phone.
+    let unread: Vec<String> = keys(&sandbox, "e.read = 0").into_iter().collect();
+    mark_here(&sandbox, &unread[..2], |ids| UserWrite::SetRead { ids, read: true });
+    mark_here(&sandbox, &unread[2..3], |ids| UserWrite::SetStarred { ids, starred: true });
+    let (phone_read, phone_star): (u64, u64) = (unread[3].parse().unwrap(), unread[4].parse().unwrap());
+    for e in server.state().entries.iter_mut() {
+        e.read |= e.id == phone_read;
+        e.starred |= e.id == phone_star;
+    }
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("3 changes sent"), "{}", stdout(&out));
+    assert_eq!(keys(&sandbox, "e.read = 0"), there(&server, |e| !e.read), "both sides agree on what is read");
+    assert_eq!(keys(&sandbox, "e.starred = 1"), there(&server, |e| e.starred), "and on what is starred");
+    assert!(!keys(&sandbox, "e.read = 0").contains(&unread[3]) && keys(&sandbox, "e.starred = 1").contains(&unread[4]));
+
+    // Nothing new: the feeds, the entries after the newest, the unread ids and the starred ids.
+    let before = server.requests().len();
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let calls = api_calls(&server, before);
+    assert!(calls.len() <= 4, "{} requests when nothing is new: {calls:?}", calls.len());
+}
+
+#[test]
+fn a_list_read_here_goes_up_to_miniflux_as_one_request() {
+    let server = miniflux();
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", server.api_config());
+    assert!(sync(&sandbox, &cfg).status.success());
+    let unread: Vec<String> = keys(&sandbox, "e.read = 0").into_iter().collect();
+    assert_eq!(unread.len(), 1000);
+    mark_here(&sandbox, &unread, |ids| UserWrite::SetRead { ids, read: true });
+    let before = server.requests().len();
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let puts: Vec<_> = api_calls(&server, before).into_iter().filter(|(m, _)| m == "PUT").collect();
+    assert_eq!(puts, [("PUT".to_string(), "/v1/entries".to_string())], "one batch for the thousand");
+    assert!(there(&server, |e| !e.read).is_empty(), "every one read on the server");
+}
+
+#[test]
+fn a_star_on_a_miniflux_older_than_2_3_2_is_met_by_its_toggle_never_inverted() {
+    let server = miniflux();
+    server.state().before_2_3_2 = true;
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", server.api_config());
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(keys(&sandbox, "e.read = 0"), there(&server, |e| !e.read), "the sets came as entries");
+    assert_eq!(keys(&sandbox, "e.starred = 1"), there(&server, |e| e.starred));
+
+    // Starred here: A (unstarred there), B (which the phone starred meanwhile). Unstarred here: C (starred
+    // there), D (which the phone unstarred meanwhile). A toggle each would leave B and D inverted.
+    let plain: Vec<String> = keys(&sandbox, "e.starred = 0").into_iter().take(2).collect();
+    let starred: Vec<String> = keys(&sandbox, "e.starred = 1").into_iter().take(2).collect();
+    mark_here(&sandbox, &plain, |ids| UserWrite::SetStarred { ids, starred: true });
+    mark_here(&sandbox, &starred, |ids| UserWrite::SetStarred { ids, starred: false });
+    let (b, d): (u64, u64) = (plain[1].parse().unwrap(), starred[1].parse().unwrap());
+    for e in server.state().entries.iter_mut() {
+        if e.id == b {
+            e.starred = true;
+        }
+        if e.id == d {
+            e.starred = false;
+        }
+    }
+    let before = server.requests().len();
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let on_server = there(&server, |e| e.starred);
+    assert!(plain.iter().all(|k| on_server.contains(k)), "both starred there: {plain:?}");
+    assert!(starred.iter().all(|k| !on_server.contains(k)), "both unstarred there: {starred:?}");
+    assert_eq!(keys(&sandbox, "e.starred = 1"), on_server, "and here the same");
+    let toggles = api_calls(&server, before).into_iter().filter(|(_, p)| p.ends_with("/bookmark")).count();
+    assert_eq!(toggles, 2, "a toggle only where the server differed");
+
+    // What the server lacks was learnt once: the next sync asks for no ids it cannot give.
+    let before = server.requests().len();
+    assert!(sync(&sandbox, &cfg).status.success());
+    let calls = api_calls(&server, before);
+    assert!(calls.iter().all(|(_, p)| !p.starts_with("/v1/entries/ids")), "{calls:?}");
+    assert!(calls.len() <= 4, "{} requests when nothing is new: {calls:?}", calls.len());
+}
+
+#[test]
+fn subscriptions_made_here_reach_miniflux_and_a_refusal_says_why() {
+    let server = miniflux();
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", server.api_config());
+    assert!(sync(&sandbox, &cfg).status.success());
+    server.state().refuse_urls.push("broken".into());
+    let mut conn = tidings::store::open_write(&sandbox.db()).unwrap();
+    let feed_of = |conn: &rusqlite::Connection, url: &str| {
+        tidings::model::FeedId(conn.query_row("SELECT id FROM feeds WHERE url = ?1", [url], |r| r.get(0)).unwrap())
+    };
+    let new = |url: &str, folder: &str| tidings::model::NewFeed {
+        url: url.into(),
+        title: Some("Gamma".into()),
+        name: None,
+        site_url: None,
+        folder: vec!["Miniflux".into(), folder.into()],
+    };
+    let apply = |conn: &mut rusqlite::Connection, write: UserWrite| tidings::store::apply(conn, &write, 0).unwrap();
+    apply(&mut conn, UserWrite::AddFeed(new("http://example.org/c.xml", "Science")));
+    apply(&mut conn, UserWrite::AddFeed(new("http://example.org/broken.xml", "Tech")));
+    let alpha = feed_of(&conn, "http://example.org/a.xml");
+    apply(&mut conn, UserWrite::RenameFeed { feed_id: alpha, title: Some("Better Alpha".into()) });
+    apply(&mut conn, UserWrite::MoveFeed { feed_id: alpha, folder: vec!["Miniflux".into(), "All".into()] });
+    let beta = feed_of(&conn, "http://example.org/b.xml");
+    apply(&mut conn, UserWrite::DeleteFeed(beta));
+    drop(conn);
+
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Unable to parse this feed") && stdout(&out).contains("stays a local feed"),
+        "{}",
+        stdout(&out)
+    );
+    let state = server.state();
+    let by_url = |url: &str| state.feeds.iter().find(|f| f.1 == url).cloned();
+    let c = by_url("http://example.org/c.xml").expect("subscribed on the server");
+    assert_eq!((c.2.as_str(), c.3.as_str()), ("Gamma", "Science"), "its title, in a category made for it");
+    let a = by_url("http://example.org/a.xml").unwrap();
+    assert_eq!((a.2.as_str(), a.3.as_str()), ("Better Alpha", "All"), "renamed and moved");
+    assert!(by_url("http://example.org/b.xml").is_none(), "unsubscribed on the server");
+    assert!(by_url("http://example.org/broken.xml").is_none());
+}
+
+#[test]
+fn the_users_own_password_works_by_basic_auth_and_that_is_remembered() {
+    let server = miniflux();
+    let sandbox = Sandbox::new();
+    let api_key = support::miniflux_api::API_KEY;
+    let cfg = sandbox.write("config.toml", server.api_config().replace(api_key, support::miniflux_api::LOGIN_PASSWORD));
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(keys(&sandbox, "1"), there(&server, |_| true));
+    let before = server.requests().len();
+    assert!(sync(&sandbox, &cfg).status.success());
+    let asked = &server.requests()[before..];
+    assert!(
+        asked.len() <= 4 && asked.iter().all(|r| r.authorization.as_deref().is_some_and(|a| a.starts_with("Basic ")))
+    );
+
+    // Neither an API key nor the password: refused, and said so.
+    let wrong = sandbox.write("wrong.toml", server.api_config().replace(api_key, "nope"));
+    let out = sync(&sandbox, &wrong);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("refused demo's"), "{}", stderr(&out));
 }

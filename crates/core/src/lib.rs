@@ -35,6 +35,7 @@ pub mod health;
 pub mod ingest;
 pub mod inspect;
 pub mod markup;
+pub mod miniflux;
 pub mod model;
 pub mod newsboat;
 pub mod opml;

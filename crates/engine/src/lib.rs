@@ -14,8 +14,8 @@
 //! return values.
 
 pub use tidings_core::{
-    canonical, clock, command, decode, extract, feedlinks, fever, greader, health, ingest, inspect, markup, model,
-    opml, parse, query, render, sanitize, search, text,
+    canonical, clock, command, decode, extract, feedlinks, fever, greader, health, ingest, inspect, markup, miniflux,
+    model, opml, parse, query, render, sanitize, search, text,
 };
 
 pub mod fetch;

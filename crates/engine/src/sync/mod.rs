@@ -18,8 +18,8 @@
 //! set, so many pages asked; a continuation given twice stops it. What is past a cap waits for the next sync,
 //! which goes on where this one stopped.
 //!
-//! The protocol is a [`Remote`]: the Google Reader API ([`greader`]) first; Fever, Miniflux's own API or
-//! Nextcloud News would each be one more implementation. The tests sync with one in memory (`fake`).
+//! The protocol is a [`Remote`]: the Google Reader API ([`greader`]), Fever ([`fever`]) and Miniflux's own API
+//! ([`miniflux`]); Nextcloud News would be one more implementation. The tests sync with one in memory (`fake`).
 
 mod account;
 #[cfg(test)]
@@ -29,6 +29,7 @@ mod flags;
 mod greader;
 mod http;
 mod items;
+mod miniflux;
 mod report;
 mod send;
 #[cfg(test)]
@@ -236,6 +237,20 @@ pub async fn sync_within(
         let seen = row.items.seen_usec;
         let mut remote = fever::Fever::new(fetcher.client().clone(), &account.url, &account.user, seen, password);
         return sync_over(&mut remote, account, writer, &row, now, limits).await;
+    }
+    if account.kind == "miniflux" {
+        let password = std::sync::Arc::new(move || source.read());
+        let (seen, learnt) = (row.items.seen_usec, miniflux::Learnt::read(row.auth.as_deref()));
+        let mut remote =
+            miniflux::Miniflux::new(fetcher.client().clone(), &account.url, &account.user, seen, learnt, password);
+        let result = sync_over(&mut remote, account, writer, &row, now, limits).await;
+        // What the server was found to lack is kept with the account (where a Google Reader token would be).
+        let kept = Some(remote.learnt.kept());
+        if kept != row.auth {
+            let id = row.id;
+            writer.call(move |c| accounts::set_auth(c, id, kept.as_deref())).await.map_err(store_error(account))?;
+        }
+        return result;
     }
     let mut remote = greader::GReader::new(
         fetcher.client().clone(),
