@@ -253,3 +253,59 @@ fn the_users_own_password_works_by_basic_auth_and_that_is_remembered() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("refused demo's"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_429_with_retry_after_pauses_the_account_until_then_even_across_restarts() {
+    let server = miniflux();
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", server.api_config());
+    assert!(sync(&sandbox, &cfg).status.success());
+    let unread: Vec<String> = keys(&sandbox, "e.read = 0").into_iter().take(1).collect();
+    mark_here(&sandbox, &unread, |ids| UserWrite::SetRead { ids, read: true });
+
+    server.state().busy_for = Some(3600);
+    let before = server.requests().len();
+    let out = sync(&sandbox, &cfg);
+    assert!(!out.status.success());
+    let said = stderr(&out);
+    assert!(
+        said.contains("HTTP 429") && said.contains("not synced until") && said.contains("1 change waiting"),
+        "{said}"
+    );
+    assert_eq!(server.requests().len(), before + 1, "the first answer said to wait: nothing more was asked");
+    let until: i64 = rusqlite::Connection::open(sandbox.db())
+        .unwrap()
+        .query_row("SELECT busy_until FROM accounts", [], |r| r.get(0))
+        .unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    assert!((now + 3500..=now + 3700).contains(&until), "paused for the hour asked: {until} vs {now}");
+
+    // Another process (a restart): still paused, and the server is not asked at all.
+    server.state().busy_for = None;
+    let out = sync(&sandbox, &cfg);
+    assert!(!out.status.success() && stderr(&out).contains("not synced until"), "{}", stderr(&out));
+    assert_eq!(server.requests().len(), before + 1, "not asked before the time it gave");
+
+    // Once the time has come, the sync goes on and the mark arrives.
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    db.execute("UPDATE accounts SET busy_until = ?1", [now - 1]).unwrap();
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(there(&server, |e| e.read).contains(&unread[0]));
+    let cleared: Option<i64> = db.query_row("SELECT busy_until FROM accounts", [], |r| r.get(0)).unwrap();
+    assert_eq!(cleared, None);
+}
+
+#[test]
+fn a_miniflux_google_reader_sync_with_nothing_new_costs_at_most_four_requests() {
+    let server = miniflux();
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", server.config());
+    assert!(sync(&sandbox, &cfg).status.success());
+    let before = server.requests().len();
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let asked = api_calls(&server, before);
+    assert!(asked.iter().all(|(_, p)| !p.contains("stream/contents")), "what it lacks is not asked again: {asked:#?}");
+    assert!(asked.len() <= 4, "{} requests when nothing is new: {asked:#?}", asked.len());
+}

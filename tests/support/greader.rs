@@ -202,6 +202,18 @@ pub(crate) fn serve_requests(
 /// Serves HTTP/1.1 requests on one connection, kept alive, until it closes: each logged, then answered by
 /// `handle` with the whole request.
 pub(crate) fn serve_raw(stream: TcpStream, log: &Mutex<Vec<Seen>>, mut handle: impl FnMut(&Request) -> (u16, Vec<u8>)) {
+    serve_with_headers(stream, log, |request| {
+        let (status, body) = handle(request);
+        (status, Vec::new(), body)
+    });
+}
+
+/// [`serve_raw`], the answer with headers of its own (`Retry-After`…).
+pub(crate) fn serve_with_headers(
+    stream: TcpStream,
+    log: &Mutex<Vec<Seen>>,
+    mut handle: impl FnMut(&Request) -> (u16, Vec<(&'static str, String)>, Vec<u8>),
+) {
     let _ = stream.set_nodelay(true);
     let mut reader = BufReader::new(stream.try_clone().expect("clone the stream"));
     let mut writer = stream;
@@ -236,9 +248,10 @@ pub(crate) fn serve_raw(stream: TcpStream, log: &Mutex<Vec<Seen>>, mut handle: i
             path: target.clone(),
             authorization: headers.get("authorization").cloned(),
         });
-        let (status, answer) = handle(&Request { method, target, headers, body });
+        let (status, extra, answer) = handle(&Request { method, target, headers, body });
+        let extra: String = extra.iter().map(|(name, value)| format!("{name}: {value}\r\n")).collect();
         let head = format!(
-            "HTTP/1.1 {status} Status\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            "HTTP/1.1 {status} Status\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n",
             answer.len()
         );
         if writer.write_all(head.as_bytes()).and_then(|()| writer.write_all(&answer)).is_err() {

@@ -3,7 +3,7 @@
 //! github.com/miniflux/v2 (commit 106cdd09), not what tidings asks: each answer below cites the lines of that
 //! document it follows ("README n-m"). Feeds and entries are kept in memory; every request is logged.
 
-use super::greader::{Request, Seen, field, serve_raw};
+use super::greader::{Request, Seen, field, serve_with_headers};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -33,6 +33,8 @@ pub(crate) struct State {
     pub(crate) before_2_3_2: bool,
     /// Feed URLs (parts of) the REST API cannot subscribe to.
     pub(crate) refuse_urls: Vec<String>,
+    /// Every request answered 429 with `Retry-After` of so many seconds, as a proxy in front would.
+    pub(crate) busy_for: Option<u64>,
 }
 
 pub(crate) struct Miniflux {
@@ -63,12 +65,18 @@ impl Miniflux {
                 let Ok(stream) = stream else { continue };
                 let (s, l) = (s.clone(), l.clone());
                 std::thread::spawn(move || {
-                    serve_raw(stream, &l, |request| {
+                    serve_with_headers(stream, &l, |request| {
                         let state = &mut s.lock().unwrap_or_else(|e| e.into_inner());
-                        if request.path().starts_with("/v1/") {
-                            return super::miniflux_api::answer(state, request);
+                        if let Some(secs) = state.busy_for {
+                            // A reverse proxy's rate limit in front of Miniflux (Miniflux has none of its own).
+                            return (429, vec![("Retry-After", secs.to_string())], b"Too Many Requests".to_vec());
                         }
-                        reader_answer(state, request)
+                        let (status, body) = if request.path().starts_with("/v1/") {
+                            super::miniflux_api::answer(state, request)
+                        } else {
+                            reader_answer(state, request)
+                        };
+                        (status, Vec::new(), body)
                     });
                 });
             }

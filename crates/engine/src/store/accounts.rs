@@ -7,6 +7,7 @@
 //! and the account's subscriptions as the change log must tell them; where a folder sits is `places`'s. What a
 //! sync stores — the server's subscriptions, its items, its unread and starred sets — is [`pulled`]'s.
 
+mod lists;
 mod meeting;
 mod pulled;
 
@@ -17,6 +18,7 @@ use crate::model::{AccountId, FeedId, FolderId};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
 
+pub use lists::{Scope, WholeList, whole_lists};
 pub use meeting::{LOCAL_KEY, refused};
 pub use pulled::{
     ItemsReport, MAX_LABEL_DEPTH, SubscriptionsReport, apply_set, keys_with, store_items, store_subscriptions,
@@ -35,6 +37,10 @@ pub struct AccountRow {
     pub synced_at: Option<i64>,
     /// How far the server's items are here.
     pub items: ItemsMark,
+    /// The server asked not to be asked again before this time (429 with `Retry-After`).
+    pub busy_until: Option<i64>,
+    /// What a sync learnt the server lacks or wants (see `sync`'s remotes).
+    pub traits: Option<String>,
 }
 
 /// Finds the account called `name`, or creates it, with its folder at the top level (named after it); a
@@ -55,7 +61,8 @@ pub fn ensure(conn: &mut Connection, name: &str, kind: &str, url: &str, login: &
             if (was_kind.as_str(), was_url.as_str(), was_login.as_str()) != (kind, url, login) {
                 tx.prepare_cached(
                     "UPDATE accounts SET kind = ?2, url = ?3, login = ?4, auth = NULL, items_since = 0,
-                        items_seen_usec = 0, items_resume = NULL WHERE id = ?1",
+                        items_seen_usec = 0, items_resume = NULL, busy_until = NULL, server_traits = NULL
+                        WHERE id = ?1",
                 )?
                 .execute(params![id.0, kind, url, login])?;
             }
@@ -77,7 +84,8 @@ pub fn ensure(conn: &mut Connection, name: &str, kind: &str, url: &str, login: &
     };
     let row = tx
         .prepare_cached(
-            "SELECT name, auth, synced_at, items_since, items_seen_usec, items_resume FROM accounts WHERE id = ?1",
+            "SELECT name, auth, synced_at, items_since, items_seen_usec, items_resume, busy_until, server_traits
+             FROM accounts WHERE id = ?1",
         )?
         .query_row([id.0], |r| {
             Ok(AccountRow {
@@ -87,6 +95,8 @@ pub fn ensure(conn: &mut Connection, name: &str, kind: &str, url: &str, login: &
                 auth: r.get(1)?,
                 synced_at: r.get(2)?,
                 items: ItemsMark { since: r.get(3)?, seen_usec: r.get(4)?, resume: r.get(5)? },
+                busy_until: r.get(6)?,
+                traits: r.get(7)?,
             })
         })?;
     tx.commit()?;
@@ -121,9 +131,22 @@ pub fn set_auth(conn: &Connection, account: AccountId, auth: Option<&str>) -> Re
     Ok(())
 }
 
-/// A sync ended well, at `now`.
+/// A sync ended well, at `now` (a wait the server asked for is over).
 pub fn synced(conn: &Connection, account: AccountId, now: i64) -> Result<(), StoreError> {
-    conn.prepare_cached("UPDATE accounts SET synced_at = ?2 WHERE id = ?1")?.execute(params![account.0, now])?;
+    conn.prepare_cached("UPDATE accounts SET synced_at = ?2, busy_until = NULL WHERE id = ?1")?
+        .execute(params![account.0, now])?;
+    Ok(())
+}
+
+/// The server asked not to be asked again before `until` (seconds since the epoch).
+pub fn set_busy_until(conn: &Connection, account: AccountId, until: i64) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE accounts SET busy_until = ?2 WHERE id = ?1")?.execute(params![account.0, until])?;
+    Ok(())
+}
+
+/// Keeps what a sync learnt of the server.
+pub fn set_traits(conn: &Connection, account: AccountId, traits: Option<&str>) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE accounts SET server_traits = ?2 WHERE id = ?1")?.execute(params![account.0, traits])?;
     Ok(())
 }
 

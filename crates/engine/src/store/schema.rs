@@ -353,6 +353,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(later::FEED_HEALTH),
     // 18: hooks (see `later::HOOKS`).
     Step::Sql(later::HOOKS),
+    // 19: what a sync learns of an account's server (see `later::ACCOUNT_SERVER`).
+    Step::Sql(later::ACCOUNT_SERVER),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

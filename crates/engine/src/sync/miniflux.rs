@@ -21,8 +21,8 @@ const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 const ENTRIES_PAGE: usize = 1000;
 /// Ids a page of `GET /v1/entries/ids` may hold (`model.MaxEntryIDsLimit`).
 const IDS_PAGE: usize = 10_000;
-/// Entries marked per `PUT /v1/entries`.
-const MARK_BATCH: usize = 1000;
+/// Entries marked per `PUT /v1/entries` (`Storage.SetEntriesStatus` takes any number, as one `id = ANY(…)`).
+const MARK_BATCH: usize = 5000;
 
 /// What a server was found to lack (or to want), kept with the account between syncs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

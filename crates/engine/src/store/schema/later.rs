@@ -76,3 +76,10 @@ pub(super) const HOOKS: &str = "CREATE TABLE hook_events (
             INSERT INTO hook_events (kind, feed_id)
             VALUES (CASE WHEN new.failures > 0 THEN 'feed_failing' ELSE 'feed_recovered' END, new.id);
         END;";
+
+/// What a sync learns of an account's server and keeps: `busy_until`, the time (seconds since the epoch) before
+/// which it is not asked again, after it answered 429 with a `Retry-After`; `server_traits`, what it was found
+/// to lack or want (a Google Reader API without `stream/contents`, an older Miniflux), so that later syncs do not
+/// ask again.
+pub(super) const ACCOUNT_SERVER: &str = "ALTER TABLE accounts ADD COLUMN busy_until INTEGER;
+        ALTER TABLE accounts ADD COLUMN server_traits TEXT;";
