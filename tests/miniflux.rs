@@ -309,3 +309,84 @@ fn a_miniflux_google_reader_sync_with_nothing_new_costs_at_most_four_requests() 
     assert!(asked.iter().all(|(_, p)| !p.contains("stream/contents")), "what it lacks is not asked again: {asked:#?}");
     assert!(asked.len() <= 4, "{} requests when nothing is new: {asked:#?}", asked.len());
 }
+
+#[test]
+fn a_feed_added_in_the_account_folder_is_subscribed_at_once_and_adding_it_again_says_where_it_is() {
+    let server = miniflux();
+    let feeds = support::server::Server::start();
+    let rss = support::rss("Gamma", &[("g1", "G one", "<p>one</p>")]);
+    feeds.route("/c.xml", support::server::Reply::ok("application/rss+xml", rss));
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", server.api_config());
+    assert!(sync(&sandbox, &cfg).status.success());
+    let add = |folder: Option<&str>| {
+        let mut command = sandbox.tidings();
+        command.arg("--config").arg(&cfg).arg("add").arg(feeds.url("/c.xml"));
+        command.args(folder.map(|f| ["--folder", f]).into_iter().flatten());
+        command.output().expect("run tidings add")
+    };
+    let out = add(Some("Miniflux/Science"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Gamma subscribed on Miniflux"), "{}", stdout(&out));
+    let on_server = server.state().feeds.iter().find(|f| f.1 == feeds.url("/c.xml")).cloned();
+    assert_eq!(on_server.map(|f| f.3).as_deref(), Some("Science"), "subscribed on the server, in its category");
+
+    // Again, as a local feed: where it is, and no second copy.
+    let out = add(None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Already subscribed") && stdout(&out).contains("Science"), "{}", stdout(&out));
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let copies: i64 = db.query_row("SELECT count(*) FROM feeds WHERE url LIKE '%/c.xml'", [], |r| r.get(0)).unwrap();
+    assert_eq!(copies, 1);
+}
+
+#[test]
+fn renames_and_moves_on_the_server_are_named() {
+    let server = miniflux();
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", server.api_config());
+    assert!(sync(&sandbox, &cfg).status.success());
+    {
+        let mut state = server.state();
+        state.feeds[0].2 = "Alpha Two".into();
+        state.feeds[1].3 = "Tech".into();
+    }
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains("renamed on the server: Alpha → Alpha Two"), "{said}");
+    assert!(said.contains("moved on the server: Beta to Tech"), "{said}");
+}
+
+#[test]
+fn the_folder_of_an_account_gone_from_the_config_can_be_deleted_and_nothing_is_sent() {
+    let server = miniflux();
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", server.api_config());
+    assert!(sync(&sandbox, &cfg).status.success());
+    let folder = |sandbox: &Sandbox| {
+        let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+        let id: i64 = db.query_row("SELECT id FROM folders WHERE name = 'Miniflux'", [], |r| r.get(0)).unwrap();
+        tidings::model::FolderId(id)
+    };
+    let delete = |sandbox: &Sandbox| {
+        let mut conn = tidings::store::open_write(&sandbox.db()).unwrap();
+        let write = UserWrite::DeleteFolder { folder_id: folder(sandbox), with_contents: false };
+        tidings::store::apply(&mut conn, &write, 0)
+    };
+    let refused = delete(&sandbox).unwrap_err().to_string();
+    assert!(refused.contains("account"), "while the account is in the config: {refused}");
+
+    // The account leaves the config; the next session reads it so.
+    let plain = sandbox.write("plain.toml", "refresh_on_startup = false\n");
+    let out = sandbox.tidings().arg("--config").arg(&plain).arg("refresh").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let before = server.requests().len();
+    delete(&sandbox).expect("deleted");
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let count = |sql: &str| db.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(count("SELECT count(*) FROM feeds"), 0, "its feeds went with it");
+    assert_eq!(count("SELECT count(*) FROM changes"), 0, "and nothing waits for a server");
+    assert_eq!(count("SELECT count(*) FROM folders WHERE name = 'Miniflux'"), 0);
+    assert_eq!(server.requests().len(), before, "nobody asked the server anything");
+}

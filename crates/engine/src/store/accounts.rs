@@ -74,6 +74,7 @@ pub fn ensure(conn: &mut Connection, name: &str, kind: &str, url: &str, login: &
             AccountId(tx.last_insert_rowid())
         }
     };
+    tx.prepare_cached("UPDATE accounts SET retired = 0 WHERE id = ?1 AND retired <> 0")?.execute([id.0])?;
     let folder = match found.and_then(|(_, folder, ..)| folder) {
         Some(folder) => folder,
         None => {
@@ -135,6 +136,22 @@ pub fn set_auth(conn: &Connection, account: AccountId, auth: Option<&str>) -> Re
 pub fn synced(conn: &Connection, account: AccountId, now: i64) -> Result<(), StoreError> {
     conn.prepare_cached("UPDATE accounts SET synced_at = ?2, busy_until = NULL WHERE id = ?1")?
         .execute(params![account.0, now])?;
+    Ok(())
+}
+
+/// Marks the accounts the config no longer has as retired (their folders may then be deleted here, sending
+/// nothing), and those it has as not.
+pub fn mark_in_config(conn: &Connection, names: &[String]) -> Result<(), StoreError> {
+    let held: Vec<(AccountId, String, bool)> = conn
+        .prepare_cached("SELECT id, name, retired FROM accounts")?
+        .query_map([], |r| Ok((r.id(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    for (id, name, retired) in held {
+        let gone = !names.contains(&name);
+        if gone != retired {
+            conn.prepare_cached("UPDATE accounts SET retired = ?2 WHERE id = ?1")?.execute(params![id.0, gone])?;
+        }
+    }
     Ok(())
 }
 
@@ -220,8 +237,20 @@ pub(super) fn record_differences(
     after: &HashMap<FeedId, Subscription>,
     now: i64,
 ) -> Result<(), StoreError> {
-    let mut gone: Vec<&Subscription> =
-        before.iter().filter(|(id, _)| !after.contains_key(id)).map(|(_, s)| s).collect();
+    // An account deleted with its folder (retired from the config) is told nothing.
+    let mut held = tx.prepare_cached("SELECT 1 FROM accounts WHERE id = ?1")?;
+    let mut exists: HashMap<AccountId, bool> = HashMap::new();
+    for sub in before.values() {
+        if let std::collections::hash_map::Entry::Vacant(slot) = exists.entry(sub.account) {
+            slot.insert(held.exists([sub.account.0])?);
+        }
+    }
+    drop(held);
+    let mut gone: Vec<&Subscription> = before
+        .iter()
+        .filter(|(id, s)| !after.contains_key(id) && exists.get(&s.account).copied().unwrap_or(true))
+        .map(|(_, s)| s)
+        .collect();
     gone.sort_by(|a, b| a.url.cmp(&b.url));
     for sub in gone {
         match &sub.stream {

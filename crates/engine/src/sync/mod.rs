@@ -350,7 +350,8 @@ impl Sync<'_> {
         let sent = self.send(remote, &mut report).await?;
         let subscriptions = remote.subscriptions().await?;
         let subs = self.store(move |c, row, now| accounts::store_subscriptions(c, row, &subscriptions, now)).await?;
-        let SubscriptionsReport { added, changed, removed, taken_over, kept_starred, feeds } = subs;
+        let SubscriptionsReport { added, changed, removed, taken_over, kept_starred, feeds, renamed, moved } = subs;
+        (report.renamed, report.moved) = (renamed, moved);
         (report.subscriptions_added, report.subscriptions_changed, report.subscriptions_removed) =
             (added, changed, removed);
         report.kept_starred = kept_starred;

@@ -27,7 +27,12 @@ impl Sync<'_> {
         for change in pending.iter().filter(|c| matches!(c, Pending::Feed { .. })) {
             let Pending::Feed { change: feed, .. } = change else { continue };
             match remote.edit_subscription(feed).await {
-                Ok(()) => sent.push(change.clone()),
+                Ok(()) => {
+                    if let FeedChange::Subscribe { url, title, .. } = feed {
+                        report.subscribed.push(title.clone().unwrap_or_else(|| url.clone()));
+                    }
+                    sent.push(change.clone());
+                }
                 // A server that will not do it (a feed it cannot subscribe to) says so once, and the change goes.
                 Err(e) if is_refusal(&e) => {
                     tracing::warn!(account = %self.account.name, "the server refused {feed:?}: {e:?}");

@@ -80,6 +80,8 @@ pub(super) const HOOKS: &str = "CREATE TABLE hook_events (
 /// What a sync learns of an account's server and keeps: `busy_until`, the time (seconds since the epoch) before
 /// which it is not asked again, after it answered 429 with a `Retry-After`; `server_traits`, what it was found
 /// to lack or want (a Google Reader API without `stream/contents`, an older Miniflux), so that later syncs do not
-/// ask again.
+/// ask again. And `retired`: the account is no longer in the config (as the last session opened read it), so
+/// its folder may be deleted here, with nothing sent to a server.
 pub(super) const ACCOUNT_SERVER: &str = "ALTER TABLE accounts ADD COLUMN busy_until INTEGER;
-        ALTER TABLE accounts ADD COLUMN server_traits TEXT;";
+        ALTER TABLE accounts ADD COLUMN server_traits TEXT;
+        ALTER TABLE accounts ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;";
