@@ -141,3 +141,35 @@ fn coldsweat_brings_every_item_and_flag_past_its_pages_of_fifty_and_marks_go_bot
     assert_eq!(keys(&sandbox, "e.read = 0"), id_set(&phone("&unread_item_ids"), "unread_item_ids"));
     assert_eq!(keys(&sandbox, "e.starred = 1"), id_set(&phone("&saved_item_ids"), "saved_item_ids"));
 }
+
+/// A whole feed read here goes up as one `mark=feed&as=read&before=…`, not one request per item.
+#[test]
+fn a_feed_read_here_as_one_list_goes_up_to_coldsweat_as_one_request() {
+    let feeds_server = Server::start();
+    support::freshrss::feeds(&feeds_server, &[("/g.xml", "Gamma", 150), ("/d.xml", "Delta", 3)]);
+    let opml = support::opml(&[
+        (Some("News"), "Gamma", &feeds_server.url("/g.xml")),
+        (None, "Delta", &feeds_server.url("/d.xml")),
+    ]);
+    let coldsweat = match Coldsweat::start(&opml) {
+        Ok(server) => server,
+        Err(why) => return support::skip("a_feed_read_here_as_one_list_goes_up", &format!("no Coldsweat: {why}")),
+    };
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", coldsweat.config());
+    let out = sync(&sandbox, &cfg);
+    assert!(stdout(&out).starts_with("Coldsweat: 153 new"), "{}{}", stdout(&out), stderr(&out));
+    let gamma = "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.title = 'Gamma'";
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let list: Vec<String> = db.prepare(gamma).unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(list.len(), 150);
+    mark_here(&sandbox, &list, |ids| UserWrite::SetRead { ids, read: true });
+    let report = sync_json(&sandbox, &cfg);
+    assert_eq!(report["sent"].as_u64(), Some(150), "{report}");
+    // The four of a sync with nothing new, and one for the list.
+    assert!(report["requests"].as_u64().unwrap() <= 5, "{report}");
+    let unread = id_set(&coldsweat.fever("&unread_item_ids", &[]), "unread_item_ids");
+    assert_eq!(unread.len(), 3, "only Delta's are unread there: {unread:?}");
+    assert!(list.iter().all(|k| !unread.contains(k)));
+    assert_eq!(keys(&sandbox, "e.read = 0"), unread, "and here the same");
+}
