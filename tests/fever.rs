@@ -161,7 +161,8 @@ fn a_feed_read_here_as_one_list_goes_up_to_coldsweat_as_one_request() {
     assert!(stdout(&out).starts_with("Coldsweat: 153 new"), "{}{}", stdout(&out), stderr(&out));
     let gamma = "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.title = 'Gamma'";
     let db = rusqlite::Connection::open(sandbox.db()).unwrap();
-    let list: Vec<String> = db.prepare(gamma).unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    let list: Vec<String> =
+        db.prepare(gamma).unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
     assert_eq!(list.len(), 150);
     mark_here(&sandbox, &list, |ids| UserWrite::SetRead { ids, read: true });
     let report = sync_json(&sandbox, &cfg);

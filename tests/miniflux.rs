@@ -106,7 +106,7 @@ fn miniflux_api_brings_every_item_and_flag_and_marks_go_both_ways_and_nothing_ne
     mark_here(&sandbox, &unread[..2], |ids| UserWrite::SetRead { ids, read: true });
     mark_here(&sandbox, &unread[2..3], |ids| UserWrite::SetStarred { ids, starred: true });
     let (phone_read, phone_star): (u64, u64) = (unread[3].parse().unwrap(), unread[4].parse().unwrap());
-    for e in server.state().entries.iter_mut() {
+    for e in &mut server.state().entries {
         e.read |= e.id == phone_read;
         e.starred |= e.id == phone_star;
     }
@@ -160,7 +160,7 @@ fn a_star_on_a_miniflux_older_than_2_3_2_is_met_by_its_toggle_never_inverted() {
     mark_here(&sandbox, &plain, |ids| UserWrite::SetStarred { ids, starred: true });
     mark_here(&sandbox, &starred, |ids| UserWrite::SetStarred { ids, starred: false });
     let (b, d): (u64, u64) = (plain[1].parse().unwrap(), starred[1].parse().unwrap());
-    for e in server.state().entries.iter_mut() {
+    for e in &mut server.state().entries {
         if e.id == b {
             e.starred = true;
         }

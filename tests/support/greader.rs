@@ -224,6 +224,7 @@ pub(crate) fn serve_with_headers(
         }
         let mut parts = line.split_whitespace();
         let (method, target) = (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("/").to_string());
+        let mut close = parts.next() == Some("HTTP/1.0");
         let mut headers = HashMap::new();
         loop {
             let mut header = String::new();
@@ -238,6 +239,7 @@ pub(crate) fn serve_with_headers(
                 headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
             }
         }
+        close |= headers.get("connection").is_some_and(|c| c.eq_ignore_ascii_case("close"));
         let length: usize = headers.get("content-length").and_then(|l| l.parse().ok()).unwrap_or(0);
         let mut body = vec![0; length];
         if reader.read_exact(&mut body).is_err() {
@@ -254,7 +256,8 @@ pub(crate) fn serve_with_headers(
             "HTTP/1.1 {status} Status\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n",
             answer.len()
         );
-        if writer.write_all(head.as_bytes()).and_then(|()| writer.write_all(&answer)).is_err() {
+        if writer.write_all(head.as_bytes()).and_then(|()| writer.write_all(&answer)).is_err() || close {
+            // An HTTP/1.0 client (or one that asked) reads the answer to the connection's end.
             return;
         }
     }

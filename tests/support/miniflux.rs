@@ -103,6 +103,10 @@ impl Miniflux {
         )
     }
 
+    pub(crate) fn port(&self) -> u16 {
+        self.addr.port()
+    }
+
     pub(crate) fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }

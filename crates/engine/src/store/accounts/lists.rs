@@ -7,6 +7,9 @@ use crate::model::FeedId;
 use rusqlite::Connection;
 use std::collections::{HashMap, HashSet};
 
+/// One of the account's feeds: its stream on the server, and its label.
+type Member = (FeedId, String, Option<String>);
+
 /// What a list read here is, on the server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -60,14 +63,14 @@ pub fn whole_lists(
             }
         }
     }
-    let feeds: Vec<(FeedId, String, Option<String>)> = subscriptions
+    let feeds: Vec<Member> = subscriptions
         .into_iter()
         .filter(|(_, s)| s.account == account)
         .map(|(id, s)| (id, s.stream, s.label))
         .filter_map(|(id, stream, label)| Some((id, stream?, label)))
         .collect();
     let whole = |id: &FeedId| !unread.contains_key(id);
-    let list = |scope: Scope, members: &[&(FeedId, String, Option<String>)]| WholeList {
+    let list = |scope: Scope, members: &[&Member]| WholeList {
         scope,
         feeds: members
             .iter()
@@ -75,14 +78,14 @@ pub fn whole_lists(
             .collect::<Vec<_>>(),
     };
     let size = |l: &WholeList| l.keys().count();
-    let everything: Vec<&(FeedId, String, Option<String>)> = feeds.iter().collect();
+    let everything: Vec<&Member> = feeds.iter().collect();
     // Every feed the account has read here.
     if !feeds.is_empty() && all_streamed && feeds.iter().all(|(id, ..)| whole(id)) {
         let all = list(Scope::All, &everything);
         return Ok(if size(&all) >= least { vec![all] } else { Vec::new() });
     }
     let mut out = Vec::new();
-    let mut labels: HashMap<&str, Vec<&(FeedId, String, Option<String>)>> = HashMap::new();
+    let mut labels: HashMap<&str, Vec<&Member>> = HashMap::new();
     for feed in &feeds {
         if let Some(label) = &feed.2 {
             labels.entry(label).or_default().push(feed);
