@@ -184,7 +184,8 @@ impl Continuations {
 pub enum SyncError {
     #[error(
         "{account} refused {user}'s API password: set it in the server's settings (FreshRSS: the profile page, \
-         \"API password\") and in {from}"
+         \"API password\"; Miniflux's own API: an API key from Settings, \"API Keys\", or the login password) and \
+         in {from}"
     )]
     Refused { account: String, user: String, from: String },
     #[error("{account}: cannot get the password: {message}")]
