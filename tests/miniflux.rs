@@ -1,7 +1,10 @@
-//! Sync with a Miniflux over its Google Reader API, which implements a subset of it: no `stream/contents` (any
+//! Sync with a Miniflux, over its Google Reader API — which implements a subset of it: no `stream/contents` (any
 //! call it does not implement answers `[]` with 200), a POST's login in `T` only, decimal ids from
-//! `stream/items/ids` and long ones from `stream/items/contents`, a numeric offset to page by. Miniflux cannot run
-//! here; `support::miniflux` is a test server written from Miniflux's own description of that subset.
+//! `stream/items/ids` and long ones from `stream/items/contents`, a numeric offset to page by — and over its own
+//! REST API (`kind = "miniflux"`): every entry and flag, marks both ways, a list read as one batch, the star of
+//! an older server (a toggle) never inverted, subscriptions both ways, four requests when nothing is new, a 429
+//! that pauses the account, and what comes with adds and removals. Miniflux cannot run here; `support::miniflux`
+//! is a test server written from Miniflux's own documents and sources (`support::miniflux_api` for `/v1/`).
 
 mod support;
 
