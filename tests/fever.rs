@@ -141,3 +141,81 @@ fn coldsweat_brings_every_item_and_flag_past_its_pages_of_fifty_and_marks_go_bot
     assert_eq!(keys(&sandbox, "e.read = 0"), id_set(&phone("&unread_item_ids"), "unread_item_ids"));
     assert_eq!(keys(&sandbox, "e.starred = 1"), id_set(&phone("&saved_item_ids"), "saved_item_ids"));
 }
+
+/// A whole feed read here goes up as one `mark=feed&as=read&before=…`, not one request per item.
+#[test]
+fn a_feed_read_here_as_one_list_goes_up_to_coldsweat_as_one_request() {
+    let feeds_server = Server::start();
+    support::freshrss::feeds(&feeds_server, &[("/d.xml", "Delta", 3)]);
+    // Gamma's items are dated (an hour apart, in 2025): Coldsweat compares `before` with the items' dates, and an
+    // item without one (or with one it cannot read) is dated when Coldsweat fetched it, maybe in the very second
+    // of the sync, so that `before` leaves it unread (it goes up by id then: the test after this one).
+    let mut gamma = String::from("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Gamma</title>\n");
+    for i in 0..150 {
+        gamma.push_str(&format!(
+            "<item><guid>Gamma-{i}</guid><title>Gamma item {i}</title><link>http://example.com/g/{i}</link>\
+             <pubDate>{}</pubDate></item>\n",
+            chrono::DateTime::from_timestamp(1_750_000_000 + i * 3600, 0).unwrap().to_rfc2822()
+        ));
+    }
+    gamma.push_str("</channel></rss>\n");
+    feeds_server.route("/g.xml", support::server::Reply::ok("application/rss+xml", gamma));
+    let opml = support::opml(&[
+        (Some("News"), "Gamma", &feeds_server.url("/g.xml")),
+        (None, "Delta", &feeds_server.url("/d.xml")),
+    ]);
+    let coldsweat = match Coldsweat::start(&opml) {
+        Ok(server) => server,
+        Err(why) => return support::skip("a_feed_read_here_as_one_list_goes_up", &format!("no Coldsweat: {why}")),
+    };
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", coldsweat.config());
+    let out = sync(&sandbox, &cfg);
+    assert!(stdout(&out).starts_with("Coldsweat: 153 new"), "{}{}", stdout(&out), stderr(&out));
+    let gamma = "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.title = 'Gamma'";
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let list: Vec<String> =
+        db.prepare(gamma).unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(list.len(), 150);
+    mark_here(&sandbox, &list, |ids| UserWrite::SetRead { ids, read: true });
+    let report = sync_json(&sandbox, &cfg);
+    assert_eq!(report["sent"].as_u64(), Some(150), "{report}");
+    // The four of a sync with nothing new, one for the list, and one to ask what it left unread there.
+    assert!(report["requests"].as_u64().unwrap() <= 6, "{report}");
+    let unread = id_set(&coldsweat.fever("&unread_item_ids", &[]), "unread_item_ids");
+    assert_eq!(unread.len(), 3, "only Delta's are unread there: {unread:?}");
+    assert!(list.iter().all(|k| !unread.contains(k)));
+    assert_eq!(keys(&sandbox, "e.read = 0"), unread, "and here the same");
+}
+
+/// Items Coldsweat dated itself (the feed gives none it can read) may carry the very second of the sync, so that
+/// a feed's `mark=feed&before=…` leaves them unread there: those go up by id, and the feed ends read on both sides.
+#[test]
+fn a_feed_read_here_ends_read_on_coldsweat_even_where_before_missed_items() {
+    let feeds_server = Server::start();
+    // Item 21 on of `support::rss` is dated the 31st of June and later: no date Coldsweat can read.
+    // A list goes up whole from 100 items on.
+    support::freshrss::feeds(&feeds_server, &[("/g.xml", "Gamma", 120), ("/d.xml", "Delta", 3)]);
+    let opml = support::opml(&[
+        (Some("News"), "Gamma", &feeds_server.url("/g.xml")),
+        (None, "Delta", &feeds_server.url("/d.xml")),
+    ]);
+    let coldsweat = match Coldsweat::start(&opml) {
+        Ok(server) => server,
+        Err(why) => return support::skip("a_feed_read_here_ends_read_on_coldsweat", &format!("no Coldsweat: {why}")),
+    };
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", coldsweat.config());
+    assert!(sync(&sandbox, &cfg).status.success());
+    let gamma = "SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.title = 'Gamma'";
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let list: Vec<String> =
+        db.prepare(gamma).unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(list.len(), 120);
+    mark_here(&sandbox, &list, |ids| UserWrite::SetRead { ids, read: true });
+    let report = sync_json(&sandbox, &cfg);
+    assert_eq!(report["sent"].as_u64(), Some(120), "{report}");
+    let unread = id_set(&coldsweat.fever("&unread_item_ids", &[]), "unread_item_ids");
+    assert_eq!(unread.len(), 3, "only Delta's are unread there: {unread:?}");
+    assert_eq!(keys(&sandbox, "e.read = 0"), unread, "and here the same");
+}

@@ -710,3 +710,30 @@ fn a_subscription_the_server_refuses_stays_a_local_feed_with_the_servers_reason(
     let again = sync(&sandbox, &cfg);
     assert!(again.status.success() && !stdout(&again).contains("refused"), "refused once: {}", stdout(&again));
 }
+
+/// 10,000 items, a third read there: the 6,667 unread ones read here as one list go up as one
+/// `mark-all-as-read`, not item by item (27 requests of `edit-tag`).
+#[test]
+fn a_list_of_6667_read_here_goes_up_in_at_most_three_requests() {
+    let freshrss = freshrss_or_skip!("a_list_of_6667_read_here_goes_up_in_at_most_three_requests");
+    let feeds_server = Server::start();
+    let api = freshrss.api();
+    let filled = support::freshrss::fill(&freshrss, &feeds_server, 10, 1000);
+    assert_eq!(filled.all.len(), 10_000);
+    let sandbox = Sandbox::new();
+    let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
+    assert!(sync(&sandbox, &cfg).status.success());
+    let unread: Vec<String> = keys(&sandbox, "e.read = 0").into_iter().collect();
+    assert_eq!(unread.len(), 6_666);
+    mark_here(&sandbox, &unread, |ids| UserWrite::SetRead { ids, read: true });
+
+    let before = freshrss.requests().len();
+    let out = sync(&sandbox, &cfg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let asked = &freshrss.requests()[before..];
+    let marks: Vec<&String> =
+        asked.iter().filter(|r| r.contains("edit-tag") || r.contains("mark-all-as-read")).collect();
+    assert!(!marks.is_empty() && marks.len() <= 3, "{} requests to mark the list: {marks:#?}", marks.len());
+    assert!(api.ids("unread").is_empty(), "every one read on the server");
+    assert!(keys(&sandbox, "e.read = 0").is_empty(), "and here");
+}

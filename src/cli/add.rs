@@ -50,6 +50,7 @@ pub(super) async fn run(
     };
     // A path ("Tech/Rust") names a folder inside another.
     let folder = folder.as_deref().map(store::folders::split_path).unwrap_or_default();
+    let new_folder = folder.clone();
     let new = NewFeed { url: chosen.url.clone(), title: chosen.title.clone(), name: None, site_url: None, folder };
     let applied = session.apply(UserWrite::AddFeed(new)).await?;
     let Applied::Subscribed { feed_id, added } = applied else {
@@ -57,8 +58,22 @@ pub(super) async fn run(
     };
     let title = one_line(chosen.title.as_deref().unwrap_or(&chosen.url), 200);
     if !added {
-        writeln!(std::io::stdout().lock(), "Already subscribed to {title} ({})", one_line(&chosen.url, 500))?;
+        // Where it is (an account's feed is in the account's folder), not a second copy.
+        let reader = session.reader("tidings-add")?;
+        let info = reader.call(move |c| store::feeds::feed_info(c, feed_id)).await?;
+        let place = info.and_then(|i| i.row.folder).map(|f| format!(", in {}", one_line(&f, 200))).unwrap_or_default();
+        writeln!(std::io::stdout().lock(), "Already subscribed to {title} ({}){place}", one_line(&chosen.url, 500))?;
         return Ok(ExitCode::SUCCESS);
+    }
+    // In an account's folder: the account syncs now, which subscribes it on the server and brings its entries.
+    let account = new_folder.first().and_then(|top| {
+        config.accounts.iter().find(|a| *top == a.name || top.starts_with(&format!("{} (account", a.name)))
+    });
+    if let Some(account) = account {
+        let names = [account.name.clone()];
+        let synced = session.sync(Some(&names), &super::sync::Told).await;
+        super::sync::say_accounts(&mut std::io::stdout().lock(), &synced)?;
+        return Ok(if super::sync::any_failed(&synced) { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS });
     }
     let summary = session
         .refresh(Which::Feeds(vec![feed_id]), true, Arc::new(Quiet))

@@ -135,7 +135,7 @@ impl Config {
             if !crate::sync::ACCOUNT_KINDS.contains(&account.kind.as_str()) {
                 return fail(format!(
                     "`kind` '{}' is not a protocol tidings speaks; write \"greader\" (the Google Reader API: FreshRSS, \
-                     Miniflux, Inoreader, The Old Reader, BazQux)",
+                     Miniflux, Inoreader, The Old Reader, BazQux), \"fever\" or \"miniflux\" (its own API)",
                     account.kind
                 ));
             }

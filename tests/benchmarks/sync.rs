@@ -3,7 +3,9 @@
 //! third of the items read and one in fifty starred: the cold sync's wall time, requests (counted in the
 //! server's own log) and peak memory, and the same for a sync with nothing new — beside a plain paged client
 //! (login, then `stream/contents` 1000 at a time, then the unread and starred ids) pulling the same server, and
-//! newsboat's FreshRSS backend when it is installed. Prints figures; asserts nothing.
+//! newsboat's FreshRSS backend when it is installed. Then the same items over the Fever API (FreshRSS's
+//! `api/fever.php`, and Coldsweat when its kit starts) and on the Miniflux test server over Miniflux's own API,
+//! each beside a plain client making the same calls. Prints figures; asserts nothing.
 
 use crate::support::freshrss::{Filled, FreshRss, LABELS, PASSWORD, USER, fill};
 use crate::support::server::Server;
@@ -77,6 +79,165 @@ pub(crate) fn run(args: &[String]) {
     run("after 100 marked read on the server");
 
     newsboat(&freshrss, all.len());
+
+    fever_on_freshrss(&freshrss, all.len());
+    coldsweat(&server, feeds);
+    miniflux(feeds, items);
+}
+
+/// `tidings sync --json` into a fresh database with `config`, cold then with nothing new: wall time, requests
+/// (tidings's own count) and peak memory; returns the cold sync's wall time.
+fn tidings_twice(what: &str, config: &str) -> Duration {
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", config);
+    let mut cold = Duration::ZERO;
+    for label in ["cold", "nothing new"] {
+        let measured = measure(sandbox.tidings().arg("--config").arg(&cfg).args(["sync", "--json"]));
+        let said: serde_json::Value = serde_json::from_slice(&measured.output.stdout).unwrap_or_default();
+        let report = &said["accounts"][0]["report"];
+        println!(
+            "  {what}: tidings sync, {label}: {:.2} s, {} requests, peak {:.0} MB, {} new",
+            measured.wall.as_secs_f64(),
+            report["requests"],
+            measured.peak_rss as f64 / 1e6,
+            report["new"]
+        );
+        if label == "cold" {
+            cold = measured.wall;
+        }
+    }
+    cold
+}
+
+/// A plain Fever client: every item by `since_id` (as many a call as the server gives), then the two sets.
+fn plain_fever(port: u16, path: &str, key: &str) -> (usize, usize) {
+    use crate::support::coldsweat::fever_call;
+    let (mut since, mut items, mut calls) = (0i64, 0usize, 0usize);
+    loop {
+        let page = fever_call(port, &format!("{path}?api&items&since_id={since}"), key, &[]);
+        calls += 1;
+        let ids: Vec<i64> = page["items"]
+            .as_array()
+            .map(|l| l.iter().filter_map(|i| i["id"].as_i64().or_else(|| i["id"].as_str()?.parse().ok())).collect())
+            .unwrap_or_default();
+        if ids.is_empty() {
+            break;
+        }
+        items += ids.len();
+        since = ids.iter().copied().max().unwrap_or(since);
+    }
+    for set in ["unread_item_ids", "saved_item_ids"] {
+        fever_call(port, &format!("{path}?api&{set}"), key, &[]);
+        calls += 1;
+    }
+    (items, calls)
+}
+
+fn compare(what: &str, plain: Duration, plain_items: usize, plain_calls: usize, cold: Duration) {
+    println!(
+        "  {what}: plain client {plain_items} items in {plain_calls} calls, {:.2} s; tidings's cold sync {:.1}× its time          (target ≤ 2×)",
+        plain.as_secs_f64(),
+        cold.as_secs_f64() / plain.as_secs_f64().max(1e-6)
+    );
+}
+
+/// The same FreshRSS over its Fever API.
+fn fever_on_freshrss(freshrss: &FreshRss, total: usize) {
+    let key = tidings::fever::api_key(USER, PASSWORD);
+    let start = Instant::now();
+    let (items, calls) = plain_fever(freshrss.port, "/api/fever.php", &key);
+    let plain = start.elapsed();
+    let config = format!(
+        "refresh_on_startup = false\n[[accounts]]\nname = \"FreshRSS\"\nkind = \"fever\"\n\
+         url = \"http://127.0.0.1:{}/api/fever.php\"\nuser = \"{USER}\"\npassword = \"{PASSWORD}\"\n",
+        freshrss.port
+    );
+    let cold = tidings_twice(&format!("FreshRSS-Fever ({total} items)"), &config);
+    compare("FreshRSS-Fever", plain, items, calls, cold);
+}
+
+/// Coldsweat (the kit, when it starts) with the same feeds, a third of the items read and one in fifty saved.
+fn coldsweat(server: &Server, feeds: usize) {
+    use crate::support::coldsweat::{Coldsweat, id_set};
+    let outlines: Vec<(Option<&str>, String, String)> = (0..feeds)
+        .map(|f| (Some(LABELS[f % LABELS.len()]), format!("Feed {f}"), server.url(&format!("/f{f}.xml"))))
+        .collect();
+    let refs: Vec<(Option<&str>, &str, &str)> = outlines.iter().map(|(l, t, u)| (*l, t.as_str(), u.as_str())).collect();
+    let started = Instant::now();
+    let coldsweat = match Coldsweat::start(&crate::support::opml(&refs)) {
+        Ok(server) => server,
+        Err(why) => {
+            println!("  Coldsweat: skipped, its kit does not start here: {why}");
+            return;
+        }
+    };
+    let all: Vec<String> = id_set(&coldsweat.fever("&unread_item_ids", &[]), "unread_item_ids").into_iter().collect();
+    for id in all.iter().step_by(3) {
+        coldsweat.fever("", &[("mark", "item"), ("as", "read"), ("id", id)]);
+    }
+    for id in all.iter().step_by(50) {
+        coldsweat.fever("", &[("mark", "item"), ("as", "saved"), ("id", id)]);
+    }
+    println!("  Coldsweat holds {} items; set up in {:.1} s", all.len(), started.elapsed().as_secs_f64());
+    let key = tidings::fever::api_key(crate::support::coldsweat::EMAIL, crate::support::coldsweat::PASSWORD);
+    let port = coldsweat.port;
+    let start = Instant::now();
+    let (got, calls) = plain_fever(port, "/fever/", &key);
+    let plain = start.elapsed();
+    let cold = tidings_twice(&format!("Coldsweat-Fever ({} items)", all.len()), &coldsweat.config());
+    compare("Coldsweat-Fever", plain, got, calls, cold);
+}
+
+/// The Miniflux test server (Miniflux itself cannot run here) over Miniflux's own API, with `feeds` × `items`
+/// entries, a third read and 200 starred.
+fn miniflux(feeds: usize, items: usize) {
+    use crate::support::miniflux::{Entry, Miniflux, State};
+    let total = (feeds * items) as u64;
+    let state = State {
+        feeds: (1..=feeds as u64)
+            .map(|f| {
+                (f, format!("http://example.org/{f}.xml"), format!("Feed {f}"), LABELS[f as usize % 3].to_string())
+            })
+            .collect(),
+        entries: (1..=total)
+            .map(|id| Entry {
+                id,
+                feed: 1 + id % feeds as u64,
+                published: 1_700_000_000 + id as i64,
+                read: id % 3 == 0,
+                starred: id % (total / 200).max(1) == 0,
+            })
+            .collect(),
+        ..State::default()
+    };
+    let server = Miniflux::start(state);
+    let port = server.port();
+    let key = format!("X-Auth-Token: {}\r\n", crate::support::miniflux_api::API_KEY);
+    let get = |path: &str| -> serde_json::Value {
+        let (_, body) = crate::support::freshrss::form_request(port, "GET", path, &key, &[]);
+        serde_json::from_str(&body).unwrap_or_default()
+    };
+    // A plain client: the feeds, every entry by id a thousand at a time, the two sets of ids.
+    let start = Instant::now();
+    get("/v1/feeds");
+    let (mut after, mut got, mut calls) = (0i64, 0usize, 1usize);
+    loop {
+        let page = get(&format!("/v1/entries?after_entry_id={after}&order=id&direction=asc&limit=1000"));
+        calls += 1;
+        let ids: Vec<i64> =
+            page["entries"].as_array().map(|l| l.iter().filter_map(|e| e["id"].as_i64()).collect()).unwrap_or_default();
+        if ids.is_empty() {
+            break;
+        }
+        got += ids.len();
+        after = ids.iter().copied().max().unwrap_or(after);
+    }
+    get("/v1/entries/ids?status=unread");
+    get("/v1/entries/ids?starred=true");
+    calls += 2;
+    let plain = start.elapsed();
+    let cold = tidings_twice(&format!("Miniflux API ({total} entries)"), &server.api_config());
+    compare("Miniflux API", plain, got, calls, cold);
 }
 
 /// The reader's first sync beside `tidings sync`'s, cold, each into a database of its own, alternating three

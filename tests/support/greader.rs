@@ -164,12 +164,55 @@ fn serve(stream: TcpStream, name: &str, state: &Mutex<State>, log: &Mutex<Vec<Se
     });
 }
 
-/// Reads the requests of one connection, logs each, and writes what `handle` answers (method, path, the query's
-/// and the form's fields, the Authorization header) as JSON.
+/// A request as a handler gets it: the method, the path and query, the headers (names in lowercase), the body.
+pub(crate) struct Request {
+    pub(crate) method: String,
+    pub(crate) target: String,
+    pub(crate) headers: HashMap<String, String>,
+    pub(crate) body: Vec<u8>,
+}
+
+impl Request {
+    /// The path, without the query.
+    pub(crate) fn path(&self) -> &str {
+        self.target.split_once('?').map_or(&self.target, |(path, _)| path)
+    }
+
+    /// The query's fields, decoded.
+    pub(crate) fn query(&self) -> Vec<(String, String)> {
+        pairs(self.target.split_once('?').map_or("", |(_, query)| query))
+    }
+}
+
+/// Serves HTTP/1.1 requests on one connection, kept alive, until it closes: each logged, then answered by
+/// `handle` with the query's and the form body's fields, and the Authorization header.
 pub(crate) fn serve_requests(
     stream: TcpStream,
     log: &Mutex<Vec<Seen>>,
     mut handle: impl FnMut(&str, &str, &[(String, String)], Option<&str>) -> (u16, Vec<u8>),
+) {
+    serve_raw(stream, log, |request| {
+        let mut fields = request.query();
+        fields.extend(form(&request.body));
+        let authorization = request.headers.get("authorization").cloned();
+        handle(&request.method, request.path(), &fields, authorization.as_deref())
+    });
+}
+
+/// Serves HTTP/1.1 requests on one connection, kept alive, until it closes: each logged, then answered by
+/// `handle` with the whole request.
+pub(crate) fn serve_raw(stream: TcpStream, log: &Mutex<Vec<Seen>>, mut handle: impl FnMut(&Request) -> (u16, Vec<u8>)) {
+    serve_with_headers(stream, log, |request| {
+        let (status, body) = handle(request);
+        (status, Vec::new(), body)
+    });
+}
+
+/// [`serve_raw`], the answer with headers of its own (`Retry-After`…).
+pub(crate) fn serve_with_headers(
+    stream: TcpStream,
+    log: &Mutex<Vec<Seen>>,
+    mut handle: impl FnMut(&Request) -> (u16, Vec<(&'static str, String)>, Vec<u8>),
 ) {
     let _ = stream.set_nodelay(true);
     let mut reader = BufReader::new(stream.try_clone().expect("clone the stream"));
@@ -181,6 +224,7 @@ pub(crate) fn serve_requests(
         }
         let mut parts = line.split_whitespace();
         let (method, target) = (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("/").to_string());
+        let mut close = parts.next() == Some("HTTP/1.0");
         let mut headers = HashMap::new();
         loop {
             let mut header = String::new();
@@ -195,29 +239,33 @@ pub(crate) fn serve_requests(
                 headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
             }
         }
+        close |= headers.get("connection").is_some_and(|c| c.eq_ignore_ascii_case("close"));
         let length: usize = headers.get("content-length").and_then(|l| l.parse().ok()).unwrap_or(0);
         let mut body = vec![0; length];
         if reader.read_exact(&mut body).is_err() {
             return;
         }
-        let authorization = headers.get("authorization").cloned();
         log.lock().unwrap_or_else(|e| e.into_inner()).push(Seen {
             method: method.clone(),
             path: target.clone(),
-            authorization: authorization.clone(),
+            authorization: headers.get("authorization").cloned(),
         });
-        let (path, query) = target.split_once('?').unwrap_or((&target, ""));
-        let mut fields = pairs(query);
-        fields.extend(pairs(&String::from_utf8_lossy(&body)));
-        let (status, answer) = handle(&method, path, &fields, authorization.as_deref());
+        let (status, extra, answer) = handle(&Request { method, target, headers, body });
+        let extra: String = extra.iter().map(|(name, value)| format!("{name}: {value}\r\n")).collect();
         let head = format!(
-            "HTTP/1.1 {status} Status\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            "HTTP/1.1 {status} Status\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n",
             answer.len()
         );
-        if writer.write_all(head.as_bytes()).and_then(|()| writer.write_all(&answer)).is_err() {
+        if writer.write_all(head.as_bytes()).and_then(|()| writer.write_all(&answer)).is_err() || close {
+            // An HTTP/1.0 client (or one that asked) reads the answer to the connection's end.
             return;
         }
     }
+}
+
+/// A form body's fields, decoded.
+pub(crate) fn form(body: &[u8]) -> Vec<(String, String)> {
+    pairs(&String::from_utf8_lossy(body))
 }
 
 /// `a=1&b=2`, decoded.

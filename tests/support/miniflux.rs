@@ -3,7 +3,7 @@
 //! github.com/miniflux/v2 (commit 106cdd09), not what tidings asks: each answer below cites the lines of that
 //! document it follows ("README n-m"). Feeds and entries are kept in memory; every request is logged.
 
-use super::greader::{Seen, field, serve_requests};
+use super::greader::{Request, Seen, field, serve_with_headers};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -27,6 +27,14 @@ pub(crate) struct State {
     /// (id, url, title, category)
     pub(crate) feeds: Vec<(u64, String, String, String)>,
     pub(crate) entries: Vec<Entry>,
+    /// The REST API's categories by title, the id of each its place from 1 (the feeds' are added at start).
+    pub(crate) categories: Vec<String>,
+    /// The REST API as it was before 2.3.2: no `GET /v1/entries/ids`, no `starred` in `PUT /v1/entries`.
+    pub(crate) before_2_3_2: bool,
+    /// Feed URLs (parts of) the REST API cannot subscribe to.
+    pub(crate) refuse_urls: Vec<String>,
+    /// Every request answered 429 with `Retry-After` of so many seconds, as a proxy in front would.
+    pub(crate) busy_for: Option<u64>,
 }
 
 pub(crate) struct Miniflux {
@@ -37,7 +45,12 @@ pub(crate) struct Miniflux {
 }
 
 impl Miniflux {
-    pub(crate) fn start(state: State) -> Miniflux {
+    pub(crate) fn start(mut state: State) -> Miniflux {
+        for (_, _, _, category) in &state.feeds {
+            if !state.categories.contains(category) {
+                state.categories.push(category.clone());
+            }
+        }
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local address");
         let state = Arc::new(Mutex::new(state));
@@ -52,8 +65,18 @@ impl Miniflux {
                 let Ok(stream) = stream else { continue };
                 let (s, l) = (s.clone(), l.clone());
                 std::thread::spawn(move || {
-                    serve_requests(stream, &l, |method, path, fields, auth| {
-                        answer(&mut s.lock().unwrap_or_else(|e| e.into_inner()), method, path, fields, auth)
+                    serve_with_headers(stream, &l, |request| {
+                        let state = &mut s.lock().unwrap_or_else(|e| e.into_inner());
+                        if let Some(secs) = state.busy_for {
+                            // A reverse proxy's rate limit in front of Miniflux (Miniflux has none of its own).
+                            return (429, vec![("Retry-After", secs.to_string())], b"Too Many Requests".to_vec());
+                        }
+                        let (status, body) = if request.path().starts_with("/v1/") {
+                            super::miniflux_api::answer(state, request)
+                        } else {
+                            reader_answer(state, request)
+                        };
+                        (status, Vec::new(), body)
                     });
                 });
             }
@@ -68,6 +91,20 @@ impl Miniflux {
              url = \"http://{}\"\nuser = \"{USER}\"\npassword = \"{PASSWORD}\"\n",
             self.addr
         )
+    }
+
+    /// `kind = "miniflux"`: its own REST API, the server's address and an API key.
+    pub(crate) fn api_config(&self) -> String {
+        format!(
+            "refresh_on_startup = false\n[[accounts]]\nname = \"Miniflux\"\nkind = \"miniflux\"\n\
+             url = \"http://{}\"\nuser = \"{USER}\"\npassword = \"{}\"\n",
+            self.addr,
+            super::miniflux_api::API_KEY
+        )
+    }
+
+    pub(crate) fn port(&self) -> u16 {
+        self.addr.port()
     }
 
     pub(crate) fn state(&self) -> MutexGuard<'_, State> {
@@ -105,13 +142,12 @@ fn entry_id(id: &str) -> Option<u64> {
     id.parse().ok()
 }
 
-fn answer(
-    state: &mut State,
-    method: &str,
-    path: &str,
-    fields: &[(String, String)],
-    auth: Option<&str>,
-) -> (u16, Vec<u8>) {
+/// The Google Reader subset's answer: the query's and the form's fields, the Authorization header.
+fn reader_answer(state: &mut State, request: &Request) -> (u16, Vec<u8>) {
+    let mut fields = request.query();
+    fields.extend(super::greader::form(&request.body));
+    let (method, path, fields) = (request.method.as_str(), request.path(), fields.as_slice());
+    let auth = request.headers.get("authorization").map(String::as_str);
     let all = |name: &str| fields.iter().filter(|(k, _)| k == name).map(|(_, v)| v.clone()).collect::<Vec<_>>();
     // README 29-68: ClientLogin; a failure is a JSON 401.
     if path.ends_with("/accounts/ClientLogin") {

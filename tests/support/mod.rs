@@ -10,6 +10,7 @@ pub(crate) mod freshrss;
 pub(crate) mod greader;
 pub(crate) mod hostile;
 pub(crate) mod miniflux;
+pub(crate) mod miniflux_api;
 pub(crate) mod server;
 
 use std::path::{Path, PathBuf};

@@ -164,7 +164,8 @@ fn written(state: &mut State, write: UserWrite, outcome: Result<Applied, WriteFa
         }
         (UserWrite::MarkListRead { source }, Ok(Applied::Marked(ids))) => marks::on_list_marked(state, &source, ids),
         (UserWrite::AddFeed(feed), Ok(Applied::Subscribed { feed_id, added })) => {
-            subscriptions::on_feed_added(state, feed_id, added, feed.title.unwrap_or(feed.url))
+            let folder = feed.folder.clone();
+            subscriptions::on_feed_added(state, feed_id, added, feed.title.unwrap_or(feed.url), &folder)
         }
         (UserWrite::SetRead { read, .. }, Ok(Applied::Flags { missing })) if missing > 0 => {
             marks::gone_meanwhile(state, missing, if read { "marked read" } else { "marked unread" })

@@ -344,14 +344,33 @@ pub fn subscribe(state: &mut State, feed: Found, folder: Vec<String>) -> Vec<Eff
     vec![Effect::write(UserWrite::AddFeed(new))]
 }
 
-/// The store added (or already had) the feed: show it, and fetch it.
-pub fn on_feed_added(state: &mut State, feed_id: FeedId, added: bool, title: String) -> Vec<Effect> {
+/// The store added (or already had) the feed: show it, and fetch it — or, in an account's folder, sync that
+/// account now, which subscribes it on the server and brings its entries.
+pub fn on_feed_added(state: &mut State, feed_id: FeedId, added: bool, title: String, folder: &[String]) -> Vec<Effect> {
     let now = state.clock.now;
     state.feeds.select_when_loaded = Some(ListKey::Feed(feed_id));
     state.focus = Pane::Feeds;
     if !added {
-        state.status.info(format!("Already subscribed to {}", one_line(&title, 200)), now);
+        // Where it is: an account's feed is in the account's folder.
+        let place = state.feeds.feed(feed_id).and_then(|f| f.folder_id).map(|f| state.feeds.folder_path(f));
+        let place = place.map(|p| format!(", in {}", one_line(&p, 200))).unwrap_or_default();
+        state.status.info(format!("Already subscribed to {}{place}", one_line(&title, 200)), now);
         return vec![Effect::LoadFeeds];
+    }
+    let account = folder.first().and_then(|top| {
+        // The account's folder is named after it (or "name (account)" where a local folder had the name).
+        state.sync.accounts.iter().find(|a| *top == **a || top.starts_with(&format!("{a} (account"))).cloned()
+    });
+    if let Some(account) = account {
+        state.status.info(format!("Subscribing to {} on {account}…", one_line(&title, 200)), now);
+        let mut effects = vec![Effect::LoadFeeds];
+        if state.sync.in_flight.insert(account.clone()) {
+            effects.push(Effect::Sync(vec![account]));
+        } else {
+            // A sync of it on its way may have sent its changes already: the next one takes this.
+            state.status.info(format!("{} waits for {account}'s next sync", one_line(&title, 200)), now);
+        }
+        return effects;
     }
     state.status.info(format!("Subscribed to {}", one_line(&title, 200)), now);
     let mut effects = vec![Effect::LoadFeeds];

@@ -37,6 +37,7 @@ pub mod ingest;
 pub mod inspect;
 pub mod markdown;
 pub mod markup;
+pub mod miniflux;
 pub mod model;
 pub mod newsboat;
 pub mod opml;

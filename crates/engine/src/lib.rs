@@ -15,7 +15,7 @@
 
 pub use tidings_core::{
     canonical, clock, command, decode, extract, feedlinks, fever, filename, greader, health, ingest, inspect, markdown,
-    markup, model, opml, parse, query, render, sanitize, search, text,
+    markup, miniflux, model, opml, parse, query, render, sanitize, search, text,
 };
 
 pub mod downloads;

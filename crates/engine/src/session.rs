@@ -117,6 +117,8 @@ impl Session {
     pub fn open(db: &Path, settings: Settings, role: Role) -> Result<Session, SessionError> {
         let mut conn = store::open_write(db)?;
         store::feeds::apply_settings(&mut conn, &settings.feeds.default, &settings.feeds.feeds)?;
+        let names: Vec<String> = settings.accounts.iter().map(|a| a.name.clone()).collect();
+        store::accounts::mark_in_config(&conn, &names)?;
         let hooks_armed = Hooks::arm_on(&mut conn, &settings.hooks);
         let preferences = store::preferences::all(&conn)?;
         let writer = match role {

@@ -423,3 +423,16 @@ fn a_link_tidings_does_not_open_says_what_kind_it_is() {
     assert!(said(&mut s, "3").contains("a file on this computer (file:)"), "{}", said(&mut s, "3"));
     assert!(said(&mut s, "4").contains("does not open gopher: links"), "{}", said(&mut s, "4"));
 }
+
+#[test]
+fn a_feed_added_in_an_account_folder_syncs_that_account_at_once() {
+    let mut s = loaded();
+    s.sync.accounts = vec!["FreshRSS".into()];
+    let folder = ["FreshRSS".to_string(), "News".to_string()];
+    let effects = subscriptions::on_feed_added(&mut s, FeedId(9), true, "Delta".into(), &folder);
+    assert_eq!(effects, vec![Effect::LoadFeeds, Effect::Sync(vec!["FreshRSS".into()])]);
+    assert!(s.status.current(s.clock.now).unwrap().text.contains("Delta on FreshRSS"));
+    // A local folder's feed is fetched, as ever.
+    let effects = subscriptions::on_feed_added(&mut s, FeedId(10), true, "Local".into(), &["News".into()]);
+    assert_eq!(effects, vec![Effect::LoadFeeds, refresh(0, vec![10], true)]);
+}

@@ -7,6 +7,7 @@
 //! and the account's subscriptions as the change log must tell them; where a folder sits is `places`'s. What a
 //! sync stores — the server's subscriptions, its items, its unread and starred sets — is [`pulled`]'s.
 
+mod lists;
 mod meeting;
 mod pulled;
 
@@ -17,6 +18,7 @@ use crate::model::{AccountId, FeedId, FolderId};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::HashMap;
 
+pub use lists::{Scope, WholeList, whole_lists};
 pub use meeting::{LOCAL_KEY, refused};
 pub use pulled::{
     ItemsReport, MAX_LABEL_DEPTH, SubscriptionsReport, apply_set, keys_with, store_items, store_subscriptions,
@@ -35,6 +37,10 @@ pub struct AccountRow {
     pub synced_at: Option<i64>,
     /// How far the server's items are here.
     pub items: ItemsMark,
+    /// The server asked not to be asked again before this time (429 with `Retry-After`).
+    pub busy_until: Option<i64>,
+    /// What a sync learnt the server lacks or wants (see `sync`'s remotes).
+    pub traits: Option<String>,
 }
 
 /// Finds the account called `name`, or creates it, with its folder at the top level (named after it); a
@@ -55,7 +61,8 @@ pub fn ensure(conn: &mut Connection, name: &str, kind: &str, url: &str, login: &
             if (was_kind.as_str(), was_url.as_str(), was_login.as_str()) != (kind, url, login) {
                 tx.prepare_cached(
                     "UPDATE accounts SET kind = ?2, url = ?3, login = ?4, auth = NULL, items_since = 0,
-                        items_seen_usec = 0, items_resume = NULL WHERE id = ?1",
+                        items_seen_usec = 0, items_resume = NULL, busy_until = NULL, server_traits = NULL
+                        WHERE id = ?1",
                 )?
                 .execute(params![id.0, kind, url, login])?;
             }
@@ -67,6 +74,7 @@ pub fn ensure(conn: &mut Connection, name: &str, kind: &str, url: &str, login: &
             AccountId(tx.last_insert_rowid())
         }
     };
+    tx.prepare_cached("UPDATE accounts SET retired = 0 WHERE id = ?1 AND retired <> 0")?.execute([id.0])?;
     let folder = match found.and_then(|(_, folder, ..)| folder) {
         Some(folder) => folder,
         None => {
@@ -77,7 +85,8 @@ pub fn ensure(conn: &mut Connection, name: &str, kind: &str, url: &str, login: &
     };
     let row = tx
         .prepare_cached(
-            "SELECT name, auth, synced_at, items_since, items_seen_usec, items_resume FROM accounts WHERE id = ?1",
+            "SELECT name, auth, synced_at, items_since, items_seen_usec, items_resume, busy_until, server_traits
+             FROM accounts WHERE id = ?1",
         )?
         .query_row([id.0], |r| {
             Ok(AccountRow {
@@ -87,6 +96,8 @@ pub fn ensure(conn: &mut Connection, name: &str, kind: &str, url: &str, login: &
                 auth: r.get(1)?,
                 synced_at: r.get(2)?,
                 items: ItemsMark { since: r.get(3)?, seen_usec: r.get(4)?, resume: r.get(5)? },
+                busy_until: r.get(6)?,
+                traits: r.get(7)?,
             })
         })?;
     tx.commit()?;
@@ -121,9 +132,38 @@ pub fn set_auth(conn: &Connection, account: AccountId, auth: Option<&str>) -> Re
     Ok(())
 }
 
-/// A sync ended well, at `now`.
+/// A sync ended well, at `now` (a wait the server asked for is over).
 pub fn synced(conn: &Connection, account: AccountId, now: i64) -> Result<(), StoreError> {
-    conn.prepare_cached("UPDATE accounts SET synced_at = ?2 WHERE id = ?1")?.execute(params![account.0, now])?;
+    conn.prepare_cached("UPDATE accounts SET synced_at = ?2, busy_until = NULL WHERE id = ?1")?
+        .execute(params![account.0, now])?;
+    Ok(())
+}
+
+/// Marks the accounts the config no longer has as retired (their folders may then be deleted here, sending
+/// nothing), and those it has as not.
+pub fn mark_in_config(conn: &Connection, names: &[String]) -> Result<(), StoreError> {
+    let held: Vec<(AccountId, String, bool)> = conn
+        .prepare_cached("SELECT id, name, retired FROM accounts")?
+        .query_map([], |r| Ok((r.id(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    for (id, name, retired) in held {
+        let gone = !names.contains(&name);
+        if gone != retired {
+            conn.prepare_cached("UPDATE accounts SET retired = ?2 WHERE id = ?1")?.execute(params![id.0, gone])?;
+        }
+    }
+    Ok(())
+}
+
+/// The server asked not to be asked again before `until` (seconds since the epoch).
+pub fn set_busy_until(conn: &Connection, account: AccountId, until: i64) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE accounts SET busy_until = ?2 WHERE id = ?1")?.execute(params![account.0, until])?;
+    Ok(())
+}
+
+/// Keeps what a sync learnt of the server.
+pub fn set_traits(conn: &Connection, account: AccountId, traits: Option<&str>) -> Result<(), StoreError> {
+    conn.prepare_cached("UPDATE accounts SET server_traits = ?2 WHERE id = ?1")?.execute(params![account.0, traits])?;
     Ok(())
 }
 
@@ -197,8 +237,20 @@ pub(super) fn record_differences(
     after: &HashMap<FeedId, Subscription>,
     now: i64,
 ) -> Result<(), StoreError> {
-    let mut gone: Vec<&Subscription> =
-        before.iter().filter(|(id, _)| !after.contains_key(id)).map(|(_, s)| s).collect();
+    // An account deleted with its folder (retired from the config) is told nothing.
+    let mut held = tx.prepare_cached("SELECT 1 FROM accounts WHERE id = ?1")?;
+    let mut exists: HashMap<AccountId, bool> = HashMap::new();
+    for sub in before.values() {
+        if let std::collections::hash_map::Entry::Vacant(slot) = exists.entry(sub.account) {
+            slot.insert(held.exists([sub.account.0])?);
+        }
+    }
+    drop(held);
+    let mut gone: Vec<&Subscription> = before
+        .iter()
+        .filter(|(id, s)| !after.contains_key(id) && exists.get(&s.account).copied().unwrap_or(true))
+        .map(|(_, s)| s)
+        .collect();
     gone.sort_by(|a, b| a.url.cmp(&b.url));
     for sub in gone {
         match &sub.stream {

@@ -320,6 +320,11 @@ pub(super) fn import(
 /// Adds one subscription (or finds it, when its URL is already subscribed); returns its id and whether it was
 /// new.
 pub(super) fn add(tx: &Connection, feed: &NewFeed, now: i64) -> Result<(FeedId, bool), StoreError> {
+    // An address an account has already (compared in canonical form): that feed, never a second copy — its
+    // entries, marks and unread count are the server's.
+    if let Some(id) = account_feed_of(tx, &feed.url)? {
+        return Ok((id, false));
+    }
     let outcome = import(tx, std::slice::from_ref(feed), &[], now, &mut |_| {})?;
     let folder = FolderIds::default().path(tx, &feed.folder)?;
     let account = places::place(tx, folder)?.account().map_or(0, |a| a.0);
@@ -327,6 +332,21 @@ pub(super) fn add(tx: &Connection, feed: &NewFeed, now: i64) -> Result<(FeedId, 
         .prepare_cached("SELECT id FROM feeds WHERE url = ?1 AND coalesce(account_id, 0) = ?2")?
         .query_row(params![feed.url, account], |r| r.id(0))?;
     Ok((id, !outcome.added.is_empty()))
+}
+
+/// The account feed whose address is `url`, in canonical form.
+fn account_feed_of(tx: &Connection, url: &str) -> Result<Option<FeedId>, StoreError> {
+    let canonical = |u: &str| crate::canonical::canonical_url(u).unwrap_or_else(|| u.to_string());
+    let wanted = canonical(url);
+    let mut stmt = tx.prepare_cached("SELECT id, url FROM feeds WHERE account_id IS NOT NULL ORDER BY id")?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let (id, held): (FeedId, String) = (row.id(0)?, row.get(1)?);
+        if canonical(&held) == wanted {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
 }
 
 /// Unsubscribes; the feed's entries go with it.

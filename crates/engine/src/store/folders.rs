@@ -7,7 +7,7 @@
 use super::places::{self, FolderIds, Place, find};
 use super::{RowIds, StoreError};
 use crate::model::{FeedId, FolderId, FolderRow};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 /// Every folder, in the order the feed list shows them.
 pub fn folders(conn: &Connection) -> Result<Vec<FolderRow>, StoreError> {
@@ -90,7 +90,19 @@ pub enum Contents {
 /// Deletes a folder. Returns how many feeds were unsubscribed.
 pub(super) fn delete(tx: &Connection, id: FolderId, contents: Contents) -> Result<usize, StoreError> {
     if places::is_account_folder(tx, id)? {
-        return Err(StoreError::Conflict(ACCOUNT_FOLDER_STAYS.into()));
+        // An account the config no longer has: its folder goes with its feeds, entries and waiting changes
+        // (they cascade with the account), and no server hears of it.
+        let retired: Option<i64> = tx
+            .prepare_cached("SELECT id FROM accounts WHERE folder_id = ?1 AND retired = 1")?
+            .query_row([id.0], |r| r.get(0))
+            .optional()?;
+        let Some(account) = retired else { return Err(StoreError::Conflict(ACCOUNT_FOLDER_STAYS.into())) };
+        let feeds = tx
+            .prepare_cached("SELECT count(*) FROM feeds WHERE account_id = ?1")?
+            .query_row([account], |r| r.get::<_, i64>(0))?;
+        tx.prepare_cached("DELETE FROM accounts WHERE id = ?1")?.execute([account])?;
+        tx.prepare_cached("DELETE FROM folders WHERE id = ?1")?.execute([id.0])?;
+        return Ok(usize::try_from(feeds).unwrap_or(0));
     }
     let mut unsubscribed = 0;
     match contents {

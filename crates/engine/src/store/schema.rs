@@ -358,6 +358,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(later::ENTRY_IDS_NEVER_REUSED),
     // 20: the download queue (see `downloads::DOWNLOADS`).
     Step::Sql(downloads::DOWNLOADS),
+    // 21: what a sync learns of an account's server (see `later::ACCOUNT_SERVER`).
+    Step::Sql(later::ACCOUNT_SERVER),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

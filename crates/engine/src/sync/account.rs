@@ -12,7 +12,8 @@ pub struct AccountConfig {
     /// What to call it; its feeds sit under a folder of this name.
     pub name: String,
     /// The protocol: `greader` (the Google Reader API: FreshRSS, Miniflux, Inoreader, The Old Reader, BazQux), or
-    /// `fever` (the Fever API: FreshRSS, Coldsweat, Miniflux, Tiny Tiny RSS's plug-in).
+    /// `fever` (the Fever API: FreshRSS, Coldsweat, Miniflux, Tiny Tiny RSS's plug-in), or `miniflux` (Miniflux's
+    /// own REST API; the password is an API key, or the user's password).
     #[serde(default = "default_account_kind")]
     pub kind: String,
     /// The API's address (FreshRSS: `https://your.server/api/greader.php`).
@@ -31,7 +32,7 @@ fn default_account_kind() -> String {
 }
 
 /// Protocols tidings speaks.
-pub const ACCOUNT_KINDS: &[&str] = &["greader", "fever"];
+pub const ACCOUNT_KINDS: &[&str] = &["greader", "fever", "miniflux"];
 
 /// Where an account's password comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,6 +16,7 @@
 
 use super::{Remote, RemoteError, Set};
 use crate::greader::{IdsPage, ItemsPage, RemoteFeed, RemoteItem};
+use crate::store::accounts::Scope;
 use crate::store::changes::{FeedChange, Flag};
 use std::collections::HashMap;
 
@@ -50,6 +51,7 @@ pub(super) enum Call {
     Items { keys: Vec<String> },
     SetFlag { flag: Flag, value: bool, keys: Vec<String> },
     EditSubscription(FeedChange),
+    MarkListRead { scope: Scope, seen_usec: i64 },
 }
 
 /// A call, and whether the server answered it (and did what it asked).
@@ -309,6 +311,26 @@ impl Remote for FakeRemote {
             }
         }
         Ok(())
+    }
+
+    /// `mark-all-as-read` as FreshRSS does it: the items of the list whose id (the microsecond they were stored)
+    /// is at most `seen_usec`.
+    async fn mark_list_read(&mut self, scope: &Scope, seen_usec: i64, _: i64) -> Result<bool, RemoteError> {
+        self.record(Call::MarkListRead { scope: scope.clone(), seen_usec })?;
+        let streams: Vec<String> = match scope {
+            Scope::All => self.subscriptions.iter().map(|s| s.stream.clone()).collect(),
+            Scope::Label(label) => self
+                .subscriptions
+                .iter()
+                .filter(|s| s.label.as_deref() == Some(label))
+                .map(|s| s.stream.clone())
+                .collect(),
+            Scope::Feed(stream) => vec![stream.clone()],
+        };
+        for item in self.items.iter_mut().filter(|i| streams.contains(&i.stream) && i.id as i64 <= seen_usec) {
+            item.read = true;
+        }
+        Ok(true)
     }
 
     async fn edit_subscription(&mut self, change: &FeedChange) -> Result<(), RemoteError> {

@@ -7,6 +7,7 @@
 use super::{Remote, RemoteError, Set};
 use crate::fever;
 use crate::greader::{IdsPage, ItemsPage, RemoteFeed, RemoteItem};
+use crate::store::accounts::Scope;
 use crate::store::changes::{FeedChange, Flag};
 
 /// The largest answer read, after decompression.
@@ -146,6 +147,35 @@ impl Remote for Fever {
             "{}: the Fever API cannot subscribe, unsubscribe, rename or move feeds; do it on the server itself",
             change.what()
         )))
+    }
+
+    /// `mark=feed&as=read&id=…&before=…` for a feed, before the last sync (Fever's `before` is a time; what came
+    /// since stays unread there). A label or the whole account go feed by feed (the API's groups have ids the
+    /// sync does not keep).
+    async fn mark_list_read(&mut self, scope: &Scope, _: i64, synced_at: i64) -> Result<bool, RemoteError> {
+        let Scope::Feed(stream) = scope else { return Ok(false) };
+        let Some(id) = stream.strip_prefix("feed/").filter(|id| id.bytes().all(|b| b.is_ascii_digit())) else {
+            return Ok(false);
+        };
+        if synced_at <= 0 {
+            return Ok(false);
+        }
+        let form = [
+            ("mark", "feed".to_string()),
+            ("as", "read".into()),
+            ("id", id.to_string()),
+            ("before", synced_at.to_string()),
+        ];
+        self.call("", &form).await?;
+        Ok(true)
+    }
+
+    /// Fever's `before` is a time, and a server compares it with the items' dates (Coldsweat: their published
+    /// date, which an item without one gets when the server fetched it, in the same second as the sync, maybe):
+    /// the unread set says which of the list are still unread there, to go up by id.
+    async fn still_unread(&mut self, keys: &[String]) -> Result<Option<Vec<String>>, RemoteError> {
+        let unread: std::collections::HashSet<String> = self.ids(Set::Unread, None, 0).await?.ids.into_iter().collect();
+        Ok(Some(keys.iter().filter(|k| unread.contains(*k)).cloned().collect()))
     }
 
     fn requests(&self) -> usize {

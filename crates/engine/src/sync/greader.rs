@@ -5,6 +5,7 @@
 
 use super::{Remote, RemoteError, Set};
 use crate::greader::{self, IdsPage, ItemsPage, RemoteFeed, RemoteItem};
+use crate::store::accounts::Scope;
 use crate::store::changes::{FeedChange, Flag};
 
 /// Items per page of `stream/contents`: few requests, each a few megabytes at most.
@@ -30,8 +31,8 @@ pub(super) struct GReader {
     auth: Option<String>,
     /// The action token writes need, fetched once per sync.
     token: Option<String>,
-    /// The server has no `stream/contents` (Miniflux): items come as ids, then by id.
-    no_stream_contents: bool,
+    /// The server has no `stream/contents` (Miniflux): items come as ids, then by id. Kept with the account.
+    pub(super) no_stream_contents: bool,
     pub requests: usize,
 }
 
@@ -54,6 +55,16 @@ impl GReader {
             no_stream_contents: false,
             requests: 0,
         }
+    }
+
+    /// What the account keeps of what the server lacks (see [`GReader::learnt`]).
+    pub(super) fn traits(&self) -> Option<String> {
+        self.no_stream_contents.then(|| "greader:no-stream-contents".to_string())
+    }
+
+    /// Takes what an earlier sync learnt the server lacks.
+    pub(super) fn learnt(&mut self, traits: Option<&str>) {
+        self.no_stream_contents = traits == Some("greader:no-stream-contents");
     }
 
     pub(super) fn auth(&self) -> Option<&str> {
@@ -251,6 +262,25 @@ impl Remote for GReader {
             }
         };
         self.write("subscription/edit", form).await
+    }
+
+    /// `mark-all-as-read` of a feed, a label or the reading list, for what was stored up to `seen_usec` (`ts`, in
+    /// microseconds as the API has it: FreshRSS compares it with its item ids, Miniflux with publication times).
+    async fn mark_list_read(&mut self, scope: &Scope, seen_usec: i64, _: i64) -> Result<bool, RemoteError> {
+        if seen_usec <= 0 {
+            return Ok(false);
+        }
+        let stream = match scope {
+            Scope::All => greader::READING_LIST.to_string(),
+            Scope::Label(label) => format!("{}{label}", greader::LABEL_PREFIX),
+            Scope::Feed(stream) => stream.clone(),
+        };
+        match self.write("mark-all-as-read", vec![("s", stream), ("ts", seen_usec.to_string())]).await {
+            Ok(()) => Ok(true),
+            // No such call here, or not for this list: the items go up by id.
+            Err(RemoteError::Answer(_) | RemoteError::Status(400 | 404 | 405, _)) => Ok(false),
+            Err(e) => Err(e),
+        }
     }
 
     fn requests(&self) -> usize {

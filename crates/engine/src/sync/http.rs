@@ -40,7 +40,10 @@ pub(super) async fn exchange(
         Err(e) => return Err(RemoteError::Unreachable(describe(&e))),
     };
     let status = response.status().as_u16();
-    let location = response.headers().get(reqwest::header::LOCATION).and_then(|l| l.to_str().ok()).map(str::to_string);
+    let header = |name| response.headers().get(name).and_then(|l: &reqwest::header::HeaderValue| l.to_str().ok());
+    let location = header(reqwest::header::LOCATION).map(str::to_string);
+    let now = chrono::Utc::now().timestamp();
+    let wait = header(reqwest::header::RETRY_AFTER).and_then(|r| crate::fetch::parse_retry_after(r, now));
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
     while let Some(chunk) = stream.next().await {
@@ -57,6 +60,7 @@ pub(super) async fn exchange(
         200..=299 => Ok(body),
         401 | 403 => Err(RemoteError::Unauthorized),
         300..=399 => Err(RemoteError::Moved(status, location.map(|l| crate::sanitize::one_line(&l, 300)))),
+        429 | 503 if wait.is_some_and(|w| w > 0) => Err(RemoteError::Wait(status, wait.unwrap_or(0), said(&body))),
         _ => Err(RemoteError::Status(status, said(&body))),
     }
 }

@@ -18,10 +18,11 @@
 //! set, so many pages asked; a continuation given twice stops it. What is past a cap waits for the next sync,
 //! which goes on where this one stopped.
 //!
-//! The protocol is a [`Remote`]: the Google Reader API ([`greader`]) first; Fever, Miniflux's own API or
-//! Nextcloud News would each be one more implementation. The tests sync with one in memory (`fake`).
+//! The protocol is a [`Remote`]: the Google Reader API ([`greader`]), Fever ([`fever`]) and Miniflux's own API
+//! ([`miniflux`]); Nextcloud News would be one more implementation. The tests sync with one in memory (`fake`).
 
 mod account;
+mod explain;
 #[cfg(test)]
 mod fake;
 mod fever;
@@ -29,6 +30,7 @@ mod flags;
 mod greader;
 mod http;
 mod items;
+mod miniflux;
 mod report;
 mod send;
 #[cfg(test)]
@@ -40,6 +42,7 @@ use crate::store::accounts::{self, AccountRow, SubscriptionsReport};
 use crate::store::changes::{self, FeedChange, Flag};
 use crate::store::{DbThread, StoreError};
 pub use account::{ACCOUNT_KINDS, AccountConfig, PasswordSource};
+use explain::{explain, waiting_line};
 pub use report::Report;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
@@ -70,6 +73,8 @@ pub(crate) enum RemoteError {
     Refused(String),
     /// The server says the API is elsewhere now (a redirect), and where.
     Moved(u16, Option<String>),
+    /// Busy (429, or 503), and asked not to be asked again for so many seconds (`Retry-After`).
+    Wait(u16, u64, String),
 }
 
 impl RemoteError {
@@ -77,7 +82,7 @@ impl RemoteError {
     /// not there. What was to be sent waits for the next sync.
     fn is_passing(&self) -> bool {
         match self {
-            RemoteError::Unreachable(_) => true,
+            RemoteError::Unreachable(_) | RemoteError::Wait(..) => true,
             RemoteError::Status(status, _) => matches!(status, 408 | 429 | 500..),
             _ => false,
         }
@@ -101,6 +106,18 @@ pub(crate) trait Remote {
     async fn items(&mut self, keys: &[String]) -> Result<Vec<RemoteItem>, RemoteError>;
     async fn set_flag(&mut self, flag: Flag, value: bool, keys: &[String]) -> Result<(), RemoteError>;
     async fn edit_subscription(&mut self, change: &FeedChange) -> Result<(), RemoteError>;
+    /// Marks a whole list read on the server: every item of it the sync has seen (stored up to `seen_usec`, the
+    /// account's mark; or before `synced_at`, the last sync). `Ok(false)`: the protocol (or the server) cannot,
+    /// and the items go up by id.
+    async fn mark_list_read(&mut self, _: &accounts::Scope, _: i64, _: i64) -> Result<bool, RemoteError> {
+        Ok(false)
+    }
+    /// After lists were marked read: those of `keys` the server still has unread, where its list marks are not
+    /// exact (Fever's `before` is compared with the items' own dates, which feeds set as they like); `None` where
+    /// they are (the list mark took every item the sync had seen).
+    async fn still_unread(&mut self, _keys: &[String]) -> Result<Option<Vec<String>>, RemoteError> {
+        Ok(None)
+    }
     /// Requests made so far.
     fn requests(&self) -> usize;
 }
@@ -173,7 +190,8 @@ impl Continuations {
 pub enum SyncError {
     #[error(
         "{account} refused {user}'s API password: set it in the server's settings (FreshRSS: the profile page, \
-         \"API password\") and in {from}"
+         \"API password\"; Miniflux's own API: an API key from Settings, \"API Keys\", or the login password) and \
+         in {from}"
     )]
     Refused { account: String, user: String, from: String },
     #[error("{account}: cannot get the password: {message}")]
@@ -184,23 +202,6 @@ pub enum SyncError {
     Server { account: String, message: String },
     #[error("{account}: {source}")]
     Store { account: String, source: StoreError },
-}
-
-/// Where the password that was refused came from, as the config names it.
-fn password_source(account: &AccountConfig) -> String {
-    match account.password_source() {
-        PasswordSource::Given(_) => "the config's `password`".into(),
-        PasswordSource::Command(command) => {
-            format!("what `password_command` ({}) prints", crate::sanitize::one_line(&command, 100))
-        }
-        PasswordSource::File(path) => {
-            format!("the first line of `password_file` ({})", crate::sanitize::one_line(&path.to_string_lossy(), 200))
-        }
-    }
-}
-
-fn waiting_line(waiting: i64) -> String {
-    format!("{waiting} {} waiting", if waiting == 1 { "change" } else { "changes" })
 }
 
 impl SyncError {
@@ -230,12 +231,32 @@ pub async fn sync_within(
     limits: Limits,
 ) -> Result<Report, SyncError> {
     let row = account_row(account, writer).await?;
+    if let Some(until) = row.busy_until.filter(|until| *until > now) {
+        // The server asked to wait: it is not asked before then.
+        let id = row.id;
+        let waiting = writer.call(move |c| changes::waiting(c, id)).await.unwrap_or(0);
+        return Err(explain::paused(account, until, waiting));
+    }
     let source = account.password_source();
     if account.kind == "fever" {
         let password = std::sync::Arc::new(move || source.read());
         let seen = row.items.seen_usec;
         let mut remote = fever::Fever::new(fetcher.client().clone(), &account.url, &account.user, seen, password);
         return sync_over(&mut remote, account, writer, &row, now, limits).await;
+    }
+    if account.kind == "miniflux" {
+        let password = std::sync::Arc::new(move || source.read());
+        let (seen, learnt) = (row.items.seen_usec, miniflux::Learnt::read(row.traits.as_deref()));
+        let mut remote =
+            miniflux::Miniflux::new(fetcher.client().clone(), &account.url, &account.user, seen, learnt, password);
+        let result = sync_over(&mut remote, account, writer, &row, now, limits).await;
+        // What the server was found to lack is kept with the account.
+        let kept = Some(remote.learnt.kept());
+        if kept != row.traits {
+            let id = row.id;
+            writer.call(move |c| accounts::set_traits(c, id, kept.as_deref())).await.map_err(store_error(account))?;
+        }
+        return result;
     }
     let mut remote = greader::GReader::new(
         fetcher.client().clone(),
@@ -244,12 +265,20 @@ pub async fn sync_within(
         row.auth.clone(),
         std::sync::Arc::new(move || source.read()),
     );
+    remote.learnt(row.traits.as_deref());
     let result = sync_over(&mut remote, account, writer, &row, now, limits).await;
-    // A token the server gave (or refused) is kept (or forgotten) for the next sync, whatever else happened.
-    let auth = remote.auth().map(str::to_string);
-    if auth != row.auth {
+    // A token the server gave (or refused) is kept (or forgotten) for the next sync, whatever else happened, and
+    // what the server was found to lack.
+    let (auth, traits) = (remote.auth().map(str::to_string), remote.traits());
+    if auth != row.auth || traits != row.traits {
         let id = row.id;
-        writer.call(move |c| accounts::set_auth(c, id, auth.as_deref())).await.map_err(store_error(account))?;
+        writer
+            .call(move |c| {
+                accounts::set_auth(c, id, auth.as_deref())?;
+                accounts::set_traits(c, id, traits.as_deref())
+            })
+            .await
+            .map_err(store_error(account))?;
     }
     result
 }
@@ -282,8 +311,14 @@ async fn sync_over(
         }
         Err(Step::Remote(e)) => {
             let id = row.id;
+            if let RemoteError::Wait(_, secs, _) = &e {
+                // Not asked again before then, whoever syncs (the reader, the daemon, a command) and across
+                // restarts.
+                let until = now.saturating_add(i64::try_from(*secs).unwrap_or(i64::MAX));
+                writer.call(move |c| accounts::set_busy_until(c, id, until)).await.map_err(store_error(account))?;
+            }
             let waiting = writer.call(move |c| changes::waiting(c, id)).await.unwrap_or(0);
-            Err(explain(account, e, waiting))
+            Err(explain(account, e, waiting, now))
         }
         Err(Step::Store(source)) => Err(store_error(account)(source)),
     }
@@ -307,61 +342,6 @@ impl From<StoreError> for Step {
     }
 }
 
-fn explain(account: &AccountConfig, e: RemoteError, waiting: i64) -> SyncError {
-    let name = account.name.clone();
-    let said = |body: &str| if body.is_empty() { String::new() } else { format!(": {body}") };
-    match e {
-        RemoteError::Unauthorized => {
-            SyncError::Refused { account: name, user: account.user.clone(), from: password_source(account) }
-        }
-        RemoteError::Password(message) => SyncError::Password { account: name, message },
-        RemoteError::Unreachable(reason) => SyncError::Offline { account: name, reason, waiting },
-        RemoteError::Status(status, ref body) if e.is_passing() => SyncError::Server {
-            account: name,
-            message: format!(
-                "the server {} (HTTP {status}{}); it is tried again at the next sync, and nothing here is lost: {}",
-                if status >= 500 { "failed" } else { "is busy" },
-                said(body),
-                waiting_line(waiting)
-            ),
-        },
-        RemoteError::Status(status, body) => SyncError::Server {
-            account: name,
-            message: format!(
-                "the server refused a request (HTTP {status}{}): check `url` (FreshRSS: …/api/greader.php)",
-                said(&body)
-            ),
-        },
-        RemoteError::Answer(AnswerError::Html) => SyncError::Server {
-            account: name,
-            message: format!(
-                "{} answered with a web page, not the Google Reader API: check `url` (FreshRSS: \
-                 https://your.server/api/greader.php) and that the API is enabled in its settings",
-                crate::sanitize::one_line(&account.url, 300)
-            ),
-        },
-        RemoteError::Answer(e) => SyncError::Server { account: name, message: format!("{e}") },
-        RemoteError::Refused(why) => SyncError::Server { account: name, message: why },
-        RemoteError::Moved(status, to) => SyncError::Server {
-            account: name,
-            message: format!(
-                "{} (HTTP {status}{}): check `url`, the API's address; {}",
-                // Only a permanent redirect says the API itself moved: a passing one is often a login page.
-                if matches!(status, 301 | 308) { "the API moved" } else { "the server sent the request elsewhere" },
-                to.map(|to| format!(" to {to}")).unwrap_or_default(),
-                waiting_line(waiting)
-            ),
-        },
-        RemoteError::Repeated(what) => SyncError::Server {
-            account: name,
-            message: format!(
-                "the server gave the same continuation twice while listing its {what}, which would never end: the \
-                 sync stopped there, keeping what came before"
-            ),
-        },
-    }
-}
-
 /// One sync in progress.
 struct Sync<'a> {
     account: &'a AccountConfig,
@@ -377,7 +357,8 @@ impl Sync<'_> {
         let sent = self.send(remote, &mut report).await?;
         let subscriptions = remote.subscriptions().await?;
         let subs = self.store(move |c, row, now| accounts::store_subscriptions(c, row, &subscriptions, now)).await?;
-        let SubscriptionsReport { added, changed, removed, taken_over, kept_starred, feeds } = subs;
+        let SubscriptionsReport { added, changed, removed, taken_over, kept_starred, feeds, renamed, moved } = subs;
+        (report.renamed, report.moved) = (renamed, moved);
         (report.subscriptions_added, report.subscriptions_changed, report.subscriptions_removed) =
             (added, changed, removed);
         report.kept_starred = kept_starred;

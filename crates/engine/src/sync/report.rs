@@ -12,6 +12,11 @@ pub struct Report {
     pub refusals: Vec<String>,
     /// Local feeds the server also lists, now the account's: one copy each (their names).
     pub taken_over: Vec<String>,
+    /// Feeds subscribed to here that the server took (their names).
+    pub subscribed: Vec<String>,
+    /// Feeds renamed ("old → new") and moved ("name to label") on the server.
+    pub renamed: Vec<String>,
+    pub moved: Vec<String>,
     /// Entries new here.
     pub new: usize,
     pub subscriptions_added: usize,
@@ -52,6 +57,23 @@ impl Report {
     pub fn line(&self) -> String {
         let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let mut parts = vec![format!("{} new", self.new)];
+        // The first few names, then how many more.
+        let names = |list: &[String]| {
+            let mut shown: Vec<String> = list.iter().take(5).map(|n| crate::sanitize::one_line(n, 170)).collect();
+            if list.len() > 5 {
+                shown.push(format!("and {} more", list.len() - 5));
+            }
+            shown.join(", ")
+        };
+        if !self.subscribed.is_empty() {
+            parts.push(format!("{} subscribed on {}", names(&self.subscribed), self.account));
+        }
+        if !self.renamed.is_empty() {
+            parts.push(format!("renamed on the server: {}", names(&self.renamed)));
+        }
+        if !self.moved.is_empty() {
+            parts.push(format!("moved on the server: {}", names(&self.moved)));
+        }
         if self.sent > 0 {
             parts.push(format!("{} sent", plural(self.sent, "change", "changes")));
         }

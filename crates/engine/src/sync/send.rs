@@ -6,8 +6,12 @@
 use super::{Remote, RemoteError, Report, Step, Sync};
 use crate::greader::AnswerError;
 use crate::store::StoreError;
-use crate::store::accounts;
+use crate::store::accounts::{self, Scope};
 use crate::store::changes::{self, FeedChange, Flag, Pending};
+
+/// The fewest entries of a list read here that go up as one "mark this list read" (fewer go by id, in one
+/// request anyway).
+const WHOLE_LIST_LEAST: usize = 100;
 
 impl Sync<'_> {
     /// Sends the change log. Returns what the server took (already off the log). A subscription the server
@@ -23,7 +27,12 @@ impl Sync<'_> {
         for change in pending.iter().filter(|c| matches!(c, Pending::Feed { .. })) {
             let Pending::Feed { change: feed, .. } = change else { continue };
             match remote.edit_subscription(feed).await {
-                Ok(()) => sent.push(change.clone()),
+                Ok(()) => {
+                    if let FeedChange::Subscribe { url, title, .. } = feed {
+                        report.subscribed.push(title.clone().unwrap_or_else(|| url.clone()));
+                    }
+                    sent.push(change.clone());
+                }
                 // A server that will not do it (a feed it cannot subscribe to) says so once, and the change goes.
                 Err(e) if is_refusal(&e) => {
                     tracing::warn!(account = %self.account.name, "the server refused {feed:?}: {e:?}");
@@ -53,6 +62,17 @@ impl Sync<'_> {
                         Pending::Feed { .. } => None,
                     })
                     .collect();
+                let keys = if (flag, value) == (Flag::Read, true) {
+                    match self.send_whole_lists(remote, keys).await {
+                        Ok(keys) => keys,
+                        Err(e) => {
+                            self.forget(sent.iter().chain(&refused).cloned().collect()).await?;
+                            return Err(e);
+                        }
+                    }
+                } else {
+                    keys
+                };
                 if let Err(e) = remote.set_flag(flag, value, &keys).await {
                     self.forget(sent.iter().chain(&refused).cloned().collect()).await?;
                     return Err(e.into());
@@ -63,6 +83,44 @@ impl Sync<'_> {
         self.forget(sent.iter().chain(&refused).cloned().collect()).await?;
         report.sent += sent.len();
         Ok(sent)
+    }
+
+    /// Sends the entries marked read that make up whole lists (a feed, a label, the account: nothing in it unread
+    /// here) as one "mark this list read" each, where the server can; returns the keys left to send by id. Only
+    /// when the items are all here (no earlier sync stopped short of them), so the list is what was seen.
+    async fn send_whole_lists(&self, remote: &mut impl Remote, keys: Vec<String>) -> Result<Vec<String>, Step> {
+        if keys.len() < WHOLE_LIST_LEAST || self.row.items.resume.is_some() {
+            return Ok(keys);
+        }
+        let (id, asked) = (self.row.id, keys.clone());
+        let lists = self.writer.call(move |c| accounts::whole_lists(c, id, &asked, WHOLE_LIST_LEAST)).await?;
+        let (seen, synced) = (self.row.items.seen_usec, self.row.synced_at.unwrap_or(0));
+        let mut done: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for list in lists {
+            if remote.mark_list_read(&list.scope, seen, synced).await? {
+                done.extend(list.keys().cloned());
+                continue;
+            }
+            // The server cannot mark a label or the account at once: feed by feed, then.
+            if !matches!(list.scope, Scope::Feed(_)) {
+                for (stream, feed_keys) in &list.feeds {
+                    if feed_keys.len() >= WHOLE_LIST_LEAST
+                        && remote.mark_list_read(&Scope::Feed(stream.clone()), seen, synced).await?
+                    {
+                        done.extend(feed_keys.iter().cloned());
+                    }
+                }
+            }
+        }
+        if !done.is_empty() {
+            let listed: Vec<String> = done.iter().cloned().collect();
+            if let Some(still) = remote.still_unread(&listed).await? {
+                for key in still {
+                    done.remove(&key);
+                }
+            }
+        }
+        Ok(keys.into_iter().filter(|k| !done.contains(k)).collect())
     }
 
     /// What a refused change did here, for people: a subscription stays a local feed.

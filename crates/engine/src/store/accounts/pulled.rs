@@ -30,6 +30,9 @@ pub struct SubscriptionsReport {
     pub kept_starred: usize,
     /// The local feed of every stream the server listed: two subscriptions of one address are one feed.
     pub feeds: HashMap<String, FeedId>,
+    /// Feeds renamed on the server ("old → new"), and moved to another label ("name to label").
+    pub renamed: Vec<String>,
+    pub moved: Vec<String>,
 }
 
 /// One of the account's feeds as it was before the server's list.
@@ -90,6 +93,17 @@ pub fn store_subscriptions(
                     && was.url == *url
                     && was.title.as_deref() == Some(title)
                     && was.folder == folder;
+                if !same && was.stream.is_some() {
+                    // Changed on the server (a subscription made here is placed by its first listing: no news).
+                    if was.title.as_deref().is_some_and(|t| t != title) {
+                        let old = was.title.as_deref().unwrap_or_default();
+                        report.renamed.push(format!("{} → {}", short(old), short(title)));
+                    }
+                    if was.folder != folder {
+                        let to = feed.label.as_deref().unwrap_or(account.name.as_str());
+                        report.moved.push(format!("{} to {}", short(title), short(to)));
+                    }
+                }
                 if !same {
                     left.extend(was.folder.filter(|f| Some(*f) != folder));
                     tx.prepare_cached(
@@ -159,6 +173,11 @@ pub fn store_subscriptions(
     folders::remove_if_empty(&tx, &left, account.folder_id)?;
     tx.commit()?;
     Ok(report)
+}
+
+/// A name in a message: one line, not too long.
+fn short(name: &str) -> String {
+    crate::sanitize::one_line(name, 80)
 }
 
 /// What storing a page of items did.

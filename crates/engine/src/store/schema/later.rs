@@ -81,7 +81,7 @@ pub(super) const HOOKS: &str = "CREATE TABLE hook_events (
 /// newest entries are deleted (a feed removed, a purge): a script's cursor (`tidings list --after`), the notified
 /// mark and an unjudged entry's row would then point past, or at, an entry they never saw. The highest id ever
 /// deleted is kept here, and every insert takes an id past both it and the largest in the table
-/// (`store::NEXT_ENTRY_ID`). Only deletes pay for it, and only while they go above the mark.
+/// (`store::next_entry_id!`). Only deletes pay for it, and only while they go above the mark.
 pub(super) const ENTRY_IDS_NEVER_REUSED: &str = "CREATE TABLE entries_high_water (id INTEGER NOT NULL);
         INSERT INTO entries_high_water (id) SELECT coalesce(max(id), 0) FROM entries;
         CREATE TRIGGER entries_high_water_kept AFTER DELETE ON entries
@@ -89,3 +89,12 @@ pub(super) const ENTRY_IDS_NEVER_REUSED: &str = "CREATE TABLE entries_high_water
         BEGIN
             UPDATE entries_high_water SET id = old.id;
         END;";
+
+/// 21: what a sync learns of an account's server and keeps: `busy_until`, the time (seconds since the epoch) before
+/// which it is not asked again, after it answered 429 with a `Retry-After`; `server_traits`, what it was found
+/// to lack or want (a Google Reader API without `stream/contents`, an older Miniflux), so that later syncs do not
+/// ask again. And `retired`: the account is no longer in the config (as the last session opened read it), so
+/// its folder may be deleted here, with nothing sent to a server.
+pub(super) const ACCOUNT_SERVER: &str = "ALTER TABLE accounts ADD COLUMN busy_until INTEGER;
+        ALTER TABLE accounts ADD COLUMN server_traits TEXT;
+        ALTER TABLE accounts ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;";

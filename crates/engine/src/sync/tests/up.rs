@@ -75,3 +75,39 @@ async fn a_mark_made_again_while_the_sync_sends_the_first_waits_for_the_next_syn
     assert_eq!(fake.flag(&news[0], Flag::Read), Some(false), "the later mark reached the server");
     assert_eq!((here.flags().await[&news[0]], here.waiting().await), ((false, false), 0));
 }
+
+#[tokio::test]
+async fn a_whole_label_read_here_goes_up_as_one_mark_all_as_read_and_nothing_newer_is_marked() {
+    use super::super::fake::{Call, FakeRemote};
+    use super::{NEWS, PLAIN};
+    use crate::store::accounts::Scope;
+    let mut fake = FakeRemote::new(100);
+    let news = fake.subscribe(NEWS, "News feed", Some("News")).expect("a new address");
+    let plain = fake.subscribe(PLAIN, "Plain feed", None).expect("a new address");
+    let news_keys = fake.add_items(&news, 150);
+    let plain_keys = fake.add_items(&plain, 3);
+    let mut here = Here::new();
+    here.sync(&mut fake).await.expect("the first sync");
+
+    let keys: Vec<&str> = news_keys.iter().map(String::as_str).collect();
+    here.mark(&keys, Flag::Read, true).await;
+    here.mark(&[&plain_keys[0]], Flag::Read, true).await;
+    // Stored on the server after this sync saw the list: not read by anyone.
+    let newer = fake.add_items(&news, 1);
+    let report = here.sync(&mut fake).await.expect("the second sync");
+
+    assert_eq!(report.sent, 151);
+    let lists: Vec<Scope> = fake
+        .log()
+        .iter()
+        .filter_map(|l| match &l.call {
+            Call::MarkListRead { scope, .. } => Some(scope.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lists, vec![Scope::Label("News".into())], "the label, at once");
+    assert_eq!(fake.flags_taken(), vec![(plain_keys[0].clone(), Flag::Read, true)], "the rest by id");
+    assert!(news_keys.iter().all(|k| fake.flag(k, Flag::Read) == Some(true)));
+    assert_eq!(fake.flag(&newer[0], Flag::Read), Some(false), "what came after stays unread there");
+    assert_eq!(here.flags().await.get(&newer[0]), Some(&(false, false)), "and here");
+}
