@@ -202,6 +202,23 @@ pub const USER_AGENT: &str = concat!("tidings/", env!("CARGO_PKG_VERSION"));
 pub const MAX_REDIRECTS: usize = 10;
 
 impl Fetcher {
+    /// Whether a hop, the address asked for (`url`) or a redirect's (`current`), may be fetched: http or https
+    /// only, and an address written in the URL is checked against the local-network rules here, as it is
+    /// connected to without a lookup (a name is checked by the guarded clients' resolver, on the addresses
+    /// connected to).
+    pub(crate) fn may_fetch(&self, url: &str, current: &url::Url) -> Result<(), FetchError> {
+        if !matches!(current.scheme(), "http" | "https") {
+            return Err(FetchError::InvalidUrl {
+                url: current.to_string(),
+                reason: "only http and https are supported".into(),
+            });
+        }
+        if let Some(reach) = self.reach {
+            reach.check_url(current).map_err(|refusal| FetchError::LocalNetwork { url: url.into(), refusal })?;
+        }
+        Ok(())
+    }
+
     pub fn new(config: FetchConfig) -> Result<Fetcher, String> {
         // reqwest is built without a bundled crypto provider; ring is installed once, here.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -268,17 +285,7 @@ impl Fetcher {
         let mut all_permanent = true;
         let mut seen = vec![current.to_string()];
         for hop in 0..=MAX_REDIRECTS {
-            if !matches!(current.scheme(), "http" | "https") {
-                return Err(FetchError::InvalidUrl {
-                    url: current.to_string(),
-                    reason: "only http and https are supported".into(),
-                });
-            }
-            // An address written in the URL (the first one's or a redirect's) is connected to without a lookup:
-            // checked here. A name is checked by the guarded clients' resolver, on the addresses connected to.
-            if let Some(reach) = self.reach {
-                reach.check_url(&current).map_err(|refusal| FetchError::LocalNetwork { url: url.into(), refusal })?;
-            }
+            self.may_fetch(url, &current)?;
             let response = tokio::time::timeout_at(deadline, self.send(&current, validators, keep_alive))
                 .await
                 .map_err(|_| self.timed_out(url))??;

@@ -41,15 +41,7 @@ impl Fetcher {
             url::Url::parse(url).map_err(|e| FetchError::InvalidUrl { url: url.into(), reason: e.to_string() })?;
         let mut seen = vec![current.to_string()];
         for _ in 0..=MAX_REDIRECTS {
-            if !matches!(current.scheme(), "http" | "https") {
-                return Err(FetchError::InvalidUrl {
-                    url: current.to_string(),
-                    reason: "only http and https are supported".into(),
-                });
-            }
-            if let Some(reach) = self.reach {
-                reach.check_url(&current).map_err(|refusal| FetchError::LocalNetwork { url: url.into(), refusal })?;
-            }
+            self.may_fetch(url, &current)?;
             let mut request = self
                 .client
                 .get(current.clone())
