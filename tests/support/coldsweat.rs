@@ -101,6 +101,15 @@ impl Coldsweat {
         Ok(server)
     }
 
+    /// Coldsweat fetches its feeds now, though it fetched them less than its three minutes ago (the times it
+    /// goes by are cleared in its database first).
+    pub(crate) fn fetch_feeds(&self) {
+        let db = rusqlite::Connection::open(self.dir.path().join("coldsweat.db")).expect("Coldsweat's database");
+        db.execute("UPDATE feeds SET last_checked_on = NULL, last_updated_on = NULL", []).expect("its feeds");
+        let out = Command::new("bash").arg(kit()).arg("fetch").arg(self.dir.path()).output().expect("run the kit");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+
     /// The Fever API's address.
     pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}/fever/", self.port)

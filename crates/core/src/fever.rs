@@ -128,6 +128,11 @@ pub fn items(answer: &[u8]) -> Result<Vec<RemoteItem>, AnswerError> {
     Ok(out)
 }
 
+/// How many items the server holds for the user (`total_items`, beside `items`), when it says.
+pub fn total_items(answer: &[u8]) -> Option<i64> {
+    field(answer, "total_items").ok().as_ref().and_then(number)
+}
+
 /// The ids of `unread_item_ids` or `saved_item_ids` (a string of comma-separated ids).
 pub fn item_ids(answer: &[u8], name: &str) -> Result<Vec<String>, AnswerError> {
     let ids = field(answer, name)?;

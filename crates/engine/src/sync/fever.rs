@@ -1,6 +1,7 @@
 //! The Fever API over HTTP, as FreshRSS (`…/api/fever.php`), Coldsweat (`…/fever/`), Miniflux and Tiny Tiny
 //! RSS's plug-in serve it: every call a `POST URL?api&…` with the `api_key`. Items are paged by id (`since_id`,
-//! as many a call as the server gives: 50 on most), the unread and saved sets come whole in one answer each, and
+//! as many a call as the server gives: 50 on most; by `with_ids` on a server found not to send them in order of
+//! id, see [`Fever::window`]), the unread and saved sets come whole in one answer each, and
 //! marks go one item a call (the protocol has no batch). Fever cannot subscribe, unsubscribe, rename or move a
 //! feed: such a change is refused at once, with that reason. Reading the answers is the core's `fever`.
 
@@ -28,8 +29,15 @@ pub(super) struct Fever {
     /// The ids of the items this sync was given, and the most a page held (see [`next_since`]).
     given: std::collections::BTreeSet<i64>,
     page_size: usize,
+    /// The server does not send the items after `since_id` lowest first (Coldsweat sends them feed by feed), so
+    /// paging by `since_id` skips some: its items are asked for by id instead (see [`Fever::window`]). Learnt
+    /// when a first sync was given fewer items than the server says it holds, and kept with the account.
+    unordered: bool,
     requests: usize,
 }
+
+/// What the account keeps of a server found not to send its items in order of id.
+const UNORDERED: &str = "fever:unordered";
 
 impl Fever {
     pub(super) fn new(
@@ -40,7 +48,64 @@ impl Fever {
         password: super::http::Password,
     ) -> Fever {
         let (base, user, given) = (base.to_string(), user.to_string(), Default::default());
-        Fever { http, base, user, password, key: None, seen, given, page_size: 0, requests: 0 }
+        Fever { http, base, user, password, key: None, seen, given, page_size: 0, unordered: false, requests: 0 }
+    }
+
+    /// What the account keeps of what the server was found to do (see [`Fever::learnt`]).
+    pub(super) fn traits(&self) -> Option<String> {
+        self.unordered.then(|| UNORDERED.to_string())
+    }
+
+    /// Takes what an earlier sync learnt of the server.
+    pub(super) fn learnt(&mut self, traits: Option<&str>) {
+        self.unordered = traits == Some(UNORDERED);
+    }
+
+    /// The items of a server that does not page in order of id, by id: `w:START` asks `since_id=START` what lies
+    /// above (an empty answer ends the sync's items) and goes on with `w:START-TOP`, which asks by `with_ids` for
+    /// the ids after START, up to TOP, not given yet, 50 a call. Its ids count up one at a time (Coldsweat's
+    /// rows), so what is not there was deleted, and nothing is skipped.
+    async fn window(&mut self, mut start: i64, mut top: Option<i64>) -> Result<ItemsPage, RemoteError> {
+        // A page with no item would end the sync's items: windows of ids all deleted are passed over here.
+        loop {
+            let Some(upto) = top.filter(|&top| top > start) else {
+                let answer = self.call(&format!("&items&since_id={start}"), &[]).await?;
+                let page = fever::items(&answer).map_err(RemoteError::Answer)?;
+                let Some(highest) = page.iter().map(|i| i.crawled_usec).max() else {
+                    return Ok(ItemsPage { items: Vec::new(), continuation: None });
+                };
+                let items = self.take(page);
+                if items.is_empty() {
+                    top = Some(highest);
+                    continue;
+                }
+                return Ok(ItemsPage { items, continuation: Some(format!("w:{start}-{highest}")) });
+            };
+            let wanted: Vec<i64> = (start + 1..=upto).filter(|id| !self.given.contains(id)).take(WITH_IDS).collect();
+            let end = wanted.last().copied().unwrap_or(upto);
+            let items = if wanted.is_empty() {
+                Vec::new()
+            } else {
+                let ids: Vec<String> = wanted.iter().map(i64::to_string).collect();
+                let answer = self.call(&format!("&items&with_ids={}", ids.join(",")), &[]).await?;
+                self.take(fever::items(&answer).map_err(RemoteError::Answer)?)
+            };
+            let (next, next_top) = if end >= upto { (upto, None) } else { (end, Some(upto)) };
+            if items.is_empty() {
+                (start, top) = (next, next_top);
+                continue;
+            }
+            let continuation = match next_top {
+                Some(upto) => format!("w:{next}-{upto}"),
+                None => format!("w:{next}"),
+            };
+            return Ok(ItemsPage { items, continuation: Some(continuation) });
+        }
+    }
+
+    /// Notes the items given, and keeps only those not given before in this sync.
+    fn take(&mut self, items: Vec<RemoteItem>) -> Vec<RemoteItem> {
+        items.into_iter().filter(|i| self.given.insert(i.crawled_usec)).collect()
     }
 
     /// Calls the API: `what` after `?api`, `form` beside the key. A refused key is [`RemoteError::Unauthorized`].
@@ -97,13 +162,34 @@ impl Remote for Fever {
     /// The items after the last one stored (or after `continuation`, an id), oldest first: Fever pages by id,
     /// not by time, and gives as many a call as it will.
     async fn items_since(&mut self, _: i64, continuation: Option<&str>, _: usize) -> Result<ItemsPage, RemoteError> {
+        let window = match continuation {
+            Some(c) => c.strip_prefix("w:").map(str::to_string),
+            None => self.unordered.then(|| self.seen.to_string()),
+        };
+        if let Some(window) = window {
+            let (start, top) = window.split_once('-').map_or((window.as_str(), None), |(s, t)| (s, Some(t)));
+            let start = start.parse().unwrap_or(self.seen);
+            return self.window(start, top.and_then(|t| t.parse().ok())).await;
+        }
         let since = continuation.and_then(|c| c.parse().ok()).unwrap_or(self.seen);
         let answer = self.call(&format!("&items&since_id={since}"), &[]).await?;
         let items = fever::items(&answer).map_err(RemoteError::Answer)?;
         let ids: Vec<i64> = items.iter().map(|i| i.crawled_usec).collect();
         self.given.extend(ids.iter().copied());
         self.page_size = self.page_size.max(ids.len());
-        let continuation = next_since(since, &ids, self.page_size, &self.given).map(|id| id.to_string());
+        let mut continuation = next_since(since, &ids, self.page_size, &self.given).map(|id| id.to_string());
+        // A first sync given fewer items than the server holds: it does not page in order of id. The ids it
+        // skipped are asked for by id, from the start, now and in every later sync — where ids are counted one
+        // at a time (not where they are times, as FreshRSS's, which nothing could scan).
+        if continuation.is_none() && self.seen == 0 {
+            let held = fever::total_items(&answer).unwrap_or(0);
+            let top = self.given.last().copied().unwrap_or(0);
+            if held > self.given.len() as i64 && top <= 100 * held + 10_000 {
+                tracing::info!("fever: {held} items held, {} given by since_id: asking by id", self.given.len());
+                self.unordered = true;
+                continuation = Some(format!("w:0-{top}"));
+            }
+        }
         Ok(ItemsPage { items, continuation })
     }
 

@@ -242,7 +242,15 @@ pub async fn sync_within(
         let password = std::sync::Arc::new(move || source.read());
         let seen = row.items.seen_usec;
         let mut remote = fever::Fever::new(fetcher.client().clone(), &account.url, &account.user, seen, password);
-        return sync_over(&mut remote, account, writer, &row, now, limits).await;
+        remote.learnt(row.traits.as_deref());
+        let result = sync_over(&mut remote, account, writer, &row, now, limits).await;
+        // A server found not to page in order of id is asked by id from then on.
+        let traits = remote.traits();
+        if traits != row.traits {
+            let id = row.id;
+            writer.call(move |c| accounts::set_traits(c, id, traits.as_deref())).await.map_err(store_error(account))?;
+        }
+        return result;
     }
     if account.kind == "miniflux" {
         let password = std::sync::Arc::new(move || source.read());
