@@ -41,17 +41,28 @@ fn sync(sandbox: &Sandbox, config: &std::path::Path) -> std::process::Output {
     sandbox.tidings().arg("--config").arg(config).arg("sync").output().expect("run tidings sync")
 }
 
+/// `tidings sync`, which must succeed.
+fn synced(sandbox: &Sandbox, config: &std::path::Path) -> std::process::Output {
+    let out = sync(sandbox, config);
+    assert!(out.status.success(), "{}", stderr(&out));
+    out
+}
+
+/// A first sync, which brings the server's 1,500 entries of two feeds: every one, and its read and starred flags.
+fn first_sync_brings_every_item_and_flag(server: &Miniflux, sandbox: &Sandbox, config: &std::path::Path) {
+    let out = synced(sandbox, config);
+    assert!(stdout(&out).starts_with("Miniflux: 1500 new, 2 feeds added"), "{}", stdout(&out));
+    assert_eq!(keys(sandbox, "1"), there(server, |_| true), "every item, the read ones too");
+    assert_eq!(keys(sandbox, "e.read = 0"), there(server, |e| !e.read), "every unread flag");
+    assert_eq!(keys(sandbox, "e.starred = 1"), there(server, |e| e.starred), "every starred flag");
+}
+
 #[test]
 fn a_miniflux_without_stream_contents_brings_every_item_and_flag_read_ones_too() {
     let server = miniflux();
     let sandbox = Sandbox::new();
     let cfg = sandbox.write("config.toml", server.config());
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).starts_with("Miniflux: 1500 new, 2 feeds added"), "{}", stdout(&out));
-    assert_eq!(keys(&sandbox, "1"), there(&server, |_| true), "every item, the read ones too");
-    assert_eq!(keys(&sandbox, "e.read = 0"), there(&server, |e| !e.read), "every unread flag");
-    assert_eq!(keys(&sandbox, "e.starred = 1"), there(&server, |e| e.starred), "every starred flag");
+    first_sync_brings_every_item_and_flag(&server, &sandbox, &cfg);
     let asked = server.requests();
     assert!(asked.iter().any(|r| r.path.contains("stream/items/ids") && r.path.contains("c=1000")), "paged by offset");
 
@@ -61,8 +72,7 @@ fn a_miniflux_without_stream_contents_brings_every_item_and_flag_read_ones_too()
     mark_here(&sandbox, &unread[2..3], |ids| UserWrite::SetStarred { ids, starred: true });
     let phone: u64 = unread[3].parse().unwrap();
     server.state().entries.iter_mut().find(|e| e.id == phone).unwrap().read = true;
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = synced(&sandbox, &cfg);
     assert!(
         stdout(&out).contains("3 changes sent") && stdout(&out).contains("1 marked on the server"),
         "{}",
@@ -82,12 +92,7 @@ fn miniflux_api_brings_every_item_and_flag_and_marks_go_both_ways_and_nothing_ne
     let server = miniflux();
     let sandbox = Sandbox::new();
     let cfg = sandbox.write("config.toml", server.api_config());
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).starts_with("Miniflux: 1500 new, 2 feeds added"), "{}", stdout(&out));
-    assert_eq!(keys(&sandbox, "1"), there(&server, |_| true), "every item, the read ones too");
-    assert_eq!(keys(&sandbox, "e.read = 0"), there(&server, |e| !e.read), "every unread flag");
-    assert_eq!(keys(&sandbox, "e.starred = 1"), there(&server, |e| e.starred), "every starred flag");
+    first_sync_brings_every_item_and_flag(&server, &sandbox, &cfg);
     assert!(server.requests().iter().all(|r| r.path.starts_with("/v1/")), "only the REST API is asked");
     // Categories become folders under the account's.
     let db = rusqlite::Connection::open(sandbox.db()).unwrap();
@@ -113,8 +118,7 @@ fn miniflux_api_brings_every_item_and_flag_and_marks_go_both_ways_and_nothing_ne
         e.read |= e.id == phone_read;
         e.starred |= e.id == phone_star;
     }
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = synced(&sandbox, &cfg);
     assert!(stdout(&out).contains("3 changes sent"), "{}", stdout(&out));
     assert_eq!(keys(&sandbox, "e.read = 0"), there(&server, |e| !e.read), "both sides agree on what is read");
     assert_eq!(keys(&sandbox, "e.starred = 1"), there(&server, |e| e.starred), "and on what is starred");
@@ -122,8 +126,7 @@ fn miniflux_api_brings_every_item_and_flag_and_marks_go_both_ways_and_nothing_ne
 
     // Nothing new: the feeds, the entries after the newest, the unread ids and the starred ids.
     let before = server.requests().len();
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    synced(&sandbox, &cfg);
     let calls = api_calls(&server, before);
     assert!(calls.len() <= 4, "{} requests when nothing is new: {calls:?}", calls.len());
 }
@@ -138,8 +141,7 @@ fn a_list_read_here_goes_up_to_miniflux_as_one_request() {
     assert_eq!(unread.len(), 1000);
     mark_here(&sandbox, &unread, |ids| UserWrite::SetRead { ids, read: true });
     let before = server.requests().len();
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    synced(&sandbox, &cfg);
     let puts: Vec<_> = api_calls(&server, before).into_iter().filter(|(m, _)| m == "PUT").collect();
     assert_eq!(puts, [("PUT".to_string(), "/v1/entries".to_string())], "one batch for the thousand");
     assert!(there(&server, |e| !e.read).is_empty(), "every one read on the server");
@@ -151,8 +153,7 @@ fn a_star_on_a_miniflux_older_than_2_3_2_is_met_by_its_toggle_never_inverted() {
     server.state().before_2_3_2 = true;
     let sandbox = Sandbox::new();
     let cfg = sandbox.write("config.toml", server.api_config());
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    synced(&sandbox, &cfg);
     assert_eq!(keys(&sandbox, "e.read = 0"), there(&server, |e| !e.read), "the sets came as entries");
     assert_eq!(keys(&sandbox, "e.starred = 1"), there(&server, |e| e.starred));
 
@@ -172,8 +173,7 @@ fn a_star_on_a_miniflux_older_than_2_3_2_is_met_by_its_toggle_never_inverted() {
         }
     }
     let before = server.requests().len();
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    synced(&sandbox, &cfg);
     let on_server = there(&server, |e| e.starred);
     assert!(plain.iter().all(|k| on_server.contains(k)), "both starred there: {plain:?}");
     assert!(starred.iter().all(|k| !on_server.contains(k)), "both unstarred there: {starred:?}");
@@ -217,8 +217,7 @@ fn subscriptions_made_here_reach_miniflux_and_a_refusal_says_why() {
     apply(&mut conn, UserWrite::DeleteFeed(beta));
     drop(conn);
 
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = synced(&sandbox, &cfg);
     assert!(
         stdout(&out).contains("Unable to parse this feed") && stdout(&out).contains("stays a local feed"),
         "{}",
@@ -240,8 +239,7 @@ fn the_users_own_password_works_by_basic_auth_and_that_is_remembered() {
     let sandbox = Sandbox::new();
     let api_key = support::miniflux_api::API_KEY;
     let cfg = sandbox.write("config.toml", server.api_config().replace(api_key, support::miniflux_api::LOGIN_PASSWORD));
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    synced(&sandbox, &cfg);
     assert_eq!(keys(&sandbox, "1"), there(&server, |_| true));
     let before = server.requests().len();
     assert!(sync(&sandbox, &cfg).status.success());
@@ -292,8 +290,7 @@ fn a_429_with_retry_after_pauses_the_account_until_then_even_across_restarts() {
     // Once the time has come, the sync goes on and the mark arrives.
     let db = rusqlite::Connection::open(sandbox.db()).unwrap();
     db.execute("UPDATE accounts SET busy_until = ?1", [now - 1]).unwrap();
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    synced(&sandbox, &cfg);
     assert!(there(&server, |e| e.read).contains(&unread[0]));
     let cleared: Option<i64> = db.query_row("SELECT busy_until FROM accounts", [], |r| r.get(0)).unwrap();
     assert_eq!(cleared, None);
@@ -306,8 +303,7 @@ fn a_miniflux_google_reader_sync_with_nothing_new_costs_at_most_four_requests() 
     let cfg = sandbox.write("config.toml", server.config());
     assert!(sync(&sandbox, &cfg).status.success());
     let before = server.requests().len();
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    synced(&sandbox, &cfg);
     let asked = api_calls(&server, before);
     assert!(asked.iter().all(|(_, p)| !p.contains("stream/contents")), "what it lacks is not asked again: {asked:#?}");
     assert!(asked.len() <= 4, "{} requests when nothing is new: {asked:#?}", asked.len());
@@ -354,8 +350,7 @@ fn renames_and_moves_on_the_server_are_named() {
         state.feeds[0].2 = "Alpha Two".into();
         state.feeds[1].3 = "Tech".into();
     }
-    let out = sync(&sandbox, &cfg);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = synced(&sandbox, &cfg);
     let said = stdout(&out);
     assert!(said.contains("renamed on the server: Alpha → Alpha Two"), "{said}");
     assert!(said.contains("moved on the server: Beta to Tech"), "{said}");
