@@ -1,5 +1,6 @@
-//! Hooks in the database (the schema's step 17): the events triggers record, each hook's cursor over them, and
-//! the deliveries — what a hook is to be given, with its body, and whether it took it. Everything that must not be
+//! Hooks in the database (the schema's steps 18 and 22): the events triggers record, each hook's cursor over
+//! them (and, for new entries, over the entries' ids: every entry stored is one), and the deliveries — what a
+//! hook is to be given, with its body, and whether it took it. Everything that must not be
 //! lost across a crash is written here in a transaction; `crate::hooks` runs the deliveries.
 
 use super::{StoreError, json_list};
@@ -10,6 +11,9 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 /// The kinds of event a hook can listen to.
 pub const KINDS: &[&str] = &["new_entries", "starred", "unstarred", "feed_failing", "feed_recovered", "downloaded"];
+
+/// The kind heard from the entries' ids rather than from events.
+const NEW_ENTRIES: &str = "new_entries";
 
 /// Most items one delivery carries; more events make more deliveries.
 pub const MAX_ITEMS: usize = 100;
@@ -68,17 +72,19 @@ pub struct Delivery {
 }
 
 /// Makes the triggers record the kinds `listeners` listen to (and only those), and starts each hook that has no
-/// cursor yet at the newest event: a hook added to the config hears what happens from now on.
+/// cursor yet at the newest event and the newest entry: a hook added to the config hears what happens from now
+/// on.
 pub fn arm(conn: &mut Connection, listeners: &[Listener<'_>]) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let kinds: Vec<&str> = KINDS.iter().copied().filter(|k| listeners.iter().any(|l| l.on == *k)).collect();
     let on = (!kinds.is_empty()).then(|| format!("|{}|", kinds.join("|")));
     super::preferences::set(&tx, "hooks.on", on.as_deref())?;
     for listener in listeners {
-        tx.prepare_cached(
-            "INSERT OR IGNORE INTO hook_cursors (hook, upto)
-             SELECT ?1, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'hook_events'), 0)",
-        )?
+        tx.prepare_cached(concat!(
+            "INSERT OR IGNORE INTO hook_cursors (hook, upto, entry_upto)
+                 SELECT ?1, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'hook_events'), 0), ",
+            newest_entry_id!()
+        ))?
         .execute([listener.key])?;
     }
     tx.commit()?;
@@ -103,14 +109,20 @@ pub fn gather(
         [],
         |r| r.get(0),
     )?;
+    let newest_entry: i64 = tx.query_row(concat!("SELECT ", newest_entry_id!()), [], |r| r.get(0))?;
     let mut made = 0;
     for listener in listeners.iter().filter(|l| kinds.is_none_or(|k| k.contains(&l.on))) {
-        let upto: Option<i64> = tx
-            .prepare_cached("SELECT upto FROM hook_cursors WHERE hook = ?1")?
-            .query_row([listener.key], |r| r.get(0))
+        let upto: Option<(i64, Option<i64>)> = tx
+            .prepare_cached("SELECT upto, entry_upto FROM hook_cursors WHERE hook = ?1")?
+            .query_row([listener.key], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
-        let Some(upto) = upto else { continue };
-        let items = items_between(&tx, listener, upto, newest, now)?;
+        let Some((upto, entry_upto)) = upto else { continue };
+        let items = if listener.on == NEW_ENTRIES {
+            // A cursor from before it was kept starts at the newest entry.
+            new_entries_between(&tx, listener, entry_upto.unwrap_or(newest_entry), newest_entry, now)?
+        } else {
+            items_between(&tx, listener, upto, newest, now)?
+        };
         for chunk in items.chunks(MAX_ITEMS) {
             let id = tx
                 .prepare_cached(
@@ -122,16 +134,46 @@ pub fn gather(
                 .execute(params![id, body(id, listener.on, chunk)])?;
             made += 1;
         }
-        tx.prepare_cached("UPDATE hook_cursors SET upto = ?2 WHERE hook = ?1")?
-            .execute(params![listener.key, newest])?;
+        tx.prepare_cached("UPDATE hook_cursors SET upto = ?2, entry_upto = ?3 WHERE hook = ?1")?.execute(params![
+            listener.key,
+            newest,
+            newest_entry
+        ])?;
     }
     forget_taken(&tx, listeners)?;
     tx.commit()?;
     Ok(made)
 }
 
-/// What `listener` hears among the events after `after` and up to `upto`: entries its query matches (kill rules'
-/// catches left out of new entries), or feeds.
+/// The new entries, stored after entry `after` and up to entry `upto`, that `listener`'s query matches (kill rules'
+/// catches left out).
+fn new_entries_between(
+    conn: &Connection,
+    listener: &Listener<'_>,
+    after: i64,
+    upto: i64,
+    now: i64,
+) -> Result<Vec<Item>, StoreError> {
+    let mut values: Vec<rusqlite::types::Value> = vec![after.into(), upto.into()];
+    let filter = match listener.query {
+        Some(query) => {
+            let compiled = super::query::compile(conn, query, now)?;
+            values.extend(compiled.params);
+            format!("AND ({})", compiled.sql)
+        }
+        None => String::new(),
+    };
+    // The bounds are ?1 and ?2; a query's own parameters (plain `?`) are numbered after them.
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM entries e JOIN feeds f ON f.id = e.feed_id
+         WHERE e.id > ?1 AND e.id <= ?2 AND e.ignored = 0 {filter} ORDER BY e.id"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(values), entry_item)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// What `listener` hears among the events after `after` and up to `upto`: entries its query matches, or feeds.
 fn items_between(
     conn: &Connection,
     listener: &Listener<'_>,
@@ -159,12 +201,9 @@ fn items_between(
              WHERE h.id > ?1 AND h.id <= ?2 AND h.kind = ?3 ORDER BY h.id"
         )
     } else {
-        let ignored = if listener.on == "new_entries" { "AND e.ignored = 0" } else { "" };
         format!(
-            "SELECT e.id, e.title, e.link, e.author, e.sort_at, f.id, coalesce(f.custom_title, f.title, f.url), f.url,
-                    {folder}, e.enclosures, e.read, e.starred
-             FROM hook_events h JOIN entries e ON e.id = h.entry_id JOIN feeds f ON f.id = e.feed_id
-             WHERE h.id > ?1 AND h.id <= ?2 AND h.kind = ?3 {ignored} {filter} ORDER BY h.id"
+            "SELECT {ENTRY_COLUMNS} FROM hook_events h JOIN entries e ON e.id = h.entry_id JOIN feeds f ON f.id = e.feed_id
+             WHERE h.id > ?1 AND h.id <= ?2 AND h.kind = ?3 {filter} ORDER BY h.id"
         )
     };
     let mut stmt = conn.prepare(&sql)?;
@@ -172,6 +211,11 @@ fn items_between(
         stmt.query_map(rusqlite::params_from_iter(values), |r| if feeds { feed_item(r) } else { entry_item(r) })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// What an entry's item is made of (`entry_item`), from `entries e` and its feed `f`.
+const ENTRY_COLUMNS: &str =
+    "e.id, e.title, e.link, e.author, e.sort_at, f.id, coalesce(f.custom_title, f.title, f.url),
+    f.url, (SELECT name FROM folders WHERE id = f.folder_id), e.enclosures, e.read, e.starred";
 
 fn entry_item(r: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {
     let enclosures: Vec<Enclosure> = json_list(r.get(9)?);
@@ -341,6 +385,68 @@ mod tests {
         );
         assert_eq!(events(&conn), 0, "what every hook took is forgotten");
         assert_eq!(gathered(&mut conn, &listeners), [], "and never taken twice");
+    }
+
+    #[test]
+    fn storing_entries_records_no_event_and_a_hook_added_later_hears_only_what_comes_after_it() {
+        let (_dir, mut conn, id) = fixtures::one_feed();
+        let early = [Listener { key: "early", on: "new_entries", query: None }];
+        arm(&mut conn, &early).unwrap();
+        fetches::save(&mut conn, id, &fetched("F", vec![entry("a", "A", "", 1)]), 10).unwrap();
+        assert_eq!(events(&conn), 0, "an entry is its own event");
+        let both = [
+            Listener { key: "early", on: "new_entries", query: None },
+            Listener { key: "late", on: "new_entries", query: None },
+        ];
+        arm(&mut conn, &both).unwrap();
+        fetches::save(&mut conn, id, &fetched("F", vec![entry("a", "A", "", 1), entry("b", "B", "", 2)]), 20).unwrap();
+        let ids: Vec<i64> = conn
+            .prepare("SELECT id FROM entries ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            gathered(&mut conn, &both),
+            [("new_entries".to_string(), ids.clone()), ("new_entries".to_string(), vec![ids[1]])]
+        );
+        assert_eq!(gathered(&mut conn, &both), [], "never taken twice");
+    }
+
+    #[test]
+    fn new_entries_waiting_as_events_when_the_database_is_upgraded_are_heard_once() {
+        use crate::store::schema::{MIGRATIONS, Step};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("before.db");
+        // A database of the step before entries were heard by id: a hook that took entry 1 of the three its
+        // trigger recorded.
+        {
+            let conn = Connection::open(&path).unwrap();
+            for step in &MIGRATIONS[..21] {
+                match step {
+                    Step::Sql(sql) => conn.execute_batch(sql).unwrap(),
+                    Step::Code(code) => code(&conn).unwrap(),
+                }
+            }
+            conn.execute_batch(
+                "PRAGMA user_version = 21;
+                 INSERT INTO feeds (id, url, added_at) VALUES (1, 'http://f.example/', 0);
+                 INSERT INTO preferences (name, value) VALUES ('hooks.on', '|new_entries|');
+                 INSERT INTO hook_cursors (hook, upto) VALUES ('new', 0);
+                 INSERT INTO entries (id, feed_id, key, first_seen_at, sort_at) VALUES (1, 1, 'a', 0, 0);
+                 UPDATE hook_cursors SET upto = (SELECT max(id) FROM hook_events);
+                 INSERT INTO entries (id, feed_id, key, first_seen_at, sort_at) VALUES (2, 1, 'b', 0, 0), (3, 1, 'c', 0, 0);",
+            )
+            .unwrap();
+            assert_eq!(events(&conn), 3);
+        }
+        let mut conn = crate::store::open_write(&path).unwrap();
+        assert_eq!(events(&conn), 0, "the entries' events became the hook's cursor");
+        conn.execute_batch("INSERT INTO entries (id, feed_id, key, first_seen_at, sort_at) VALUES (4, 1, 'd', 0, 0)")
+            .unwrap();
+        let listeners = [Listener { key: "new", on: "new_entries", query: None }];
+        assert_eq!(gathered(&mut conn, &listeners), [("new_entries".to_string(), vec![2, 3, 4])]);
     }
 
     #[test]

@@ -17,7 +17,15 @@
 /// stays true. A macro, so each `INSERT INTO entries` spells it inside its one SQL literal (`concat!`).
 macro_rules! next_entry_id {
     () => {
-        "max((SELECT coalesce(max(id), 0) FROM entries), (SELECT id FROM entries_high_water)) + 1"
+        concat!(newest_entry_id!(), " + 1")
+    };
+}
+
+/// The newest entry's id: the largest stored or ever deleted. Entries are stored one writer at a time, so every
+/// entry with a larger id was stored after it (the `new_entries` hooks take those).
+macro_rules! newest_entry_id {
+    () => {
+        "max((SELECT coalesce(max(id), 0) FROM entries), (SELECT id FROM entries_high_water))"
     };
 }
 

@@ -360,6 +360,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(downloads::DOWNLOADS),
     // 21: what a sync learns of an account's server (see `later::ACCOUNT_SERVER`).
     Step::Sql(later::ACCOUNT_SERVER),
+    // 22: new entries heard from their ids, not from a trigger (see `later::NEW_ENTRIES_BY_ID`).
+    Step::Sql(later::NEW_ENTRIES_BY_ID),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

@@ -98,3 +98,16 @@ pub(super) const ENTRY_IDS_NEVER_REUSED: &str = "CREATE TABLE entries_high_water
 pub(super) const ACCOUNT_SERVER: &str = "ALTER TABLE accounts ADD COLUMN busy_until INTEGER;
         ALTER TABLE accounts ADD COLUMN server_traits TEXT;
         ALTER TABLE accounts ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;";
+
+/// 22: new entries are heard from the entries themselves, not from an event a trigger wrote for each. An entry's
+/// id is never reused and is given in the order entries are stored (one writer at a time), so a hook listening
+/// to `new_entries` keeps, besides its cursor over events, the id of the last entry it took (`entry_upto`) and
+/// takes those past it. The trigger on every insert cost a refresh more than all the entries' indexes together:
+/// a statement with a trigger keeps a journal of its own for every page it changes. Events already recorded
+/// and not yet taken become the cursor: just before the first of them.
+pub(super) const NEW_ENTRIES_BY_ID: &str = "ALTER TABLE hook_cursors ADD COLUMN entry_upto INTEGER;
+        UPDATE hook_cursors SET entry_upto = coalesce(
+            (SELECT min(entry_id) - 1 FROM hook_events WHERE kind = 'new_entries' AND id > hook_cursors.upto),
+            max((SELECT coalesce(max(id), 0) FROM entries), (SELECT id FROM entries_high_water)));
+        DROP TRIGGER hook_new_entries;
+        DELETE FROM hook_events WHERE kind = 'new_entries';";
