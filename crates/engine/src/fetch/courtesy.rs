@@ -83,17 +83,21 @@ impl Host {
         self.unreserved() > 0 && self.running < per_host
     }
 
-    /// Drops the requests that left the queue.
+    /// Drops the requests that left the queue: a ticket given up does it as it goes (see [`Ticket`]'s drop), so
+    /// a queue of thousands is not read through at every turn.
     fn forget_left(&mut self) {
         self.waiting.retain(|(_, w)| !w.is_closed());
     }
 }
 
-/// A place in a host's queue ([`Courtesy::queue`]); leaving it (dropping it) gives up the place.
+/// A place in a host's queue ([`Courtesy::queue`]); leaving it (dropping it, or the future waiting on it) gives
+/// up the place.
 pub struct Ticket {
-    turn: oneshot::Receiver<Turn>,
+    /// Until the turn is taken.
+    turn: Option<oneshot::Receiver<Turn>>,
+    host: String,
     /// Keeps the senders alive while this waits.
-    _courtesy: Courtesy,
+    courtesy: Courtesy,
 }
 
 /// One request's turn: a global slot and a place under its host's limit, until dropped.
@@ -167,7 +171,7 @@ impl Courtesy {
             }
         }
         state.settle(&name, per_host);
-        Ticket { turn, _courtesy: self.clone() }
+        Ticket { turn: Some(turn), host: name, courtesy: self.clone() }
     }
 
     /// Requests in flight to `url`'s host and waiting on it.
@@ -180,8 +184,35 @@ impl Courtesy {
 
 impl Ticket {
     /// Waits for this place's turn.
-    pub async fn turn(self) -> Turn {
-        self.turn.await.expect("a waiting ticket's sender is kept until its turn is handed over")
+    pub async fn turn(mut self) -> Turn {
+        let waiting = self.turn.as_mut().expect("a ticket waits for its turn once");
+        let turn = waiting.await.expect("a waiting ticket's sender is kept until its turn is handed over");
+        self.turn = None;
+        turn
+    }
+}
+
+impl Drop for Ticket {
+    /// Leaving the queue: the place goes at once, and a turn handed over meanwhile is given back.
+    fn drop(&mut self) {
+        let Some(mut waiting) = self.turn.take() else { return };
+        let handed = {
+            // Under the lock, so no turn is handed over between looking and leaving.
+            let mut state = self.courtesy.0.lock();
+            match waiting.try_recv() {
+                Ok(turn) => Some(turn),
+                Err(_) => {
+                    waiting.close();
+                    if let Some(host) = state.hosts.get_mut(&self.host) {
+                        host.forget_left();
+                    }
+                    state.settle(&self.host, self.courtesy.0.per_host);
+                    None
+                }
+            }
+        };
+        // Given back once the lock is free (dropping a turn takes it).
+        drop(handed);
     }
 }
 
@@ -193,7 +224,6 @@ impl Turn {
         let mut state = self.shared.lock();
         let Some(host) = state.hosts.get_mut(&self.host) else { return false };
         if !self.keeping {
-            host.forget_left();
             self.keeping = host.keeping < host.waiting.len();
             host.keeping += usize::from(self.keeping);
         }
@@ -232,7 +262,7 @@ impl State {
     fn grant(&mut self, shared: &Arc<Shared>, name: &str) -> bool {
         let Some(host) = self.hosts.get_mut(name) else { return false };
         loop {
-            host.forget_left();
+            // A requester that left without its ticket's drop (none does) is passed over below.
             if !host.wants_slot(shared.per_host) || self.sockets == 0 {
                 return false;
             }
@@ -262,7 +292,6 @@ impl State {
     /// it when it has nothing in flight or waiting.
     fn settle(&mut self, name: &str, per_host: usize) {
         let Some(host) = self.hosts.get_mut(name) else { return };
-        host.forget_left();
         if host.wants_slot(per_host) {
             if !host.queued {
                 host.queued = true;
@@ -283,7 +312,6 @@ impl State {
                 self.ready.pop_front();
                 continue;
             };
-            host.forget_left();
             if host.wants_slot(shared.per_host) {
                 let need = host.waiting.front().map_or(0, |(weight, _)| weight.quarters());
                 if self.free < need {

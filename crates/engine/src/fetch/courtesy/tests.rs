@@ -4,7 +4,7 @@ const DOC: Weight = Weight::Document;
 const REVAL: Weight = Weight::Revalidation;
 
 fn now(ticket: &mut Ticket) -> Option<Turn> {
-    ticket.turn.try_recv().ok()
+    ticket.turn.as_mut()?.try_recv().ok()
 }
 
 /// `n` requests queued to `host`.
@@ -165,4 +165,19 @@ fn of_two_requests_in_flight_and_one_waiting_only_one_keeps_its_connection() {
     drop(t0);
     let mut t2 = now(&mut tickets[2]).unwrap();
     assert!(!t2.keep_alive());
+}
+
+#[test]
+fn a_ticket_given_up_leaves_its_hosts_queue_at_once_and_so_does_one_whose_wait_was_dropped() {
+    let courtesy = Courtesy::new(1, 1);
+    let mut first = courtesy.queue("http://a.test/1", DOC);
+    let _held = now(&mut first).unwrap();
+    let mut waiting = on(&courtesy, "a.test", 3, DOC);
+    assert_eq!(courtesy.host_load("http://a.test/"), (1, 3));
+    drop(waiting.pop());
+    assert_eq!(courtesy.host_load("http://a.test/"), (1, 2), "gone from the queue, not only when its turn comes");
+    // A refresh cancelled while it waits drops the future waiting on the ticket.
+    let wait = Box::pin(waiting.pop().unwrap().turn());
+    drop(wait);
+    assert_eq!(courtesy.host_load("http://a.test/"), (1, 1));
 }
