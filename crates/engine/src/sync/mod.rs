@@ -118,6 +118,11 @@ pub(crate) trait Remote {
     async fn still_unread(&mut self, _keys: &[String]) -> Result<Option<Vec<String>>, RemoteError> {
         Ok(None)
     }
+    /// Saves items for later on the server: `label` is the account's `save_label`, for the protocols that save
+    /// as a label. A protocol without a save refuses, and the report says so.
+    async fn save(&mut self, _keys: &[String], _label: &str) -> Result<(), RemoteError> {
+        Err(RemoteError::Refused("this protocol cannot save for later; set save_command instead".into()))
+    }
     /// Requests made so far.
     fn requests(&self) -> usize;
 }
