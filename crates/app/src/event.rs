@@ -343,10 +343,13 @@ pub enum Effect {
     SaveForLater {
         entries: Vec<(String, String)>,
     },
-    /// Run the `bookmark_command` with the entry's address and title.
+    /// Run the `bookmark_command` with the entry's address, title, description and feed's title (newsboat's
+    /// four values of `bookmark-cmd`, in its order).
     Bookmark {
         url: String,
         title: String,
+        description: String,
+        feed: String,
     },
     /// Set (`key = value`) or remove (`key`) one of a feed's settings in its `[feeds."URL"]` table of the config
     /// file (in place, comments kept), and take it into use.
