@@ -54,7 +54,7 @@ impl Services {
                 self.processes.copy(text);
             }
             Effect::Bookmark { url, title, description, feed } => {
-                self.processes.bookmark(&url, &title, &description, &feed)
+                self.processes.bookmark(&url, &title, &description, &feed);
             }
             Effect::SaveForLater { entries } => self.processes.save_for_later(entries),
             Effect::SaveView { name, query } => self.settings.save_view(name, query),
