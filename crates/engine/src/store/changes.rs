@@ -1,5 +1,5 @@
 //! The change log: what people change here that a server must hear of — read and starred flags of the entries
-//! an account holds, and changes to its subscriptions — recorded by [`super::apply`] in the same transaction as
+//! an account holds, entries saved for later there, and changes to its subscriptions — recorded by [`super::apply`] in the same transaction as
 //! the change itself, so that nothing marked while offline, or just before a crash, is lost. Sync drains it
 //! (see `crate::sync`): it sends what is waiting, in order and batched, and deletes what the server took.
 //!
@@ -287,9 +287,9 @@ pub(super) fn record_key_flag(
 pub const SAVING_KINDS: &[&str] = &["greader", "miniflux"];
 
 /// Records that the entries `ids` are to be saved on their account's server, for those whose feed belongs to an
-/// account that can save ([`SAVING_KINDS`]); an entry already waiting to be saved is not recorded twice. Returns
-/// how many were recorded (or already waiting).
-pub(super) fn record_saves(tx: &Connection, ids: &[EntryId], now: i64) -> Result<usize, StoreError> {
+/// account that can save ([`SAVING_KINDS`]); an entry already waiting to be saved is not recorded twice, and the
+/// others (local feeds, Fever accounts) are not recorded at all.
+pub(super) fn record_saves(tx: &Connection, ids: &[EntryId], now: i64) -> Result<(), StoreError> {
     let mut insert = tx.prepare_cached(
         "INSERT INTO changes (account_id, at, kind, target)
          SELECT f.account_id, ?2, 'save', e.key FROM entries e JOIN feeds f ON f.id = e.feed_id
@@ -297,18 +297,10 @@ pub(super) fn record_saves(tx: &Connection, ids: &[EntryId], now: i64) -> Result
          WHERE e.id = ?1 AND a.kind IN ('greader', 'miniflux') AND NOT EXISTS
             (SELECT 1 FROM changes c WHERE c.account_id = f.account_id AND c.kind = 'save' AND c.target = e.key)",
     )?;
-    let mut waiting = tx.prepare_cached(
-        "SELECT count(*) FROM changes c JOIN feeds f ON f.account_id = c.account_id JOIN entries e
-            ON e.feed_id = f.id AND e.key = c.target WHERE e.id = ?1 AND c.kind = 'save'",
-    )?;
-    let mut recorded = 0;
     for id in ids {
         insert.execute(params![id.0, now])?;
-        if waiting.query_row([id.0], |r| r.get::<_, i64>(0))? > 0 {
-            recorded += 1;
-        }
     }
-    Ok(recorded)
+    Ok(())
 }
 
 /// Every account that has changes waiting, with how many.
