@@ -4,6 +4,8 @@ mod support;
 
 use support::server::{Reply, Server};
 use support::{Sandbox, opml, path_str, rss, stderr, stdout};
+use tidings::model::UserWrite;
+use tidings::store;
 
 fn served() -> Server {
     let server = Server::start();
@@ -150,6 +152,67 @@ fn export_then_import_into_an_empty_database_gives_the_same_subscriptions() {
     };
     assert_eq!(body(&before), body(&after));
     assert!(body(&after).contains("<outline text=\"News\" title=\"News\">"), "{}", body(&after));
+}
+
+/// Every feed's tags, by URL, as the database holds them.
+fn feed_tags(sandbox: &Sandbox) -> Vec<(String, Vec<String>)> {
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let mut stmt =
+        db.prepare("SELECT f.url, t.tag FROM feed_tags t JOIN feeds f ON f.id = t.feed_id ORDER BY 1, 2").unwrap();
+    let rows: Vec<(String, String)> =
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().collect::<Result<_, _>>().unwrap();
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for (url, tag) in rows {
+        match out.last_mut() {
+            Some((last, tags)) if *last == url => tags.push(tag),
+            _ => out.push((url, vec![tag])),
+        }
+    }
+    out
+}
+
+#[test]
+fn export_writes_each_feeds_tags_as_its_category_and_import_reads_them_back_exactly() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write(
+        "subs.opml",
+        opml(&[(None, "Top", "http://127.0.0.1:9/top.xml"), (Some("News"), "N1", "http://127.0.0.1:9/n1.xml")]),
+    );
+    sandbox.run(&["import", path_str(&file)]);
+    let tags: Vec<String> = ["Long Reads", "News/World", "one, two", "50% off", "Café/日本語", "odd / spaced", "news"]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    {
+        let mut conn = store::open_write(&sandbox.db()).unwrap();
+        for url in ["http://127.0.0.1:9/top.xml", "http://127.0.0.1:9/n1.xml"] {
+            let feed_id = store::feeds::local_id(&conn, url).unwrap().expect("imported");
+            store::apply(&mut conn, &UserWrite::SetFeedTags { feed_id, tags: tags.clone() }, 0).unwrap();
+        }
+    }
+    let before = feed_tags(&sandbox);
+    assert_eq!(before.len(), 2, "{before:?}");
+    let exported = sandbox.path("out.opml");
+    let out = sandbox.run(&["export", "-o", path_str(&exported)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let written = std::fs::read_to_string(&exported).unwrap();
+    assert!(written.contains("category=\"/,/50%25 off,"), "the top-level feed's category: {written}");
+
+    let other = Sandbox::new();
+    let out = other.run(&["import", path_str(&exported)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(feed_tags(&other), before, "every tag back exactly, on the same feeds");
+    let folders = |s: &Sandbox| {
+        let db = rusqlite::Connection::open(s.db()).unwrap();
+        let mut stmt = db.prepare("SELECT name FROM folders ORDER BY name").unwrap();
+        stmt.query_map([], |r| r.get::<_, String>(0)).unwrap().collect::<Result<Vec<_>, _>>().unwrap()
+    };
+    assert_eq!(folders(&other), folders(&sandbox), "no tag became a folder");
+    let body = |s: &Sandbox| {
+        let o = s.run(&["export"]);
+        stdout(&o).lines().filter(|l| !l.contains("dateCreated")).collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(body(&other), body(&sandbox), "the second export is the first");
 }
 
 #[test]

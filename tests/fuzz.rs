@@ -212,6 +212,7 @@ fn opml_seed() -> String {
     <outline title="Only title" xmlUrl="https://b.example/rss?x=1&amp;y=2"/></outline>
     <outline xmlUrl="feed://c.example/atom.xml" category="/News/World,/Other"/></outline>
   <outline text="Site only" htmlUrl="http://d.example/"/>
+  <outline text="Tagged" xmlUrl="http://f.example/f" category="/Long Reads,/a%2Cb,/x / y,/50%25,Caf&#233;"/>
   <outline text="Bad" xmlUrl="ftp://e.example/x"/>
 </body></opml>"#
         .to_string()
@@ -293,6 +294,7 @@ fn opml_target(bytes: &[u8], _variant: usize) -> Result<(), String> {
             title: f.name.clone().unwrap_or_else(|| f.url.clone()),
             site_url: f.site_url.clone(),
             folder: f.folder.clone(),
+            tags: doc.tags.iter().find(|(url, _)| *url == f.url).map(|(_, t)| t.clone()).unwrap_or_default(),
         })
         .collect();
     let export = opml::ExportDoc { feeds, folders: doc.folders.clone() };
@@ -313,6 +315,14 @@ fn opml_target(bytes: &[u8], _variant: usize) -> Result<(), String> {
     }
     if urls(&back) != urls(&doc) {
         return Err(format!("export then import changed the subscriptions: {:?} → {:?}", urls(&doc), urls(&back)));
+    }
+    let tags = |d: &opml::OpmlDocument| {
+        let mut v = d.tags.clone();
+        v.sort();
+        v
+    };
+    if tags(&back) != tags(&doc) {
+        return Err(format!("export then import changed the tags: {:?} → {:?}", tags(&doc), tags(&back)));
     }
     Ok(())
 }

@@ -477,8 +477,8 @@ fn a_new_config_file_is_made_and_filter_feeds_filters_notifier_sort_and_bookmark
     assert!(parsed.confirm_quit);
     assert_eq!(parsed.notify_command.as_deref(), Some("notify-me '%n new entries in %f'"));
     let bookmark = tidings::command::CommandLine::parse(parsed.bookmark_command.as_deref().unwrap(), None).unwrap();
-    let argv = bookmark.argv(&[("%u", "http://a.example/1"), ("%t", "One")], &[]);
-    assert_eq!(argv[argv.len() - 2..], ["http://a.example/1", "One"], "{argv:?}");
+    let argv = bookmark.argv(&[("%u", "http://a.example/1"), ("%t", "One"), ("%d", ""), ("%f", "F")], &[]);
+    assert_eq!(argv[argv.len() - 4..], ["http://a.example/1", "One", "", "F"], "newsboat's four, in order: {argv:?}");
     assert_eq!(parsed.macros.get("c"), Some(&vec![":pipe urlview".to_string()]), "pipe-to carries its command");
 }
 
@@ -573,8 +573,9 @@ fn a_power_users_newsboat_home_switches_with_its_keys_kill_rules_tags_and_order(
     );
     assert!(keys(Action::PageDown).contains(&"Ctrl-d".to_string()), "{written}");
     let bookmark = tidings::command::CommandLine::parse(config.bookmark_command.as_deref().unwrap(), None).unwrap();
-    let argv = bookmark.argv(&[("%u", "http://a.example/1"), ("%t", "Deep dive")], &[]);
-    assert_eq!(argv[argv.len() - 2..], ["http://a.example/1", "Deep dive"], "{argv:?}");
+    let values = [("%u", "http://a.example/1"), ("%t", "Deep dive"), ("%d", ""), ("%f", "Long Reads")];
+    let argv = bookmark.argv(&values, &[]);
+    assert_eq!(argv[argv.len() - 4..], ["http://a.example/1", "Deep dive", "", "Long Reads"], "{argv:?}");
     assert_eq!(config.macros.get("o"), Some(&vec!["open".to_string(), "toggle_read".to_string()]));
 
     let list = |query: &str| -> Vec<String> {

@@ -334,3 +334,67 @@ async fn save_for_later_hands_each_marked_entry_to_the_save_command_as_data() {
     assert_eq!(lines, rows, "each entry once, in the list's order, its address and title whole");
     nothing_ran(&traps);
 }
+
+/// newsboat's `bookmark-cmd` gets four arguments: the address, the title, a description and the feed's title
+/// (`FormAction::bookmark`). A `bookmark_command` with no placeholder gets the same four, in that order, each one
+/// whole argument of a real script however the title and feed title are written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bookmark_command_without_placeholders_gets_newsboats_four_values_in_its_order() {
+    let sandbox = Sandbox::new();
+    let traps = sandbox.path("traps");
+    std::fs::create_dir_all(&traps).unwrap();
+    let [semicolon, dollar, _, quoted] = hostile(&traps);
+    let server = Server::start();
+    let link = format!("{}{semicolon}", server.url("/a"));
+    let title = format!("Deal; {dollar} and {quoted}");
+    let feed_title = format!("News; $(touch {}/feed) \"double\" 'single'", traps.display());
+    let xml = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('"', "&quot;");
+    server.route(
+        "/feed.xml",
+        Reply::ok(
+            "application/rss+xml",
+            format!(
+                "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>{}</title><link>http://x.example/</link>\
+                 <item><guid>b1</guid><title>{}</title><link>{}</link></item></channel></rss>",
+                xml(&feed_title),
+                xml(&title),
+                xml(&link)
+            ),
+        ),
+    );
+    // A real program: each argument it gets, NUL after each, written whole once it is done.
+    let out = sandbox.path("bookmark.args");
+    let script = sandbox.write(
+        "record-bookmark",
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > '{0}.part' && mv '{0}.part' '{0}'\n",
+            out.display()
+        ),
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let file = sandbox.write("subs.opml", opml(&[(None, &xml(&feed_title), &server.url("/feed.xml"))]));
+    tidings::import::import_file(&sandbox.db(), &file).unwrap();
+    let config = Config { bookmark_command: Some(script.display().to_string()), ..Config::default() };
+    let options = Options {
+        db: sandbox.db(),
+        config: Config { refresh_on_startup: true, ..config },
+        notice: None,
+        report: vec![],
+        size: (140, 30),
+        zone: tidings::clock::Zone::utc(),
+    };
+    let mut app = Reader::new(options).unwrap();
+    app.start();
+    app.run_until(WAIT, |s| s.progress.is_idle() && !s.entries.is_empty()).await.unwrap();
+    let row = app.state.entries.row(0).expect("the entry is read").clone();
+    let feed = app.state.feeds.feed(row.feed_id).expect("its feed").title.clone();
+    assert!(feed.contains("$(touch") && feed.contains('"') && feed.contains(';'), "{feed}");
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char('l'), KeyModifiers::NONE)));
+    app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char('b'), KeyModifiers::CONTROL)));
+    let args = support::poll("the bookmark command's arguments", WAIT, || std::fs::read(&out).ok());
+    let args: Vec<String> = String::from_utf8(args).unwrap().split_terminator('\0').map(str::to_string).collect();
+    assert_eq!(args, [row.link.unwrap(), row.title.unwrap(), String::new(), feed], "url, title, description, feed");
+    assert!(args[1].contains("$(touch") && args[1].contains('\''), "the title as it is: {}", args[1]);
+    nothing_ran(&traps);
+    assert!(!traps.join("feed").exists(), "the feed's title was run as code");
+}

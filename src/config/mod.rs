@@ -99,8 +99,9 @@ pub struct Config {
     pub sort: String,
     /// `q` asks before quitting (newsboat's `confirm-exit`).
     pub confirm_quit: bool,
-    /// The command line a bookmark is handed to: `%u` is the entry's address, `%t` its title (each one whole
-    /// argument; no shell unless the line is `sh -c '…'`).
+    /// The command line a bookmark is handed to: `%u` is the entry's address, `%t` its title, `%d` a description
+    /// (empty), `%f` the feed's title (each one whole argument; all four last when none appears, as newsboat's
+    /// `bookmark-cmd` gets them; no shell unless the line is `sh -c '…'`).
     pub bookmark_command: Option<String>,
     /// The command line that copies an address: it reads the address on its standard input (`wl-copy`,
     /// `xclip -selection clipboard`); unset: the terminal's clipboard (OSC 52).

@@ -65,11 +65,13 @@ impl Processes {
         true
     }
 
-    /// Runs the `bookmark_command` with the entry's address and title: data wherever their marks stand (see
-    /// `command`); a command without either gets both, in that order.
-    pub(super) fn bookmark(&self, url: &str, title: &str) {
+    /// Runs the `bookmark_command` with the entry's address (`%u`), title (`%t`), description (`%d`) and feed's
+    /// title (`%f`): data wherever their marks stand (see `command`); a command without any gets all four, in
+    /// that order (newsboat's `bookmark-cmd`'s).
+    pub(super) fn bookmark(&self, url: &str, title: &str, description: &str, feed: &str) {
         let Some(line) = &self.bookmark else { return };
-        let argv = line.argv(&[("%u", url), ("%t", title)], &[url, title]);
+        let values = [("%u", url), ("%t", title), ("%d", description), ("%f", feed)];
+        let argv = line.argv(&values, &[url, title, description, feed]);
         let mut command = std::process::Command::new(&argv[0]);
         command.args(&argv[1..]);
         start_detached(command, self.inbox.clone());

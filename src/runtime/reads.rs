@@ -213,8 +213,8 @@ impl Reads {
                         Err(e) => Event::Error(format!("Cannot export to {}: {e}", folder.display())),
                     }
                 }
-                ExportTo::SaveForLater => match crate::export::addresses(c, &ids) {
-                    Ok(entries) => Event::ToSave(entries),
+                ExportTo::SaveForLater => match crate::export::to_save(c, &ids) {
+                    Ok(to) => Event::ToSave { server: to.server, command: to.command },
                     Err(e) => Event::Error(format!("Cannot read the marked entries to save them: {e}")),
                 },
                 ExportTo::Pipe { words, in_terminal, addresses } => match crate::export::to_text(c, &ids, addresses) {

@@ -53,7 +53,9 @@ impl Services {
                 // Without a copy_command, the terminal loop copies (OSC 52).
                 self.processes.copy(text);
             }
-            Effect::Bookmark { url, title } => self.processes.bookmark(&url, &title),
+            Effect::Bookmark { url, title, description, feed } => {
+                self.processes.bookmark(&url, &title, &description, &feed);
+            }
             Effect::SaveForLater { entries } => self.processes.save_for_later(entries),
             Effect::SaveView { name, query } => self.settings.save_view(name, query),
             Effect::SetFeedSetting { feed_id, url, setting } => self.settings.set_feed_setting(feed_id, url, setting),

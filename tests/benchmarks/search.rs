@@ -5,8 +5,9 @@
 //! `tokenizers` (recall, index size and speed of CJK tokenizations over the corpus's Chinese, Japanese and
 //! Korean feeds), `query` (saved views and kill rules of the query language, `text ~` among them: each listed
 //! and counted, and the kill rules judged over every stored entry), `export` (1,000 entries of the farm written
-//! as Markdown files, the reader's `E` and `tidings export --markdown`; the goal is under a second). Without a mode: `search lists`. The farm (4000 feeds × 100 entries by default, see
-//! `tests/support/farm.rs`) is built once and kept under the target directory.
+//! as Markdown files, the reader's `O` and `tidings export --markdown`; the goal is under a second). Without a
+//! mode: `search lists`. The farm (4000 feeds × 100 entries by default, see `tests/support/farm.rs`) is built once
+//! and kept under the target directory.
 //!
 //! They print figures and assert nothing: a shared two-core machine is too noisy for timed tests.
 
@@ -602,7 +603,7 @@ fn query_mode(farm: &farm::Farm) {
     store::query::apply_rules(&mut conn, &[], farm::NEWEST).expect("clear the rules");
 }
 
-/// 1,000 entries (the newest of All) written as Markdown files under a fresh folder, as `E` and `tidings export
+/// 1,000 entries (the newest of All) written as Markdown files under a fresh folder, as `O` and `tidings export
 /// --markdown` do; the goal is under a second.
 fn export_mode(farm: &farm::Farm) {
     let conn = store::open_read(&farm.path).expect("open the farm");

@@ -35,6 +35,11 @@ pub(crate) struct State {
     pub(crate) refuse_urls: Vec<String>,
     /// Every request answered 429 with `Retry-After` of so many seconds, as a proxy in front would.
     pub(crate) busy_for: Option<u64>,
+    /// A third-party integration that saves is set up (`Storage.HasSaveEntry`): `POST /v1/entries/{id}/save`
+    /// hands the entry to it.
+    pub(crate) save_integration: bool,
+    /// The entries handed to the integrations (`integration.SendEntry`), in order.
+    pub(crate) saved: Vec<u64>,
 }
 
 pub(crate) struct Miniflux {

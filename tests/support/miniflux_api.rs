@@ -81,6 +81,24 @@ pub(crate) fn answer(state: &mut State, request: &Request) -> (u16, Vec<u8>) {
                 None => status(500, "store: nothing has been updated"),
             }
         }
+        // `saveEntryHandler` (internal/api/entry_handlers.go): an id of 0 or none is `JSONBadRequest("invalid
+        // entry ID")`; without an integration that saves (`Storage.HasSaveEntry`), `JSONBadRequest("no
+        // third-party integration enabled")`; an entry not the user's is `JSONNotFound`; else the entry goes to
+        // `integration.SendEntry` (in a goroutine) and the answer is `JSONAccepted` (internal/http/response/json.go):
+        // 202, a JSON content type and no body.
+        ("POST", ["entries", id, "save"]) => {
+            let id = id.parse::<u64>().unwrap_or(0);
+            if id == 0 {
+                status(400, "invalid entry ID")
+            } else if !state.save_integration {
+                status(400, "no third-party integration enabled")
+            } else if !state.entries.iter().any(|e| e.id == id) {
+                status(404, "Resource Not Found")
+            } else {
+                state.saved.push(id);
+                (202, Vec::new())
+            }
+        }
         _ => status(404, "Resource Not Found"),
     }
 }

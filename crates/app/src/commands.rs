@@ -314,6 +314,23 @@ pub(crate) fn entry_address(state: &State) -> Option<(Option<String>, String)> {
     }
 }
 
+/// The longest address handed to a command (longer ones are cut): far past any real one.
+const MAX_URL: usize = 8 * 1024;
+
+/// The title of the feed of the entry [`entry_address`] names.
+fn entry_feed_title(state: &State) -> String {
+    let view = state.article.ready().filter(|_| state.focus == Pane::Article || state.entries.selected().is_none());
+    match view {
+        Some(v) => v.detail.feed_title.clone(),
+        None => state
+            .entries
+            .selected()
+            .and_then(|e| state.feeds.feed(e.feed_id))
+            .map(|f| f.title.clone())
+            .unwrap_or_default(),
+    }
+}
+
 fn no_article(state: &State, what: &str) -> String {
     format!(
         "Open an entry first{}",
@@ -467,21 +484,28 @@ pub fn copy_link(state: &mut State, answer: &str) -> Result<Vec<Effect>, String>
     }
 }
 
-/// `Ctrl-b`: hands the entry's address and title to the bookmark command.
+/// `Ctrl-b`: hands the entry's address, title, description and feed's title to the bookmark command, as
+/// newsboat's `bookmark-cmd` gets them. The description is newsboat's default one (empty: newsboat asks for it,
+/// or leaves it empty with `bookmark-autopilot`).
 pub fn bookmark(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
     if !state.commands.bookmark_command {
-        state
-            .status
-            .info("Set bookmark_command in the config to bookmark entries (%u: the address, %t: the title)", now);
+        state.status.info(
+            "Set bookmark_command in the config to bookmark entries (%u: the address, %t: the title, %d: the \
+             description, %f: the feed's title)",
+            now,
+        );
         return Vec::new();
     }
     match entry_address(state) {
         Some((Some(url), title)) => {
             state.status.info(format!("Bookmarking {}", one_line(&url, 2000)), now);
+            let feed = entry_feed_title(state);
             vec![Effect::Bookmark {
-                url: crate::sanitize::strip_controls(&url).into_owned(),
+                url: crate::sanitize::truncate_bytes(&crate::sanitize::strip_controls(&url), MAX_URL).to_string(),
                 title: one_line(&title, 500),
+                description: String::new(),
+                feed: one_line(&feed, 300),
             }]
         }
         Some((None, _)) => {

@@ -26,7 +26,8 @@ pub enum ExportTo {
     /// shell): their Markdown, or with `addresses` their addresses, one a line. The text comes back as
     /// [`Event::ExportedText`] to be piped.
     Pipe { words: Vec<String>, in_terminal: bool, addresses: bool },
-    /// Their addresses and titles, for the `save_command`: they come back as [`Event::ToSave`].
+    /// Sorted by where their save goes (their account's server, or the `save_command` with their addresses and
+    /// titles): they come back as [`Event::ToSave`].
     SaveForLater,
 }
 
@@ -232,8 +233,12 @@ pub enum Event {
         in_terminal: bool,
         text: String,
     },
-    /// The addresses and titles of entries to hand to the `save_command` ([`ExportTo::SaveForLater`]).
-    ToSave(Vec<(String, String)>),
+    /// The entries to save for later ([`ExportTo::SaveForLater`]), sorted: `server` are of accounts whose
+    /// server saves; `command` the addresses and titles of the others, for the `save_command`.
+    ToSave {
+        server: Vec<EntryId>,
+        command: Vec<(String, String)>,
+    },
     /// Something to tell the user (an import report, …).
     Notice(String),
     /// Something went wrong outside a feed (the database, …).
@@ -338,10 +343,13 @@ pub enum Effect {
     SaveForLater {
         entries: Vec<(String, String)>,
     },
-    /// Run the `bookmark_command` with the entry's address and title.
+    /// Run the `bookmark_command` with the entry's address, title, description and feed's title (newsboat's
+    /// four values of `bookmark-cmd`, in its order).
     Bookmark {
         url: String,
         title: String,
+        description: String,
+        feed: String,
     },
     /// Set (`key = value`) or remove (`key`) one of a feed's settings in its `[feeds."URL"]` table of the config
     /// file (in place, comments kept), and take it into use.

@@ -136,7 +136,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::ExportedText { words, in_terminal, text } => {
             vec![Effect::Pipe { words, input: text, in_terminal }]
         }
-        Event::ToSave(entries) => keeping::on_to_save(state, entries),
+        Event::ToSave { server, command } => keeping::on_to_save(state, server, command),
         Event::Notice(text) => {
             state.status.info(text, state.clock.now);
             Vec::new()

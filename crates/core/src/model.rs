@@ -642,6 +642,12 @@ pub enum UserWrite {
         name: String,
         value: Option<String>,
     },
+    /// Save entries for later on their account's server (a label in the Google Reader API, Miniflux's save):
+    /// recorded in the change log and sent by the next sync. Entries of local feeds or of Fever accounts are not
+    /// for this (they go to the `save_command`).
+    SaveOnServer {
+        ids: Vec<EntryId>,
+    },
     /// Subscriptions and entries carried over from another reader (newsboat), with their folders, tags, read
     /// state and stars. What is already here is left as it is, so carrying the same things over twice changes
     /// nothing the second time. `gone` are entries the other reader deleted: (feed URL, key) that a refresh must
@@ -729,6 +735,7 @@ impl UserWrite {
             }
             UserWrite::AcceptMove(_) => "accepted a feed's new address".to_string(),
             UserWrite::SetPreference { name, .. } => format!("the setting {name}"),
+            UserWrite::SaveOnServer { ids } => format!("saved {} for later on the server", entries(ids.len())),
             UserWrite::CarryOver { feeds, entries: carried, .. } => {
                 format!("carried over {} feeds and {}", feeds.len(), entries(carried.len()))
             }
@@ -760,6 +767,7 @@ impl UserWrite {
             UserWrite::SetFeedsPaused { .. } => "cannot pause or resume the feeds",
             UserWrite::AcceptMove(_) => "cannot accept the feed's new address",
             UserWrite::SetPreference { .. } => "cannot remember the setting",
+            UserWrite::SaveOnServer { .. } => "cannot keep the entries to save on the server",
             UserWrite::CarryOver { .. } => "cannot carry the subscriptions and entries over",
         }
     }

@@ -51,6 +51,8 @@ pub struct ExportFeed {
     pub site_url: Option<String>,
     /// Its folder's path of names from the top; empty at the top level.
     pub folder: Vec<String>,
+    /// Its tags, written as its OPML 2.0 `category` (see [`write_category`]).
+    pub tags: Vec<String>,
 }
 
 /// What an export writes: the subscriptions, and every folder (empty ones too), each as its path of names, in
@@ -269,17 +271,65 @@ fn has_children_hint(e: &BytesStart<'_>) -> bool {
     attr(e, "type").is_some_and(|t| t.eq_ignore_ascii_case("folder"))
 }
 
-/// The first path of an OPML 2.0 `category` attribute ("/Tech/Rust,/News" gives Tech, Rust), each name cleaned
-/// as an outline's is.
+/// Every path of an OPML 2.0 `category` attribute ("/Tech/Rust,/News" gives Tech/Rust and News), each name
+/// cleaned as an outline's is, after the three escapes [`write_category`] writes are read (`%2C`, `%2F`, `%25`).
 fn category_tags(category: &str) -> Vec<String> {
     let mut tags: Vec<String> = Vec::new();
     for path in category.split(',') {
-        let tag = path.split('/').filter_map(clean_name).collect::<Vec<_>>().join("/");
+        let tag = path.split('/').filter_map(|name| clean_name(&unescape_category(name))).collect::<Vec<_>>().join("/");
         if !tag.is_empty() && !tags.contains(&tag) {
             tags.push(tag);
         }
     }
     tags
+}
+
+/// A feed's tags as an OPML 2.0 `category`: each tag a slash-delimited path ("/Long Reads", "/News/World": a
+/// tag's slashes are the path's, as other readers show them), the tags separated by commas. What would not read
+/// back the same is escaped: a comma in a name as `%2C`, a percent sign as `%25`, and every slash of a tag whose
+/// slashes do not split it into clean names (an empty one, or spaces around a slash) as `%2F`. A feed at the top
+/// level gets `/` (the root) first: a file's top-level outline's first category names its folder otherwise.
+pub fn write_category(tags: &[String], top_level: bool) -> Option<String> {
+    let written: Vec<String> = tags
+        .iter()
+        .filter(|t| !t.is_empty())
+        .map(|tag| {
+            let escaped = tag.replace('%', "%25").replace(',', "%2C");
+            let clean_parts = tag.split('/').all(|part| clean_name(part).as_deref() == Some(part));
+            if clean_parts { format!("/{escaped}") } else { format!("/{}", escaped.replace('/', "%2F")) }
+        })
+        .collect();
+    if written.is_empty() {
+        return None;
+    }
+    let root = if top_level { "/," } else { "" };
+    Some(format!("{root}{}", written.join(",")))
+}
+
+/// A name of a `category` path with [`write_category`]'s escapes read; any other `%` stays as it is.
+fn unescape_category(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.contains('%') {
+        return name.into();
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let code = rest.get(at + 1..at + 3).map(str::to_ascii_uppercase);
+        match code.as_deref() {
+            Some("2C") => out.push(','),
+            Some("2F") => out.push('/'),
+            Some("25") => out.push('%'),
+            _ => {
+                out.push('%');
+                rest = &rest[at + 1..];
+                continue;
+            }
+        }
+        rest = &rest[at + 3..];
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 fn category_folder(category: &str) -> Vec<String> {
@@ -371,6 +421,9 @@ fn write_node(out: &mut String, nodes: &[Node<'_>], at: usize, depth: usize) {
         ));
         if let Some(site) = &feed.site_url {
             out.push_str(&format!(" htmlUrl=\"{}\"", escape_xml(site)));
+        }
+        if let Some(category) = write_category(&feed.tags, feed.folder.is_empty()) {
+            out.push_str(&format!(" category=\"{}\"", escape_xml(&category)));
         }
         out.push_str("/>\n");
     }
@@ -491,6 +544,7 @@ mod tests {
             title: title.into(),
             site_url: Some(format!("{url}/site")),
             folder: path(folder),
+            tags: vec![],
         };
         let doc = ExportDoc {
             feeds: vec![
@@ -548,6 +602,40 @@ mod tests {
         assert_eq!(doc.folders, vec![vec![capped.clone()], vec!["Tech".to_string()], vec!["Tech".into(), capped]]);
     }
 
+    /// Tags go out as the feed's `category` and come back exactly: slashes, commas, percent signs, spaces and
+    /// non-ASCII in their names, at the top level (where a first category would name the folder) and in a folder.
+    #[test]
+    fn tags_written_as_category_read_back_exactly() {
+        let tags: Vec<String> =
+            ["Long Reads", "News/World", "a, b", "100% pure", "Ünïcödé/日本語", "odd / spaced", "AC/DC,live", "x%2Cy"]
+                .iter()
+                .map(|t| t.to_string())
+                .collect();
+        let feed = |url: &str, folder: Vec<String>| ExportFeed {
+            url: url.into(),
+            title: "T".into(),
+            site_url: None,
+            folder,
+            tags: tags.clone(),
+        };
+        let doc = ExportDoc {
+            feeds: vec![feed("http://a.example/feed", vec![]), feed("http://b.example/feed", vec!["News".into()])],
+            folders: vec![vec!["News".into()]],
+        };
+        let xml = write("tidings", &doc, chrono::DateTime::from_timestamp(0, 0).unwrap());
+        assert!(xml.contains("category=\"/,/Long Reads,/News/World,/a%2C b,"), "{xml}");
+        let back = parse(&xml).unwrap();
+        let folder_of = |url: &str| back.feeds.iter().find(|f| f.url == url).unwrap().folder.clone();
+        assert_eq!(folder_of("http://a.example/feed"), Vec::<String>::new(), "the top level stays the top level");
+        assert_eq!(folder_of("http://b.example/feed"), ["News"]);
+        assert_eq!(back.folders, [vec!["News".to_string()]], "no folder made of a tag");
+        for url in ["http://a.example/feed", "http://b.example/feed"] {
+            let read = &back.tags.iter().find(|(u, _)| u == url).unwrap().1;
+            assert_eq!(read, &tags, "{url}");
+        }
+        assert_eq!(write_category(&[], true), None, "no tags, no category");
+    }
+
     /// Names read from a file, written out and read back are the names read: nothing is cut or cleaned twice.
     #[test]
     fn a_round_trip_keeps_every_name() {
@@ -575,6 +663,7 @@ mod tests {
                     title: f.name.clone().unwrap_or_default(),
                     site_url: None,
                     folder: f.folder.clone(),
+                    tags: vec![],
                 })
                 .collect(),
             folders: doc.folders.clone(),

@@ -6,7 +6,7 @@
 use crate::markdown;
 use crate::model::EntryId;
 use crate::store::{StoreError, entries};
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -111,14 +111,30 @@ pub fn to_text(conn: &Connection, ids: &[EntryId], addresses: bool) -> Result<St
     Ok(out)
 }
 
-/// Each entry's address and title (entries without an address are left out), for a command that takes them.
-pub fn addresses(conn: &Connection, ids: &[EntryId]) -> Result<Vec<(String, String)>, StoreError> {
-    let mut out = Vec::new();
+/// Where the entries to save for later go: `server` are of an account whose server saves (see
+/// `store::changes::SAVING_KINDS`), `command` (address, title) of a local feed or a Fever account, for the
+/// `save_command` (entries without an address are left out of it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ToSave {
+    pub server: Vec<EntryId>,
+    pub command: Vec<(String, String)>,
+}
+
+/// Sorts the entries `ids` by where their save goes (see [`ToSave`]).
+pub fn to_save(conn: &Connection, ids: &[EntryId]) -> Result<ToSave, StoreError> {
+    let mut out = ToSave::default();
+    let mut kind = conn.prepare_cached(
+        "SELECT a.kind FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN accounts a ON a.id = f.account_id
+         WHERE e.id = ?1",
+    )?;
     for &id in ids {
-        if let Some(entry) = entries::entry(conn, id)?
+        let account: Option<String> = kind.query_row([id.0], |r| r.get(0)).optional()?;
+        if account.is_some_and(|k| crate::store::changes::SAVING_KINDS.contains(&k.as_str())) {
+            out.server.push(id);
+        } else if let Some(entry) = entries::entry(conn, id)?
             && let Some(link) = entry.link
         {
-            out.push((link, entry.title.unwrap_or_default()));
+            out.command.push((link, entry.title.unwrap_or_default()));
         }
     }
     Ok(out)

@@ -150,7 +150,8 @@ actions! {
     MarkBelowRead = "mark_below_read",
     /// Mark every entry from the last one marked to the cursor (then act on them all).
     MarkRange = "mark_range",
-    /// Hand the entry (or each marked one) to the `save_command`, to read later elsewhere.
+    /// Save the entry (or each marked one) for later: on its account's server (a label, Miniflux's save), else
+    /// with the `save_command`.
     SaveForLater = "save_for_later",
     /// Export the marked entries (or the entry, or in the feed list the whole list) as Markdown files.
     Export = "export",
@@ -399,7 +400,7 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
         Context::General,
         Action::SaveForLater,
         &["W"],
-        "save the entry (or the marked ones) for later with the save command",
+        "save the entry (or the marked ones) for later: on its server, else with the save command",
     ),
     (Context::General, Action::Help, &["?"], "show or hide the help"),
     (Context::General, Action::Suspend, &["Ctrl-z"], "suspend tidings (fg in the shell brings it back)"),

@@ -256,7 +256,13 @@ fn pipe_save_copy_and_bookmark_hand_the_text_or_the_address_to_the_runtime() {
     assert!(input.contains("Body") && !input.contains('\u{1b}'), "{input:?}");
     assert_eq!(update(&mut s, key('y')), vec![Effect::Copy("https://example.com/a".into())]);
     let effects = update(&mut s, ctrl('b'));
-    assert_eq!(effects, vec![Effect::Bookmark { url: "https://example.com/a".into(), title: "T".into() }]);
+    let bookmark = Effect::Bookmark {
+        url: "https://example.com/a".into(),
+        title: "T".into(),
+        description: String::new(),
+        feed: "One".into(),
+    };
+    assert_eq!(effects, vec![bookmark]);
     update(&mut s, key(':'));
     typed(&mut s, "save ~/a.txt");
     let effects = update(&mut s, code(KeyCode::Enter));

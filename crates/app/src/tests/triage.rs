@@ -216,10 +216,14 @@ fn piping_marked_entries_sends_their_markdown_or_their_addresses_to_the_command(
 }
 
 #[test]
-fn w_without_a_save_command_says_how_to_set_one() {
+fn w_without_a_save_command_says_how_to_set_one_for_an_entry_no_server_saves() {
     let mut s = list_of(2, 0);
-    assert!(update(&mut s, key('W')).is_empty());
-    assert!(status(&s).starts_with("Set save_command in the config"), "{}", status(&s));
+    let effects = update(&mut s, key('W'));
+    assert_eq!(effects, vec![Effect::Export { ids: ids([1]), to: ExportTo::SaveForLater }]);
+    // A local feed's entry: for the command, and there is none.
+    let local = vec![("https://example.com/entry/1".to_string(), "Entry 1".to_string())];
+    assert!(update(&mut s, Event::ToSave { server: vec![], command: local }).is_empty());
+    assert!(status(&s).contains("Set save_command in the config"), "{}", status(&s));
 }
 
 #[test]
@@ -227,8 +231,7 @@ fn w_saves_the_entry_or_every_marked_one_for_later() {
     let mut s = list_of(3, 0);
     s.commands.save_command = true;
     let effects = update(&mut s, key('W'));
-    let one = vec![("https://example.com/entry/1".to_string(), "Entry 1".to_string())];
-    assert_eq!(effects, vec![Effect::SaveForLater { entries: one }]);
+    assert_eq!(effects, vec![Effect::Export { ids: ids([1]), to: ExportTo::SaveForLater }]);
     update(&mut s, key('x'));
     update(&mut s, key('x'));
     let effects = update(&mut s, key('W'));
@@ -236,7 +239,39 @@ fn w_saves_the_entry_or_every_marked_one_for_later() {
     assert!(s.entries.marked.is_empty());
     // The store's answer: each address and title, control characters out, for the command.
     let read = vec![("https://a.example/\u{1b}[2J".to_string(), "T\u{7}itle\nnext".to_string())];
-    let effects = update(&mut s, Event::ToSave(read));
+    let effects = update(&mut s, Event::ToSave { server: vec![], command: read });
     let clean = vec![("https://a.example/[2J".to_string(), "Title next".to_string())];
     assert_eq!(effects, vec![Effect::SaveForLater { entries: clean }]);
+}
+
+#[test]
+fn w_records_entries_of_a_saving_account_for_the_server_and_hands_the_rest_to_the_command() {
+    let mut s = list_of(3, 0);
+    s.commands.save_command = true;
+    let local = vec![("https://example.com/entry/3".to_string(), "Entry 3".to_string())];
+    let effects = update(&mut s, Event::ToSave { server: ids([1, 2]), command: local.clone() });
+    assert_eq!(
+        effects,
+        vec![
+            Effect::Write { id: effects_write_id(&effects), write: UserWrite::SaveOnServer { ids: ids([1, 2]) } },
+            Effect::SaveForLater { entries: local.clone() },
+        ]
+    );
+    assert!(status(&s).contains("2 entries to be saved on their server at the next sync"), "{}", status(&s));
+    // Without a command the server's part is still recorded, and the rest is said.
+    s.commands.save_command = false;
+    let effects = update(&mut s, Event::ToSave { server: ids([1]), command: local });
+    assert_eq!(effects.len(), 1, "{effects:?}");
+    assert!(matches!(&effects[0], Effect::Write { write: UserWrite::SaveOnServer { ids: i }, .. } if *i == ids([1])));
+    assert!(status(&s).contains("Set save_command"), "{}", status(&s));
+}
+
+fn effects_write_id(effects: &[Effect]) -> WriteId {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Write { id, .. } => Some(*id),
+            _ => None,
+        })
+        .expect("a write")
 }

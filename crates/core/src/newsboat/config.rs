@@ -253,9 +253,9 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
                 _ => skip("max-downloads must be a number, 1 to 64"),
             },
             // newsboat hands the bookmark command the address, the title, the description and the feed's title
-            // as its arguments: tidings hands it the first two, written as its placeholders.
+            // as its arguments (`FormAction::bookmark`): tidings's placeholders for the four, in that order.
             "bookmark-cmd" if !arg(0).is_empty() => {
-                let text = command_with_values(arg(0), &["%u", "%t"]);
+                let text = command_with_values(arg(0), &["%u", "%t", "%d", "%f"]);
                 out.settings.push(("bookmark_command".into(), Value::Text(text), line));
             }
             // newsboat's notifier gets its message as the first argument.
@@ -467,7 +467,10 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(text("browser"), r#"sh -c 'xdg-open "${1}" > /dev/null 2>&1' sh %u"#);
-        assert_eq!(text("bookmark_command"), r#"sh -c '~/bin/mark.sh >> ~/marks "${1}" "${2}"' sh %u %t"#);
+        assert_eq!(
+            text("bookmark_command"),
+            r#"sh -c '~/bin/mark.sh >> ~/marks "${1}" "${2}" "${3}" "${4}"' sh %u %t %d %f"#
+        );
         assert_eq!(text("player"), r#"sh -c 'mpv '\'''\''"${1}"'\'''\'' | cat' sh %u"#);
         for key in ["browser", "bookmark_command", "player"] {
             let line = crate::command::CommandLine::parse(&text(key), None).unwrap();
@@ -477,7 +480,7 @@ mod tests {
     }
 
     #[test]
-    fn the_bookmark_command_gets_the_address_and_title_and_the_notifier_its_message() {
+    fn the_bookmark_command_gets_newsboats_four_values_and_the_notifier_its_message() {
         let m = migrate(
             "bookmark-cmd \"~/bin/bookmark.sh\"\n\
              notify-program \"notify-me\"\n\
@@ -494,11 +497,24 @@ mod tests {
             other => panic!("{other:?}"),
         };
         let bookmark = crate::command::CommandLine::parse(&text("bookmark_command"), None).unwrap();
-        let argv = bookmark.argv(&[("%u", "http://x/1"), ("%t", "A title")], &[]);
-        assert_eq!(argv, ["sh", "-c", "~/bin/bookmark.sh \"${1}\" \"${2}\"", "sh", "http://x/1", "A title"]);
+        let values = [("%u", "http://x/1"), ("%t", "A title"), ("%d", ""), ("%f", "The feed")];
+        let argv = bookmark.argv(&values, &[]);
+        assert_eq!(
+            argv,
+            [
+                "sh",
+                "-c",
+                "~/bin/bookmark.sh \"${1}\" \"${2}\" \"${3}\" \"${4}\"",
+                "sh",
+                "http://x/1",
+                "A title",
+                "",
+                "The feed"
+            ]
+        );
         assert_eq!(
             migrate("bookmark-cmd \"bm --quiet\"\n", &filter::Context::default()).settings[0].1,
-            Value::Text("bm --quiet %u %t".into())
+            Value::Text("bm --quiet %u %t %d %f".into())
         );
         assert_eq!(text("notify_command"), "notify-me '%n new entries in %f'");
         let notifier = crate::command::CommandLine::parse(&text("notify_command"), None).unwrap();

@@ -67,6 +67,7 @@ pub fn apply_with_progress(
         }
         UserWrite::AcceptMove(feed_id) => done(super::health::accept_move(&tx, *feed_id).map(|_| ()))?,
         UserWrite::SetPreference { name, value } => done(super::preferences::set(&tx, name, value.as_deref()))?,
+        UserWrite::SaveOnServer { ids } => done(super::changes::record_saves(&tx, ids, now))?,
         UserWrite::CarryOver { feeds: carried, entries, gone } => {
             Applied::CarriedOver(super::carried::carry_over(&tx, carried, entries, gone, now)?)
         }

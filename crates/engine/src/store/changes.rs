@@ -1,5 +1,5 @@
 //! The change log: what people change here that a server must hear of — read and starred flags of the entries
-//! an account holds, and changes to its subscriptions — recorded by [`super::apply`] in the same transaction as
+//! an account holds, entries saved for later there, and changes to its subscriptions — recorded by [`super::apply`] in the same transaction as
 //! the change itself, so that nothing marked while offline, or just before a crash, is lost. Sync drains it
 //! (see `crate::sync`): it sends what is waiting, in order and batched, and deletes what the server took.
 //!
@@ -187,6 +187,12 @@ pub enum Pending {
         id: i64,
         change: FeedChange,
     },
+    /// An entry saved for later on the server (a label in the Google Reader API, Miniflux's save), by the item's
+    /// key.
+    Save {
+        id: i64,
+        key: String,
+    },
 }
 
 /// Every change waiting for an account's server, in the order they were made.
@@ -207,6 +213,7 @@ pub fn pending(conn: &Connection, account: AccountId) -> Result<Vec<Pending>, St
                     out.push(Pending::Feed { id, change });
                 }
             }
+            ("save", _) => out.push(Pending::Save { id, key: target }),
             _ => {}
         }
     }
@@ -235,7 +242,7 @@ pub fn sent(conn: &mut Connection, account: AccountId, changes: &[Pending]) -> R
                         set_back(&tx, account, key, *which, *value, *at)?;
                     }
                 }
-                Pending::Feed { id, .. } => {
+                Pending::Feed { id, .. } | Pending::Save { id, .. } => {
                     feed.execute([id])?;
                 }
             }
@@ -272,6 +279,27 @@ pub(super) fn record_key_flag(
          ON CONFLICT (account_id, target, flag) WHERE kind = 'flag' DO UPDATE SET value = excluded.value, at = excluded.at",
     )?
     .execute(params![account.0, now, key, flag.name(), value])?;
+    Ok(())
+}
+
+/// Account kinds whose servers keep entries saved for later: the Google Reader API (as a label on the item) and
+/// Miniflux's own API (its save, which hands the entry to the integrations set up there). Fever has no save.
+pub const SAVING_KINDS: &[&str] = &["greader", "miniflux"];
+
+/// Records that the entries `ids` are to be saved on their account's server, for those whose feed belongs to an
+/// account that can save ([`SAVING_KINDS`]); an entry already waiting to be saved is not recorded twice, and the
+/// others (local feeds, Fever accounts) are not recorded at all.
+pub(super) fn record_saves(tx: &Connection, ids: &[EntryId], now: i64) -> Result<(), StoreError> {
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO changes (account_id, at, kind, target)
+         SELECT f.account_id, ?2, 'save', e.key FROM entries e JOIN feeds f ON f.id = e.feed_id
+         JOIN accounts a ON a.id = f.account_id
+         WHERE e.id = ?1 AND a.kind IN ('greader', 'miniflux') AND NOT EXISTS
+            (SELECT 1 FROM changes c WHERE c.account_id = f.account_id AND c.kind = 'save' AND c.target = e.key)",
+    )?;
+    for id in ids {
+        insert.execute(params![id.0, now])?;
+    }
     Ok(())
 }
 

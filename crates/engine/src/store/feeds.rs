@@ -228,13 +228,19 @@ pub fn unread_count(conn: &Connection, feed_id: FeedId) -> Result<i64, StoreErro
         .query_row([feed_id.0], |r| r.get(0))?)
 }
 
-/// Every subscription (its URL, the name it shows, its site and folder) and every folder, in the feed list's
-/// order: what `tidings export` writes.
+/// Every subscription (its URL, the name it shows, its site, folder and tags) and every folder, in the feed
+/// list's order: what `tidings export` writes.
 pub fn export_doc(conn: &Connection) -> Result<crate::opml::ExportDoc, StoreError> {
     let paths = places::paths(conn)?;
     let folders = super::folders::folders(conn)?.into_iter().filter_map(|f| paths.get(&f.id).cloned()).collect();
+    let mut tags: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
+    let mut stmt = conn.prepare_cached("SELECT feed_id, tag FROM feed_tags ORDER BY feed_id, tag")?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+        let (feed, tag) = row?;
+        tags.entry(feed).or_default().push(tag);
+    }
     let mut stmt = conn.prepare_cached(
-        "SELECT url, coalesce(custom_title, title, url), site_url, folder_id FROM feeds
+        "SELECT url, coalesce(custom_title, title, url), site_url, folder_id, id FROM feeds
          ORDER BY position, lower(coalesce(custom_title, title, url))",
     )?;
     let feeds = stmt
@@ -245,6 +251,7 @@ pub fn export_doc(conn: &Connection) -> Result<crate::opml::ExportDoc, StoreErro
                 title: r.get(1)?,
                 site_url: r.get(2)?,
                 folder: folder.and_then(|id| paths.get(&id).cloned()).unwrap_or_default(),
+                tags: tags.remove(&r.get::<_, i64>(4)?).unwrap_or_default(),
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;

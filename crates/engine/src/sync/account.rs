@@ -25,6 +25,14 @@ pub struct AccountConfig {
     pub password_command: Option<String>,
     /// A file whose first line is the password.
     pub password_file: Option<PathBuf>,
+    /// The label `W` puts on an entry to save it for later (Google Reader API accounts; FreshRSS shows it as a
+    /// label). Miniflux's own API saves through the server's integrations instead; Fever has no save.
+    #[serde(default = "default_save_label")]
+    pub save_label: String,
+}
+
+fn default_save_label() -> String {
+    "Saved".to_string()
 }
 
 fn default_account_kind() -> String {

@@ -52,6 +52,7 @@ pub(super) enum Call {
     SetFlag { flag: Flag, value: bool, keys: Vec<String> },
     EditSubscription(FeedChange),
     MarkListRead { scope: Scope, seen_usec: i64 },
+    Save { keys: Vec<String>, label: String },
 }
 
 /// A call, and whether the server answered it (and did what it asked).
@@ -311,6 +312,11 @@ impl Remote for FakeRemote {
             }
         }
         Ok(())
+    }
+
+    /// A label on items, as `edit-tag` puts one (the fake keeps only the call).
+    async fn save(&mut self, keys: &[String], label: &str) -> Result<(), RemoteError> {
+        self.record(Call::Save { keys: keys.to_vec(), label: label.to_string() })
     }
 
     /// `mark-all-as-read` as FreshRSS does it: the items of the list whose id (the microsecond they were stored)

@@ -238,6 +238,18 @@ impl Remote for GReader {
         Ok(())
     }
 
+    /// A label on the items (`edit-tag` with `a=user/-/label/NAME`): FreshRSS's `greader.php` (`editTag`) makes
+    /// it a tag of the entry, created when missing, and lists it among the item's `categories` from then on.
+    async fn save(&mut self, keys: &[String], label: &str) -> Result<(), RemoteError> {
+        for batch in keys.chunks(BATCH) {
+            let mut form: Vec<(&'static str, String)> =
+                batch.iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
+            form.push(("a", format!("{}{label}", greader::LABEL_PREFIX)));
+            self.write("edit-tag", form).await?;
+        }
+        Ok(())
+    }
+
     async fn edit_subscription(&mut self, change: &FeedChange) -> Result<(), RemoteError> {
         let label = |l: &Option<String>| l.as_ref().map(|l| format!("{}{l}", greader::LABEL_PREFIX));
         let form: Vec<(&'static str, String)> = match change {

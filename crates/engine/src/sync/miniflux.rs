@@ -271,6 +271,28 @@ impl Remote for Miniflux {
         Ok(())
     }
 
+    /// Miniflux's save (`POST /v1/entries/{entryID}/save`, `saveEntryHandler` in `internal/api/entry_handlers.go`)
+    /// hands the entry to the third-party integrations set up on the server (Wallabag, Pocket, Linkding…); with
+    /// none set up it answers 400 "no third-party integration enabled", which becomes what to do about it.
+    async fn save(&mut self, keys: &[String], _label: &str) -> Result<(), RemoteError> {
+        for key in keys {
+            let Ok(id) = key.parse::<i64>() else { continue };
+            match self.call(Method::POST, &format!("/v1/entries/{id}/save"), None).await {
+                Ok(_) => {}
+                Err(RemoteError::Status(400, said)) if said.contains("integration") => {
+                    return Err(RemoteError::Refused(format!(
+                        "Miniflux said \"{said}\": enable a third-party integration that saves (Wallabag, \
+                         Pocket, Linkding, …) in Miniflux's Settings, Integrations, or set save_command here"
+                    )));
+                }
+                // The entry is gone from the server: nothing left to save.
+                Err(RemoteError::Status(404, _)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     async fn edit_subscription(&mut self, change: &FeedChange) -> Result<(), RemoteError> {
         match change {
             FeedChange::Subscribe { url, title, label } => {

@@ -4,8 +4,9 @@
 //!
 //! One sync of one account:
 //! 1. **Up** ([`send`]): what the change log holds for it (every read, unread, star, unstar and subscription
-//!    change made here, recorded by `store::apply` in the same transaction as the change) is sent — subscription
-//!    changes in the order they were made, flags batched — and taken off the log once the server said OK. A
+//!    change made here, and every entry saved for later, recorded by `store::apply` in the same transaction as the
+//!    change) is sent — subscription changes in the order they were made, flags and saves batched — and taken off
+//!    the log once the server said OK; a save the server refuses for good (no save there) is said and dropped. A
 //!    server that cannot be reached, is busy or fails (408, 429, 5xx) leaves it all waiting for the next sync;
 //!    nothing local is lost.
 //! 2. **Down**: the subscriptions (labels become folders under the account's), the items stored since the last
@@ -117,6 +118,11 @@ pub(crate) trait Remote {
     /// they are (the list mark took every item the sync had seen).
     async fn still_unread(&mut self, _keys: &[String]) -> Result<Option<Vec<String>>, RemoteError> {
         Ok(None)
+    }
+    /// Saves items for later on the server: `label` is the account's `save_label`, for the protocols that save
+    /// as a label. A protocol without a save refuses, and the report says so.
+    async fn save(&mut self, _keys: &[String], _label: &str) -> Result<(), RemoteError> {
+        Err(RemoteError::Refused("this protocol cannot save for later; set save_command instead".into()))
     }
     /// Requests made so far.
     fn requests(&self) -> usize;

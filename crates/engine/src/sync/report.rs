@@ -6,6 +6,8 @@ pub struct Report {
     pub account: String,
     /// Changes made here that the server took.
     pub sent: usize,
+    /// Entries saved for later on the server (part of `sent`).
+    pub saved: usize,
     /// Subscription changes the server refused (a feed it cannot subscribe to): taken off the log.
     pub refused: usize,
     /// What each refused change was and why, and what became of it here (a subscription stays a local feed).
@@ -76,6 +78,9 @@ impl Report {
         }
         if self.sent > 0 {
             parts.push(format!("{} sent", plural(self.sent, "change", "changes")));
+        }
+        if self.saved > 0 {
+            parts.push(format!("{} saved for later on the server", plural(self.saved, "entry", "entries")));
         }
         if self.refused > 0 {
             parts.push(format!("{} refused by the server", plural(self.refused, "change", "changes")));

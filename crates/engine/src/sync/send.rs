@@ -59,7 +59,7 @@ impl Sync<'_> {
                     .iter()
                     .filter_map(|c| match c {
                         Pending::Flag { key, .. } => Some(key.clone()),
-                        Pending::Feed { .. } => None,
+                        Pending::Feed { .. } | Pending::Save { .. } => None,
                     })
                     .collect();
                 let keys = if (flag, value) == (Flag::Read, true) {
@@ -78,6 +78,39 @@ impl Sync<'_> {
                     return Err(e.into());
                 }
                 sent.extend(batch.into_iter().cloned());
+            }
+        }
+        let saves: Vec<&Pending> = pending.iter().filter(|c| matches!(c, Pending::Save { .. })).collect();
+        if !saves.is_empty() {
+            let keys: Vec<String> = saves
+                .iter()
+                .filter_map(|c| match c {
+                    Pending::Save { key, .. } => Some(key.clone()),
+                    _ => None,
+                })
+                .collect();
+            match remote.save(&keys, &self.account.save_label).await {
+                Ok(()) => {
+                    report.saved += keys.len();
+                    sent.extend(saves.into_iter().cloned());
+                }
+                // Refused for good (no save on this server, or none set up there): said once, with the server's
+                // reason, and forgotten.
+                Err(e) if is_refusal(&e) => {
+                    tracing::warn!(account = %self.account.name, "the server refused to save {} entries: {e:?}", keys.len());
+                    let n = keys.len();
+                    let entries = if n == 1 { "1 entry".to_string() } else { format!("{n} entries") };
+                    report.refusals.push(crate::sanitize::one_line(
+                        &format!("saving {entries} for later refused: {}", why(&e)),
+                        400,
+                    ));
+                    report.refused += n;
+                    refused.extend(saves.into_iter().cloned());
+                }
+                Err(e) => {
+                    self.forget(sent.iter().chain(&refused).cloned().collect()).await?;
+                    return Err(e.into());
+                }
             }
         }
         self.forget(sent.iter().chain(&refused).cloned().collect()).await?;
@@ -125,13 +158,7 @@ impl Sync<'_> {
 
     /// What a refused change did here, for people: a subscription stays a local feed.
     async fn refusal(&self, change: &FeedChange, e: &RemoteError) -> Result<String, StoreError> {
-        let why = match e {
-            RemoteError::Status(status, body) if body.is_empty() => format!("HTTP {status}"),
-            RemoteError::Status(status, body) => format!("HTTP {status}: {body}"),
-            RemoteError::Answer(e) => e.to_string(),
-            RemoteError::Refused(why) => why.clone(),
-            other => format!("{other:?}"),
-        };
+        let why = why(e);
         let FeedChange::Subscribe { url, .. } = change else {
             return Ok(crate::sanitize::one_line(&format!("{} refused: {why}", change.what()), 300));
         };
@@ -149,6 +176,17 @@ impl Sync<'_> {
         }
         let account = self.row.id;
         self.writer.call(move |c| changes::sent(c, account, &done)).await
+    }
+}
+
+/// What the server said, for people.
+fn why(e: &RemoteError) -> String {
+    match e {
+        RemoteError::Status(status, body) if body.is_empty() => format!("HTTP {status}"),
+        RemoteError::Status(status, body) => format!("HTTP {status}: {body}"),
+        RemoteError::Answer(e) => e.to_string(),
+        RemoteError::Refused(why) => why.clone(),
+        other => format!("{other:?}"),
     }
 }
 

@@ -53,6 +53,7 @@ impl Here {
             password: Some("secret".into()),
             password_command: None,
             password_file: None,
+            save_label: "Saved".into(),
         };
         Here { writer: DbThread::spawn_writer(conn), dir, account, now: 1_750_000_000 }
     }

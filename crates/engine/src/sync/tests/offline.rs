@@ -99,3 +99,45 @@ async fn a_sync_cut_going_down_keeps_what_it_stored_and_the_next_one_finishes() 
     assert_eq!(fake.flags_taken(), [(plain[0].clone(), Flag::Read, true)], "sent once");
     assert_eq!(here.flags().await, flags_there(&fake, &[news, plain, new].concat()));
 }
+
+#[tokio::test]
+async fn entries_saved_while_the_server_cannot_take_them_wait_and_go_as_one_label_once_it_can() {
+    use crate::model::UserWrite;
+    use crate::sync::fake::Call;
+    let (mut fake, news, plain) = server();
+    let mut here = Here::new();
+    here.sync(&mut fake).await.expect("the first sync");
+    let ids = here.entries(&[&news[0], &plain[1]]).await;
+    here.apply(UserWrite::SaveOnServer { ids: ids.clone() }).await;
+    here.apply(UserWrite::SaveOnServer { ids: ids[..1].to_vec() }).await;
+    assert_eq!(here.waiting().await, 2, "one change per entry, however often it is saved");
+
+    // The save call itself fails (503): nothing is taken off the log.
+    fake.down_after(0, Failure::Status(503));
+    let said = here.sync(&mut fake).await.expect_err("a failing server").to_string();
+    assert!(said.contains("2 changes waiting"), "{said}");
+    fake.back();
+    let report = here.sync(&mut fake).await.expect("the server back");
+    assert_eq!((report.saved, report.sent, here.waiting().await), (2, 2, 0));
+    let saves: Vec<(Vec<String>, String)> = fake
+        .log()
+        .iter()
+        .filter(|l| l.answered)
+        .filter_map(|l| match &l.call {
+            Call::Save { keys, label } => Some((keys.clone(), label.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut keys = vec![news[0].clone(), plain[1].clone()];
+    keys.sort();
+    let sent: Vec<(Vec<String>, String)> = saves
+        .into_iter()
+        .map(|(mut k, l)| {
+            k.sort();
+            (k, l)
+        })
+        .collect();
+    assert_eq!(sent, [(keys, "Saved".to_string())], "one call, both items, the account's label");
+    let again = here.sync(&mut fake).await.expect("a sync with nothing to send");
+    assert_eq!(again.saved, 0, "sent once");
+}
