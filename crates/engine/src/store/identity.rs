@@ -30,7 +30,7 @@ pub(super) fn store_entry(
     now: i64,
 ) -> Result<Option<EntryId>, StoreError> {
     // A server's item ids are its own and stable: no twin is looked for.
-    let mut elsewhere = Elsewhere { aliases: true, purged: true, twins: None, first_fetch: None };
+    let mut elsewhere = Elsewhere { aliases: true, purged: true, twins: None, first_fetch: None, next_id: None };
     Ok(match upsert_entry(tx, feed_id, entry, now, &mut elsewhere, false)? {
         Upsert::Inserted(id) => Some(id),
         Upsert::Updated | Upsert::Rotated | Upsert::Unchanged => None,
@@ -128,19 +128,20 @@ pub(super) fn upsert_entry<'a>(
             Ok(Upsert::Rotated)
         }
         None => {
+            let id = elsewhere.next_id(tx)?;
             let mut values: Vec<&dyn rusqlite::ToSql> = vec![&feed_id.0, &key, &now];
             values.extend_from_slice(fields);
             values.push(&ignored);
-            tx.prepare_cached(concat!(
+            values.push(&id);
+            tx.prepare_cached(
                 "INSERT INTO entries (id, feed_id, key, first_seen_at, title, link, author, published_at,
                         updated_at, content_html, summary_html, categories, enclosures, comments, thumbnail,
                         sort_at, ignored)
-                     VALUES (",
-                next_entry_id!(),
-                ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15)"
-            ))?
+                     VALUES (?16, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15)",
+            )?
             .execute(values.as_slice())?;
-            Ok(Upsert::Inserted(EntryId(tx.last_insert_rowid())))
+            elsewhere.stored(tx, id);
+            Ok(Upsert::Inserted(EntryId(id)))
         }
         Some((_, _, ref old)) if row.same_as(old) => Ok(Upsert::Unchanged),
         Some((id, first_seen, _)) => {
@@ -168,9 +169,28 @@ pub(super) struct Elsewhere<'a> {
     twins: Option<Twins<'a>>,
     /// On a feed's first fetch (nothing of it stored), the keys stored so far in this fetch.
     first_fetch: Option<std::collections::HashSet<&'a str>>,
+    /// The id the next new entry takes, while nothing else has been written since it was worked out: with the
+    /// connection's count of rows written then (see [`Elsewhere::next_id`]).
+    next_id: Option<(i64, u64)>,
 }
 
 impl<'a> Elsewhere<'a> {
+    /// The id the next new entry takes ([`next_entry_id!`]), asked of the database only when a row was written
+    /// since the last one here (by anything, triggers included: SQLite's count of changes moved). A refresh
+    /// stores a feed's new entries one after the other, so it asks once per feed instead of once per entry.
+    fn next_id(&mut self, tx: &Connection) -> Result<i64, StoreError> {
+        let written = tx.total_changes();
+        match self.next_id {
+            Some((id, at)) if at == written => Ok(id),
+            _ => Ok(tx.prepare_cached(concat!("SELECT ", next_entry_id!()))?.query_row([], |r| r.get(0))?),
+        }
+    }
+
+    /// Notes that the entry `id` was just stored (the one change since [`Elsewhere::next_id`]).
+    fn stored(&mut self, tx: &Connection, id: i64) {
+        self.next_id = Some((id + 1, tx.total_changes()));
+    }
+
     pub(super) fn of_feed(
         tx: &Connection,
         feed_id: FeedId,
@@ -187,6 +207,7 @@ impl<'a> Elsewhere<'a> {
             purged: any("SELECT EXISTS (SELECT 1 FROM purged_entries WHERE feed_id = ?1)")?,
             twins: stored.then(|| Twins::new(listed)),
             first_fetch: (!stored).then(|| std::collections::HashSet::with_capacity(listed.len())),
+            next_id: None,
         })
     }
 }
@@ -364,4 +385,39 @@ pub(super) fn alias_of(tx: &Connection, feed_id: FeedId, key: &str) -> Result<Op
     tx.prepare_cached("UPDATE entries SET key = ?2 WHERE id = ?1")?.execute(params![id, key])?;
     tx.prepare_cached("DELETE FROM entry_aliases WHERE entry_id = ?1")?.execute([id])?;
     Ok(Some(EntryId(id)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::fixtures::{entry, one_feed};
+
+    #[test]
+    fn a_new_entry_after_another_write_in_the_same_transaction_takes_the_next_free_id() {
+        let listed = [entry("a", "A", "", 1), entry("b", "B", "", 2), entry("c", "C", "", 3)];
+        let (_dir, mut conn, feed) = one_feed();
+        let tx = conn.transaction().unwrap();
+        let mut elsewhere = Elsewhere::of_feed(&tx, feed, &listed).unwrap();
+        fn stored<'a>(tx: &Connection, feed: FeedId, e: &mut Elsewhere<'a>, entry: &'a ParsedEntry) -> i64 {
+            match upsert_entry(tx, feed, entry, 9, e, false).unwrap() {
+                Upsert::Inserted(id) => id.0,
+                _ => panic!("a new entry is inserted"),
+            }
+        }
+        let a = stored(&tx, feed, &mut elsewhere, &listed[0]);
+        let b = stored(&tx, feed, &mut elsewhere, &listed[1]);
+        assert_eq!(b, a + 1, "one after the other");
+        // Something else stores an entry in between (a sync, an import): its id is not given twice.
+        tx.execute(
+            concat!(
+                "INSERT INTO entries (id, feed_id, key, first_seen_at, sort_at) VALUES (",
+                next_entry_id!(),
+                ", ?1, 'x', 0, 0)"
+            ),
+            [feed.0],
+        )
+        .unwrap();
+        let c = stored(&tx, feed, &mut elsewhere, &listed[2]);
+        assert_eq!(c, b + 2);
+    }
 }
