@@ -1,5 +1,5 @@
-//! Down, the items: those the server stored since the last sync, newest first, a page at a time (the next page
-//! is asked for while this one is stored). A sync goes down to the first page an earlier one had whole; when an
+//! Down, the items: those the server stored since the last sync, newest first, a page at a time (the next pages
+//! are asked for while the writer stores those before, together, in one transaction once it is free). A sync goes down to the first page an earlier one had whole; when an
 //! earlier sync stopped going down (at its cap, or cut short), this one then goes on from where it stopped, by
 //! the continuation it kept. Whatever the server sends, a sync stops at its [`Budget`], and at a continuation
 //! given twice; what came is kept, and the mark it leaves says where the next sync goes on — so nothing is
@@ -30,6 +30,12 @@ struct Pass {
 }
 
 type Storing = tokio::task::JoinHandle<Result<ItemsReport, StoreError>>;
+
+/// The fewest items stored in one transaction while more are coming (a Fever page holds 50): a transaction
+/// costs its own statements and commit besides its items'.
+const STORE_BATCH: usize = 500;
+/// The most items held waiting for the writer before the way down waits for it.
+const MOST_WAITING: usize = 5000;
 
 impl Sync<'_> {
     /// Stores the items the server stored since the last sync, and keeps the mark the next sync starts from —
@@ -98,6 +104,10 @@ impl Sync<'_> {
         }
         let mut continuation = start;
         let mut storing: Option<Storing> = None;
+        // Items come while the writer stores those before: what came meanwhile is stored together, in one
+        // transaction, once the writer is free (and at least a batch has come), so that the way down never waits
+        // on the writer until a lot is waiting.
+        let mut waiting: Vec<RemoteItem> = Vec::new();
         loop {
             let Some(most) = budget.page() else {
                 report.more = true;
@@ -112,9 +122,6 @@ impl Sync<'_> {
                     break;
                 }
             };
-            if let Some(task) = storing.take() {
-                stored(report, task).await?;
-            }
             // A server that sends more than asked gets no more than that stored.
             let mut items: Vec<RemoteItem> = page.items;
             items.truncate(most);
@@ -123,18 +130,21 @@ impl Sync<'_> {
             // The server sends the newest first, so past a page the last sync had whole, every item is older
             // still: a server that stores a refresh within one second would otherwise send all of it again.
             let had_whole = known > 0 && items.iter().all(|i| i.crawled_usec > 0 && i.crawled_usec <= known);
-            if !items.is_empty() {
-                let (writer, row, now, feeds) = (self.writer.clone(), self.row.clone(), self.now, feeds.clone());
-                let task = tokio::spawn(async move {
-                    writer.call(move |c| accounts::store_items(c, &row, &feeds, &items, now)).await
-                });
-                if had_whole {
-                    // That page says where to stop (and ends the way down): only what it held that is new here
-                    // costs the cap, which is left for the rest an earlier sync left.
-                    budget.took(stored(report, task).await?);
-                } else {
-                    budget.took(taken);
-                    storing = Some(task);
+            if items.is_empty() {
+            } else if had_whole {
+                // That page says where to stop (and ends the way down): only what it held that is new here
+                // costs the cap, which is left for the rest an earlier sync left. (What came before it first.)
+                self.store_now(&mut storing, &mut waiting, feeds, report).await?;
+                if let Some(task) = storing.take() {
+                    stored(report, task).await?;
+                }
+                budget.took(stored(report, self.store_items(feeds, items)).await?);
+            } else {
+                budget.took(taken);
+                waiting.extend(items);
+                let free = storing.as_ref().is_none_or(|task| task.is_finished());
+                if (free && waiting.len() >= STORE_BATCH) || waiting.len() >= MOST_WAITING {
+                    self.store_now(&mut storing, &mut waiting, feeds, report).await?;
                 }
             }
             match page.continuation {
@@ -149,10 +159,34 @@ impl Sync<'_> {
                 _ => break,
             }
         }
+        self.store_now(&mut storing, &mut waiting, feeds, report).await?;
         if let Some(task) = storing {
             stored(report, task).await?;
         }
         Ok(pass)
+    }
+
+    /// Stores what is `waiting` (once what is being stored is), beside the way down.
+    async fn store_now(
+        &self,
+        storing: &mut Option<Storing>,
+        waiting: &mut Vec<RemoteItem>,
+        feeds: &Arc<HashMap<String, FeedId>>,
+        report: &mut Report,
+    ) -> Result<(), StoreError> {
+        if let Some(task) = storing.take() {
+            stored(report, task).await?;
+        }
+        if !waiting.is_empty() {
+            *storing = Some(self.store_items(feeds, std::mem::take(waiting)));
+        }
+        Ok(())
+    }
+
+    /// Stores `items` on the writer, beside the way down.
+    fn store_items(&self, feeds: &Arc<HashMap<String, FeedId>>, items: Vec<RemoteItem>) -> Storing {
+        let (writer, row, now, feeds) = (self.writer.clone(), self.row.clone(), self.now, feeds.clone());
+        tokio::spawn(async move { writer.call(move |c| accounts::store_items(c, &row, &feeds, &items, now)).await })
     }
 }
 
