@@ -180,8 +180,9 @@ fn a_feed_read_here_as_one_list_goes_up_to_coldsweat_as_one_request() {
     mark_here(&sandbox, &list, |ids| UserWrite::SetRead { ids, read: true });
     let report = sync_json(&sandbox, &cfg);
     assert_eq!(report["sent"].as_u64(), Some(150), "{report}");
-    // The four of a sync with nothing new, one for the list, and one to ask what it left unread there.
-    assert!(report["requests"].as_u64().unwrap() <= 6, "{report}");
+    // The four of a sync with nothing new, and three for the list: the groups and the unread set before it, the
+    // mark, and what it left unread there.
+    assert!(report["requests"].as_u64().unwrap() <= 7, "{report}");
     let unread = id_set(&coldsweat.fever("&unread_item_ids", &[]), "unread_item_ids");
     assert_eq!(unread.len(), 3, "only Delta's are unread there: {unread:?}");
     assert!(list.iter().all(|k| !unread.contains(k)));
@@ -272,4 +273,175 @@ fn every_item_of_coldsweat_arrives_though_it_pages_feed_by_feed() {
     let again = sync(&sandbox, &cfg);
     assert!(again.status.success(), "{}", stderr(&again));
     assert_eq!(keys(&sandbox, "1").len(), 420, "every new item: {}", stdout(&again));
+}
+
+/// A feed of `items` items dated an hour apart in 2025, and then one more for each date of `later` (a new
+/// item, arrived after the others).
+fn dated_feed(title: &str, items: usize, later: &[i64]) -> String {
+    let mut xml = format!("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>{title}</title>\n");
+    let dates = (0..items as i64).map(|i| 1_750_000_000 + i * 3600).chain(later.iter().copied());
+    for (i, date) in dates.enumerate() {
+        xml.push_str(&format!(
+            "<item><guid>{title}-{i}</guid><title>{title} item {i}</title><link>http://example.com/{title}/{i}</link>\
+             <pubDate>{}</pubDate></item>\n",
+            chrono::DateTime::from_timestamp(date, 0).unwrap().to_rfc2822()
+        ));
+    }
+    xml.push_str("</channel></rss>\n");
+    xml
+}
+
+/// The folder of the list tests: News, three feeds of 100 items; Delta, 3 items, outside it.
+const NEWS: [(&str, &str); 3] = [("/n0.xml", "Kappa"), ("/n1.xml", "Lambda"), ("/n2.xml", "Mu")];
+
+fn serve_folder(feeds_server: &Server, later: &[i64]) {
+    for (n, (path, title)) in NEWS.iter().enumerate() {
+        let extra = if n == 0 { later } else { &[] };
+        feeds_server.route(path, support::server::Reply::ok("application/rss+xml", dated_feed(title, 100, extra)));
+    }
+    feeds_server.route("/d.xml", support::server::Reply::ok("application/rss+xml", dated_feed("Delta", 3, &[])));
+}
+
+/// The keys of the entries here in the folder News.
+fn news_here(sandbox: &Sandbox) -> Vec<String> {
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let titles = NEWS.iter().map(|(_, t)| format!("'{t}'")).collect::<Vec<_>>().join(",");
+    let query = format!("SELECT e.key FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE f.title IN ({titles})");
+    db.prepare(&query).unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+/// The requests a sync made to send what was waiting: those before it asked for the feeds (`groups&feeds`).
+fn sending(asked: &[String]) -> Vec<&String> {
+    asked.iter().take_while(|r| !r.contains("groups&feeds")).collect()
+}
+
+/// A folder of three feeds read here (300 entries) goes up to FreshRSS's Fever API as one `mark=group`, in at
+/// most three requests (feed by feed, it takes four at least); every entry of it is read there then, and an
+/// entry that arrived on the server after the list was shown stays unread on both sides.
+#[test]
+fn a_folder_read_here_goes_up_to_freshrss_over_fever_as_one_group_mark() {
+    let freshrss = match FreshRss::start() {
+        Ok(server) => server,
+        Err(why) => return skipped("a_folder_read_here_goes_up_to_freshrss_over_fever", &why),
+    };
+    let feeds_server = Server::start();
+    serve_folder(&feeds_server, &[]);
+    let api = freshrss.api();
+    for (path, _) in NEWS {
+        api.subscribe(&feeds_server.url(path), Some("News"));
+    }
+    api.subscribe(&feeds_server.url("/d.xml"), None);
+    freshrss.fetch_feeds();
+    let sandbox = Sandbox::new();
+    let config = format!(
+        "refresh_on_startup = false\n[[accounts]]\nname = \"FreshRSS\"\nkind = \"fever\"\n\
+         url = \"http://127.0.0.1:{}/api/fever.php\"\nuser = \"alice\"\npassword = \"{}\"\n",
+        freshrss.port,
+        support::freshrss::PASSWORD
+    );
+    let cfg = sandbox.write("config.toml", config);
+    let out = sync(&sandbox, &cfg);
+    assert!(stdout(&out).starts_with("FreshRSS: 303 new"), "{}{}", stdout(&out), stderr(&out));
+    let list = news_here(&sandbox);
+    assert_eq!(list.len(), 300);
+    mark_here(&sandbox, &list, |ids| UserWrite::SetRead { ids, read: true });
+    // After the list was shown, a new item in one of its feeds.
+    serve_folder(&feeds_server, &[chrono::Utc::now().timestamp()]);
+    freshrss.fetched_again(&feeds_server, NEWS[0].0);
+    let new: Vec<String> = api.ids("unread").into_iter().filter(|id| !list.contains(id)).collect();
+    assert_eq!(new.len(), 4, "Delta's three and the new one: {new:?}");
+
+    let before = freshrss.requests().len();
+    let report = sync_json(&sandbox, &cfg);
+    assert_eq!(report["sent"].as_u64(), Some(300), "{report}");
+    let asked = freshrss.requests()[before..].to_vec();
+    let sent = sending(&asked);
+    assert!(!sent.is_empty() && sent.len() <= 3, "{} requests to send the folder: {sent:#?}", sent.len());
+    let unread = api.ids("unread");
+    assert!(list.iter().all(|k| !unread.contains(k)), "every entry of the folder read there");
+    assert_eq!(unread, new.iter().cloned().collect(), "the new one and Delta's stay unread there");
+    assert_eq!(keys(&sandbox, "e.read = 0"), unread, "and here the same");
+}
+
+/// Coldsweat's `before` is compared with the items' own dates. A folder read here (300 entries, dated in the
+/// past) goes up as one `mark=group`: the groups and the unread set first, the mark, the unread set after — three
+/// requests. Every entry of it is read there, and a new entry (dated after the list) stays unread.
+#[test]
+fn a_folder_read_here_goes_up_to_coldsweat_as_one_group_mark() {
+    let feeds_server = Server::start();
+    serve_folder(&feeds_server, &[]);
+    let Some((coldsweat, sandbox, cfg, list)) = folder_on_coldsweat(&feeds_server, "a_folder_read_here_to_coldsweat")
+    else {
+        return;
+    };
+    // After the list was shown, a new item in one of its feeds, dated now (an hour on, so that no second of the
+    // sync it is compared with can be later).
+    serve_folder(&feeds_server, &[chrono::Utc::now().timestamp() + 3600]);
+    coldsweat.fetch_feeds();
+    let unread_there = id_set(&coldsweat.fever("&unread_item_ids", &[]), "unread_item_ids");
+    let new: Vec<&String> = unread_there.iter().filter(|id| !list.contains(id)).collect();
+    assert_eq!(new.len(), 4, "Delta's three and the new one: {new:?}");
+
+    let before = coldsweat.requests().len();
+    let report = sync_json(&sandbox, &cfg);
+    assert_eq!(report["sent"].as_u64(), Some(300), "{report}");
+    let asked = coldsweat.requests()[before..].to_vec();
+    let sent = sending(&asked);
+    assert!(!sent.is_empty() && sent.len() <= 3, "{} requests to send the folder: {sent:#?}", sent.len());
+    let unread = id_set(&coldsweat.fever("&unread_item_ids", &[]), "unread_item_ids");
+    assert!(list.iter().all(|k| !unread.contains(k)), "every entry of the folder read there");
+    assert_eq!(unread, new.into_iter().cloned().collect(), "the new one and Delta's stay unread there");
+    assert_eq!(keys(&sandbox, "e.read = 0"), unread, "and here the same");
+}
+
+/// An item that came to Coldsweat after the list was shown, with a date older than the list's (a feed's backlog):
+/// the group mark takes it too, since Coldsweat compares `before` with dates. It is made unread again there, and
+/// stays unread here.
+#[test]
+fn an_old_item_that_came_after_a_folder_was_read_stays_unread_on_coldsweat() {
+    let feeds_server = Server::start();
+    serve_folder(&feeds_server, &[]);
+    let Some((coldsweat, sandbox, cfg, list)) = folder_on_coldsweat(&feeds_server, "an_old_item_that_came_after")
+    else {
+        return;
+    };
+    serve_folder(&feeds_server, &[1_700_000_000]);
+    coldsweat.fetch_feeds();
+    let unread_there = id_set(&coldsweat.fever("&unread_item_ids", &[]), "unread_item_ids");
+    let new: std::collections::BTreeSet<String> = unread_there.into_iter().filter(|id| !list.contains(id)).collect();
+    assert_eq!(new.len(), 4, "Delta's three and the old one: {new:?}");
+
+    let report = sync_json(&sandbox, &cfg);
+    assert_eq!(report["sent"].as_u64(), Some(300), "{report}");
+    let unread = id_set(&coldsweat.fever("&unread_item_ids", &[]), "unread_item_ids");
+    assert!(list.iter().all(|k| !unread.contains(k)), "every entry of the folder read there");
+    assert_eq!(unread, new, "the old one that came later and Delta's stay unread there");
+    assert_eq!(keys(&sandbox, "e.read = 0"), unread, "and here the same");
+}
+
+/// A Coldsweat with the folder News and Delta, synced once, the folder's 300 entries read here; or `None` (the
+/// test skipped) where Coldsweat cannot start.
+fn folder_on_coldsweat(
+    feeds_server: &Server,
+    test: &str,
+) -> Option<(Coldsweat, Sandbox, std::path::PathBuf, Vec<String>)> {
+    let mut outlines: Vec<(Option<&str>, &str, String)> =
+        NEWS.iter().map(|(path, title)| (Some("News"), *title, feeds_server.url(path))).collect();
+    outlines.push((None, "Delta", feeds_server.url("/d.xml")));
+    let refs: Vec<(Option<&str>, &str, &str)> = outlines.iter().map(|(f, t, u)| (*f, *t, u.as_str())).collect();
+    let coldsweat = match Coldsweat::start(&support::opml(&refs)) {
+        Ok(server) => server,
+        Err(why) => {
+            support::skip(test, &format!("no Coldsweat: {why}"));
+            return None;
+        }
+    };
+    let sandbox = Sandbox::new();
+    let cfg = sandbox.write("config.toml", coldsweat.config());
+    let out = sync(&sandbox, &cfg);
+    assert!(stdout(&out).starts_with("Coldsweat: 303 new"), "{}{}", stdout(&out), stderr(&out));
+    let list = news_here(&sandbox);
+    assert_eq!(list.len(), 300);
+    mark_here(&sandbox, &list, |ids| UserWrite::SetRead { ids, read: true });
+    Some((coldsweat, sandbox, cfg, list))
 }

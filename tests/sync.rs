@@ -38,17 +38,6 @@ fn db(sandbox: &Sandbox) -> rusqlite::Connection {
     rusqlite::Connection::open(sandbox.db()).unwrap()
 }
 
-/// FreshRSS fetches its feeds until it has fetched `path` once more (it leaves a feed alone for a second after
-/// fetching it).
-fn fetched_again(freshrss: &FreshRss, feeds_server: &Server, path: &str) {
-    let before = feeds_server.requests_for(path).len();
-    let started = Instant::now();
-    while feeds_server.requests_for(path).len() == before {
-        assert!(started.elapsed() < Duration::from_secs(30), "FreshRSS did not fetch {path} again");
-        freshrss.fetch_feeds();
-    }
-}
-
 fn config(sandbox: &Sandbox, freshrss: &FreshRss, password: &str) -> std::path::PathBuf {
     let path = sandbox.write("config.toml", freshrss.config(password));
     #[cfg(unix)]
@@ -119,7 +108,7 @@ fn changes_on_the_server_arrive_with_the_next_sync_in_four_requests_when_nothing
     api.mark(&starred, "starred", false);
     api.mark(&unread[..1], "starred", true);
     feeds(&feeds_server, &[("/a.xml", "Alpha", 7)]);
-    fetched_again(&freshrss, &feeds_server, "/a.xml");
+    freshrss.fetched_again(&feeds_server, "/a.xml");
     let out = sync(&sandbox, &cfg);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).starts_with("FreshRSS: 2 new"), "{}", stdout(&out));
@@ -152,7 +141,7 @@ fn a_sync_with_nothing_new_reads_one_page_of_items_however_many_the_server_holds
     assert!(asked.len() <= 4, "a sync with nothing new made {} requests: {asked:#?}", asked.len());
 
     feeds_server.route("/f0.xml", Reply::ok("application/rss+xml", support::freshrss::farm_feed(0, 452)));
-    fetched_again(&freshrss, &feeds_server, "/f0.xml");
+    freshrss.fetched_again(&feeds_server, "/f0.xml");
     let out = sync(&sandbox, &cfg);
     assert!(stdout(&out).starts_with("FreshRSS: 2 new"), "{}{}", stdout(&out), stderr(&out));
     assert_eq!(keys(&sandbox, "1"), api.ids("all"), "every item, the new ones too");

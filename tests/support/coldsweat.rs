@@ -110,6 +110,12 @@ impl Coldsweat {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
 
+    /// The requests of the Fever API the server answered so far, in order (its own log: method, path, query).
+    pub(crate) fn requests(&self) -> Vec<String> {
+        let log = std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default();
+        log.lines().filter(|l| l.contains("\"POST /fever/")).map(str::to_string).collect()
+    }
+
     /// The Fever API's address.
     pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}/fever/", self.port)

@@ -141,6 +141,17 @@ impl FreshRss {
         );
     }
 
+    /// FreshRSS fetches its feeds until it has fetched `path` of `feeds_server` once more (it leaves a feed alone
+    /// for a second after fetching it).
+    pub(crate) fn fetched_again(&self, feeds_server: &super::server::Server, path: &str) {
+        let before = feeds_server.requests_for(path).len();
+        let started = Instant::now();
+        while feeds_server.requests_for(path).len() == before {
+            assert!(started.elapsed() < Duration::from_secs(30), "FreshRSS did not fetch {path} again");
+            self.fetch_feeds();
+        }
+    }
+
     /// The other device.
     pub(crate) fn api(&self) -> Api {
         let mut api = Api { port: self.port, auth: String::new(), token: String::new() };

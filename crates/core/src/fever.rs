@@ -53,23 +53,70 @@ fn field(answer: &[u8], name: &str) -> Result<Value, AnswerError> {
     map.remove(name).ok_or_else(|| not_fever(&format!("no `{name}`")))
 }
 
-/// The subscriptions, from an answer to `?api&groups&feeds`: each feed in the first group that holds it.
-pub fn subscriptions(answer: &[u8]) -> Result<Vec<RemoteFeed>, AnswerError> {
-    let groups = field(answer, "groups")?;
-    let feeds = field(answer, "feeds")?;
-    let links = field(answer, "feeds_groups")?;
-    let names: HashMap<i64, String> = array(&groups, "groups")?
+/// A group of the server (a folder here): its id, title, and the ids of its feeds, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    pub id: i64,
+    pub title: String,
+    pub feeds: Vec<i64>,
+}
+
+/// The groups of an answer to `?api&groups…`, with the feeds `feeds_groups` puts in each, in the order
+/// `feeds_groups` names them (then those with no feed).
+pub fn groups(answer: &[u8]) -> Result<Vec<Group>, AnswerError> {
+    let mut map = object(answer)?.ok_or_else(|| not_fever("the key was refused"))?;
+    let groups = map.remove("groups").ok_or_else(|| not_fever("no `groups`"))?;
+    let links = map.remove("feeds_groups").ok_or_else(|| not_fever("no `feeds_groups`"))?;
+    let mut out: Vec<Group> = array(&groups, "groups")?
         .iter()
-        .filter_map(|g| Some((g.get("id").and_then(number)?, g.get("title")?.as_str()?.to_string())))
+        .filter_map(|g| {
+            let (id, title) = (g.get("id").and_then(number)?, g.get("title")?.as_str()?.to_string());
+            Some(Group { id, title, feeds: Vec::new() })
+        })
         .collect();
-    let mut label_of: HashMap<i64, String> = HashMap::new();
+    let mut order: Vec<i64> = Vec::new();
     for link in array(&links, "feeds_groups")? {
-        let Some(name) = link.get("group_id").and_then(number).and_then(|g| names.get(&g)) else { continue };
+        let Some(id) = link.get("group_id").and_then(number) else { continue };
+        let Some(group) = out.iter_mut().find(|g| g.id == id) else { continue };
         let ids = link.get("feed_ids").and_then(Value::as_str).unwrap_or_default();
-        for id in ids.split(',').filter_map(|i| i.trim().parse().ok()) {
-            label_of.entry(id).or_insert_with(|| name.clone());
+        group.feeds.extend(ids.split(',').filter_map(|i| i.trim().parse::<i64>().ok()));
+        if !order.contains(&id) {
+            order.push(id);
         }
     }
+    out.sort_by_key(|g| order.iter().position(|&id| id == g.id).unwrap_or(order.len()));
+    Ok(out)
+}
+
+/// Each feed's label: the title of the first group that holds it (a feed may be in several).
+fn labels(groups: &[Group]) -> HashMap<i64, &str> {
+    let mut label_of = HashMap::new();
+    for group in groups {
+        for feed in &group.feeds {
+            label_of.entry(*feed).or_insert(group.title.as_str());
+        }
+    }
+    label_of
+}
+
+/// The group that is the label `title` here and nothing more, to be marked read as one (`mark=group`): the only
+/// group of that title, every feed of which has it as its label. `None` where there is no such group (marking it
+/// would touch feeds filed under another label here).
+pub fn group_of_label(groups: &[Group], title: &str) -> Option<i64> {
+    let mut named = groups.iter().filter(|g| g.title == title);
+    let group = named.next()?;
+    if named.next().is_some() {
+        return None;
+    }
+    let label_of = labels(groups);
+    group.feeds.iter().all(|f| label_of.get(f) == Some(&title)).then_some(group.id)
+}
+
+/// The subscriptions, from an answer to `?api&groups&feeds`: each feed in the first group that holds it.
+pub fn subscriptions(answer: &[u8]) -> Result<Vec<RemoteFeed>, AnswerError> {
+    let groups = groups(answer)?;
+    let label_of = labels(&groups);
+    let feeds = field(answer, "feeds")?;
     let mut out = Vec::new();
     for feed in array(&feeds, "feeds")? {
         let (Some(id), Some(url)) = (feed.get("id").and_then(number), feed.get("url").and_then(Value::as_str)) else {
@@ -80,7 +127,7 @@ pub fn subscriptions(answer: &[u8]) -> Result<Vec<RemoteFeed>, AnswerError> {
             url: url.to_string(),
             title: crate::sanitize::one_line(feed.get("title").and_then(Value::as_str).unwrap_or(url), 500),
             site_url: feed.get("site_url").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string),
-            label: label_of.get(&id).cloned(),
+            label: label_of.get(&id).map(|l| l.to_string()),
         });
     }
     Ok(out)
@@ -156,6 +203,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_label_is_one_group_only_where_no_feed_of_the_group_is_filed_under_another() {
+        let group = |id: i64, title: &str, feeds: &[i64]| Group { id, title: title.into(), feeds: feeds.to_vec() };
+        let groups = [group(3, "News", &[1, 2]), group(4, "Tech", &[2, 5]), group(6, "Blogs", &[7])];
+        assert_eq!(group_of_label(&groups, "News"), Some(3));
+        assert_eq!(group_of_label(&groups, "Blogs"), Some(6));
+        // Feed 2 is also in Tech, but filed under News here: marking Tech would read it.
+        assert_eq!(group_of_label(&groups, "Tech"), None);
+        assert_eq!(group_of_label(&groups, "Nowhere"), None);
+        // Two groups of one title: which one the label is cannot be told.
+        let twice = [group(3, "News", &[1]), group(8, "News", &[9])];
+        assert_eq!(group_of_label(&twice, "News"), None);
+    }
+
+    #[test]
     fn the_key_is_the_md5_of_user_and_password() {
         // RFC 1321's own test values, then the kits' users.
         let hex = |s: &[u8]| md5(s).iter().map(|b| format!("{b:02x}")).collect::<String>();
@@ -186,6 +247,7 @@ mod tests {
         let feeds = subscriptions(answer).unwrap();
         assert_eq!(feeds[0].stream, "feed/1");
         assert_eq!((feeds[0].label.as_deref(), feeds[1].label.as_deref()), (Some("News"), None));
+        assert_eq!(groups(answer).unwrap(), [Group { id: 10, title: "News".into(), feeds: vec![1] }]);
         let page = items(br#"{"auth":1,"items":[{"id":"7","feed_id":1,"title":"T","is_read":1,"is_saved":"0"}]}"#);
         let item = &page.unwrap()[0];
         assert_eq!(

@@ -21,17 +21,16 @@ pub(super) enum Upsert {
     Unchanged,
 }
 
-/// Inserts a new entry or updates a changed one; read and starred flags are never touched here.
-/// Stores one entry of a feed (an account's item): its id when it is new.
-pub(super) fn store_entry(
+/// Stores one entry of a feed (an account's item): its id when it is new. Read and starred flags are never
+/// touched here. `elsewhere` is the feed's, from [`Elsewhere::of_items`], for the items of one transaction.
+pub(super) fn store_entry<'a>(
     tx: &Connection,
     feed_id: FeedId,
-    entry: &ParsedEntry,
+    entry: &'a ParsedEntry,
     now: i64,
+    elsewhere: &mut Elsewhere<'a>,
 ) -> Result<Option<EntryId>, StoreError> {
-    // A server's item ids are its own and stable: no twin is looked for.
-    let mut elsewhere = Elsewhere { aliases: true, purged: true, twins: None, first_fetch: None, next_id: None };
-    Ok(match upsert_entry(tx, feed_id, entry, now, &mut elsewhere, false)? {
+    Ok(match upsert_entry(tx, feed_id, entry, now, elsewhere, false)? {
         Upsert::Inserted(id) => Some(id),
         Upsert::Updated | Upsert::Rotated | Upsert::Unchanged => None,
     })
@@ -175,6 +174,23 @@ pub(super) struct Elsewhere<'a> {
 }
 
 impl<'a> Elsewhere<'a> {
+    /// Where an account's items for `feed_id` are looked for, asked of the database once per feed and
+    /// transaction rather than once per item: a server's item ids are its own and stable, so no twin is looked
+    /// for; a feed with nothing stored (a first sync) has no key to look up but those the items repeat.
+    pub(super) fn of_items(tx: &Connection, feed_id: FeedId) -> Result<Elsewhere<'a>, StoreError> {
+        let any = |sql: &str| -> Result<bool, StoreError> {
+            Ok(tx.prepare_cached(sql)?.query_row([feed_id.0], |r| r.get::<_, bool>(0))?)
+        };
+        let stored = any("SELECT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)")?;
+        Ok(Elsewhere {
+            aliases: stored && any("SELECT EXISTS (SELECT 1 FROM entry_aliases WHERE feed_id = ?1)")?,
+            purged: any("SELECT EXISTS (SELECT 1 FROM purged_entries WHERE feed_id = ?1)")?,
+            twins: None,
+            first_fetch: (!stored).then(std::collections::HashSet::new),
+            next_id: None,
+        })
+    }
+
     /// The id the next new entry takes ([`next_entry_id!`]), asked of the database only when a row was written
     /// since the last one here (by anything, triggers included: SQLite's count of changes moved). A refresh
     /// stores a feed's new entries one after the other, so it asks once per feed instead of once per entry.

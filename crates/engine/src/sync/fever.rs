@@ -2,7 +2,8 @@
 //! RSS's plug-in serve it: every call a `POST URL?api&…` with the `api_key`. Items are paged by id (`since_id`,
 //! as many a call as the server gives: 50 on most; by `with_ids` on a server found not to send them in order of
 //! id, see [`Fever::window`]), the unread and saved sets come whole in one answer each, and
-//! marks go one item a call (the protocol has no batch). Fever cannot subscribe, unsubscribe, rename or move a
+//! marks go one item a call (the protocol has no batch), except a whole feed, folder or account read here
+//! (`mark=feed|group`, see [`Remote::mark_list_read`]). Fever cannot subscribe, unsubscribe, rename or move a
 //! feed: such a change is refused at once, with that reason. Reading the answers is the core's `fever`.
 
 use super::{Remote, RemoteError, Set};
@@ -10,6 +11,7 @@ use crate::fever;
 use crate::greader::{IdsPage, ItemsPage, RemoteFeed, RemoteItem};
 use crate::store::accounts::Scope;
 use crate::store::changes::{FeedChange, Flag};
+use std::collections::HashSet;
 
 /// The largest answer read, after decompression.
 const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
@@ -33,7 +35,17 @@ pub(super) struct Fever {
     /// paging by `since_id` skips some: its items are asked for by id instead (see [`Fever::window`]). Learnt
     /// when a first sync was given fewer items than the server says it holds, and kept with the account.
     unordered: bool,
+    /// A send's list marks under way (see [`Remote::mark_list_read`]); any other call ends it.
+    marking: Option<Marking>,
     requests: usize,
+}
+
+/// What a send's list marks need to know of the server, asked once before the first.
+struct Marking {
+    groups: Vec<fever::Group>,
+    /// The unread set before the first mark, and after the last (where the server sent it with the mark).
+    before: HashSet<String>,
+    after: Option<HashSet<String>>,
 }
 
 /// What the account keeps of a server found not to send its items in order of id.
@@ -48,7 +60,8 @@ impl Fever {
         password: super::http::Password,
     ) -> Fever {
         let (base, user, given) = (base.to_string(), user.to_string(), Default::default());
-        Fever { http, base, user, password, key: None, seen, given, page_size: 0, unordered: false, requests: 0 }
+        let (page_size, unordered, marking, requests) = (0, false, None, 0);
+        Fever { http, base, user, password, key: None, seen, given, page_size, unordered, marking, requests }
     }
 
     /// What the account keeps of what the server was found to do (see [`Fever::learnt`]).
@@ -110,6 +123,7 @@ impl Fever {
 
     /// Calls the API: `what` after `?api`, `form` beside the key. A refused key is [`RemoteError::Unauthorized`].
     async fn call(&mut self, what: &str, form: &[(&str, String)]) -> Result<Vec<u8>, RemoteError> {
+        self.marking = None;
         if self.key.is_none() {
             self.login().await?;
         }
@@ -235,33 +249,69 @@ impl Remote for Fever {
         )))
     }
 
-    /// `mark=feed&as=read&id=…&before=…` for a feed, before the last sync (Fever's `before` is a time; what came
-    /// since stays unread there). A label or the whole account go feed by feed (the API's groups have ids the
-    /// sync does not keep).
+    /// `mark=feed` for a feed, `mark=group` for a label that is one group there, and for the whole account (group
+    /// 0: every feed, on FreshRSS and Coldsweat alike), each `as=read` `before` the second after the last sync
+    /// began. What `before` is compared with differs: FreshRSS takes the items it stored up to then (its ids are
+    /// the times it stored them, in microseconds); Coldsweat those its items' own dates put before then. So the
+    /// first list mark of a send asks for the groups and the unread set before it (one request), and
+    /// [`Remote::still_unread`] puts right afterwards what `before` missed or took beyond the list.
     async fn mark_list_read(&mut self, scope: &Scope, _: i64, synced_at: i64) -> Result<bool, RemoteError> {
-        let Scope::Feed(stream) = scope else { return Ok(false) };
-        let Some(id) = stream.strip_prefix("feed/").filter(|id| id.bytes().all(|b| b.is_ascii_digit())) else {
-            return Ok(false);
-        };
         if synced_at <= 0 {
             return Ok(false);
         }
+        let mut marking = match self.marking.take() {
+            Some(marking) => marking,
+            None => {
+                let answer = self.call("&groups&unread_item_ids", &[]).await?;
+                let groups = fever::groups(&answer).map_err(RemoteError::Answer)?;
+                let unread = fever::item_ids(&answer, "unread_item_ids").map_err(RemoteError::Answer)?;
+                Marking { groups, before: unread.into_iter().collect(), after: None }
+            }
+        };
+        let (mark, id) = match scope {
+            Scope::All => ("group", Some(0)),
+            Scope::Label(label) => ("group", fever::group_of_label(&marking.groups, label)),
+            Scope::Feed(stream) => ("feed", stream.strip_prefix("feed/").and_then(|id| id.parse().ok())),
+        };
+        let Some(id) = id else {
+            self.marking = Some(marking);
+            return Ok(false);
+        };
         let form = [
-            ("mark", "feed".to_string()),
+            ("mark", mark.to_string()),
             ("as", "read".into()),
             ("id", id.to_string()),
-            ("before", synced_at.to_string()),
+            ("before", synced_at.saturating_add(1).to_string()),
         ];
-        self.call("", &form).await?;
+        let answer = self.call("", &form).await?;
+        // FreshRSS answers a mark with the unread set after it; Coldsweat does not.
+        marking.after = fever::item_ids(&answer, "unread_item_ids").ok().map(|ids| ids.into_iter().collect());
+        self.marking = Some(marking);
         Ok(true)
     }
 
-    /// Fever's `before` is a time, and a server compares it with the items' dates (Coldsweat: their published
-    /// date, which an item without one gets when the server fetched it, in the same second as the sync, maybe):
-    /// the unread set says which of the list are still unread there, to go up by id.
+    /// After the list marks: those of `keys` the server still has unread (`before` left them: Coldsweat dates an
+    /// item of a feed that gives none when it fetched it, maybe in the very second of the sync), to go up by
+    /// id. And what the marks read there beyond `keys` — items that arrived after the list was shown (Coldsweat
+    /// compares `before` with their own dates, however old) — is made unread again, one by one.
     async fn still_unread(&mut self, keys: &[String]) -> Result<Option<Vec<String>>, RemoteError> {
-        let unread: std::collections::HashSet<String> = self.ids(Set::Unread, None, 0).await?.ids.into_iter().collect();
-        Ok(Some(keys.iter().filter(|k| unread.contains(*k)).cloned().collect()))
+        let marking = self.marking.take();
+        let after = match marking.as_ref().and_then(|m| m.after.clone()) {
+            Some(after) => after,
+            None => self.ids(Set::Unread, None, 0).await?.ids.into_iter().collect(),
+        };
+        if let Some(marking) = marking {
+            let ours: HashSet<&String> = keys.iter().collect();
+            let beyond: Vec<&String> =
+                marking.before.iter().filter(|id| !after.contains(*id) && !ours.contains(id)).collect();
+            if !beyond.is_empty() {
+                tracing::info!("fever: a list mark read {} items that came after the list; unread again", beyond.len());
+            }
+            for id in beyond {
+                self.call("", &[("mark", "item".into()), ("as", "unread".into()), ("id", id.clone())]).await?;
+            }
+        }
+        Ok(Some(keys.iter().filter(|k| after.contains(*k)).cloned().collect()))
     }
 
     fn requests(&self) -> usize {

@@ -1,5 +1,5 @@
-//! Down, the items: those the server stored since the last sync, newest first, a page at a time (the next page
-//! is asked for while this one is stored). A sync goes down to the first page an earlier one had whole; when an
+//! Down, the items: those the server stored since the last sync, newest first, a page at a time (the next pages
+//! are asked for while the writer stores those before: see [`Storer`]). A sync goes down to the first page an earlier one had whole; when an
 //! earlier sync stopped going down (at its cap, or cut short), this one then goes on from where it stopped, by
 //! the continuation it kept. Whatever the server sends, a sync stops at its [`Budget`], and at a continuation
 //! given twice; what came is kept, and the mark it leaves says where the next sync goes on — so nothing is
@@ -29,7 +29,11 @@ struct Pass {
     failed: Option<RemoteError>,
 }
 
-type Storing = tokio::task::JoinHandle<Result<ItemsReport, StoreError>>;
+/// The fewest items stored in one transaction while more are coming (a Fever page holds 50): a transaction
+/// costs its own statements and commit besides its items'.
+const STORE_BATCH: usize = 500;
+/// The most pages held waiting for the writer before the way down waits for it.
+const PAGES_WAITING: usize = 8;
 
 impl Sync<'_> {
     /// Stores the items the server stored since the last sync, and keeps the mark the next sync starts from —
@@ -97,7 +101,7 @@ impl Sync<'_> {
             given.first(start);
         }
         let mut continuation = start;
-        let mut storing: Option<Storing> = None;
+        let mut storer = Some(Storer::start(self, feeds));
         loop {
             let Some(most) = budget.page() else {
                 report.more = true;
@@ -112,9 +116,6 @@ impl Sync<'_> {
                     break;
                 }
             };
-            if let Some(task) = storing.take() {
-                stored(report, task).await?;
-            }
             // A server that sends more than asked gets no more than that stored.
             let mut items: Vec<RemoteItem> = page.items;
             items.truncate(most);
@@ -123,18 +124,23 @@ impl Sync<'_> {
             // The server sends the newest first, so past a page the last sync had whole, every item is older
             // still: a server that stores a refresh within one second would otherwise send all of it again.
             let had_whole = known > 0 && items.iter().all(|i| i.crawled_usec > 0 && i.crawled_usec <= known);
-            if !items.is_empty() {
+            if had_whole && !items.is_empty() {
+                // That page says where to stop (and ends the way down): only what it held that is new here
+                // costs the cap, which is left for the rest an earlier sync left. (What came before it first.)
+                if let Some(before) = storer.take() {
+                    counted(report, before.finish().await?);
+                }
                 let (writer, row, now, feeds) = (self.writer.clone(), self.row.clone(), self.now, feeds.clone());
-                let task = tokio::spawn(async move {
-                    writer.call(move |c| accounts::store_items(c, &row, &feeds, &items, now)).await
-                });
-                if had_whole {
-                    // That page says where to stop (and ends the way down): only what it held that is new here
-                    // costs the cap, which is left for the rest an earlier sync left.
-                    budget.took(stored(report, task).await?);
-                } else {
-                    budget.took(taken);
-                    storing = Some(task);
+                let done = writer.call(move |c| accounts::store_items(c, &row, &feeds, &items, now)).await?;
+                budget.took(counted(report, done));
+            } else if !items.is_empty() {
+                budget.took(taken);
+                // The storer stopped: its failure comes with `finish`, below.
+                if storer.as_ref().is_some_and(|s| s.pages.is_closed()) {
+                    break;
+                }
+                if let Some(storer) = &storer {
+                    let _ = storer.pages.send(items).await;
                 }
             }
             match page.continuation {
@@ -149,17 +155,65 @@ impl Sync<'_> {
                 _ => break,
             }
         }
-        if let Some(task) = storing {
-            stored(report, task).await?;
+        if let Some(storer) = storer {
+            counted(report, storer.finish().await?);
         }
         Ok(pass)
     }
 }
 
-/// Counts what a page's storing did, once it is done; returns how many of its items were new here.
-async fn stored(report: &mut Report, task: Storing) -> Result<usize, StoreError> {
-    let done = task.await.map_err(|e| StoreError::Conflict(crate::panics::join_message(e)))??;
+/// The writer's side of a way down: the pages sent to it are stored in their order, beside the way down. As
+/// soon as it is free it takes every page that came meanwhile and stores them together, in one transaction (of
+/// at least [`STORE_BATCH`] items while more are coming), so the way down never waits on the writer until
+/// [`PAGES_WAITING`] pages are waiting, and the writer never waits while items are.
+struct Storer {
+    pages: tokio::sync::mpsc::Sender<Vec<RemoteItem>>,
+    task: tokio::task::JoinHandle<Result<ItemsReport, StoreError>>,
+}
+
+impl Storer {
+    fn start(sync: &Sync<'_>, feeds: &Arc<HashMap<String, FeedId>>) -> Storer {
+        let (pages, mut coming) = tokio::sync::mpsc::channel::<Vec<RemoteItem>>(PAGES_WAITING);
+        let (writer, row, now, feeds) = (sync.writer.clone(), sync.row.clone(), sync.now, feeds.clone());
+        let store = move |items: Vec<RemoteItem>| {
+            let (writer, row, feeds) = (writer.clone(), row.clone(), feeds.clone());
+            async move { writer.call(move |c| accounts::store_items(c, &row, &feeds, &items, now)).await }
+        };
+        let task = tokio::spawn(async move {
+            let mut total = ItemsReport::default();
+            let mut batch: Vec<RemoteItem> = Vec::new();
+            let mut add = |done: ItemsReport| {
+                total.new += done.new;
+                total.updated += done.updated;
+                total.orphans += done.orphans;
+            };
+            while let Some(items) = coming.recv().await {
+                batch.extend(items);
+                while let Ok(more) = coming.try_recv() {
+                    batch.extend(more);
+                }
+                if batch.len() >= STORE_BATCH {
+                    add(store(std::mem::take(&mut batch)).await?);
+                }
+            }
+            if !batch.is_empty() {
+                add(store(batch).await?);
+            }
+            Ok(total)
+        });
+        Storer { pages, task }
+    }
+
+    /// Stores what is left, and says what storing it all did.
+    async fn finish(self) -> Result<ItemsReport, StoreError> {
+        drop(self.pages);
+        self.task.await.map_err(|e| StoreError::Conflict(crate::panics::join_message(e)))?
+    }
+}
+
+/// Counts what storing did; returns how many of the items were new here.
+fn counted(report: &mut Report, done: ItemsReport) -> usize {
     report.new += done.new;
     report.orphans += done.orphans;
-    Ok(done.new)
+    done.new
 }

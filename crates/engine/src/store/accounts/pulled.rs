@@ -205,34 +205,42 @@ pub fn store_items(
     let waiting = changes::waiting_flags(&tx, account.id)?;
     let mut unclaimed = Unclaimed::of(&tx, account)?;
     let mut report = ItemsReport::default();
-    let mut touched = HashSet::new();
+    // Per feed, what its items are looked for among (asked once per feed of the batch, not once per item).
+    let mut touched: HashMap<FeedId, identity::Elsewhere<'_>> = HashMap::new();
     for item in items {
         let Some(&feed) = feeds.get(&item.stream) else {
             report.orphans += 1;
             continue;
         };
-        touched.insert(feed);
+        // Before any claim, which gives a waiting entry of a taken-over feed (so the feed has some) a new key.
+        let elsewhere = match touched.entry(feed) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(identity::Elsewhere::of_items(&tx, feed)?),
+        };
         if unclaimed.claim(&tx, account, feed, item, now)? {
             report.updated += 1;
-            identity::store_entry(&tx, feed, &item.entry, now)?;
+            identity::store_entry(&tx, feed, &item.entry, now, elsewhere)?;
             continue;
         }
-        match identity::store_entry(&tx, feed, &item.entry, now)? {
+        match identity::store_entry(&tx, feed, &item.entry, now, elsewhere)? {
             Some(entry) => {
                 report.new += 1;
                 let key = item.entry.key.as_str();
                 let read = if waiting.contains(&(key.to_string(), Flag::Read)) { None } else { Some(item.read) };
                 let starred =
                     if waiting.contains(&(key.to_string(), Flag::Starred)) { None } else { Some(item.starred) };
-                tx.prepare_cached(
-                    "UPDATE entries SET read = coalesce(?2, read), starred = coalesce(?3, starred) WHERE id = ?1",
-                )?
-                .execute(params![entry.0, read, starred])?;
+                // A new entry is unread and not starred: only a flag the item sets is written.
+                if read == Some(true) || starred == Some(true) {
+                    tx.prepare_cached(
+                        "UPDATE entries SET read = coalesce(?2, read), starred = coalesce(?3, starred) WHERE id = ?1",
+                    )?
+                    .execute(params![entry.0, read, starred])?;
+                }
             }
             None => report.updated += 1,
         }
     }
-    for feed in touched {
+    for feed in touched.into_keys() {
         tx.prepare_cached("UPDATE feeds SET last_fetched_at = ?2, last_success_at = ?2 WHERE id = ?1")?
             .execute(params![feed.0, now])?;
     }
