@@ -654,6 +654,14 @@ fn export_markdown_writes_a_file_per_entry_with_front_matter_and_only_what_the_q
     assert!(text.starts_with("---\ntitle: \"Second\"\nfeed: \"Long Reads\"\ndate: 2025-06-11T10:00:00Z\n"), "{text}");
     assert!(text.contains("url: \"http://example.com/a2\"\ntags: []\n---\n\n# Second\n\ntwo\n"), "{text}");
 
+    // The query language, not only words to search for.
+    let fielded = sandbox.path("fielded");
+    let out = sandbox.run(&["export", "--markdown", path_str(&fielded), "--query", "title ~ second or url ~ a3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+    let out = sandbox.run(&["export", "--markdown", path_str(&fielded), "--query", "title ~ ("]);
+    assert_eq!(out.status.code(), Some(2), "a query that means nothing is refused: {}", stdout(&out));
+
     let out = sandbox.run(&["export", "--markdown", path_str(&dir)]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let mut names: Vec<String> = std::fs::read_dir(dir.join("Long Reads"))

@@ -35,12 +35,19 @@ pub(super) fn markdown(db: &Path, dir: &Path, query: Option<&str>, template: &st
     }
     let (conn, ids): (_, Vec<_>) = match query {
         // What the last refreshes added is indexed first, as `tidings search` does.
+        // The query language of `list --query` and `:mark` (bare words search, as the search prompt does).
         Some(q) => {
+            if let Err(e) = crate::query::parse(q) {
+                note!("tidings: --query: {e}");
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
             let conn = super::search::indexed(db)?;
-            match store::lists::search(&conn, q, None, false, crate::model::Sort::Newest) {
+            let source = crate::model::ListSource::Query { query: q.to_string(), within: None };
+            let matching = crate::model::ListQuery { source, sort: crate::model::Sort::Newest, unread_only: false };
+            match store::lists::entry_refs(&conn, &matching) {
                 Ok(refs) => (conn, refs.into_iter().map(|r| r.id).collect()),
                 Err(StoreError::Query(e)) => {
-                    note!("tidings: {e}");
+                    note!("tidings: --query: {e}");
                     return Ok(ExitCode::from(EXIT_USAGE));
                 }
                 Err(e) => return Err(e.into()),

@@ -38,7 +38,9 @@ impl Processes {
     pub(super) fn open(&self, launcher: &Launcher, url: &str, kind: OpenKind) {
         let inbox = self.inbox.clone();
         match launcher.launch(url, kind) {
-            Launch::Detached(command) | Launch::Foreground(command) => start_detached(command, inbox),
+            Launch::Detached(command) | Launch::Foreground(command) => {
+                start_detached(command, "`browser` and `player`", inbox)
+            }
             Launch::Platform(url) => {
                 if let Err(e) = open::that_detached(&url) {
                     let _ = inbox.send(Event::Error(format!(
@@ -74,7 +76,7 @@ impl Processes {
         let argv = line.argv(&values, &[url, title, description, feed]);
         let mut command = std::process::Command::new(&argv[0]);
         command.args(&argv[1..]);
-        start_detached(command, self.inbox.clone());
+        start_detached(command, "`bookmark_command`", self.inbox.clone());
     }
 
     /// Runs the `save_command` once per entry (address, title), one after the other and bounded, off the loop's
@@ -193,8 +195,9 @@ fn save(path: &str, text: &str, overwrite: bool) -> Result<String, String> {
     Ok(shown)
 }
 
-/// Starts a graphical program on its own (no terminal), and reports it if it cannot start or fails.
-fn start_detached(mut command: std::process::Command, inbox: mpsc::UnboundedSender<Event>) {
+/// Starts a graphical program on its own (no terminal), and reports it if it cannot start (naming `keys`, the
+/// config's keys that name it) or fails.
+fn start_detached(mut command: std::process::Command, keys: &'static str, inbox: mpsc::UnboundedSender<Event>) {
     use std::process::Stdio;
     let program = command.get_program().to_string_lossy().into_owned();
     match command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn() {
@@ -209,8 +212,7 @@ fn start_detached(mut command: std::process::Command, inbox: mpsc::UnboundedSend
             });
         }
         Err(e) => {
-            let _ = inbox
-                .send(Event::Error(format!("cannot start {program}: {e}; check `browser` and `player` in the config")));
+            let _ = inbox.send(Event::Error(format!("cannot start {program}: {e}; check {keys} in the config")));
         }
     }
 }
