@@ -39,7 +39,7 @@ impl Processes {
         let inbox = self.inbox.clone();
         match launcher.launch(url, kind) {
             Launch::Detached(command) | Launch::Foreground(command) => {
-                start_detached(command, "`browser` and `player`", inbox)
+                start_detached(command, "`browser` and `player`", inbox);
             }
             Launch::Platform(url) => {
                 if let Err(e) = open::that_detached(&url) {
