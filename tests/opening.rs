@@ -397,4 +397,6 @@ async fn a_bookmark_command_without_placeholders_gets_newsboats_four_values_in_i
     assert!(args[1].contains("$(touch") && args[1].contains('\''), "the title as it is: {}", args[1]);
     nothing_ran(&traps);
     assert!(!traps.join("feed").exists(), "the feed's title was run as code");
+    // It says so once the command ended well.
+    app.run_until(WAIT, |s| s.status.log.iter().any(|m| m.text.starts_with("Bookmarked Deal;"))).await.unwrap();
 }

@@ -39,7 +39,7 @@ impl Processes {
         let inbox = self.inbox.clone();
         match launcher.launch(url, kind) {
             Launch::Detached(command) | Launch::Foreground(command) => {
-                start_detached(command, "`browser` and `player`", inbox);
+                start_detached(command, "`browser` and `player`", None, inbox);
             }
             Launch::Platform(url) => {
                 if let Err(e) = open::that_detached(&url) {
@@ -76,7 +76,8 @@ impl Processes {
         let argv = line.argv(&values, &[url, title, description, feed]);
         let mut command = std::process::Command::new(&argv[0]);
         command.args(&argv[1..]);
-        start_detached(command, "`bookmark_command`", self.inbox.clone());
+        let done = format!("Bookmarked {}", crate::sanitize::one_line(title, 200));
+        start_detached(command, "`bookmark_command`", Some(done), self.inbox.clone());
     }
 
     /// Runs the `save_command` once per entry (address, title), one after the other and bounded, off the loop's
@@ -196,19 +197,28 @@ fn save(path: &str, text: &str, overwrite: bool) -> Result<String, String> {
 }
 
 /// Starts a graphical program on its own (no terminal), and reports it if it cannot start (naming `keys`, the
-/// config's keys that name it) or fails.
-fn start_detached(mut command: std::process::Command, keys: &'static str, inbox: mpsc::UnboundedSender<Event>) {
+/// config's keys that name it) or fails — and says `done` when it ends well, where one is given.
+fn start_detached(
+    mut command: std::process::Command,
+    keys: &'static str,
+    done: Option<String>,
+    inbox: mpsc::UnboundedSender<Event>,
+) {
     use std::process::Stdio;
     let program = command.get_program().to_string_lossy().into_owned();
     match command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn() {
         Ok(mut child) => {
             // Reaped on a thread of its own, so no zombie is left and a failure is still heard of.
-            std::thread::spawn(move || {
-                if let Ok(status) = child.wait()
-                    && !status.success()
-                {
+            std::thread::spawn(move || match child.wait() {
+                Ok(status) if !status.success() => {
                     let _ = inbox.send(Event::Error(format!("{program} ended with {status}")));
                 }
+                Ok(_) => {
+                    if let Some(done) = done {
+                        let _ = inbox.send(Event::Notice(done));
+                    }
+                }
+                Err(_) => {}
             });
         }
         Err(e) => {

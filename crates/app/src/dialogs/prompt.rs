@@ -144,7 +144,8 @@ pub fn setting_prompt(state: &State, feed_id: FeedId) -> Prompt {
     Prompt::new(
         &format!("A setting of {title}"),
         "key = value: refresh_minutes = 15, honour_ttl = false, full_text = true, keep_days = 30, \
-         max_entries_per_feed = 200, notify = true, browser = \"w3m %u\", hide_from_unread = true; \
+         max_entries_per_feed = 200, notify = true, browser = \"w3m %u\", hide_from_unread = true, \
+         tags = \"Long Reads, news/science\"; \
          a key alone removes it",
         "",
         PromptPurpose::FeedSetting(feed_id),
