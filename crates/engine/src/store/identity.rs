@@ -207,24 +207,20 @@ impl<'a> Elsewhere<'a> {
         self.next_id = Some((id + 1, tx.total_changes()));
     }
 
+    /// Where a fetched document's entries for `feed_id` are looked for: as an account's items are, and among
+    /// the twins. A twin is a stored entry the document no longer lists: a feed with nothing stored yet (its first
+    /// fetch) has none, and its new entries are not searched for one.
     pub(super) fn of_feed(
         tx: &Connection,
         feed_id: FeedId,
         listed: &'a [ParsedEntry],
     ) -> Result<Elsewhere<'a>, StoreError> {
-        let any = |sql: &str| -> Result<bool, StoreError> {
-            Ok(tx.prepare_cached(sql)?.query_row([feed_id.0], |r| r.get::<_, bool>(0))?)
-        };
-        // A twin is a stored entry the document no longer lists: a feed with nothing stored yet (its first fetch)
-        // has none, and its new entries are not searched for one.
-        let stored = any("SELECT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)")?;
-        Ok(Elsewhere {
-            aliases: stored && any("SELECT EXISTS (SELECT 1 FROM entry_aliases WHERE feed_id = ?1)")?,
-            purged: any("SELECT EXISTS (SELECT 1 FROM purged_entries WHERE feed_id = ?1)")?,
-            twins: stored.then(|| Twins::new(listed)),
-            first_fetch: (!stored).then(|| std::collections::HashSet::with_capacity(listed.len())),
-            next_id: None,
-        })
+        let mut elsewhere = Elsewhere::of_items(tx, feed_id)?;
+        match elsewhere.first_fetch.as_mut() {
+            Some(keys) => keys.reserve(listed.len()),
+            None => elsewhere.twins = Some(Twins::new(listed)),
+        }
+        Ok(elsewhere)
     }
 }
 
