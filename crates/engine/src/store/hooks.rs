@@ -155,14 +155,7 @@ fn new_entries_between(
     now: i64,
 ) -> Result<Vec<Item>, StoreError> {
     let mut values: Vec<rusqlite::types::Value> = vec![after.into(), upto.into()];
-    let filter = match listener.query {
-        Some(query) => {
-            let compiled = super::query::compile(conn, query, now)?;
-            values.extend(compiled.params);
-            format!("AND ({})", compiled.sql)
-        }
-        None => String::new(),
-    };
+    let filter = query_filter(conn, listener.query, now, &mut values)?;
     // The bounds are ?1 and ?2; a query's own parameters (plain `?`) are numbered after them.
     let sql = format!(
         "SELECT {ENTRY_COLUMNS} FROM entries e JOIN feeds f ON f.id = e.feed_id
@@ -184,15 +177,8 @@ fn items_between(
     let feeds = listener.on.starts_with("feed_");
     // The event's bounds are ?1 to ?3; a query's own parameters (plain `?`) are numbered after them.
     let mut values: Vec<rusqlite::types::Value> = vec![after.into(), upto.into(), listener.on.to_string().into()];
-    let filter = match listener.query {
-        // Feeds are not entries: a query names entries, so it does not narrow feed events.
-        Some(query) if !feeds => {
-            let compiled = super::query::compile(conn, query, now)?;
-            values.extend(compiled.params);
-            format!("AND ({})", compiled.sql)
-        }
-        _ => String::new(),
-    };
+    // Feeds are not entries: a query names entries, so it does not narrow feed events.
+    let filter = query_filter(conn, listener.query.filter(|_| !feeds), now, &mut values)?;
     let folder = "(SELECT name FROM folders WHERE id = f.folder_id)";
     let sql = if feeds {
         format!(
@@ -210,6 +196,20 @@ fn items_between(
     let rows =
         stmt.query_map(rusqlite::params_from_iter(values), |r| if feeds { feed_item(r) } else { entry_item(r) })?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// `AND (…)` for the entries `query` matches, its parameters added to `values` (numbered after those there);
+/// nothing without a query.
+fn query_filter(
+    conn: &Connection,
+    query: Option<&Query>,
+    now: i64,
+    values: &mut Vec<rusqlite::types::Value>,
+) -> Result<String, StoreError> {
+    let Some(query) = query else { return Ok(String::new()) };
+    let compiled = super::query::compile(conn, query, now)?;
+    values.extend(compiled.params);
+    Ok(format!("AND ({})", compiled.sql))
 }
 
 /// What an entry's item is made of (`entry_item`), from `entries e` and its feed `f`.

@@ -21,6 +21,16 @@ fn gathered(conn: &mut Connection, listeners: &[Listener<'_>]) -> Vec<(String, V
     made.into_inner()
 }
 
+/// Every stored entry's id, in order.
+fn entry_ids(conn: &Connection) -> Vec<i64> {
+    conn.prepare("SELECT id FROM entries ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
 fn events(conn: &Connection) -> i64 {
     conn.query_row("SELECT count(*) FROM hook_events", [], |r| r.get(0)).unwrap()
 }
@@ -46,13 +56,7 @@ fn each_hook_hears_its_own_kind_once_and_what_its_query_matches() {
     arm(&mut conn, &listeners).unwrap();
     let entries = vec![entry("a", "Rust 2.0", "", 1), entry("b", "Go", "", 2)];
     fetches::save(&mut conn, id, &fetched("F", entries), 10).unwrap();
-    let ids: Vec<i64> = conn
-        .prepare("SELECT id FROM entries ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let ids = entry_ids(&conn);
     let star = |starred| UserWrite::SetStarred { ids: vec![ids[1].into()], starred };
     crate::store::apply(&mut conn, &star(true), 20).unwrap();
     crate::store::apply(&mut conn, &star(false), 21).unwrap();
@@ -83,13 +87,7 @@ fn storing_entries_records_no_event_and_a_hook_added_later_hears_only_what_comes
     ];
     arm(&mut conn, &both).unwrap();
     fetches::save(&mut conn, id, &fetched("F", vec![entry("a", "A", "", 1), entry("b", "B", "", 2)]), 20).unwrap();
-    let ids: Vec<i64> = conn
-        .prepare("SELECT id FROM entries ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let ids = entry_ids(&conn);
     assert_eq!(
         gathered(&mut conn, &both),
         [("new_entries".to_string(), ids.clone()), ("new_entries".to_string(), vec![ids[1]])]
