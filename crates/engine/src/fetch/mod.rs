@@ -15,6 +15,7 @@ mod failure;
 pub mod reach;
 mod request;
 mod stream;
+mod tls;
 
 pub use courtesy::{Courtesy, Ticket, Turn, Weight, host_key};
 pub use request::{parse_max_age, parse_retry_after};
@@ -354,7 +355,8 @@ fn build_client(
         .redirect(reqwest::redirect::Policy::none())
         .pool_idle_timeout(Duration::from_secs(90))
         .pool_max_idle_per_host(idle_per_host)
-        .tcp_nodelay(true);
+        .tcp_nodelay(true)
+        .use_preconfigured_tls(tls::client_config());
     let builder = if direct { builder.no_proxy() } else { builder };
     builder.build().map_err(|e| format!("cannot set up the HTTP client: {e}"))
 }

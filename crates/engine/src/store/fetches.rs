@@ -55,8 +55,9 @@ pub enum FetchRecord {
 pub struct ApplyOutcome {
     pub new: usize,
     pub updated: usize,
+    /// The feed's unread entries after the refresh (not read after a 304: 0).
     pub unread: i64,
-    /// The feed's display title after the refresh.
+    /// The feed's display title after the refresh (not read after a 304: empty).
     pub title: String,
     /// The new address its permanent redirects propose, when this refresh made the proposal (the same redirect
     /// on `health::STREAK` refreshes in a row); the feed keeps its address until the user accepts it.
@@ -111,17 +112,12 @@ pub fn record_fetch(
     record: &FetchRecord,
     now: i64,
 ) -> Result<ApplyOutcome, StoreError> {
-    // Health first: it reads the run of failures this fetch ends. A move is only proposed, never applied here.
-    let proposed = match record {
-        FetchRecord::Failed { status, kind, .. } => {
-            super::health::after_failure(tx, feed_id, *status, *kind, now)?;
-            None
-        }
-        FetchRecord::Fetched { moved_to, .. } | FetchRecord::NotModified { moved_to, .. } => {
-            super::health::after_success(tx, feed_id, moved_to.as_deref(), now)?
-        }
-    };
-    let mut outcome = ApplyOutcome { moved_to: proposed, ..Default::default() };
+    // A failure's health first: it reads the run of failures this failure goes on with (or begins). A fetch that
+    // worked keeps its health in its own update below.
+    if let FetchRecord::Failed { status, kind, .. } = record {
+        super::health::after_failure(tx, feed_id, *status, *kind, now)?;
+    }
+    let mut outcome = ApplyOutcome::default();
     match record {
         FetchRecord::Fetched {
             status,
@@ -129,7 +125,7 @@ pub fn record_fetch(
             last_modified,
             feed,
             decision,
-            moved_to: _,
+            moved_to,
             min_interval_secs,
             ignored,
             cut_from,
@@ -141,25 +137,34 @@ pub fn record_fetch(
                 warnings.push(cut_warning(listed));
             }
             let warnings = (!warnings.is_empty()).then(|| serde_json::to_string(&warnings).unwrap_or_default());
-            tx.prepare_cached(
-                "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
-                    etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
-                    failures = 0, retry_at = NULL, dead = 0, last_fetched_at = ?7, last_success_at = ?7,
-                    encoding_decision = coalesce(?8, encoding_decision), parse_warnings = ?9, refresh_every_secs = ?10
-                 WHERE id = ?1",
-            )?
-            .execute(params![
-                feed_id.0,
-                feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, MAX_TITLE_BYTES)),
-                feed.link,
-                etag,
-                last_modified,
-                status,
-                now,
-                decision,
-                warnings,
-                min_interval_secs.map(|s| s as i64)
-            ])?;
+            let moves: Option<i64> = tx
+                .prepare_cached(concat!(
+                    "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
+                        etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
+                        failures = 0, retry_at = NULL, dead = 0, last_fetched_at = ?7, last_success_at = ?7,
+                        encoding_decision = coalesce(?8, encoding_decision), parse_warnings = ?9,
+                        refresh_every_secs = ?10, ",
+                    super::health::after_success!("?11", "?7"),
+                    " WHERE id = ?1 RETURNING moves_in_a_row"
+                ))?
+                .query_row(
+                    params![
+                        feed_id.0,
+                        feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, MAX_TITLE_BYTES)),
+                        feed.link,
+                        etag,
+                        last_modified,
+                        status,
+                        now,
+                        decision,
+                        warnings,
+                        min_interval_secs.map(|s| s as i64),
+                        moved_to
+                    ],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            outcome.moved_to = super::health::proposed_move(moved_to.as_deref(), moves);
             let listed = &feed.entries[..feed.entries.len().min(MAX_ENTRIES_PER_REFRESH)];
             let mut elsewhere = Elsewhere::of_feed(tx, feed_id, listed)?;
             let mut rotated = 0;
@@ -186,14 +191,21 @@ pub fn record_fetch(
             }
             super::health::note_entry_dates(tx, feed_id)?;
         }
-        FetchRecord::NotModified { etag, last_modified, moved_to: _ } => {
-            tx.prepare_cached(
-                "UPDATE feeds SET etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified),
-                    last_status = 304, last_error = NULL, error_kind = NULL, failures = 0, retry_at = NULL, dead = 0,
-                    last_fetched_at = ?4, last_success_at = ?4
-                 WHERE id = ?1",
-            )?
-            .execute(params![feed_id.0, etag, last_modified, now])?;
+        // Nothing changed: one update, and neither the unread count nor the title is read again (a 304's event
+        // carries neither).
+        FetchRecord::NotModified { etag, last_modified, moved_to } => {
+            let moves: Option<i64> = tx
+                .prepare_cached(concat!(
+                    "UPDATE feeds SET etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified),
+                        last_status = 304, last_error = NULL, error_kind = NULL, failures = 0, retry_at = NULL, dead = 0,
+                        last_fetched_at = ?4, last_success_at = ?4, ",
+                    super::health::after_success!("?5", "?4"),
+                    " WHERE id = ?1 RETURNING moves_in_a_row"
+                ))?
+                .query_row(params![feed_id.0, etag, last_modified, now, moved_to], |r| r.get(0))
+                .optional()?;
+            outcome.moved_to = super::health::proposed_move(moved_to.as_deref(), moves);
+            return Ok(outcome);
         }
         FetchRecord::Failed { status, kind, message, retry_after_secs } => {
             let failures: i64 = tx

@@ -38,28 +38,30 @@ pub(super) fn after_failure(
     Ok(())
 }
 
-/// Keeps the health columns after a fetch that worked; runs before the fetch's own update (which resets
-/// `failures`), so it sees the run of failures this fetch ends. Returns the proposed move when this fetch made it
-/// ready (the same permanent redirect for the [`STREAK`]-th time in a row): the feed's address never changes here.
-pub(super) fn after_success(
-    tx: &Connection,
-    feed_id: FeedId,
-    moved_to: Option<&str>,
-    now: i64,
-) -> Result<Option<String>, StoreError> {
-    let moves: Option<i64> = tx
-        .prepare_cached(
-            "UPDATE feeds SET healthy_since = CASE WHEN failures > 0 OR healthy_since IS NULL THEN ?3
-                                                ELSE healthy_since END,
-                failing_since = NULL, permanent_failures = 0,
-                moves_in_a_row = CASE WHEN ?2 IS NULL THEN 0 WHEN moved_to IS ?2 THEN moves_in_a_row + 1 ELSE 1 END,
-                moved_since = CASE WHEN ?2 IS NULL THEN NULL WHEN moved_to IS ?2 THEN moved_since ELSE ?3 END,
-                moved_to = ?2
-             WHERE id = ?1 RETURNING moves_in_a_row",
-        )?
-        .query_row(params![feed_id.0, moved_to, now], |r| r.get(0))
-        .optional()?;
-    Ok(moved_to.filter(|_| moves == Some(STREAK)).map(str::to_string))
+/// What a fetch that worked sets on its feed's health columns, as a `SET` list for the fetch's own `UPDATE` of the
+/// feed (one statement per feed, not two): `$moved` is the parameter holding where its permanent redirects went
+/// (NULL: nowhere), `$now` the parameter holding the time. Every expression reads the row as it was before the
+/// update, so it sees the run of failures this fetch ends (the same update resets `failures`). A move is only
+/// counted: the statement returns `moves_in_a_row`, and [`proposed_move`] reads it.
+macro_rules! after_success {
+    ($moved:literal, $now:literal) => {
+        concat!(
+            "healthy_since = CASE WHEN failures > 0 OR healthy_since IS NULL THEN ", $now, " ELSE healthy_since END,
+            failing_since = NULL, permanent_failures = 0,
+            moves_in_a_row = CASE WHEN ", $moved, " IS NULL THEN 0 WHEN moved_to IS ", $moved,
+            " THEN moves_in_a_row + 1 ELSE 1 END,
+            moved_since = CASE WHEN ", $moved, " IS NULL THEN NULL WHEN moved_to IS ", $moved, " THEN moved_since ELSE ",
+            $now, " END,
+            moved_to = ", $moved
+        )
+    };
+}
+pub(super) use after_success;
+
+/// The move a fetch that worked proposes, from the `moves_in_a_row` its update returned: ready when the same
+/// permanent redirect came for the [`STREAK`]-th time in a row. The feed's address never changes here.
+pub(super) fn proposed_move(moved_to: Option<&str>, moves_in_a_row: Option<i64>) -> Option<String> {
+    moved_to.filter(|_| moves_in_a_row == Some(STREAK)).map(str::to_string)
 }
 
 /// The feed's newest entry and the median gap between its last 100, after a fetch stored entries.

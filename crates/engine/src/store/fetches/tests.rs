@@ -341,3 +341,40 @@ fn an_entry_stored_after_the_newest_were_deleted_never_takes_their_ids() {
     let d: i64 = conn.query_row("SELECT id FROM entries WHERE key = 'd'", [], |r| r.get(0)).unwrap();
     assert_eq!(d, newest + 1, "the new entry's id is past every id ever given");
 }
+
+/// A 304 changes nothing the feed lists: its store is one update of the feed (validators and health together)
+/// and its history, and it reads neither the unread count nor the title again.
+#[test]
+fn a_not_modified_answer_is_stored_with_one_update_of_its_feed_and_reads_no_entry() {
+    let (_dir, mut conn, feed) = setup();
+    save(&mut conn, feed, &fetched(vec![entry("a", "A")]), 1).unwrap();
+    let said = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = said.clone();
+    conn.trace_v2(
+        rusqlite::trace::TraceEventCodes::SQLITE_TRACE_STMT,
+        Some(move |event: rusqlite::trace::TraceEvent<'_>| {
+            if let rusqlite::trace::TraceEvent::Stmt(_, sql) = event {
+                log.lock().unwrap().push(sql.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+        }),
+    )
+    .unwrap();
+    let record = FetchRecord::NotModified { etag: Some("\"v2\"".into()), last_modified: None, moved_to: None };
+    let attempt = Attempt { bytes: None, duration_ms: 3 };
+    let (saved, answer) = oneshot::channel();
+    write_batch(&mut conn, vec![PendingWrite { feed_id: feed, record, attempt, saved }]);
+    answer.blocking_recv().unwrap().unwrap();
+    conn.trace_v2(rusqlite::trace::TraceEventCodes::empty(), None::<fn(rusqlite::trace::TraceEvent<'_>)>).unwrap();
+
+    let said = said.lock().unwrap();
+    let on_feeds: Vec<&String> = said.iter().filter(|sql| sql.contains(" feeds ")).collect();
+    assert_eq!(on_feeds.len(), 1, "one statement on the feed: {said:#?}");
+    assert!(on_feeds[0].starts_with("UPDATE feeds SET etag"), "{said:#?}");
+    assert!(!said.iter().any(|sql| sql.contains("FROM entries")), "no entry read: {said:#?}");
+    let (etag, status): (String, i64) =
+        conn.query_row("SELECT etag, last_status FROM feeds WHERE id = ?1", [feed.0], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    assert_eq!((etag.as_str(), status), ("\"v2\"", 304));
+    let attempts: i64 =
+        conn.query_row("SELECT count(*) FROM fetch_attempts WHERE feed_id = ?1", [feed.0], |r| r.get(0)).unwrap();
+    assert_eq!(attempts, 1, "the 304 is in the feed's history");
+}
