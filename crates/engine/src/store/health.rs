@@ -46,13 +46,24 @@ pub(super) fn after_failure(
 macro_rules! after_success {
     ($moved:literal, $now:literal) => {
         concat!(
-            "healthy_since = CASE WHEN failures > 0 OR healthy_since IS NULL THEN ", $now, " ELSE healthy_since END,
+            "healthy_since = CASE WHEN failures > 0 OR healthy_since IS NULL THEN ",
+            $now,
+            " ELSE healthy_since END,
             failing_since = NULL, permanent_failures = 0,
-            moves_in_a_row = CASE WHEN ", $moved, " IS NULL THEN 0 WHEN moved_to IS ", $moved,
+            moves_in_a_row = CASE WHEN ",
+            $moved,
+            " IS NULL THEN 0 WHEN moved_to IS ",
+            $moved,
             " THEN moves_in_a_row + 1 ELSE 1 END,
-            moved_since = CASE WHEN ", $moved, " IS NULL THEN NULL WHEN moved_to IS ", $moved, " THEN moved_since ELSE ",
-            $now, " END,
-            moved_to = ", $moved
+            moved_since = CASE WHEN ",
+            $moved,
+            " IS NULL THEN NULL WHEN moved_to IS ",
+            $moved,
+            " THEN moved_since ELSE ",
+            $now,
+            " END,
+            moved_to = ",
+            $moved
         )
     };
 }

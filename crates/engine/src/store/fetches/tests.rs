@@ -371,8 +371,9 @@ fn a_not_modified_answer_is_stored_with_one_update_of_its_feed_and_reads_no_entr
     assert_eq!(on_feeds.len(), 1, "one statement on the feed: {said:#?}");
     assert!(on_feeds[0].starts_with("UPDATE feeds SET etag"), "{said:#?}");
     assert!(!said.iter().any(|sql| sql.contains("FROM entries")), "no entry read: {said:#?}");
-    let (etag, status): (String, i64) =
-        conn.query_row("SELECT etag, last_status FROM feeds WHERE id = ?1", [feed.0], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let (etag, status): (String, i64) = conn
+        .query_row("SELECT etag, last_status FROM feeds WHERE id = ?1", [feed.0], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
     assert_eq!((etag.as_str(), status), ("\"v2\"", 304));
     let attempts: i64 =
         conn.query_row("SELECT count(*) FROM fetch_attempts WHERE feed_id = ?1", [feed.0], |r| r.get(0)).unwrap();
