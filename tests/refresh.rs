@@ -374,3 +374,45 @@ async fn a_feed_listing_more_than_a_refresh_keeps_is_stored_cut_and_says_how_man
     let past: i64 = db(&s).query_row("SELECT count(*) FROM entries WHERE key = 'g5000'", [], |r| r.get(0)).unwrap();
     assert_eq!((last, past), (1, 0), "the first ones are kept, in document order");
 }
+
+/// A feed that sends its whole document at every request (no validators, as many do) is read once: the same
+/// bytes again are neither decoded, parsed nor stored, and count as not modified. A changed document, or an
+/// encoding forced on the feed, is read again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_document_again_is_not_read_again_and_a_changed_one_or_a_forced_encoding_is() {
+    let one = [("g1", "One", "<p>1</p>")];
+    let s = setup(&[("/feed.xml", Reply::ok("application/rss+xml", rss("Feed", &one)))]);
+    let first = refresh(&s).await;
+    assert_eq!((first.updated_feeds, first.new_entries), (1, 1));
+    // Something only a reading of the document would undo: a stored title that is not the document's.
+    let edit = |s: &Setup| db(s).execute("UPDATE entries SET title = 'Edited' WHERE key = 'g1'", []).unwrap();
+    let title = |s: &Setup| -> String {
+        db(s).query_row("SELECT title FROM entries WHERE key = 'g1'", [], |r| r.get(0)).unwrap()
+    };
+    edit(&s);
+
+    let again = refresh(&s).await;
+    assert_eq!((again.updated_feeds, again.not_modified, again.new_entries), (0, 1, 0));
+    assert_eq!(title(&s), "Edited", "the same document was not stored again");
+    let (status, outcome): (i64, String) = db(&s)
+        .query_row("SELECT status, outcome FROM fetch_attempts ORDER BY rowid DESC LIMIT 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((status, outcome.as_str()), (200, "unchanged"), "the history says what came");
+    assert_eq!(s.server.requests_for("/feed.xml").len(), 2, "it was fetched each time");
+
+    let two = [("g1", "One", "<p>1</p>"), ("g2", "Two", "<p>2</p>")];
+    s.server.route("/feed.xml", Reply::ok("application/rss+xml", rss("Feed", &two)));
+    let changed = refresh(&s).await;
+    assert_eq!((changed.updated_feeds, changed.new_entries), (1, 1));
+    assert_eq!(title(&s), "One", "a changed document is read whole");
+
+    edit(&s);
+    let feed_id = s.writer.call(|c| Ok(feeds::feeds(c)?[0].id)).await.unwrap();
+    let force = UserWrite::SetEncodingOverride { feed_id, label: Some("windows-1252".into()) };
+    s.writer.call(move |c| store::apply(c, &force, 0)).await.unwrap();
+    let forced = refresh(&s).await;
+    assert_eq!((forced.updated_feeds, forced.not_modified), (1, 0), "a forced encoding reads the document again");
+    assert_eq!(title(&s), "One");
+}

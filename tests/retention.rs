@@ -98,6 +98,7 @@ fn day_of_entries(day: i64, per_day: i64, listed: i64, now: i64) -> fetches::Fet
         min_interval_secs: None,
         ignored: vec![],
         cut_from: None,
+        digest: None,
     }
 }
 

@@ -237,6 +237,7 @@ pub(crate) fn run(args: &[String]) -> std::process::ExitCode {
                         min_interval_secs: None,
                         ignored: vec![],
                         cut_from: None,
+                        digest: None,
                     };
                     batch.push((id, record));
                 }

@@ -286,6 +286,7 @@ fn retention_mode(args: &[String]) {
                     min_interval_secs: None,
                     ignored: vec![],
                     cut_from: None,
+                    digest: None,
                 };
                 fetches::save(&mut conn, FeedId((f + 1) as i64), &record, now).expect("apply");
             }

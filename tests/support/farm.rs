@@ -119,6 +119,7 @@ pub(crate) fn build(path: &Path, spec: &FarmSpec) -> Farm {
             min_interval_secs: None,
             ignored: vec![],
             cut_from: None,
+            digest: None,
         };
         fetches::save(&mut conn, *feed_id, &record, now).expect("store a farm feed");
     }

@@ -337,8 +337,9 @@ pub struct FetchAttempt {
     pub at: i64,
     /// The HTTP status, when the server answered.
     pub status: Option<i64>,
-    /// `fetched`, `not-modified`, an error's kind (`dns`, `http`, `timeout`…), or `outage` (failed while the
-    /// whole network was down, counted against nothing).
+    /// `fetched`, `not-modified`, `unchanged` (the whole document again, the same as the last one read), an
+    /// error's kind (`dns`, `http`, `timeout`…), or `outage` (failed while the whole network was down, counted
+    /// against nothing).
     pub outcome: String,
     pub bytes: Option<i64>,
     pub duration_ms: i64,

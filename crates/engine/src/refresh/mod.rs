@@ -16,6 +16,7 @@
 //! - Worker failures are events: a feed whose task panics or is cancelled still gets its one final event.
 
 mod budget;
+mod digest;
 pub mod full_text;
 pub mod notify;
 mod order;
@@ -274,13 +275,19 @@ impl Refresher {
     async fn read(&self, target: &RefreshTarget, fetched: crate::fetch::Fetched) -> FetchRecord {
         let forced = target.encoding_override.clone().or_else(|| self.forced.get(&target.url).cloned());
         let _core = self.reading.acquire().await.expect("the reading semaphore is never closed");
-        let (rules, feed) = (
+        let (rules, feed, known) = (
             self.rules.clone(),
             (target.title.clone(), target.url.clone(), target.folder.clone(), target.tags.clone()),
+            target.document_digest.clone(),
         );
         let read = tokio::task::spawn_blocking(move || {
             // Parsing is bulk work: the reader's terminal loop comes first (see the writer's thread).
             crate::store::lower_this_threads_priority();
+            // The document its last refresh read, read the same way: nothing in it is new.
+            let digest = digest::of(&fetched, forced.as_deref());
+            if known.as_deref() == Some(digest.as_str()) {
+                return Err(fetched);
+            }
             let url = fetched.final_url.as_str();
             let result =
                 crate::ingest::ingest(&fetched.body, fetched.content_type.as_deref(), Some(url), forced.as_deref());
@@ -289,11 +296,17 @@ impl Refresher {
                 (Ok(ingested), Some(rules)) => ignored_entries(rules, &ingested.feed.entries, &feed),
                 _ => Vec::new(),
             };
-            (fetched, result, ignored)
+            Ok((fetched, result, ignored, digest))
         })
         .await;
         match read {
-            Ok((fetched, Ok(mut ingested), ignored)) => {
+            Ok(Err(same)) => FetchRecord::Unchanged {
+                status: same.status,
+                etag: same.etag,
+                last_modified: same.last_modified,
+                moved_to: same.moved_permanently,
+            },
+            Ok(Ok((fetched, Ok(mut ingested), ignored, digest))) => {
                 // The store takes no more than this many: the rest need not wait for the writer in memory.
                 let entries = &mut ingested.feed.entries;
                 let cut_from = (entries.len() > MAX_ENTRIES_PER_REFRESH).then_some(entries.len());
@@ -316,9 +329,10 @@ impl Refresher {
                     min_interval_secs: asked.map(|secs| secs.min(MAX_REFRESH_EVERY_SECS as u64)),
                     ignored,
                     cut_from,
+                    digest: Some(digest),
                 }
             }
-            Ok((_, Err(e), _)) => {
+            Ok(Ok((_, Err(e), _, _))) => {
                 FetchRecord::Failed { status: None, kind: e.kind(), message: e.to_string(), retry_after_secs: None }
             }
             Err(panic) => FetchRecord::Failed {
@@ -339,7 +353,7 @@ impl Refresher {
         if let Some((kind, message)) = &failure {
             tracing::warn!(feed = %feed.url, %kind, "refresh failed: {message}");
         }
-        let not_modified = matches!(record, FetchRecord::NotModified { .. });
+        let not_modified = matches!(record, FetchRecord::NotModified { .. } | FetchRecord::Unchanged { .. });
         let saved = self.batcher.save(feed.id, record, attempt).await;
         let FeedName { id: feed_id, title, url } = feed;
         match (saved, failure) {

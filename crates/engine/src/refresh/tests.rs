@@ -16,6 +16,7 @@ fn target(id: i64, url: &str) -> RefreshTarget {
         paused: false,
         folder: None,
         tags: vec![],
+        document_digest: None,
     }
 }
 
@@ -87,6 +88,7 @@ fn a_summary_counts_each_final_event_once() {
         title: "A".into(),
         moved_to: Some("http://a.example/new".into()),
         cut_from: None,
+        digest: None,
     });
     summary.count(RefreshEvent::NotModified { feed_id: FeedId(2), moved_to: None });
     summary.count(FeedName { id: FeedId(3), title: "C".into(), url: "http://c.example/".into() }.failed(STOPPED));

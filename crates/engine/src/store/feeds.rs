@@ -27,6 +27,8 @@ pub struct RefreshTarget {
     pub folder: Option<String>,
     /// Its tags, for kill rules by `feedtag`.
     pub tags: Vec<String>,
+    /// The digest of the document its last refresh read whole (see `refresh::digest`).
+    pub document_digest: Option<String>,
 }
 
 const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id,
@@ -130,6 +132,7 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             folder: r.get(8)?,
             paused: r.get(9)?,
             tags: super::json_list(r.get(10)?),
+            document_digest: r.get(11)?,
         })
     };
     // An account's feeds are fetched by its server: a sync brings their entries.
@@ -137,7 +140,7 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
         "{FOLDER_PATHS} SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
                        coalesce(custom_title, title, url), (SELECT path FROM folder_paths p WHERE p.id = folder_id),
                        paused,
-                       (SELECT json_group_array(tag) FROM feed_tags t WHERE t.feed_id = feeds.id)
+                       (SELECT json_group_array(tag) FROM feed_tags t WHERE t.feed_id = feeds.id), document_digest
          FROM feeds WHERE account_id IS NULL"
     );
     match ids {
@@ -379,7 +382,7 @@ pub(super) fn rename(tx: &Connection, feed_id: FeedId, title: Option<&str>, now:
 /// Forces (or with `None`, stops forcing) the encoding of a feed. The validators are dropped so the next
 /// refresh downloads the feed again instead of hearing "not modified".
 pub(super) fn set_encoding_override(tx: &Connection, feed_id: FeedId, label: Option<&str>) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE feeds SET encoding_override = ?2, etag = NULL, last_modified = NULL WHERE id = ?1")?
+    tx.prepare_cached("UPDATE feeds SET encoding_override = ?2, etag = NULL, last_modified = NULL, document_digest = NULL WHERE id = ?1")?
         .execute(params![feed_id.0, label])?;
     Ok(())
 }

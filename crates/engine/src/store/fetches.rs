@@ -37,7 +37,13 @@ pub enum FetchRecord {
         /// How many entries the document listed when that is more than a refresh keeps and `feed.entries` was
         /// already cut to [`MAX_ENTRIES_PER_REFRESH`] (the refresher lets the rest go right after parsing).
         cut_from: Option<usize>,
+        /// The digest of the document and of what it was read with (see `refresh::digest`), kept so that the
+        /// same document is not read again.
+        digest: Option<String>,
     },
+    /// The whole document came again (`status`, mostly 200), the same bytes as the last one read, to be read the
+    /// same way: nothing in it is new, and it was neither decoded nor parsed.
+    Unchanged { status: u16, etag: Option<String>, last_modified: Option<String>, moved_to: Option<String> },
     /// 304: nothing changed since the validators we sent.
     NotModified { etag: Option<String>, last_modified: Option<String>, moved_to: Option<String> },
     /// The fetch, decoding or parsing failed; stored entries stay as they were.
@@ -129,6 +135,7 @@ pub fn record_fetch(
             min_interval_secs,
             ignored,
             cut_from,
+            digest,
         } => {
             let mut warnings = feed.warnings.clone();
             outcome.cut_from =
@@ -143,7 +150,7 @@ pub fn record_fetch(
                         etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
                         failures = 0, retry_at = NULL, dead = 0, last_fetched_at = ?7, last_success_at = ?7,
                         encoding_decision = coalesce(?8, encoding_decision), parse_warnings = ?9,
-                        refresh_every_secs = ?10, ",
+                        refresh_every_secs = ?10, document_digest = ?12, ",
                     super::health::after_success!("?11", "?7"),
                     " WHERE id = ?1 RETURNING moves_in_a_row"
                 ))?
@@ -159,7 +166,8 @@ pub fn record_fetch(
                         decision,
                         warnings,
                         min_interval_secs.map(|s| s as i64),
-                        moved_to
+                        moved_to,
+                        digest
                     ],
                     |r| r.get(0),
                 )
@@ -191,20 +199,14 @@ pub fn record_fetch(
             }
             super::health::note_entry_dates(tx, feed_id)?;
         }
-        // Nothing changed: one update, and neither the unread count nor the title is read again (a 304's event
-        // carries neither).
+        // Nothing changed: one update, and neither the unread count nor the title is read again (the event of a
+        // 304, or of the same document again, carries neither).
         FetchRecord::NotModified { etag, last_modified, moved_to } => {
-            let moves: Option<i64> = tx
-                .prepare_cached(concat!(
-                    "UPDATE feeds SET etag = coalesce(?2, etag), last_modified = coalesce(?3, last_modified),
-                        last_status = 304, last_error = NULL, error_kind = NULL, failures = 0, retry_at = NULL, dead = 0,
-                        last_fetched_at = ?4, last_success_at = ?4, ",
-                    super::health::after_success!("?5", "?4"),
-                    " WHERE id = ?1 RETURNING moves_in_a_row"
-                ))?
-                .query_row(params![feed_id.0, etag, last_modified, now, moved_to], |r| r.get(0))
-                .optional()?;
-            outcome.moved_to = super::health::proposed_move(moved_to.as_deref(), moves);
+            outcome.moved_to = nothing_new(tx, feed_id, (304, etag, last_modified), moved_to.as_deref(), now)?;
+            return Ok(outcome);
+        }
+        FetchRecord::Unchanged { status, etag, last_modified, moved_to } => {
+            outcome.moved_to = nothing_new(tx, feed_id, (*status, etag, last_modified), moved_to.as_deref(), now)?;
             return Ok(outcome);
         }
         FetchRecord::Failed { status, kind, message, retry_after_secs } => {
@@ -238,6 +240,29 @@ pub fn record_fetch(
         .optional()?
         .unwrap_or_default();
     Ok(outcome)
+}
+
+/// Records a fetch that brought nothing new — a 304, or the same document again — in one update of the feed:
+/// its validators (a 304 need not repeat them), its status, its health. Returns the move it proposes.
+fn nothing_new(
+    tx: &Connection,
+    feed_id: FeedId,
+    (status, etag, last_modified): (u16, &Option<String>, &Option<String>),
+    moved_to: Option<&str>,
+    now: i64,
+) -> Result<Option<String>, StoreError> {
+    let moves: Option<i64> = tx
+        .prepare_cached(concat!(
+            "UPDATE feeds SET etag = CASE WHEN ?6 = 304 THEN coalesce(?2, etag) ELSE ?2 END,
+                last_modified = CASE WHEN ?6 = 304 THEN coalesce(?3, last_modified) ELSE ?3 END,
+                last_status = ?6, last_error = NULL, error_kind = NULL, failures = 0, retry_at = NULL, dead = 0,
+                last_fetched_at = ?4, last_success_at = ?4, ",
+            super::health::after_success!("?5", "?4"),
+            " WHERE id = ?1 RETURNING moves_in_a_row"
+        ))?
+        .query_row(params![feed_id.0, etag, last_modified, now, moved_to, status], |r| r.get(0))
+        .optional()?;
+    Ok(super::health::proposed_move(moved_to, moves))
 }
 
 /// Most feeds stored in one transaction. Batches save the writer a commit per feed — and a page that several of
@@ -370,6 +395,7 @@ fn record_attempted(tx: &Connection, write: &PendingWrite, now: i64) -> Result<A
     let ended = match &write.record {
         FetchRecord::Fetched { status, .. } => (Some(*status), "fetched"),
         FetchRecord::NotModified { .. } => (Some(304), "not-modified"),
+        FetchRecord::Unchanged { status, .. } => (Some(*status), "unchanged"),
         FetchRecord::Failed { status, kind, .. } => (*status, kind.as_str()),
     };
     super::health::record_attempt(tx, write.feed_id, ended, write.attempt, now)?;

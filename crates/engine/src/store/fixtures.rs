@@ -55,5 +55,6 @@ pub(crate) fn fetched(title: &str, entries: Vec<ParsedEntry>) -> FetchRecord {
         min_interval_secs: None,
         ignored: vec![],
         cut_from: None,
+        digest: None,
     }
 }

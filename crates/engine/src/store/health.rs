@@ -86,7 +86,7 @@ pub(super) fn note_entry_dates(tx: &Connection, feed_id: FeedId) -> Result<(), S
     Ok(())
 }
 
-/// Adds one attempt to the feed's history — its HTTP status and `outcome` (`fetched`, `not-modified`, an error's
+/// Adds one attempt to the feed's history — its HTTP status and `outcome` (`fetched`, `not-modified`, `unchanged`, an error's
 /// kind) — and lets the oldest go past [`MAX_ATTEMPTS`].
 pub(super) fn record_attempt(
     tx: &Connection,
@@ -217,7 +217,7 @@ pub(super) fn accept_move(tx: &Connection, feed_id: FeedId) -> Result<String, St
         )));
     }
     tx.prepare_cached(
-        "UPDATE feeds SET url = ?2, moved_to = NULL, moves_in_a_row = 0, moved_since = NULL, etag = NULL,
+        "UPDATE feeds SET url = ?2, moved_to = NULL, moves_in_a_row = 0, moved_since = NULL, etag = NULL, document_digest = NULL,
             last_modified = NULL
          WHERE id = ?1",
     )?

@@ -362,6 +362,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(later::ACCOUNT_SERVER),
     // 22: new entries heard from their ids, not from a trigger (see `later::NEW_ENTRIES_BY_ID`).
     Step::Sql(later::NEW_ENTRIES_BY_ID),
+    // 23: the digest of the document a feed's last refresh read (see `later::DOCUMENT_DIGEST`).
+    Step::Sql(later::DOCUMENT_DIGEST),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

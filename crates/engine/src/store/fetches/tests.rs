@@ -39,6 +39,7 @@ fn fetched(entries: Vec<ParsedEntry>) -> FetchRecord {
         min_interval_secs: None,
         ignored: vec![],
         cut_from: None,
+        digest: None,
     }
 }
 

@@ -66,6 +66,7 @@ fn setup(per_feed: usize) -> (tempfile::TempDir, Connection, [FeedId; 3], Folder
             min_interval_secs: None,
             ignored: vec![],
             cut_from: None,
+            digest: None,
         };
         fetches::save(&mut conn, feeds[i], &record, 1).unwrap();
     }

@@ -111,3 +111,8 @@ pub(super) const NEW_ENTRIES_BY_ID: &str = "ALTER TABLE hook_cursors ADD COLUMN 
             max((SELECT coalesce(max(id), 0) FROM entries), (SELECT id FROM entries_high_water)));
         DROP TRIGGER hook_new_entries;
         DELETE FROM hook_events WHERE kind = 'new_entries';";
+
+/// A feed that answers every request with the whole document (no validators, or validators it ignores) sends
+/// the same bytes again and again: the digest of the last document read whole, with what it was read with, lets
+/// the next refresh that brings the same skip decoding, parsing and storing it (see `refresh::digest`).
+pub(super) const DOCUMENT_DIGEST: &str = "ALTER TABLE feeds ADD COLUMN document_digest TEXT;";
