@@ -47,6 +47,7 @@ fn reader_with_one_unread_entry(dir: &std::path::Path) -> (Reader, FeedId, Entry
         min_interval_secs: None,
         ignored: vec![],
         cut_from: None,
+        digest: None,
     };
     fetches::save(&mut conn, feed_id, &record, 1).unwrap();
     let entry_id = store::entries::of_feed(&conn, feed_id).unwrap()[0].id;

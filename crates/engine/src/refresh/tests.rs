@@ -88,7 +88,6 @@ fn a_summary_counts_each_final_event_once() {
         title: "A".into(),
         moved_to: Some("http://a.example/new".into()),
         cut_from: None,
-        digest: None,
     });
     summary.count(RefreshEvent::NotModified { feed_id: FeedId(2), moved_to: None });
     summary.count(FeedName { id: FeedId(3), title: "C".into(), url: "http://c.example/".into() }.failed(STOPPED));
