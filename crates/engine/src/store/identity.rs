@@ -9,7 +9,7 @@
 
 use super::{MAX_CONTENT_BYTES, MAX_TITLE_BYTES, RowIds, StoreError};
 use crate::model::{EntryId, FeedId, ParsedEntry};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{CachedStatement, Connection, OptionalExtension, params};
 use std::borrow::Cow;
 
 /// What storing one entry did.
@@ -24,7 +24,7 @@ pub(super) enum Upsert {
 /// Stores one entry of a feed (an account's item): its id when it is new. Read and starred flags are never
 /// touched here. `elsewhere` is the feed's, from [`Elsewhere::of_items`], for the items of one transaction.
 pub(super) fn store_entry<'a>(
-    tx: &Connection,
+    tx: &'a Connection,
     feed_id: FeedId,
     entry: &'a ParsedEntry,
     now: i64,
@@ -45,7 +45,7 @@ pub(super) fn store_entry<'a>(
 /// Per entry this costs what storing it must: cached statements bound to fields borrowed from the parsed entry
 /// (nothing copied, no SQL built), one lookup by key, and for a new one an insert.
 pub(super) fn upsert_entry<'a>(
-    tx: &Connection,
+    tx: &'a Connection,
     feed_id: FeedId,
     e: &'a ParsedEntry,
     now: i64,
@@ -61,7 +61,9 @@ pub(super) fn upsert_entry<'a>(
     let stored: Option<(EntryId, i64, StoredEntry)> = if unseen {
         None
     } else {
-        tx.prepare_cached(
+        held(
+            &mut elsewhere.lookup,
+            tx,
             "SELECT id, first_seen_at, title, link, author, published_at, updated_at, content_html, summary_html,
                     categories, enclosures, comments, thumbnail
              FROM entries WHERE feed_id = ?1 AND key = ?2",
@@ -125,7 +127,9 @@ pub(super) fn upsert_entry<'a>(
         }
         None => {
             let id = elsewhere.next_id(tx)?;
-            tx.prepare_cached(
+            held(
+                &mut elsewhere.insert,
+                tx,
                 "INSERT INTO entries (id, feed_id, key, first_seen_at, title, link, author, published_at,
                         updated_at, content_html, summary_html, categories, enclosures, comments, thumbnail,
                         sort_at, ignored)
@@ -137,7 +141,9 @@ pub(super) fn upsert_entry<'a>(
         }
         Some((_, _, ref old)) if row.same_as(old) => Ok(Upsert::Unchanged),
         Some((id, first_seen, _)) => {
-            tx.prepare_cached(
+            held(
+                &mut elsewhere.update,
+                tx,
                 "UPDATE entries SET title = ?3, link = ?4, author = ?5, published_at = ?6, updated_at = ?7,
                     content_html = ?8, summary_html = ?9, categories = ?10, enclosures = ?11, comments = ?12,
                     thumbnail = ?13, sort_at = coalesce(?6, ?7, ?2), ignored = ?14
@@ -171,6 +177,24 @@ pub(super) struct Elsewhere<'a> {
     /// The id the next new entry takes, while nothing else has been written since it was worked out: with the
     /// connection's count of rows written then (see [`Elsewhere::next_id`]).
     next_id: Option<(i64, u64)>,
+    /// The statements that look an entry up, insert one and update one: taken from the connection's cache at
+    /// their first use and kept for the feed, rather than found there again (their text hashed) for every entry.
+    lookup: Option<CachedStatement<'a>>,
+    insert: Option<CachedStatement<'a>>,
+    update: Option<CachedStatement<'a>>,
+}
+
+/// The statement `sql`, taken from `tx`'s cache into `slot` at its first use.
+fn held<'s, 'a>(
+    slot: &'s mut Option<CachedStatement<'a>>,
+    tx: &'a Connection,
+    sql: &str,
+) -> Result<&'s mut CachedStatement<'a>, StoreError> {
+    let statement = match slot.take() {
+        Some(statement) => statement,
+        None => tx.prepare_cached(sql)?,
+    };
+    Ok(slot.insert(statement))
 }
 
 impl<'a> Elsewhere<'a> {
@@ -188,6 +212,9 @@ impl<'a> Elsewhere<'a> {
             twins: None,
             first_fetch: (!stored).then(std::collections::HashSet::new),
             next_id: None,
+            lookup: None,
+            insert: None,
+            update: None,
         })
     }
 
@@ -400,36 +427,4 @@ pub(super) fn alias_of(tx: &Connection, feed_id: FeedId, key: &str) -> Result<Op
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::fixtures::{entry, one_feed};
-
-    #[test]
-    fn a_new_entry_after_another_write_in_the_same_transaction_takes_the_next_free_id() {
-        let listed = [entry("a", "A", "", 1), entry("b", "B", "", 2), entry("c", "C", "", 3)];
-        let (_dir, mut conn, feed) = one_feed();
-        let tx = conn.transaction().unwrap();
-        let mut elsewhere = Elsewhere::of_feed(&tx, feed, &listed).unwrap();
-        fn stored<'a>(tx: &Connection, feed: FeedId, e: &mut Elsewhere<'a>, entry: &'a ParsedEntry) -> i64 {
-            match upsert_entry(tx, feed, entry, 9, e, false).unwrap() {
-                Upsert::Inserted(id) => id.0,
-                _ => panic!("a new entry is inserted"),
-            }
-        }
-        let a = stored(&tx, feed, &mut elsewhere, &listed[0]);
-        let b = stored(&tx, feed, &mut elsewhere, &listed[1]);
-        assert_eq!(b, a + 1, "one after the other");
-        // Something else stores an entry in between (a sync, an import): its id is not given twice.
-        tx.execute(
-            concat!(
-                "INSERT INTO entries (id, feed_id, key, first_seen_at, sort_at) VALUES (",
-                next_entry_id!(),
-                ", ?1, 'x', 0, 0)"
-            ),
-            [feed.0],
-        )
-        .unwrap();
-        let c = stored(&tx, feed, &mut elsewhere, &listed[2]);
-        assert_eq!(c, b + 2);
-    }
-}
+mod tests;
