@@ -194,7 +194,8 @@ pub fn record_fetch(
                 tx.prepare_cached("UPDATE feeds SET id_rotations = id_rotations + ?2 WHERE id = ?1")?
                     .execute(params![feed_id.0, rotated])?;
             }
-            if !feed.entries.is_empty() {
+            // Only a feed that had purged keys has any to forget.
+            if !feed.entries.is_empty() && elsewhere.any_purged() {
                 super::purge::forget_unlisted(tx, feed_id, now)?;
             }
             super::health::note_entry_dates(tx, feed_id)?;
@@ -233,10 +234,13 @@ pub fn record_fetch(
             outcome.dead = dead;
         }
     }
-    outcome.unread = super::feeds::unread_count(tx, feed_id)?;
-    outcome.title = tx
-        .prepare_cached("SELECT coalesce(custom_title, title, url) FROM feeds WHERE id = ?1")?
-        .query_row([feed_id.0], |r| r.get(0))
+    (outcome.title, outcome.unread) = tx
+        .prepare_cached(
+            "SELECT coalesce(custom_title, title, url),
+                    (SELECT count(*) FROM entries WHERE feed_id = ?1 AND read = 0 AND ignored = 0)
+             FROM feeds WHERE id = ?1",
+        )?
+        .query_row([feed_id.0], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?
         .unwrap_or_default();
     Ok(outcome)

@@ -202,13 +202,16 @@ impl<'a> Elsewhere<'a> {
     /// transaction rather than once per item: a server's item ids are its own and stable, so no twin is looked
     /// for; a feed with nothing stored (a first sync) has no key to look up but those the items repeat.
     pub(super) fn of_items(tx: &Connection, feed_id: FeedId) -> Result<Elsewhere<'a>, StoreError> {
-        let any = |sql: &str| -> Result<bool, StoreError> {
-            Ok(tx.prepare_cached(sql)?.query_row([feed_id.0], |r| r.get::<_, bool>(0))?)
-        };
-        let stored = any("SELECT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1)")?;
+        let (stored, aliases, purged): (bool, bool, bool) = tx
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM entries WHERE feed_id = ?1),
+                        EXISTS (SELECT 1 FROM entry_aliases WHERE feed_id = ?1),
+                        EXISTS (SELECT 1 FROM purged_entries WHERE feed_id = ?1)",
+            )?
+            .query_row([feed_id.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         Ok(Elsewhere {
-            aliases: stored && any("SELECT EXISTS (SELECT 1 FROM entry_aliases WHERE feed_id = ?1)")?,
-            purged: any("SELECT EXISTS (SELECT 1 FROM purged_entries WHERE feed_id = ?1)")?,
+            aliases: stored && aliases,
+            purged,
             twins: None,
             first_fetch: (!stored).then(std::collections::HashSet::new),
             next_id: None,
@@ -227,6 +230,11 @@ impl<'a> Elsewhere<'a> {
             Some((id, at)) if at == written => Ok(id),
             _ => Ok(tx.prepare_cached(concat!("SELECT ", next_entry_id!()))?.query_row([], |r| r.get(0))?),
         }
+    }
+
+    /// Whether retention purged entries of the feed that its documents still listed (their keys are kept).
+    pub(super) fn any_purged(&self) -> bool {
+        self.purged
     }
 
     /// Notes that the entry `id` was just stored (the one change since [`Elsewhere::next_id`]).
