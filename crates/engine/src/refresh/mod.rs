@@ -286,7 +286,7 @@ impl Refresher {
             // The document its last refresh read, read the same way: nothing in it is new.
             let digest = digest::of(&fetched, forced.as_deref());
             if known.as_deref() == Some(digest.as_str()) {
-                return Err(fetched);
+                return Err(Box::new(fetched));
             }
             let url = fetched.final_url.as_str();
             let result =
