@@ -382,8 +382,11 @@ pub(super) fn rename(tx: &Connection, feed_id: FeedId, title: Option<&str>, now:
 /// Forces (or with `None`, stops forcing) the encoding of a feed. The validators are dropped so the next
 /// refresh downloads the feed again instead of hearing "not modified".
 pub(super) fn set_encoding_override(tx: &Connection, feed_id: FeedId, label: Option<&str>) -> Result<(), StoreError> {
-    tx.prepare_cached("UPDATE feeds SET encoding_override = ?2, etag = NULL, last_modified = NULL, document_digest = NULL WHERE id = ?1")?
-        .execute(params![feed_id.0, label])?;
+    tx.prepare_cached(
+        "UPDATE feeds SET encoding_override = ?2, etag = NULL, last_modified = NULL, document_digest = NULL
+         WHERE id = ?1",
+    )?
+    .execute(params![feed_id.0, label])?;
     Ok(())
 }
 

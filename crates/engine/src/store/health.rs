@@ -86,8 +86,8 @@ pub(super) fn note_entry_dates(tx: &Connection, feed_id: FeedId) -> Result<(), S
     Ok(())
 }
 
-/// Adds one attempt to the feed's history — its HTTP status and `outcome` (`fetched`, `not-modified`, `unchanged`, an error's
-/// kind) — and lets the oldest go past [`MAX_ATTEMPTS`].
+/// Adds one attempt to the feed's history — its HTTP status and `outcome` (`fetched`, `not-modified`, `unchanged`,
+/// an error's kind) — and lets the oldest go past [`MAX_ATTEMPTS`].
 pub(super) fn record_attempt(
     tx: &Connection,
     feed_id: FeedId,
@@ -217,8 +217,8 @@ pub(super) fn accept_move(tx: &Connection, feed_id: FeedId) -> Result<String, St
         )));
     }
     tx.prepare_cached(
-        "UPDATE feeds SET url = ?2, moved_to = NULL, moves_in_a_row = 0, moved_since = NULL, etag = NULL, document_digest = NULL,
-            last_modified = NULL
+        "UPDATE feeds SET url = ?2, moved_to = NULL, moves_in_a_row = 0, moved_since = NULL, etag = NULL,
+            last_modified = NULL, document_digest = NULL
          WHERE id = ?1",
     )?
     .execute(params![feed_id.0, to])?;

@@ -56,7 +56,8 @@ pub(super) fn take_over(
 ) -> Result<(), StoreError> {
     tx.prepare_cached(
         "UPDATE feeds SET account_id = ?2, remote_id = ?3, url = ?4, title = ?5, site_url = coalesce(?6, site_url),
-            folder_id = ?7, etag = NULL, last_modified = NULL, document_digest = NULL, retry_at = NULL, dead = 0 WHERE id = ?1",
+            folder_id = ?7, etag = NULL, last_modified = NULL, document_digest = NULL, retry_at = NULL, dead = 0
+         WHERE id = ?1",
     )?
     .execute(params![
         local.0,
