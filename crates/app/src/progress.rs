@@ -107,6 +107,12 @@ pub fn refresh_selected(state: &mut State) -> Vec<Effect> {
     request(state, ids, true)
 }
 
+/// Says that a feed's redirects propose a new address, and how to accept it.
+fn moved(state: &mut State, title: &str, url: &str) {
+    let accept = state.keymap.say(Context::General, Action::Health, " ({} to accept the move)");
+    state.progress.moved.push(format!("{} moved for good to {url}{accept}", one_line(title, 80)));
+}
+
 /// One feed's refresh reported.
 pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
     let feed_id = ev.feed_id();
@@ -135,8 +141,7 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
                 state.progress.feeds_with_new += 1;
             }
             if let Some(url) = moved_to {
-                let accept = state.keymap.say(Context::General, Action::Health, " ({} to accept the move)");
-                state.progress.moved.push(format!("{} moved for good to {url}{accept}", one_line(&title, 80)));
+                moved(state, &title, &url);
             }
             if let Some(listed) = cut_from {
                 let info = state.keymap.say(Context::General, Action::FeedInfo, " ({} on it says so)");
@@ -151,15 +156,18 @@ pub fn on_event(state: &mut State, ev: RefreshEvent) -> Vec<Effect> {
                 effects.extend(super::entries::changed(state));
             }
         }
-        RefreshEvent::NotModified { moved_to, .. } => {
+        RefreshEvent::NotModified { title, moved_to, .. } => {
             if let Some(feed) = state.feeds.feed_mut(feed_id) {
                 recovered(feed);
                 feed.last_fetched_at = Some(now);
-                if let Some(url) = moved_to {
-                    feed.moved_to = Some(url);
+                if let Some(url) = &moved_to {
+                    feed.moved_to = Some(url.clone());
                 }
             }
             state.status.feed_recovered(feed_id);
+            if let Some(url) = moved_to {
+                moved(state, &title, &url);
+            }
         }
         RefreshEvent::Failed { title, kind, message, retry_at, dead, .. } => {
             state.progress.failed += 1;

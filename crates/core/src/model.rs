@@ -367,9 +367,11 @@ pub enum RefreshEvent {
         /// `MAX_ENTRIES_PER_REFRESH` were kept, the rest dropped).
         cut_from: Option<usize>,
     },
-    /// The server said nothing changed (304).
+    /// Nothing changed: the server said so (304), or sent the document last read again.
     NotModified {
         feed_id: FeedId,
+        /// Its name as the refresh began (nothing it brought could change it).
+        title: String,
         moved_to: Option<String>,
     },
     /// The refresh failed; stored entries are untouched.

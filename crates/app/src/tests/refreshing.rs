@@ -51,7 +51,10 @@ fn refresh_events_count_progress_record_errors_and_reload_at_the_end() {
     );
     assert_eq!(s.feeds.feeds[1].last_error.as_deref(), Some("HTTP 404"));
     assert_eq!(s.status.current(s.clock.now).unwrap().text, "Two: HTTP 404");
-    let effects = update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(3), moved_to: None }));
+    let effects = update(
+        &mut s,
+        Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(3), title: "F3".into(), moved_to: None }),
+    );
     assert_eq!(effects, vec![Effect::LoadFeeds]);
     assert!(s.progress.is_idle());
     assert_eq!(
@@ -77,11 +80,20 @@ fn an_error_stays_while_its_feed_fails_and_goes_when_it_recovers() {
     let now = s.clock.now;
     assert_eq!(s.status.current(now).unwrap().text, "One: HTTP 500", "one failed feed keeps its own error");
     update(&mut s, key('R'));
-    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(1), moved_to: None }));
+    update(
+        &mut s,
+        Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(1), title: "F1".into(), moved_to: None }),
+    );
     assert!(s.status.current(now).is_none(), "the feed recovered: its error is no longer news");
     assert!(s.feeds.feeds[0].last_error.is_none());
-    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(2), moved_to: None }));
-    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(3), moved_to: None }));
+    update(
+        &mut s,
+        Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(2), title: "F2".into(), moved_to: None }),
+    );
+    update(
+        &mut s,
+        Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(3), title: "F3".into(), moved_to: None }),
+    );
     assert_eq!(s.status.current(now).unwrap().text, "Refreshed 3 feeds, nothing new");
     assert!(!s.status.current(now).unwrap().error);
 }
@@ -122,7 +134,10 @@ fn a_refresh_that_dies_ends_the_progress_and_automatic_refresh_goes_on() {
 fn the_end_of_an_older_batch_does_not_fail_a_feed_asked_for_again() {
     let mut s = loaded();
     update(&mut s, key('r')); // batch 0: feed 1
-    update(&mut s, Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(1), moved_to: None }));
+    update(
+        &mut s,
+        Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(1), title: "F1".into(), moved_to: None }),
+    );
     update(&mut s, key('r')); // batch 1: feed 1 again
     update(&mut s, Event::RefreshStopped { batch: 0, ids: vec![FeedId(1)], reason: "ended".into() });
     assert!(s.progress.pending.contains_key(&FeedId(1)), "batch 1 still waits for feed 1");
@@ -408,4 +423,24 @@ fn a_setting_typed_in_the_feed_info_is_handed_to_the_runtime_and_the_info_read_a
     assert_eq!(update(&mut s, saved(Ok(()))), vec![Effect::LoadFeeds, Effect::LoadFeedInfo(FeedId(1))]);
     assert!(update(&mut s, saved(Err("line 3: must be between 1 and 10080".into()))).is_empty());
     assert!(s.status.last_error().unwrap().text.contains("must be between 1 and 10080"));
+}
+
+/// A feed redirected for good whose server says nothing changed (a 304, or the same document again) has moved
+/// all the same: the feed remembers where, and the refresh's summary says it.
+#[test]
+fn a_move_proposed_by_a_feed_that_did_not_change_is_told_as_a_move() {
+    let mut s = loaded();
+    update(&mut s, key('R'));
+    let moved = Some("http://example.com/new".to_string());
+    update(
+        &mut s,
+        Event::Refresh(RefreshEvent::NotModified { feed_id: FeedId(1), title: "One".into(), moved_to: moved }),
+    );
+    for id in [2, 3] {
+        let same = RefreshEvent::NotModified { feed_id: FeedId(id), title: format!("F{id}"), moved_to: None };
+        update(&mut s, Event::Refresh(same));
+    }
+    assert_eq!(s.feeds.feeds[0].moved_to.as_deref(), Some("http://example.com/new"));
+    let said = s.status.current(s.clock.now).unwrap().text.clone();
+    assert!(said.contains("One moved for good to http://example.com/new"), "{said}");
 }

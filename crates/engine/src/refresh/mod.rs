@@ -375,7 +375,9 @@ impl Refresher {
                 retry_at: outcome.retry_at,
                 dead: outcome.dead,
             },
-            (Ok(outcome), None) if not_modified => RefreshEvent::NotModified { feed_id, moved_to: outcome.moved_to },
+            (Ok(outcome), None) if not_modified => {
+                RefreshEvent::NotModified { feed_id, title, moved_to: outcome.moved_to }
+            }
             (Ok(outcome), None) => RefreshEvent::Done {
                 feed_id,
                 new: outcome.new,

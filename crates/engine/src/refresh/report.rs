@@ -38,11 +38,13 @@ impl Summary {
                 if let Some(listed) = cut_from {
                     self.cut.push((title.clone(), listed));
                 }
-                if let Some(to) = moved_to {
-                    self.moved.push((title, to));
-                }
+                self.moved.extend(moved_to.map(|to| (title, to)));
             }
-            RefreshEvent::NotModified { .. } => self.not_modified += 1,
+            // A feed whose server redirects it for good and says nothing changed has moved all the same.
+            RefreshEvent::NotModified { title, moved_to, .. } => {
+                self.not_modified += 1;
+                self.moved.extend(moved_to.map(|to| (title, to)));
+            }
             failed @ RefreshEvent::Failed { .. } => self.failed.push(failed),
             skipped @ RefreshEvent::Skipped { .. } => self.skipped.push(skipped),
             RefreshEvent::Started { .. } => {}

@@ -89,10 +89,19 @@ fn a_summary_counts_each_final_event_once() {
         moved_to: Some("http://a.example/new".into()),
         cut_from: None,
     });
-    summary.count(RefreshEvent::NotModified { feed_id: FeedId(2), moved_to: None });
+    summary.count(RefreshEvent::NotModified { feed_id: FeedId(2), title: "F2".into(), moved_to: None });
     summary.count(FeedName { id: FeedId(3), title: "C".into(), url: "http://c.example/".into() }.failed(STOPPED));
     summary.count(RefreshEvent::Skipped { feed_id: FeedId(4), title: "D".into(), reason: Skip::Waiting { until: 5 } });
-    assert_eq!((summary.feeds, summary.updated_feeds, summary.not_modified, summary.new_entries), (4, 1, 1, 3));
+    // Redirected for good, and nothing changed there: the move counts all the same.
+    let moved = Some("http://e.example/new".to_string());
+    summary.count(RefreshEvent::NotModified { feed_id: FeedId(5), title: "E".into(), moved_to: moved });
+    assert_eq!((summary.feeds, summary.updated_feeds, summary.not_modified, summary.new_entries), (5, 1, 2, 3));
     assert_eq!((summary.failed.len(), summary.skipped.len()), (1, 1));
-    assert_eq!(summary.moved, vec![("A".to_string(), "http://a.example/new".to_string())]);
+    assert_eq!(
+        summary.moved,
+        vec![
+            ("A".to_string(), "http://a.example/new".to_string()),
+            ("E".to_string(), "http://e.example/new".to_string())
+        ]
+    );
 }
