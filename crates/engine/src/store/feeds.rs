@@ -224,11 +224,18 @@ pub fn apply_feed_settings(conn: &Connection, url: &str, s: &FeedSettings) -> Re
     Ok(())
 }
 
+/// The unread entries of the feed `?1`, as an expression: what [`unread_count`] reads, and what a refresh
+/// reads with the feed's title in one statement.
+macro_rules! unread_of_feed {
+    () => {
+        "(SELECT count(*) FROM entries WHERE feed_id = ?1 AND read = 0 AND ignored = 0)"
+    };
+}
+pub(super) use unread_of_feed;
+
 /// Unread entries of a feed.
 pub fn unread_count(conn: &Connection, feed_id: FeedId) -> Result<i64, StoreError> {
-    Ok(conn
-        .prepare_cached("SELECT count(*) FROM entries WHERE feed_id = ?1 AND read = 0 AND ignored = 0")?
-        .query_row([feed_id.0], |r| r.get(0))?)
+    Ok(conn.prepare_cached(concat!("SELECT ", unread_of_feed!()))?.query_row([feed_id.0], |r| r.get(0))?)
 }
 
 /// Every subscription (its URL, the name it shows, its site, folder and tags) and every folder, in the feed

@@ -235,11 +235,11 @@ pub fn record_fetch(
         }
     }
     (outcome.title, outcome.unread) = tx
-        .prepare_cached(
-            "SELECT coalesce(custom_title, title, url),
-                    (SELECT count(*) FROM entries WHERE feed_id = ?1 AND read = 0 AND ignored = 0)
-             FROM feeds WHERE id = ?1",
-        )?
+        .prepare_cached(concat!(
+            "SELECT coalesce(custom_title, title, url), ",
+            super::feeds::unread_of_feed!(),
+            " FROM feeds WHERE id = ?1"
+        ))?
         .query_row([feed_id.0], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?
         .unwrap_or_default();
