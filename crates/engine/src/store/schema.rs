@@ -364,6 +364,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(later::NEW_ENTRIES_BY_ID),
     // 23: the digest of the document a feed's last refresh read (see `later::DOCUMENT_DIGEST`).
     Step::Sql(later::DOCUMENT_DIGEST),
+    // 24: no index of every entry by date (see `later::NO_INDEX_BY_DATE`).
+    Step::Sql(later::NO_INDEX_BY_DATE),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.
