@@ -301,7 +301,9 @@ struct PendingWrite {
     feed_id: FeedId,
     record: FetchRecord,
     attempt: Attempt,
-    saved: oneshot::Sender<Result<ApplyOutcome, String>>,
+    /// The answer, and the record given back: what a feed parsed into is freed by the task that waits for it,
+    /// not by the one writer every other feed waits on (a cold refresh's writer spent 4% of its time freeing).
+    saved: oneshot::Sender<(Result<ApplyOutcome, String>, FetchRecord)>,
 }
 
 impl Queue {
@@ -339,7 +341,9 @@ impl Queue {
         if first {
             self.drain();
         }
-        outcome.await.map_err(|_| StoreError::Closed.to_string())?
+        let (outcome, record) = outcome.await.map_err(|_| StoreError::Closed.to_string())?;
+        drop(record);
+        outcome
     }
 }
 
@@ -376,7 +380,7 @@ fn write_batch(conn: &mut Connection, batch: Vec<PendingWrite>) {
     match together {
         Ok(outcomes) => {
             for (write, outcome) in batch.into_iter().zip(outcomes) {
-                let _ = write.saved.send(Ok(outcome));
+                let _ = write.saved.send((Ok(outcome), write.record));
             }
         }
         Err(_) => {
@@ -387,7 +391,7 @@ fn write_batch(conn: &mut Connection, batch: Vec<PendingWrite>) {
                     tx.commit()?;
                     Ok::<_, StoreError>(outcome)
                 })();
-                let _ = write.saved.send(alone.map_err(|e| e.to_string()));
+                let _ = write.saved.send((alone.map_err(|e| e.to_string()), write.record));
             }
         }
     }

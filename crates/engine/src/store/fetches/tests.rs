@@ -50,7 +50,7 @@ fn setup() -> (tempfile::TempDir, Connection, FeedId) {
 /// A batch is stored in one transaction without savepoints; when one of its feeds cannot be stored, the
 /// others still are (each again in a transaction of its own), and of that one nothing is kept.
 #[test]
-fn a_batch_with_a_feed_that_cannot_be_stored_stores_the_others_and_nothing_of_it() {
+fn a_batch_with_a_feed_that_cannot_be_stored_stores_the_others_and_nothing_of_it_and_gives_each_record_back() {
     let (_dir, mut conn, first) = setup();
     let mut ids = vec![first];
     for n in 2..=3 {
@@ -88,8 +88,18 @@ fn a_batch_with_a_feed_that_cannot_be_stored_stores_the_others_and_nothing_of_it
         })
         .collect();
     write_batch(&mut conn, batch);
-    let answers: Vec<Result<ApplyOutcome, String>> =
+    let answers: Vec<(Result<ApplyOutcome, String>, FetchRecord)> =
         answers.into_iter().map(|mut a| a.try_recv().expect("every feed is answered")).collect();
+    // Each record comes back with its answer, to be freed by the task that waits for it rather than by the writer.
+    let given_back: Vec<usize> = answers
+        .iter()
+        .map(|(_, record)| match record {
+            FetchRecord::Fetched { feed, .. } => feed.entries.len(),
+            _ => 0,
+        })
+        .collect();
+    assert_eq!(given_back, [2, 2, 1]);
+    let answers: Vec<Result<ApplyOutcome, String>> = answers.into_iter().map(|(answer, _)| answer).collect();
     assert_eq!(answers[0].as_ref().map(|o| o.new), Ok(2));
     assert!(answers[1].as_ref().is_err_and(|e| e.contains("poisoned entry")), "{:?}", answers[1]);
     assert_eq!(answers[2].as_ref().map(|o| o.new), Ok(1));
@@ -364,7 +374,7 @@ fn a_not_modified_answer_is_stored_with_one_update_of_its_feed_and_reads_no_entr
     let attempt = Attempt { bytes: None, duration_ms: 3 };
     let (saved, answer) = oneshot::channel();
     write_batch(&mut conn, vec![PendingWrite { feed_id: feed, record, attempt, saved }]);
-    answer.blocking_recv().unwrap().unwrap();
+    answer.blocking_recv().unwrap().0.unwrap();
     conn.trace_v2(rusqlite::trace::TraceEventCodes::empty(), None::<fn(rusqlite::trace::TraceEvent<'_>)>).unwrap();
 
     let said = said.lock().unwrap();
