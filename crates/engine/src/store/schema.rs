@@ -366,6 +366,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(later::DOCUMENT_DIGEST),
     // 24: no index of every entry by date (see `later::NO_INDEX_BY_DATE`).
     Step::Sql(later::NO_INDEX_BY_DATE),
+    // 25: the entries waiting for the search index, found without an index (see `later::SEARCH_PENDING`).
+    Step::Sql(later::SEARCH_PENDING),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

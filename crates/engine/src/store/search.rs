@@ -1,10 +1,11 @@
 //! Full-text search of the cache: the FTS5 index (`entry_search`, see migration 5) and the queries over it.
 //!
 //! The index is kept in step by the one writer without slowing refreshes: a refresh only writes entries, which
-//! start unindexed (`search_indexed = 0`, found through a partial index), and [`index_pending`] indexes them
-//! afterwards in bounded transactions (the reader's upkeep, and every search before it looks). Triggers mark an
-//! entry again when its text, its full article or its feed's name changes, and delete its index row when it is
-//! deleted. What is indexed — title, author, feed name, and the plain text of the content and of the full
+//! start unindexed (`search_indexed = 0`), and [`index_pending`] indexes them afterwards in bounded transactions
+//! (the reader's upkeep, and every search before it looks). It finds them with no index of their own: ids only
+//! grow, so the new ones are those past the last id it indexed (`search_indexed_to`). Triggers mark an entry
+//! again when its text, its full article or its feed's name changes (noting it in `search_pending`), and delete
+//! its index row when it is deleted. What is indexed — title, author, feed name, and the plain text of the content and of the full
 //! article fetched from the entry's page — and how queries are read are the core's `search` module.
 
 use super::StoreError;
@@ -21,35 +22,7 @@ pub fn index_pending(conn: &mut Connection, max_entries: usize) -> Result<usize,
     while done < max_entries {
         let batch = (max_entries - done).min(INDEX_BATCH);
         let tx = conn.transaction()?;
-        let indexed = {
-            let mut pending = tx.prepare_cached(
-                "SELECT e.id, e.title, e.author, coalesce(f.custom_title, f.title, f.url),
-                        coalesce(e.content_html, e.summary_html), e.full_html
-                 FROM entries e JOIN feeds f ON f.id = e.feed_id
-                 WHERE e.search_indexed = 0 ORDER BY e.id LIMIT ?1",
-            )?;
-            let mut insert = tx.prepare_cached(
-                "INSERT OR REPLACE INTO entry_search (rowid, title, author, feed, body) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            let mut mark = tx.prepare_cached("UPDATE entries SET search_indexed = 1 WHERE id = ?1")?;
-            let mut rows = pending.query([batch as i64])?;
-            let mut indexed = 0;
-            while let Some(row) = rows.next()? {
-                let id: i64 = row.get(0)?;
-                let form = |text: Option<String>| text.map(|t| indexed_form(&t));
-                // The entry's own text, and the full article fetched from its page when there is one.
-                let own = row.get::<_, Option<String>>(4)?.map(|html| body_text(&html));
-                let full = row.get::<_, Option<String>>(5)?.map(|html| body_text(&html));
-                let body = match (own, full) {
-                    (Some(own), Some(full)) => Some(indexed_form(&format!("{own} {full}"))),
-                    (one, other) => one.or(other).map(|text| indexed_form(&text)),
-                };
-                insert.execute(params![id, form(row.get(1)?), form(row.get(2)?), form(row.get(3)?), body])?;
-                mark.execute([id])?;
-                indexed += 1;
-            }
-            indexed
-        };
+        let indexed = index_batch(&tx, batch)?;
         tx.commit()?;
         done += indexed;
         if indexed < batch {
@@ -59,9 +32,67 @@ pub fn index_pending(conn: &mut Connection, max_entries: usize) -> Result<usize,
     Ok(done)
 }
 
+/// What an entry is indexed from: its id, title, author, feed name, own text and full article.
+const INDEXED: &str = "SELECT e.id, e.title, e.author, coalesce(f.custom_title, f.title, f.url),
+        coalesce(e.content_html, e.summary_html), e.full_html
+    FROM entries e JOIN feeds f ON f.id = e.feed_id";
+
+/// Indexes up to `batch` entries: those changed since they were indexed, then those stored since the last pass,
+/// in the order of their ids; returns how many.
+fn index_batch(tx: &Connection, batch: usize) -> Result<usize, StoreError> {
+    let mut insert = tx.prepare_cached(
+        "INSERT OR REPLACE INTO entry_search (rowid, title, author, feed, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    let mut mark = tx.prepare_cached("UPDATE entries SET search_indexed = 1 WHERE id = ?1")?;
+    let mut index = |row: &rusqlite::Row<'_>| -> Result<i64, StoreError> {
+        let id: i64 = row.get(0)?;
+        let form = |text: Option<String>| text.map(|t| indexed_form(&t));
+        // The entry's own text, and the full article fetched from its page when there is one.
+        let own = row.get::<_, Option<String>>(4)?.map(|html| body_text(&html));
+        let full = row.get::<_, Option<String>>(5)?.map(|html| body_text(&html));
+        let body = match (own, full) {
+            (Some(own), Some(full)) => Some(indexed_form(&format!("{own} {full}"))),
+            (one, other) => one.or(other).map(|text| indexed_form(&text)),
+        };
+        insert.execute(params![id, form(row.get(1)?), form(row.get(2)?), form(row.get(3)?), body])?;
+        mark.execute([id])?;
+        Ok(id)
+    };
+    let mut indexed = 0;
+    let mut changed = tx.prepare_cached(&format!(
+        "{INDEXED} WHERE e.id IN (SELECT entry_id FROM search_pending ORDER BY entry_id LIMIT ?1) ORDER BY e.id"
+    ))?;
+    let mut rows = changed.query([batch as i64])?;
+    let mut done = tx.prepare_cached("DELETE FROM search_pending WHERE entry_id = ?1")?;
+    while let Some(row) = rows.next()? {
+        done.execute([index(row)?])?;
+        indexed += 1;
+    }
+    if indexed < batch {
+        let mut new = tx.prepare_cached(&format!(
+            "{INDEXED} WHERE e.id > (SELECT id FROM search_indexed_to) ORDER BY e.id LIMIT ?1"
+        ))?;
+        let mut rows = new.query([(batch - indexed) as i64])?;
+        let mut last = None;
+        while let Some(row) = rows.next()? {
+            last = Some(index(row)?);
+            indexed += 1;
+        }
+        if let Some(last) = last {
+            tx.prepare_cached("UPDATE search_indexed_to SET id = ?1")?.execute([last])?;
+        }
+    }
+    Ok(indexed)
+}
+
 /// How many entries wait for [`index_pending`].
 pub fn pending_count(conn: &Connection) -> Result<i64, StoreError> {
-    Ok(conn.prepare_cached("SELECT count(*) FROM entries WHERE search_indexed = 0")?.query_row([], |r| r.get(0))?)
+    Ok(conn
+        .prepare_cached(
+            "SELECT (SELECT count(*) FROM search_pending)
+                  + (SELECT count(*) FROM entries WHERE id > (SELECT id FROM search_indexed_to))",
+        )?
+        .query_row([], |r| r.get(0))?)
 }
 
 /// The SQL condition (on `entries e`) for the entries matching `query`, with its parameter.
@@ -74,7 +105,7 @@ pub(super) fn matching(query: &str) -> Result<(String, String), QueryError> {
 mod tests {
     use super::*;
     use crate::model::ParsedEntry;
-    use crate::model::{EntryId, Sort, UserWrite};
+    use crate::model::{EntryId, FeedId, Sort, UserWrite};
     use crate::store::fixtures::{self, fetched};
     use crate::store::lists::search;
     use crate::store::{StoreError, apply, fetches};
@@ -83,7 +114,7 @@ mod tests {
         fixtures::entry(key, title, body, 1_700_000_000)
     }
 
-    fn setup() -> (tempfile::TempDir, Connection, crate::model::FeedId) {
+    fn setup() -> (tempfile::TempDir, Connection, FeedId) {
         fixtures::one_feed()
     }
 
@@ -155,6 +186,79 @@ mod tests {
         index_pending(&mut conn, 100).unwrap();
         assert!(ids(&conn, "first").is_empty() && ids(&conn, "old").is_empty());
         assert_eq!(ids(&conn, "second new").len(), 1);
+    }
+
+    #[test]
+    fn changed_and_new_entries_wait_together_and_a_deleted_one_waits_no_more() {
+        let (_dir, mut conn, feed) = setup();
+        let first = vec![entry("a", "Alpha", "one"), entry("b", "Beta", "two"), entry("c", "Gamma", "three")];
+        fetches::save(&mut conn, feed, &fetched("Feed", first), 1).unwrap();
+        assert_eq!(pending_count(&conn).unwrap(), 3);
+        assert_eq!(index_pending(&mut conn, 100).unwrap(), 3);
+        assert_eq!(pending_count(&conn).unwrap(), 0);
+        // b's text changes and d arrives: one changed, one new.
+        let second =
+            vec![entry("b", "Beta edited", "twice"), entry("c", "Gamma", "three"), entry("d", "Delta", "four")];
+        fetches::save(&mut conn, feed, &fetched("Feed", second), 2).unwrap();
+        assert_eq!(pending_count(&conn).unwrap(), 2);
+        // c changes too, and goes before it is indexed again: nothing of it waits.
+        conn.execute("UPDATE entries SET title = 'Gamma edited' WHERE key = 'c'", []).unwrap();
+        assert_eq!(pending_count(&conn).unwrap(), 3);
+        conn.execute("DELETE FROM entries WHERE key = 'c'", []).unwrap();
+        assert_eq!(pending_count(&conn).unwrap(), 2);
+        assert_eq!(index_pending(&mut conn, 100).unwrap(), 2);
+        assert_eq!(pending_count(&conn).unwrap(), 0);
+        assert_eq!(ids(&conn, "twice").len(), 1);
+        assert_eq!(ids(&conn, "delta").len(), 1);
+        assert!(ids(&conn, "gamma").is_empty() && ids(&conn, "two").is_empty());
+        assert_eq!(index_pending(&mut conn, 100).unwrap(), 0, "nothing indexed twice");
+    }
+
+    #[test]
+    fn a_database_from_before_keeps_its_unindexed_entries_waiting() {
+        use crate::store::schema::{MIGRATIONS, Step};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            // The schema as the build before this step left it, with one entry indexed and two not: one
+            // never indexed, one whose text changed since.
+            let conn = Connection::open(&path).unwrap();
+            let before = MIGRATIONS.len() - 1;
+            for step in &MIGRATIONS[..before] {
+                match step {
+                    Step::Sql(sql) => conn.execute_batch(sql).unwrap(),
+                    Step::Code(code) => code(&conn).unwrap(),
+                }
+            }
+            assert!(
+                conn.prepare("SELECT 1 FROM search_pending").is_err(),
+                "the step before is the one this test means"
+            );
+            conn.pragma_update(None, "user_version", before as i64).unwrap();
+            conn.execute_batch(
+                "INSERT INTO feeds (id, url, title, added_at) VALUES (1, 'http://example.com/feed', 'Feed', 0);
+                 INSERT INTO entries (id, feed_id, key, title, first_seen_at, sort_at) VALUES
+                    (1, 1, 'a', 'indexed albatross', 0, 0),
+                    (2, 1, 'b', 'waiting bittern', 0, 0),
+                    (3, 1, 'c', 'changed cormorant', 0, 0);
+                 INSERT INTO entry_search (rowid, title, author, feed, body) VALUES
+                    (1, 'indexed albatross', NULL, NULL, NULL),
+                    (3, 'old text', NULL, NULL, NULL);
+                 UPDATE entries SET search_indexed = 1 WHERE id = 1;",
+            )
+            .unwrap();
+        }
+        let mut conn = crate::store::open_write(&path).unwrap();
+        assert_eq!(pending_count(&conn).unwrap(), 2);
+        assert_eq!(index_pending(&mut conn, 100).unwrap(), 2);
+        assert_eq!(ids(&conn, "bittern").len(), 1);
+        assert_eq!(ids(&conn, "cormorant").len(), 1);
+        assert_eq!(ids(&conn, "albatross").len(), 1);
+        // And what the refresh stores next is new to the index.
+        fetches::save(&mut conn, FeedId(1), &fetched("Feed", vec![entry("d", "new dipper", "x")]), 1).unwrap();
+        assert_eq!(pending_count(&conn).unwrap(), 1);
+        index_pending(&mut conn, 100).unwrap();
+        assert_eq!(ids(&conn, "dipper").len(), 1);
     }
 
     #[test]

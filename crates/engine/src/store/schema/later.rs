@@ -125,3 +125,25 @@ pub(super) const DOCUMENT_DIGEST: &str = "ALTER TABLE feeds ADD COLUMN document_
 /// instead, and sort them here (see `lists::refs`), as the unread lists already did; the starred lists keep
 /// their own small index.
 pub(super) const NO_INDEX_BY_DATE: &str = "DROP INDEX entries_by_date;";
+
+/// 25: the entries waiting for the search index are found without an index of their own. A new entry's id is
+/// past every id before it, so the entries stored since the last indexing pass are those past the last id it
+/// indexed (`search_indexed_to`); an entry whose text or feed name changed after it was indexed (the triggers that
+/// see it set its `search_indexed` back to 0) is noted in `search_pending` until it is indexed again. The partial
+/// index of unindexed entries it replaces took every new entry, and gave it up again at indexing: one B-tree
+/// fewer for a refresh to write (a cold 4000 × 100 refresh took 6.1 s instead of 7.2 in the same run).
+pub(super) const SEARCH_PENDING: &str = "CREATE TABLE search_pending (entry_id INTEGER PRIMARY KEY);
+        CREATE TABLE search_indexed_to (id INTEGER NOT NULL);
+        INSERT INTO search_indexed_to (id) SELECT coalesce(max(id), 0) FROM entries;
+        INSERT INTO search_pending (entry_id) SELECT id FROM entries WHERE search_indexed = 0;
+        DROP INDEX entries_unindexed;
+        CREATE TRIGGER entries_search_pending AFTER UPDATE OF search_indexed ON entries
+        WHEN new.search_indexed = 0 AND old.search_indexed = 1
+        BEGIN
+            INSERT OR IGNORE INTO search_pending (entry_id) VALUES (new.id);
+        END;
+        DROP TRIGGER entries_search_delete;
+        CREATE TRIGGER entries_search_delete AFTER DELETE ON entries BEGIN
+            DELETE FROM entry_search WHERE rowid = old.id;
+            DELETE FROM search_pending WHERE entry_id = old.id;
+        END;";
