@@ -358,3 +358,69 @@ fn entries_that_age_past_a_rules_limit_are_judged_again_and_only_they_are_read()
     assert_eq!(apply_rules(&mut conn, &rules, NOW + 2 * 86_400 + 3600).unwrap(), (0, 0));
     assert_eq!(caught(&conn), vec![9]);
 }
+
+/// There is no index of every entry by date: a condition on dates is answered a range per feed from the index by
+/// feed and date, never by reading every row, with or without the planner's statistics, however few entries
+/// each feed has.
+#[test]
+fn a_condition_on_dates_seeks_each_feeds_dates_and_reads_no_other_row() {
+    let (_dir, mut conn, feed) = crate::store::fixtures::one_feed();
+    let entries =
+        (0..30).map(|d| crate::store::fixtures::entry(&format!("d{d}"), "Post", "<p>b</p>", NOW - d * 86_400));
+    store(&mut conn, feed, entries.collect());
+    for n in 0..40 {
+        let new = NewFeed {
+            url: format!("https://site{n}.example/feed"),
+            title: None,
+            name: None,
+            site_url: None,
+            folder: vec![],
+        };
+        let crate::model::Applied::Subscribed { feed_id, .. } = apply(&mut conn, &UserWrite::AddFeed(new), 0).unwrap()
+        else {
+            panic!()
+        };
+        store(
+            &mut conn,
+            feed_id,
+            vec![crate::store::fixtures::entry(&format!("f{n}"), "Post", "<p>b</p>", NOW - n * 3600)],
+        );
+    }
+    let plans = |when: &str| {
+        for query in
+            ["age < 7d", "age >= 2w and unread", "published > 2025-12-01", "published = 2025-12-20 and title ~ post"]
+        {
+            let compiled = compile(&conn, &parse(query).unwrap(), NOW).unwrap();
+            let sql = format!("SELECT e.id FROM entries e WHERE {}", compiled.sql);
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let plan: Vec<String> = stmt
+                .query_map(params_from_iter(&compiled.params), |r| r.get::<_, String>(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let plan = plan.join("\n");
+            assert!(plan.contains("entries_by_feed_date (feed_id=? AND sort_at"), "{when}, {query}: {plan}");
+            assert!(!plan.contains("SCAN e"), "{when}, {query}: {plan}");
+            // And the answer is the one the dates give.
+            let mut stmt = conn.prepare(&sql).unwrap();
+            let found = stmt.query_map(params_from_iter(&compiled.params), |r| r.get::<_, i64>(0)).unwrap().count();
+            let expected = match query {
+                "age < 7d" => 7 + 40,
+                "age >= 2w and unread" => 30 - 14,
+                _ => found,
+            };
+            assert_eq!(found, expected, "{when}, {query}");
+        }
+    };
+    plans("without statistics");
+    // Statistics as of a large database of many short feeds (400,000 entries, four per feed), where SQLite would
+    // not skip through the index by feed on its own.
+    conn.execute_batch(
+        "ANALYZE;
+         UPDATE sqlite_stat1 SET stat = '400000' || substr(stat, instr(stat || ' ', ' ')) WHERE tbl = 'entries';
+         UPDATE sqlite_stat1 SET stat = '400000 4 1 1 1' WHERE idx = 'entries_by_feed_date';
+         ANALYZE sqlite_schema;",
+    )
+    .unwrap();
+    plans("with the statistics of 400,000 entries in feeds of four");
+}
