@@ -181,3 +181,38 @@ fn a_ticket_given_up_leaves_its_hosts_queue_at_once_and_so_does_one_whose_wait_w
     drop(wait);
     assert_eq!(courtesy.host_load("http://a.test/"), (1, 1));
 }
+
+#[test]
+fn a_hosts_revalidations_open_a_connection_for_every_three_and_take_the_others_in_turn_on_them() {
+    let courtesy = Courtesy::new(64, 6);
+    let mut a: Vec<Ticket> = on(&courtesy, "a.test", 5, REVAL);
+    let mut first: Vec<Turn> = a.iter_mut().filter_map(now).collect();
+    assert_eq!(first.len(), 2, "five revalidations: two connections, not five");
+    assert!(first.iter_mut().all(Turn::keep_alive), "three wait: both connections are kept for them");
+    // As each ends, the next takes its connection over; no third connection is opened meanwhile.
+    let mut order = Vec::new();
+    let mut in_flight: VecDeque<Turn> = first.into_iter().collect();
+    while let Some(ending) = in_flight.pop_front() {
+        drop(ending);
+        for (i, ticket) in a.iter_mut().enumerate() {
+            if let Some(mut turn) = now(ticket) {
+                turn.keep_alive();
+                order.push(i);
+                in_flight.push_back(turn);
+            }
+        }
+        assert!(courtesy.host_load("http://a.test/").0 <= 2, "never more than two at once");
+    }
+    assert_eq!(order, vec![2, 3, 4], "each ending request hands its connection to the next in line");
+    assert_eq!(courtesy.host_load("http://a.test/"), (0, 0));
+
+    // A long queue of them uses the host's whole limit; documents always may.
+    let mut many: Vec<Ticket> = on(&courtesy, "b.test", 30, REVAL);
+    let running: Vec<Turn> = many.iter_mut().filter_map(now).collect();
+    assert_eq!(running.len(), 6);
+    let mut documents: Vec<Ticket> = on(&courtesy, "c.test", 5, DOC);
+    let running: Vec<Turn> = documents.iter_mut().filter_map(now).collect();
+    assert_eq!(running.len(), 5);
+    let mut lone = courtesy.queue("http://d.test/", REVAL);
+    assert!(now(&mut lone).is_some(), "one revalidation goes at once");
+}
