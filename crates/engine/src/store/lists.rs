@@ -193,9 +193,13 @@ impl Filter {
     }
 
     /// The SQL condition, with `e.read = 0` when `unread` is asked and the list is of unread entries (what kill
-    /// rules caught is not: the unread index leaves it out).
+    /// rules caught is not, as the unread index leaves it out — unless the list is of what they caught).
     pub(super) fn condition(&self, unread: bool) -> String {
-        if unread { format!("{} AND e.read = 0 AND e.ignored = 0", self.sql) } else { self.sql.clone() }
+        match (unread, self.ignored) {
+            (false, _) => self.sql.clone(),
+            (true, true) => format!("{} AND e.read = 0", self.sql),
+            (true, false) => format!("{} AND e.read = 0 AND e.ignored = 0", self.sql),
+        }
     }
 
     fn and(&mut self, condition: &str, param: Option<Value>) {

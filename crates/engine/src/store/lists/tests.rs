@@ -127,6 +127,31 @@ fn unread_starred_and_counts_follow_the_flags() {
     assert!(feed_unread.iter().all(|r| r.feed_id == a && !r.read));
 }
 
+/// The list of what kill rules caught, asked for its unread entries, lists them (it once asked for entries both
+/// caught and not caught, and listed none); marking it read marks exactly those.
+#[test]
+fn the_unread_entries_kill_rules_caught_are_listed_and_marked_read() {
+    let (_dir, mut conn, _, _) = setup(3);
+    let all = entry_refs(&conn, &list(ListSource::All, Sort::Newest, false)).unwrap();
+    let caught = [all[0].id, all[3].id, all[6].id];
+    for id in caught {
+        conn.execute("UPDATE entries SET ignored = 1 WHERE id = ?1", [id.0]).unwrap();
+    }
+    write(&mut conn, UserWrite::SetRead { ids: vec![caught[1]], read: true });
+    let ignored = ListSource::Ignored { within: None };
+    let unread = entry_refs(&conn, &list(ignored.clone(), Sort::Newest, true)).unwrap();
+    assert_eq!(unread.iter().map(|r| r.id).collect::<Vec<_>>(), vec![caught[0], caught[2]]);
+    assert!(unread.iter().all(|r| !r.read));
+    let within_unread = ListSource::Ignored { within: Some(Box::new(ListSource::Unread)) };
+    assert_eq!(entry_refs(&conn, &list(within_unread, Sort::Newest, false)).unwrap().len(), 2);
+    let mut marked = mark_read(&mut conn, &list(ignored, Sort::Newest, false));
+    marked.sort_by_key(|id| id.0);
+    let mut expected = vec![caught[0], caught[2]];
+    expected.sort_by_key(|id| id.0);
+    assert_eq!(marked, expected, "exactly the unread entries caught are marked read");
+    assert_eq!(view_counts(&conn).unwrap().unread, 6, "the entries not caught stay unread");
+}
+
 #[test]
 fn flags_are_right_in_long_lists_whose_flags_come_from_the_partial_indexes() {
     let (_dir, mut conn, _, _) = setup(FLAGS_BY_ROW / 3 + 10);
