@@ -51,7 +51,7 @@ struct State {
 }
 
 /// Revalidations a host's connection is given in turn before its queue opens another (see the module's notes).
-pub const REVALIDATIONS_PER_CONNECTION: usize = 3;
+const REVALIDATIONS_PER_CONNECTION: usize = 3;
 
 /// What a request costs of the global limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
