@@ -15,12 +15,15 @@
 //!   take the other free slots in turn, first in line first served: a document first in line waits for a whole
 //!   slot, and nothing behind it goes ahead meanwhile. A request the user waits on ([`Courtesy::turn`]: a
 //!   picture, a full article) goes to the head of the line.
-//! - Revalidations open few connections: a host's queue of them opens one connection for every
-//!   [`REVALIDATIONS_PER_CONNECTION`] it holds (up to `per_host`), and each connection takes them in turn. A
-//!   new connection costs a round trip before its request (two or three with TLS) and processor time at both
-//!   ends (a TLS handshake most of all), while a 304 on an open connection costs one round trip: three feeds
-//!   of one host answered on one connection cost a round trip or two more than on three, and a refresh of
-//!   1000 unchanged feeds on 200 hosts opens 400 connections instead of 1000.
+//! - Revalidations open few connections: when a host's next request is a revalidation, it takes a slot of its
+//!   own only while the host's revalidations in flight are fewer than one for every
+//!   [`REVALIDATIONS_PER_CONNECTION`] of its requests in flight or waiting (and the host is under `per_host`);
+//!   the others wait to take over the connections those leave open. A new connection costs a round trip before
+//!   its request (two or three with TLS) and processor time at both ends (a TLS handshake most of all), while
+//!   a 304 on an open connection costs one round trip: three feeds of one host answered on one connection cost
+//!   a round trip or two more than on three, and a refresh of 1000 unchanged feeds on 200 hosts opens 400
+//!   connections instead of 1000. (On HTTP/2, where every request shares one connection anyway, this only
+//!   spreads a host's revalidations over more round trips.)
 //! - [`Turn::keep_alive`] says whether a waiting request is left to take the connection over (it then waits for
 //!   that connection rather than take another slot); a request whose connection would only sit idle asks the
 //!   server to close it, so no idle connection (and the buffers the HTTP client keeps with it) outlives its
@@ -74,6 +77,9 @@ impl Weight {
 #[derive(Default)]
 struct Host {
     running: usize,
+    /// Of those, revalidations: they alone count against the connections a host's revalidations may open (a
+    /// download in flight on the host holds its own connection to the end and hands it to no one).
+    revalidating: usize,
     /// Requests in flight that keep their connection for a waiting one ([`Turn::keep_alive`]).
     keeping: usize,
     waiting: VecDeque<(Weight, oneshot::Sender<Turn>)>,
@@ -89,16 +95,17 @@ impl Host {
     }
 
     /// Whether the first request waiting may take a free slot, and so open a connection: while the host is under
-    /// its limit, and for a revalidation while its connections are fewer than one for every
-    /// [`REVALIDATIONS_PER_CONNECTION`] of the host's requests.
+    /// its limit, and for a revalidation while the revalidations in flight are fewer than one for every
+    /// [`REVALIDATIONS_PER_CONNECTION`] of those in flight and waiting.
     fn wants_slot(&self, per_host: usize) -> bool {
-        let limit = match self.waiting.front() {
+        let connections_left = match self.waiting.front() {
             Some((Weight::Revalidation, _)) => {
-                per_host.min((self.running + self.waiting.len()).div_ceil(REVALIDATIONS_PER_CONNECTION))
+                let wanted = (self.revalidating + self.waiting.len()).div_ceil(REVALIDATIONS_PER_CONNECTION);
+                self.revalidating < wanted
             }
-            _ => per_host,
+            _ => true,
         };
-        self.unreserved() > 0 && self.running < limit
+        self.unreserved() > 0 && self.running < per_host && connections_left
     }
 
     /// Whether the first request waiting may take over the connection a request of this host leaves open for it
@@ -265,6 +272,7 @@ impl Drop for Turn {
         state.sockets += 1;
         if let Some(host) = state.hosts.get_mut(&self.host) {
             host.running -= 1;
+            host.revalidating -= usize::from(self.weight == Weight::Revalidation);
             host.keeping -= usize::from(self.keeping);
         }
         // The host's next request takes over the slot (and the connection this one leaves), then the others'.
@@ -301,6 +309,7 @@ impl State {
             self.free -= weight.quarters();
             self.sockets -= 1;
             host.running += 1;
+            host.revalidating += usize::from(weight == Weight::Revalidation);
             let turn = Turn { shared: shared.clone(), host: name.to_string(), weight, keeping: false, held: true };
             match waiting.send(turn) {
                 Ok(()) => return true,
@@ -310,6 +319,7 @@ impl State {
                     self.free += weight.quarters();
                     self.sockets += 1;
                     host.running -= 1;
+                    host.revalidating -= usize::from(weight == Weight::Revalidation);
                 }
             }
         }

@@ -216,3 +216,13 @@ fn a_hosts_revalidations_open_a_connection_for_every_three_and_take_the_others_i
     let mut lone = courtesy.queue("http://d.test/", REVAL);
     assert!(now(&mut lone).is_some(), "one revalidation goes at once");
 }
+
+#[test]
+fn a_download_in_flight_on_the_host_holds_no_revalidation_back() {
+    let courtesy = Courtesy::new(64, 6);
+    let mut download = on(&courtesy, "a.test", 1, DOC);
+    let _downloading = now(&mut download[0]).expect("the download goes");
+    let mut checks: Vec<Ticket> = on(&courtesy, "a.test", 2, REVAL);
+    let going: Vec<Turn> = checks.iter_mut().filter_map(now).collect();
+    assert_eq!(going.len(), 1, "two revalidations: one connection of their own, beside the download's");
+}
