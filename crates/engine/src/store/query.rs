@@ -224,10 +224,10 @@ pub fn apply_rules(conn: &mut Connection, rules: &[Query], now: i64) -> Result<(
                     .execute([to])?;
                     for secs in ages(&rule) {
                         let (from, until) = (at.min(now) - secs, at.max(now) - secs);
-                        tx.prepare_cached(
-                            "INSERT OR IGNORE INTO entries_unjudged (entry_id)
-                             SELECT id FROM entries WHERE feed_id IN (SELECT id FROM feeds) AND sort_at BETWEEN ?1 AND ?2",
-                        )?
+                        let near = by_date("e.sort_at BETWEEN ?1 AND ?2");
+                        tx.prepare_cached(&format!(
+                            "INSERT OR IGNORE INTO entries_unjudged (entry_id) SELECT e.id FROM entries e WHERE {near}"
+                        ))?
                         .execute([from - 1, until + 1])?;
                     }
                     "e.id IN (SELECT entry_id FROM entries_unjudged) AND "
