@@ -56,6 +56,41 @@ pub fn strip_controls(s: &str) -> Cow<'_, str> {
 /// tabs and the Unicode line and paragraph separators included) folded to one space, trimmed, and cut to
 /// `max_chars` characters with an ellipsis.
 pub fn one_line(s: &str, max_chars: usize) -> String {
+    if s.is_ascii() { one_line_ascii(s, max_chars) } else { one_line_of_chars(s, max_chars) }
+}
+
+/// [`one_line`] of ASCII text (most titles, names and links), a word at a time rather than a character at a
+/// time: a character is a byte, and the only ones to drop are the controls. Gives what [`one_line_of_chars`]
+/// gives.
+fn one_line_ascii(s: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max_chars.saturating_add(1)));
+    // `char::is_whitespace`'s ASCII characters: the vertical tab besides `is_ascii_whitespace`'s.
+    for word in s.split(|c: char| c.is_ascii_whitespace() || c == '\u{b}') {
+        if out.len() > max_chars {
+            break;
+        }
+        let before = out.len();
+        if before > 0 {
+            out.push(' ');
+        }
+        if word.bytes().any(|b| b.is_ascii_control()) {
+            out.extend(word.chars().filter(|c| !c.is_ascii_control()));
+        } else {
+            out.push_str(word);
+        }
+        if out.len() == before + usize::from(before > 0) {
+            out.truncate(before); // Nothing kept: no space for it either.
+        }
+    }
+    if out.len() > max_chars {
+        out.truncate(max_chars.saturating_sub(1));
+        out.truncate(out.trim_end().len());
+        out.push('…');
+    }
+    out
+}
+
+fn one_line_of_chars(s: &str, max_chars: usize) -> String {
     // One pass: a run of whitespace becomes one space once a kept character follows it.
     let keep_marks = !s.is_ascii() && s.chars().any(is_right_to_left);
     let mut out = String::with_capacity(s.len().min(max_chars.saturating_mul(4)));
@@ -119,6 +154,29 @@ mod tests {
     #[test]
     fn one_line_folds_whitespace_and_drops_controls() {
         assert_eq!(one_line("  Hello,\n\t\u{1b}world \r\n ", 100), "Hello, world");
+    }
+
+    #[test]
+    fn one_line_reads_ascii_text_a_word_at_a_time_as_it_reads_any_text_a_character_at_a_time() {
+        let samples = [
+            "",
+            "   ",
+            "word",
+            "  Hello,\n\t\u{1b}world \r\n ",
+            "a \u{1} b",
+            "a\u{1}b\u{7f}c",
+            "\u{1}\u{2} \u{3}",
+            "x\u{b}y\u{c}z\u{1c}w",
+            "ab cd ef",
+            "abcdefghij",
+            "one  two   three    four",
+            " trailing ",
+        ];
+        for s in samples {
+            for max in [0, 1, 2, 3, 4, 5, 8, 100] {
+                assert_eq!(one_line_ascii(s, max), one_line_of_chars(s, max), "{s:?} cut to {max}");
+            }
+        }
     }
 
     #[test]

@@ -105,7 +105,7 @@ pub fn html_body_to_plain(s: &str) -> String {
 
 fn to_plain(s: &str, every_tag_is_markup: bool) -> String {
     let mut stripped = String::with_capacity(s.len());
-    strip_tags(s, every_tag_is_markup, &mut stripped);
+    strip_tags(s, every_tag_is_markup, false, &mut stripped);
     fold_whitespace(&decode_entities(&stripped))
 }
 
@@ -113,12 +113,13 @@ fn to_plain(s: &str, every_tag_is_markup: bool) -> String {
 /// `sanitize::one_line(&html_to_plain(s), max_chars)` gives, in one pass over the text and with no string but
 /// the line's own (the text is stripped of tags into a buffer each thread reuses).
 pub fn html_to_line(s: &str, max_chars: usize) -> String {
-    with_text_of(s, |text| crate::sanitize::one_line(text, max_chars))
+    with_text_of(s, false, |text| crate::sanitize::one_line(text, max_chars))
 }
 
-/// Whether [`html_to_plain`] gives any text, without making it.
+/// Whether [`html_to_plain`] gives any text, without making it: the tags are stripped only up to the first text
+/// (a refresh asks this of every entry's content and summary).
 pub fn html_has_text(s: &str) -> bool {
-    with_text_of(s, |text| text.chars().any(|c| !c.is_whitespace()))
+    with_text_of(s, true, |text| text.chars().any(|c| !c.is_whitespace()))
 }
 
 /// Buffers reused for the text of HTML fragments (titles, names, the heads of bodies): hundreds of thousands
@@ -130,11 +131,11 @@ thread_local! {
 }
 
 /// Runs `f` on the text of an HTML fragment as [`html_to_plain`] reads it, before whitespace is folded: tags
-/// stripped, entities decoded.
-fn with_text_of<R>(s: &str, f: impl FnOnce(&str) -> R) -> R {
+/// stripped, entities decoded. With `until_text`, only up to its first text (see [`strip_tags`]).
+fn with_text_of<R>(s: &str, until_text: bool, f: impl FnOnce(&str) -> R) -> R {
     let run = |stripped: &mut String, decoded: &mut String| {
         stripped.clear();
-        strip_tags(s, false, stripped);
+        strip_tags(s, false, until_text, stripped);
         if !stripped.contains('&') {
             return f(stripped);
         }
@@ -158,12 +159,18 @@ fn with_text_of<R>(s: &str, f: impl FnOnce(&str) -> R) -> R {
 }
 
 /// Appends the text of `s` to `stripped`: tags and comments removed (see [`html_to_plain`]), entities left.
-fn strip_tags(s: &str, every_tag_is_markup: bool, stripped: &mut String) {
+/// With `until_text`, it stops once it has appended text that shows (not only whitespace, and no entity
+/// reference, which might stand for whitespace): what it appended then shows text exactly when the whole would.
+fn strip_tags(s: &str, every_tag_is_markup: bool, until_text: bool, stripped: &mut String) {
+    let shows = |text: &str| until_text && !text.contains('&') && text.chars().any(|c| !c.is_whitespace());
     let mut rest = s;
     // Inside `<svg>` or `<math>` every tag is markup, whatever its name.
     let mut foreign = 0usize;
     while let Some(at) = rest.find('<') {
         stripped.push_str(&rest[..at]);
+        if shows(&rest[..at]) {
+            return;
+        }
         rest = &rest[at..];
         if let Some(after) = rest.strip_prefix("<!--") {
             // A comment never closed ends at the first `>`, rather than swallowing the text after it.
@@ -176,6 +183,9 @@ fn strip_tags(s: &str, every_tag_is_markup: bool, stripped: &mut String) {
         if let Some(after) = rest.strip_prefix("<![CDATA[") {
             let end = after.find("]]>").unwrap_or(after.len());
             stripped.push_str(&after[..end]);
+            if shows(&after[..end]) {
+                return;
+            }
             rest = after.get(end + 3..).unwrap_or("");
             continue;
         }
@@ -198,6 +208,9 @@ fn strip_tags(s: &str, every_tag_is_markup: bool, stripped: &mut String) {
         if name.is_empty() || (foreign == 0 && !every_tag_is_markup && !is_html_element(&name)) {
             // Not markup: the `<` is text.
             stripped.push('<');
+            if until_text {
+                return;
+            }
             rest = &rest[1..];
             continue;
         }
@@ -349,7 +362,11 @@ pub fn fold_whitespace(s: &str) -> String {
 /// False positives would delete words, so doubt reads as text: `Nice <gorilla> what's he weigh?` and `A<B` are
 /// text.
 pub fn looks_like_html(s: &str) -> bool {
-    let has_end_tag = s.match_indices("</").any(|(i, _)| {
+    // `<` then `/`, rather than a search for "</": the string searcher's set-up costs more than most titles are long.
+    let has_end_tag = s.match_indices('<').any(|(i, _)| {
+        if s.as_bytes().get(i + 1) != Some(&b'/') {
+            return false;
+        }
         let name = word_at(&s[i + 2..]);
         !name.is_empty() && s[i + 2 + name.len()..].starts_with('>')
     });
@@ -469,6 +486,12 @@ mod tests {
             "",
             "<p></p>&nbsp;",
             "Nice <gorilla> what's he weigh?",
+            // Text only after references to whitespace, an empty CDATA section, a comment or a script.
+            "&nbsp;<p>x</p>",
+            "<p>&#160;</p><![CDATA[ ]]>\n<!-- c --><script>x()</script><b>y</b>",
+            "<p>&nbsp;</p><![CDATA[ ]]><br/>&#32;",
+            "<![CDATA[z]]>",
+            " <p> </p> a<b",
         ];
         for html in samples {
             for max in [1, 3, 10, 1000] {

@@ -289,7 +289,10 @@ fn rss_link(format: Format, parent: &Element, bases: &[Option<&str>]) -> Option<
             return None;
         }
         let href = l.attr("href").map(Cow::Borrowed).unwrap_or_else(|| l.text());
-        absolute(&href, &[l.base.as_deref()].iter().chain(bases).copied().collect::<Vec<_>>())
+        match l.base.as_deref() {
+            None => absolute(&href, bases),
+            own => absolute(&href, &[own].iter().chain(bases).copied().collect::<Vec<_>>()),
+        }
     })
 }
 
