@@ -66,20 +66,22 @@ fn one_line_ascii(s: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max_chars.saturating_add(1)));
     // `char::is_whitespace`'s ASCII characters: the vertical tab besides `is_ascii_whitespace`'s.
     for word in s.split(|c: char| c.is_ascii_whitespace() || c == '\u{b}') {
+        if word.bytes().all(|b| b.is_ascii_control()) {
+            continue; // Nothing kept (or an empty word between two spaces): no space for it either.
+        }
+        let controls = word.bytes().any(|b| b.is_ascii_control());
         if out.len() > max_chars {
             break;
         }
-        let before = out.len();
-        if before > 0 {
+        if !out.is_empty() {
             out.push(' ');
         }
-        if word.bytes().any(|b| b.is_ascii_control()) {
-            out.extend(word.chars().filter(|c| !c.is_ascii_control()));
+        // At most one character past the cut: a 50 MB word costs no more than a short one.
+        let room = max_chars.saturating_add(1).saturating_sub(out.len());
+        if controls {
+            out.extend(word.chars().filter(|c| !c.is_ascii_control()).take(room));
         } else {
-            out.push_str(word);
-        }
-        if out.len() == before + usize::from(before > 0) {
-            out.truncate(before); // Nothing kept: no space for it either.
+            out.push_str(&word[..word.len().min(room)]);
         }
     }
     if out.len() > max_chars {
@@ -171,11 +173,28 @@ mod tests {
             "abcdefghij",
             "one  two   three    four",
             " trailing ",
+            "\u{1}a\u{2}b\u{3}c\u{4}d\u{5}e\u{6}f\u{7}g",
+            "a long wordwithoutanyspacesatallthatrunsonandon x",
         ];
         for s in samples {
-            for max in [0, 1, 2, 3, 4, 5, 8, 100] {
+            for max in (0..=12).chain([20, 40, 100]) {
                 assert_eq!(one_line_ascii(s, max), one_line_of_chars(s, max), "{s:?} cut to {max}");
             }
+        }
+        // And 20,000 strings made of letters, every ASCII whitespace and controls (the same ones every run).
+        let alphabet = b"ab. \t\n\x0b\x0c\r\x01\x1b\x1c\x7f";
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let len = next() % 16;
+            let s: String = (0..len).map(|_| char::from(alphabet[(next() % alphabet.len() as u64) as usize])).collect();
+            let max = (next() % 12) as usize;
+            assert_eq!(one_line_ascii(&s, max), one_line_of_chars(&s, max), "{s:?} cut to {max}");
         }
     }
 
