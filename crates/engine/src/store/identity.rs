@@ -58,7 +58,10 @@ pub(super) fn upsert_entry<'a>(
     // A feed's first fetch stores nothing under a key before the document brings it: only a key it lists twice
     // is looked up.
     let unseen = elsewhere.first_fetch.as_mut().is_some_and(|keys| keys.insert(key));
-    let stored: Option<(EntryId, i64, StoredEntry)> = if unseen {
+    // The stored entry's id, when it was first seen, and whether it already holds these fields: compared in
+    // place, on the row's own bytes, rather than copied out first (a changed document lists mostly entries that
+    // have not changed, each with its whole content).
+    let stored: Option<(EntryId, i64, bool)> = if unseen {
         None
     } else {
         held(
@@ -69,23 +72,20 @@ pub(super) fn upsert_entry<'a>(
              FROM entries WHERE feed_id = ?1 AND key = ?2",
         )?
         .query_row(params![feed_id.0, key], |r| {
-            Ok((
-                r.id(0)?,
-                r.get(1)?,
-                StoredEntry {
-                    title: r.get(2)?,
-                    link: r.get(3)?,
-                    author: r.get(4)?,
-                    published: r.get(5)?,
-                    updated: r.get(6)?,
-                    content: r.get(7)?,
-                    summary: r.get(8)?,
-                    categories: r.get(9)?,
-                    enclosures: r.get(10)?,
-                    comments: r.get(11)?,
-                    thumbnail: r.get(12)?,
-                },
-            ))
+            let text = |i: usize| -> rusqlite::Result<Option<&str>> { Ok(r.get_ref(i)?.as_str_or_null()?) };
+            let number = |i: usize| -> rusqlite::Result<Option<i64>> { Ok(r.get_ref(i)?.as_i64_or_null()?) };
+            let same = row.title.as_deref() == text(2)?
+                && row.link == text(3)?
+                && row.author.as_deref() == text(4)?
+                && row.published == number(5)?
+                && row.updated == number(6)?
+                && row.content == text(7)?
+                && row.summary == text(8)?
+                && row.categories.as_deref() == text(9)?
+                && row.enclosures.as_deref() == text(10)?
+                && row.comments == text(11)?
+                && row.thumbnail == text(12)?;
+            Ok((r.id(0)?, r.get(1)?, same))
         })
         .optional()?
     };
@@ -139,8 +139,8 @@ pub(super) fn upsert_entry<'a>(
             elsewhere.stored(tx, id);
             Ok(Upsert::Inserted(EntryId(id)))
         }
-        Some((_, _, ref old)) if row.same_as(old) => Ok(Upsert::Unchanged),
-        Some((id, first_seen, _)) => {
+        Some((_, _, true)) => Ok(Upsert::Unchanged),
+        Some((id, first_seen, false)) => {
             held(
                 &mut elsewhere.update,
                 tx,
@@ -386,37 +386,6 @@ impl<'a> NewFields<'a> {
             thumbnail: cap(&e.thumbnail, MAX_TITLE_BYTES),
         }
     }
-
-    /// Whether the stored entry already holds these fields.
-    fn same_as(&self, old: &StoredEntry) -> bool {
-        self.title.as_deref() == old.title.as_deref()
-            && self.link == old.link.as_deref()
-            && self.author.as_deref() == old.author.as_deref()
-            && self.published == old.published
-            && self.updated == old.updated
-            && self.content == old.content.as_deref()
-            && self.summary == old.summary.as_deref()
-            && self.categories == old.categories
-            && self.enclosures == old.enclosures
-            && self.comments == old.comments.as_deref()
-            && self.thumbnail == old.thumbnail.as_deref()
-    }
-}
-
-/// The stored fields of an entry that a refresh may change.
-#[derive(Debug, PartialEq, Eq)]
-struct StoredEntry {
-    title: Option<String>,
-    link: Option<String>,
-    author: Option<String>,
-    published: Option<i64>,
-    updated: Option<i64>,
-    content: Option<String>,
-    summary: Option<String>,
-    categories: Option<String>,
-    enclosures: Option<String>,
-    comments: Option<String>,
-    thumbnail: Option<String>,
 }
 
 /// The stored entry that a refresh's `key` is another name for (an entry carried over under a key the other

@@ -245,6 +245,44 @@ fn a_changed_entry_is_updated_and_keeps_its_read_flag() {
     assert!(detail.read);
 }
 
+/// An entry is compared with what is stored field by field: each field changed alone makes it updated (stored
+/// as it reads now), and the same entry again changes nothing.
+#[test]
+fn an_entry_is_updated_when_any_one_of_its_fields_changed_and_only_then() {
+    type Change = fn(&mut ParsedEntry);
+    let changes: [(&str, Change); 11] = [
+        ("title", |e| e.title = Some("A, corrected".into())),
+        ("link", |e| e.link = Some("http://example.com/moved".into())),
+        ("author", |e| e.authors = vec!["Ann".into()]),
+        ("published", |e| e.published = chrono::DateTime::from_timestamp(1_700_000_001, 0)),
+        ("updated", |e| e.updated = chrono::DateTime::from_timestamp(1_700_000_002, 0)),
+        ("content", |e| e.content_html = Some("<p>body, longer</p>".into())),
+        ("summary", |e| e.summary_html = Some("<p>summary</p>".into())),
+        ("categories", |e| e.categories.push("rust".into())),
+        ("enclosures", |e| {
+            e.enclosures.push(crate::model::Enclosure {
+                url: "http://example.com/a.mp3".into(),
+                media_type: None,
+                length: None,
+            })
+        }),
+        ("comments", |e| e.comments = Some("http://example.com/a#comments".into())),
+        ("thumbnail", |e| e.thumbnail = Some("http://example.com/a.png".into())),
+    ];
+    let (_dir, mut conn, id) = setup();
+    let mut current = entry("a", "A");
+    save(&mut conn, id, &fetched(vec![current.clone()]), 10).unwrap();
+    for (now, (field, change)) in (20..).step_by(10).zip(changes) {
+        let outcome = save(&mut conn, id, &fetched(vec![current.clone()]), now).unwrap();
+        assert_eq!((outcome.new, outcome.updated), (0, 0), "nothing changed before the {field}");
+        change(&mut current);
+        let outcome = save(&mut conn, id, &fetched(vec![current.clone()]), now + 5).unwrap();
+        assert_eq!((outcome.new, outcome.updated), (0, 1), "the {field} changed");
+    }
+    let detail = &super::super::entries::of_feed(&conn, id).unwrap()[0];
+    assert_eq!(detail.title.as_deref(), Some("A, corrected"));
+}
+
 #[test]
 fn a_failure_keeps_entries_and_validators_and_records_the_error() {
     let (_dir, mut conn, id) = setup();
