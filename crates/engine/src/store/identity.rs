@@ -324,8 +324,7 @@ impl<'a> Twins<'a> {
         )?;
         let mut rows = stmt.query([feed_id.0])?;
         while let Some(r) = rows.next()? {
-            let key: String = r.get(1)?;
-            if listed.contains(key.as_str()) {
+            if r.get_ref(1)?.as_str().is_ok_and(|key| listed.contains(key)) {
                 continue;
             }
             let link: String = r.get(3)?;

@@ -206,6 +206,18 @@ fn a_feed_that_changes_its_ids_on_every_fetch_keeps_its_entries_and_their_marks(
     assert_eq!(keys, 20);
 }
 
+/// A post the document still lists is no twin: a new one alike beside it (same title, link and date) is an
+/// entry of its own.
+#[test]
+fn a_listed_entry_is_no_twin_of_a_new_one_alike() {
+    let (_dir, mut conn, id) = setup();
+    let post = |key: &str| ParsedEntry { link: Some("http://example.com/weekly".into()), ..entry(key, "Weekly links") };
+    assert_eq!(save(&mut conn, id, &fetched(vec![post("w1")]), 10).unwrap().new, 1);
+    assert_eq!(save(&mut conn, id, &fetched(vec![post("w1"), post("w2")]), 20).unwrap().new, 1);
+    assert_eq!(super::super::entries::of_feed(&conn, id).unwrap().len(), 2);
+    assert_eq!(feeds::feed_info(&conn, id).unwrap().unwrap().id_rotations, 0);
+}
+
 /// Two posts with the same title and link are two entries when both are listed, when their dates differ, or
 /// when the link is only the feed's site.
 #[test]
