@@ -363,6 +363,10 @@ struct RefreshShape {
     /// Unless `--no-validators`, every feed has an ETag and the second refresh is answered 304 throughout; without,
     /// the second refresh brings every document whole again, unchanged, as feeds without validators do.
     validators: bool,
+    /// `--changed`: the second refresh finds every feed a day later, one item newer (the oldest gone), as most
+    /// feeds that changed have: documents whole again (a new ETag), of which one entry is new and the others
+    /// stored already.
+    changed: bool,
 }
 
 impl RefreshShape {
@@ -379,6 +383,7 @@ impl RefreshShape {
             item_bytes: arg_value(args, "--item-bytes", 0),
             items_like: if args.iter().any(|a| a == "--spread") { Items::Spread } else { Items::Alike },
             validators: !args.iter().any(|a| a == "--no-validators"),
+            changed: args.iter().any(|a| a == "--changed"),
         }
     }
 
@@ -405,11 +410,13 @@ enum Items {
 
 /// Feed `f` of the benchmark: `items` ordinary items, links on its own host.
 fn bench_feed(f: usize, items: usize, host: &str) -> String {
-    padded_feed(f, items, host, 0, Items::Alike)
+    padded_feed(f, items, host, 0, Items::Alike, 0)
 }
 
-/// [`bench_feed`] with each item's description padded with ordinary words to about `item_bytes` bytes.
-fn padded_feed(f: usize, items: usize, host: &str, item_bytes: usize, like: Items) -> String {
+/// [`bench_feed`] with each item's description padded with ordinary words to about `item_bytes` bytes; with
+/// `newer` items published since on top (numbered after the others, dated after them) and as many of the oldest
+/// gone, as the same feed reads later.
+fn padded_feed(f: usize, items: usize, host: &str, item_bytes: usize, like: Items, newer: usize) -> String {
     const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ";
     const TITLE_WORDS: [&str; 16] = [
         "Release",
@@ -437,22 +444,37 @@ fn padded_feed(f: usize, items: usize, host: &str, item_bytes: usize, like: Item
         x ^ (x >> 31)
     };
     // Spread: the feed's newest item somewhere in the five years before late 2025, the others before it.
-    let mut at = 1_764_000_000 - (mix(f, usize::MAX) % (5 * 365 * 86_400)) as i64;
+    let newest = 1_764_000_000 - (mix(f, usize::MAX) % (5 * 365 * 86_400)) as i64;
+    let mut at = newest;
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\"><channel><title>Feed {f}</title>\
          <link>http://{host}/{f}/</link><description>bench</description>"
     );
+    let spread_title = |h: u64| {
+        let words = (0..4).map(|k| TITLE_WORDS[(h >> (k * 4)) as usize % 16]).collect::<Vec<_>>().join(" ");
+        format!("{words} {}", h >> 48)
+    };
+    let rfc2822 = |at: i64| chrono::DateTime::from_timestamp(at, 0).expect("a date in range").to_rfc2822();
+    let mut listed = Vec::with_capacity(items + newer);
+    for j in (0..newer).rev() {
+        let i = items + j;
+        listed.push(match like {
+            Items::Alike => (i, format!("Feed {f} item {i}"), format!("Tue, 10 Jun 2025 05:{:02}:00 GMT", j % 60)),
+            Items::Spread => (i, spread_title(mix(f, i)), rfc2822(newest + 3600 * (j as i64 + 1))),
+        });
+    }
     for i in 0..items {
-        let (title, date) = match like {
-            Items::Alike => (format!("Feed {f} item {i}"), format!("Tue, 10 Jun 2025 04:{:02}:00 GMT", i % 60)),
+        listed.push(match like {
+            Items::Alike => (i, format!("Feed {f} item {i}"), format!("Tue, 10 Jun 2025 04:{:02}:00 GMT", i % 60)),
             Items::Spread => {
                 let h = mix(f, i);
-                let words = (0..4).map(|k| TITLE_WORDS[(h >> (k * 4)) as usize % 16]).collect::<Vec<_>>().join(" ");
                 at -= 86_400 + (h >> 16) as i64 % (2 * 86_400);
-                let date = chrono::DateTime::from_timestamp(at, 0).expect("a date in range").to_rfc2822();
-                (format!("{words} {}", h >> 48), date)
+                (i, spread_title(h), rfc2822(at))
             }
-        };
+        });
+    }
+    listed.truncate(items);
+    for (i, title, date) in listed {
         xml.push_str(&format!(
             "<item><title>{title}</title><link>http://{host}/{f}/{i}</link><guid>f{f}-i{i}</guid>\
              <pubDate>{date}</pubDate><description>&lt;p&gt;Item {i} of feed {f}: \
@@ -559,16 +581,21 @@ fn refresh(args: &[String]) {
         }
     }
     let farm = server::Farm::start(shape.hosts, shape.latency).expect("bind the farm's loopback addresses");
-    let mut urls = Vec::with_capacity(shape.feeds);
-    for f in 0..shape.feeds {
-        let host = f % shape.hosts;
-        let path = format!("/feed/{f}.xml");
-        let xml =
-            padded_feed(f, shape.items, &server::farm_address(host).to_string(), shape.item_bytes, shape.items_like);
-        let reply = server::Reply::ok("application/rss+xml; charset=utf-8", xml);
-        farm.route(&path, if shape.validators { reply.with_header("ETag", &format!("\"v{f}\"")) } else { reply });
-        urls.push(farm.url(host, &path));
-    }
+    // Every feed as it reads `newer` items later (see `padded_feed`).
+    let route_all = |newer: usize| {
+        for f in 0..shape.feeds {
+            let host = server::farm_address(f % shape.hosts).to_string();
+            let xml = padded_feed(f, shape.items, &host, shape.item_bytes, shape.items_like, newer);
+            let reply = server::Reply::ok("application/rss+xml; charset=utf-8", xml);
+            let etag = format!("\"v{f}-{newer}\"");
+            farm.route(
+                &format!("/feed/{f}.xml"),
+                if shape.validators { reply.with_header("ETag", &etag) } else { reply },
+            );
+        }
+    };
+    route_all(0);
+    let urls: Vec<String> = (0..shape.feeds).map(|f| farm.url(f % shape.hosts, &format!("/feed/{f}.xml"))).collect();
     let dir = tempfile::tempdir().expect("temp dir");
     let opml: String = urls.iter().map(|u| format!("<outline type=\"rss\" text=\"{u}\" xmlUrl=\"{u}\"/>")).collect();
     let opml_path = dir.path().join("feeds.opml");
@@ -658,7 +685,11 @@ fn refresh(args: &[String]) {
         shape.concurrency
     );
     // (wall, cpu, peak) of every cold, second (all-304, or all unchanged) and unread run, per build.
-    let second = if shape.validators { "all-304 refresh" } else { "unchanged refresh" };
+    let second = match (shape.changed, shape.validators) {
+        (true, _) => "changed refresh",
+        (false, true) => "all-304 refresh",
+        (false, false) => "unchanged refresh",
+    };
     let mut figures: Vec<[Vec<(f64, f64, f64)>; 3]> = builds.iter().map(|_| Default::default()).collect();
     let mut cold_this = None;
     let mut warm_this = None;
@@ -669,7 +700,13 @@ fn refresh(args: &[String]) {
             copy_db(&imported[i], &db);
             let name = if builds.len() > 1 { format!("[{i}] ") } else { "tidings ".to_string() };
             let round_mark = if runs > 1 { format!(" #{}", round + 1) } else { String::new() };
+            if shape.changed {
+                route_all(0);
+            }
             let cold = run(&format!("{name}cold refresh{round_mark}"), &tidings(i, &db, &["refresh"]), None);
+            if shape.changed {
+                route_all(1);
+            }
             let warm = run(&format!("{name}{second}{round_mark}"), &tidings(i, &db, &["refresh"]), None);
             let unread = run(&format!("{name}unread{round_mark}"), &tidings(i, &db, &["unread"]), None);
             let ok = |m: &Measured| m.output.status.success();
@@ -705,6 +742,9 @@ fn refresh(args: &[String]) {
             }
             let _ = build;
         }
+    }
+    if shape.changed {
+        route_all(0); // The phases measure a cold refresh.
     }
     println!(
         "  phases, apart: fetch as the refresher's client does, then decode, parse and store one feed at a time on \

@@ -276,7 +276,7 @@ fn an_entry_is_updated_when_any_one_of_its_fields_changed_and_only_then() {
                 url: "http://example.com/a.mp3".into(),
                 media_type: None,
                 length: None,
-            })
+            });
         }),
         ("comments", |e| e.comments = Some("http://example.com/a#comments".into())),
         ("thumbnail", |e| e.thumbnail = Some("http://example.com/a.png".into())),
