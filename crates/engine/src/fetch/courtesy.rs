@@ -24,12 +24,17 @@
 //!   a round trip or two more than on three, and a refresh of 1000 unchanged feeds on 200 hosts opens 400
 //!   connections instead of 1000. (On HTTP/2, where every request shares one connection anyway, this only
 //!   spreads a host's revalidations over more round trips.)
+//! - A revalidation answered with a whole document (its feed changed) counts as a document from then on
+//!   ([`Promotion`]): a whole slot, the quarters it lacks taken from those free or owed by the next given back.
+//!   Otherwise a refresh of feeds that all changed would read four times as many documents at once as a cold
+//!   one, each connection's buffers full of a body waiting for its turn to be read.
 //! - [`Turn::keep_alive`] says whether a waiting request is left to take the connection over (it then waits for
 //!   that connection rather than take another slot); a request whose connection would only sit idle asks the
 //!   server to close it, so no idle connection (and the buffers the HTTP client keeps with it) outlives its
 //!   host's work.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
@@ -45,6 +50,9 @@ struct Shared {
 struct State {
     /// Quarters of a global slot free (see [`Weight`]).
     free: usize,
+    /// Quarters that promoted revalidations took beyond those free (see [`Promotion`]): the next given back pay
+    /// them first.
+    owed: usize,
     /// Connections the open-files limit still allows.
     sockets: usize,
     /// The hosts with a request in flight or waiting; forgotten when they have neither.
@@ -140,6 +148,17 @@ pub struct Turn {
     keeping: bool,
     /// False for a turn that was never handed over (its requester had left): dropping it gives nothing back.
     held: bool,
+    /// A revalidation that brought a document: it gives back a whole slot (see [`Promotion`]).
+    promoted: Arc<AtomicBool>,
+}
+
+/// What makes a revalidation's turn count as a document's, once its answer turns out to be one (see
+/// [`Turn::promotion`]). Sent where the answer is read.
+pub struct Promotion {
+    shared: Arc<Shared>,
+    host: String,
+    /// For a turn that is a revalidation, and held: whether it was promoted.
+    promoted: Option<Arc<AtomicBool>>,
 }
 
 impl Courtesy {
@@ -156,6 +175,7 @@ impl Courtesy {
             per_host: per_host.max(1),
             state: Mutex::new(State {
                 free: in_flight.saturating_mul(Weight::Document.quarters()),
+                owed: 0,
                 sockets,
                 hosts: HashMap::new(),
                 ready: VecDeque::new(),
@@ -262,17 +282,58 @@ impl Turn {
     }
 }
 
+impl Turn {
+    /// What makes this turn count as a document's should a revalidation's answer be one.
+    pub fn promotion(&self) -> Promotion {
+        let revalidation = self.held && self.weight == Weight::Revalidation;
+        Promotion {
+            shared: self.shared.clone(),
+            host: self.host.clone(),
+            promoted: revalidation.then(|| self.promoted.clone()),
+        }
+    }
+
+    /// The weight this turn gives back: a document's once promoted.
+    fn weight_now(&self) -> Weight {
+        if self.promoted.load(Ordering::Acquire) { Weight::Document } else { self.weight }
+    }
+}
+
+impl Promotion {
+    /// The revalidation was answered with a whole document: from now on it counts as one, a whole slot (the
+    /// quarters it lacks taken from those free, the rest owed: nothing waits here, so no two promotions wait on
+    /// each other), and no longer as one of its host's revalidations. Once; nothing for a document's turn.
+    pub fn promote(&self) {
+        let Some(promoted) = &self.promoted else { return };
+        let mut state = self.shared.lock();
+        if promoted.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let lacking = Weight::Document.quarters() - Weight::Revalidation.quarters();
+        let taken = lacking.min(state.free);
+        state.free -= taken;
+        state.owed += lacking - taken;
+        if let Some(host) = state.hosts.get_mut(&self.host) {
+            host.revalidating -= 1;
+        }
+        // The host's revalidations may open a connection again.
+        state.settle(&self.host, self.shared.per_host);
+        state.hand_out(&self.shared);
+    }
+}
+
 impl Drop for Turn {
     fn drop(&mut self) {
         if !self.held {
             return;
         }
+        let weight = self.weight_now();
         let mut state = self.shared.lock();
-        state.free += self.weight.quarters();
+        state.give_back(weight.quarters());
         state.sockets += 1;
         if let Some(host) = state.hosts.get_mut(&self.host) {
             host.running -= 1;
-            host.revalidating -= usize::from(self.weight == Weight::Revalidation);
+            host.revalidating -= usize::from(weight == Weight::Revalidation);
             host.keeping -= usize::from(self.keeping);
         }
         // The host's next request takes over the slot (and the connection this one leaves), then the others'.
@@ -289,6 +350,13 @@ impl Shared {
 }
 
 impl State {
+    /// Quarters of a slot given back: what promotions owe first, then free.
+    fn give_back(&mut self, quarters: usize) {
+        let paid = self.owed.min(quarters);
+        self.owed -= paid;
+        self.free += quarters - paid;
+    }
+
     /// Hands a free slot to `name`'s first waiting request, if the host is under its limit, the request is not
     /// kept for a connection, and the slot is big enough for it. `taking_over`: the slot comes with a connection
     /// left open for it, so the host's limit on new connections for revalidations does not hold it back. True if
@@ -310,7 +378,14 @@ impl State {
             self.sockets -= 1;
             host.running += 1;
             host.revalidating += usize::from(weight == Weight::Revalidation);
-            let turn = Turn { shared: shared.clone(), host: name.to_string(), weight, keeping: false, held: true };
+            let turn = Turn {
+                shared: shared.clone(),
+                host: name.to_string(),
+                weight,
+                keeping: false,
+                held: true,
+                promoted: Arc::default(),
+            };
             match waiting.send(turn) {
                 Ok(()) => return true,
                 Err(mut unclaimed) => {

@@ -234,7 +234,10 @@ impl Refresher {
         // budget, this document's body waits for one of them to be stored (see `budget`). Counted twice over:
         // the document, then what it parses into.
         let (budget, wait) = (self.budget.clone(), self.fetcher.admit_wait());
+        // A body to read: a revalidation that brought one counts as a document from now on (see `Promotion`).
+        let promotion = turn.promotion();
         let admit = move |length: Option<u64>, body_waits: bool| async move {
+            promotion.promote();
             let bytes = length.map_or(UNKNOWN_LENGTH, |n| usize::try_from(n).unwrap_or(usize::MAX));
             budget.admit_within(bytes.saturating_mul(2), if body_waits { wait } else { Duration::ZERO }).await
         };

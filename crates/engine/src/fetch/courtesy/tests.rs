@@ -226,3 +226,41 @@ fn a_download_in_flight_on_the_host_holds_no_revalidation_back() {
     let going: Vec<Turn> = checks.iter_mut().filter_map(now).collect();
     assert_eq!(going.len(), 1, "two revalidations: one connection of their own, beside the download's");
 }
+
+#[test]
+fn a_revalidation_answered_with_a_document_counts_as_one_from_then_on() {
+    // One slot: four revalidations at once, on four hosts.
+    let courtesy = Courtesy::new(1, 6);
+    let mut revalidations = one_each(&courtesy, 4, REVAL);
+    let mut turns: Vec<Turn> = revalidations.iter_mut().filter_map(now).collect();
+    assert_eq!(turns.len(), 4);
+    // One brings a document: it now holds the whole slot, three quarters of it owed.
+    let promoted = turns.pop().unwrap();
+    promoted.promotion().promote();
+    promoted.promotion().promote(); // Once.
+    let mut next = courtesy.queue("http://late.test/", REVAL);
+    for _ in 0..3 {
+        drop(turns.pop());
+        assert!(now(&mut next).is_none(), "the quarters given back pay what the promotion owes");
+    }
+    drop(promoted);
+    assert!(now(&mut next).is_some(), "the document given back is a whole slot");
+    // A document's turn has nothing to promote.
+    let courtesy = Courtesy::new(1, 6);
+    let mut document = courtesy.queue("http://doc.test/", DOC);
+    let document = now(&mut document).unwrap();
+    document.promotion().promote();
+    drop(document);
+    let mut four = one_each(&courtesy, 4, REVAL);
+    assert_eq!(four.iter_mut().filter_map(now).count(), 4, "the slot whole again, and no more");
+}
+
+#[test]
+fn a_promoted_revalidation_holds_no_other_revalidation_of_its_host_back() {
+    let courtesy = Courtesy::new(8, 6);
+    let mut queue = on(&courtesy, "a.test", 3, REVAL);
+    let first = now(&mut queue[0]).expect("one connection for three revalidations");
+    assert!(now(&mut queue[1]).is_none());
+    first.promotion().promote();
+    assert!(now(&mut queue[1]).is_some(), "the document being read is no revalidation: another may go");
+}
