@@ -47,3 +47,18 @@ pub mod render;
 pub mod sanitize;
 pub mod search;
 pub mod text;
+
+/// What the tests share.
+#[cfg(test)]
+mod testing {
+    /// A stream of pseudo-random numbers (xorshift64) from `seed`: the same every run, for tests that try many
+    /// generated inputs.
+    pub(crate) fn numbers(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+}

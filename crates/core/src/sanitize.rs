@@ -183,13 +183,7 @@ mod tests {
         }
         // And 20,000 strings made of letters, every ASCII whitespace and controls (the same ones every run).
         let alphabet = b"ab. \t\n\x0b\x0c\r\x01\x1b\x1c\x7f";
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::testing::numbers(0x9e37_79b9_7f4a_7c15_u64);
         for _ in 0..20_000 {
             let len = next() % 16;
             let s: String = (0..len).map(|_| char::from(alphabet[(next() % alphabet.len() as u64) as usize])).collect();

@@ -536,13 +536,7 @@ mod tests {
             " ",
             "\n",
         ];
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::testing::numbers(0x2545_f491_4f6c_dd1d_u64);
         for _ in 0..20_000 {
             let html: String = (0..next() % 8).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
             assert_eq!(html_has_text(&html), !html_to_plain(&html).is_empty(), "{html:?}");
