@@ -363,7 +363,7 @@ struct RefreshShape {
     /// Unless `--no-validators`, every feed has an ETag and the second refresh is answered 304 throughout; without,
     /// the second refresh brings every document whole again, unchanged, as feeds without validators do.
     validators: bool,
-    /// `--changed`: the second refresh finds every feed a day later, one item newer (the oldest gone), as most
+    /// `--changed`: the second refresh finds every feed a day later, one item newer (the last listed gone), as most
     /// feeds that changed have: documents whole again (a new ETag), of which one entry is new and the others
     /// stored already.
     changed: bool,
@@ -414,8 +414,8 @@ fn bench_feed(f: usize, items: usize, host: &str) -> String {
 }
 
 /// [`bench_feed`] with each item's description padded with ordinary words to about `item_bytes` bytes; with
-/// `newer` items published since on top (numbered after the others, dated after them) and as many of the oldest
-/// gone, as the same feed reads later.
+/// `newer` items published since on top (numbered after the others, dated after them) and as many of the last
+/// listed gone (with `--spread`, the oldest), as the same feed reads later.
 fn padded_feed(f: usize, items: usize, host: &str, item_bytes: usize, like: Items, newer: usize) -> String {
     const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ";
     const TITLE_WORDS: [&str; 16] = [
@@ -684,7 +684,7 @@ fn refresh(args: &[String]) {
         shape.per_host,
         shape.concurrency
     );
-    // (wall, cpu, peak) of every cold, second (all-304, or all unchanged) and unread run, per build.
+    // (wall, cpu, peak) of every cold, second (all-304, all unchanged or all changed) and unread run, per build.
     let second = match (shape.changed, shape.validators) {
         (true, _) => "changed refresh",
         (false, true) => "all-304 refresh",

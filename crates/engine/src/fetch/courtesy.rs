@@ -26,15 +26,15 @@
 //!   spreads a host's revalidations over more round trips.)
 //! - A revalidation answered with a whole document (its feed changed) counts as a document from then on
 //!   ([`Promotion`]): a whole slot, the quarters it lacks taken from those free or owed by the next given back.
-//!   Otherwise a refresh of feeds that all changed would read four times as many documents at once as a cold
-//!   one, each connection's buffers full of a body waiting for its turn to be read.
+//!   So when the feeds changed, no more requests go out while their documents are read (the first burst still
+//!   went out a quarter each). While quarters are owed, a connection kept for the host's next request may wait.
 //! - [`Turn::keep_alive`] says whether a waiting request is left to take the connection over (it then waits for
 //!   that connection rather than take another slot); a request whose connection would only sit idle asks the
 //!   server to close it, so no idle connection (and the buffers the HTTP client keeps with it) outlives its
 //!   host's work.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
@@ -50,8 +50,7 @@ struct Shared {
 struct State {
     /// Quarters of a global slot free (see [`Weight`]).
     free: usize,
-    /// Quarters that promoted revalidations took beyond those free (see [`Promotion`]): the next given back pay
-    /// them first.
+    /// Quarters promoted revalidations took beyond those free ([`Promotion`]), paid first from those given back.
     owed: usize,
     /// Connections the open-files limit still allows.
     sockets: usize,
@@ -148,17 +147,23 @@ pub struct Turn {
     keeping: bool,
     /// False for a turn that was never handed over (its requester had left): dropping it gives nothing back.
     held: bool,
-    /// A revalidation that brought a document: it gives back a whole slot (see [`Promotion`]).
-    promoted: Arc<AtomicBool>,
+    /// [`AS_IS`], [`PROMOTED`] (a revalidation that brought a document: it gives back a whole slot) or [`ENDED`];
+    /// changed under the state's lock.
+    promoted: Arc<AtomicU8>,
 }
+
+/// What a [`Turn`] is: as granted, promoted ([`Promotion`]), or ended (dropped: too late to promote).
+const AS_IS: u8 = 0;
+const PROMOTED: u8 = 1;
+const ENDED: u8 = 2;
 
 /// What makes a revalidation's turn count as a document's, once its answer turns out to be one (see
 /// [`Turn::promotion`]). Sent where the answer is read.
 pub struct Promotion {
     shared: Arc<Shared>,
     host: String,
-    /// For a turn that is a revalidation, and held: whether it was promoted.
-    promoted: Option<Arc<AtomicBool>>,
+    /// For a turn that is a revalidation, and held: what it is now (see [`Turn::promoted`]).
+    promoted: Option<Arc<AtomicU8>>,
 }
 
 impl Courtesy {
@@ -280,9 +285,7 @@ impl Turn {
         }
         self.keeping
     }
-}
 
-impl Turn {
     /// What makes this turn count as a document's should a revalidation's answer be one.
     pub fn promotion(&self) -> Promotion {
         let revalidation = self.held && self.weight == Weight::Revalidation;
@@ -292,21 +295,17 @@ impl Turn {
             promoted: revalidation.then(|| self.promoted.clone()),
         }
     }
-
-    /// The weight this turn gives back: a document's once promoted.
-    fn weight_now(&self) -> Weight {
-        if self.promoted.load(Ordering::Acquire) { Weight::Document } else { self.weight }
-    }
 }
 
 impl Promotion {
     /// The revalidation was answered with a whole document: from now on it counts as one, a whole slot (the
     /// quarters it lacks taken from those free, the rest owed: nothing waits here, so no two promotions wait on
-    /// each other), and no longer as one of its host's revalidations. Once; nothing for a document's turn.
+    /// each other), and no longer as one of its host's revalidations. Once, and only while the turn lasts;
+    /// nothing for a document's turn.
     pub fn promote(&self) {
         let Some(promoted) = &self.promoted else { return };
         let mut state = self.shared.lock();
-        if promoted.swap(true, Ordering::AcqRel) {
+        if promoted.compare_exchange(AS_IS, PROMOTED, Ordering::AcqRel, Ordering::Acquire).is_err() {
             return;
         }
         let lacking = Weight::Document.quarters() - Weight::Revalidation.quarters();
@@ -327,8 +326,10 @@ impl Drop for Turn {
         if !self.held {
             return;
         }
-        let weight = self.weight_now();
         let mut state = self.shared.lock();
+        // The weight it has now: a document's once promoted.
+        let weight =
+            if self.promoted.swap(ENDED, Ordering::AcqRel) == PROMOTED { Weight::Document } else { self.weight };
         state.give_back(weight.quarters());
         state.sockets += 1;
         if let Some(host) = state.hosts.get_mut(&self.host) {

@@ -234,7 +234,7 @@ impl Refresher {
         // budget, this document's body waits for one of them to be stored (see `budget`). Counted twice over:
         // the document, then what it parses into.
         let (budget, wait) = (self.budget.clone(), self.fetcher.admit_wait());
-        // A body to read: a revalidation that brought one counts as a document from now on (see `Promotion`).
+        // A success, its body read next: a revalidation answered so counts as a document from now on (`Promotion`).
         let promotion = turn.promotion();
         let admit = move |length: Option<u64>, body_waits: bool| async move {
             promotion.promote();

@@ -245,14 +245,20 @@ fn a_revalidation_answered_with_a_document_counts_as_one_from_then_on() {
     }
     drop(promoted);
     assert!(now(&mut next).is_some(), "the document given back is a whole slot");
-    // A document's turn has nothing to promote.
+    // A document's turn has nothing to promote, nor has a revalidation's once it ended.
     let courtesy = Courtesy::new(1, 6);
     let mut document = courtesy.queue("http://doc.test/", DOC);
     let document = now(&mut document).unwrap();
     document.promotion().promote();
     drop(document);
-    let mut four = one_each(&courtesy, 4, REVAL);
-    assert_eq!(four.iter_mut().filter_map(now).count(), 4, "the slot whole again, and no more");
+    let mut ended = courtesy.queue("http://ended.test/", REVAL);
+    let ended = now(&mut ended).unwrap();
+    let late = ended.promotion();
+    drop(ended);
+    late.promote();
+    let mut five = one_each(&courtesy, 5, REVAL);
+    let held: Vec<Turn> = five.iter_mut().filter_map(now).collect();
+    assert_eq!(held.len(), 4, "the slot whole again, and no more");
 }
 
 #[test]
