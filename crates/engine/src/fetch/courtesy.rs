@@ -3,11 +3,13 @@
 //! are shared by every clone, so two refreshes at once (a key press during an automatic refresh) and a full-text
 //! fetch beside them are still polite together.
 //!
-//! - A request that revalidates what is stored (it sends validators) counts for a quarter of a slot: most are
-//!   answered 304, a few hundred bytes, and cost only their connection — a quarter of what a request bringing a
-//!   document costs, with its buffers, the document and what it parses into. So a refresh of feeds that did
-//!   not change has four times as many requests in flight, and waits on fewer round trips. Each request still
-//!   counts as one against its host's limit.
+//! - A request that revalidates what is stored (it sends validators) counts for what revalidations have lately
+//!   cost ([`Weight`]): a quarter of a slot when they are answered 304 — a few hundred bytes, only their
+//!   connection, a quarter of what a request bringing a document costs with its buffers, the document and what
+//!   it parses into — and a whole slot when their feeds changed. So a refresh of feeds that did not change has
+//!   four times as many requests in flight once the first answers show it, and waits on fewer round trips, while
+//!   one of feeds that all changed has no more than a cold refresh. Each request still counts as one against its
+//!   host's limit.
 //! - A request joins its host's queue at once ([`Courtesy::queue`], in the order its caller lists the work) and
 //!   waits there for its [`Turn`]; its turn ends when the [`Turn`] is dropped.
 //! - A host's queue drains on the connections it has: when a request ends and another waits on its host, that
@@ -26,8 +28,8 @@
 //!   spreads a host's revalidations over more round trips.)
 //! - A revalidation answered with a whole document (its feed changed) counts as a document from then on
 //!   ([`Promotion`]): a whole slot, the quarters it lacks taken from those free or owed by the next given back.
-//!   So when the feeds changed, no more requests go out while their documents are read (the first burst still
-//!   went out a quarter each). While quarters are owed, a connection kept for the host's next request may wait.
+//!   So when feeds change after a run of 304s, no more requests go out while their documents are read. While
+//!   quarters are owed, a connection kept for the host's next request may wait.
 //! - [`Turn::keep_alive`] says whether a waiting request is left to take the connection over (it then waits for
 //!   that connection rather than take another slot); a request whose connection would only sit idle asks the
 //!   server to close it, so no idle connection (and the buffers the HTTP client keeps with it) outlives its
@@ -37,6 +39,10 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
+pub use weight::Weight;
+use weight::{Answers, WHOLE};
+
+mod weight;
 
 /// The limits, and the hosts with a request in flight or waiting. Cheap to clone; clones share the limits.
 #[derive(Clone)]
@@ -50,6 +56,8 @@ struct Shared {
 struct State {
     /// Quarters of a global slot free (see [`Weight`]).
     free: usize,
+    /// How revalidations were answered lately: what the next one is taken to cost.
+    answers: Answers,
     /// Quarters promoted revalidations took beyond those free ([`Promotion`]), paid first from those given back.
     owed: usize,
     /// Connections the open-files limit still allows.
@@ -62,24 +70,6 @@ struct State {
 
 /// Revalidations a host's connection is given in turn before its queue opens another (see the module's notes).
 const REVALIDATIONS_PER_CONNECTION: usize = 3;
-
-/// What a request costs of the global limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Weight {
-    /// A request that brings a document: a whole slot.
-    Document,
-    /// A conditional request, mostly answered 304: a quarter of a slot.
-    Revalidation,
-}
-
-impl Weight {
-    fn quarters(self) -> usize {
-        match self {
-            Weight::Document => 4,
-            Weight::Revalidation => 1,
-        }
-    }
-}
 
 #[derive(Default)]
 struct Host {
@@ -143,6 +133,8 @@ pub struct Turn {
     shared: Arc<Shared>,
     host: String,
     weight: Weight,
+    /// Of the global limit, as granted.
+    quarters: usize,
     /// Keeps its connection for a request waiting on the host.
     keeping: bool,
     /// False for a turn that was never handed over (its requester had left): dropping it gives nothing back.
@@ -164,22 +156,25 @@ pub struct Promotion {
     host: String,
     /// For a turn that is a revalidation, and held: what it is now (see [`Turn::promoted`]).
     promoted: Option<Arc<AtomicU8>>,
+    /// The quarters it takes to count as a document's.
+    lacking: usize,
 }
 
 impl Courtesy {
-    /// At most `in_flight` requests bringing documents at once (four times as many revalidations: see
+    /// At most `in_flight` requests bringing documents at once (up to four times as many revalidations: see
     /// [`Weight`]) — fewer when the process may not open enough files for that many connections (see
     /// [`super::socket_budget`]) — and `per_host` to one host.
     pub fn new(in_flight: usize, per_host: usize) -> Courtesy {
         let in_flight = in_flight.max(1);
         let sockets = super::socket_budget();
-        if sockets < in_flight.saturating_mul(Weight::Document.quarters()) {
+        if sockets < in_flight.saturating_mul(WHOLE) {
             tracing::info!("at most {sockets} requests at once: the open-files limit allows no more");
         }
         Courtesy(Arc::new(Shared {
             per_host: per_host.max(1),
             state: Mutex::new(State {
-                free: in_flight.saturating_mul(Weight::Document.quarters()),
+                free: in_flight.saturating_mul(WHOLE),
+                answers: Answers::default(),
                 owed: 0,
                 sockets,
                 hosts: HashMap::new(),
@@ -293,6 +288,7 @@ impl Turn {
             shared: self.shared.clone(),
             host: self.host.clone(),
             promoted: revalidation.then(|| self.promoted.clone()),
+            lacking: WHOLE - self.quarters,
         }
     }
 }
@@ -308,10 +304,9 @@ impl Promotion {
         if promoted.compare_exchange(AS_IS, PROMOTED, Ordering::AcqRel, Ordering::Acquire).is_err() {
             return;
         }
-        let lacking = Weight::Document.quarters() - Weight::Revalidation.quarters();
-        let taken = lacking.min(state.free);
+        let taken = self.lacking.min(state.free);
         state.free -= taken;
-        state.owed += lacking - taken;
+        state.owed += self.lacking - taken;
         if let Some(host) = state.hosts.get_mut(&self.host) {
             host.revalidating -= 1;
         }
@@ -327,14 +322,17 @@ impl Drop for Turn {
             return;
         }
         let mut state = self.shared.lock();
-        // The weight it has now: a document's once promoted.
-        let weight =
-            if self.promoted.swap(ENDED, Ordering::AcqRel) == PROMOTED { Weight::Document } else { self.weight };
-        state.give_back(weight.quarters());
+        // What it is now: a document once promoted.
+        let promoted = self.promoted.swap(ENDED, Ordering::AcqRel) == PROMOTED;
+        let revalidation = self.weight == Weight::Revalidation;
+        if revalidation {
+            state.answers.note(promoted);
+        }
+        state.give_back(if promoted { WHOLE } else { self.quarters });
         state.sockets += 1;
         if let Some(host) = state.hosts.get_mut(&self.host) {
             host.running -= 1;
-            host.revalidating -= usize::from(weight == Weight::Revalidation);
+            host.revalidating -= usize::from(revalidation && !promoted);
             host.keeping -= usize::from(self.keeping);
         }
         // The host's next request takes over the slot (and the connection this one leaves), then the others'.
@@ -371,11 +369,12 @@ impl State {
                 return false;
             }
             let Some(&(weight, _)) = host.waiting.front() else { return false };
-            if self.free < weight.quarters() {
+            let quarters = self.answers.quarters(weight);
+            if self.free < quarters {
                 return false;
             }
             let (_, waiting) = host.waiting.pop_front().expect("looked at just above");
-            self.free -= weight.quarters();
+            self.free -= quarters;
             self.sockets -= 1;
             host.running += 1;
             host.revalidating += usize::from(weight == Weight::Revalidation);
@@ -383,6 +382,7 @@ impl State {
                 shared: shared.clone(),
                 host: name.to_string(),
                 weight,
+                quarters,
                 keeping: false,
                 held: true,
                 promoted: Arc::default(),
@@ -392,7 +392,7 @@ impl State {
                 Err(mut unclaimed) => {
                     // Its requester left the queue just now: the slot stays here (nothing to give back on drop).
                     unclaimed.held = false;
-                    self.free += weight.quarters();
+                    self.free += quarters;
                     self.sockets += 1;
                     host.running -= 1;
                     host.revalidating -= usize::from(weight == Weight::Revalidation);
@@ -426,7 +426,7 @@ impl State {
                 continue;
             };
             if host.wants_slot(shared.per_host) {
-                let need = host.waiting.front().map_or(0, |(weight, _)| weight.quarters());
+                let need = host.waiting.front().map_or(0, |&(weight, _)| self.answers.quarters(weight));
                 if self.free < need {
                     break;
                 }

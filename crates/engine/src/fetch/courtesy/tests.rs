@@ -7,6 +7,15 @@ fn now(ticket: &mut Ticket) -> Option<Turn> {
     ticket.turn.as_mut()?.try_recv().ok()
 }
 
+/// Limits whose revalidations were all answered 304 lately: each takes a quarter of a slot.
+fn after_304s(in_flight: usize, per_host: usize) -> Courtesy {
+    let courtesy = Courtesy::new(in_flight, per_host);
+    let mut state = courtesy.0.lock();
+    (0..64).for_each(|_| state.answers.note(false));
+    drop(state);
+    courtesy
+}
+
 /// `n` requests queued to `host`.
 fn on(courtesy: &Courtesy, host: &str, n: usize, weight: Weight) -> Vec<Ticket> {
     (0..n).map(|i| courtesy.queue(&format!("http://{host}/{i}"), weight)).collect()
@@ -60,7 +69,7 @@ fn hosts_in_line_take_free_slots_in_turn() {
 
 #[test]
 fn the_first_in_line_waiting_for_a_whole_slot_is_not_overtaken_by_revalidations() {
-    let courtesy = Courtesy::new(1, 8);
+    let courtesy = after_304s(1, 8);
     let mut light: Vec<Ticket> = one_each(&courtesy, 4, REVAL);
     let mut running: Vec<Turn> = light.iter_mut().filter_map(now).collect();
     let mut document = courtesy.queue("http://big.test/", DOC);
@@ -102,7 +111,7 @@ fn a_ticket_given_up_while_waiting_loses_its_place_and_no_slot() {
 
 #[test]
 fn revalidations_go_four_to_a_slot_and_documents_wait_for_a_whole_one() {
-    let courtesy = Courtesy::new(1, 8);
+    let courtesy = after_304s(1, 8);
     let mut light: Vec<Ticket> = one_each(&courtesy, 5, REVAL);
     let mut heavy = courtesy.queue("http://big.test/", DOC);
     let turns: Vec<Turn> = light.iter_mut().filter_map(now).collect();
@@ -230,7 +239,7 @@ fn a_download_in_flight_on_the_host_holds_no_revalidation_back() {
 #[test]
 fn a_revalidation_answered_with_a_document_counts_as_one_from_then_on() {
     // One slot: four revalidations at once, on four hosts.
-    let courtesy = Courtesy::new(1, 6);
+    let courtesy = after_304s(1, 6);
     let mut revalidations = one_each(&courtesy, 4, REVAL);
     let mut turns: Vec<Turn> = revalidations.iter_mut().filter_map(now).collect();
     assert_eq!(turns.len(), 4);
@@ -246,7 +255,7 @@ fn a_revalidation_answered_with_a_document_counts_as_one_from_then_on() {
     drop(promoted);
     assert!(now(&mut next).is_some(), "the document given back is a whole slot");
     // A document's turn has nothing to promote, nor has a revalidation's once it ended.
-    let courtesy = Courtesy::new(1, 6);
+    let courtesy = after_304s(1, 6);
     let mut document = courtesy.queue("http://doc.test/", DOC);
     let document = now(&mut document).unwrap();
     document.promotion().promote();
@@ -259,6 +268,43 @@ fn a_revalidation_answered_with_a_document_counts_as_one_from_then_on() {
     let mut five = one_each(&courtesy, 5, REVAL);
     let held: Vec<Turn> = five.iter_mut().filter_map(now).collect();
     assert_eq!(held.len(), 4, "the slot whole again, and no more");
+}
+
+#[test]
+fn before_any_answer_a_revalidation_takes_a_whole_slot_and_each_304_makes_the_next_cheaper() {
+    let courtesy = Courtesy::new(1, 8);
+    let mut queue = one_each(&courtesy, 40, REVAL);
+    let mut at_once = Vec::new();
+    let mut running: Vec<Turn> = Vec::new();
+    for _ in 0..12 {
+        running.extend(queue.iter_mut().filter_map(now));
+        at_once.push(running.len());
+        // All answered 304.
+        running.clear();
+    }
+    assert_eq!(at_once[0], 1, "nothing known yet: a whole slot, as for a document ({at_once:?})");
+    assert!(at_once.windows(2).all(|w| w[0] <= w[1]), "never fewer at once as 304s come: {at_once:?}");
+    assert_eq!(at_once.last(), Some(&4), "304s after 304s: four to a slot ({at_once:?})");
+}
+
+#[test]
+fn revalidations_that_bring_documents_keep_taking_whole_slots() {
+    let courtesy = Courtesy::new(2, 8);
+    let mut queue = one_each(&courtesy, 30, REVAL);
+    for round in 0..10 {
+        let running: Vec<Turn> = queue.iter_mut().filter_map(now).collect();
+        assert_eq!(running.len(), 2, "round {round}: every feed changed, so two at once as documents would");
+        running.iter().for_each(|turn| turn.promotion().promote());
+    }
+    // Then their feeds stop changing: the next revalidations go four to a slot again.
+    drop(queue);
+    let mut later = one_each(&courtesy, 1000, REVAL);
+    let mut running: Vec<Turn> = Vec::new();
+    for _ in 0..64 {
+        running.clear();
+        running.extend(later.iter_mut().filter_map(now));
+    }
+    assert_eq!(running.len(), 8, "after a run of 304s, two slots hold eight revalidations");
 }
 
 #[test]
