@@ -1,6 +1,7 @@
 //! Refreshing against loopback servers with a real SQLite file: identity, updates and read state across
-//! refreshes; per-host limits and host interleaving on a farm of loopback hosts; results stored all-or-nothing
-//! per feed; the cap on "fetch less often"; and the one final event every feed gets, even when its task dies.
+//! refreshes; per-host limits, host interleaving and how many requests go at once on a farm of loopback hosts;
+//! results stored all-or-nothing per feed; the cap on "fetch less often"; and the one final event every feed gets,
+//! even when its task dies.
 
 mod support;
 
@@ -271,6 +272,48 @@ async fn a_busy_hosts_queue_holds_no_other_host_back_and_no_host_sees_more_than_
     let summary = run.await.unwrap();
     assert_eq!((summary.feeds, summary.updated_feeds), (30, 30), "{summary:?}");
     assert_eq!(farm.peak_per_host(), 2, "no host saw more than per_host_concurrency requests at once");
+}
+
+/// A refresh of feeds that all changed since the last one — every request sends validators, every answer is a
+/// whole new document — sends no more requests at once than a cold refresh does. A revalidation is taken for a
+/// whole slot until answers show revalidations are answered 304 (then four go to a slot); taken for a quarter
+/// from the start, the first eight here would have gone at once, their documents waiting for the memory budget.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_of_feeds_that_all_changed_sends_no_more_requests_at_once_than_a_cold_one() {
+    let farm = Farm::start(12, Duration::from_millis(50)).unwrap();
+    let version = |path: &str, v: usize| {
+        let items = [(format!("{path}#{v}"), format!("Version {v}")), (format!("{path}#0"), "First".to_string())];
+        let items: Vec<(&str, &str, &str)> = items.iter().map(|(g, t)| (g.as_str(), t.as_str(), "<p>x</p>")).collect();
+        Reply::ok("application/rss+xml", rss(path, &items)).with_header("ETag", &format!("\"{v}\""))
+    };
+    let mut urls = Vec::new();
+    for host in 0..farm.hosts() {
+        for f in 0..2 {
+            let path = format!("/{host}/{f}.xml");
+            farm.route(&path, version(&path, 1));
+            urls.push(farm.url(host, &path));
+        }
+    }
+    let sandbox = Sandbox::new();
+    let writer = subscribe(&sandbox, &urls);
+    let refresher = Refresher::new(fetcher(), Courtesy::new(2, 6), writer.clone());
+    let (report, _rx) = events();
+    let cold = refresher.run(Which::All, false, report).await.unwrap();
+    assert_eq!((cold.feeds, cold.updated_feeds, cold.new_entries), (24, 24, 48), "{cold:?}");
+    assert_eq!(farm.peak_all_hosts(), 2, "a cold refresh: two documents at once");
+
+    // A day later, every feed has one entry more and a new ETag.
+    for (host, f) in (0..farm.hosts()).flat_map(|host| (0..2).map(move |f| (host, f))) {
+        let path = format!("/{host}/{f}.xml");
+        farm.route(&path, version(&path, 2));
+    }
+    farm.reset_counts();
+    let (report, _rx) = events();
+    let changed = refresher.run(Which::All, false, report).await.unwrap();
+    assert_eq!((changed.feeds, changed.updated_feeds, changed.new_entries), (24, 24, 24), "{changed:?}");
+    assert_eq!(farm.requests(), 24);
+    assert_eq!(farm.peak_all_hosts(), 2, "every feed changed: no more at once than documents");
 }
 
 /// A feed whose second entry the database refuses (a trigger stands for any failure half-way through) fails

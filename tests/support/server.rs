@@ -343,10 +343,14 @@ fn reason(status: u16) -> &'static str {
 /// A farm of hosts for the refresh benchmark and tests: one listener on each of `hosts` loopback addresses
 /// (127.0.1.1, 127.0.1.2, …; Linux routes all of 127/8 to the loopback device), every path served by every host,
 /// each answer held back by a fixed latency (as the real web's round trips are), and for each host the most
-/// requests it was answering at the same time; a host can also hold its answers until told to release them.
+/// requests it was answering at the same time (and all hosts together); a host can also hold its answers until told
+/// to release them. A request counts from its arrival until its answer is about to be written: the client cannot
+/// have it yet, so a count is never more than the client really had in flight.
 /// Threads, like [`Server`]: a connection is a thread, so a held-back answer holds only its own connection.
 pub(crate) struct Farm {
     hosts: Vec<FarmHost>,
+    /// Requests all hosts together are answering.
+    all: Arc<HostLoad>,
     routes: Arc<Mutex<HashMap<String, Reply>>>,
     connections: Arc<FarmConnections>,
 }
@@ -410,14 +414,15 @@ impl Farm {
     pub(crate) fn start(hosts: usize, latency: Duration) -> std::io::Result<Farm> {
         let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
         let connections: Arc<FarmConnections> = Arc::default();
+        let all: Arc<HostLoad> = Arc::default();
         let mut started = Vec::with_capacity(hosts);
         for index in 0..hosts {
             let listener = TcpListener::bind((farm_address(index), 0))?;
             let addr = listener.local_addr()?;
             let stop = Arc::new(AtomicBool::new(false));
             let load = Arc::new(HostLoad::default());
-            let (routes, stop_flag, host_load, connections) =
-                (routes.clone(), stop.clone(), load.clone(), connections.clone());
+            let (routes, stop_flag, host_load, connections, all) =
+                (routes.clone(), stop.clone(), load.clone(), connections.clone(), all.clone());
             std::thread::Builder::new().stack_size(128 * 1024).spawn(move || {
                 for stream in listener.incoming() {
                     if stop_flag.load(Ordering::Relaxed) {
@@ -427,9 +432,10 @@ impl Farm {
                     connections.opened.fetch_add(1, Ordering::Relaxed);
                     let now = connections.open.fetch_add(1, Ordering::SeqCst) + 1;
                     connections.peak.fetch_max(now, Ordering::SeqCst);
-                    let (routes, load, connections) = (routes.clone(), host_load.clone(), connections.clone());
+                    let (routes, loads, connections) =
+                        (routes.clone(), [host_load.clone(), all.clone()], connections.clone());
                     let spawned = std::thread::Builder::new().stack_size(256 * 1024).spawn(move || {
-                        serve_farm_connection(stream, &routes, &load, latency);
+                        serve_farm_connection(stream, &routes, &loads, latency);
                         connections.open.fetch_sub(1, Ordering::SeqCst);
                     });
                     if spawned.is_err() {
@@ -439,7 +445,7 @@ impl Farm {
             })?;
             started.push(FarmHost { addr, stop, load });
         }
-        Ok(Farm { hosts: started, routes, connections })
+        Ok(Farm { hosts: started, all, routes, connections })
     }
 
     pub(crate) fn hosts(&self) -> usize {
@@ -459,6 +465,11 @@ impl Farm {
     /// The most requests any one host answered at the same time since the last [`Farm::reset_counts`].
     pub(crate) fn peak_per_host(&self) -> usize {
         self.hosts.iter().map(|h| h.load.peak.load(Ordering::SeqCst)).max().unwrap_or(0)
+    }
+
+    /// The most requests all hosts together answered at the same time since the last [`Farm::reset_counts`].
+    pub(crate) fn peak_all_hosts(&self) -> usize {
+        self.all.peak.load(Ordering::SeqCst)
     }
 
     /// Requests answered by all hosts since the last [`Farm::reset_counts`].
@@ -492,6 +503,7 @@ impl Farm {
             host.load.peak.store(host.load.now.load(Ordering::SeqCst), Ordering::SeqCst);
             host.load.requests.store(0, Ordering::Relaxed);
         }
+        self.all.peak.store(self.all.now.load(Ordering::SeqCst), Ordering::SeqCst);
         self.connections.opened.store(0, Ordering::Relaxed);
         self.connections.peak.store(self.connections.open.load(Ordering::SeqCst), Ordering::SeqCst);
     }
@@ -510,7 +522,7 @@ impl Drop for Farm {
 fn serve_farm_connection(
     stream: TcpStream,
     routes: &Mutex<HashMap<String, Reply>>,
-    load: &HostLoad,
+    [load, all]: &[Arc<HostLoad>; 2],
     latency: Duration,
 ) {
     let _ = stream.set_nodelay(true);
@@ -518,11 +530,15 @@ fn serve_farm_connection(
     let mut writer = stream;
     while let Some(request) = read_request(&mut reader) {
         load.begin();
+        all.begin();
         load.wait_until_released();
         std::thread::sleep(latency);
         let reply = routes.lock().unwrap().get(&request.path).cloned().unwrap_or_else(|| Reply::status(404));
-        let open = send(&mut writer, &request, reply);
+        // Before the answer goes out: once the client has it, its next request may arrive before this thread
+        // would have counted this one done.
+        all.end();
         load.end();
+        let open = send(&mut writer, &request, reply);
         if !open {
             return;
         }
