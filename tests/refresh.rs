@@ -278,9 +278,10 @@ async fn a_busy_hosts_queue_holds_no_other_host_back_and_no_host_sees_more_than_
 /// whole new document — sends no more requests at once than a cold refresh does. A revalidation is taken for a
 /// whole slot until answers show revalidations are answered 304 (then four go to a slot); taken for a quarter
 /// from the start, the first eight here would have gone at once, their documents waiting for the memory budget.
+/// Then a refresh of the same feeds unchanged sends more at once as its 304s come back.
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refresh_of_feeds_that_all_changed_sends_no_more_requests_at_once_than_a_cold_one() {
+async fn a_refresh_of_changed_feeds_sends_no_more_at_once_than_a_cold_one_and_304s_let_more_go() {
     let farm = Farm::start(12, Duration::from_millis(50)).unwrap();
     let version = |path: &str, v: usize| {
         let items = [(format!("{path}#{v}"), format!("Version {v}")), (format!("{path}#0"), "First".to_string())];
@@ -314,6 +315,15 @@ async fn a_refresh_of_feeds_that_all_changed_sends_no_more_requests_at_once_than
     assert_eq!((changed.feeds, changed.updated_feeds, changed.new_entries), (24, 24, 24), "{changed:?}");
     assert_eq!(farm.requests(), 24);
     assert_eq!(farm.peak_all_hosts(), 2, "every feed changed: no more at once than documents");
+
+    // Nothing changed since: as the 304s come back (to a process started afresh), more go at once.
+    farm.reset_counts();
+    let refresher = Refresher::new(fetcher(), Courtesy::new(2, 6), writer.clone());
+    let (report, _rx) = events();
+    let unchanged = refresher.run(Which::All, false, report).await.unwrap();
+    assert_eq!((unchanged.feeds, unchanged.not_modified, unchanged.new_entries), (24, 24, 0), "{unchanged:?}");
+    let at_once = farm.peak_all_hosts();
+    assert!((3..=8).contains(&at_once), "304s make revalidations cheaper, up to four to a slot: {at_once} at once");
 }
 
 /// A feed whose second entry the database refuses (a trigger stands for any failure half-way through) fails

@@ -27,9 +27,10 @@
 //!   connections instead of 1000. (On HTTP/2, where every request shares one connection anyway, this only
 //!   spreads a host's revalidations over more round trips.)
 //! - A revalidation answered with a whole document (its feed changed) counts as a document from then on
-//!   ([`Promotion`]): a whole slot, the quarters it lacks taken from those free or owed by the next given back.
-//!   So when feeds change after a run of 304s, no more requests go out while their documents are read. While
-//!   quarters are owed, a connection kept for the host's next request may wait.
+//!   ([`Promotion`](promotion::Promotion)): a whole slot, the quarters it lacks taken from those free or owed by
+//!   the next given back. So when feeds change after a run of 304s, no more requests go out while their
+//!   documents are read. A connection kept for the host's next request may then wait, while quarters are owed
+//!   or when the next request costs more than the ending one was granted (revalidations' cost rose meanwhile).
 //! - [`Turn::keep_alive`] says whether a waiting request is left to take the connection over (it then waits for
 //!   that connection rather than take another slot); a request whose connection would only sit idle asks the
 //!   server to close it, so no idle connection (and the buffers the HTTP client keeps with it) outlives its
@@ -42,6 +43,7 @@ use tokio::sync::oneshot;
 pub use weight::Weight;
 use weight::{Answers, WHOLE};
 
+mod promotion;
 mod weight;
 
 /// The limits, and the hosts with a request in flight or waiting. Cheap to clone; clones share the limits.
@@ -58,7 +60,8 @@ struct State {
     free: usize,
     /// How revalidations were answered lately: what the next one is taken to cost.
     answers: Answers,
-    /// Quarters promoted revalidations took beyond those free ([`Promotion`]), paid first from those given back.
+    /// Quarters promoted revalidations took beyond those free ([`Promotion`](promotion::Promotion)), paid first from
+    /// those given back.
     owed: usize,
     /// Connections the open-files limit still allows.
     sockets: usize,
@@ -139,25 +142,9 @@ pub struct Turn {
     keeping: bool,
     /// False for a turn that was never handed over (its requester had left): dropping it gives nothing back.
     held: bool,
-    /// [`AS_IS`], [`PROMOTED`] (a revalidation that brought a document: it gives back a whole slot) or [`ENDED`];
-    /// changed under the state's lock.
-    promoted: Arc<AtomicU8>,
-}
-
-/// What a [`Turn`] is: as granted, promoted ([`Promotion`]), or ended (dropped: too late to promote).
-const AS_IS: u8 = 0;
-const PROMOTED: u8 = 1;
-const ENDED: u8 = 2;
-
-/// What makes a revalidation's turn count as a document's, once its answer turns out to be one (see
-/// [`Turn::promotion`]). Sent where the answer is read.
-pub struct Promotion {
-    shared: Arc<Shared>,
-    host: String,
-    /// For a turn that is a revalidation, and held: what it is now (see [`Turn::promoted`]).
-    promoted: Option<Arc<AtomicU8>>,
-    /// The quarters it takes to count as a document's.
-    lacking: usize,
+    /// What its answer was, for a revalidation ([`promotion`]'s `AS_IS`, `ANSWERED`, `PROMOTED`), and then
+    /// `ENDED`; changed under the state's lock, but for `ANSWERED`.
+    answer: Arc<AtomicU8>,
 }
 
 impl Courtesy {
@@ -280,40 +267,6 @@ impl Turn {
         }
         self.keeping
     }
-
-    /// What makes this turn count as a document's should a revalidation's answer be one.
-    pub fn promotion(&self) -> Promotion {
-        let revalidation = self.held && self.weight == Weight::Revalidation;
-        Promotion {
-            shared: self.shared.clone(),
-            host: self.host.clone(),
-            promoted: revalidation.then(|| self.promoted.clone()),
-            lacking: WHOLE - self.quarters,
-        }
-    }
-}
-
-impl Promotion {
-    /// The revalidation was answered with a whole document: from now on it counts as one, a whole slot (the
-    /// quarters it lacks taken from those free, the rest owed: nothing waits here, so no two promotions wait on
-    /// each other), and no longer as one of its host's revalidations. Once, and only while the turn lasts;
-    /// nothing for a document's turn.
-    pub fn promote(&self) {
-        let Some(promoted) = &self.promoted else { return };
-        let mut state = self.shared.lock();
-        if promoted.compare_exchange(AS_IS, PROMOTED, Ordering::AcqRel, Ordering::Acquire).is_err() {
-            return;
-        }
-        let taken = self.lacking.min(state.free);
-        state.free -= taken;
-        state.owed += self.lacking - taken;
-        if let Some(host) = state.hosts.get_mut(&self.host) {
-            host.revalidating -= 1;
-        }
-        // The host's revalidations may open a connection again.
-        state.settle(&self.host, self.shared.per_host);
-        state.hand_out(&self.shared);
-    }
 }
 
 impl Drop for Turn {
@@ -322,10 +275,11 @@ impl Drop for Turn {
             return;
         }
         let mut state = self.shared.lock();
-        // What it is now: a document once promoted.
-        let promoted = self.promoted.swap(ENDED, Ordering::AcqRel) == PROMOTED;
-        let revalidation = self.weight == Weight::Revalidation;
-        if revalidation {
+        // What it is now: a document once promoted. A revalidation the server answered (not one cancelled, or that
+        // failed before any answer) tells what the next ones cost.
+        let answer = self.answer.swap(promotion::ENDED, Ordering::AcqRel);
+        let (promoted, revalidation) = (answer == promotion::PROMOTED, self.weight == Weight::Revalidation);
+        if revalidation && answer != promotion::AS_IS {
             state.answers.note(promoted);
         }
         state.give_back(if promoted { WHOLE } else { self.quarters });
@@ -385,7 +339,7 @@ impl State {
                 quarters,
                 keeping: false,
                 held: true,
-                promoted: Arc::default(),
+                answer: Arc::default(),
             };
             match waiting.send(turn) {
                 Ok(()) => return true,

@@ -3,9 +3,9 @@
 //! retention's purge and the search index. The [`Refresher`] is the work queue that fetches, reads and stores
 //! each feed, and reports every step as a [`RefreshEvent`] to whoever asked.
 //!
-//! - Concurrency follows the hosts: hundreds of feeds in flight at once (four times as many revalidations), never
-//!   more than `per_host_concurrency` requests to one host, a host's queue draining on the connections it has
-//!   open, and the hosts taking free places in turn, so one big host's queue waits on its own limit without
+//! - Concurrency follows the hosts: hundreds of feeds in flight at once (up to four times as many revalidations),
+//!   never more than `per_host_concurrency` requests to one host, a host's queue draining on the connections it
+//!   has open, and the hosts taking free places in turn, so one big host's queue waits on its own limit without
 //!   holding everyone else back (the shared [`Courtesy`]).
 //! - CPU work stays off the network: decoding and parsing run on the blocking pool, at most one per core, and
 //!   the store's one writer saves the results (several feeds per transaction: [`Batcher`]).
@@ -242,6 +242,12 @@ impl Refresher {
             budget.admit_within(bytes.saturating_mul(2), if body_waits { wait } else { Duration::ZERO }).await
         };
         let fetched = self.fetcher.get_admitted(&target.url, &validators, turn.keep_alive(), admit).await;
+        // Answered without a document (a 304, an error status): what the next revalidations cost follows it.
+        if matches!(&fetched, Ok((FetchOutcome::NotModified { .. }, _)))
+            || fetched.as_ref().is_err_and(|e| e.status().is_some())
+        {
+            turn.answered();
+        }
         // The request is over: the next takes its turn while this feed is read and stored.
         drop(turn);
         let bytes = match &fetched {

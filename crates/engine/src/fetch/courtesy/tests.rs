@@ -280,11 +280,39 @@ fn before_any_answer_a_revalidation_takes_a_whole_slot_and_each_304_makes_the_ne
         running.extend(queue.iter_mut().filter_map(now));
         at_once.push(running.len());
         // All answered 304.
-        running.clear();
+        running.drain(..).for_each(|turn| turn.answered());
     }
     assert_eq!(at_once[0], 1, "nothing known yet: a whole slot, as for a document ({at_once:?})");
     assert!(at_once.windows(2).all(|w| w[0] <= w[1]), "never fewer at once as 304s come: {at_once:?}");
     assert_eq!(at_once.last(), Some(&4), "304s after 304s: four to a slot ({at_once:?})");
+}
+
+#[test]
+fn a_revalidation_that_ended_without_an_answer_tells_nothing_of_what_the_next_cost() {
+    let courtesy = Courtesy::new(1, 8);
+    let mut queue = one_each(&courtesy, 40, REVAL);
+    for round in 0..20 {
+        let running: Vec<Turn> = queue.iter_mut().filter_map(now).collect();
+        // Cancelled, or its connection failed: no answer came.
+        assert_eq!(running.len(), 1, "round {round}: still a whole slot each");
+    }
+    let answered = queue.iter_mut().find_map(now).expect("the next one goes");
+    answered.answered();
+    answered.answered(); // Once.
+    drop(answered);
+    let running: Vec<Turn> = queue.iter_mut().filter_map(now).collect();
+    assert_eq!(running.len(), 1, "one 304: three quarters each");
+    running.iter().for_each(Turn::answered);
+    drop(running);
+    let running: Vec<Turn> = queue.iter_mut().filter_map(now).collect();
+    assert_eq!(running.len(), 2, "two 304s: half a slot each");
+    // A promoted one was answered with a document, whatever it is told after.
+    running.iter().for_each(|turn| {
+        turn.promotion().promote();
+        turn.answered();
+    });
+    drop(running);
+    assert_eq!(courtesy.0.lock().answers, Answers { all: 4, documents: 2 });
 }
 
 #[test]
@@ -301,7 +329,7 @@ fn revalidations_that_bring_documents_keep_taking_whole_slots() {
     let mut later = one_each(&courtesy, 1000, REVAL);
     let mut running: Vec<Turn> = Vec::new();
     for _ in 0..64 {
-        running.clear();
+        running.drain(..).for_each(|turn| turn.answered());
         running.extend(later.iter_mut().filter_map(now));
     }
     assert_eq!(running.len(), 8, "after a run of 304s, two slots hold eight revalidations");

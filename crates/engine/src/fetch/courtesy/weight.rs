@@ -27,7 +27,7 @@ pub(super) struct Answers {
 }
 
 impl Answers {
-    /// One more revalidation ended: with a document or without (a 304, or a failure).
+    /// One more revalidation was answered: with a document or without (a 304, or an error status).
     pub(super) fn note(&mut self, document: bool) {
         if self.all >= WINDOW {
             self.all /= 2;
@@ -41,8 +41,8 @@ impl Answers {
     /// three more that a document takes as often as revalidations bring one (`1 + 3p`, rounded), where `p`
     /// counts one document before any answer — so before anything is known a revalidation takes a whole slot,
     /// and a refresh of feeds that all changed sends no more requests at once than a cold one (their documents
-    /// would wait in the connections' buffers for the memory budget). Three 304s bring it to two quarters,
-    /// eight to one.
+    /// would wait in the connections' buffers for the memory budget). Two 304s bring it to two quarters, six
+    /// to one.
     pub(super) fn quarters(self, weight: Weight) -> usize {
         match weight {
             Weight::Document => WHOLE,
@@ -71,8 +71,9 @@ mod tests {
         assert_eq!(Answers::default().quarters(Weight::Revalidation), WHOLE, "nothing known: a whole slot");
         assert_eq!(Answers::default().quarters(Weight::Document), WHOLE);
         assert_eq!(after(1, 0), 3);
-        assert_eq!(after(3, 0), 2);
-        assert_eq!(after(8, 0), 1, "eight 304s in a row: a quarter");
+        assert_eq!(after(2, 0), 2, "two 304s: half a slot");
+        assert_eq!(after(5, 0), 2);
+        assert_eq!(after(6, 0), 1, "six 304s in a row: a quarter");
         assert_eq!(after(200, 0), 1);
         assert_eq!(after(0, 200), WHOLE, "every feed changed: each a whole slot");
     }
