@@ -344,3 +344,59 @@ fn a_promoted_revalidation_holds_no_other_revalidation_of_its_host_back() {
     first.promotion().promote();
     assert!(now(&mut queue[1]).is_some(), "the document being read is no revalidation: another may go");
 }
+
+/// A turn's request going out to host `h`: on a connection its host's last request left open, else a new one.
+fn go_out(h: usize, mut turn: Turn, idle: &mut [usize], opened: &mut usize, to: &mut Vec<(usize, Turn)>) {
+    if idle[h] > 0 {
+        idle[h] -= 1;
+    } else {
+        *opened += 1;
+    }
+    turn.keep_alive();
+    to.push((h, turn));
+}
+
+/// A refresh of five unchanged feeds on each of 200 hosts, every request answered 304 one round trip after it went
+/// out, as the refresher's client would send them (a connection kept for the host's next request is reused):
+/// the connections opened, and the round trips taken.
+fn unchanged_refresh(courtesy: &Courtesy) -> (usize, usize) {
+    let hosts = 200;
+    let mut tickets: Vec<(usize, Ticket)> = (0..5)
+        .flat_map(|f| (0..hosts).map(move |h| (h, f)))
+        .map(|(h, f)| (h, courtesy.queue(&format!("http://{h}.test/{f}"), REVAL)))
+        .collect();
+    let mut idle = vec![0usize; hosts];
+    let mut opened = 0;
+    let mut running: Vec<(usize, Turn)> = Vec::new();
+    for (h, t) in &mut tickets {
+        if let Some(turn) = now(t) {
+            go_out(*h, turn, &mut idle, &mut opened, &mut running);
+        }
+    }
+    let mut rounds = 0;
+    while !running.is_empty() {
+        rounds += 1;
+        let mut next = Vec::new();
+        for (h, turn) in running.drain(..) {
+            turn.answered();
+            if turn.keeping {
+                idle[h] += 1;
+            }
+            drop(turn);
+            for (hh, t) in &mut tickets {
+                if let Some(turn) = now(t) {
+                    go_out(*hh, turn, &mut idle, &mut opened, &mut next);
+                }
+            }
+        }
+        running = next;
+    }
+    (opened, rounds)
+}
+
+#[test]
+fn unchanged_feeds_of_200_hosts_take_400_connections_and_three_round_trips_even_before_any_answer() {
+    // Before any answer, a revalidation takes a whole slot: 256 go first, the others as the 304s come back.
+    assert_eq!(unchanged_refresh(&Courtesy::new(256, 6)), (400, 3), "a process started afresh");
+    assert_eq!(unchanged_refresh(&after_304s(256, 6)), (400, 3), "after a run of 304s");
+}
