@@ -109,6 +109,30 @@ fn refresh_with_every_feed_fine_exits_0() {
 }
 
 #[test]
+fn a_refresh_ends_with_its_log_in_the_database_and_none_left_for_the_next_command_to_read_back() {
+    let server = Server::start();
+    for i in 0..20 {
+        let items = [("one", "First", "<p>one</p>"), ("two", "Second", "<p>two</p>")];
+        server.route(&format!("/{i}.xml"), Reply::ok("application/rss+xml", rss(&format!("Feed {i}"), &items)));
+    }
+    let sandbox = Sandbox::new();
+    let feeds: Vec<(Option<&str>, String, String)> =
+        (0..20).map(|i| (None, format!("Feed {i}"), server.url(&format!("/{i}.xml")))).collect();
+    let listed: Vec<(Option<&str>, &str, &str)> = feeds.iter().map(|(f, t, u)| (*f, t.as_str(), u.as_str())).collect();
+    let file = sandbox.write("subs.opml", opml(&listed));
+    let out = sandbox.tidings().arg("--opml").arg(&file).arg("refresh").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    // SQLite removes the log when the last connection closes; an emptied log left behind is as good.
+    let log = sandbox.path("tidings.db-wal");
+    let left = std::fs::metadata(&log).map_or(0, |m| m.len());
+    assert_eq!(left, 0, "the refresh left {left} bytes of log for the next process to read back");
+    // And everything the refresh stored is in the database file itself.
+    let conn = rusqlite::Connection::open_with_flags(sandbox.db(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let entries: i64 = conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
+    assert_eq!(entries, 40);
+}
+
+#[test]
 fn unread_prints_counts_per_feed_and_the_total() {
     let server = served();
     let sandbox = Sandbox::new();

@@ -6,6 +6,7 @@
 use super::{BUSY_TIMEOUT, StoreError, while_busy};
 use rusqlite::Connection;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -85,27 +86,76 @@ pub fn checkpoint_after_any_running(conn: &Connection) -> Result<(), StoreError>
     Ok(())
 }
 
+/// How long the writer's last checkpoint waits for other processes' reads and writes before it leaves the log as
+/// it is (for the last connection to close to empty).
+const CLOSING_WAIT: Duration = Duration::from_millis(200);
+
+/// Closes the writer's connection: statistics for the query planner refreshed, the thread beside it stopped (its
+/// connection closed), and the log copied into the database and emptied. Unless another process is reading, the
+/// next process to open the database then has no log to read back and check: after a cold refresh of 1000 feeds
+/// the log held 17 MB, and every `tidings unread` after it took 21 ms instead of 14 (until a writer closed).
+fn close_writer(mut conn: Connection, beside: Option<std::thread::JoinHandle<()>>) {
+    let _ = conn.execute_batch("PRAGMA optimize;");
+    // The hook holds the nudge of the thread beside: once it is gone, that thread ends.
+    let _ = conn.wal_hook(None::<fn(&mut rusqlite::hooks::Wal, std::ffi::c_int) -> rusqlite::Result<()>>);
+    if let Some(thread) = beside {
+        let _ = thread.join();
+    }
+    // The busy handler would otherwise wait up to two minutes for a reader in another process to finish.
+    let _ = conn.busy_timeout(CLOSING_WAIT);
+    if let Err(e) = conn.wal_checkpoint_v2(Some(rusqlite::MAIN_DB), rusqlite::wal::CheckpointMode::TRUNCATE) {
+        tracing::debug!("the log is left for the last connection to empty: {e}");
+    }
+}
+
 /// A thread that owns one connection and runs the closures sent to it, in order. The write connection lives in
-/// one of these (the single writer); the reader's connection in another.
+/// one of these (the single writer); the reader's connection in another. The thread ends once every handle to it
+/// is dropped and the closures sent before have run; the writer's is waited for then (see [`Ending`]).
 #[derive(Clone)]
 pub struct DbThread {
+    // Declared first, so dropped first: the last handle's sender is gone before its `ending` waits for the thread.
     tx: mpsc::Sender<Job>,
+    ending: Option<Arc<Ending>>,
+}
+
+/// The writer's thread, waited for when the last handle to the writer is dropped: every write sent before then
+/// is done, and the connection is closed with its log emptied ([`close_writer`]), before the process goes on —
+/// to exit, usually, which would otherwise cut the writes still queued and leave the log behind for the next
+/// process to read back. Never waited for from the writer's own thread (a job that held the last handle).
+struct Ending(Option<std::thread::JoinHandle<()>>);
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        if let Some(thread) = self.0.take()
+            && thread.thread().id() != std::thread::current().id()
+        {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl DbThread {
-    pub fn spawn(name: &str, mut conn: Connection) -> DbThread {
+    pub fn spawn(name: &str, conn: Connection) -> DbThread {
+        DbThread::spawn_ending(name, conn, drop).0
+    }
+
+    /// A [`DbThread`] whose thread hands its connection to `end` once its last closure has run; with the thread.
+    fn spawn_ending(
+        name: &str,
+        mut conn: Connection,
+        end: impl FnOnce(Connection) + Send + 'static,
+    ) -> (DbThread, std::thread::JoinHandle<()>) {
         let (tx, rx) = mpsc::channel::<Job>();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name(name.to_string())
             .spawn(move || {
                 for job in rx {
                     job(&mut conn);
                 }
-                // Last one out: let SQLite refresh its statistics for the query planner.
-                let _ = conn.execute_batch("PRAGMA optimize;");
+                end(conn);
             })
             .expect("spawning a database thread");
-        DbThread { tx }
+        (DbThread { tx, ending: None }, thread)
     }
 
     /// The reader's writer: a [`DbThread`] whose thread yields the processor to the terminal loop when both want
@@ -121,10 +171,13 @@ impl DbThread {
     /// The single writer: a [`DbThread`] whose write-ahead log is checkpointed (copied into the database) on a
     /// thread of its own, beside the writes rather than in their midst (see [`checkpoint_beside`]).
     pub fn spawn_writer(mut conn: Connection) -> DbThread {
-        if let Err(e) = checkpoint_beside(&mut conn) {
+        let beside = checkpoint_beside(&mut conn).unwrap_or_else(|e| {
             tracing::warn!("the log is checkpointed by the writer itself: {e}");
-        }
-        DbThread::spawn("tidings-writer", conn)
+            None
+        });
+        let (mut writer, thread) = DbThread::spawn_ending("tidings-writer", conn, |conn| close_writer(conn, beside));
+        writer.ending = Some(Arc::new(Ending(Some(thread))));
+        writer
     }
 
     /// Runs `f` on the connection's thread and waits for its result without blocking the async runtime.
@@ -190,6 +243,36 @@ mod tests {
         let after = std::fs::metadata(&path).unwrap().len();
         assert!(after > before + 4_000_000, "the database file grew from {before} to {after} bytes only");
         drop(reader);
+    }
+
+    #[test]
+    fn the_last_handle_to_the_writer_waits_for_its_writes_and_leaves_the_log_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("closing.db");
+        let writer = DbThread::spawn_writer(open_write(&path).unwrap());
+        // A reader of this process keeps its connection open, as the reader's threads do: the log is emptied
+        // all the same, and the process need not close every connection for the next one to find it empty.
+        let reader = crate::store::open_read(&path).unwrap();
+        let other = writer.clone();
+        // The writer is held until the writes are queued behind it.
+        let (release, held) = mpsc::channel::<()>();
+        writer.submit(move |_| {
+            let _ = held.recv();
+        });
+        for i in 0..2000 {
+            writer.submit(move |c| {
+                c.execute("INSERT INTO folders(name) VALUES (?1)", [format!("folder {i}")]).unwrap();
+            });
+        }
+        drop(other);
+        release.send(()).unwrap();
+        drop(writer);
+        let stored: i64 = reader.query_row("SELECT count(*) FROM folders", [], |r| r.get(0)).unwrap();
+        assert_eq!(stored, 2000, "the writes queued before the last handle went were not all done");
+        let mut log = path.into_os_string();
+        log.push("-wal");
+        let left = std::fs::metadata(&log).map_or(0, |m| m.len());
+        assert_eq!(left, 0, "{left} bytes of log were left for the next process to read back");
     }
 
     #[tokio::test]
