@@ -86,23 +86,25 @@ pub fn checkpoint_after_any_running(conn: &Connection) -> Result<(), StoreError>
     Ok(())
 }
 
-/// How long the writer's last checkpoint waits for other processes' reads and writes before it leaves the log as
-/// it is (for the last connection to close to empty).
+/// How long each of the writer's last statements (its statistics, its checkpoint) waits for another process's
+/// write or read before it gives up (the busy timeout is otherwise two minutes). Another process's write waits
+/// as long for the checkpoint, at most.
 const CLOSING_WAIT: Duration = Duration::from_millis(200);
 
 /// Closes the writer's connection: statistics for the query planner refreshed, the thread beside it stopped (its
-/// connection closed), and the log copied into the database and emptied. Unless another process is reading, the
-/// next process to open the database then has no log to read back and check: after a cold refresh of 1000 feeds
-/// the log held 17 MB, and every `tidings unread` after it took 21 ms instead of 14 (until a writer closed).
+/// connection closed), and the log copied into the database and emptied. Unless another process is writing, or
+/// reading an older state of the database, the next process to open it then has no log to read back and check:
+/// after a cold refresh of 1000 feeds the log held 17 MB, and every `tidings unread` after it took 21 ms instead
+/// of 14 (until a writer closed).
 fn close_writer(mut conn: Connection, beside: Option<std::thread::JoinHandle<()>>) {
+    // First: a process that ends must not wait two minutes for another one's transaction.
+    let _ = conn.busy_timeout(CLOSING_WAIT);
     let _ = conn.execute_batch("PRAGMA optimize;");
     // The hook holds the nudge of the thread beside: once it is gone, that thread ends.
-    let _ = conn.wal_hook(None::<fn(&mut rusqlite::hooks::Wal, std::ffi::c_int) -> rusqlite::Result<()>>);
-    if let Some(thread) = beside {
+    let unhooked = conn.wal_hook(None::<fn(&mut rusqlite::hooks::Wal, std::ffi::c_int) -> rusqlite::Result<()>>);
+    if let (Ok(()), Some(thread)) = (unhooked, beside) {
         let _ = thread.join();
     }
-    // The busy handler would otherwise wait up to two minutes for a reader in another process to finish.
-    let _ = conn.busy_timeout(CLOSING_WAIT);
     if let Err(e) = conn.wal_checkpoint_v2(Some(rusqlite::MAIN_DB), rusqlite::wal::CheckpointMode::TRUNCATE) {
         tracing::debug!("the log is left for the last connection to empty: {e}");
     }
@@ -110,7 +112,8 @@ fn close_writer(mut conn: Connection, beside: Option<std::thread::JoinHandle<()>
 
 /// A thread that owns one connection and runs the closures sent to it, in order. The write connection lives in
 /// one of these (the single writer); the reader's connection in another. The thread ends once every handle to it
-/// is dropped and the closures sent before have run; the writer's is waited for then (see [`Ending`]).
+/// is dropped and the closures sent before have run; the thread that drops the writer's last handle waits for
+/// that (see [`Ending`]).
 #[derive(Clone)]
 pub struct DbThread {
     // Declared first, so dropped first: the last handle's sender is gone before its `ending` waits for the thread.
@@ -118,10 +121,12 @@ pub struct DbThread {
     ending: Option<Arc<Ending>>,
 }
 
-/// The writer's thread, waited for when the last handle to the writer is dropped: every write sent before then
-/// is done, and the connection is closed with its log emptied ([`close_writer`]), before the process goes on —
-/// to exit, usually, which would otherwise cut the writes still queued and leave the log behind for the next
-/// process to read back. Never waited for from the writer's own thread (a job that held the last handle).
+/// The writer's thread, waited for by the thread that drops the last handle to the writer: every write sent
+/// before then is done, and the connection is closed with its log emptied ([`close_writer`]), before that thread
+/// goes on. A command drops its session, and with it the last handle, before it exits, which would otherwise
+/// cut the writes still queued and leave the log behind for the next process to read back. Not waited for from
+/// the writer's own thread (a job that held the last handle), nor where a runtime's tasks are dropped in the
+/// background (the reader's, which exits at once when the user quits: its writes were flushed before).
 struct Ending(Option<std::thread::JoinHandle<()>>);
 
 impl Drop for Ending {
@@ -273,6 +278,35 @@ mod tests {
         log.push("-wal");
         let left = std::fs::metadata(&log).map_or(0, |m| m.len());
         assert_eq!(left, 0, "{left} bytes of log were left for the next process to read back");
+    }
+
+    #[test]
+    fn the_writer_ends_without_waiting_minutes_for_another_process_holding_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("held.db");
+        let writer = DbThread::spawn_writer(open_write(&path).unwrap());
+        let (done, written) = mpsc::channel();
+        writer.submit(move |c| {
+            for i in 0..500 {
+                c.execute("INSERT INTO folders(name) VALUES (?1)", [format!("folder {i}")]).unwrap();
+            }
+            let _ = done.send(());
+        });
+        written.recv().unwrap();
+        // Another process's transaction, held while the writer ends: its statistics and its checkpoint would wait
+        // for it as long as the busy timeout, two minutes.
+        let other = Connection::open(&path).unwrap();
+        other.busy_timeout(Duration::from_secs(10)).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE; INSERT INTO folders(name) VALUES ('elsewhere');").unwrap();
+        let (ended, gone) = mpsc::channel();
+        std::thread::spawn(move || {
+            drop(writer);
+            let _ = ended.send(());
+        });
+        gone.recv_timeout(Duration::from_secs(30)).expect("ending the writer waited for the other transaction");
+        other.execute_batch("COMMIT").unwrap();
+        let stored: i64 = other.query_row("SELECT count(*) FROM folders", [], |r| r.get(0)).unwrap();
+        assert_eq!(stored, 501);
     }
 
     #[tokio::test]
