@@ -125,8 +125,9 @@ pub struct DbThread {
 /// before then is done, and the connection is closed with its log emptied ([`close_writer`]), before that thread
 /// goes on. A command drops its session, and with it the last handle, before it exits, which would otherwise
 /// cut the writes still queued and leave the log behind for the next process to read back. Not waited for from
-/// the writer's own thread (a job that held the last handle), nor where a runtime's tasks are dropped in the
-/// background (the reader's, which exits at once when the user quits: its writes were flushed before).
+/// the writer's own thread (a job that held the last handle), and not always where a runtime's tasks are dropped
+/// in the background: the reader's, which waits for the user's changes before it quits (`app::saving`) and for
+/// nothing else, so that the shell gets its prompt back at once.
 struct Ending(Option<std::thread::JoinHandle<()>>);
 
 impl Drop for Ending {
