@@ -7,6 +7,11 @@ fn now(ticket: &mut Ticket) -> Option<Turn> {
     ticket.turn.as_mut()?.try_recv().ok()
 }
 
+/// The turns of `tickets` that are granted now.
+fn granted(tickets: &mut [Ticket]) -> Vec<Turn> {
+    tickets.iter_mut().filter_map(now).collect()
+}
+
 /// Limits whose revalidations were all answered 304 lately: each takes a quarter of a slot.
 fn after_304s(in_flight: usize, per_host: usize) -> Courtesy {
     let courtesy = Courtesy::new(in_flight, per_host);
@@ -31,8 +36,8 @@ fn a_host_never_has_more_than_its_limit_nor_the_whole_more_than_the_global_one()
     let courtesy = Courtesy::new(3, 2);
     let mut a: Vec<Ticket> = on(&courtesy, "a.test", 3, DOC);
     let mut b: Vec<Ticket> = on(&courtesy, "b.test", 2, DOC);
-    let a_turns: Vec<Turn> = a.iter_mut().filter_map(now).collect();
-    let b_turns: Vec<Turn> = b.iter_mut().filter_map(now).collect();
+    let a_turns = granted(&mut a);
+    let b_turns = granted(&mut b);
     assert_eq!((a_turns.len(), b_turns.len()), (2, 1), "a's limit is 2, and the third slot goes to b");
     assert_eq!(courtesy.host_load("http://a.test/"), (2, 1));
     drop(b_turns);
@@ -57,7 +62,7 @@ fn an_ending_request_hands_its_slot_to_its_hosts_next_before_other_hosts() {
 fn hosts_in_line_take_free_slots_in_turn() {
     let courtesy = Courtesy::new(2, 2);
     let mut blockers: Vec<Ticket> = on(&courtesy, "x.test", 2, DOC);
-    let mut held: Vec<Turn> = blockers.iter_mut().filter_map(now).collect();
+    let mut held = granted(&mut blockers);
     let mut a: Vec<Ticket> = on(&courtesy, "a.test", 2, DOC);
     let mut b = courtesy.queue("http://b.test/", DOC);
     drop(held.pop());
@@ -71,7 +76,7 @@ fn hosts_in_line_take_free_slots_in_turn() {
 fn the_first_in_line_waiting_for_a_whole_slot_is_not_overtaken_by_revalidations() {
     let courtesy = after_304s(1, 8);
     let mut light: Vec<Ticket> = one_each(&courtesy, 4, REVAL);
-    let mut running: Vec<Turn> = light.iter_mut().filter_map(now).collect();
+    let mut running = granted(&mut light);
     let mut document = courtesy.queue("http://big.test/", DOC);
     let mut later: Vec<Ticket> = (0..3).map(|i| courtesy.queue(&format!("http://later{i}.test/"), REVAL)).collect();
     for _ in 0..3 {
@@ -114,7 +119,7 @@ fn revalidations_go_four_to_a_slot_and_documents_wait_for_a_whole_one() {
     let courtesy = after_304s(1, 8);
     let mut light: Vec<Ticket> = one_each(&courtesy, 5, REVAL);
     let mut heavy = courtesy.queue("http://big.test/", DOC);
-    let turns: Vec<Turn> = light.iter_mut().filter_map(now).collect();
+    let turns = granted(&mut light);
     assert_eq!(turns.len(), 4, "one slot holds four revalidations");
     assert!(now(&mut heavy).is_none());
     let mut turns = turns.into_iter();
@@ -195,7 +200,7 @@ fn a_ticket_given_up_leaves_its_hosts_queue_at_once_and_so_does_one_whose_wait_w
 fn a_hosts_revalidations_open_a_connection_for_every_three_and_take_the_others_in_turn_on_them() {
     let courtesy = Courtesy::new(64, 6);
     let mut a: Vec<Ticket> = on(&courtesy, "a.test", 5, REVAL);
-    let mut first: Vec<Turn> = a.iter_mut().filter_map(now).collect();
+    let mut first = granted(&mut a);
     assert_eq!(first.len(), 2, "five revalidations: two connections, not five");
     assert!(first.iter_mut().all(Turn::keep_alive), "three wait: both connections are kept for them");
     // As each ends, the next takes its connection over; no third connection is opened meanwhile.
@@ -217,10 +222,10 @@ fn a_hosts_revalidations_open_a_connection_for_every_three_and_take_the_others_i
 
     // A long queue of them uses the host's whole limit; documents always may.
     let mut many: Vec<Ticket> = on(&courtesy, "b.test", 30, REVAL);
-    let running: Vec<Turn> = many.iter_mut().filter_map(now).collect();
+    let running = granted(&mut many);
     assert_eq!(running.len(), 6);
     let mut documents: Vec<Ticket> = on(&courtesy, "c.test", 5, DOC);
-    let running: Vec<Turn> = documents.iter_mut().filter_map(now).collect();
+    let running = granted(&mut documents);
     assert_eq!(running.len(), 5);
     let mut lone = courtesy.queue("http://d.test/", REVAL);
     assert!(now(&mut lone).is_some(), "one revalidation goes at once");
@@ -232,7 +237,7 @@ fn a_download_in_flight_on_the_host_holds_no_revalidation_back() {
     let mut download = on(&courtesy, "a.test", 1, DOC);
     let _downloading = now(&mut download[0]).expect("the download goes");
     let mut checks: Vec<Ticket> = on(&courtesy, "a.test", 2, REVAL);
-    let going: Vec<Turn> = checks.iter_mut().filter_map(now).collect();
+    let going = granted(&mut checks);
     assert_eq!(going.len(), 1, "two revalidations: one connection of their own, beside the download's");
 }
 
@@ -241,7 +246,7 @@ fn a_revalidation_answered_with_a_document_counts_as_one_from_then_on() {
     // One slot: four revalidations at once, on four hosts.
     let courtesy = after_304s(1, 6);
     let mut revalidations = one_each(&courtesy, 4, REVAL);
-    let mut turns: Vec<Turn> = revalidations.iter_mut().filter_map(now).collect();
+    let mut turns = granted(&mut revalidations);
     assert_eq!(turns.len(), 4);
     // One brings a document: it now holds the whole slot, three quarters of it owed.
     let promoted = turns.pop().unwrap();
@@ -266,7 +271,7 @@ fn a_revalidation_answered_with_a_document_counts_as_one_from_then_on() {
     drop(ended);
     late.promote();
     let mut five = one_each(&courtesy, 5, REVAL);
-    let held: Vec<Turn> = five.iter_mut().filter_map(now).collect();
+    let held = granted(&mut five);
     assert_eq!(held.len(), 4, "the slot whole again, and no more");
 }
 
@@ -277,7 +282,7 @@ fn before_any_answer_a_revalidation_takes_a_whole_slot_and_each_304_makes_the_ne
     let mut at_once = Vec::new();
     let mut running: Vec<Turn> = Vec::new();
     for _ in 0..12 {
-        running.extend(queue.iter_mut().filter_map(now));
+        running.extend(granted(&mut queue));
         at_once.push(running.len());
         // All answered 304.
         running.drain(..).for_each(|turn| turn.answered());
@@ -292,7 +297,7 @@ fn a_revalidation_that_ended_without_an_answer_tells_nothing_of_what_the_next_co
     let courtesy = Courtesy::new(1, 8);
     let mut queue = one_each(&courtesy, 40, REVAL);
     for round in 0..20 {
-        let running: Vec<Turn> = queue.iter_mut().filter_map(now).collect();
+        let running = granted(&mut queue);
         // Cancelled, or its connection failed: no answer came.
         assert_eq!(running.len(), 1, "round {round}: still a whole slot each");
     }
@@ -300,11 +305,11 @@ fn a_revalidation_that_ended_without_an_answer_tells_nothing_of_what_the_next_co
     answered.answered();
     answered.answered(); // Once.
     drop(answered);
-    let running: Vec<Turn> = queue.iter_mut().filter_map(now).collect();
+    let running = granted(&mut queue);
     assert_eq!(running.len(), 1, "one 304: three quarters each");
     running.iter().for_each(Turn::answered);
     drop(running);
-    let running: Vec<Turn> = queue.iter_mut().filter_map(now).collect();
+    let running = granted(&mut queue);
     assert_eq!(running.len(), 2, "two 304s: half a slot each");
     // A promoted one was answered with a document, whatever it is told after.
     running.iter().for_each(|turn| {
@@ -320,7 +325,7 @@ fn revalidations_that_bring_documents_keep_taking_whole_slots() {
     let courtesy = Courtesy::new(2, 8);
     let mut queue = one_each(&courtesy, 30, REVAL);
     for round in 0..10 {
-        let running: Vec<Turn> = queue.iter_mut().filter_map(now).collect();
+        let running = granted(&mut queue);
         assert_eq!(running.len(), 2, "round {round}: every feed changed, so two at once as documents would");
         running.iter().for_each(|turn| turn.promotion().promote());
     }
@@ -330,7 +335,7 @@ fn revalidations_that_bring_documents_keep_taking_whole_slots() {
     let mut running: Vec<Turn> = Vec::new();
     for _ in 0..64 {
         running.drain(..).for_each(|turn| turn.answered());
-        running.extend(later.iter_mut().filter_map(now));
+        running.extend(granted(&mut later));
     }
     assert_eq!(running.len(), 8, "after a run of 304s, two slots hold eight revalidations");
 }
