@@ -2,6 +2,7 @@
 
 mod support;
 
+use support::h2::H2Server;
 use support::server::{Reply, Server};
 use support::{Sandbox, opml, path_str, rss, stderr, stdout};
 use tidings::model::UserWrite;
@@ -130,6 +131,38 @@ fn a_refresh_ends_with_its_log_in_the_database_and_none_left_for_the_next_comman
     let conn = rusqlite::Connection::open_with_flags(sandbox.db(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let entries: i64 = conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
     assert_eq!(entries, 40);
+}
+
+/// A host that answers over HTTP/2 serves every request on one connection: once its first answer shows it, its
+/// other unchanged feeds are asked about at once (up to the six a host is asked at a time), not three to a
+/// connection in turn as on HTTP/1.
+#[test]
+fn a_host_answering_over_http2_is_asked_about_all_its_unchanged_feeds_at_once() {
+    let server = H2Server::start();
+    let feeds: Vec<(Option<&str>, String, String)> = (0..7)
+        .map(|i| {
+            let path = format!("/{i}.xml");
+            server.route(&path, &format!("\"v{i}\""), rss(&format!("Feed {i}"), &[("one", "First", "<p>one</p>")]));
+            (None, format!("Feed {i}"), server.url(&path))
+        })
+        .collect();
+    let listed: Vec<(Option<&str>, &str, &str)> = feeds.iter().map(|(f, t, u)| (*f, t.as_str(), u.as_str())).collect();
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("subs.opml", opml(&listed));
+    sandbox.tidings().arg("import").arg(&file).output().unwrap();
+    // The test authority signed the server's certificate: trusted by these processes alone.
+    let refresh = || sandbox.tidings().env("SSL_CERT_FILE", support::h2::authority()).arg("refresh").output().unwrap();
+    let out = refresh();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("7 updated"), "{}", stdout(&out));
+
+    // The first revalidation is answered at once; the others are held until six are in flight together.
+    server.hold_until(6);
+    let out = refresh();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("7 not modified"), "{}", stdout(&out));
+    assert!(server.versions().iter().all(|v| *v == hyper::Version::HTTP_2), "{:?}", server.versions());
+    assert_eq!(server.most_in_flight(), 6, "the host's revalidations once its first answer came over HTTP/2");
 }
 
 #[test]

@@ -8,6 +8,7 @@ pub(crate) mod farm;
 pub(crate) mod files;
 pub(crate) mod freshrss;
 pub(crate) mod greader;
+pub(crate) mod h2;
 pub(crate) mod hostile;
 pub(crate) mod miniflux;
 pub(crate) mod miniflux_api;

@@ -24,8 +24,9 @@
 //!   its request (two or three with TLS) and processor time at both ends (a TLS handshake most of all), while
 //!   a 304 on an open connection costs one round trip: three feeds of one host answered on one connection cost
 //!   a round trip or two more than on three, and a refresh of 1000 unchanged feeds on 200 hosts opens 400
-//!   connections instead of 1000. (On HTTP/2, where every request shares one connection anyway, this only
-//!   spreads a host's revalidations over more round trips.)
+//!   connections instead of 1000. A host known to answer over HTTP/2 ([`Turn::answered_over`]) is exempt: its
+//!   requests share one connection whatever their number, and holding them back would only spread them over
+//!   more round trips.
 //! - A revalidation answered with a whole document (its feed changed) counts as a document from then on
 //!   ([`Promotion`](promotion::Promotion)): a whole slot, the quarters it lacks taken from those free or owed by
 //!   the next given back. So when feeds change after a run of 304s, no more requests go out while their
@@ -36,7 +37,7 @@
 //!   server to close it, so no idle connection (and the buffers the HTTP client keeps with it) outlives its
 //!   host's work.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
@@ -67,12 +68,19 @@ struct State {
     sockets: usize,
     /// The hosts with a request in flight or waiting; forgotten when they have neither.
     hosts: HashMap<String, Host>,
+    /// The hosts whose last answer came over HTTP/2, remembered while the process lasts (at most
+    /// [`MOST_HOSTS_KNOWN`]).
+    multiplexing: HashSet<String>,
     /// Hosts with a request waiting and room under their own limit, in the order they take free slots.
     ready: VecDeque<String>,
 }
 
 /// Revalidations a host's connection is given in turn before its queue opens another (see the module's notes).
 const REVALIDATIONS_PER_CONNECTION: usize = 3;
+
+/// Most hosts remembered to answer over HTTP/2; past it, others are not learned (their revalidations open
+/// connections as an HTTP/1 host's do: slower, never less polite).
+const MOST_HOSTS_KNOWN: usize = 16_384;
 
 #[derive(Default)]
 struct Host {
@@ -85,21 +93,24 @@ struct Host {
     waiting: VecDeque<(Weight, oneshot::Sender<Turn>)>,
     /// In `ready`.
     queued: bool,
+    /// Its answers come over HTTP/2: its revalidations open no connection of their own.
+    multiplexing: bool,
 }
 
 impl Host {
     /// Requests waiting that no request in flight keeps its connection for ([`Turn::keep_alive`]): those may take
-    /// a slot of their own; the others wait for the connection kept for them.
+    /// a slot of their own; the others wait for the connection kept for them. On HTTP/2 every request shares
+    /// the one connection, and none waits for another's.
     fn unreserved(&self) -> usize {
-        self.waiting.len().saturating_sub(self.keeping)
+        if self.multiplexing { self.waiting.len() } else { self.waiting.len().saturating_sub(self.keeping) }
     }
 
     /// Whether the first request waiting may take a free slot, and so open a connection: while the host is under
-    /// its limit, and for a revalidation while the revalidations in flight are fewer than one for every
+    /// its limit, and for a revalidation on HTTP/1 while the revalidations in flight are fewer than one for every
     /// [`REVALIDATIONS_PER_CONNECTION`] of those in flight and waiting.
     fn wants_slot(&self, per_host: usize) -> bool {
         let connections_left = match self.waiting.front() {
-            Some((Weight::Revalidation, _)) => {
+            Some((Weight::Revalidation, _)) if !self.multiplexing => {
                 let wanted = (self.revalidating + self.waiting.len()).div_ceil(REVALIDATIONS_PER_CONNECTION);
                 self.revalidating < wanted
             }
@@ -165,6 +176,7 @@ impl Courtesy {
                 owed: 0,
                 sockets,
                 hosts: HashMap::new(),
+                multiplexing: HashSet::new(),
                 ready: VecDeque::new(),
             }),
         }))
@@ -188,8 +200,10 @@ impl Courtesy {
         let name = host_key(url);
         let mut state = self.0.lock();
         let per_host = self.0.per_host;
-        let State { hosts, ready, .. } = &mut *state;
-        let host = hosts.entry(name.clone()).or_default();
+        let State { hosts, ready, multiplexing, .. } = &mut *state;
+        let host = hosts
+            .entry(name.clone())
+            .or_insert_with(|| Host { multiplexing: multiplexing.contains(&name), ..Host::default() });
         if first {
             // Head of its host's queue, and its host at the head of the line.
             host.waiting.push_front((weight, sender));
@@ -266,6 +280,27 @@ impl Turn {
             host.keeping += usize::from(self.keeping);
         }
         self.keeping
+    }
+}
+
+impl Turn {
+    /// The server answered over HTTP/2 (`multiplexed`) or HTTP/1: from now on, its host's revalidations wait for
+    /// no connection when it multiplexes (see the module's notes), and do again when it no longer does.
+    pub fn answered_over(&self, multiplexed: bool) {
+        let mut state = self.shared.lock();
+        let changed = if multiplexed {
+            state.multiplexing.len() < MOST_HOSTS_KNOWN && state.multiplexing.insert(self.host.clone())
+        } else {
+            state.multiplexing.remove(&self.host)
+        };
+        let now = state.multiplexing.contains(&self.host);
+        let Some(host) = state.hosts.get_mut(&self.host) else { return };
+        host.multiplexing = now;
+        if changed {
+            // Its revalidations waiting may go now.
+            state.settle(&self.host, self.shared.per_host);
+            state.hand_out(&self.shared);
+        }
     }
 }
 

@@ -51,6 +51,8 @@ pub struct Fetched {
     pub link_header: Option<String>,
     /// `Cache-Control: max-age`, in seconds: the server asks not to be asked again sooner.
     pub max_age: Option<u64>,
+    /// Answered over HTTP/2: the host's requests share one connection (see [`Turn::answered_over`]).
+    pub multiplexed: bool,
     pub body: Vec<u8>,
 }
 
@@ -62,6 +64,8 @@ pub enum FetchOutcome {
         etag: Option<String>,
         last_modified: Option<String>,
         moved_permanently: Option<String>,
+        /// As [`Fetched::multiplexed`].
+        multiplexed: bool,
     },
 }
 

@@ -76,8 +76,9 @@ impl Fetcher {
         };
         let etag = header(reqwest::header::ETAG);
         let last_modified = header(reqwest::header::LAST_MODIFIED);
+        let multiplexed = response.version() >= reqwest::Version::HTTP_2;
         if status == 304 {
-            return Ok((FetchOutcome::NotModified { etag, last_modified, moved_permanently }, None));
+            return Ok((FetchOutcome::NotModified { etag, last_modified, moved_permanently, multiplexed }, None));
         }
         if !response.status().is_success() {
             let retry_after_secs = matches!(status, 429 | 503)
@@ -98,7 +99,7 @@ impl Fetcher {
             return Err(too_large());
         }
         let asked = tokio::time::Instant::now();
-        let admitted = admit(response.content_length(), response.version() < reqwest::Version::HTTP_2).await;
+        let admitted = admit(response.content_length(), !multiplexed).await;
         // The time the caller kept the body waiting is not the server's.
         let deadline = deadline + asked.elapsed();
         let mut body = Vec::with_capacity(response.content_length().unwrap_or(64 * 1024).min(limit) as usize);
@@ -126,6 +127,7 @@ impl Fetcher {
             last_modified,
             link_header,
             max_age,
+            multiplexed,
             body,
         };
         Ok((FetchOutcome::Fetched(fetched), Some(admitted)))

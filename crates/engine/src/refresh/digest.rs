@@ -36,6 +36,7 @@ mod tests {
             last_modified: None,
             link_header: None,
             max_age: None,
+            multiplexed: false,
             body: body.to_vec(),
         }
     }

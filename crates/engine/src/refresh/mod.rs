@@ -242,12 +242,8 @@ impl Refresher {
             budget.admit_within(bytes.saturating_mul(2), if body_waits { wait } else { Duration::ZERO }).await
         };
         let fetched = self.fetcher.get_admitted(&target.url, &validators, turn.keep_alive(), admit).await;
-        // Answered without a document (a 304, an error status): what the next revalidations cost follows it.
-        if matches!(&fetched, Ok((FetchOutcome::NotModified { .. }, _)))
-            || fetched.as_ref().is_err_and(|e| e.status().is_some())
-        {
-            turn.answered();
-        }
+        // What the next revalidations cost, and whether the host's others wait for connections, follow its answer.
+        turn.heard(fetched.as_ref().map(|(outcome, _)| outcome));
         // The request is over: the next takes its turn while this feed is read and stored.
         drop(turn);
         let bytes = match &fetched {
@@ -264,7 +260,7 @@ impl Refresher {
             Err(e) => (Err(e), None),
         };
         let record = match fetched {
-            Ok(FetchOutcome::NotModified { etag, last_modified, moved_permanently }) => {
+            Ok(FetchOutcome::NotModified { etag, last_modified, moved_permanently, .. }) => {
                 FetchRecord::NotModified { etag, last_modified, moved_to: moved_permanently }
             }
             Ok(FetchOutcome::Fetched(fetched)) => self.read(&target, fetched).await,

@@ -2,9 +2,11 @@
 //! feed changed: [`Promotion::promote`], and it counts as a document from then on), or an answer without one
 //! ([`Turn::answered`]: a 304, or an error status). Either is noted when the turn ends, for what the next
 //! revalidations cost ([`super::weight::Answers`]); a turn that ended without an answer (its refresh was
-//! cancelled, its connection failed) tells nothing.
+//! cancelled, its connection failed) tells nothing. [`Turn::heard`] tells a turn both this and the protocol the
+//! answer came over.
 
 use super::{Shared, Turn, WHOLE, Weight};
+use crate::fetch::{FetchError, FetchOutcome};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -44,6 +46,21 @@ impl Turn {
     /// only its connection. Nothing once promoted.
     pub fn answered(&self) {
         let _ = self.answer.compare_exchange(AS_IS, ANSWERED, Ordering::AcqRel, Ordering::Acquire);
+    }
+
+    /// What the fetch's answer tells: a 304 or an error status is an answer without a document
+    /// ([`Turn::answered`]); a 304 or a document came over HTTP/2 or not ([`Turn::answered_over`]). A fetch that
+    /// failed without an answer tells nothing.
+    pub fn heard(&self, answer: Result<&FetchOutcome, &FetchError>) {
+        match answer {
+            Ok(FetchOutcome::NotModified { multiplexed, .. }) => {
+                self.answered();
+                self.answered_over(*multiplexed);
+            }
+            Ok(FetchOutcome::Fetched(document)) => self.answered_over(document.multiplexed),
+            Err(e) if e.status().is_some() => self.answered(),
+            Err(_) => {}
+        }
     }
 }
 
