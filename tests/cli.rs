@@ -2,7 +2,6 @@
 
 mod support;
 
-use support::h2::H2Server;
 use support::server::{Reply, Server};
 use support::{Sandbox, opml, path_str, rss, stderr, stdout};
 use tidings::model::UserWrite;
@@ -135,10 +134,12 @@ fn a_refresh_ends_with_its_log_in_the_database_and_none_left_for_the_next_comman
 
 /// A host that answers over HTTP/2 serves every request on one connection: once its first answer shows it, its
 /// other unchanged feeds are asked about at once (up to the six a host is asked at a time), not three to a
-/// connection in turn as on HTTP/1.
+/// connection in turn as on HTTP/1. (Where the system's verifier ignores `SSL_CERT_FILE`, macOS and Windows, the
+/// test authority cannot be trusted for one process.)
+#[cfg(all(unix, not(target_vendor = "apple")))]
 #[test]
 fn a_host_answering_over_http2_is_asked_about_all_its_unchanged_feeds_at_once() {
-    let server = H2Server::start();
+    let server = support::h2::H2Server::start();
     let feeds: Vec<(Option<&str>, String, String)> = (0..7)
         .map(|i| {
             let path = format!("/{i}.xml");
@@ -161,8 +162,9 @@ fn a_host_answering_over_http2_is_asked_about_all_its_unchanged_feeds_at_once() 
     let out = refresh();
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("7 not modified"), "{}", stdout(&out));
-    assert!(server.versions().iter().all(|v| *v == hyper::Version::HTTP_2), "{:?}", server.versions());
     assert_eq!(server.most_in_flight(), 6, "the host's revalidations once its first answer came over HTTP/2");
+    // Three went out before any answer, a connection each; the four after it shared those.
+    assert_eq!(server.connections(), 3, "connections for seven revalidations");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 use support::server::{Farm, Reply, Server};
 use support::{Sandbox, opml, rss};
-use tidings::fetch::{Courtesy, FetchConfig, Fetcher};
+use tidings::fetch::{Courtesy, FetchConfig, FetchOutcome, Fetcher, Validators};
 use tidings::model::{ErrorKind, FeedId, UserWrite};
 use tidings::refresh::{RefreshEvent, Refresher, Summary, Which};
 use tidings::store::{self, DbThread, entries, feeds, fetches};
@@ -413,6 +413,26 @@ async fn a_hosts_unchanged_feeds_are_asked_about_on_one_connection_for_every_thr
     let (opened, _) = farm.connections();
     // Three connections; one more at most when a request misses a connection on its way back to the pool.
     assert!((3..=4).contains(&opened), "{opened} connections for seven revalidations");
+}
+
+/// Whether an answer came over HTTP/2 is told of the server asked alone (the refresher then sends that server's
+/// revalidations at once or not): an answer of its own, after a redirect within it too, says HTTP/1 here; one
+/// from another server it redirected to says nothing of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_tells_its_protocol_only_of_the_server_that_gave_it() {
+    let (home, elsewhere) = (Server::start(), Server::start());
+    home.route("/feed.xml", good("Home"));
+    home.route("/moved.xml", Reply::status(302).with_header("Location", "/feed.xml"));
+    home.route("/away.xml", Reply::status(302).with_header("Location", &elsewhere.url("/feed.xml")));
+    elsewhere.route("/feed.xml", good("Elsewhere"));
+    let fetcher = fetcher();
+    let told = async |url: String| match fetcher.get(&url, &Validators::default()).await.unwrap() {
+        FetchOutcome::Fetched(document) => document.multiplexed,
+        FetchOutcome::NotModified { multiplexed, .. } => multiplexed,
+    };
+    assert_eq!(told(home.url("/feed.xml")).await, Some(false), "its own answer, over HTTP/1");
+    assert_eq!(told(home.url("/moved.xml")).await, Some(false), "redirected within the same server");
+    assert_eq!(told(home.url("/away.xml")).await, None, "answered by another server: nothing of this one");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

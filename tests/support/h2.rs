@@ -1,6 +1,7 @@
 //! An HTTPS server on 127.0.0.1 that speaks HTTP/2 only (ALPN `h2`), as most of the web's big hosts do, built on
-//! hyper's own HTTP/2 server: fixed routes with an ETag each (a matching `If-None-Match` gets 304), every
-//! request's protocol noted, and the most requests it held at once. Its certificate (for 127.0.0.1) is signed
+//! hyper's own HTTP/2 server: fixed routes with an ETag each (a matching `If-None-Match` gets 304), and counts
+//! of the connections it accepted and of the most requests it held at once. A client that does not speak
+//! HTTP/2 gets no answer at all (the only protocol offered is `h2`). Its certificate (for 127.0.0.1) is signed
 //! by the test authority in `tests/fixtures/tls/ca.pem`; a process trusts it with `SSL_CERT_FILE` pointing
 //! there (see `tests/fixtures/tls/README.md`).
 //!
@@ -33,8 +34,8 @@ struct State {
     /// Requests being answered now.
     in_flight: usize,
     most_in_flight: usize,
-    /// Every request's protocol, in the order they came.
-    versions: Vec<hyper::Version>,
+    /// Connections accepted (their TLS handshakes begun).
+    connections: usize,
     /// While set: the first request is answered at once, the others wait until this many are in flight.
     hold: Option<usize>,
     answered_at_once: bool,
@@ -45,8 +46,6 @@ struct State {
 pub(crate) struct H2Server {
     pub(crate) addr: SocketAddr,
     state: Arc<Mutex<State>>,
-    /// Told every time a request comes or goes.
-    changed: watch::Sender<()>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
@@ -56,13 +55,14 @@ impl H2Server {
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("bind 127.0.0.1");
         let addr = listener.local_addr().unwrap();
         let state = Arc::new(Mutex::new(State::default()));
-        let (changed, _) = watch::channel(());
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls_config()));
-        let (shared, told) = (state.clone(), changed.clone());
+        let shared = state.clone();
         runtime.spawn(async move {
-            loop {
-                let Ok((socket, _)) = listener.accept().await else { continue };
-                let (acceptor, state, changed) = (acceptor.clone(), shared.clone(), told.clone());
+            // Told every time a request comes or goes.
+            let changed = watch::Sender::new(());
+            while let Ok((socket, _)) = listener.accept().await {
+                shared.lock().unwrap_or_else(|e| e.into_inner()).connections += 1;
+                let (acceptor, state, changed) = (acceptor.clone(), shared.clone(), changed.clone());
                 tokio::spawn(async move {
                     let Ok(tls) = acceptor.accept(socket).await else { return };
                     let service =
@@ -74,7 +74,7 @@ impl H2Server {
                 });
             }
         });
-        H2Server { addr, state, changed, runtime: Some(runtime) }
+        H2Server { addr, state, runtime: Some(runtime) }
     }
 
     /// Serves `body` at `path`, with an ETag: a request naming it gets 304.
@@ -87,13 +87,14 @@ impl H2Server {
     }
 
     /// From now on: the next request is answered at once, and every other waits until `n` are in flight (or
-    /// [`HOLD_BOUND`] passed). Resets the count of the most in flight.
+    /// [`HOLD_BOUND`] passed). Resets the counts of connections and of the most in flight.
     pub(crate) fn hold_until(&self, n: usize) {
         let mut state = self.lock();
         state.hold = Some(n);
         state.answered_at_once = false;
         state.released = false;
         state.most_in_flight = 0;
+        state.connections = 0;
     }
 
     /// The most requests this server held at once (since [`H2Server::hold_until`]).
@@ -101,9 +102,9 @@ impl H2Server {
         self.lock().most_in_flight
     }
 
-    /// Every request's protocol, in the order they came.
-    pub(crate) fn versions(&self) -> Vec<hyper::Version> {
-        self.lock().versions.clone()
+    /// The connections accepted (since [`H2Server::hold_until`]).
+    pub(crate) fn connections(&self) -> usize {
+        self.lock().connections
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -116,7 +117,6 @@ impl Drop for H2Server {
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
         }
-        let _ = &self.changed;
     }
 }
 
@@ -129,7 +129,6 @@ async fn answer(
     let mut waiting = changed.subscribe();
     let held = {
         let mut s = lock();
-        s.versions.push(request.version());
         s.in_flight += 1;
         s.most_in_flight = s.most_in_flight.max(s.in_flight);
         if s.hold.is_some_and(|n| s.in_flight >= n) {

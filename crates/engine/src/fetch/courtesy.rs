@@ -24,20 +24,22 @@
 //!   its request (two or three with TLS) and processor time at both ends (a TLS handshake most of all), while
 //!   a 304 on an open connection costs one round trip: three feeds of one host answered on one connection cost
 //!   a round trip or two more than on three, and a refresh of 1000 unchanged feeds on 200 hosts opens 400
-//!   connections instead of 1000. A host known to answer over HTTP/2 ([`Turn::answered_over`]) is exempt: its
-//!   requests share one connection whatever their number, and holding them back would only spread them over
-//!   more round trips.
+//!   connections instead of 1000. A server that answered over HTTP/2 ([`Turn::answered_over`]) is exempt while
+//!   its host has requests in flight or waiting: its connection serves every request at once, and holding them
+//!   back would only spread them over more round trips. No longer: the connection goes with its host's work,
+//!   and requests sent at once before one is open would each open their own. And that server alone (a scheme
+//!   and port of the host), learned from an answer of its own, not from one where it redirected.
 //! - A revalidation answered with a whole document (its feed changed) counts as a document from then on
 //!   ([`Promotion`](promotion::Promotion)): a whole slot, the quarters it lacks taken from those free or owed by
 //!   the next given back. So when feeds change after a run of 304s, no more requests go out while their
 //!   documents are read. A connection kept for the host's next request may then wait, while quarters are owed
 //!   or when the next request costs more than the ending one was granted (revalidations' cost rose meanwhile).
 //! - [`Turn::keep_alive`] says whether a waiting request is left to take the connection over (it then waits for
-//!   that connection rather than take another slot); a request whose connection would only sit idle asks the
-//!   server to close it, so no idle connection (and the buffers the HTTP client keeps with it) outlives its
-//!   host's work.
+//!   that connection rather than take another slot, unless it goes to a server on HTTP/2); a request whose
+//!   connection would only sit idle asks the server to close it, so no idle connection (and the buffers the
+//!   HTTP client keeps with it) outlives its host's work.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
@@ -68,9 +70,6 @@ struct State {
     sockets: usize,
     /// The hosts with a request in flight or waiting; forgotten when they have neither.
     hosts: HashMap<String, Host>,
-    /// The hosts whose last answer came over HTTP/2, remembered while the process lasts (at most
-    /// [`MOST_HOSTS_KNOWN`]).
-    multiplexing: HashSet<String>,
     /// Hosts with a request waiting and room under their own limit, in the order they take free slots.
     ready: VecDeque<String>,
 }
@@ -78,9 +77,12 @@ struct State {
 /// Revalidations a host's connection is given in turn before its queue opens another (see the module's notes).
 const REVALIDATIONS_PER_CONNECTION: usize = 3;
 
-/// Most hosts remembered to answer over HTTP/2; past it, others are not learned (their revalidations open
-/// connections as an HTTP/1 host's do: slower, never less polite).
-const MOST_HOSTS_KNOWN: usize = 16_384;
+/// Which of a host's servers a request goes to: its scheme and port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Origin {
+    secure: bool,
+    port: u16,
+}
 
 #[derive(Default)]
 struct Host {
@@ -90,27 +92,28 @@ struct Host {
     revalidating: usize,
     /// Requests in flight that keep their connection for a waiting one ([`Turn::keep_alive`]).
     keeping: usize,
-    waiting: VecDeque<(Weight, oneshot::Sender<Turn>)>,
+    waiting: VecDeque<(Weight, Origin, oneshot::Sender<Turn>)>,
     /// In `ready`.
     queued: bool,
-    /// Its answers come over HTTP/2: its revalidations open no connection of their own.
-    multiplexing: bool,
+    /// Its server that answered over HTTP/2 (see the module's notes): requests to it open no connection.
+    multiplexing: Option<Origin>,
 }
 
 impl Host {
     /// Requests waiting that no request in flight keeps its connection for ([`Turn::keep_alive`]): those may take
-    /// a slot of their own; the others wait for the connection kept for them. On HTTP/2 every request shares
-    /// the one connection, and none waits for another's.
+    /// a slot of their own; the others wait for the connection kept for them. When the first goes to a server
+    /// on HTTP/2, it shares the connection open, and waits for none.
     fn unreserved(&self) -> usize {
-        if self.multiplexing { self.waiting.len() } else { self.waiting.len().saturating_sub(self.keeping) }
+        let shared = self.waiting.front().is_some_and(|&(_, origin, _)| self.multiplexing == Some(origin));
+        if shared { self.waiting.len() } else { self.waiting.len().saturating_sub(self.keeping) }
     }
 
     /// Whether the first request waiting may take a free slot, and so open a connection: while the host is under
-    /// its limit, and for a revalidation on HTTP/1 while the revalidations in flight are fewer than one for every
-    /// [`REVALIDATIONS_PER_CONNECTION`] of those in flight and waiting.
+    /// its limit, and for a revalidation (but to a server on HTTP/2) while the revalidations in flight are fewer
+    /// than one for every [`REVALIDATIONS_PER_CONNECTION`] of those in flight and waiting.
     fn wants_slot(&self, per_host: usize) -> bool {
         let connections_left = match self.waiting.front() {
-            Some((Weight::Revalidation, _)) if !self.multiplexing => {
+            Some(&(Weight::Revalidation, origin, _)) if self.multiplexing != Some(origin) => {
                 let wanted = (self.revalidating + self.waiting.len()).div_ceil(REVALIDATIONS_PER_CONNECTION);
                 self.revalidating < wanted
             }
@@ -128,7 +131,7 @@ impl Host {
     /// Drops the requests that left the queue: a ticket given up does it as it goes (see [`Ticket`]'s drop), so
     /// a queue of thousands is not read through at every turn.
     fn forget_left(&mut self) {
-        self.waiting.retain(|(_, w)| !w.is_closed());
+        self.waiting.retain(|(_, _, w)| !w.is_closed());
     }
 }
 
@@ -146,6 +149,7 @@ pub struct Ticket {
 pub struct Turn {
     shared: Arc<Shared>,
     host: String,
+    origin: Origin,
     weight: Weight,
     /// Of the global limit, as granted.
     quarters: usize,
@@ -176,7 +180,6 @@ impl Courtesy {
                 owed: 0,
                 sockets,
                 hosts: HashMap::new(),
-                multiplexing: HashSet::new(),
                 ready: VecDeque::new(),
             }),
         }))
@@ -197,16 +200,14 @@ impl Courtesy {
 
     fn join(&self, url: &str, weight: Weight, first: bool) -> Ticket {
         let (sender, turn) = oneshot::channel();
-        let name = host_key(url);
+        let (name, origin) = host_and_origin(url);
         let mut state = self.0.lock();
         let per_host = self.0.per_host;
-        let State { hosts, ready, multiplexing, .. } = &mut *state;
-        let host = hosts
-            .entry(name.clone())
-            .or_insert_with(|| Host { multiplexing: multiplexing.contains(&name), ..Host::default() });
+        let State { hosts, ready, .. } = &mut *state;
+        let host = hosts.entry(name.clone()).or_default();
         if first {
             // Head of its host's queue, and its host at the head of the line.
-            host.waiting.push_front((weight, sender));
+            host.waiting.push_front((weight, origin, sender));
             if host.queued {
                 ready.retain(|h| *h != name);
             }
@@ -216,7 +217,7 @@ impl Courtesy {
             }
             state.hand_out(&self.0);
         } else {
-            host.waiting.push_back((weight, sender));
+            host.waiting.push_back((weight, origin, sender));
             // Nobody in line: it may go at once. Otherwise it waits behind them.
             if ready.is_empty() {
                 state.grant(&self.0, &name, false);
@@ -284,19 +285,19 @@ impl Turn {
 }
 
 impl Turn {
-    /// The server answered over HTTP/2 (`multiplexed`) or HTTP/1: from now on, its host's revalidations wait for
-    /// no connection when it multiplexes (see the module's notes), and do again when it no longer does.
+    /// This request's server answered over HTTP/2 (`multiplexed`) or HTTP/1: while its host has requests in
+    /// flight or waiting, the revalidations to that server wait for no connection when it multiplexes (see the
+    /// module's notes), and do again when it no longer does.
     pub fn answered_over(&self, multiplexed: bool) {
         let mut state = self.shared.lock();
-        let changed = if multiplexed {
-            state.multiplexing.len() < MOST_HOSTS_KNOWN && state.multiplexing.insert(self.host.clone())
-        } else {
-            state.multiplexing.remove(&self.host)
-        };
-        let now = state.multiplexing.contains(&self.host);
         let Some(host) = state.hosts.get_mut(&self.host) else { return };
-        host.multiplexing = now;
-        if changed {
+        let before = host.multiplexing;
+        if multiplexed {
+            host.multiplexing = Some(self.origin);
+        } else if before == Some(self.origin) {
+            host.multiplexing = None;
+        }
+        if host.multiplexing != before {
             // Its revalidations waiting may go now.
             state.settle(&self.host, self.shared.per_host);
             state.hand_out(&self.shared);
@@ -357,12 +358,12 @@ impl State {
             if !may || self.sockets == 0 {
                 return false;
             }
-            let Some(&(weight, _)) = host.waiting.front() else { return false };
+            let Some(&(weight, origin, _)) = host.waiting.front() else { return false };
             let quarters = self.answers.quarters(weight);
             if self.free < quarters {
                 return false;
             }
-            let (_, waiting) = host.waiting.pop_front().expect("looked at just above");
+            let (_, _, waiting) = host.waiting.pop_front().expect("looked at just above");
             self.free -= quarters;
             self.sockets -= 1;
             host.running += 1;
@@ -370,6 +371,7 @@ impl State {
             let turn = Turn {
                 shared: shared.clone(),
                 host: name.to_string(),
+                origin,
                 weight,
                 quarters,
                 keeping: false,
@@ -415,7 +417,7 @@ impl State {
                 continue;
             };
             if host.wants_slot(shared.per_host) {
-                let need = host.waiting.front().map_or(0, |&(weight, _)| self.answers.quarters(weight));
+                let need = host.waiting.front().map_or(0, |&(weight, ..)| self.answers.quarters(weight));
                 if self.free < need {
                     break;
                 }
@@ -432,7 +434,14 @@ impl State {
 
 /// The host a URL names, lowercased; per-host limits count by it.
 pub fn host_key(url: &str) -> String {
-    url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_default()
+    host_and_origin(url).0
+}
+
+/// The host a URL names, lowercased, and which of its servers: the scheme and port.
+fn host_and_origin(url: &str) -> (String, Origin) {
+    let Ok(url) = url::Url::parse(url) else { return Default::default() };
+    let origin = Origin { secure: url.scheme() == "https", port: url.port_or_known_default().unwrap_or(0) };
+    (url.host_str().map(str::to_ascii_lowercase).unwrap_or_default(), origin)
 }
 
 #[cfg(test)]

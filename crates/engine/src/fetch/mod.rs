@@ -51,8 +51,9 @@ pub struct Fetched {
     pub link_header: Option<String>,
     /// `Cache-Control: max-age`, in seconds: the server asks not to be asked again sooner.
     pub max_age: Option<u64>,
-    /// Answered over HTTP/2: the host's requests share one connection (see [`Turn::answered_over`]).
-    pub multiplexed: bool,
+    /// Whether the server asked answered over HTTP/2, where its requests share one connection (see
+    /// [`Turn::answered_over`]); `None` when the answer came from another server, after a redirect.
+    pub multiplexed: Option<bool>,
     pub body: Vec<u8>,
 }
 
@@ -65,7 +66,7 @@ pub enum FetchOutcome {
         last_modified: Option<String>,
         moved_permanently: Option<String>,
         /// As [`Fetched::multiplexed`].
-        multiplexed: bool,
+        multiplexed: Option<bool>,
     },
 }
 
@@ -287,6 +288,7 @@ impl Fetcher {
         let deadline = tokio::time::Instant::now() + self.config.timeout;
         let mut current =
             url::Url::parse(url).map_err(|e| FetchError::InvalidUrl { url: url.into(), reason: e.to_string() })?;
+        let asked = current.origin();
         let mut all_permanent = true;
         let mut seen = vec![current.to_string()];
         for hop in 0..=MAX_REDIRECTS {
@@ -312,7 +314,8 @@ impl Fetcher {
                 continue;
             }
             let moved_permanently = (hop > 0 && all_permanent).then(|| current.to_string());
-            return self.finish(url, response, moved_permanently, admit, deadline).await;
+            let own = current.origin() == asked;
+            return self.finish(url, response, (moved_permanently, own), admit, deadline).await;
         }
         Err(FetchError::Redirects { url: url.into(), max: MAX_REDIRECTS })
     }

@@ -61,12 +61,12 @@ impl Fetcher {
         request
     }
 
-    /// Reads a final (non-redirect) response.
+    /// Reads a final (non-redirect) response: from the server asked (`own`), or from another after redirects.
     pub(super) async fn finish<T, Fut: Future<Output = T>>(
         &self,
         url: &str,
         mut response: reqwest::Response,
-        moved_permanently: Option<String>,
+        (moved_permanently, own): (Option<String>, bool),
         admit: impl FnOnce(Option<u64>, bool) -> Fut,
         deadline: tokio::time::Instant,
     ) -> Result<(FetchOutcome, Option<T>), FetchError> {
@@ -76,7 +76,8 @@ impl Fetcher {
         };
         let etag = header(reqwest::header::ETAG);
         let last_modified = header(reqwest::header::LAST_MODIFIED);
-        let multiplexed = response.version() >= reqwest::Version::HTTP_2;
+        let http2 = response.version() >= reqwest::Version::HTTP_2;
+        let multiplexed = own.then_some(http2);
         if status == 304 {
             return Ok((FetchOutcome::NotModified { etag, last_modified, moved_permanently, multiplexed }, None));
         }
@@ -99,7 +100,7 @@ impl Fetcher {
             return Err(too_large());
         }
         let asked = tokio::time::Instant::now();
-        let admitted = admit(response.content_length(), !multiplexed).await;
+        let admitted = admit(response.content_length(), !http2).await;
         // The time the caller kept the body waiting is not the server's.
         let deadline = deadline + asked.elapsed();
         let mut body = Vec::with_capacity(response.content_length().unwrap_or(64 * 1024).min(limit) as usize);

@@ -36,7 +36,7 @@ mod tests {
             last_modified: None,
             link_header: None,
             max_age: None,
-            multiplexed: false,
+            multiplexed: Some(false),
             body: body.to_vec(),
         }
     }

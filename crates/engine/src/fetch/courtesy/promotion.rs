@@ -49,17 +49,23 @@ impl Turn {
     }
 
     /// What the fetch's answer tells: a 304 or an error status is an answer without a document
-    /// ([`Turn::answered`]); a 304 or a document came over HTTP/2 or not ([`Turn::answered_over`]). A fetch that
-    /// failed without an answer tells nothing.
+    /// ([`Turn::answered`]); a 304 or a document from the server asked came over HTTP/2 or not
+    /// ([`Turn::answered_over`]). A fetch that failed without an answer tells nothing.
     pub fn heard(&self, answer: Result<&FetchOutcome, &FetchError>) {
-        match answer {
+        let multiplexed = match answer {
             Ok(FetchOutcome::NotModified { multiplexed, .. }) => {
                 self.answered();
-                self.answered_over(*multiplexed);
+                *multiplexed
             }
-            Ok(FetchOutcome::Fetched(document)) => self.answered_over(document.multiplexed),
-            Err(e) if e.status().is_some() => self.answered(),
-            Err(_) => {}
+            Ok(FetchOutcome::Fetched(document)) => document.multiplexed,
+            Err(e) if e.status().is_some() => {
+                self.answered();
+                None
+            }
+            Err(_) => None,
+        };
+        if let Some(multiplexed) = multiplexed {
+            self.answered_over(multiplexed);
         }
     }
 }

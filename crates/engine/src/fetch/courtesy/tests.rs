@@ -407,44 +407,4 @@ fn unchanged_feeds_of_200_hosts_take_400_connections_and_three_round_trips_even_
     assert_eq!(unchanged_refresh(&after_304s(256, 6), false), (400, 3), "after a run of 304s");
 }
 
-#[test]
-fn unchanged_feeds_of_200_http2_hosts_take_two_round_trips_once_each_host_answered_once() {
-    // The first answer of each host tells it multiplexes: its other revalidations go at once, on that connection.
-    assert_eq!(unchanged_refresh(&Courtesy::new(256, 6), true).1, 2, "a process started afresh");
-    // Known from an earlier refresh of this process: every revalidation goes at once.
-    let courtesy = after_304s(256, 6);
-    unchanged_refresh(&courtesy, true);
-    assert_eq!(unchanged_refresh(&courtesy, true).1, 1, "the hosts known to answer over HTTP/2");
-}
-
-#[test]
-fn a_hosts_waiting_revalidations_go_at_once_when_it_answers_over_http2_and_wait_again_when_it_no_longer_does() {
-    let courtesy = Courtesy::new(64, 6);
-    let mut a: Vec<Ticket> = on(&courtesy, "a.test", 8, REVAL);
-    let mut first = granted(&mut a);
-    assert_eq!(first.len(), 3, "before any answer: a connection for every three");
-    assert!(first.iter_mut().all(Turn::keep_alive), "each keeps its connection for one waiting");
-    first[0].answered_over(false);
-    assert!(granted(&mut a).is_empty(), "an answer over HTTP/1 changes nothing");
-
-    first[0].answered_over(true);
-    let more = granted(&mut a);
-    assert_eq!(more.len(), 3, "over HTTP/2 none waits for a connection: up to the host's limit of six");
-    assert_eq!(courtesy.host_load("http://a.test/"), (6, 2));
-    drop(first.remove(0));
-    let handed = granted(&mut a);
-    assert_eq!(handed.len(), 1, "an ending request hands its slot on");
-    let mut other = on(&courtesy, "b.test", 5, REVAL);
-    assert_eq!(granted(&mut other).len(), 2, "only the host that answered over HTTP/2 is exempt");
-
-    // Back on HTTP/1: a connection for every three again.
-    drop((first, more));
-    let mut again: Vec<Ticket> = on(&courtesy, "a.test", 5, REVAL);
-    let going: Vec<Turn> = [granted(&mut a), granted(&mut again), handed].into_iter().flatten().collect();
-    assert_eq!(going.len(), 6, "still known to multiplex: the last two of the first eight and four of five more");
-    assert_eq!(courtesy.host_load("http://a.test/"), (6, 1));
-    going[0].answered_over(false);
-    drop(going);
-    let mut later: Vec<Ticket> = on(&courtesy, "a.test", 6, REVAL);
-    assert_eq!(granted(&mut later).len(), 2, "six revalidations over HTTP/1: two connections");
-}
+mod http2;

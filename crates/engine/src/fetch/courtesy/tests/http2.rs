@@ -1,0 +1,93 @@
+//! A server that answers over HTTP/2 serves its host's revalidations at once, while its host has work.
+
+use super::*;
+
+#[test]
+fn unchanged_feeds_of_200_http2_hosts_take_two_round_trips_once_each_host_answered_once() {
+    // The first answer of each host tells it multiplexes: its other revalidations go at once, on that connection.
+    assert_eq!(unchanged_refresh(&Courtesy::new(256, 6), true).1, 2, "a process started afresh");
+    // A later refresh finds no connection open (nor does the limiter remember): it learns again.
+    let courtesy = after_304s(256, 6);
+    unchanged_refresh(&courtesy, true);
+    assert_eq!(unchanged_refresh(&courtesy, true).1, 2, "the next refresh of the same process");
+}
+
+#[test]
+fn a_hosts_waiting_revalidations_go_at_once_when_it_answers_over_http2_and_wait_again_when_it_no_longer_does() {
+    let courtesy = Courtesy::new(64, 6);
+    let mut a: Vec<Ticket> = on(&courtesy, "a.test", 8, REVAL);
+    let mut first = granted(&mut a);
+    assert_eq!(first.len(), 3, "before any answer: a connection for every three");
+    assert!(first.iter_mut().all(Turn::keep_alive), "each keeps its connection for one waiting");
+    first[0].answered_over(false);
+    assert!(granted(&mut a).is_empty(), "an answer over HTTP/1 changes nothing");
+
+    first[0].answered_over(true);
+    let more = granted(&mut a);
+    assert_eq!(more.len(), 3, "over HTTP/2 none waits for a connection: up to the host's limit of six");
+    assert_eq!(courtesy.host_load("http://a.test/"), (6, 2));
+    drop(first.remove(0));
+    let handed = granted(&mut a);
+    assert_eq!(handed.len(), 1, "an ending request hands its slot on");
+    let mut other = on(&courtesy, "b.test", 5, REVAL);
+    assert_eq!(granted(&mut other).len(), 2, "only the host that answered over HTTP/2 is exempt");
+
+    // Back on HTTP/1: a connection for every three again.
+    drop((first, more));
+    let mut again: Vec<Ticket> = on(&courtesy, "a.test", 5, REVAL);
+    let going: Vec<Turn> = [granted(&mut a), granted(&mut again), handed].into_iter().flatten().collect();
+    assert_eq!(going.len(), 6, "still known to multiplex: the last two of the first eight and four of five more");
+    assert_eq!(courtesy.host_load("http://a.test/"), (6, 1));
+    going[0].answered_over(false);
+    drop(going);
+    let mut later: Vec<Ticket> = on(&courtesy, "a.test", 6, REVAL);
+    assert_eq!(granted(&mut later).len(), 2, "six revalidations over HTTP/1: two connections");
+}
+
+#[test]
+fn a_servers_exemption_ends_with_its_hosts_work() {
+    let courtesy = Courtesy::new(64, 6);
+    let mut a: Vec<Ticket> = on(&courtesy, "a.test", 2, REVAL);
+    let first = granted(&mut a);
+    assert_eq!(first.len(), 1);
+    first[0].answered_over(true);
+    let second = granted(&mut a);
+    assert_eq!(second.len(), 1, "the other goes at once beside it");
+    drop((first, second));
+    assert_eq!(courtesy.host_load("http://a.test/"), (0, 0), "nothing in flight or waiting: forgotten");
+    // Its connection closes once idle; requests sent at once now would each open one.
+    let mut later: Vec<Ticket> = on(&courtesy, "a.test", 6, REVAL);
+    assert_eq!(granted(&mut later).len(), 2, "six revalidations, before any answer: two connections");
+}
+
+#[test]
+fn the_exemption_is_the_servers_that_answered_not_another_port_or_scheme_of_its_host() {
+    for (other, exempt) in [
+        ("https://a.test", true),
+        ("https://A.test:443", true),
+        ("http://a.test", false),
+        ("https://a.test:8443", false),
+    ] {
+        let courtesy = Courtesy::new(64, 6);
+        let mut asked = vec![courtesy.queue("https://a.test/feed", REVAL)];
+        let answered = granted(&mut asked);
+        answered[0].answered_over(true);
+        let mut next: Vec<Ticket> = (0..5).map(|i| courtesy.queue(&format!("{other}/{i}"), REVAL)).collect();
+        // Exempt: all five beside the first (six to the host). Not: one connection more for every three.
+        assert_eq!(granted(&mut next).len(), if exempt { 5 } else { 1 }, "{other}");
+    }
+}
+
+#[test]
+fn only_an_answer_over_http1_from_the_same_server_ends_its_exemption() {
+    let courtesy = Courtesy::new(64, 6);
+    let mut two = vec![courtesy.queue("https://a.test/1", REVAL), courtesy.queue("http://a.test/2", DOC)];
+    let turns = granted(&mut two);
+    let multiplexing = || courtesy.0.lock().hosts["a.test"].multiplexing;
+    turns[0].answered_over(true);
+    assert_eq!(multiplexing(), Some(Origin { secure: true, port: 443 }));
+    turns[1].answered_over(false);
+    assert!(multiplexing().is_some(), "the plain server's HTTP/1 says nothing of the secure one");
+    turns[0].answered_over(false);
+    assert_eq!(multiplexing(), None, "its own answer over HTTP/1 ends it");
+}
