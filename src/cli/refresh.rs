@@ -63,7 +63,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
     // reader in the background, so a first refresh of thousands of feeds does not wait on indexing.
     let session = Session::open(db, config.session_settings(), Role::Command)?;
     let writer = session.writer();
-    let total = writer.call(|c| Ok(feeds::refresh_targets(c, None)?.len())).await?;
+    let total = writer.call(|c| feeds::refresh_target_count(c)).await?;
     let progress = Arc::new(Progress {
         total,
         done: AtomicUsize::new(0),

@@ -117,6 +117,17 @@ pub fn feed_info(conn: &Connection, id: FeedId) -> Result<Option<FeedInfo>, Stor
     Ok(Some(info))
 }
 
+/// The feeds a refresh fetches itself: an account's feeds are fetched by its server (a sync brings their entries).
+const FETCHED_HERE: &str = "account_id IS NULL";
+
+/// How many feeds `refresh_targets(conn, None)` lists, without reading them.
+pub fn refresh_target_count(conn: &Connection) -> Result<usize, StoreError> {
+    let count: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM feeds WHERE {FETCHED_HERE}"))?
+        .query_row([], |r| r.get(0))?;
+    Ok(usize::try_from(count).unwrap_or(0))
+}
+
 /// URL and validators of the feeds to refresh; `None` means every feed.
 pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<RefreshTarget>, StoreError> {
     let map = |r: &Row<'_>| {
@@ -135,13 +146,12 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             document_digest: r.get(11)?,
         })
     };
-    // An account's feeds are fetched by its server: a sync brings their entries.
     let base = format!(
         "{FOLDER_PATHS} SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
                        coalesce(custom_title, title, url), (SELECT path FROM folder_paths p WHERE p.id = folder_id),
                        paused,
                        (SELECT json_group_array(tag) FROM feed_tags t WHERE t.feed_id = feeds.id), document_digest
-         FROM feeds WHERE account_id IS NULL"
+         FROM feeds WHERE {FETCHED_HERE}"
     );
     match ids {
         None => {

@@ -73,3 +73,21 @@ fn a_feed_is_due_after_its_own_interval_and_its_ttl_only_when_honoured() {
     assert!(!due(&conn, 23 * hour), "once a day");
     assert!(due(&conn, 24 * hour));
 }
+
+#[test]
+fn the_count_of_feeds_to_refresh_is_the_length_of_their_list_without_an_accounts() {
+    use crate::model::{Applied, NewFeed, UserWrite};
+    use crate::store::apply::apply;
+    let (_dir, mut conn, _) = crate::store::fixtures::one_feed();
+    let other =
+        NewFeed { url: "http://example.com/two".into(), title: None, name: None, site_url: None, folder: vec![] };
+    let Ok(Applied::Subscribed { feed_id: two, .. }) = apply(&mut conn, &UserWrite::AddFeed(other), 0) else {
+        panic!("subscribe")
+    };
+    assert_eq!((refresh_target_count(&conn).unwrap(), refresh_targets(&conn, None).unwrap().len()), (2, 2));
+    // An account's feed is its server's to fetch.
+    conn.execute("INSERT INTO accounts (id, name, kind, url, login) VALUES (1, 'Server', 'greader', 'u', 'me')", [])
+        .unwrap();
+    conn.execute("UPDATE feeds SET account_id = 1, remote_id = 'feed/2' WHERE id = ?1", [two.0]).unwrap();
+    assert_eq!((refresh_target_count(&conn).unwrap(), refresh_targets(&conn, None).unwrap().len()), (1, 1));
+}
