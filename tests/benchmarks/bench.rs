@@ -6,7 +6,8 @@
 //! (4096), `--case NAME` runs the cases whose name contains NAME. `refresh` takes `--feeds N --items M` (1000 × 50),
 //! `--item-bytes B` (each item padded to about B bytes: `--feeds 1 --items 20000 --item-bytes 950` is one 19 MB
 //! feed), `--hosts H --latency-ms L` (one host, no delay:
-//! H > 1 serves the feeds from 127.0.1.1 … 127.0.1.H, L ms added to every answer), `--concurrency N --per-host N`
+//! H > 1 serves the feeds from 127.0.1.1 … 127.0.1.H, L ms added to every answer), `--https` (the farm over HTTPS
+//! and HTTP/2, trusted through `tests/fixtures/tls`; no newsboat or sfeed then), `--concurrency N --per-host N`
 //! (tidings's defaults), `--tidings-only` (no curl, newsboat or sfeed), `--runs N` (rounds, medians after) and
 //! `--compare REV` (another commit built and run beside this build, in turn; see `compare.rs`); after the whole
 //! refresh it measures the refresh's phases apart (see `phases.rs`). `rules` (only by name) refreshes the same farm
@@ -367,6 +368,9 @@ struct RefreshShape {
     /// feeds that changed have: documents whole again (a new ETag), of which one entry is new and the others
     /// stored already.
     changed: bool,
+    /// `--https`: the farm answers over HTTPS and HTTP/2 alone, as most of the web's big hosts do, with the test
+    /// authority's certificate (`tests/fixtures/tls`), which tidings and curl are told to trust.
+    https: bool,
 }
 
 impl RefreshShape {
@@ -384,6 +388,7 @@ impl RefreshShape {
             items_like: if args.iter().any(|a| a == "--spread") { Items::Spread } else { Items::Alike },
             validators: !args.iter().any(|a| a == "--no-validators"),
             changed: args.iter().any(|a| a == "--changed"),
+            https: args.iter().any(|a| a == "--https"),
         }
     }
 
@@ -580,7 +585,14 @@ fn refresh(args: &[String]) {
             Err(e) => panic!("--compare {rev}: {e}"),
         }
     }
-    let farm = server::Farm::start(shape.hosts, shape.latency).expect("bind the farm's loopback addresses");
+    let farm = if shape.https { server::Farm::start_tls } else { server::Farm::start };
+    let farm = farm(shape.hosts, shape.latency).expect("bind the farm's loopback addresses");
+    // Trusting the farm's certificate, over HTTPS: the test authority's, and only for the processes run here.
+    let trusting = |cmd: &mut std::process::Command| {
+        if shape.https {
+            cmd.env("SSL_CERT_FILE", support::h2::authority());
+        }
+    };
     // Every feed as it reads `newer` items later (see `padded_feed`).
     let route_all = |newer: usize| {
         for f in 0..shape.feeds {
@@ -615,6 +627,7 @@ fn refresh(args: &[String]) {
             let db = dir.path().join(format!("imported-{i}.db"));
             let mut import = std::process::Command::new(&build.tidings);
             import.env("HOME", dir.path());
+            trusting(&mut import);
             if i == 0 || explicit {
                 import.arg("--config").arg(&config);
             }
@@ -626,6 +639,7 @@ fn refresh(args: &[String]) {
     let tidings = |i: usize, db: &std::path::Path, sub: &[&str]| {
         let mut cmd = std::process::Command::new(&builds[i].tidings);
         cmd.env("HOME", dir.path());
+        trusting(&mut cmd);
         if i == 0 || explicit {
             cmd.arg("--config").arg(&config);
         }
@@ -661,11 +675,12 @@ fn refresh(args: &[String]) {
         n => format!("{n} hosts ({first}–{})", server::farm_address(n - 1)),
     };
     println!(
-        "refresh: {} feeds × {} items{} on {hosts}, {} ms added to every answer; tidings with concurrency = {}, \
+        "refresh: {} feeds × {} items{} on {hosts}{}, {} ms added to every answer; tidings with concurrency = {}, \
          per_host_concurrency = {}",
         shape.feeds,
         shape.items,
         if shape.items_like == Items::Spread { " (dates and titles spread)" } else { "" },
+        if shape.https { " over HTTPS (HTTP/2)" } else { "" },
         shape.latency.as_millis(),
         shape.concurrency,
         shape.per_host
@@ -760,6 +775,7 @@ fn refresh(args: &[String]) {
         copy_db(&imported[i], &db);
         let mut cmd = std::process::Command::new(bench);
         cmd.arg(PHASES_MODE).arg("--urls").arg(&urls_path).arg("--db").arg(&db);
+        trusting(&mut cmd);
         cmd.args(["--concurrency", &shape.concurrency.to_string(), "--per-host", &shape.per_host.to_string()]);
         farm.reset_counts();
         let (m, cpu) = measure_alone(&cmd);
@@ -791,9 +807,16 @@ fn refresh(args: &[String]) {
         std::fs::write(&list, lines).expect("write curl's list");
         let mut curl = std::process::Command::new("curl");
         curl.args(["--silent", "--parallel", "--parallel-max", "200", "--config"]).arg(&list);
+        if shape.https {
+            curl.arg("--cacert").arg(support::h2::authority());
+        }
         run("curl --parallel, 200", &curl, None);
     }
 
+    if shape.https {
+        println!("  newsboat, sfeed: not run over HTTPS (they cannot be told to trust the test authority alone)");
+        return;
+    }
     if on_path("newsboat") {
         let urls_file = dir.path().join("urls");
         std::fs::write(&urls_file, urls.join("\n") + "\n").expect("write urls");

@@ -164,7 +164,8 @@ async fn answer(
     Ok(reply.expect("a response of fixed parts"))
 }
 
-fn tls_config() -> rustls::ServerConfig {
+/// The TLS set-up of the test servers: the certificate for the loopback addresses, HTTP/2 alone.
+pub(crate) fn tls_config() -> rustls::ServerConfig {
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let cert = CertificateDer::from(include_bytes!("../fixtures/tls/server.der").to_vec());
     let key = PrivateKeyDer::try_from(include_bytes!("../fixtures/tls/server.key.der").to_vec()).expect("a key");

@@ -260,23 +260,34 @@ fn read_request(reader: &mut impl BufRead) -> Option<Request> {
 }
 
 /// Writes one reply; false when the connection must close.
+/// What a [`Reply::Ok`] sends to `request`: a 304 without a body or a type when the request names the reply's
+/// ETag (or, when it has none, its Last-Modified).
+fn conditional(
+    request: &Request,
+    status: u16,
+    mut headers: Vec<(String, String)>,
+    body: Vec<u8>,
+) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    let etag = headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("etag")).map(|(_, v)| v.clone());
+    let last_modified = headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("last-modified")).map(|(_, v)| v.clone());
+    let not_modified = status == 200
+        && ((etag.is_some() && request.header("if-none-match") == etag.as_deref())
+            || (etag.is_none()
+                && last_modified.is_some()
+                && request.header("if-modified-since") == last_modified.as_deref()));
+    if !not_modified {
+        return (status, headers, body);
+    }
+    headers.retain(|(name, _)| !name.eq_ignore_ascii_case("content-type"));
+    (304, headers, Vec::new())
+}
+
 fn send(w: &mut TcpStream, request: &Request, reply: Reply) -> bool {
     match reply {
         Reply::Ok { status, headers, body } => {
-            let etag = headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("etag")).map(|(_, v)| v.clone());
-            let last_modified =
-                headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("last-modified")).map(|(_, v)| v.clone());
-            let not_modified = status == 200
-                && ((etag.is_some() && request.header("if-none-match") == etag.as_deref())
-                    || (etag.is_none()
-                        && last_modified.is_some()
-                        && request.header("if-modified-since") == last_modified.as_deref()));
-            let (status, body) = if not_modified { (304, Vec::new()) } else { (status, body) };
+            let (status, headers, body) = conditional(request, status, headers, body);
             let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
             for (name, value) in &headers {
-                if not_modified && name.eq_ignore_ascii_case("content-type") {
-                    continue;
-                }
                 head.push_str(&format!("{name}: {value}\r\n"));
             }
             if status != 304 {
@@ -353,6 +364,8 @@ pub(crate) struct Farm {
     all: Arc<HostLoad>,
     routes: Arc<Mutex<HashMap<String, Reply>>>,
     connections: Arc<FarmConnections>,
+    /// Over HTTPS ([`Farm::start_tls`]): the runtime its hosts are served on.
+    tls: Option<tokio::runtime::Runtime>,
 }
 
 /// Connections to any host of a farm: opened since the last count, open now, and the most open at once.
@@ -445,7 +458,54 @@ impl Farm {
             })?;
             started.push(FarmHost { addr, stop, load });
         }
-        Ok(Farm { hosts: started, all, routes, connections })
+        Ok(Farm { hosts: started, all, routes, connections, tls: None })
+    }
+
+    /// [`Farm::start`] over HTTPS and HTTP/2 alone, as most of the web's big hosts answer, with the test
+    /// authority's certificate for every farm address (`tests/fixtures/tls/README.md`; a client trusts it through
+    /// `SSL_CERT_FILE`). Serves [`Reply::Ok`] replies only, and holds none ([`Farm::hold`]).
+    pub(crate) fn start_tls(hosts: usize, latency: Duration) -> std::io::Result<Farm> {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(super::h2::tls_config()));
+        let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
+        let connections: Arc<FarmConnections> = Arc::default();
+        let all: Arc<HostLoad> = Arc::default();
+        let mut started = Vec::with_capacity(hosts);
+        for index in 0..hosts {
+            let listener = TcpListener::bind((farm_address(index), 0))?;
+            listener.set_nonblocking(true)?;
+            let addr = listener.local_addr()?;
+            let listener = {
+                let _entered = runtime.enter();
+                tokio::net::TcpListener::from_std(listener)?
+            };
+            let (stop, load) = (Arc::new(AtomicBool::new(false)), Arc::new(HostLoad::default()));
+            let (routes, host_load, connections, all, acceptor) =
+                (routes.clone(), load.clone(), connections.clone(), all.clone(), acceptor.clone());
+            runtime.spawn(async move {
+                while let Ok((socket, _)) = listener.accept().await {
+                    connections.opened.fetch_add(1, Ordering::Relaxed);
+                    let now = connections.open.fetch_add(1, Ordering::SeqCst) + 1;
+                    connections.peak.fetch_max(now, Ordering::SeqCst);
+                    let (routes, loads, connections, acceptor) =
+                        (routes.clone(), [host_load.clone(), all.clone()], connections.clone(), acceptor.clone());
+                    tokio::spawn(async move {
+                        let _ = socket.set_nodelay(true);
+                        if let Ok(tls) = acceptor.accept(socket).await {
+                            let service = hyper::service::service_fn(move |request| {
+                                answer_tls(request, routes.clone(), loads.clone(), latency)
+                            });
+                            let _ = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                                .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                                .await;
+                        }
+                        connections.open.fetch_sub(1, Ordering::SeqCst);
+                    });
+                }
+            });
+            started.push(FarmHost { addr, stop, load });
+        }
+        Ok(Farm { hosts: started, all, routes, connections, tls: Some(runtime) })
     }
 
     pub(crate) fn hosts(&self) -> usize {
@@ -454,7 +514,8 @@ impl Farm {
 
     /// The address of `path` on host `index`.
     pub(crate) fn url(&self, index: usize, path: &str) -> String {
-        format!("http://{}{}", self.hosts[index].addr, path)
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        format!("{scheme}://{}{}", self.hosts[index].addr, path)
     }
 
     /// Every host serves `path` with `reply`.
@@ -511,12 +572,40 @@ impl Farm {
 
 impl Drop for Farm {
     fn drop(&mut self) {
+        if let Some(runtime) = self.tls.take() {
+            runtime.shutdown_background();
+            return;
+        }
         for host in &self.hosts {
             host.stop.store(true, Ordering::Relaxed);
             host.load.set_held(false);
             let _ = TcpStream::connect(host.addr);
         }
     }
+}
+
+/// A request to a farm host over HTTP/2 ([`Farm::start_tls`]), answered after `latency`.
+async fn answer_tls(
+    request: hyper::Request<hyper::body::Incoming>,
+    routes: Arc<Mutex<HashMap<String, Reply>>>,
+    [load, all]: [Arc<HostLoad>; 2],
+    latency: Duration,
+) -> Result<hyper::Response<http_body_util::Full<bytes::Bytes>>, std::convert::Infallible> {
+    let headers = request.headers().iter().filter_map(|(n, v)| Some((n.to_string(), v.to_str().ok()?.to_string())));
+    let request = Request { path: request.uri().path().to_string(), headers: headers.collect(), body: Vec::new() };
+    load.begin();
+    all.begin();
+    tokio::time::sleep(latency).await;
+    let reply = routes.lock().unwrap().get(&request.path).cloned().unwrap_or_else(|| Reply::status(404));
+    all.end();
+    load.end();
+    let Reply::Ok { status, headers, body } = reply else { panic!("the HTTPS farm serves plain replies only") };
+    let (status, headers, body) = conditional(&request, status, headers, body);
+    let mut response = hyper::Response::builder().status(status);
+    for (name, value) in headers {
+        response = response.header(name, value);
+    }
+    Ok(response.body(http_body_util::Full::new(bytes::Bytes::from(body))).expect("a response of fixed parts"))
 }
 
 fn serve_farm_connection(
