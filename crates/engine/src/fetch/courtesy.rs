@@ -24,21 +24,21 @@
 //!   its request (two or three with TLS) and processor time at both ends (a TLS handshake most of all), while
 //!   a 304 on an open connection costs one round trip: three feeds of one host answered on one connection cost
 //!   a round trip or two more than on three, and a refresh of 1000 unchanged feeds on 200 hosts opens 400
-//!   connections instead of 1000. A server that answered over HTTP/2 ([`Turn::answered_over`]) is exempt while
-//!   its host has requests in flight or waiting: its connection serves every request at once, and holding them
-//!   back would only spread them over more round trips. No longer: the connection goes with its host's work,
-//!   and requests sent at once before one is open would each open their own. And that server alone (a scheme
-//!   and port of the host), learned from an answer of its own, not from one where it redirected.
+//!   connections instead of 1000. A server that answered over HTTP/2 is exempt while its host's revalidations
+//!   last: its connection serves every request at once, and holding them back would only spread them over
+//!   more round trips (see [`http2`]: that server alone, a scheme and port of the host).
 //! - A revalidation answered with a whole document (its feed changed) counts as a document from then on
 //!   ([`Promotion`](promotion::Promotion)): a whole slot, the quarters it lacks taken from those free or owed by
 //!   the next given back. So when feeds change after a run of 304s, no more requests go out while their
 //!   documents are read. A connection kept for the host's next request may then wait, while quarters are owed
 //!   or when the next request costs more than the ending one was granted (revalidations' cost rose meanwhile).
-//! - [`Turn::keep_alive`] says whether a waiting request is left to take the connection over (it then waits for
-//!   that connection rather than take another slot, unless it goes to a server on HTTP/2); a request whose
-//!   connection would only sit idle asks the server to close it, so no idle connection (and the buffers the
-//!   HTTP client keeps with it) outlives its host's work.
+//! - [`Turn::keep_alive`] says whether a request waiting on the host is left to take the connection over (one
+//!   to the same server then waits for that connection rather than take another slot); a request whose
+//!   connection would only sit idle asks the server to close it, so no idle HTTP/1 connection (and the buffers
+//!   the HTTP client keeps with it) outlives its host's work. On HTTP/2 the connection is every request's, kept
+//!   for no one in particular, and the client closes it once idle for 90 s.
 
+use http2::{Origin, host_and_origin};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -46,6 +46,7 @@ use tokio::sync::oneshot;
 pub use weight::Weight;
 use weight::{Answers, WHOLE};
 
+mod http2;
 mod promotion;
 mod weight;
 
@@ -77,13 +78,6 @@ struct State {
 /// Revalidations a host's connection is given in turn before its queue opens another (see the module's notes).
 const REVALIDATIONS_PER_CONNECTION: usize = 3;
 
-/// Which of a host's servers a request goes to: its scheme and port.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Origin {
-    secure: bool,
-    port: u16,
-}
-
 #[derive(Default)]
 struct Host {
     running: usize,
@@ -104,7 +98,7 @@ impl Host {
     /// a slot of their own; the others wait for the connection kept for them. When the first goes to a server
     /// on HTTP/2, it shares the connection open, and waits for none.
     fn unreserved(&self) -> usize {
-        let shared = self.waiting.front().is_some_and(|&(_, origin, _)| self.multiplexing == Some(origin));
+        let shared = self.waiting.front().is_some_and(|&(_, origin, _)| self.shares_connection(origin));
         if shared { self.waiting.len() } else { self.waiting.len().saturating_sub(self.keeping) }
     }
 
@@ -113,7 +107,7 @@ impl Host {
     /// than one for every [`REVALIDATIONS_PER_CONNECTION`] of those in flight and waiting.
     fn wants_slot(&self, per_host: usize) -> bool {
         let connections_left = match self.waiting.front() {
-            Some(&(Weight::Revalidation, origin, _)) if self.multiplexing != Some(origin) => {
+            Some(&(Weight::Revalidation, origin, _)) if !self.shares_connection(origin) => {
                 let wanted = (self.revalidating + self.waiting.len()).div_ceil(REVALIDATIONS_PER_CONNECTION);
                 self.revalidating < wanted
             }
@@ -220,7 +214,7 @@ impl Courtesy {
             host.waiting.push_back((weight, origin, sender));
             // Nobody in line: it may go at once. Otherwise it waits behind them.
             if ready.is_empty() {
-                state.grant(&self.0, &name, false);
+                state.grant(&self.0, &name, None);
             }
         }
         state.settle(&name, per_host);
@@ -258,6 +252,7 @@ impl Drop for Ticket {
                     waiting.close();
                     if let Some(host) = state.hosts.get_mut(&self.host) {
                         host.forget_left();
+                        host.forget_multiplexing_when_done();
                     }
                     state.settle(&self.host, self.courtesy.0.per_host);
                     None
@@ -276,32 +271,13 @@ impl Turn {
     pub fn keep_alive(&mut self) -> bool {
         let mut state = self.shared.lock();
         let Some(host) = state.hosts.get_mut(&self.host) else { return false };
-        if !self.keeping {
+        // On HTTP/2 the connection is every request's: kept, and for no one in particular.
+        let shared = host.shares_connection(self.origin);
+        if !self.keeping && !shared {
             self.keeping = host.keeping < host.waiting.len();
             host.keeping += usize::from(self.keeping);
         }
-        self.keeping
-    }
-}
-
-impl Turn {
-    /// This request's server answered over HTTP/2 (`multiplexed`) or HTTP/1: while its host has requests in
-    /// flight or waiting, the revalidations to that server wait for no connection when it multiplexes (see the
-    /// module's notes), and do again when it no longer does.
-    pub fn answered_over(&self, multiplexed: bool) {
-        let mut state = self.shared.lock();
-        let Some(host) = state.hosts.get_mut(&self.host) else { return };
-        let before = host.multiplexing;
-        if multiplexed {
-            host.multiplexing = Some(self.origin);
-        } else if before == Some(self.origin) {
-            host.multiplexing = None;
-        }
-        if host.multiplexing != before {
-            // Its revalidations waiting may go now.
-            state.settle(&self.host, self.shared.per_host);
-            state.hand_out(&self.shared);
-        }
+        self.keeping || shared
     }
 }
 
@@ -326,9 +302,12 @@ impl Drop for Turn {
             host.keeping -= usize::from(self.keeping);
         }
         // The host's next request takes over the slot (and the connection this one leaves), then the others'.
-        state.grant(&self.shared, &self.host, self.keeping);
+        state.grant(&self.shared, &self.host, self.keeping.then_some(self.origin));
         state.settle(&self.host, self.shared.per_host);
         state.hand_out(&self.shared);
+        if let Some(host) = state.hosts.get_mut(&self.host) {
+            host.forget_multiplexing_when_done();
+        }
     }
 }
 
@@ -348,12 +327,13 @@ impl State {
 
     /// Hands a free slot to `name`'s first waiting request, if the host is under its limit, the request is not
     /// kept for a connection, and the slot is big enough for it. `taking_over`: the slot comes with a connection
-    /// left open for it, so the host's limit on new connections for revalidations does not hold it back. True if
-    /// one got it.
-    fn grant(&mut self, shared: &Arc<Shared>, name: &str, taking_over: bool) -> bool {
+    /// to this server left open for it, so for a request to that server the host's limit on new connections for
+    /// revalidations does not hold it back. True if one got it.
+    fn grant(&mut self, shared: &Arc<Shared>, name: &str, taking_over: Option<Origin>) -> bool {
         let Some(host) = self.hosts.get_mut(name) else { return false };
         loop {
-            let may = if taking_over { host.may_take_over(shared.per_host) } else { host.wants_slot(shared.per_host) };
+            let to_it = host.waiting.front().is_some_and(|&(_, origin, _)| Some(origin) == taking_over);
+            let may = if to_it { host.may_take_over(shared.per_host) } else { host.wants_slot(shared.per_host) };
             // A requester that left without its ticket's drop (none does) is passed over below.
             if !may || self.sockets == 0 {
                 return false;
@@ -425,7 +405,7 @@ impl State {
             // Its turn (or, for a host that no longer wants a slot, its leaving the line).
             self.ready.pop_front();
             host.queued = false;
-            self.grant(shared, &name, false);
+            self.grant(shared, &name, None);
             // Back in line, at the end, if it has more waiting.
             self.settle(&name, shared.per_host);
         }
@@ -435,13 +415,6 @@ impl State {
 /// The host a URL names, lowercased; per-host limits count by it.
 pub fn host_key(url: &str) -> String {
     host_and_origin(url).0
-}
-
-/// The host a URL names, lowercased, and which of its servers: the scheme and port.
-fn host_and_origin(url: &str) -> (String, Origin) {
-    let Ok(url) = url::Url::parse(url) else { return Default::default() };
-    let origin = Origin { secure: url.scheme() == "https", port: url.port_or_known_default().unwrap_or(0) };
-    (url.host_str().map(str::to_ascii_lowercase).unwrap_or_default(), origin)
 }
 
 #[cfg(test)]

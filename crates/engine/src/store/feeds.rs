@@ -122,9 +122,7 @@ const FETCHED_HERE: &str = "account_id IS NULL";
 
 /// How many feeds `refresh_targets(conn, None)` lists, without reading them.
 pub fn refresh_target_count(conn: &Connection) -> Result<usize, StoreError> {
-    let count: i64 = conn
-        .prepare_cached(&format!("SELECT count(*) FROM feeds WHERE {FETCHED_HERE}"))?
-        .query_row([], |r| r.get(0))?;
+    let count: i64 = conn.query_row(&format!("SELECT count(*) FROM feeds WHERE {FETCHED_HERE}"), [], |r| r.get(0))?;
     Ok(usize::try_from(count).unwrap_or(0))
 }
 

@@ -86,6 +86,7 @@ impl Promotion {
         state.owed += self.lacking - taken;
         if let Some(host) = state.hosts.get_mut(&self.host) {
             host.revalidating -= 1;
+            host.forget_multiplexing_when_done();
         }
         // The host's revalidations may open a connection again.
         state.settle(&self.host, self.shared.per_host);

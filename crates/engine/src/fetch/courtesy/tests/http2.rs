@@ -91,3 +91,58 @@ fn only_an_answer_over_http1_from_the_same_server_ends_its_exemption() {
     turns[0].answered_over(false);
     assert_eq!(multiplexing(), None, "its own answer over HTTP/1 ends it");
 }
+
+#[test]
+fn the_exemption_ends_with_the_hosts_revalidations_even_while_a_download_holds_the_host() {
+    let courtesy = Courtesy::new(64, 6);
+    // A download by a client of its own, for minutes: the host stays known to the limiter meanwhile.
+    let mut download = courtesy.join("https://a.test/episode.mp3", DOC, true);
+    let _downloading = now(&mut download).expect("the download goes");
+    let mut checks: Vec<Ticket> = (0..2).map(|i| courtesy.queue(&format!("https://a.test/{i}"), REVAL)).collect();
+    let first = granted(&mut checks);
+    assert_eq!(first.len(), 1);
+    first[0].answered_over(true);
+    let second = granted(&mut checks);
+    assert_eq!(second.len(), 1, "the other goes at once beside it");
+    drop((first, second));
+    assert_eq!(courtesy.host_load("https://a.test/"), (1, 0), "the download alone");
+    // The connection the revalidations shared closes once idle: the next ones open connections as on HTTP/1.
+    let mut later: Vec<Ticket> = (0..6).map(|i| courtesy.queue(&format!("https://a.test/{i}"), REVAL)).collect();
+    assert_eq!(granted(&mut later).len(), 2, "six revalidations, before any answer: two connections");
+}
+
+#[test]
+fn a_request_on_http2_keeps_its_connection_for_no_one_and_hands_none_to_another_server() {
+    let courtesy = Courtesy::new(64, 6);
+    let queue = |base: &str, n: usize| -> Vec<Ticket> {
+        (0..n).map(|i| courtesy.queue(&format!("{base}/{i}"), REVAL)).collect()
+    };
+    let mut secure = queue("https://a.test", 4);
+    let mut going = granted(&mut secure);
+    going[0].answered_over(true);
+    going.extend(granted(&mut secure));
+    assert_eq!(going.len(), 4, "the server answered over HTTP/2: its other three at once");
+    let mut plain = queue("http://a.test", 6);
+    assert!(granted(&mut plain).is_empty(), "four revalidations in flight, ten in all: no connection more");
+    assert!(going.iter_mut().all(Turn::keep_alive), "an HTTP/2 connection stays open");
+    assert_eq!(courtesy.0.lock().hosts["a.test"].keeping, 0, "and is kept for no request in particular");
+    drop(going);
+    // The plain server's six are held to a connection for every three, not handed the HTTP/2 one's places.
+    assert_eq!(granted(&mut plain).len(), 2);
+}
+
+#[test]
+fn a_connection_left_open_is_taken_over_only_by_a_request_to_its_server() {
+    let courtesy = Courtesy::new(64, 6);
+    let mut on_80: Vec<Ticket> = (0..4).map(|i| courtesy.queue(&format!("http://a.test/{i}"), REVAL)).collect();
+    let mut going = granted(&mut on_80);
+    assert_eq!(going.len(), 2);
+    drop(on_80);
+    let mut on_8080 = vec![courtesy.queue("http://a.test:8080/0", REVAL)];
+    assert!(granted(&mut on_8080).is_empty(), "two revalidations in flight, three in all: no connection more");
+    assert!(going[0].keep_alive(), "a request waits on the host");
+    drop(going.remove(0));
+    assert!(granted(&mut on_8080).is_empty(), "the connection left open is another server's: of no use to it");
+    drop(going);
+    assert_eq!(granted(&mut on_8080).len(), 1, "a connection of its own once the host's rule allows it");
+}
