@@ -32,8 +32,8 @@
 //!   the next given back. So when feeds change after a run of 304s, no more requests go out while their
 //!   documents are read. A connection kept for the host's next request may then wait, while quarters are owed
 //!   or when the next request costs more than the ending one was granted (revalidations' cost rose meanwhile).
-//! - [`Turn::keep_alive`] says whether a request waiting on the host is left to take the connection over (one
-//!   to the same server then waits for that connection rather than take another slot); a request whose
+//! - [`Turn::keep_alive`] says whether a request to the same server is left waiting to take the connection over
+//!   (it then waits for that connection rather than take another slot); a request whose
 //!   connection would only sit idle asks the server to close it, so no idle HTTP/1 connection (and the buffers
 //!   the HTTP client keeps with it) outlives its host's work. On HTTP/2 the connection is every request's, kept
 //!   for no one in particular, and the client closes it once idle for 90 s.
@@ -271,10 +271,11 @@ impl Turn {
     pub fn keep_alive(&mut self) -> bool {
         let mut state = self.shared.lock();
         let Some(host) = state.hosts.get_mut(&self.host) else { return false };
-        // On HTTP/2 the connection is every request's: kept, and for no one in particular.
+        // On HTTP/2 the connection is every request's: kept, and for no one in particular. On HTTP/1, for a
+        // request to the same server (another's could not use it).
         let shared = host.shares_connection(self.origin);
         if !self.keeping && !shared {
-            self.keeping = host.keeping < host.waiting.len();
+            self.keeping = host.keeping < host.waiting.len() && host.waiting.iter().any(|w| w.1 == self.origin);
             host.keeping += usize::from(self.keeping);
         }
         self.keeping || shared

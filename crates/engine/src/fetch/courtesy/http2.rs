@@ -1,9 +1,10 @@
 //! What a server answering over HTTP/2 changes (see the module's notes): its requests share one connection, so
 //! its host's revalidations to it need not wait for connections, nor keep theirs for one another. Learned from
 //! an answer of its own ([`Turn::answered_over`]), and forgotten once its host has no revalidation in flight or
-//! waiting: the connection they shared goes with them (the client closes it once idle; pictures, articles and
-//! downloads go by clients of their own), and requests sent at once before a connection is open would each
-//! open their own.
+//! waiting: the connection they shared goes with them (the client closes it once idle for 90 s; pictures,
+//! articles and downloads go by clients of their own), and requests sent at once before a connection is open
+//! would each open their own. Another server's revalidation in flight keeps it for as long as that one lasts:
+//! the fetch timeout at most (30 s unless set longer), within which the shared connection stays open.
 
 use super::{Host, Turn, Weight};
 

@@ -132,7 +132,7 @@ fn a_request_on_http2_keeps_its_connection_for_no_one_and_hands_none_to_another_
 }
 
 #[test]
-fn a_connection_left_open_is_taken_over_only_by_a_request_to_its_server() {
+fn a_connection_is_kept_and_taken_over_only_for_a_request_to_its_server() {
     let courtesy = Courtesy::new(64, 6);
     let mut on_80: Vec<Ticket> = (0..4).map(|i| courtesy.queue(&format!("http://a.test/{i}"), REVAL)).collect();
     let mut going = granted(&mut on_80);
@@ -140,9 +140,12 @@ fn a_connection_left_open_is_taken_over_only_by_a_request_to_its_server() {
     drop(on_80);
     let mut on_8080 = vec![courtesy.queue("http://a.test:8080/0", REVAL)];
     assert!(granted(&mut on_8080).is_empty(), "two revalidations in flight, three in all: no connection more");
-    assert!(going[0].keep_alive(), "a request waits on the host");
-    drop(going.remove(0));
-    assert!(granted(&mut on_8080).is_empty(), "the connection left open is another server's: of no use to it");
+    assert!(!going[0].keep_alive(), "only another server's request waits: the connection would sit idle");
+    let mut on_80 = vec![courtesy.queue("http://a.test/4", REVAL)];
+    assert!(going[1].keep_alive(), "one to its own server waits now");
+    drop(going.remove(1));
+    let (first, behind) = (granted(&mut on_8080), granted(&mut on_80));
+    assert!(first.is_empty() && behind.is_empty(), "the first in line is another server's: no taking over");
     drop(going);
     assert_eq!(granted(&mut on_8080).len(), 1, "a connection of its own once the host's rule allows it");
 }
