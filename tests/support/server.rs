@@ -376,6 +376,15 @@ struct FarmConnections {
     peak: AtomicUsize,
 }
 
+impl FarmConnections {
+    /// A connection accepted: counted, and open now.
+    fn accepted(&self) {
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        let now = self.open.fetch_add(1, Ordering::SeqCst) + 1;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+    }
+}
+
 struct FarmHost {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
@@ -442,9 +451,7 @@ impl Farm {
                         break;
                     }
                     let Ok(stream) = stream else { continue };
-                    connections.opened.fetch_add(1, Ordering::Relaxed);
-                    let now = connections.open.fetch_add(1, Ordering::SeqCst) + 1;
-                    connections.peak.fetch_max(now, Ordering::SeqCst);
+                    connections.accepted();
                     let (routes, loads, connections) =
                         (routes.clone(), [host_load.clone(), all.clone()], connections.clone());
                     let spawned = std::thread::Builder::new().stack_size(256 * 1024).spawn(move || {
@@ -484,9 +491,7 @@ impl Farm {
                 (routes.clone(), load.clone(), connections.clone(), all.clone(), acceptor.clone());
             runtime.spawn(async move {
                 while let Ok((socket, _)) = listener.accept().await {
-                    connections.opened.fetch_add(1, Ordering::Relaxed);
-                    let now = connections.open.fetch_add(1, Ordering::SeqCst) + 1;
-                    connections.peak.fetch_max(now, Ordering::SeqCst);
+                    connections.accepted();
                     let (routes, loads, connections, acceptor) =
                         (routes.clone(), [host_load.clone(), all.clone()], connections.clone(), acceptor.clone());
                     tokio::spawn(async move {

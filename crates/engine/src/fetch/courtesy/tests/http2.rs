@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// `n` revalidations queued to `base` (a scheme, host and port).
+fn revalidations(courtesy: &Courtesy, base: &str, n: usize) -> Vec<Ticket> {
+    (0..n).map(|i| courtesy.queue(&format!("{base}/{i}"), REVAL)).collect()
+}
+
 #[test]
 fn unchanged_feeds_of_200_http2_hosts_take_two_round_trips_once_each_host_answered_once() {
     // The first answer of each host tells it multiplexes: its other revalidations go at once, on that connection.
@@ -45,22 +50,6 @@ fn a_hosts_waiting_revalidations_go_at_once_when_it_answers_over_http2_and_wait_
 }
 
 #[test]
-fn a_servers_exemption_ends_with_its_hosts_work() {
-    let courtesy = Courtesy::new(64, 6);
-    let mut a: Vec<Ticket> = on(&courtesy, "a.test", 2, REVAL);
-    let first = granted(&mut a);
-    assert_eq!(first.len(), 1);
-    first[0].answered_over(true);
-    let second = granted(&mut a);
-    assert_eq!(second.len(), 1, "the other goes at once beside it");
-    drop((first, second));
-    assert_eq!(courtesy.host_load("http://a.test/"), (0, 0), "nothing in flight or waiting: forgotten");
-    // Its connection closes once idle; requests sent at once now would each open one.
-    let mut later: Vec<Ticket> = on(&courtesy, "a.test", 6, REVAL);
-    assert_eq!(granted(&mut later).len(), 2, "six revalidations, before any answer: two connections");
-}
-
-#[test]
 fn the_exemption_is_the_servers_that_answered_not_another_port_or_scheme_of_its_host() {
     for (other, exempt) in [
         ("https://a.test", true),
@@ -72,7 +61,7 @@ fn the_exemption_is_the_servers_that_answered_not_another_port_or_scheme_of_its_
         let mut asked = vec![courtesy.queue("https://a.test/feed", REVAL)];
         let answered = granted(&mut asked);
         answered[0].answered_over(true);
-        let mut next: Vec<Ticket> = (0..5).map(|i| courtesy.queue(&format!("{other}/{i}"), REVAL)).collect();
+        let mut next = revalidations(&courtesy, other, 5);
         // Exempt: all five beside the first (six to the host). Not: one connection more for every three.
         assert_eq!(granted(&mut next).len(), if exempt { 5 } else { 1 }, "{other}");
     }
@@ -94,35 +83,34 @@ fn only_an_answer_over_http1_from_the_same_server_ends_its_exemption() {
 
 #[test]
 fn the_exemption_ends_with_the_hosts_revalidations_even_while_a_download_holds_the_host() {
-    let courtesy = Courtesy::new(64, 6);
-    // A download by a client of its own, for minutes: the host stays known to the limiter meanwhile.
-    let mut download = courtesy.join("https://a.test/episode.mp3", DOC, true);
-    let _downloading = now(&mut download).expect("the download goes");
-    let mut checks: Vec<Ticket> = (0..2).map(|i| courtesy.queue(&format!("https://a.test/{i}"), REVAL)).collect();
-    let first = granted(&mut checks);
-    assert_eq!(first.len(), 1);
-    first[0].answered_over(true);
-    let second = granted(&mut checks);
-    assert_eq!(second.len(), 1, "the other goes at once beside it");
-    drop((first, second));
-    assert_eq!(courtesy.host_load("https://a.test/"), (1, 0), "the download alone");
-    // The connection the revalidations shared closes once idle: the next ones open connections as on HTTP/1.
-    let mut later: Vec<Ticket> = (0..6).map(|i| courtesy.queue(&format!("https://a.test/{i}"), REVAL)).collect();
-    assert_eq!(granted(&mut later).len(), 2, "six revalidations, before any answer: two connections");
+    for downloading in [false, true] {
+        let courtesy = Courtesy::new(64, 6);
+        // A download by a client of its own, for minutes: the host stays known to the limiter meanwhile.
+        let mut download = downloading.then(|| courtesy.join("https://a.test/episode.mp3", DOC, true));
+        let _downloading = download.as_mut().map(|d| now(d).expect("the download goes"));
+        let mut checks = revalidations(&courtesy, "https://a.test", 2);
+        let first = granted(&mut checks);
+        assert_eq!(first.len(), 1);
+        first[0].answered_over(true);
+        let second = granted(&mut checks);
+        assert_eq!(second.len(), 1, "the other goes at once beside it");
+        drop((first, second));
+        assert_eq!(courtesy.host_load("https://a.test/"), (usize::from(downloading), 0));
+        // The connection they shared closes once idle: the next ones open connections as on HTTP/1.
+        let mut later = revalidations(&courtesy, "https://a.test", 6);
+        assert_eq!(granted(&mut later).len(), 2, "six revalidations, before any answer: two connections");
+    }
 }
 
 #[test]
 fn a_request_on_http2_keeps_its_connection_for_no_one_and_hands_none_to_another_server() {
     let courtesy = Courtesy::new(64, 6);
-    let queue = |base: &str, n: usize| -> Vec<Ticket> {
-        (0..n).map(|i| courtesy.queue(&format!("{base}/{i}"), REVAL)).collect()
-    };
-    let mut secure = queue("https://a.test", 4);
+    let mut secure = revalidations(&courtesy, "https://a.test", 4);
     let mut going = granted(&mut secure);
     going[0].answered_over(true);
     going.extend(granted(&mut secure));
     assert_eq!(going.len(), 4, "the server answered over HTTP/2: its other three at once");
-    let mut plain = queue("http://a.test", 6);
+    let mut plain = revalidations(&courtesy, "http://a.test", 6);
     assert!(granted(&mut plain).is_empty(), "four revalidations in flight, ten in all: no connection more");
     assert!(going.iter_mut().all(Turn::keep_alive), "an HTTP/2 connection stays open");
     assert_eq!(courtesy.0.lock().hosts["a.test"].keeping, 0, "and is kept for no request in particular");
@@ -134,7 +122,7 @@ fn a_request_on_http2_keeps_its_connection_for_no_one_and_hands_none_to_another_
 #[test]
 fn a_connection_is_kept_and_taken_over_only_for_a_request_to_its_server() {
     let courtesy = Courtesy::new(64, 6);
-    let mut on_80: Vec<Ticket> = (0..4).map(|i| courtesy.queue(&format!("http://a.test/{i}"), REVAL)).collect();
+    let mut on_80 = revalidations(&courtesy, "http://a.test", 4);
     let mut going = granted(&mut on_80);
     assert_eq!(going.len(), 2);
     drop(on_80);
