@@ -33,10 +33,10 @@
 //!   documents are read. A connection kept for the host's next request may then wait, while quarters are owed
 //!   or when the next request costs more than the ending one was granted (revalidations' cost rose meanwhile).
 //! - [`Turn::keep_alive`] says whether a request to the same server is left waiting to take the connection over
-//!   (it then waits for that connection rather than take another slot); a request whose
-//!   connection would only sit idle asks the server to close it, so no idle HTTP/1 connection (and the buffers
-//!   the HTTP client keeps with it) outlives its host's work. On HTTP/2 the connection is every request's, kept
-//!   for no one in particular, and the client closes it once idle for 90 s.
+//!   (it then waits for that connection rather than take another slot); a request whose connection would only
+//!   sit idle asks the server to close it, so no idle HTTP/1 connection (and the buffers the HTTP client keeps
+//!   with it) outlives its host's work. On HTTP/2 the connection is every request's, kept for no one in
+//!   particular, and the client closes it once idle for 90 s.
 
 use http2::{Origin, host_and_origin};
 use std::collections::{HashMap, VecDeque};

@@ -1,4 +1,4 @@
-//! A server that answers over HTTP/2 serves its host's revalidations at once, while its host has work.
+//! A server that answers over HTTP/2 is sent its revalidations at once, while its host's revalidations last.
 
 use super::*;
 
