@@ -1,5 +1,6 @@
 //! An HTTPS server on 127.0.0.1 that speaks HTTP/2 only (ALPN `h2`), as most of the web's big hosts do, built on
-//! hyper's own HTTP/2 server: fixed routes with an ETag each (a matching `If-None-Match` gets 304), and counts
+//! hyper's own HTTP/2 server: fixed routes with an ETag each (a matching `If-None-Match` gets 304, as from
+//! `server::Server`), and counts
 //! of the connections it accepted and of the most requests it held at once. A client that does not speak
 //! HTTP/2 gets no answer at all (the only protocol offered is `h2`). Its certificate (for 127.0.0.1) is signed
 //! by the test authority in `tests/fixtures/tls/ca.pem`; a process trusts it with `SSL_CERT_FILE` pointing
@@ -11,9 +12,10 @@
 //! its assertion rather than hanging.
 #![allow(dead_code)]
 
+use super::server::Reply;
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Request, Response};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -30,7 +32,7 @@ pub(crate) fn authority() -> std::path::PathBuf {
 
 #[derive(Default)]
 struct State {
-    routes: HashMap<String, (String, Vec<u8>)>,
+    routes: HashMap<String, Reply>,
     /// Requests being answered now.
     in_flight: usize,
     most_in_flight: usize,
@@ -64,22 +66,17 @@ impl H2Server {
                 shared.lock().unwrap_or_else(|e| e.into_inner()).connections += 1;
                 let (acceptor, state, changed) = (acceptor.clone(), shared.clone(), changed.clone());
                 tokio::spawn(async move {
-                    let Ok(tls) = acceptor.accept(socket).await else { return };
-                    let service =
-                        hyper::service::service_fn(move |request| answer(request, state.clone(), changed.clone()));
-                    let io = hyper_util::rt::TokioIo::new(tls);
-                    let _ = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
-                        .serve_connection(io, service)
-                        .await;
+                    serve(&acceptor, socket, move |request| answer(request, state.clone(), changed.clone())).await;
                 });
             }
         });
         H2Server { addr, state, runtime: Some(runtime) }
     }
 
-    /// Serves `body` at `path`, with an ETag: a request naming it gets 304.
+    /// Serves the feed `body` at `path`, with an ETag: a request naming it gets 304.
     pub(crate) fn route(&self, path: &str, etag: &str, body: impl Into<Vec<u8>>) {
-        self.lock().routes.insert(path.to_string(), (etag.to_string(), body.into()));
+        let reply = Reply::ok("application/rss+xml; charset=utf-8", body).with_header("ETag", etag);
+        self.lock().routes.insert(path.to_string(), reply);
     }
 
     pub(crate) fn url(&self, path: &str) -> String {
@@ -144,24 +141,23 @@ async fn answer(
         lock().released = true;
         changed.send_replace(());
     }
-    let reply = {
-        let s = lock();
-        match s.routes.get(request.uri().path()) {
-            None => Response::builder().status(StatusCode::NOT_FOUND).body(Full::new(Bytes::new())),
-            Some((etag, _))
-                if request.headers().get("if-none-match").is_some_and(|v| v.as_bytes() == etag.as_bytes()) =>
-            {
-                Response::builder().status(StatusCode::NOT_MODIFIED).header("etag", etag).body(Full::new(Bytes::new()))
-            }
-            Some((etag, body)) => Response::builder()
-                .header("content-type", "application/rss+xml; charset=utf-8")
-                .header("etag", etag)
-                .body(Full::new(Bytes::from(body.clone()))),
-        }
-    };
+    let reply = lock().routes.get(request.uri().path()).cloned();
     lock().in_flight -= 1;
     changed.send_replace(());
-    Ok(reply.expect("a response of fixed parts"))
+    Ok(super::server::h2_response(&request, reply))
+}
+
+/// Serves one connection accepted on a test server: its TLS handshake by `acceptor`, then HTTP/2, each request
+/// answered by `answer`. Returns when the connection ends.
+pub(crate) async fn serve<F, Fut>(acceptor: &tokio_rustls::TlsAcceptor, socket: tokio::net::TcpStream, answer: F)
+where
+    F: Fn(Request<hyper::body::Incoming>) -> Fut + Send + Clone + 'static,
+    Fut: Future<Output = Result<Response<Full<Bytes>>, std::convert::Infallible>> + Send + 'static,
+{
+    let Ok(tls) = acceptor.accept(socket).await else { return };
+    let _ = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .serve_connection(hyper_util::rt::TokioIo::new(tls), hyper::service::service_fn(answer))
+        .await;
 }
 
 /// The TLS set-up of the test servers: the certificate for the loopback addresses, HTTP/2 alone.

@@ -496,14 +496,10 @@ impl Farm {
                         (routes.clone(), [host_load.clone(), all.clone()], connections.clone(), acceptor.clone());
                     tokio::spawn(async move {
                         let _ = socket.set_nodelay(true);
-                        if let Ok(tls) = acceptor.accept(socket).await {
-                            let service = hyper::service::service_fn(move |request| {
-                                answer_tls(request, routes.clone(), loads.clone(), latency)
-                            });
-                            let _ = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
-                                .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
-                                .await;
-                        }
+                        super::h2::serve(&acceptor, socket, move |request| {
+                            answer_tls(request, routes.clone(), loads.clone(), latency)
+                        })
+                        .await;
                         connections.open.fetch_sub(1, Ordering::SeqCst);
                     });
                 }
@@ -596,21 +592,32 @@ async fn answer_tls(
     [load, all]: [Arc<HostLoad>; 2],
     latency: Duration,
 ) -> Result<hyper::Response<http_body_util::Full<bytes::Bytes>>, std::convert::Infallible> {
-    let headers = request.headers().iter().filter_map(|(n, v)| Some((n.to_string(), v.to_str().ok()?.to_string())));
-    let request = Request { path: request.uri().path().to_string(), headers: headers.collect(), body: Vec::new() };
     load.begin();
     all.begin();
     tokio::time::sleep(latency).await;
-    let reply = routes.lock().unwrap().get(&request.path).cloned().unwrap_or_else(|| Reply::status(404));
+    let reply = routes.lock().unwrap().get(request.uri().path()).cloned();
     all.end();
     load.end();
-    let Reply::Ok { status, headers, body } = reply else { panic!("the HTTPS farm serves plain replies only") };
+    Ok(h2_response(&request, reply))
+}
+
+/// What an HTTP/2 server of the tests sends `request` for `reply` (`None`: no route, 404): a [`Reply::Ok`] as
+/// [`conditional`] says; no other kind of reply.
+pub(crate) fn h2_response(
+    request: &hyper::Request<hyper::body::Incoming>,
+    reply: Option<Reply>,
+) -> hyper::Response<http_body_util::Full<bytes::Bytes>> {
+    let headers = request.headers().iter().filter_map(|(n, v)| Some((n.to_string(), v.to_str().ok()?.to_string())));
+    let request = Request { path: request.uri().path().to_string(), headers: headers.collect(), body: Vec::new() };
+    let Reply::Ok { status, headers, body } = reply.unwrap_or_else(|| Reply::status(404)) else {
+        panic!("the HTTP/2 servers of the tests send plain replies only")
+    };
     let (status, headers, body) = conditional(&request, status, headers, body);
     let mut response = hyper::Response::builder().status(status);
     for (name, value) in headers {
         response = response.header(name, value);
     }
-    Ok(response.body(http_body_util::Full::new(bytes::Bytes::from(body))).expect("a response of fixed parts"))
+    response.body(http_body_util::Full::new(bytes::Bytes::from(body))).expect("a response of fixed parts")
 }
 
 fn serve_farm_connection(
