@@ -15,8 +15,17 @@ pub(super) struct Origin {
     pub(super) port: u16,
 }
 
-/// The host a URL names, lowercased, and which of its servers: the scheme and port.
+/// The host a URL names, lowercased, and which of its servers: the scheme and port. Most feeds' addresses are
+/// read without the URL parser (a refresh asks this three times per feed).
 pub(super) fn host_and_origin(url: &str) -> (String, Origin) {
+    if let Some(plain) = crate::canonical::plain_web_address(url) {
+        return (plain.host.to_string(), Origin { secure: plain.secure, port: plain.port_or_default() });
+    }
+    parsed_host_and_origin(url)
+}
+
+/// [`host_and_origin`] by the URL parser, for any address.
+fn parsed_host_and_origin(url: &str) -> (String, Origin) {
     let Ok(url) = url::Url::parse(url) else { return Default::default() };
     let origin = Origin { secure: url.scheme() == "https", port: url.port_or_known_default().unwrap_or(0) };
     (url.host_str().map(str::to_ascii_lowercase).unwrap_or_default(), origin)

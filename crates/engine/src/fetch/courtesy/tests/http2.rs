@@ -137,3 +137,24 @@ fn a_connection_is_kept_and_taken_over_only_for_a_request_to_its_server() {
     drop(going);
     assert_eq!(granted(&mut on_8080).len(), 1, "a connection of its own once the host's rule allows it");
 }
+
+#[test]
+fn a_host_and_its_server_are_what_the_url_parser_reads_whether_or_not_it_is_asked() {
+    for url in [
+        "http://example.com/feed",
+        "https://a-b.example.org:8443/x?y#z",
+        "http://127.0.1.7:39827/feed/3.xml",
+        "https://example.com:443/",
+        // Read by the parser: upper case, an international name, a user, an address it rewrites, a backslash.
+        "HTTPS://Example.COM/feed",
+        "http://café.fr/",
+        "http://u:p@e.com:8080/",
+        "http://127.1/",
+        "http://e.com\\feed",
+    ] {
+        let parsed = url::Url::parse(url).unwrap();
+        let origin = Origin { secure: parsed.scheme() == "https", port: parsed.port_or_known_default().unwrap() };
+        assert_eq!(host_and_origin(url), (parsed.host_str().unwrap().to_string(), origin), "{url}");
+    }
+    assert_eq!(host_and_origin("not a url"), Default::default());
+}
