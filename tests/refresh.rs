@@ -172,6 +172,47 @@ async fn a_feed_whose_task_panics_still_ends_with_one_failed_event_and_the_other
     assert_eq!(stored, "internal", "the feed list shows the failure too");
 }
 
+/// A small document is read where its task stands and a big one on the blocking pool
+/// (`tidings::refresh::READ_IN_PLACE_BYTES`): each is stored, and a panic while reading either fails that feed
+/// alone, with the reading named, on both paths.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn small_and_big_documents_are_read_and_a_crash_while_reading_either_fails_that_feed_alone() {
+    let body = "<p>".to_string() + &"word ".repeat(200) + "</p>";
+    let keys: Vec<String> = (0..300).map(|i| format!("g{i}")).collect();
+    let many: Vec<(&str, &str, &str)> = keys.iter().map(|k| (k.as_str(), "Item", body.as_str())).collect();
+    let (small, big) = (rss("Small", &many[..3]), rss("Big", &many));
+    assert!(small.len() <= tidings::refresh::READ_IN_PLACE_BYTES && big.len() > tidings::refresh::READ_IN_PLACE_BYTES);
+    let reply = |doc: &String| Reply::ok("application/rss+xml", doc.clone());
+    let s = setup(&[
+        ("/small.xml", reply(&small)),
+        ("/big.xml", reply(&big)),
+        ("/small-crash.xml", reply(&small)),
+        ("/big-crash.xml", reply(&big)),
+    ]);
+    let doomed = [s.server.url("/small-crash.xml"), s.server.url("/big-crash.xml")];
+    let refresher = s.refresher.clone().with_reading_hook({
+        let doomed = doomed.clone();
+        move |url| assert!(!doomed.iter().any(|d| d == url), "a bug in the parser")
+    });
+    let (report, rx) = events();
+    let summary = refresher.run(Which::All, false, report).await.unwrap();
+    drop(refresher);
+    let events = all_events(rx).await;
+
+    let ids = feed_ids(&s.writer).await;
+    for (path, new) in [("/small.xml", 3), ("/big.xml", 300)] {
+        let finals = finals_of(&events, ids[&s.server.url(path)]);
+        assert!(matches!(finals[..], [RefreshEvent::Done { new: n, .. }] if *n == new), "{path}: {finals:#?}");
+    }
+    for url in &doomed {
+        let finals = finals_of(&events, ids[url]);
+        let [RefreshEvent::Failed { kind, message, .. }] = finals[..] else { panic!("{url}: {finals:#?}") };
+        assert_eq!(*kind, ErrorKind::Internal, "{url}");
+        assert!(message.starts_with("reading the feed crashed (a bug in the parser)"), "{url}: {message}");
+    }
+    assert_eq!((summary.updated_feeds, summary.failed.len(), summary.new_entries), (2, 2, 303), "{summary:?}");
+}
+
 /// A run asked for the same feed twice (two views naming it) fetches it once and reports it once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_feed_named_twice_in_one_run_is_refreshed_once() {

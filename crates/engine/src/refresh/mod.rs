@@ -7,8 +7,9 @@
 //!   never more than `per_host_concurrency` requests to one host, a host's queue draining on the connections it
 //!   has open, and the hosts taking free places in turn, so one big host's queue waits on its own limit without
 //!   holding everyone else back (the shared [`Courtesy`]).
-//! - CPU work stays off the network: decoding and parsing run on the blocking pool, at most one per core, and
-//!   the store's one writer saves the results (several feeds per transaction: [`Batcher`]).
+//! - CPU work never holds the network for long: decoding and parsing run at most one per core, a small document
+//!   on the worker that fetched it and a big one on the blocking pool (`reading`), and the store's one writer
+//!   saves the results (several feeds per transaction: [`Batcher`]).
 //! - Politeness: a feed that failed waits out its backoff, a server's `Retry-After` is honoured, a feed that is
 //!   gone (410) is left alone — unless the refresh is forced (the user asked for that very feed). How often a feed
 //!   asks to be fetched (`<ttl>`, `sy:updatePeriod`, `Cache-Control: max-age`) is capped at
@@ -22,9 +23,11 @@ pub mod notify;
 mod order;
 mod outage;
 mod pipeline;
+mod reading;
 mod report;
 
 pub use pipeline::{Observer, Outcome, Pipeline, Upkeep};
+pub use reading::{READ_IN_PLACE_BYTES, ignored_entries};
 pub use report::Summary;
 use report::{FeedName, Reporter, STOPPED, Unfinished};
 
@@ -33,7 +36,7 @@ pub use crate::model::RefreshEvent;
 use crate::model::{ErrorKind, FeedId};
 pub use crate::store::feeds::MAX_REFRESH_EVERY_SECS;
 use crate::store::feeds::{self, RefreshTarget};
-use crate::store::fetches::{Attempt, Batcher, FetchRecord, MAX_ENTRIES_PER_REFRESH};
+use crate::store::fetches::{Attempt, Batcher, FetchRecord};
 use crate::store::{DbThread, StoreError};
 use budget::{BYTES_IN_FLIGHT, Budget, UNKNOWN_LENGTH};
 use order::{interleave_by_host, skip_reason};
@@ -74,6 +77,7 @@ pub struct Refresher {
     /// The kill rules (`[[ignore]]`), made ready once: new entries they match are stored ignored.
     rules: Option<Arc<crate::query::Matcher>>,
     test_hook: Option<TestHook>,
+    reading_hook: Option<TestHook>,
 }
 
 impl Refresher {
@@ -90,6 +94,7 @@ impl Refresher {
             forced: Arc::default(),
             rules: None,
             test_hook: None,
+            reading_hook: None,
         }
     }
 
@@ -111,6 +116,14 @@ impl Refresher {
     #[doc(hidden)]
     pub fn with_test_hook(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Refresher {
         self.test_hook = Some(Arc::new(hook));
+        self
+    }
+
+    /// Runs `hook` with each feed's URL where its fetched document is read (see `reading`). For tests: a hook
+    /// that panics stands for a bug in decoding or parsing.
+    #[doc(hidden)]
+    pub fn with_reading_hook(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Refresher {
+        self.reading_hook = Some(Arc::new(hook));
         self
     }
 
@@ -276,79 +289,6 @@ impl Refresher {
         self.save(FeedName::of(&target), record, attempt).await
     }
 
-    /// Decodes and parses a fetched feed on the blocking pool, one feed per core at a time.
-    async fn read(&self, target: &RefreshTarget, fetched: crate::fetch::Fetched) -> FetchRecord {
-        let forced = target.encoding_override.clone().or_else(|| self.forced.get(&target.url).cloned());
-        let _core = self.reading.acquire().await.expect("the reading semaphore is never closed");
-        let (rules, feed, known) = (
-            self.rules.clone(),
-            (target.title.clone(), target.url.clone(), target.folder.clone(), target.tags.clone()),
-            target.document_digest.clone(),
-        );
-        let read = tokio::task::spawn_blocking(move || {
-            // Parsing is bulk work: the reader's terminal loop comes first (see the writer's thread).
-            crate::store::lower_this_threads_priority();
-            // The document its last refresh read, read the same way: nothing in it is new.
-            let digest = digest::of(&fetched, forced.as_deref());
-            if known.as_deref() == Some(digest.as_str()) {
-                return Err(Box::new(fetched));
-            }
-            let url = fetched.final_url.as_str();
-            let result =
-                crate::ingest::ingest(&fetched.body, fetched.content_type.as_deref(), Some(url), forced.as_deref());
-            // Kill rules read each entry here, on the reading threads, rather than on the one writer.
-            let ignored = match (&result, &rules) {
-                (Ok(ingested), Some(rules)) => ignored_entries(rules, &ingested.feed.entries, &feed),
-                _ => Vec::new(),
-            };
-            Ok((fetched, result, ignored, digest))
-        })
-        .await;
-        match read {
-            Ok(Err(same)) => FetchRecord::Unchanged {
-                status: same.status,
-                etag: same.etag,
-                last_modified: same.last_modified,
-                moved_to: same.moved_permanently,
-            },
-            Ok(Ok((fetched, Ok(mut ingested), ignored, digest))) => {
-                // The store takes no more than this many: the rest need not wait for the writer in memory.
-                let entries = &mut ingested.feed.entries;
-                let cut_from = (entries.len() > MAX_ENTRIES_PER_REFRESH).then_some(entries.len());
-                if cut_from.is_some() {
-                    entries.truncate(MAX_ENTRIES_PER_REFRESH);
-                    entries.shrink_to_fit();
-                }
-                // Decoding that had to replace bytes or override a declaration is worth a note.
-                ingested.feed.warnings.extend(
-                    ingested.decision.notes.iter().filter(|n| n.contains("replaced")).map(|n| format!("decoding: {n}")),
-                );
-                let asked = ingested.feed.min_interval_secs.max(fetched.max_age);
-                FetchRecord::Fetched {
-                    status: fetched.status,
-                    etag: fetched.etag,
-                    last_modified: fetched.last_modified,
-                    decision: serde_json::to_string(&ingested.decision).ok(),
-                    feed: Box::new(ingested.feed),
-                    moved_to: fetched.moved_permanently,
-                    min_interval_secs: asked.map(|secs| secs.min(MAX_REFRESH_EVERY_SECS as u64)),
-                    ignored,
-                    cut_from,
-                    digest: Some(digest),
-                }
-            }
-            Ok(Ok((_, Err(e), _, _))) => {
-                FetchRecord::Failed { status: None, kind: e.kind(), message: e.to_string(), retry_after_secs: None }
-            }
-            Err(panic) => FetchRecord::Failed {
-                status: None,
-                kind: ErrorKind::Internal,
-                message: format!("reading the feed crashed ({panic}); please report this feed"),
-                retry_after_secs: None,
-            },
-        }
-    }
-
     /// Stores how one feed's refresh ended and turns it into the feed's final event.
     async fn save(&self, feed: FeedName, record: FetchRecord, attempt: Attempt) -> RefreshEvent {
         let failure = match &record {
@@ -411,34 +351,6 @@ impl Refresher {
         let record = FetchRecord::Failed { status: None, kind: ErrorKind::Internal, message, retry_after_secs: None };
         self.save(feed, record, Attempt::default()).await
     }
-}
-
-/// The places (in `entries`) of the entries a kill rule matches, read as they will be stored: unread, not
-/// starred, dated as the store dates them.
-pub fn ignored_entries(
-    rules: &crate::query::Matcher,
-    entries: &[crate::model::ParsedEntry],
-    (feed_title, feed_url, folder, feed_tags): &(String, String, Option<String>, Vec<String>),
-) -> Vec<usize> {
-    let now = chrono::Utc::now().timestamp();
-    let mut ignored = Vec::new();
-    for (i, e) in entries.iter().enumerate().take(MAX_ENTRIES_PER_REFRESH) {
-        let title = e.display_title();
-        let author = (!e.authors.is_empty()).then(|| e.authors.join(", "));
-        let date = e.published.or(e.updated).map_or(now, |d| d.timestamp());
-        let mut entry = crate::query::Entry::new(feed_title, feed_url, folder.as_deref(), date);
-        entry.title = title.as_deref();
-        entry.author = author.as_deref();
-        entry.link = e.link.as_deref();
-        entry.tags = &e.categories;
-        entry.feed_tags = feed_tags;
-        entry.enclosure_types = e.enclosures.iter().map(|x| x.media_type.as_deref().unwrap_or("")).collect();
-        entry.body_html = e.content_html.as_deref().or(e.summary_html.as_deref());
-        if rules.matches(&entry, now) {
-            ignored.push(i);
-        }
-    }
-    ignored
 }
 
 #[cfg(test)]
