@@ -111,14 +111,15 @@ impl Reporter {
 pub(super) struct Unfinished {
     /// Feeds refreshing, by their task.
     pub(super) feeds: HashMap<tokio::task::Id, FeedName>,
-    /// Feeds waiting for their turn (no task yet).
-    pub(super) waiting: HashMap<FeedId, FeedName>,
+    /// Feeds waiting for their turn (no task yet), in the order they joined their hosts' queues; a feed's place
+    /// is emptied when its turn comes.
+    pub(super) waiting: Vec<Option<Box<RefreshTarget>>>,
     pub(super) reporter: Arc<Reporter>,
 }
 
 impl Drop for Unfinished {
     fn drop(&mut self) {
-        let waiting = self.waiting.drain().map(|(_, feed)| feed);
+        let waiting = self.waiting.drain(..).flatten().map(|target| FeedName::of(&target));
         self.reporter.close_with(self.feeds.drain().map(|(_, feed)| feed).chain(waiting).map(|f| f.failed(STOPPED)));
     }
 }
