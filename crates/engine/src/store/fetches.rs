@@ -190,6 +190,8 @@ pub fn record_fetch(
                     Upsert::Unchanged => {}
                 }
             }
+            // The first fetch's new entries may still wait for their insert.
+            elsewhere.flush(tx)?;
             if rotated > 0 {
                 tx.prepare_cached("UPDATE feeds SET id_rotations = id_rotations + ?2 WHERE id = ?1")?
                     .execute(params![feed_id.0, rotated])?;

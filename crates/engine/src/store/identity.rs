@@ -7,6 +7,8 @@
 //! their entries here. It never touches an entry's read or starred flags, nor what a fetch records about the
 //! feed itself (validators, errors, backoff).
 
+mod inserts;
+
 use super::{MAX_CONTENT_BYTES, MAX_TITLE_BYTES, RowIds, StoreError};
 use crate::model::{EntryId, FeedId, ParsedEntry};
 use rusqlite::{CachedStatement, Connection, OptionalExtension, params};
@@ -43,7 +45,9 @@ pub(super) fn store_entry<'a>(
 /// and when changed).
 ///
 /// Per entry this costs what storing it must: cached statements bound to fields borrowed from the parsed entry
-/// (nothing copied, no SQL built), one lookup by key, and for a new one an insert.
+/// (nothing copied, no SQL built), one lookup by key, and for a new one an insert. A feed's first fetch looks
+/// nothing up, and its new entries wait to be inserted several to a statement ([`Elsewhere::flush`], which
+/// the caller runs after the last of them).
 pub(super) fn upsert_entry<'a>(
     tx: &'a Connection,
     feed_id: FeedId,
@@ -58,6 +62,15 @@ pub(super) fn upsert_entry<'a>(
     // A feed's first fetch stores nothing under a key before the document brings it: only a key it lists twice
     // is looked up.
     let unseen = elsewhere.first_fetch.as_mut().is_some_and(|keys| keys.insert(key));
+    // Nothing to look for (and nothing of the feed stored to find): the insert waits to go with others.
+    if unseen && !elsewhere.purged && elsewhere.inserts.is_some() {
+        let id = elsewhere.next_id(tx)?;
+        elsewhere.stored(tx, id);
+        elsewhere.inserts.as_mut().expect("checked above").push(id, key, row, now, ignored);
+        return Ok(Upsert::Inserted(EntryId(id)));
+    }
+    // Anything else may read the table: what waits goes in first.
+    elsewhere.flush(tx)?;
     // The stored entry's id, when it was first seen, and whether it already holds these fields: compared in
     // place, on the row's own bytes, rather than copied out first (a changed document lists mostly entries that
     // have not changed, each with its whole content).
@@ -90,19 +103,7 @@ pub(super) fn upsert_entry<'a>(
         .optional()?
     };
 
-    let fields = params![
-        row.title,
-        row.link,
-        row.author,
-        row.published,
-        row.updated,
-        row.content,
-        row.summary,
-        row.categories,
-        row.enclosures,
-        row.comments,
-        row.thumbnail
-    ];
+    let fields = &row.params();
     match stored {
         // An entry carried over from another reader under another key: it is this one.
         None if let Some(id) = elsewhere.aliases.then(|| alias_of(tx, feed_id, key)).transpose()?.flatten() => {
@@ -127,15 +128,11 @@ pub(super) fn upsert_entry<'a>(
         }
         None => {
             let id = elsewhere.next_id(tx)?;
-            held(
-                &mut elsewhere.insert,
-                tx,
-                "INSERT INTO entries (id, feed_id, key, first_seen_at, title, link, author, published_at,
-                        updated_at, content_html, summary_html, categories, enclosures, comments, thumbnail,
-                        sort_at, ignored)
-                     VALUES (?16, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, coalesce(?7, ?8, ?3), ?15)",
-            )?
-            .execute(bound(&[&feed_id.0, &key, &now], fields, &[&ignored, &id]))?;
+            held(&mut elsewhere.insert, tx, inserts::insert_sql(1))?.execute(bound(
+                &[&feed_id.0, &key, &now],
+                fields,
+                &[&ignored, &id],
+            ))?;
             elsewhere.stored(tx, id);
             Ok(Upsert::Inserted(EntryId(id)))
         }
@@ -182,6 +179,9 @@ pub(super) struct Elsewhere<'a> {
     lookup: Option<CachedStatement<'a>>,
     insert: Option<CachedStatement<'a>>,
     update: Option<CachedStatement<'a>>,
+    /// A refresh's first fetch of a feed: its new entries, waiting to be inserted several at a time (`None` for
+    /// an account's items, which are stored one by one, each at once).
+    inserts: Option<inserts::Inserts<'a>>,
 }
 
 /// The statement `sql`, taken from `tx`'s cache into `slot` at its first use.
@@ -218,6 +218,7 @@ impl<'a> Elsewhere<'a> {
             lookup: None,
             insert: None,
             update: None,
+            inserts: None,
         })
     }
 
@@ -252,10 +253,22 @@ impl<'a> Elsewhere<'a> {
     ) -> Result<Elsewhere<'a>, StoreError> {
         let mut elsewhere = Elsewhere::of_items(tx, feed_id)?;
         match elsewhere.first_fetch.as_mut() {
-            Some(keys) => keys.reserve(listed.len()),
+            Some(keys) => {
+                keys.reserve(listed.len());
+                elsewhere.inserts = Some(inserts::Inserts::new(feed_id.0, listed.len()));
+            }
             None => elsewhere.twins = Some(Twins::new(listed)),
         }
         Ok(elsewhere)
+    }
+
+    /// Inserts the new entries waiting (see [`inserts`]). A fetch's entries are all in the table once this has
+    /// run after the last of them.
+    pub(super) fn flush(&mut self, tx: &'a Connection) -> Result<(), StoreError> {
+        match self.inserts.as_mut() {
+            Some(inserts) => inserts.flush(tx),
+            None => Ok(()),
+        }
     }
 }
 
@@ -355,6 +368,23 @@ struct NewFields<'a> {
 }
 
 impl<'a> NewFields<'a> {
+    /// The fields as parameters, in the order the statements bind them.
+    fn params(&self) -> [&dyn rusqlite::ToSql; 11] {
+        [
+            &self.title,
+            &self.link,
+            &self.author,
+            &self.published,
+            &self.updated,
+            &self.content,
+            &self.summary,
+            &self.categories,
+            &self.enclosures,
+            &self.comments,
+            &self.thumbnail,
+        ]
+    }
+
     fn of(e: &'a ParsedEntry) -> NewFields<'a> {
         let cap = |s: &'a Option<String>, max| s.as_deref().map(|s| crate::sanitize::truncate_bytes(s, max));
         let cap_cow = |s: Cow<'a, str>| match s {

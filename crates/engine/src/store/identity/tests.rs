@@ -6,7 +6,9 @@ fn a_new_entry_after_another_write_in_the_same_transaction_takes_the_next_free_i
     let listed = [entry("a", "A", "", 1), entry("b", "B", "", 2), entry("c", "C", "", 3)];
     let (_dir, mut conn, feed) = one_feed();
     let tx = conn.transaction().unwrap();
-    let mut elsewhere = Elsewhere::of_feed(&tx, feed, &listed).unwrap();
+    // An account's items (a sync writes flags and more between them); a fetch's new entries are all inserted
+    // before anything else writes (see `inserts`).
+    let mut elsewhere = Elsewhere::of_items(&tx, feed).unwrap();
     fn stored<'a>(tx: &'a Connection, feed: FeedId, e: &mut Elsewhere<'a>, entry: &'a ParsedEntry) -> i64 {
         match upsert_entry(tx, feed, entry, 9, e, false).unwrap() {
             Upsert::Inserted(id) => id.0,
@@ -28,4 +30,89 @@ fn a_new_entry_after_another_write_in_the_same_transaction_takes_the_next_free_i
     .unwrap();
     let c = stored(&tx, feed, &mut elsewhere, &listed[2]);
     assert_eq!(c, b + 2);
+}
+
+/// A first fetch's new entries are inserted several to a statement (`inserts`): each is stored as one insert of
+/// its own would store it — its id in document order, every field, its date, whether a kill rule hid it —
+/// through statements of every size, and around a key the document lists twice (looked up, so what waits goes
+/// in first).
+#[test]
+fn a_first_fetchs_entries_are_stored_whole_and_in_order_whatever_statement_carries_them() {
+    let at = |secs: i64| chrono::DateTime::from_timestamp(secs, 0);
+    let mut listed: Vec<ParsedEntry> = (0..40)
+        .map(|i| ParsedEntry {
+            link: Some(format!("http://example.com/{i}")),
+            authors: vec![format!("Author {i}")],
+            categories: vec![format!("tag{i}")],
+            published: if i % 2 == 0 { at(1_000 + i) } else { None },
+            updated: if i % 3 == 0 { at(5_000 + i) } else { None },
+            ..entry(&format!("k{i}"), &format!("Title {i}"), &format!("<p>{i}</p>"), 0)
+        })
+        .collect();
+    listed[25] = ParsedEntry { title: Some("Title 7, again".into()), ..listed[7].clone() };
+    let (_dir, mut conn, feed) = one_feed();
+    let mut record = crate::store::fixtures::fetched("Feed", listed.clone());
+    if let crate::store::fetches::FetchRecord::Fetched { ignored, .. } = &mut record {
+        *ignored = vec![3, 30];
+    }
+    let outcome = crate::store::fetches::save(&mut conn, feed, &record, 77).unwrap();
+    assert_eq!((outcome.new, outcome.updated), (37, 1), "39 keys, two of them hidden; k7 listed twice");
+
+    type Row = (i64, String, String, String, String, String, String, Option<i64>, Option<i64>, i64, i64, bool);
+    let rows: Vec<Row> = conn
+        .prepare(
+            "SELECT id, key, title, link, author, content_html, categories, published_at, updated_at, sort_at,
+                    first_seen_at, ignored
+             FROM entries WHERE feed_id = ?1 ORDER BY id",
+        )
+        .unwrap()
+        .query_map([feed.0], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+                r.get(8)?,
+                r.get(9)?,
+                r.get(10)?,
+                r.get(11)?,
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let order: Vec<usize> = (0..40).filter(|i| *i != 25).collect();
+    assert_eq!(rows.len(), order.len());
+    for (n, (row, i)) in rows.iter().zip(order).enumerate() {
+        let e = &listed[if i == 7 { 25 } else { i }];
+        let published = e.published.map(|d| d.timestamp());
+        let updated = e.updated.map(|d| d.timestamp());
+        let expected: Row = (
+            rows[0].0 + n as i64,
+            format!("k{i}"),
+            e.title.clone().unwrap(),
+            format!("http://example.com/{i}"),
+            format!("Author {i}"),
+            format!("<p>{i}</p>"),
+            format!("[\"tag{i}\"]"),
+            published,
+            updated,
+            published.or(updated).unwrap_or(77),
+            77,
+            i == 3 || i == 30,
+        );
+        assert_eq!(*row, expected, "entry {i}");
+    }
+    // The next new entry takes the next id.
+    let next = [listed[0].clone(), entry("new", "New", "", 9_000)];
+    let outcome =
+        crate::store::fetches::save(&mut conn, feed, &crate::store::fixtures::fetched("Feed", next.to_vec()), 78)
+            .unwrap();
+    assert_eq!(outcome.new, 1);
+    let id: i64 = conn.query_row("SELECT id FROM entries WHERE key = 'new'", [], |r| r.get(0)).unwrap();
+    assert_eq!(id, rows.last().unwrap().0 + 1);
 }
