@@ -5,15 +5,17 @@
 //! one would store nothing new: a feed that sends its whole document at every request (no validators, or
 //! validators it ignores, as many do) costs a refresh its download and no more.
 //!
-//! SipHash, the standard library's hasher, over all of them: change detection, not a signature. A server that
-//! made two of its documents collide would hide only its own change, and only until its document changes again.
+//! foldhash (its quality variant, with a fixed seed) over all of them: change detection, not a signature. A
+//! server that made two of its documents collide would hide only its own change, and only until its document
+//! changes again. It hashes a document about ten times as fast as the standard library's SipHash did (1.1% of a
+//! cold refresh's instructions), and a digest written by another build differs anyway (the version is in it).
 
 use crate::fetch::Fetched;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 /// The digest of `fetched` read with `forced` (the encoding forced on the feed, if any).
 pub(super) fn of(fetched: &Fetched, forced: Option<&str>) -> String {
-    let mut hasher = std::hash::DefaultHasher::new();
+    let mut hasher = foldhash::quality::FixedState::with_seed(0x7469_6469_6e67_7300).build_hasher();
     env!("CARGO_PKG_VERSION").hash(&mut hasher);
     fetched.final_url.hash(&mut hasher);
     fetched.content_type.hash(&mut hasher);
@@ -55,6 +57,14 @@ mod tests {
         ];
         for other in &others {
             assert_ne!(*other, same);
+        }
+        // Every byte of a long document counts, wherever it is.
+        let long: Vec<u8> = (0..100_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let whole = of(&fetched("http://a.example/feed", "application/rss+xml", &long), None);
+        for at in [0, 4_095, 50_000, 99_999] {
+            let mut changed = long.clone();
+            changed[at] ^= 1;
+            assert_ne!(of(&fetched("http://a.example/feed", "application/rss+xml", &changed), None), whole, "{at}");
         }
     }
 }
