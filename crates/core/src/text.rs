@@ -11,7 +11,7 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
 }
 
 pub fn decode_entities(s: &str) -> Cow<'_, str> {
-    if !s.contains('&') {
+    if !has_byte(s, b'&') {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
@@ -22,7 +22,7 @@ pub fn decode_entities(s: &str) -> Cow<'_, str> {
 /// [`decode_entities`], appending to `out`.
 pub fn decode_entities_into(s: &str, out: &mut String) {
     let mut rest = s;
-    while let Some(at) = rest.find('&') {
+    while let Some(at) = memchr::memchr(b'&', rest.as_bytes()) {
         out.push_str(&rest[..at]);
         rest = &rest[at..];
         match entity_chars_at(rest) {
@@ -119,6 +119,12 @@ pub fn html_to_line(s: &str, max_chars: usize) -> String {
 /// Whether [`html_to_plain`] gives any text, without making it: the tags are stripped only up to the first text
 /// (a refresh asks this of every entry's content and summary).
 pub fn html_has_text(s: &str) -> bool {
+    // Text before any tag or reference shows, whatever follows it (stripping keeps it, decoding leaves it).
+    match s.trim_start().bytes().next() {
+        None => return false,
+        Some(b'<' | b'&') => {}
+        Some(_) => return true,
+    }
     with_text_of(s, true, |text| text.chars().any(|c| !c.is_whitespace()))
 }
 
@@ -136,7 +142,7 @@ fn with_text_of<R>(s: &str, until_text: bool, f: impl FnOnce(&str) -> R) -> R {
     let run = |stripped: &mut String, decoded: &mut String| {
         stripped.clear();
         strip_tags(s, false, until_text, stripped);
-        if !stripped.contains('&') {
+        if !has_byte(stripped, b'&') {
             return f(stripped);
         }
         decoded.clear();
@@ -158,6 +164,12 @@ fn with_text_of<R>(s: &str, until_text: bool, f: impl FnOnce(&str) -> R) -> R {
     })
 }
 
+/// Whether `s` holds the ASCII byte `b` (a byte search: `str::contains` with a `char` costs more to set up than
+/// the short texts here are long).
+pub(crate) fn has_byte(s: &str, b: u8) -> bool {
+    memchr::memchr(b, s.as_bytes()).is_some()
+}
+
 /// Appends the text of `s` to `stripped`: tags and comments removed (see [`html_to_plain`]), entities left.
 /// With `until_text`, it stops at the first text that shows (not only whitespace) while nothing it appended
 /// holds a `&`: a reference may stand for whitespace, and one cut by a tag (`&<b>nbsp;</b>`) joins the text
@@ -166,13 +178,13 @@ fn with_text_of<R>(s: &str, until_text: bool, f: impl FnOnce(&str) -> R) -> R {
 fn strip_tags(s: &str, every_tag_is_markup: bool, until_text: bool, stripped: &mut String) {
     let mut may_stop = until_text;
     let mut shows = |text: &str| {
-        may_stop &= !text.contains('&');
+        may_stop &= !has_byte(text, b'&');
         may_stop && text.chars().any(|c| !c.is_whitespace())
     };
     let mut rest = s;
     // Inside `<svg>` or `<math>` every tag is markup, whatever its name.
     let mut foreign = 0usize;
-    while let Some(at) = rest.find('<') {
+    while let Some(at) = memchr::memchr(b'<', rest.as_bytes()) {
         stripped.push_str(&rest[..at]);
         if shows(&rest[..at]) {
             return;
@@ -222,7 +234,7 @@ fn strip_tags(s: &str, every_tag_is_markup: bool, until_text: bool, stripped: &m
         }
         // A `>` inside a quoted attribute value does not end the tag, unless the quoting is broken (a `<` inside
         // the "value" says so) and the first `>` is the better guess.
-        let first_gt = rest.find('>').map(|e| e + 1);
+        let first_gt = memchr::memchr(b'>', rest.as_bytes()).map(|e| e + 1);
         let end = match (crate::markup::tag_end(rest), first_gt) {
             (Some(quoted), Some(first)) if quoted > first && rest[first..quoted].contains('<') => Some(first),
             (quoted, first) => quoted.or(first),
@@ -326,8 +338,7 @@ fn is_not_content(name: &str) -> bool {
 pub fn is_html_element(name: &str) -> bool {
     !name.is_empty()
         && name.starts_with(|c: char| c.is_ascii_alphabetic())
-        && (name.contains('-')
-            || name.contains(':')
+        && (name.bytes().any(|b| b == b'-' || b == b':')
             || HTML_ELEMENTS.binary_search(&name).is_ok()
             || FEED_HTML_ELEMENTS.contains(&name))
 }

@@ -237,6 +237,10 @@ fn iso_time(t: &str) -> Option<NaiveTime> {
 
 /// The Korean forms: `2004년 05월 28일 01:31:15` (OnBlog) and `2004-05-25 오후 11:23:17` (Nate), both in KST.
 fn korean(s: &str) -> Option<Parsed> {
+    // Every other date is ASCII: no Korean word to look for.
+    if s.is_ascii() {
+        return None;
+    }
     let dated = s.contains('년') || s.contains('월') || s.contains('일');
     let pm = s.contains("오후");
     if !dated && !pm && !s.contains("오전") {

@@ -51,7 +51,11 @@ pub(super) fn absolute(href: &str, bases: &[Option<&str>]) -> Option<String> {
     if href.is_empty() {
         return None;
     }
-    let href = if href.contains('&') && href.contains("&amp;") { href.replace("&amp;", "&") } else { href.to_string() };
+    let href = if crate::text::has_byte(href, b'&') && href.contains("&amp;") {
+        href.replace("&amp;", "&")
+    } else {
+        href.to_string()
+    };
     let parsed =
         if plain_web_address(&href).is_some() { Ok(true) } else { url::Url::parse(&href).map(|u| u.has_authority()) };
     match parsed {

@@ -1,6 +1,7 @@
 //! Reading a fetched document: decoding and parsing it, and judging its new entries by the kill rules, one feed per
 //! core at a time. A small document is read where its task stands, on the runtime's worker; a big one on the
-//! blocking pool, so that no worker is held for long.
+//! blocking pool, so that no worker is held for long. Either thread has its priority lowered once it reads: the
+//! reader's terminal loop runs on a thread of its own (the runtime's `block_on`) and comes first.
 
 use super::{MAX_REFRESH_EVERY_SECS, Refresher, digest};
 use crate::model::ErrorKind;
