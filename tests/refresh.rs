@@ -172,9 +172,9 @@ async fn a_feed_whose_task_panics_still_ends_with_one_failed_event_and_the_other
     assert_eq!(stored, "internal", "the feed list shows the failure too");
 }
 
-/// A small document is read where its task stands and a big one on the blocking pool
-/// (`tidings::refresh::READ_IN_PLACE_BYTES`): each is stored, and a panic while reading either fails that feed
-/// alone, with the reading named, on both paths.
+/// A refresh reading in place (as `tidings refresh` does) reads a small document where its task stands and a big
+/// one on the blocking pool (`tidings::refresh::READ_IN_PLACE_BYTES`): each is stored, and a panic while reading
+/// either fails that feed alone, with the reading named, on both paths.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn small_and_big_documents_are_read_and_a_crash_while_reading_either_fails_that_feed_alone() {
     let body = "<p>".to_string() + &"word ".repeat(200) + "</p>";
@@ -190,7 +190,7 @@ async fn small_and_big_documents_are_read_and_a_crash_while_reading_either_fails
         ("/big-crash.xml", reply(&big)),
     ]);
     let doomed = [s.server.url("/small-crash.xml"), s.server.url("/big-crash.xml")];
-    let refresher = s.refresher.clone().with_reading_hook({
+    let refresher = s.refresher.clone().reading_in_place().with_reading_hook({
         let doomed = doomed.clone();
         move |url| assert!(!doomed.iter().any(|d| d == url), "a bug in the parser")
     });

@@ -7,9 +7,9 @@
 //!   never more than `per_host_concurrency` requests to one host, a host's queue draining on the connections it
 //!   has open, and the hosts taking free places in turn, so one big host's queue waits on its own limit without
 //!   holding everyone else back (the shared [`Courtesy`]).
-//! - CPU work never holds the network for long: decoding and parsing run at most one per core, a small document
-//!   on the worker that fetched it and a big one on the blocking pool (`reading`), and the store's one writer
-//!   saves the results (several feeds per transaction: [`Batcher`]).
+//! - CPU work stays off the network: decoding and parsing run on the blocking pool, at most one per core (a
+//!   refresh no terminal waits on reads small documents in place: `reading`), and the store's one writer saves
+//!   the results (several feeds per transaction: [`Batcher`]).
 //! - Politeness: a feed that failed waits out its backoff, a server's `Retry-After` is honoured, a feed that is
 //!   gone (410) is left alone — unless the refresh is forced (the user asked for that very feed). How often a feed
 //!   asks to be fetched (`<ttl>`, `sy:updatePeriod`, `Cache-Control: max-age`) is capped at
@@ -78,6 +78,8 @@ pub struct Refresher {
     rules: Option<Arc<crate::query::Matcher>>,
     test_hook: Option<TestHook>,
     reading_hook: Option<TestHook>,
+    /// Small documents are read on the worker that fetched them (see `reading`).
+    in_place: bool,
 }
 
 impl Refresher {
@@ -95,6 +97,7 @@ impl Refresher {
             rules: None,
             test_hook: None,
             reading_hook: None,
+            in_place: false,
         }
     }
 

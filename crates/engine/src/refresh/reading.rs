@@ -1,23 +1,31 @@
 //! Reading a fetched document: decoding and parsing it, and judging its new entries by the kill rules, one feed per
-//! core at a time. A small document is read where its task stands, on the runtime's worker; a big one on the
-//! blocking pool, so that no worker is held for long. Either thread has its priority lowered once it reads: the
-//! reader's terminal loop runs on a thread of its own (the runtime's `block_on`) and comes first.
+//! core at a time, on the blocking pool. A refresh with no terminal to answer (`tidings refresh`, the daemon) reads
+//! a small document where its task stands instead, on the runtime's worker (see [`Refresher::reading_in_place`]).
 
 use super::{MAX_REFRESH_EVERY_SECS, Refresher, digest};
 use crate::model::ErrorKind;
 use crate::store::feeds::RefreshTarget;
 use crate::store::fetches::{FetchRecord, MAX_ENTRIES_PER_REFRESH};
 
-/// The largest document read on the worker that fetched it. Reading runs at about 70 MB/s here, so a worker is
-/// held for at most about two milliseconds; handing a document to the blocking pool and its result back wakes two
-/// threads. Read in place, a cold refresh of 4000 × 100 (documents of 27 KB) switched threads 13,700 times instead
-/// of 31,400, took 5.6 s of processor time instead of 5.9, and peaked at 49.5 MB instead of 51.1 (medians of three
-/// rounds each, alternating in one run).
+/// The largest document read on the worker that fetched it, when the refresh reads in place. Reading runs at about
+/// 70 MB/s here, so a worker is held for at most about two milliseconds; handing a document to the blocking pool
+/// and its result back wakes two threads. Read in place, a cold refresh of 4000 × 100 (documents of 27 KB) switched
+/// threads 13,700 times instead of 31,400, took 5.6 s of processor time instead of 5.9, and peaked at 49.5 MB
+/// instead of 51.1 (medians of three rounds each, alternating in one run). Not in the reader: its terminal loop's
+/// keys and frames go through the same workers, and workers reading documents back to back held them up (a key to
+/// its frame during a 4000-feed refresh: mean 14.0 ms, p99 95 ms, against 3.7 ms and 15 ms).
 pub const READ_IN_PLACE_BYTES: usize = 128 * 1024;
 
 impl Refresher {
-    /// Decodes and parses a fetched feed, one feed per core at a time: in place when it is small
-    /// ([`READ_IN_PLACE_BYTES`]), else on the blocking pool. A panic while reading fails this feed alone.
+    /// Reads small documents ([`READ_IN_PLACE_BYTES`]) on the worker that fetched them, not on the blocking pool:
+    /// for a refresh that no terminal waits on.
+    pub fn reading_in_place(mut self) -> Refresher {
+        self.in_place = true;
+        self
+    }
+
+    /// Decodes and parses a fetched feed, one feed per core at a time: in place when the refresh reads in place and
+    /// the document is small, else on the blocking pool. A panic while reading fails this feed alone.
     pub(super) async fn read(&self, target: &RefreshTarget, fetched: crate::fetch::Fetched) -> FetchRecord {
         let forced = target.encoding_override.clone().or_else(|| self.forced.get(&target.url).cloned());
         let _core = self.reading.acquire().await.expect("the reading semaphore is never closed");
@@ -27,7 +35,7 @@ impl Refresher {
             target.document_digest.clone(),
             self.reading_hook.clone(),
         );
-        let in_place = fetched.body.len() <= READ_IN_PLACE_BYTES;
+        let in_place = self.in_place && fetched.body.len() <= READ_IN_PLACE_BYTES;
         let work = move || {
             // Parsing is bulk work: the reader's terminal loop comes first (see the writer's thread).
             crate::store::lower_this_threads_priority();
