@@ -29,6 +29,22 @@ fn the_history_keeps_each_feeds_last_fifty_attempts() {
     assert_eq!((kept[0].at, kept[49].at), (1059, 1010), "the newest first, the oldest gone");
     assert_eq!((kept[0].status, kept[0].outcome.as_str()), (Some(500), "http"));
     assert_eq!((kept[1].status, kept[1].outcome.as_str()), (Some(304), "not-modified"));
+    // Five more in the same second as one kept: the later recorded counts as the newer, so the history's last
+    // fifty end inside that second, and the rest of it goes with everything older.
+    let tx = conn.transaction().unwrap();
+    for i in 100..105 {
+        record_attempt(&tx, id, (Some(200), "fetched"), Attempt { bytes: Some(i), duration_ms: 10 }, 1013).unwrap();
+    }
+    tx.commit().unwrap();
+    let stored: Vec<(i64, i64)> = conn
+        .prepare("SELECT at, bytes FROM fetch_attempts WHERE feed_id = ?1 ORDER BY at DESC, rowid DESC")
+        .unwrap()
+        .query_map([id.0], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(stored.len(), MAX_ATTEMPTS as usize, "the table itself holds fifty");
+    assert_eq!(stored[45..], [(1014, 14), (1013, 104), (1013, 103), (1013, 102), (1013, 101)]);
 }
 
 #[test]
