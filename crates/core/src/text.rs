@@ -120,12 +120,29 @@ pub fn html_to_line(s: &str, max_chars: usize) -> String {
 /// (a refresh asks this of every entry's content and summary).
 pub fn html_has_text(s: &str) -> bool {
     // Text before any tag or reference shows, whatever follows it (stripping keeps it, decoding leaves it).
-    match s.trim_start().bytes().next() {
+    let s = s.trim_start();
+    match s.bytes().next() {
         None => return false,
         Some(b'<' | b'&') => {}
         Some(_) => return true,
     }
-    with_text_of(s, true, |text| text.chars().any(|c| !c.is_whitespace()))
+    opens_with_text_in_a_plain_tag(s) || with_text_of(s, true, |text| text.chars().any(|c| !c.is_whitespace()))
+}
+
+/// True when `s` opens with a plain start tag (`<p>`, `<div>`: an element's name alone, no attributes) of an
+/// element that hides nothing, right before a character of text: the first text [`strip_tags`] would find. Most
+/// bodies open so (a paragraph), and this answers without setting the stripping up.
+fn opens_with_text_in_a_plain_tag(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('<') else { return false };
+    let name_len = rest.bytes().take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit()).count();
+    let (name, after) = rest.split_at(name_len);
+    let mut after = after.bytes();
+    after.next() == Some(b'>')
+        // An ASCII character that is neither whitespace nor the start of a tag or a reference.
+        && after.next().is_some_and(|b| b.is_ascii_graphic() && b != b'<' && b != b'&')
+        && is_html_element(name)
+        && !is_not_content(name)
+        && !matches!(name, "svg" | "math")
 }
 
 /// Buffers reused for the text of HTML fragments (titles, names, the heads of bodies): hundreds of thousands
@@ -379,6 +396,10 @@ pub fn fold_whitespace(s: &str) -> String {
 /// False positives would delete words, so doubt reads as text: `Nice <gorilla> what's he weigh?` and `A<B` are
 /// text.
 pub fn looks_like_html(s: &str) -> bool {
+    // Most titles hold neither: two byte searches answer them.
+    if !has_byte(s, b'<') && !has_byte(s, b'&') {
+        return false;
+    }
     // `<` then `/`, rather than a search for "</": the string searcher's set-up costs more than most titles are long.
     let has_end_tag = s.match_indices('<').any(|(i, _)| {
         if s.as_bytes().get(i + 1) != Some(&b'/') {
@@ -541,6 +562,10 @@ mod tests {
             "</script>",
             "<svg>",
             "</svg>",
+            "<p>",
+            "<title>",
+            "<math>",
+            "<b1>",
             "<br/>",
             "<",
             "x",
