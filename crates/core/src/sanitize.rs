@@ -59,31 +59,48 @@ pub fn one_line(s: &str, max_chars: usize) -> String {
     if s.is_ascii() { one_line_ascii(s, max_chars) } else { one_line_of_chars(s, max_chars) }
 }
 
-/// [`one_line`] of ASCII text (most titles, names and links), a word at a time rather than a character at a
-/// time: a character is a byte, and the only ones to drop are the controls. Gives what [`one_line_of_chars`]
-/// gives.
+/// [`one_line`] of ASCII text (most titles, names and links), a byte at a time and runs copied whole: a
+/// character is a byte, and the only ones to drop are the controls. Gives what [`one_line_of_chars`] gives.
 fn one_line_ascii(s: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max_chars.saturating_add(1)));
-    // `char::is_whitespace`'s ASCII characters: the vertical tab besides `is_ascii_whitespace`'s.
-    for word in s.split(|c: char| c.is_ascii_whitespace() || c == '\u{b}') {
-        if word.bytes().all(|b| b.is_ascii_control()) {
-            continue; // Nothing kept (or an empty word between two spaces): no space for it either.
+    let bytes = s.as_bytes();
+    // The run of kept bytes not yet copied starts at `run`; a space is owed before the next kept byte.
+    let mut run = 0;
+    let mut space = false;
+    for (i, &b) in bytes.iter().enumerate() {
+        // `char::is_whitespace`'s ASCII characters: the vertical tab besides `is_ascii_whitespace`'s.
+        let white = b.is_ascii_whitespace() || b == b'\x0b';
+        if !(white || b.is_ascii_control()) {
+            continue;
         }
-        let controls = word.bytes().any(|b| b.is_ascii_control());
-        if out.len() > max_chars {
-            break;
+        if run < i && !push_run(&mut out, &s[run..i], &mut space, max_chars) {
+            return cut(out, max_chars);
         }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        // At most one character past the cut: a 50 MB word costs no more than a short one.
-        let room = max_chars.saturating_add(1).saturating_sub(out.len());
-        if controls {
-            out.extend(word.chars().filter(|c| !c.is_ascii_control()).take(room));
-        } else {
-            out.push_str(&word[..word.len().min(room)]);
-        }
+        run = i + 1;
+        space |= white && !out.is_empty();
     }
+    if run < bytes.len() {
+        push_run(&mut out, &s[run..], &mut space, max_chars);
+    }
+    cut(out, max_chars)
+}
+
+/// Appends a run of kept ASCII characters to a line, after the space owed, up to one character past `max_chars`;
+/// false once the line is past it.
+fn push_run(out: &mut String, run: &str, space: &mut bool, max_chars: usize) -> bool {
+    if out.len() > max_chars {
+        return false;
+    }
+    if std::mem::take(space) {
+        out.push(' ');
+    }
+    let room = max_chars.saturating_add(1).saturating_sub(out.len());
+    out.push_str(&run[..run.len().min(room)]);
+    out.len() <= max_chars
+}
+
+/// A line past `max_chars` ASCII characters cut to fit, with an ellipsis.
+fn cut(mut out: String, max_chars: usize) -> String {
     if out.len() > max_chars {
         out.truncate(max_chars.saturating_sub(1));
         out.truncate(out.trim_end().len());
