@@ -123,15 +123,23 @@ pub fn plain_web_address(url: &str) -> Option<PlainWebAddress<'_>> {
     after.bytes().all(|b| b.is_ascii_graphic() && b != b'\\').then_some(PlainWebAddress { secure, host, port })
 }
 
-/// Labels of lower-case letters, digits and `-`, none empty or `xn--`, the last starting with a letter.
+/// Labels of lower-case letters, digits and `-`, none empty or `xn--`, the last starting with a letter. One pass
+/// over the bytes: every link of every entry is asked this.
 fn host_name(host: &[u8]) -> bool {
-    let mut labels = host.split(|b| *b == b'.');
-    let each = labels.clone().all(|label| {
-        !label.is_empty()
-            && !label.starts_with(b"xn--")
-            && label.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
-    });
-    each && labels.next_back().is_some_and(|last| last.first().is_some_and(u8::is_ascii_lowercase))
+    let label = |l: &[u8]| !l.is_empty() && !l.starts_with(b"xn--");
+    let mut start = 0;
+    for (i, &b) in host.iter().enumerate() {
+        if b == b'.' {
+            if !label(&host[start..i]) {
+                return false;
+            }
+            start = i + 1;
+        } else if !(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+            return false;
+        }
+    }
+    let last = &host[start..];
+    label(last) && last[0].is_ascii_lowercase()
 }
 
 /// A dotted-quad IPv4 address in plain decimal (a leading zero would make it octal).
