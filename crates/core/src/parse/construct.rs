@@ -164,7 +164,7 @@ fn typed<'e>(el: &'e Element<'_>, declared: &str) -> Option<Text<'e>> {
 fn xhtml_content(el: &Element<'_>) -> String {
     let mut elements = el.elements();
     let only = elements.next().filter(|_| elements.next().is_none());
-    let text_outside = el.children.iter().any(|n| matches!(n, super::tree::Node::Text(t) if !t.trim().is_empty()));
+    let text_outside = el.own_texts().any(|t| !t.trim().is_empty());
     match only {
         Some(div) if div.name == "div" && matches!(div.ns, Ns::Xhtml | Ns::None) && !text_outside => div.inner_markup(),
         _ => el.inner_markup(),

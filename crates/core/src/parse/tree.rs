@@ -132,7 +132,10 @@ pub struct Element<'a> {
     pub name: Cow<'a, str>,
     pub qname: Cow<'a, str>,
     pub attrs: Vec<Attr<'a>>,
-    pub children: Vec<Node<'a>>,
+    /// The children, unless the element holds one text and nothing else: most of a feed's elements (a title, a
+    /// link, a date) hold their text in `only_text` instead, without a list of their own to allocate and free.
+    children: Vec<Node<'a>>,
+    only_text: Option<Cow<'a, str>>,
     pub base: Option<Rc<str>>,
 }
 
@@ -151,6 +154,12 @@ pub enum Node<'a> {
 }
 
 impl<'a> Element<'a> {
+    /// An element with no attributes and nothing inside.
+    pub fn bare(ns: Ns, name: &'static str, base: Option<Rc<str>>) -> Element<'a> {
+        let name = Cow::Borrowed(name);
+        Element { ns, qname: name.clone(), name, attrs: Vec::new(), children: Vec::new(), only_text: None, base }
+    }
+
     /// True when the element is `name` in `ns`.
     pub fn is(&self, ns: Ns, name: &str) -> bool {
         self.ns == ns && self.name == name
@@ -184,8 +193,20 @@ impl<'a> Element<'a> {
         self.children.iter().any(|n| matches!(n, Node::Element(_)))
     }
 
+    /// The pieces of text right inside the element (not inside its child elements), in document order.
+    pub fn own_texts(&self) -> impl Iterator<Item = &str> {
+        let listed = self.children.iter().filter_map(|n| match n {
+            Node::Text(t) => Some(t.as_ref()),
+            Node::Element(_) => None,
+        });
+        self.only_text.as_deref().into_iter().chain(listed)
+    }
+
     /// All the text inside, markup dropped. Borrowed when the element holds one piece of text (or none).
     pub fn text(&self) -> Cow<'_, str> {
+        if let Some(t) = &self.only_text {
+            return Cow::Borrowed(t.as_ref());
+        }
         match self.children.as_slice() {
             [] => Cow::Borrowed(""),
             [Node::Text(t)] => Cow::Borrowed(t.as_ref()),
@@ -198,6 +219,9 @@ impl<'a> Element<'a> {
     }
 
     fn collect_text(&self, out: &mut String) {
+        if let Some(t) = &self.only_text {
+            out.push_str(t);
+        }
         for node in &self.children {
             match node {
                 Node::Text(t) => out.push_str(t),
@@ -210,39 +234,42 @@ impl<'a> Element<'a> {
     /// prefix, so `<xhtml:b>` reads as HTML's `<b>`.
     pub fn inner_markup(&self) -> String {
         let mut out = String::new();
-        for node in &self.children {
-            write_node(node, &mut out);
-        }
+        self.write_content(&mut out);
         out
     }
-}
 
-fn write_node(node: &Node, out: &mut String) {
-    match node {
-        Node::Text(t) => escape_into(t, false, out),
-        Node::Element(e) => {
-            let name = if e.ns == Ns::Xhtml { e.name.as_ref() } else { e.qname.as_ref() };
-            out.push('<');
-            out.push_str(name);
-            for a in &e.attrs {
-                out.push(' ');
-                out.push_str(&a.qname);
-                out.push_str("=\"");
-                escape_into(&a.value, true, out);
-                out.push('"');
-            }
-            if e.children.is_empty() {
-                out.push_str(" />");
-                return;
-            }
-            out.push('>');
-            for child in &e.children {
-                write_node(child, out);
-            }
-            out.push_str("</");
-            out.push_str(name);
-            out.push('>');
+    fn write_content(&self, out: &mut String) {
+        if let Some(t) = &self.only_text {
+            escape_into(t, false, out);
         }
+        for node in &self.children {
+            match node {
+                Node::Text(t) => escape_into(t, false, out),
+                Node::Element(e) => e.write(out),
+            }
+        }
+    }
+
+    fn write(&self, out: &mut String) {
+        let name = if self.ns == Ns::Xhtml { self.name.as_ref() } else { self.qname.as_ref() };
+        out.push('<');
+        out.push_str(name);
+        for a in &self.attrs {
+            out.push(' ');
+            out.push_str(&a.qname);
+            out.push_str("=\"");
+            escape_into(&a.value, true, out);
+            out.push('"');
+        }
+        if self.children.is_empty() && self.only_text.is_none() {
+            out.push_str(" />");
+            return;
+        }
+        out.push('>');
+        self.write_content(out);
+        out.push_str("</");
+        out.push_str(name);
+        out.push('>');
     }
 }
 
@@ -327,7 +354,7 @@ impl<'a> Open<'_, 'a> {
 
     /// The `i`th open element as it stands, with a copy of the children it has so far.
     pub fn so_far(&self, i: usize) -> Element<'a> {
-        Element { children: self.children(i).to_vec(), ..self.stack[i].clone() }
+        Element { children: self.children(i).to_vec(), only_text: None, ..self.stack[i].clone() }
     }
 }
 
@@ -611,7 +638,7 @@ impl<'a> Builder<'a, '_> {
             self.root_namespaces =
                 self.scopes.last().map(|s| s.iter().map(|b| b.uri.to_string()).collect()).unwrap_or_default();
         }
-        self.stack.push(Element { ns, name, qname, attrs, children: Vec::new(), base });
+        self.stack.push(Element { ns, name, qname, attrs, children: Vec::new(), only_text: None, base });
         self.child_starts.push(self.nodes.len());
         if empty {
             self.close_top();
@@ -622,7 +649,13 @@ impl<'a> Builder<'a, '_> {
     fn close_top(&mut self) {
         let Some(mut element) = self.stack.pop() else { return };
         let start = self.child_starts.pop().unwrap_or(self.nodes.len());
-        element.children = self.nodes.split_off(start);
+        if self.nodes.len() == start + 1 && matches!(self.nodes[start], Node::Text(_)) {
+            if let Some(Node::Text(text)) = self.nodes.pop() {
+                element.only_text = Some(text);
+            }
+        } else {
+            element.children = self.nodes.split_off(start);
+        }
         self.scopes.pop();
         if self.stack.is_empty() {
             self.root = Some(element);

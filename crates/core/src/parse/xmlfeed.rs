@@ -150,14 +150,7 @@ pub(super) fn read(
     let root = &doc.root;
     let mut warnings: Vec<String> = doc.fixes.iter().map(|f| format!("repaired: {f}")).collect();
     // An Atom Entry Document (RFC 4287 §4.1.2) has an entry and no feed around it.
-    let no_feed = Element {
-        ns: root.ns,
-        name: "feed".into(),
-        qname: "feed".into(),
-        attrs: Vec::new(),
-        children: Vec::new(),
-        base: root.base.clone(),
-    };
+    let no_feed = Element::bare(root.ns, "feed", root.base.clone());
     let Some((shape, format)) = shape_of(root) else {
         return Some(Err(match root.name.as_ref() {
             "html" | "HTML" => ParseError::Html,
