@@ -134,7 +134,7 @@ impl<'a> Sink<'a> for Items<'_> {
             };
             feed_link(format, &channel, base_url)
         });
-        let entry = read_entry(format, &item, &[link.as_deref(), base_url], &mut self.dates);
+        let entry = read_entry(format, &item, [link.as_deref(), base_url], &mut self.dates);
         if in_channel { &mut self.inner } else { &mut self.outer }.push(entry);
         None
     }
@@ -217,7 +217,7 @@ pub(super) fn read(
         Some(_) => return None,
         None => {
             let bases = [link.as_deref(), base_url];
-            items.into_iter().map(|item| read_entry(format, item, &bases, &mut dates)).collect()
+            items.into_iter().map(|item| read_entry(format, item, bases, &mut dates)).collect()
         }
     };
     let feed_authors = authors(format, channel, None);
@@ -373,8 +373,8 @@ fn person(el: &Element) -> Option<String> {
 }
 
 /// Reads one `<item>` or `<entry>`. `bases` are the feed's site link and the feed's address, for relative links.
-fn read_entry(format: Format, item: &Element, bases: &[Option<&str>], dates: &mut DateReader) -> ParsedEntry {
-    let own_bases: Vec<Option<&str>> = std::iter::once(item.base.as_deref()).chain(bases.iter().copied()).collect();
+fn read_entry(format: Format, item: &Element, bases: [Option<&str>; 2], dates: &mut DateReader) -> ParsedEntry {
+    let own_bases = [item.base.as_deref(), bases[0], bases[1]];
     let bases = own_bases.as_slice();
 
     // Content: the full text first, then the summary; what is left of the two is the summary.
@@ -578,12 +578,12 @@ fn media(format: Format, item: &Element, bases: &[Option<&str>]) -> (Vec<Enclosu
             add(el.attr("href"), el.attr("type"), el.attr("length"));
         }
     }
-    let groups: Vec<&Element> = std::iter::once(item).chain(item.all(Ns::Media, "group")).collect();
-    for content in groups.iter().flat_map(|g| g.all(Ns::Media, "content")) {
+    // The item and its `media:group`s, gone through again for each question rather than gathered in a list.
+    let groups = || std::iter::once(item).chain(item.all(Ns::Media, "group"));
+    for content in groups().flat_map(|g| g.all(Ns::Media, "content")) {
         add(content.attr("url"), content.attr("type"), content.attr("fileSize"));
     }
-    let thumbnail = groups
-        .iter()
+    let thumbnail = groups()
         .flat_map(|g| {
             g.all(Ns::Media, "thumbnail").chain(g.all(Ns::Media, "content").flat_map(|c| c.all(Ns::Media, "thumbnail")))
         })
@@ -591,8 +591,7 @@ fn media(format: Format, item: &Element, bases: &[Option<&str>]) -> (Vec<Enclosu
         .or_else(|| item.all(Ns::Itunes, "image").find_map(|i| i.attr("href").and_then(|u| absolute(u, bases))))
         .or_else(|| {
             // A picture given as Media RSS content (`medium="image"`), whatever its address looks like.
-            groups
-                .iter()
+            groups()
                 .flat_map(|g| g.all(Ns::Media, "content"))
                 .filter(|c| c.attr("medium").is_some_and(|m| m.trim().eq_ignore_ascii_case("image")))
                 .find_map(|c| c.attr("url").and_then(|u| absolute(u, bases)))
