@@ -145,28 +145,28 @@ pub fn record_fetch(
             }
             let warnings = (!warnings.is_empty()).then(|| serde_json::to_string(&warnings).unwrap_or_default());
             tx.prepare_cached(concat!(
-                    "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
-                        etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
-                        failures = 0, retry_at = NULL, dead = 0, last_fetched_at = ?7, last_success_at = ?7,
-                        encoding_decision = coalesce(?8, encoding_decision), parse_warnings = ?9,
-                        refresh_every_secs = ?10, document_digest = ?12, ",
-                    super::health::after_success!("?11", "?7"),
-                    " WHERE id = ?1"
-                ))?
-                .execute(params![
-                        feed_id.0,
-                        feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, MAX_TITLE_BYTES)),
-                        feed.link,
-                        etag,
-                        last_modified,
-                        status,
-                        now,
-                        decision,
-                        warnings,
-                        min_interval_secs.map(|s| s as i64),
-                        moved_to,
-                        digest
-                    ])?;
+                "UPDATE feeds SET title = coalesce(?2, title), site_url = coalesce(?3, site_url),
+                    etag = ?4, last_modified = ?5, last_status = ?6, last_error = NULL, error_kind = NULL,
+                    failures = 0, retry_at = NULL, dead = 0, last_fetched_at = ?7, last_success_at = ?7,
+                    encoding_decision = coalesce(?8, encoding_decision), parse_warnings = ?9,
+                    refresh_every_secs = ?10, document_digest = ?12, ",
+                super::health::after_success!("?11", "?7"),
+                " WHERE id = ?1"
+            ))?
+            .execute(params![
+                feed_id.0,
+                feed.title.as_deref().map(|t| crate::sanitize::truncate_bytes(t, MAX_TITLE_BYTES)),
+                feed.link,
+                etag,
+                last_modified,
+                status,
+                now,
+                decision,
+                warnings,
+                min_interval_secs.map(|s| s as i64),
+                moved_to,
+                digest
+            ])?;
             outcome.moved_to = super::health::proposed_move(tx, feed_id, moved_to.as_deref())?;
             let listed = &feed.entries[..feed.entries.len().min(MAX_ENTRIES_PER_REFRESH)];
             let mut elsewhere = Elsewhere::of_feed(tx, feed_id, listed)?;
@@ -253,14 +253,14 @@ fn nothing_new(
     now: i64,
 ) -> Result<Option<String>, StoreError> {
     tx.prepare_cached(concat!(
-            "UPDATE feeds SET etag = CASE WHEN ?6 = 304 THEN coalesce(?2, etag) ELSE ?2 END,
-                last_modified = CASE WHEN ?6 = 304 THEN coalesce(?3, last_modified) ELSE ?3 END,
-                last_status = ?6, last_error = NULL, error_kind = NULL, failures = 0, retry_at = NULL, dead = 0,
-                last_fetched_at = ?4, last_success_at = ?4, ",
-            super::health::after_success!("?5", "?4"),
-            " WHERE id = ?1"
-        ))?
-        .execute(params![feed_id.0, etag, last_modified, now, moved_to, status])?;
+        "UPDATE feeds SET etag = CASE WHEN ?6 = 304 THEN coalesce(?2, etag) ELSE ?2 END,
+            last_modified = CASE WHEN ?6 = 304 THEN coalesce(?3, last_modified) ELSE ?3 END,
+            last_status = ?6, last_error = NULL, error_kind = NULL, failures = 0, retry_at = NULL, dead = 0,
+            last_fetched_at = ?4, last_success_at = ?4, ",
+        super::health::after_success!("?5", "?4"),
+        " WHERE id = ?1"
+    ))?
+    .execute(params![feed_id.0, etag, last_modified, now, moved_to, status])?;
     super::health::proposed_move(tx, feed_id, moved_to)
 }
 
