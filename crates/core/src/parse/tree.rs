@@ -209,7 +209,6 @@ impl<'a> Element<'a> {
         }
         match self.children.as_slice() {
             [] => Cow::Borrowed(""),
-            [Node::Text(t)] => Cow::Borrowed(t.as_ref()),
             _ => {
                 let mut out = String::new();
                 self.collect_text(&mut out);
@@ -352,9 +351,15 @@ impl<'a> Open<'_, 'a> {
         &self.nodes[self.child_starts[i]..end]
     }
 
-    /// The `i`th open element as it stands, with a copy of the children it has so far.
+    /// The `i`th open element as it stands, with a copy of the children it has so far (one text alone held as a
+    /// closed element holds it).
     pub fn so_far(&self, i: usize) -> Element<'a> {
-        Element { children: self.children(i).to_vec(), only_text: None, ..self.stack[i].clone() }
+        let mut element = self.stack[i].clone();
+        match self.children(i) {
+            [Node::Text(text)] => element.only_text = Some(text.clone()),
+            nodes => element.children = nodes.to_vec(),
+        }
+        element
     }
 }
 
