@@ -36,7 +36,7 @@ pub use crate::model::RefreshEvent;
 use crate::model::{ErrorKind, FeedId};
 pub use crate::store::feeds::MAX_REFRESH_EVERY_SECS;
 use crate::store::feeds::{self, RefreshTarget};
-use crate::store::fetches::{Attempt, Batcher, FetchRecord};
+use crate::store::fetches::{Attempt, Batcher, Expected, FetchRecord};
 use crate::store::{DbThread, StoreError};
 use budget::{BYTES_IN_FLIGHT, Budget, UNKNOWN_LENGTH};
 use order::{interleave_by_host, skip_reason};
@@ -240,6 +240,8 @@ impl Refresher {
         tally: &Tally,
     ) -> RefreshEvent {
         let started = std::time::Instant::now();
+        // Its result is on its way: a small batch of others may wait for it (see `Batcher`).
+        let expected = self.batcher.expect();
         if let Some(hook) = &self.test_hook {
             hook(&target.url);
         }
@@ -290,11 +292,17 @@ impl Refresher {
         };
         tally.note(target.id, &target.url, &record);
         let attempt = Attempt { bytes, duration_ms: started.elapsed().as_millis() as u64 };
-        self.save(FeedName::of(&target), record, attempt).await
+        self.save(Some(expected), FeedName::of(&target), record, attempt).await
     }
 
     /// Stores how one feed's refresh ended and turns it into the feed's final event.
-    async fn save(&self, feed: FeedName, record: FetchRecord, attempt: Attempt) -> RefreshEvent {
+    async fn save(
+        &self,
+        expected: Option<Expected>,
+        feed: FeedName,
+        record: FetchRecord,
+        attempt: Attempt,
+    ) -> RefreshEvent {
         let failure = match &record {
             FetchRecord::Failed { kind, message, .. } => Some((*kind, message.clone())),
             _ => None,
@@ -303,7 +311,7 @@ impl Refresher {
             tracing::warn!(feed = %feed.url, %kind, "refresh failed: {message}");
         }
         let not_modified = matches!(record, FetchRecord::NotModified { .. } | FetchRecord::Unchanged { .. });
-        let saved = self.batcher.save(feed.id, record, attempt).await;
+        let saved = self.batcher.save(expected, feed.id, record, attempt).await;
         let FeedName { id: feed_id, title, url } = feed;
         match (saved, failure) {
             (Err(e), _) => RefreshEvent::Failed {
@@ -353,7 +361,7 @@ impl Refresher {
             crate::sanitize::one_line(&what, 300)
         );
         let record = FetchRecord::Failed { status: None, kind: ErrorKind::Internal, message, retry_after_secs: None };
-        self.save(feed, record, Attempt::default()).await
+        self.save(None, feed, record, Attempt::default()).await
     }
 }
 

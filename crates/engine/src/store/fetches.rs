@@ -8,13 +8,12 @@
 
 pub use super::health::Attempt;
 use super::identity::{Elsewhere, Upsert, upsert_entry};
-use super::{DbThread, MAX_TITLE_BYTES, StoreError};
+use super::{MAX_TITLE_BYTES, StoreError};
 use crate::model::{ErrorKind, FeedId, ParsedFeed};
 use rusqlite::{Connection, OptionalExtension, params};
-use std::sync::{Arc, Mutex};
-use tokio::sync::oneshot;
 
 pub use crate::model::MAX_ENTRIES_PER_REFRESH;
+pub use batch::{Batcher, Expected};
 
 /// How a fetch of one feed ended, as the store records it.
 #[derive(Clone, Debug)]
@@ -264,146 +263,8 @@ fn nothing_new(
     super::health::proposed_move(tx, feed_id, moved_to)
 }
 
-/// Most feeds stored in one transaction. Batches save the writer a commit per feed — and a page that several of
-/// its feeds' entries touch is written to the log once, not once per feed — but every feed in a batch waits for
-/// its commit, holding its refresh slot, and a user's write waits for the batch before it. With 64 rather than
-/// 16, a cold 4000 × 100 refresh on 200 hosts took 4.7 s instead of 5.0 (the writer is its bottleneck).
-const MAX_BATCH: usize = 64;
-
-/// Stores refresh results on the writer thread, several feeds per transaction (group commit): the first result
-/// to arrive sends the writer a job, and whatever arrives before that job runs goes into the same transaction, so
-/// one writer keeps up with many hosts answering at once. Cheap to clone; clones share the queue.
-#[derive(Clone)]
-pub struct Batcher(Arc<Queue>);
-
-struct Queue {
-    pending: Mutex<Vec<PendingWrite>>,
-    writer: DbThread,
-}
-
-impl Batcher {
-    pub fn new(writer: DbThread) -> Batcher {
-        Batcher(Arc::new(Queue { pending: Mutex::default(), writer }))
-    }
-
-    /// Stores one feed's result, and the attempt in its history; returns when it is committed.
-    pub async fn save(&self, feed_id: FeedId, record: FetchRecord, attempt: Attempt) -> Result<ApplyOutcome, String> {
-        self.0.save(feed_id, record, attempt).await
-    }
-}
-
-struct PendingWrite {
-    feed_id: FeedId,
-    record: FetchRecord,
-    attempt: Attempt,
-    /// The answer, and the record given back: what a feed parsed into is freed by the task that waits for it,
-    /// not by the one writer every other feed waits on (a cold refresh's writer spent 4% of its time freeing).
-    saved: oneshot::Sender<(Result<ApplyOutcome, String>, FetchRecord)>,
-}
-
-impl Queue {
-    /// Sends the writer a job that stores the next batch (and sends the job after it, when more are waiting).
-    fn drain(self: &Arc<Self>) {
-        let mut job = Drain { queue: self.clone(), ran: false };
-        self.writer.submit(move |conn| {
-            job.ran = true;
-            let (batch, more) = {
-                let mut pending = job.queue.pending.lock().unwrap_or_else(|e| e.into_inner());
-                let take = pending.len().min(MAX_BATCH);
-                let batch: Vec<PendingWrite> = pending.drain(..take).collect();
-                (batch, !pending.is_empty())
-            };
-            if more {
-                job.queue.drain();
-            }
-            write_batch(conn, batch);
-        });
-    }
-
-    /// Stores one feed's result; returns when it is committed.
-    async fn save(
-        self: &Arc<Self>,
-        feed_id: FeedId,
-        record: FetchRecord,
-        attempt: Attempt,
-    ) -> Result<ApplyOutcome, String> {
-        let (saved, outcome) = oneshot::channel();
-        let first = {
-            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            pending.push(PendingWrite { feed_id, record, attempt, saved });
-            pending.len() == 1
-        };
-        if first {
-            self.drain();
-        }
-        let (outcome, record) = outcome.await.map_err(|_| StoreError::Closed.to_string())?;
-        drop(record);
-        outcome
-    }
-}
-
-/// A writer job that stores the next batch. Dropped without running — the writer thread is gone — it drops
-/// every waiting result's answer channel, so each waiting feed fails (could not be saved) instead of waiting
-/// forever.
-struct Drain {
-    queue: Arc<Queue>,
-    ran: bool,
-}
-
-impl Drop for Drain {
-    fn drop(&mut self) {
-        if !self.ran {
-            let abandoned = std::mem::take(&mut *self.queue.pending.lock().unwrap_or_else(|e| e.into_inner()));
-            drop(abandoned);
-        }
-    }
-}
-
-/// Stores a batch of results and answers each. Optimistically, the whole batch in one transaction and nothing
-/// more: a savepoint per feed would copy every page a feed touches into a sub-journal first, a third of the
-/// store's work on a cold refresh. When a feed cannot be stored (or the commit fails), that transaction is rolled
-/// back and every feed of the batch is stored again in a transaction of its own, so the one that fails fails
-/// alone and leaves no trace.
-fn write_batch(conn: &mut Connection, batch: Vec<PendingWrite>) {
-    let now = chrono::Utc::now().timestamp();
-    let together = (|| -> Result<Vec<ApplyOutcome>, StoreError> {
-        let tx = conn.transaction()?;
-        let outcomes = batch.iter().map(|w| record_attempted(&tx, w, now)).collect::<Result<Vec<_>, _>>()?;
-        tx.commit()?;
-        Ok(outcomes)
-    })();
-    match together {
-        Ok(outcomes) => {
-            for (write, outcome) in batch.into_iter().zip(outcomes) {
-                let _ = write.saved.send((Ok(outcome), write.record));
-            }
-        }
-        Err(_) => {
-            for write in batch {
-                let alone = (|| {
-                    let tx = conn.transaction()?;
-                    let outcome = record_attempted(&tx, &write, now)?;
-                    tx.commit()?;
-                    Ok::<_, StoreError>(outcome)
-                })();
-                let _ = write.saved.send((alone.map_err(|e| e.to_string()), write.record));
-            }
-        }
-    }
-}
-
-/// Records one fetch and its attempt in the feed's history.
-fn record_attempted(tx: &Connection, write: &PendingWrite, now: i64) -> Result<ApplyOutcome, StoreError> {
-    let outcome = record_fetch(tx, write.feed_id, &write.record, now)?;
-    let ended = match &write.record {
-        FetchRecord::Fetched { status, .. } => (Some(*status), "fetched"),
-        FetchRecord::NotModified { .. } => (Some(304), "not-modified"),
-        FetchRecord::Unchanged { status, .. } => (Some(*status), "unchanged"),
-        FetchRecord::Failed { status, kind, .. } => (*status, kind.as_str()),
-    };
-    super::health::record_attempt(tx, write.feed_id, ended, write.attempt, now)?;
-    Ok(outcome)
-}
-
+mod batch;
+#[cfg(test)]
+use batch::{PendingWrite, write_batch};
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,8 @@
 use super::*;
 use crate::model::{EntryId, FeedKind, ParsedEntry, UserWrite};
 use crate::store::{apply, feeds, fixtures};
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
 
 fn entry(key: &str, title: &str) -> ParsedEntry {
     ParsedEntry {
@@ -19,7 +21,7 @@ fn entry(key: &str, title: &str) -> ParsedEntry {
     }
 }
 
-fn fetched(entries: Vec<ParsedEntry>) -> FetchRecord {
+pub(super) fn fetched(entries: Vec<ParsedEntry>) -> FetchRecord {
     FetchRecord::Fetched {
         status: 200,
         etag: Some("\"v1\"".into()),
