@@ -112,6 +112,9 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             note!("tidings: warning: {warning}");
         }
     }
+    if matches!(cli.command, Some(Command::Refresh { .. })) {
+        crate::os::arena_per_thread();
+    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
 
