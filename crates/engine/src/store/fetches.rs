@@ -123,6 +123,8 @@ pub fn record_fetch(
         super::health::after_failure(tx, feed_id, *status, *kind, now)?;
     }
     let mut outcome = ApplyOutcome::default();
+    // The feed's unread count, when the fetch knows it without counting.
+    let mut unread = None;
     match record {
         FetchRecord::Fetched {
             status,
@@ -194,7 +196,15 @@ pub fn record_fetch(
             if !feed.entries.is_empty() && elsewhere.any_purged() {
                 super::purge::forget_unlisted(tx, feed_id, now)?;
             }
-            super::health::note_entry_dates(tx, feed_id)?;
+            // A first fetch that inserted every entry knows what it made of the feed; anything else reads it back.
+            match elsewhere.fresh() {
+                Some(fresh) => {
+                    let dates = fresh.newest_first(super::health::DATED_ENTRIES);
+                    super::health::set_entry_dates(tx, feed_id, &dates)?;
+                    unread = Some(fresh.unread);
+                }
+                None => super::health::note_entry_dates(tx, feed_id)?,
+            }
         }
         // Nothing changed: one update, and neither the unread count nor the title is read again (the event of a
         // 304, or of the same document again, carries neither).
@@ -230,15 +240,24 @@ pub fn record_fetch(
             outcome.dead = dead;
         }
     }
-    (outcome.title, outcome.unread) = tx
-        .prepare_cached(concat!(
-            "SELECT coalesce(custom_title, title, url), ",
-            super::feeds::unread_of_feed!(),
-            " FROM feeds WHERE id = ?1"
-        ))?
-        .query_row([feed_id.0], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?
-        .unwrap_or_default();
+    (outcome.title, outcome.unread) = match unread {
+        Some(unread) => {
+            let title = tx
+                .prepare_cached("SELECT coalesce(custom_title, title, url) FROM feeds WHERE id = ?1")?
+                .query_row([feed_id.0], |r| r.get(0))
+                .optional()?;
+            (title.unwrap_or_default(), unread)
+        }
+        None => tx
+            .prepare_cached(concat!(
+                "SELECT coalesce(custom_title, title, url), ",
+                super::feeds::unread_of_feed!(),
+                " FROM feeds WHERE id = ?1"
+            ))?
+            .query_row([feed_id.0], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?
+            .unwrap_or_default(),
+    };
     Ok(outcome)
 }
 

@@ -89,14 +89,22 @@ pub(super) fn proposed_move(
     Ok((moves == Some(STREAK)).then(|| moved_to.to_string()))
 }
 
-/// The feed's newest entry and the median gap between its last 100, after a fetch stored entries.
+/// Entries whose dates say how often a feed posts: its newest (the `LIMIT` of [`note_entry_dates`]).
+pub(super) const DATED_ENTRIES: usize = 100;
+
+/// The feed's newest entry and the median gap between its last [`DATED_ENTRIES`], after a fetch stored entries.
 pub(super) fn note_entry_dates(tx: &Connection, feed_id: FeedId) -> Result<(), StoreError> {
     let dates: Vec<i64> = tx
         .prepare_cached("SELECT sort_at FROM entries WHERE feed_id = ?1 ORDER BY sort_at DESC LIMIT 100")?
         .query_map([feed_id.0], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
+    set_entry_dates(tx, feed_id, &dates)
+}
+
+/// [`note_entry_dates`] from the dates of the feed's newest entries, newest first, known without reading them.
+pub(super) fn set_entry_dates(tx: &Connection, feed_id: FeedId, dates: &[i64]) -> Result<(), StoreError> {
     tx.prepare_cached("UPDATE feeds SET newest_entry_at = ?2, median_gap_secs = ?3 WHERE id = ?1")?
-        .execute(params![feed_id.0, dates.first(), crate::health::median_gap_secs(&dates)])?;
+        .execute(params![feed_id.0, dates.first(), crate::health::median_gap_secs(dates)])?;
     Ok(())
 }
 

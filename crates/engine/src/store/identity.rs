@@ -71,6 +71,7 @@ pub(super) fn upsert_entry<'a>(
     }
     // Anything else may read the table: what waits goes in first.
     elsewhere.flush(tx)?;
+    elsewhere.not_all_queued();
     // The stored entry's id, when it was first seen, and whether it already holds these fields: compared in
     // place, on the row's own bytes, rather than copied out first (a changed document lists mostly entries that
     // have not changed, each with its whole content).

@@ -5,7 +5,7 @@
 //! feed is stored), so its new entries wait here, in the order they were given their ids, until something reads
 //! the table or the feed's entries are all in.
 
-use super::NewFields;
+use super::{Elsewhere, NewFields};
 use crate::store::StoreError;
 use rusqlite::{CachedStatement, Connection, ToSql};
 use std::sync::OnceLock;
@@ -65,16 +65,24 @@ struct Row<'a> {
 pub(super) struct Inserts<'a> {
     feed_id: i64,
     rows: Vec<Row<'a>>,
+    /// What every row pushed makes of the feed, while every entry of the fetch is one of them (see [`Fresh`]).
+    fresh: Option<Fresh>,
     /// The statements of each size in [`SIZES`], kept for the feed once used.
     statements: [Option<CachedStatement<'a>>; SIZES.len()],
 }
 
 impl<'a> Inserts<'a> {
     pub(super) fn new(feed_id: i64, capacity: usize) -> Inserts<'a> {
-        Inserts { feed_id, rows: Vec::with_capacity(capacity), statements: Default::default() }
+        let fresh = Some(Fresh { dates: Vec::with_capacity(capacity), unread: 0 });
+        Inserts { feed_id, rows: Vec::with_capacity(capacity), fresh, statements: Default::default() }
     }
 
     pub(super) fn push(&mut self, id: i64, key: &'a str, fields: NewFields<'a>, first_seen: i64, ignored: bool) {
+        if let Some(fresh) = self.fresh.as_mut() {
+            // The insert's `sort_at` (see `insert_sql`), and its flags: unread, ignored when a rule hid it.
+            fresh.dates.push(fields.published.or(fields.updated).unwrap_or(first_seen));
+            fresh.unread += i64::from(!ignored);
+        }
         self.rows.push(Row { id, key, fields, first_seen, ignored });
     }
 
@@ -96,5 +104,41 @@ impl<'a> Inserts<'a> {
         }
         self.rows.clear();
         Ok(())
+    }
+}
+
+/// The feed as a first fetch leaves it when every entry it stored went in here: nothing else of the feed is in
+/// the table, so its dates and unread count are known without reading them back (a cold refresh read 50 rows
+/// back per feed for its dates, and counted them again for its unread count).
+pub(in crate::store) struct Fresh {
+    /// Each entry's `sort_at`, in the order given.
+    dates: Vec<i64>,
+    /// Entries neither read (none is, new) nor ignored.
+    pub(in crate::store) unread: i64,
+}
+
+impl Fresh {
+    /// The newest `at_most` dates, newest first: what `health::note_entry_dates` reads back.
+    pub(in crate::store) fn newest_first(&self, at_most: usize) -> Vec<i64> {
+        let mut dates = self.dates.clone();
+        dates.sort_unstable_by(|a, b| b.cmp(a));
+        dates.truncate(at_most);
+        dates
+    }
+}
+
+impl Elsewhere<'_> {
+    /// An entry of this fetch took another way than the inserts waiting (a key listed twice, a purged feed):
+    /// the feed is no longer only what they make.
+    pub(in crate::store) fn not_all_queued(&mut self) {
+        if let Some(inserts) = self.inserts.as_mut() {
+            inserts.fresh = None;
+        }
+    }
+
+    /// The feed as this first fetch left it, when every entry it stored was inserted here; `None` otherwise
+    /// (not a first fetch, or an entry went another way). Valid once the fetch's entries are all stored.
+    pub(in crate::store) fn fresh(&self) -> Option<&Fresh> {
+        self.inserts.as_ref()?.fresh.as_ref()
     }
 }
