@@ -52,8 +52,8 @@ struct Pending {
     lingering: bool,
 }
 
-/// A feed being refreshed, whose result the batcher may wait for. Given back by [`Batcher::save`] when the
-/// result arrives, or dropped when its task ends without one.
+/// A feed being refreshed, whose result the batcher may wait for: handed to [`Batcher::save`] with the result,
+/// or dropped when the feed's task ends without one.
 pub struct Expected {
     queue: Arc<Queue>,
     /// Its result arrived (and was counted off with it).
@@ -268,6 +268,16 @@ mod tests {
         FetchRecord::NotModified { etag: Some("\"v1\"".into()), last_modified: None, moved_to: None }
     }
 
+    /// Saves a 304 of `feed` on a task of its own.
+    fn spawn_304(
+        batcher: &Batcher,
+        expected: Expected,
+        feed: FeedId,
+    ) -> tokio::task::JoinHandle<Result<ApplyOutcome, String>> {
+        let batcher = batcher.clone();
+        tokio::spawn(async move { batcher.save(Some(expected), feed, not_modified(), Attempt::default()).await })
+    }
+
     /// Returns once the writer's job holds a small batch back for the results expected.
     async fn lingering(batcher: &Batcher) {
         while !batcher.0.lock().lingering {
@@ -286,10 +296,7 @@ mod tests {
     async fn a_small_batch_waits_for_the_results_expected_and_commits_them_together() {
         let (_dir, batcher, feed, commits) = batcher(Duration::from_secs(3600)).await;
         let (first, second) = (batcher.expect(), batcher.expect());
-        let early = {
-            let batcher = batcher.clone();
-            tokio::spawn(async move { batcher.save(Some(first), feed, not_modified(), Attempt::default()).await })
-        };
+        let early = spawn_304(&batcher, first, feed);
         soon(lingering(&batcher)).await;
         let late = soon(batcher.save(Some(second), feed, not_modified(), Attempt::default())).await;
         assert!(late.is_ok(), "{late:?}");
@@ -302,10 +309,7 @@ mod tests {
     async fn a_feed_that_ends_without_a_result_is_not_waited_for() {
         let (_dir, batcher, feed, commits) = batcher(Duration::from_secs(3600)).await;
         let (first, gone) = (batcher.expect(), batcher.expect());
-        let saving = {
-            let batcher = batcher.clone();
-            tokio::spawn(async move { batcher.save(Some(first), feed, not_modified(), Attempt::default()).await })
-        };
+        let saving = spawn_304(&batcher, first, feed);
         soon(lingering(&batcher)).await;
         assert!(!saving.is_finished());
         drop(gone);
@@ -330,18 +334,11 @@ mod tests {
     async fn a_batch_big_enough_does_not_wait_for_the_others() {
         let (_dir, batcher, feed, commits) = batcher(Duration::from_secs(3600)).await;
         let still_out = batcher.expect();
-        let saves: Vec<_> = (0..LINGER_BELOW)
-            .map(|_| {
-                let (batcher, expected) = (batcher.clone(), batcher.expect());
-                tokio::spawn(
-                    async move { batcher.save(Some(expected), feed, not_modified(), Attempt::default()).await },
-                )
-            })
-            .collect();
+        let saves: Vec<_> = (0..LINGER_BELOW).map(|_| spawn_304(&batcher, batcher.expect(), feed)).collect();
         for save in saves {
             assert!(soon(save).await.unwrap().is_ok());
         }
-        assert!(commits.load(Ordering::SeqCst) >= 1);
+        assert_eq!(commits.load(Ordering::SeqCst), 1, "the batch waited for all of them, no more");
         assert_eq!(batcher.0.lock().expected, 1, "one feed still on its way");
         drop(still_out);
         assert_eq!(batcher.0.lock().expected, 0);
