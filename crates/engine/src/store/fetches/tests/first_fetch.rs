@@ -1,0 +1,66 @@
+//! A feed's first fetch: what it knows of the feed without reading it back, against what the table holds.
+
+use super::*;
+
+/// The feed's dates (newest entry, median gap) and unread count as the table holds them, read back.
+fn read_back(conn: &Connection, feed: FeedId) -> (Option<i64>, Option<i64>, i64) {
+    let (newest, gap) = conn
+        .query_row("SELECT newest_entry_at, median_gap_secs FROM feeds WHERE id = ?1", [feed.0], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    (newest, gap, feeds::unread_count(conn, feed).unwrap())
+}
+
+/// A first fetch that inserts every entry knows the feed's dates and unread count without reading them back:
+/// they are what reading them back gives, for entries dated by publication, by update only, or not at all (the
+/// time of the fetch), with one hidden by a kill rule, and more than the hundred the dates are taken from.
+#[test]
+fn a_first_fetch_knows_the_feeds_dates_and_unread_count_as_the_table_has_them() {
+    let at = |secs: i64| chrono::DateTime::from_timestamp(secs, 0);
+    let mut entries: Vec<ParsedEntry> = (0..120)
+        .map(|i| {
+            let mut e = entry(&format!("k{i}"), &format!("Entry {i}"));
+            e.published = at(1_700_000_000 - i * 3_600 - (i * i) % 977);
+            e
+        })
+        .collect();
+    entries[3].published = None;
+    entries[3].updated = at(1_650_000_000);
+    entries[4].published = None;
+    entries[5].updated = at(1_600_000_000);
+    let mut record = fetched(entries);
+    let FetchRecord::Fetched { ignored, .. } = &mut record else { unreachable!() };
+    *ignored = vec![7];
+    let (_dir, mut conn, feed_id) = setup();
+    let now = 1_750_000_000;
+    let outcome = save(&mut conn, feed_id, &record, now).unwrap();
+    assert_eq!(outcome.new, 119, "the hidden entry is stored, not counted new");
+    let known = read_back(&conn, feed_id);
+    assert_eq!(known.0, Some(now), "the undated entry is dated by its fetch, the newest");
+    assert_eq!(outcome.unread, known.2);
+    // What reading the table gives.
+    crate::store::health::note_entry_dates(&conn, feed_id).unwrap();
+    assert_eq!(read_back(&conn, feed_id), known);
+    assert_eq!(known.2, 119);
+}
+
+/// A first fetch that lists a key twice stores the second as an update of the first: the feed is then read back.
+#[test]
+fn a_first_fetch_with_a_key_listed_twice_reads_the_feed_back() {
+    let at = |secs: i64| chrono::DateTime::from_timestamp(secs, 0);
+    let mut entries: Vec<ParsedEntry> = (0..5).map(|i| entry(&format!("k{i}"), &format!("Entry {i}"))).collect();
+    for (i, e) in entries.iter_mut().enumerate() {
+        e.published = at(1_700_000_000 - i as i64 * 86_400);
+    }
+    let mut again = entry("k0", "Entry 0, later");
+    again.published = at(1_710_000_000);
+    entries.push(again);
+    let (_dir, mut conn, feed_id) = setup();
+    let outcome = save(&mut conn, feed_id, &fetched(entries), 1_750_000_000).unwrap();
+    let stored = read_back(&conn, feed_id);
+    assert_eq!(stored.0, Some(1_710_000_000), "the later listing of the key is the one stored");
+    assert_eq!(outcome.unread, 5);
+    crate::store::health::note_entry_dates(&conn, feed_id).unwrap();
+    assert_eq!(read_back(&conn, feed_id), stored);
+}
