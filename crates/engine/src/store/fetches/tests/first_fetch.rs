@@ -12,6 +12,27 @@ fn read_back(conn: &Connection, feed: FeedId) -> (Option<i64>, Option<i64>, i64)
     (newest, gap, feeds::unread_count(conn, feed).unwrap())
 }
 
+/// Saves `record` as the refresh does, and whether it read the feed's entries back: their dates
+/// (`note_entry_dates`), or their unread count.
+fn save_reading_back(conn: &mut Connection, feed: FeedId, record: &FetchRecord, now: i64) -> (ApplyOutcome, bool) {
+    let said = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = said.clone();
+    conn.trace_v2(
+        rusqlite::trace::TraceEventCodes::SQLITE_TRACE_STMT,
+        Some(move |event: rusqlite::trace::TraceEvent<'_>| {
+            if let rusqlite::trace::TraceEvent::Stmt(_, sql) = event {
+                log.lock().unwrap().push(sql.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+        }),
+    )
+    .unwrap();
+    let outcome = save(conn, feed, record, now).unwrap();
+    conn.trace_v2(rusqlite::trace::TraceEventCodes::empty(), None::<fn(rusqlite::trace::TraceEvent<'_>)>).unwrap();
+    let said = said.lock().unwrap();
+    let read_back = said.iter().any(|sql| sql.contains("SELECT sort_at FROM entries") || sql.contains("count(*)"));
+    (outcome, read_back)
+}
+
 /// A first fetch that inserts every entry knows the feed's dates and unread count without reading them back:
 /// they are what reading them back gives, for entries dated by publication, by update only, or not at all (the
 /// time of the fetch), with one hidden by a kill rule, and more than the hundred the dates are taken from.
@@ -34,7 +55,8 @@ fn a_first_fetch_knows_the_feeds_dates_and_unread_count_as_the_table_has_them() 
     *ignored = vec![7];
     let (_dir, mut conn, feed_id) = setup();
     let now = 1_750_000_000;
-    let outcome = save(&mut conn, feed_id, &record, now).unwrap();
+    let (outcome, read_again) = save_reading_back(&mut conn, feed_id, &record, now);
+    assert!(!read_again, "nothing of the feed is read back");
     assert_eq!(outcome.new, 119, "the hidden entry is stored, not counted new");
     let known = read_back(&conn, feed_id);
     assert_eq!(known.0, Some(now), "the undated entry is dated by its fetch, the newest");
@@ -57,10 +79,32 @@ fn a_first_fetch_with_a_key_listed_twice_reads_the_feed_back() {
     again.published = at(1_710_000_000);
     entries.push(again);
     let (_dir, mut conn, feed_id) = setup();
-    let outcome = save(&mut conn, feed_id, &fetched(entries), 1_750_000_000).unwrap();
+    let (outcome, read_again) = save_reading_back(&mut conn, feed_id, &fetched(entries), 1_750_000_000);
+    assert!(read_again);
     let stored = read_back(&conn, feed_id);
     assert_eq!(stored.0, Some(1_710_000_000), "the later listing of the key is the one stored");
     assert_eq!(outcome.unread, 5);
+    crate::store::health::note_entry_dates(&conn, feed_id).unwrap();
+    assert_eq!(read_back(&conn, feed_id), stored);
+}
+
+/// A feed whose entries were all purged has nothing in the table, but keys it must not store again: its next
+/// fetch is no plain first fetch, and the feed is read back.
+#[test]
+fn a_purged_feeds_first_fetch_reads_the_feed_back() {
+    let at = |secs: i64| chrono::DateTime::from_timestamp(secs, 0);
+    let mut entries: Vec<ParsedEntry> = (0..4).map(|i| entry(&format!("k{i}"), &format!("Entry {i}"))).collect();
+    for (i, e) in entries.iter_mut().enumerate() {
+        e.published = at(1_700_000_000 - i as i64 * 86_400);
+    }
+    let (_dir, mut conn, feed_id) = setup();
+    conn.execute("INSERT INTO purged_entries (feed_id, key, seen_at) VALUES (?1, 'k0', 0)", [feed_id.0]).unwrap();
+    let (outcome, read_again) = save_reading_back(&mut conn, feed_id, &fetched(entries), 1_750_000_000);
+    assert!(read_again);
+    assert_eq!(outcome.new, 3, "the purged entry does not come back");
+    let stored = read_back(&conn, feed_id);
+    assert_eq!(stored.0, Some(1_700_000_000 - 86_400), "the newest entry stored, not the purged one");
+    assert_eq!(outcome.unread, 3);
     crate::store::health::note_entry_dates(&conn, feed_id).unwrap();
     assert_eq!(read_back(&conn, feed_id), stored);
 }
