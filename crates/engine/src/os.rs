@@ -40,8 +40,10 @@ pub fn settle_allocator() {
 /// locks (8% of a cold refresh's samples in futex calls under malloc and free). With an arena each, a cold
 /// refresh of 1000 feeds × 50 used 12% less processor time (572 → 501 ms, medians of four rounds alternating)
 /// with half the context switches, and one of 4000 × 100 on 200 hosts 11% less (5.43 → 4.85 s) and took
-/// 2.9–3.1 s instead of 3.6–3.7; their peaks stayed where they were (20–23 MB and 49–51 MB). The reader and
-/// the daemon keep two: they live long, read on the blocking pool's threads and decode pictures there.
+/// 2.9–3.1 s instead of 3.6–3.7; their peaks stayed within their ranges (20–23 MB, 49–51 MB), one feed of 19 MB
+/// peaked 2.5 MB higher (67 MB). The reader and the daemon keep two: they live long, read on the blocking pool's
+/// threads and decode pictures there. Called before any other thread allocates: glibc fixes its limit when the
+/// first thread after the main one takes an arena, and ignores a later change.
 pub fn arena_per_thread() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets the allocator's parameters; it is safe to call at any time.

@@ -10,7 +10,8 @@ use tokio::sync::oneshot;
 
 /// Most feeds stored in one transaction. Batches save the writer a commit per feed — and a page that several of
 /// its feeds' entries touch is written to the log once, not once per feed — but every feed in a batch waits for
-/// its commit, holding its refresh slot, and a user's write waits for the batch before it. With 64 rather than
+/// its commit (a document holds its part of the memory budget until then), and a user's write waits for the batch
+/// before it. With 64 rather than
 /// 16, a cold 4000 × 100 refresh on 200 hosts took 4.7 s instead of 5.0 (the writer is its bottleneck).
 const MAX_BATCH: usize = 64;
 
@@ -19,11 +20,11 @@ const MAX_BATCH: usize = 64;
 /// in twos and threes: an all-304 refresh of 1000 feeds on 200 hosts 100 ms away committed 331 times, and a
 /// commit (its log frames written, the log's index and locks) cost about 50 µs of processor time, a tenth of the
 /// refresh's. A batch with anything else in it goes at once: a document holds part of the refresh's memory
-/// budget, which the feeds still expected may be waiting for. So does a batch this big: a writer with work
-/// waiting (a cold refresh) never idles.
+/// budget, which the feeds still expected may be waiting for. So does a batch this big: a writer with many
+/// results waiting never idles for more.
 const LINGER_BELOW: usize = 16;
 
-/// The longest a small batch waits for more results. It holds no request back (a feed's turn ends when its
+/// The longest a small batch waits for more results, from the arrival of its oldest. It holds no request back (a feed's turn ends when its
 /// answer is in, before it is stored), only the feed's final event, and a user's write behind it on the writer.
 const LINGER: Duration = Duration::from_millis(10);
 
@@ -38,8 +39,8 @@ struct Queue {
     /// How long a small batch waits for the results expected ([`LINGER`]).
     linger: Duration,
     pending: Mutex<Pending>,
-    /// Told when a result arrives or an expected one is no longer expected.
-    arrived: Condvar,
+    /// Told, while a batch lingers, when a result arrives or an expected one is no longer expected.
+    news: Condvar,
     writer: DbThread,
 }
 
@@ -48,7 +49,7 @@ struct Pending {
     writes: Vec<PendingWrite>,
     /// Feeds being refreshed whose results have not arrived yet (see [`Expected`]).
     expected: usize,
-    /// A writer's job is waiting for them, its batch small.
+    /// A writer's job is waiting for them, its batch small: a change is told ([`Queue::news`]).
     lingering: bool,
 }
 
@@ -56,15 +57,20 @@ struct Pending {
 /// or dropped when the feed's task ends without one.
 pub struct Expected {
     queue: Arc<Queue>,
-    /// Its result arrived (and was counted off with it).
-    arrived: bool,
+    /// Its result arrived, and was counted off with it.
+    settled: bool,
 }
 
 impl Drop for Expected {
     fn drop(&mut self) {
-        if !self.arrived {
-            self.queue.lock().expected -= 1;
-            self.queue.arrived.notify_all();
+        if !self.settled {
+            let mut pending = self.queue.lock();
+            pending.expected -= 1;
+            let lingering = pending.lingering;
+            drop(pending);
+            if lingering {
+                self.queue.news.notify_all();
+            }
         }
     }
 }
@@ -75,14 +81,14 @@ impl Batcher {
     }
 
     fn lingering(writer: DbThread, linger: Duration) -> Batcher {
-        Batcher(Arc::new(Queue { linger, pending: Mutex::default(), arrived: Condvar::new(), writer }))
+        Batcher(Arc::new(Queue { linger, pending: Mutex::default(), news: Condvar::new(), writer }))
     }
 
     /// Notes a feed whose result is on its way: until it arrives (or the returned guard is dropped), a small
     /// batch may wait for it.
     pub fn expect(&self) -> Expected {
         self.0.lock().expected += 1;
-        Expected { queue: self.0.clone(), arrived: false }
+        Expected { queue: self.0.clone(), settled: false }
     }
 
     /// Stores one feed's result, and the attempt in its history; returns when it is committed. `expected`, the
@@ -102,6 +108,8 @@ pub(super) struct PendingWrite {
     pub(super) feed_id: FeedId,
     pub(super) record: FetchRecord,
     pub(super) attempt: Attempt,
+    /// When it arrived: a batch lingers for [`LINGER`] from its oldest.
+    pub(super) at: Instant,
     /// The answer, and the record given back: what a feed parsed into is freed by the task that waits for it,
     /// not by the one writer every other feed waits on (a cold refresh's writer spent 4% of its time freeing).
     pub(super) saved: oneshot::Sender<(Result<ApplyOutcome, String>, FetchRecord)>,
@@ -125,15 +133,15 @@ impl Queue {
         self.writer.submit(move |conn| {
             job.ran = true;
             let (batch, more) = {
-                let deadline = Instant::now() + job.queue.linger;
                 let mut pending = job.queue.lock();
+                let deadline = pending.writes.first().map_or_else(Instant::now, |w| w.at) + job.queue.linger;
                 while pending.writes.len() < LINGER_BELOW && pending.expected > 0 && pending.all_not_modified() {
                     let left = deadline.saturating_duration_since(Instant::now());
                     if left.is_zero() {
                         break;
                     }
                     pending.lingering = true;
-                    pending = job.queue.arrived.wait_timeout(pending, left).unwrap_or_else(|e| e.into_inner()).0;
+                    pending = job.queue.news.wait_timeout(pending, left).unwrap_or_else(|e| e.into_inner()).0;
                 }
                 pending.lingering = false;
                 let take = pending.writes.len().min(MAX_BATCH);
@@ -156,16 +164,19 @@ impl Queue {
         attempt: Attempt,
     ) -> Result<ApplyOutcome, String> {
         let (saved, outcome) = oneshot::channel();
-        let first = {
+        let (first, lingering) = {
             let mut pending = self.lock();
-            pending.writes.push(PendingWrite { feed_id, record, attempt, saved });
+            pending.writes.push(PendingWrite { feed_id, record, attempt, at: Instant::now(), saved });
             if let Some(mut expected) = expected {
+                debug_assert!(Arc::ptr_eq(&expected.queue, self), "a guard of another batcher");
                 pending.expected -= 1;
-                expected.arrived = true;
+                expected.settled = true;
             }
-            pending.writes.len() == 1
+            (pending.writes.len() == 1, pending.lingering)
         };
-        self.arrived.notify_all();
+        if lingering {
+            self.news.notify_all();
+        }
         if first {
             self.drain();
         }
@@ -285,9 +296,10 @@ mod tests {
         }
     }
 
-    /// Bounds a wait that must end: a batch that waited for nothing would take the batcher's linger (an hour).
+    /// Bounds a wait that must end (a batch that waited for nothing would take the batcher's linger, an hour; one
+    /// that never lingered would leave `lingering` waiting).
     async fn soon<T>(what: impl Future<Output = T>) -> T {
-        tokio::time::timeout(Duration::from_secs(30), what).await.expect("the batch waited for no reason")
+        tokio::time::timeout(Duration::from_secs(30), what).await.expect("a wait that must end did not")
     }
 
     /// The writer's job for the first result starts before the second arrives; it waits for it, as the second is

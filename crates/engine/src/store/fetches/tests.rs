@@ -86,7 +86,7 @@ fn a_batch_with_a_feed_that_cannot_be_stored_stores_the_others_and_nothing_of_it
         .map(|(id, record)| {
             let (saved, answer) = oneshot::channel();
             answers.push(answer);
-            PendingWrite { feed_id: *id, record, attempt: Attempt::default(), saved }
+            PendingWrite { feed_id: *id, record, attempt: Attempt::default(), at: std::time::Instant::now(), saved }
         })
         .collect();
     write_batch(&mut conn, batch);
@@ -425,7 +425,7 @@ fn a_not_modified_answer_is_stored_with_one_update_of_its_feed_and_reads_no_entr
     let record = FetchRecord::NotModified { etag: Some("\"v2\"".into()), last_modified: None, moved_to: None };
     let attempt = Attempt { bytes: None, duration_ms: 3 };
     let (saved, answer) = oneshot::channel();
-    write_batch(&mut conn, vec![PendingWrite { feed_id: feed, record, attempt, saved }]);
+    write_batch(&mut conn, vec![PendingWrite { feed_id: feed, record, attempt, at: std::time::Instant::now(), saved }]);
     answer.blocking_recv().unwrap().0.unwrap();
     conn.trace_v2(rusqlite::trace::TraceEventCodes::empty(), None::<fn(rusqlite::trace::TraceEvent<'_>)>).unwrap();
 
