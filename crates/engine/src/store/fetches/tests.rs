@@ -1,7 +1,6 @@
 use super::*;
 use crate::model::{EntryId, FeedKind, ParsedEntry, UserWrite};
 use crate::store::{apply, feeds, fixtures};
-use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 fn entry(key: &str, title: &str) -> ParsedEntry {
@@ -411,25 +410,13 @@ fn an_entry_stored_after_the_newest_were_deleted_never_takes_their_ids() {
 fn a_not_modified_answer_is_stored_with_one_update_of_its_feed_and_reads_no_entry() {
     let (_dir, mut conn, feed) = setup();
     save(&mut conn, feed, &fetched(vec![entry("a", "A")]), 1).unwrap();
-    let said = Arc::new(Mutex::new(Vec::<String>::new()));
-    let log = said.clone();
-    conn.trace_v2(
-        rusqlite::trace::TraceEventCodes::SQLITE_TRACE_STMT,
-        Some(move |event: rusqlite::trace::TraceEvent<'_>| {
-            if let rusqlite::trace::TraceEvent::Stmt(_, sql) = event {
-                log.lock().unwrap().push(sql.split_whitespace().collect::<Vec<_>>().join(" "));
-            }
-        }),
-    )
-    .unwrap();
     let record = FetchRecord::NotModified { etag: Some("\"v2\"".into()), last_modified: None, moved_to: None };
     let attempt = Attempt { bytes: None, duration_ms: 3 };
-    let (saved, answer) = oneshot::channel();
-    write_batch(&mut conn, vec![PendingWrite { feed_id: feed, record, attempt, at: std::time::Instant::now(), saved }]);
-    answer.blocking_recv().unwrap().0.unwrap();
-    conn.trace_v2(rusqlite::trace::TraceEventCodes::empty(), None::<fn(rusqlite::trace::TraceEvent<'_>)>).unwrap();
-
-    let said = said.lock().unwrap();
+    let said = statements_of(&mut conn, |conn| {
+        let (saved, answer) = oneshot::channel();
+        write_batch(conn, vec![PendingWrite { feed_id: feed, record, attempt, at: std::time::Instant::now(), saved }]);
+        answer.blocking_recv().unwrap().0.unwrap();
+    });
     let on_feeds: Vec<&String> = said.iter().filter(|sql| sql.contains(" feeds ")).collect();
     assert_eq!(on_feeds.len(), 1, "one statement on the feed: {said:#?}");
     assert!(on_feeds[0].starts_with("UPDATE feeds SET etag"), "{said:#?}");
@@ -444,3 +431,5 @@ fn a_not_modified_answer_is_stored_with_one_update_of_its_feed_and_reads_no_entr
 }
 
 mod first_fetch;
+mod statements;
+use statements::statements_of;

@@ -12,23 +12,23 @@ fn read_back(conn: &Connection, feed: FeedId) -> (Option<i64>, Option<i64>, i64)
     (newest, gap, feeds::unread_count(conn, feed).unwrap())
 }
 
+/// `n` entries `k0`, `k1`, …, a day apart, the first newest (published at 1,700,000,000).
+fn daily(n: i64) -> Vec<ParsedEntry> {
+    (0..n)
+        .map(|i| {
+            let mut e = entry(&format!("k{i}"), &format!("Entry {i}"));
+            e.published = chrono::DateTime::from_timestamp(1_700_000_000 - i * 86_400, 0);
+            e
+        })
+        .collect()
+}
+
 /// Saves `record` as the refresh does, and whether it read the feed's entries back: their dates
 /// (`note_entry_dates`), or their unread count.
 fn save_reading_back(conn: &mut Connection, feed: FeedId, record: &FetchRecord, now: i64) -> (ApplyOutcome, bool) {
-    let said = Arc::new(Mutex::new(Vec::<String>::new()));
-    let log = said.clone();
-    conn.trace_v2(
-        rusqlite::trace::TraceEventCodes::SQLITE_TRACE_STMT,
-        Some(move |event: rusqlite::trace::TraceEvent<'_>| {
-            if let rusqlite::trace::TraceEvent::Stmt(_, sql) = event {
-                log.lock().unwrap().push(sql.split_whitespace().collect::<Vec<_>>().join(" "));
-            }
-        }),
-    )
-    .unwrap();
-    let outcome = save(conn, feed, record, now).unwrap();
-    conn.trace_v2(rusqlite::trace::TraceEventCodes::empty(), None::<fn(rusqlite::trace::TraceEvent<'_>)>).unwrap();
-    let said = said.lock().unwrap();
+    let mut outcome = None;
+    let said = statements_of(conn, |conn| outcome = Some(save(conn, feed, record, now).unwrap()));
+    let outcome = outcome.expect("saved");
     let read_back = said.iter().any(|sql| sql.contains("SELECT sort_at FROM entries") || sql.contains("count(*)"));
     (outcome, read_back)
 }
@@ -70,13 +70,9 @@ fn a_first_fetch_knows_the_feeds_dates_and_unread_count_as_the_table_has_them() 
 /// A first fetch that lists a key twice stores the second as an update of the first: the feed is then read back.
 #[test]
 fn a_first_fetch_with_a_key_listed_twice_reads_the_feed_back() {
-    let at = |secs: i64| chrono::DateTime::from_timestamp(secs, 0);
-    let mut entries: Vec<ParsedEntry> = (0..5).map(|i| entry(&format!("k{i}"), &format!("Entry {i}"))).collect();
-    for (i, e) in entries.iter_mut().enumerate() {
-        e.published = at(1_700_000_000 - i as i64 * 86_400);
-    }
+    let mut entries = daily(5);
     let mut again = entry("k0", "Entry 0, later");
-    again.published = at(1_710_000_000);
+    again.published = chrono::DateTime::from_timestamp(1_710_000_000, 0);
     entries.push(again);
     let (_dir, mut conn, feed_id) = setup();
     let (outcome, read_again) = save_reading_back(&mut conn, feed_id, &fetched(entries), 1_750_000_000);
@@ -92,11 +88,7 @@ fn a_first_fetch_with_a_key_listed_twice_reads_the_feed_back() {
 /// fetch is no plain first fetch, and the feed is read back.
 #[test]
 fn a_purged_feeds_first_fetch_reads_the_feed_back() {
-    let at = |secs: i64| chrono::DateTime::from_timestamp(secs, 0);
-    let mut entries: Vec<ParsedEntry> = (0..4).map(|i| entry(&format!("k{i}"), &format!("Entry {i}"))).collect();
-    for (i, e) in entries.iter_mut().enumerate() {
-        e.published = at(1_700_000_000 - i as i64 * 86_400);
-    }
+    let entries = daily(4);
     let (_dir, mut conn, feed_id) = setup();
     conn.execute("INSERT INTO purged_entries (feed_id, key, seen_at) VALUES (?1, 'k0', 0)", [feed_id.0]).unwrap();
     let (outcome, read_again) = save_reading_back(&mut conn, feed_id, &fetched(entries), 1_750_000_000);
