@@ -54,9 +54,12 @@ pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
     // One step per transaction, each re-reading the version under the write lock: two processes opening a new
     // database at once do not both run a step. (An up-to-date database takes no write lock here.)
     let current = |conn: &Connection| conn.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0));
+    // This connection made the database (it took the first step).
+    let mut created = false;
     while current(&conn).map_err(open_err)? < SCHEMA_VERSION {
         let tx = conn.transaction().map_err(open_err)?;
         let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(open_err)?;
+        created |= version == 0;
         let Some(step) = usize::try_from(version).ok().and_then(|v| MIGRATIONS.get(v)) else { break };
         match step {
             Step::Sql(sql) => tx.execute_batch(sql),
@@ -74,6 +77,9 @@ pub fn open_write(path: &Path) -> Result<Connection, StoreError> {
                     path: path.to_path_buf(),
                     reason: format!("{broken} rows point at rows that are not there after the upgrade"),
                 });
+            }
+            if created {
+                super::purge::created(&tx, chrono::Utc::now().timestamp()).map_err(open_err)?;
             }
         }
         tx.pragma_update(None, "user_version", version + 1).map_err(open_err)?;

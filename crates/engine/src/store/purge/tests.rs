@@ -175,3 +175,22 @@ fn an_upkeep_by_age_alone_goes_through_the_feeds_once_an_hour_or_when_the_policy
     assert_eq!(upkeep(&mut conn, policy(0, 2, false), late + 1), 1);
     assert_eq!(upkeep(&mut conn, policy(0, 1, false), late + 2), 1);
 }
+
+/// Every entry of a new database is first seen after it was made: the upkeeps of its first hour do not read
+/// through the feeds for a purge by age (an entry stored as none is, first seen long before, shows it), and
+/// after that hour they do again.
+#[test]
+fn a_new_database_is_not_read_through_for_a_purge_by_age_in_its_first_hour() {
+    let (_dir, mut conn, feed) = setup();
+    let made = chrono::Utc::now().timestamp();
+    fetches::save(&mut conn, feed, &fetched(vec![entry("old", made - 60 * DAY)]), made - 60 * DAY).unwrap();
+    let old = id_of(&conn, "old");
+    crate::store::apply(&mut conn, &UserWrite::SetRead { ids: vec![old], read: true }, 0).unwrap();
+    let upkeep = |conn: &mut Connection, policy: Policy, now: i64| {
+        Upkeep::new(Arc::new(policy), now, false).run(conn).unwrap().purged
+    };
+    assert_eq!(upkeep(&mut conn, policy(30, 0, false), made + 60), 0, "not looked for");
+    assert_eq!(upkeep(&mut conn, policy(7, 0, false), made + 120), 0, "whatever the policy");
+    assert_eq!(upkeep(&mut conn, policy(0, 1, false), made + 180), 0, "by count: nothing beyond the newest");
+    assert_eq!(upkeep(&mut conn, policy(30, 0, false), made + AGE_PURGE_EVERY_SECS + 60), 1, "an hour on");
+}
