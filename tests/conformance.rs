@@ -320,6 +320,29 @@ fn streamed_as_whole(dir: &Path, cases: &[Case]) -> (usize, usize, Vec<String>) 
     (alike, compared, unlike)
 }
 
+/// Every XML document of the corpus, decoded, read into a tree with its plain stretches read directly and with
+/// every piece taken from the XML reader's events: how many read alike, of how many, and which did not.
+fn plain_as_events(dir: &Path, cases: &[Case]) -> (usize, usize, Vec<String>) {
+    let (mut alike, mut compared, mut unlike) = (0, 0, Vec::new());
+    for case in cases {
+        let Ok(bytes) = std::fs::read(dir.join(&case.file)) else { continue };
+        let Ok(decoded) = decode::decode(&bytes, case.content_type.as_deref(), None) else { continue };
+        if decoded.text.trim_start_matches('\u{feff}').trim_start().starts_with('{') {
+            continue;
+        }
+        let url = Some("http://example.com/feed/index.xml");
+        let direct = format!("{:?}", tidings::parse::tree::read(&decoded.text, url));
+        let by_events = format!("{:?}", tidings::parse::tree::read_by_events(&decoded.text, url));
+        compared += 1;
+        if direct == by_events {
+            alike += 1;
+        } else {
+            unlike.push(format!("PLAIN UNLIKE EVENTS {} ({}):\n  {direct}\n  {by_events}", case.id, case.file));
+        }
+    }
+    (alike, compared, unlike)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let verbose = args.iter().any(|a| a == "--verbose");
@@ -418,6 +441,17 @@ fn main() {
         println!("streamed reading: {alike}/{compared} documents read as their whole tree reads");
         if alike < compared {
             below.push(format!("streamed reading: {} documents read unlike their whole tree", compared - alike));
+        }
+        // Plain stretches are read directly; the tree must be the one the reader's events give.
+        let (alike, compared, unlike) = plain_as_events(&dir, &cases);
+        if verbose {
+            for u in &unlike {
+                println!("{u}");
+            }
+        }
+        println!("plain stretches read directly: {alike}/{compared} documents read as the reader's events read them");
+        if alike < compared {
+            below.push(format!("plain stretches: {} documents read unlike the reader's events", compared - alike));
         }
         let (dated, carrying, parsed, fixtures, problems) = dates_and_fixtures(&dir, &cases);
         if verbose {
