@@ -296,33 +296,14 @@ fn corpus_dir() -> Option<PathBuf> {
     dir.join("cases.jsonl").exists().then_some(dir)
 }
 
-/// Every XML feed document of the corpus, decoded, read item by item as [`tidings::parse::parse`] does and with
-/// its tree kept whole: how many read alike, of how many, and which did not.
-fn streamed_as_whole(dir: &Path, cases: &[Case]) -> (usize, usize, Vec<String>) {
-    let (mut alike, mut compared, mut unlike) = (0, 0, Vec::new());
-    for case in cases.iter().filter(|c| !matches!(c.profile.as_str(), "rome-strict" | "xml-spec")) {
-        let Ok(bytes) = std::fs::read(dir.join(&case.file)) else { continue };
-        let Ok(decoded) = decode::decode(&bytes, case.content_type.as_deref(), None) else { continue };
-        let text = decoded.text.trim_start_matches('\u{feff}').trim_start();
-        if text.starts_with('{') {
-            continue;
-        }
-        let url = Some("http://example.com/feed/index.xml");
-        let whole = format!("{:?}", tidings::parse::parse_whole(text, url));
-        let streamed = format!("{:?}", tidings::parse::parse(text, url));
-        compared += 1;
-        if streamed == whole {
-            alike += 1;
-        } else {
-            unlike.push(format!("STREAMED UNLIKE WHOLE {} ({}):\n  {streamed}\n  {whole}", case.id, case.file));
-        }
-    }
-    (alike, compared, unlike)
-}
-
-/// Every XML document of the corpus, decoded, read into a tree with its plain stretches read directly and with
-/// every piece taken from the XML reader's events: how many read alike, of how many, and which did not.
-fn plain_as_events(dir: &Path, cases: &[Case]) -> (usize, usize, Vec<String>) {
+/// Two readings that must agree, of every XML document of the corpus among `cases`, decoded: how many read
+/// alike, of how many, and which did not (`what` names the difference).
+fn read_alike<'c>(
+    dir: &Path,
+    cases: impl Iterator<Item = &'c Case>,
+    what: &str,
+    readings: impl Fn(&str) -> [String; 2],
+) -> (usize, usize, Vec<String>) {
     let (mut alike, mut compared, mut unlike) = (0, 0, Vec::new());
     for case in cases {
         let Ok(bytes) = std::fs::read(dir.join(&case.file)) else { continue };
@@ -330,17 +311,53 @@ fn plain_as_events(dir: &Path, cases: &[Case]) -> (usize, usize, Vec<String>) {
         if decoded.text.trim_start_matches('\u{feff}').trim_start().starts_with('{') {
             continue;
         }
-        let url = Some("http://example.com/feed/index.xml");
-        let direct = format!("{:?}", tidings::parse::tree::read(&decoded.text, url));
-        let by_events = format!("{:?}", tidings::parse::tree::read_by_events(&decoded.text, url));
+        let [one, other] = readings(&decoded.text);
         compared += 1;
-        if direct == by_events {
+        if one == other {
             alike += 1;
         } else {
-            unlike.push(format!("PLAIN UNLIKE EVENTS {} ({}):\n  {direct}\n  {by_events}", case.id, case.file));
+            unlike.push(format!("{what} {} ({}):\n  {one}\n  {other}", case.id, case.file));
         }
     }
     (alike, compared, unlike)
+}
+
+/// Items read into entries as they close, against the tree kept whole (the feeds the profiles expect to parse).
+fn streamed_as_whole(dir: &Path, cases: &[Case]) -> (usize, usize, Vec<String>) {
+    let feeds = cases.iter().filter(|c| !matches!(c.profile.as_str(), "rome-strict" | "xml-spec"));
+    read_alike(dir, feeds, "STREAMED UNLIKE WHOLE", |text| {
+        let text = text.trim_start_matches('\u{feff}').trim_start();
+        let url = Some("http://example.com/feed/index.xml");
+        [format!("{:?}", tidings::parse::parse(text, url)), format!("{:?}", tidings::parse::parse_whole(text, url))]
+    })
+}
+
+/// The tree with its plain stretches read directly, against the tree of the XML reader's events alone.
+fn plain_as_events(dir: &Path, cases: &[Case]) -> (usize, usize, Vec<String>) {
+    read_alike(dir, cases.iter(), "PLAIN UNLIKE EVENTS", |text| {
+        let url = Some("http://example.com/feed/index.xml");
+        let tree = tidings::parse::tree::read(text, url);
+        [format!("{tree:?}"), format!("{:?}", tidings::parse::tree::read_by_events(text, url))]
+    })
+}
+
+/// Prints how many of `compared` documents read `alike` (`what` says it), the ones that did not with
+/// `--verbose`; any unlike is below the floor.
+fn report_alike(
+    (alike, compared, unlike): (usize, usize, Vec<String>),
+    what: &str,
+    verbose: bool,
+    below: &mut Vec<String>,
+) {
+    if verbose {
+        for u in &unlike {
+            println!("{u}");
+        }
+    }
+    println!("{what}: {alike}/{compared}");
+    if alike < compared {
+        below.push(format!("{what}: {} documents read otherwise", compared - alike));
+    }
 }
 
 fn main() {
@@ -432,27 +449,11 @@ fn main() {
     }
     if only.is_none() {
         // Items are read into entries as they close; the reading must be the one a whole tree gives.
-        let (alike, compared, unlike) = streamed_as_whole(&dir, &cases);
-        if verbose {
-            for u in &unlike {
-                println!("{u}");
-            }
-        }
-        println!("streamed reading: {alike}/{compared} documents read as their whole tree reads");
-        if alike < compared {
-            below.push(format!("streamed reading: {} documents read unlike their whole tree", compared - alike));
-        }
+        let streamed = streamed_as_whole(&dir, &cases);
+        report_alike(streamed, "streamed reading, documents read as their whole tree reads", verbose, &mut below);
         // Plain stretches are read directly; the tree must be the one the reader's events give.
-        let (alike, compared, unlike) = plain_as_events(&dir, &cases);
-        if verbose {
-            for u in &unlike {
-                println!("{u}");
-            }
-        }
-        println!("plain stretches read directly: {alike}/{compared} documents read as the reader's events read them");
-        if alike < compared {
-            below.push(format!("plain stretches: {} documents read unlike the reader's events", compared - alike));
-        }
+        let plain = plain_as_events(&dir, &cases);
+        report_alike(plain, "plain stretches read directly, documents read as by events", verbose, &mut below);
         let (dated, carrying, parsed, fixtures, problems) = dates_and_fixtures(&dir, &cases);
         if verbose {
             for p in &problems {
