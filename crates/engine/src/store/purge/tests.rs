@@ -27,6 +27,11 @@ fn policy(keep_days: u32, max_entries: u32, purge_unread: bool) -> Policy {
     Policy { default: Retention { keep_days, max_entries, purge_unread }, feeds: BTreeMap::new() }
 }
 
+/// Entries an upkeep by `policy` at `now` purges.
+fn upkeep(conn: &mut Connection, policy: Policy, now: i64) -> usize {
+    Upkeep::new(Arc::new(policy), now, false).run(conn).unwrap().purged
+}
+
 fn id_of(conn: &Connection, key: &str) -> EntryId {
     EntryId(conn.query_row("SELECT id FROM entries WHERE key = ?1", [key], |r| r.get(0)).unwrap())
 }
@@ -152,9 +157,6 @@ fn an_upkeep_by_age_alone_goes_through_the_feeds_once_an_hour_or_when_the_policy
         let id = id_of(conn, key);
         crate::store::apply(conn, &UserWrite::SetRead { ids: vec![id], read: true }, 0).unwrap();
     };
-    let upkeep = |conn: &mut Connection, policy: Policy, now: i64| {
-        Upkeep::new(Arc::new(policy), now, false).run(conn).unwrap().purged
-    };
     let late = 1_000 + 31 * DAY;
     read(&mut conn, "a");
     assert_eq!(upkeep(&mut conn, policy(30, 0, false), late), 1, "the first upkeep purges");
@@ -177,20 +179,23 @@ fn an_upkeep_by_age_alone_goes_through_the_feeds_once_an_hour_or_when_the_policy
 }
 
 /// Every entry of a new database is first seen after it was made: the upkeeps of its first hour do not read
-/// through the feeds for a purge by age (an entry stored as none is, first seen long before, shows it), and
-/// after that hour they do again.
+/// through the feeds for a purge by age (entries stored as none are, first seen long before, show it), and
+/// after that hour they do again. A policy by count purges at every upkeep, in the first hour too.
 #[test]
 fn a_new_database_is_not_read_through_for_a_purge_by_age_in_its_first_hour() {
-    let (_dir, mut conn, feed) = setup();
     let made = chrono::Utc::now().timestamp();
-    fetches::save(&mut conn, feed, &fetched(vec![entry("old", made - 60 * DAY)]), made - 60 * DAY).unwrap();
-    let old = id_of(&conn, "old");
-    crate::store::apply(&mut conn, &UserWrite::SetRead { ids: vec![old], read: true }, 0).unwrap();
-    let upkeep = |conn: &mut Connection, policy: Policy, now: i64| {
-        Upkeep::new(Arc::new(policy), now, false).run(conn).unwrap().purged
+    let old_and_read = || {
+        let (dir, mut conn, feed) = setup();
+        let entries = vec![entry("older", made - 61 * DAY), entry("old", made - 60 * DAY)];
+        fetches::save(&mut conn, feed, &fetched(entries), made - 60 * DAY).unwrap();
+        let ids = vec![id_of(&conn, "older"), id_of(&conn, "old")];
+        crate::store::apply(&mut conn, &UserWrite::SetRead { ids, read: true }, 0).unwrap();
+        (dir, conn)
     };
+    let (_dir, mut conn) = old_and_read();
     assert_eq!(upkeep(&mut conn, policy(30, 0, false), made + 60), 0, "not looked for");
     assert_eq!(upkeep(&mut conn, policy(7, 0, false), made + 120), 0, "whatever the policy");
-    assert_eq!(upkeep(&mut conn, policy(0, 1, false), made + 180), 0, "by count: nothing beyond the newest");
-    assert_eq!(upkeep(&mut conn, policy(30, 0, false), made + AGE_PURGE_EVERY_SECS + 60), 1, "an hour on");
+    assert_eq!(upkeep(&mut conn, policy(30, 0, false), made + AGE_PURGE_EVERY_SECS + 60), 2, "an hour on");
+    let (_dir, mut conn) = old_and_read();
+    assert_eq!(upkeep(&mut conn, policy(0, 1, false), made + 60), 1, "by count, at once");
 }
