@@ -45,6 +45,47 @@ fn a_feed_hidden_from_unread_is_left_out_of_the_unread_view_and_its_count_but_ke
 }
 
 #[test]
+fn a_session_writes_only_the_feeds_whose_settings_changed_in_the_config() {
+    use crate::model::{Applied, NewFeed, UserWrite};
+    let (_dir, mut conn, own_feed) = crate::store::fixtures::one_feed();
+    let other =
+        NewFeed { url: "http://example.org/other".into(), title: None, name: None, site_url: None, folder: vec![] };
+    let Ok(Applied::Subscribed { feed_id: other, .. }) = crate::store::apply(&mut conn, &UserWrite::AddFeed(other), 0)
+    else {
+        panic!("subscribing to a second feed")
+    };
+    let own =
+        FeedSettings { hide_from_unread: true, refresh_minutes: Some(30), full_text: Some(true), ..Default::default() };
+    let listed = vec![("http://example.com/feed".to_string(), own)];
+    let default = FeedSettings { notify: true, honour_ttl: true, ..Default::default() };
+    // Rows written by one session's start, and each feed's settings after it.
+    let start = |conn: &mut Connection, default: &FeedSettings, listed: &[(String, FeedSettings)]| {
+        let before = conn.total_changes();
+        apply_settings(conn, default, listed).unwrap();
+        conn.total_changes() - before
+    };
+    let settings = |conn: &Connection, feed: FeedId| -> (bool, bool, Option<u32>, bool, bool) {
+        conn.query_row(
+            "SELECT notify, hide_from_unread, refresh_minutes, honour_ttl, full_text FROM feeds WHERE id = ?1",
+            [feed.0],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap()
+    };
+    assert_eq!(start(&mut conn, &default, &listed), 2, "the first start sets both feeds");
+    assert_eq!(settings(&conn, own_feed), (false, true, Some(30), false, true), "its own settings");
+    assert_eq!(settings(&conn, other), (true, false, None, true, false), "the default");
+    assert_eq!(start(&mut conn, &default, &listed), 0, "the same config again: no row written");
+    let quieter = FeedSettings { notify: false, ..default };
+    assert_eq!(start(&mut conn, &quieter, &listed), 1, "a new default: only the feed without its own settings");
+    assert_eq!(settings(&conn, other), (false, false, None, true, false));
+    assert_eq!(settings(&conn, own_feed), (false, true, Some(30), false, true), "its own settings kept");
+    assert_eq!(start(&mut conn, &quieter, &[]), 1, "its own settings gone from the config: it takes the default");
+    assert_eq!(settings(&conn, own_feed), (false, false, None, true, true), "full text is the T key's then");
+    assert_eq!(start(&mut conn, &quieter, &[]), 0);
+}
+
+#[test]
 fn a_feed_is_due_after_its_own_interval_and_its_ttl_only_when_honoured() {
     use crate::store::fixtures::{fetched, one_feed};
     let (_dir, mut conn, feed) = one_feed();
