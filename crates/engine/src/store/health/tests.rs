@@ -15,8 +15,18 @@ fn facts_of(conn: &Connection, id: FeedId) -> HealthFacts {
     facts(conn).unwrap().0.into_iter().find(|f| f.feed_id == id).unwrap()
 }
 
+/// Every attempt stored for `id`, newest first: `(at, bytes)`.
+fn stored(conn: &Connection, id: FeedId) -> Vec<(i64, i64)> {
+    conn.prepare("SELECT at, bytes FROM fetch_attempts WHERE feed_id = ?1 ORDER BY at DESC, rowid DESC")
+        .unwrap()
+        .query_map([id.0], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
 #[test]
-fn the_history_keeps_each_feeds_last_fifty_attempts() {
+fn the_history_shows_each_feeds_last_fifty_attempts_and_a_trim_keeps_just_those() {
     let (_dir, mut conn, id) = fixtures::one_feed();
     let tx = conn.transaction().unwrap();
     for i in 0..60 {
@@ -26,25 +36,50 @@ fn the_history_keeps_each_feeds_last_fifty_attempts() {
     tx.commit().unwrap();
     let kept = attempts(&conn, id).unwrap();
     assert_eq!(kept.len(), MAX_ATTEMPTS as usize);
-    assert_eq!((kept[0].at, kept[49].at), (1059, 1010), "the newest first, the oldest gone");
+    assert_eq!((kept[0].at, kept[49].at), (1059, 1010), "the newest first, the oldest left out");
     assert_eq!((kept[0].status, kept[0].outcome.as_str()), (Some(500), "http"));
     assert_eq!((kept[1].status, kept[1].outcome.as_str()), (Some(304), "not-modified"));
     // Five more in the same second as one kept: the later recorded counts as the newer, so the history's last
-    // fifty end inside that second, and the rest of it goes with everything older.
+    // fifty end inside that second, and a trim takes the rest of it with everything older.
     let tx = conn.transaction().unwrap();
     for i in 100..105 {
         record_attempt(&tx, id, (Some(200), "fetched"), Attempt { bytes: Some(i), duration_ms: 10 }, 1013).unwrap();
     }
+    trim_history(&tx, id).unwrap();
     tx.commit().unwrap();
-    let stored: Vec<(i64, i64)> = conn
-        .prepare("SELECT at, bytes FROM fetch_attempts WHERE feed_id = ?1 ORDER BY at DESC, rowid DESC")
-        .unwrap()
-        .query_map([id.0], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    assert_eq!(stored.len(), MAX_ATTEMPTS as usize, "the table itself holds fifty");
+    let stored = stored(&conn, id);
+    assert_eq!(stored.len(), MAX_ATTEMPTS as usize, "the table itself holds fifty after a trim");
     assert_eq!(stored[45..], [(1014, 14), (1013, 104), (1013, 103), (1013, 102), (1013, 101)]);
+}
+
+#[test]
+fn recording_attempts_trims_each_feeds_history_now_and_then() {
+    let (_dir, mut conn, id) = fixtures::one_feed();
+    let tx = conn.transaction().unwrap();
+    let mut most = 0;
+    for i in 0..1000 {
+        record_attempt(&tx, id, (Some(304), "not-modified"), Attempt { bytes: Some(0), duration_ms: 10 }, i).unwrap();
+        most = most.max(stored(&tx, id).len());
+    }
+    tx.commit().unwrap();
+    let left = stored(&conn, id);
+    assert!(most < MAX_ATTEMPTS as usize + 4 * TRIM_ONE_IN as usize, "at most {most} stored at once");
+    assert!(left.len() >= MAX_ATTEMPTS as usize && left.len() < most, "{} left", left.len());
+    assert_eq!(left[0].0, 999, "the newest kept");
+    assert_eq!(attempts(&conn, id).unwrap().len(), MAX_ATTEMPTS as usize, "fifty shown");
+}
+
+#[test]
+fn feeds_refreshed_in_the_same_order_every_time_are_all_trimmed_at_the_same_rate() {
+    // 1000 feeds, refreshed 64 times in the same order: feed `f` stores its attempts as rows `r * 1000 + f`.
+    let feeds = 1000;
+    let trimmed: Vec<usize> =
+        (0..feeds).map(|f| (0..64).filter(|r| trims_history(r * feeds as i64 + f as i64 + 1)).count()).collect();
+    let never = trimmed.iter().filter(|&&n| n == 0).count();
+    assert!(never < feeds / 100, "{never} feeds never trimmed in 64 refreshes");
+    let all: usize = trimmed.iter().sum();
+    let expected = feeds * 64 / TRIM_ONE_IN as usize;
+    assert!(all > expected * 3 / 4 && all < expected * 5 / 4, "{all} trims against {expected}");
 }
 
 #[test]
