@@ -95,6 +95,7 @@ fn refresh_reports_each_failed_feed_and_exits_with_status_3() {
     let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(summary["feeds"], 3);
     assert_eq!(summary["new_entries"], 0);
+    assert_eq!(summary["not_indexed"], 2, "the first refresh's entries, left for the search to index: {summary}");
     assert_eq!(summary["failed"].as_array().unwrap().len(), 2);
     assert_eq!(summary["failed"][0]["kind"], "http");
 }

@@ -80,7 +80,6 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
     let refused = std::mem::take(&mut *progress.refused.lock().unwrap_or_else(|e| e.into_inner()));
     let full_tried = full_text.as_ref().map_or(0, |tried| *tried);
     let refused = describe_pages(writer, refused).await;
-    let not_indexed = writer.call(|c| store::search::pending_count(c)).await?;
     let now = chrono::Utc::now().timestamp();
     let failures: Vec<(&str, &str, &str, &str)> = summary
         .failed
@@ -104,6 +103,8 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
     // database trouble (exit 1), said once, not once per feed.
     let (unsaved, failures): (Vec<_>, Vec<_>) =
         failures.into_iter().partition(|(_, _, kind, _)| *kind == ErrorKind::Store.as_str());
+    // Counting the entries not indexed for search reads every one of them: only for the JSON that reports it.
+    let not_indexed = if json { Some(writer.call(|c| store::search::pending_count(c)).await?) } else { None };
     let mut out = std::io::stdout().lock();
     if json {
         let value = serde_json::json!({
