@@ -7,6 +7,9 @@ use super::places::{self, FOLDER_PATHS, FolderIds, Place};
 use super::{RowIds, StoreError};
 use crate::model::{AccountId, ErrorKind, FeedId, FeedInfo, FeedRow, FolderId, ImportOutcome, NewFeed};
 use rusqlite::{Connection, OptionalExtension, Row, params};
+pub use settings::{FeedSettings, apply_feed_settings, apply_settings};
+
+mod settings;
 
 /// What a refresh needs to know about a feed before fetching it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,11 +129,25 @@ pub fn refresh_target_count(conn: &Connection) -> Result<usize, StoreError> {
     Ok(usize::try_from(count).unwrap_or(0))
 }
 
+/// Every feed's tags, in order, by the feed's id.
+fn tags_by_feed(conn: &Connection) -> Result<std::collections::HashMap<i64, Vec<String>>, StoreError> {
+    let mut tags: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
+    let mut stmt = conn.prepare_cached("SELECT feed_id, tag FROM feed_tags ORDER BY feed_id, tag")?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+        let (feed, tag) = row?;
+        tags.entry(feed).or_default().push(tag);
+    }
+    Ok(tags)
+}
+
 /// URL and validators of the feeds to refresh; `None` means every feed.
 pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<RefreshTarget>, StoreError> {
+    // Every feed's tags, read at once: a subquery per feed cost a refresh 2,000 instructions a feed, tags or none.
+    let tags = tags_by_feed(conn)?;
     let map = |r: &Row<'_>| {
+        let id: FeedId = r.id(0)?;
         Ok(RefreshTarget {
-            id: r.id(0)?,
+            id,
             url: r.get(1)?,
             etag: r.get(2)?,
             last_modified: r.get(3)?,
@@ -140,15 +157,14 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
             title: r.get(7)?,
             folder: r.get(8)?,
             paused: r.get(9)?,
-            tags: super::json_list(r.get(10)?),
-            document_digest: r.get(11)?,
+            tags: tags.get(&id.0).cloned().unwrap_or_default(),
+            document_digest: r.get(10)?,
         })
     };
     let base = format!(
         "{FOLDER_PATHS} SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
                        coalesce(custom_title, title, url), (SELECT path FROM folder_paths p WHERE p.id = folder_id),
-                       paused,
-                       (SELECT json_group_array(tag) FROM feed_tags t WHERE t.feed_id = feeds.id), document_digest
+                       paused, document_digest
          FROM feeds WHERE {FETCHED_HERE}"
     );
     match ids {
@@ -189,62 +205,6 @@ pub fn due_feeds(conn: &Connection, now: i64, interval: i64) -> Result<Vec<FeedI
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
-/// What the cache keeps of a feed's settings from the config (`[feeds."URL"]`, their source of truth), for
-/// the queries that need them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FeedSettings {
-    pub notify: bool,
-    pub hide_from_unread: bool,
-    /// Its own refresh interval, in minutes.
-    pub refresh_minutes: Option<u32>,
-    /// Honour the feed's own `<ttl>` / `sy:updatePeriod`.
-    pub honour_ttl: bool,
-    /// Fetch new entries in full on refresh: `Some` when the config says (the `T` key's choice otherwise).
-    pub full_text: Option<bool>,
-}
-
-/// Copies the config's per-feed settings onto the feeds: `default` for every feed the config names no settings
-/// for, then each URL's own. Not a user's write (nothing a server hears of): the config is where these settings
-/// live.
-///
-/// Every session starts with this (each command, the reader, the daemon), and the config seldom changes between
-/// two: only the feeds whose settings differ are written. Rewriting every row each time cost a refresh of 1000
-/// feeds that all answered 304 six million of its 163 million instructions (callgrind), and a reader's start
-/// every page of the table written to the log, for the checkpoint to copy back.
-pub fn apply_settings(
-    conn: &mut Connection,
-    default: &FeedSettings,
-    feeds: &[(String, FeedSettings)],
-) -> Result<(), StoreError> {
-    let tx = conn.transaction()?;
-    let own: Vec<&str> = feeds.iter().map(|(url, _)| url.as_str()).collect();
-    let own = serde_json::to_string(&own).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-    tx.execute(
-        "UPDATE feeds SET notify = ?1, hide_from_unread = ?2, refresh_minutes = ?3, honour_ttl = ?4
-         WHERE (notify IS NOT ?1 OR hide_from_unread IS NOT ?2 OR refresh_minutes IS NOT ?3 OR honour_ttl IS NOT ?4)
-           AND url NOT IN (SELECT value FROM json_each(?5))",
-        params![default.notify, default.hide_from_unread, default.refresh_minutes, default.honour_ttl, own],
-    )?;
-    for (url, s) in feeds {
-        apply_feed_settings(&tx, url, s)?;
-    }
-    tx.commit()?;
-    Ok(())
-}
-
-/// Copies one feed's settings from the config onto the feed at `url` (one just added takes them at once), when
-/// they differ from what it has.
-pub fn apply_feed_settings(conn: &Connection, url: &str, s: &FeedSettings) -> Result<(), StoreError> {
-    conn.prepare_cached(
-        "UPDATE feeds SET notify = ?2, hide_from_unread = ?3, refresh_minutes = ?4, honour_ttl = ?5,
-            full_text = coalesce(?6, full_text)
-         WHERE url = ?1 AND (notify IS NOT ?2 OR hide_from_unread IS NOT ?3 OR refresh_minutes IS NOT ?4
-            OR honour_ttl IS NOT ?5 OR full_text IS NOT coalesce(?6, full_text))",
-    )?
-    .execute(params![url, s.notify, s.hide_from_unread, s.refresh_minutes, s.honour_ttl, s.full_text])?;
-    Ok(())
-}
-
 /// The unread entries of the feed `?1`, as an expression: what [`unread_count`] reads, and what a refresh
 /// reads with the feed's title in one statement.
 macro_rules! unread_of_feed {
@@ -264,12 +224,7 @@ pub fn unread_count(conn: &Connection, feed_id: FeedId) -> Result<i64, StoreErro
 pub fn export_doc(conn: &Connection) -> Result<crate::opml::ExportDoc, StoreError> {
     let paths = places::paths(conn)?;
     let folders = super::folders::folders(conn)?.into_iter().filter_map(|f| paths.get(&f.id).cloned()).collect();
-    let mut tags: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
-    let mut stmt = conn.prepare_cached("SELECT feed_id, tag FROM feed_tags ORDER BY feed_id, tag")?;
-    for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
-        let (feed, tag) = row?;
-        tags.entry(feed).or_default().push(tag);
-    }
+    let mut tags = tags_by_feed(conn)?;
     let mut stmt = conn.prepare_cached(
         "SELECT url, coalesce(custom_title, title, url), site_url, folder_id, id FROM feeds
          ORDER BY position, lower(coalesce(custom_title, title, url))",

@@ -132,3 +132,22 @@ fn the_count_of_feeds_to_refresh_is_the_length_of_their_list_without_an_accounts
     conn.execute("UPDATE feeds SET account_id = 1, remote_id = 'feed/2' WHERE id = ?1", [two.0]).unwrap();
     assert_eq!((refresh_target_count(&conn).unwrap(), refresh_targets(&conn, None).unwrap().len()), (1, 1));
 }
+
+#[test]
+fn the_feeds_to_refresh_carry_their_own_tags_in_order() {
+    use crate::model::{Applied, NewFeed, UserWrite};
+    let (_dir, mut conn, tagged) = crate::store::fixtures::one_feed();
+    let other =
+        NewFeed { url: "http://example.org/other".into(), title: None, name: None, site_url: None, folder: vec![] };
+    let Ok(Applied::Subscribed { feed_id: plain, .. }) = crate::store::apply(&mut conn, &UserWrite::AddFeed(other), 0)
+    else {
+        panic!("subscribing to a second feed")
+    };
+    set_tags(&conn, tagged, &["Tech".into(), "Long Reads".into()]).unwrap();
+    let tags_of = |targets: Vec<RefreshTarget>| -> Vec<(FeedId, Vec<String>)> {
+        targets.into_iter().map(|t| (t.id, t.tags)).collect()
+    };
+    let both = vec![(tagged, vec!["Long Reads".to_string(), "Tech".to_string()]), (plain, vec![])];
+    assert_eq!(tags_of(refresh_targets(&conn, None).unwrap()), both, "every feed");
+    assert_eq!(tags_of(refresh_targets(&conn, Some(&[plain, tagged])).unwrap()), [both[1].clone(), both[0].clone()]);
+}
