@@ -7,6 +7,16 @@ fn plan(conn: &Connection, sql: &str) -> String {
     rows.collect::<Result<Vec<_>, _>>().unwrap().join("\n")
 }
 
+/// Subscribes to the feed at `url`.
+fn subscribe(conn: &mut Connection, url: &str) -> FeedId {
+    use crate::model::{Applied, NewFeed, UserWrite};
+    let feed = NewFeed { url: url.into(), title: None, name: None, site_url: None, folder: vec![] };
+    let Ok(Applied::Subscribed { feed_id, .. }) = crate::store::apply(conn, &UserWrite::AddFeed(feed), 0) else {
+        panic!("subscribing to {url}")
+    };
+    feed_id
+}
+
 #[test]
 fn unread_counts_and_entry_lists_use_indexes_not_scans() {
     let dir = tempfile::tempdir().unwrap();
@@ -46,14 +56,8 @@ fn a_feed_hidden_from_unread_is_left_out_of_the_unread_view_and_its_count_but_ke
 
 #[test]
 fn a_session_writes_only_the_feeds_whose_settings_changed_in_the_config() {
-    use crate::model::{Applied, NewFeed, UserWrite};
     let (_dir, mut conn, own_feed) = crate::store::fixtures::one_feed();
-    let other =
-        NewFeed { url: "http://example.org/other".into(), title: None, name: None, site_url: None, folder: vec![] };
-    let Ok(Applied::Subscribed { feed_id: other, .. }) = crate::store::apply(&mut conn, &UserWrite::AddFeed(other), 0)
-    else {
-        panic!("subscribing to a second feed")
-    };
+    let other = subscribe(&mut conn, "http://example.org/other");
     let own =
         FeedSettings { hide_from_unread: true, refresh_minutes: Some(30), full_text: Some(true), ..Default::default() };
     let listed = vec![("http://example.com/feed".to_string(), own)];
@@ -117,14 +121,8 @@ fn a_feed_is_due_after_its_own_interval_and_its_ttl_only_when_honoured() {
 
 #[test]
 fn the_count_of_feeds_to_refresh_is_the_length_of_their_list_without_an_accounts() {
-    use crate::model::{Applied, NewFeed, UserWrite};
-    use crate::store::apply::apply;
     let (_dir, mut conn, _) = crate::store::fixtures::one_feed();
-    let other =
-        NewFeed { url: "http://example.com/two".into(), title: None, name: None, site_url: None, folder: vec![] };
-    let Ok(Applied::Subscribed { feed_id: two, .. }) = apply(&mut conn, &UserWrite::AddFeed(other), 0) else {
-        panic!("subscribe")
-    };
+    let two = subscribe(&mut conn, "http://example.com/two");
     assert_eq!((refresh_target_count(&conn).unwrap(), refresh_targets(&conn, None).unwrap().len()), (2, 2));
     // An account's feed is its server's to fetch.
     conn.execute("INSERT INTO accounts (id, name, kind, url, login) VALUES (1, 'Server', 'greader', 'u', 'me')", [])
@@ -135,14 +133,8 @@ fn the_count_of_feeds_to_refresh_is_the_length_of_their_list_without_an_accounts
 
 #[test]
 fn the_feeds_to_refresh_carry_their_own_tags_in_order() {
-    use crate::model::{Applied, NewFeed, UserWrite};
     let (_dir, mut conn, tagged) = crate::store::fixtures::one_feed();
-    let other =
-        NewFeed { url: "http://example.org/other".into(), title: None, name: None, site_url: None, folder: vec![] };
-    let Ok(Applied::Subscribed { feed_id: plain, .. }) = crate::store::apply(&mut conn, &UserWrite::AddFeed(other), 0)
-    else {
-        panic!("subscribing to a second feed")
-    };
+    let plain = subscribe(&mut conn, "http://example.org/other");
     set_tags(&conn, tagged, &["Tech".into(), "Long Reads".into()]).unwrap();
     let tags_of = |targets: Vec<RefreshTarget>| -> Vec<(FeedId, Vec<String>)> {
         targets.into_iter().map(|t| (t.id, t.tags)).collect()
