@@ -148,19 +148,21 @@ fn trim_history(tx: &Connection, feed_id: FeedId) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// One attempt in this many, on average, trims its feed's history (see [`trims_history`]).
-pub(super) const TRIM_ONE_IN: u64 = 16;
+/// One attempt in this many, on average, trims its feed's history (see [`trims_history`]): a power of two.
+const TRIM_ONE_IN: u64 = 16;
+const _: () = assert!(TRIM_ONE_IN.is_power_of_two());
 
 /// Whether the attempt stored as row `rowid` trims its feed's history back to [`MAX_ATTEMPTS`]: one in
-/// [`TRIM_ONE_IN`]. Finding where a feed's last fifty end walks all fifty in the index, about 20,000 instructions
-/// (callgrind) — about as much as the rest of what storing a 304 costs — to delete one row; trimming every attempt cost
-/// a refresh where every feed answered 304 about an eighth of its instructions once the histories were full. The
-/// history shows the last fifty whatever the table holds beyond them (on average fifteen more a feed).
+/// [`TRIM_ONE_IN`]. Finding where a feed's last fifty end walks all fifty in the index, about 20,000
+/// instructions (callgrind) — about as much as the rest of what storing a 304 costs — to delete one row;
+/// trimming at every attempt cost a refresh where every feed answered 304 about an eighth of its instructions
+/// once the histories were full. The history shows the last fifty whatever the table holds beyond them (on
+/// average fifteen more a feed).
 ///
 /// Chosen by a hash of the row id, not the id itself: feeds refreshed in the same order every time take ids
 /// that repeat their residues (1000 feeds, one in 16: seven in eight would never be trimmed), while the hash's
 /// top bits of consecutive ids fall evenly (Fibonacci hashing).
-pub(super) fn trims_history(rowid: i64) -> bool {
+fn trims_history(rowid: i64) -> bool {
     const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
     (rowid as u64).wrapping_mul(GOLDEN) >> (64 - TRIM_ONE_IN.trailing_zeros()) == 0
 }
