@@ -71,15 +71,19 @@ fn recording_attempts_trims_each_feeds_history_now_and_then() {
 
 #[test]
 fn feeds_refreshed_in_the_same_order_every_time_are_all_trimmed_at_the_same_rate() {
-    // 1000 feeds, refreshed 64 times in the same order: feed `f` stores its attempts as rows `r * 1000 + f`.
-    let feeds = 1000;
-    let trimmed: Vec<usize> =
-        (0..feeds).map(|f| (0..64).filter(|r| trims_history(r * feeds as i64 + f as i64 + 1)).count()).collect();
-    let never = trimmed.iter().filter(|&&n| n == 0).count();
-    assert!(never < feeds / 100, "{never} feeds never trimmed in 64 refreshes");
-    let all: usize = trimmed.iter().sum();
-    let expected = feeds * 64 / TRIM_ONE_IN as usize;
-    assert!(all > expected * 3 / 4 && all < expected * 5 / 4, "{all} trims against {expected}");
+    // `feeds` feeds, refreshed 256 times in the same order: feed `f` stores its attempts as rows `r * feeds + f`.
+    // Counts of feeds that defeat a row id's residues (1000) or a multiplicative hash (987, 610, 1597, 377).
+    for feeds in [1000, 987, 610, 1597, 377, 842, 1, 16, 4096] {
+        let refreshes = 256;
+        let trimmed: Vec<usize> = (0..feeds)
+            .map(|f| (0..refreshes).filter(|r| trims_history(r * feeds as i64 + f as i64 + 1)).count())
+            .collect();
+        let never = trimmed.iter().filter(|&&n| n == 0).count();
+        assert_eq!(never, 0, "{feeds} feeds: {never} never trimmed in {refreshes} refreshes");
+        let all: usize = trimmed.iter().sum();
+        let expected = feeds * refreshes as usize / TRIM_ONE_IN as usize;
+        assert!(all > expected * 3 / 4 && all < expected * 5 / 4, "{feeds} feeds: {all} trims against {expected}");
+    }
 }
 
 #[test]
