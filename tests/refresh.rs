@@ -315,6 +315,53 @@ async fn a_busy_hosts_queue_holds_no_other_host_back_and_no_host_sees_more_than_
     assert_eq!(farm.peak_per_host(), 2, "no host saw more than per_host_concurrency requests at once");
 }
 
+/// `tidings refresh` runs its requests on one thread, where tasks run in turn: a refresh that started every feed
+/// its turns allow before letting the others run would open its first wave's every connection before it wrote
+/// any request. So there, a feed's task and whatever else is ready run before the next feed starts: a probe task
+/// that counts its turns has run between any two feeds' `Started` events.
+#[tokio::test] // One thread, as `tidings refresh`.
+async fn on_one_thread_a_refresh_lets_other_tasks_run_between_the_feeds_it_starts() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    let farm = Farm::start(8, Duration::ZERO).unwrap();
+    let mut urls = Vec::new();
+    for f in 0..16 {
+        let path = format!("/f/{f}.xml");
+        farm.route(&path, good(&format!("Feed {f}")));
+        urls.push(farm.url(f % 8, &path));
+    }
+    let sandbox = Sandbox::new();
+    let writer = subscribe(&sandbox, &urls);
+    // Every feed's turn comes at once: sixteen slots, two on each of the eight hosts.
+    let refresher = Refresher::new(fetcher(), Courtesy::new(16, 2), writer);
+    let turns = Arc::new(AtomicUsize::new(0));
+    let probe = tokio::spawn({
+        let turns = turns.clone();
+        async move {
+            loop {
+                turns.fetch_add(1, Ordering::SeqCst);
+                tokio::task::yield_now().await;
+            }
+        }
+    });
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let report = {
+        let (turns, seen) = (turns.clone(), seen.clone());
+        move |ev: RefreshEvent| {
+            if matches!(ev, RefreshEvent::Started { .. }) {
+                seen.lock().unwrap().push(turns.load(Ordering::SeqCst));
+            }
+        }
+    };
+    let summary = refresher.run(Which::All, false, report).await.unwrap();
+    probe.abort();
+    assert_eq!((summary.feeds, summary.updated_feeds), (16, 16), "{summary:?}");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 16);
+    let ran_between = seen.windows(2).filter(|pair| pair[1] > pair[0]).count();
+    assert_eq!(ran_between, 15, "the probe's turns at each feed's start: {seen:?}");
+}
+
 /// A refresh of feeds that all changed since the last one — every request sends validators, every answer is a
 /// whole new document — sends no more requests at once than a cold refresh does. A revalidation is taken for a
 /// whole slot until answers show revalidations are answered 304 (then four go to a slot); taken for a quarter
