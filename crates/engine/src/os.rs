@@ -34,8 +34,8 @@ pub fn settle_allocator() {
 }
 
 /// For `tidings refresh`, before its threads start: an arena for each thread that allocates, up to eight. Its
-/// threads are few (the runtime's, which fetch and read — two workers then, one thread now —, the writer and the
-/// checkpointer), and with two arenas they took turns at them: the parsed feeds a worker allocates are freed by whichever worker stores
+/// threads are few (the runtime's threads, which fetch and read, the writer and the checkpointer), and with two
+/// arenas they took turns at them: the parsed feeds a thread allocates are freed by whichever thread stores
 /// them, the writer's statement journal is allocated and freed feed after feed, and each waited on the others'
 /// locks (8% of a cold refresh's samples in futex calls under malloc and free). With an arena each, a cold
 /// refresh of 1000 feeds × 50 used 12% less processor time (572 → 501 ms, medians of four rounds alternating)
