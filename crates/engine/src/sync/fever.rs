@@ -6,6 +6,7 @@
 //! (`mark=feed|group`, see [`Remote::mark_list_read`]). Fever cannot subscribe, unsubscribe, rename or move a
 //! feed: such a change is refused at once, with that reason. Reading the answers is the core's `fever`.
 
+use super::http::read_page;
 use super::{Remote, RemoteError, Set};
 use crate::fever;
 use crate::greader::{IdsPage, ItemsPage, RemoteFeed, RemoteItem};
@@ -83,7 +84,7 @@ impl Fever {
         loop {
             let Some(upto) = top.filter(|&top| top > start) else {
                 let answer = self.call(&format!("&items&since_id={start}"), &[]).await?;
-                let page = fever::items(&answer).map_err(RemoteError::Answer)?;
+                let page = read_page(answer, fever::items).await?;
                 let Some(highest) = page.iter().map(|i| i.crawled_usec).max() else {
                     return Ok(ItemsPage { items: Vec::new(), continuation: None });
                 };
@@ -101,7 +102,7 @@ impl Fever {
             } else {
                 let ids: Vec<String> = wanted.iter().map(i64::to_string).collect();
                 let answer = self.call(&format!("&items&with_ids={}", ids.join(",")), &[]).await?;
-                self.take(fever::items(&answer).map_err(RemoteError::Answer)?)
+                self.take(read_page(answer, fever::items).await?)
             };
             let (next, next_top) = if end >= upto { (upto, None) } else { (end, Some(upto)) };
             if items.is_empty() {
@@ -187,7 +188,9 @@ impl Remote for Fever {
         }
         let since = continuation.and_then(|c| c.parse().ok()).unwrap_or(self.seen);
         let answer = self.call(&format!("&items&since_id={since}"), &[]).await?;
-        let items = fever::items(&answer).map_err(RemoteError::Answer)?;
+        // What a first sync may need below, read before the page goes to be read.
+        let held = if self.seen == 0 { fever::total_items(&answer) } else { None };
+        let items = read_page(answer, fever::items).await?;
         let ids: Vec<i64> = items.iter().map(|i| i.crawled_usec).collect();
         self.given.extend(ids.iter().copied());
         self.page_size = self.page_size.max(ids.len());
@@ -196,7 +199,7 @@ impl Remote for Fever {
         // skipped are asked for by id, from the start, now and in every later sync — where ids are counted one
         // at a time (not where they are times, as FreshRSS's, which nothing could scan).
         if continuation.is_none() && self.seen == 0 {
-            let held = fever::total_items(&answer).unwrap_or(0);
+            let held = held.unwrap_or(0);
             let top = self.given.last().copied().unwrap_or(0);
             if held > self.given.len() as i64 && top <= 100 * held + 10_000 {
                 tracing::info!("fever: {held} items held, {} given by since_id: asking by id", self.given.len());
@@ -223,7 +226,7 @@ impl Remote for Fever {
         for batch in ids.chunks(WITH_IDS) {
             let list: Vec<&str> = batch.iter().map(|k| k.as_str()).collect();
             let answer = self.call(&format!("&items&with_ids={}", list.join(",")), &[]).await?;
-            out.extend(fever::items(&answer).map_err(RemoteError::Answer)?);
+            out.extend(read_page(answer, fever::items).await?);
         }
         Ok(out)
     }

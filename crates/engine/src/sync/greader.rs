@@ -3,6 +3,7 @@
 //! and the writes (flags by `edit-tag`, subscriptions by `subscription/edit`). Reading the answers is the core's
 //! `greader`; this module only asks, counts its requests, and says what went wrong in a way sync can act on.
 
+use super::http::read_page;
 use super::{Remote, RemoteError, Set};
 use crate::greader::{self, IdsPage, ItemsPage, RemoteFeed, RemoteItem};
 use crate::store::accounts::Scope;
@@ -144,18 +145,6 @@ impl GReader {
     }
 }
 
-/// Reads a page of items off the async threads, at a lower priority (like a refresh's parsing): a page of a
-/// thousand items is bulk work, and the reader's terminal loop comes first.
-async fn read_items(answer: Vec<u8>) -> Result<ItemsPage, RemoteError> {
-    tokio::task::spawn_blocking(move || {
-        crate::store::lower_this_threads_priority();
-        greader::items(&answer)
-    })
-    .await
-    .map_err(|e| RemoteError::Status(0, format!("reading the answer failed: {}", crate::panics::join_message(e))))?
-    .map_err(RemoteError::Answer)
-}
-
 impl Remote for GReader {
     async fn login(&mut self) -> Result<(), RemoteError> {
         let password = super::http::read_password(&self.password).await?;
@@ -184,7 +173,7 @@ impl Remote for GReader {
         query.extend(continuation.map(|c| ("c", c.to_string())));
         let asked = self.get("stream/contents/user/-/state/com.google/reading-list", &query, MAX_ANSWER_BYTES).await;
         let read = match asked {
-            Ok(answer) => read_items(answer).await,
+            Ok(answer) => read_page(answer, greader::items).await,
             Err(e) => Err(e),
         };
         match read {
@@ -219,7 +208,7 @@ impl Remote for GReader {
                 batch.iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
             form.push(("output", "json".into()));
             let answer = self.post("stream/items/contents", form).await?;
-            out.extend(read_items(answer).await?.items);
+            out.extend(read_page(answer, greader::items).await?.items);
         }
         Ok(out)
     }

@@ -5,6 +5,22 @@ use super::RemoteError;
 use crate::greader;
 use futures::StreamExt;
 
+/// Reads a page of an answer (items, entries) off the async threads, at a lower priority, like a refresh's parsing:
+/// a page of a thousand items is bulk work. The reader's terminal loop comes first, and the other accounts' requests
+/// go on meanwhile (`tidings refresh` runs them all on one thread).
+pub(super) async fn read_page<T: Send + 'static>(
+    answer: Vec<u8>,
+    read: fn(&[u8]) -> Result<T, greader::AnswerError>,
+) -> Result<T, RemoteError> {
+    tokio::task::spawn_blocking(move || {
+        crate::store::lower_this_threads_priority();
+        read(&answer)
+    })
+    .await
+    .map_err(|e| RemoteError::Status(0, format!("reading the answer failed: {}", crate::panics::join_message(e))))?
+    .map_err(RemoteError::Answer)
+}
+
 /// Where a remote's password comes from, asked only when a login is needed (a `password_command` may prompt).
 pub(super) type Password = std::sync::Arc<dyn Fn() -> Result<String, String> + Send + Sync>;
 

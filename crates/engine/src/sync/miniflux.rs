@@ -9,6 +9,7 @@
 //! it differs, so a wish is met and never inverted. What the server lacks is learnt once and kept with the
 //! account. Reading the answers is the core's `miniflux`.
 
+use super::http::read_page;
 use super::{Remote, RemoteError, Set};
 use crate::greader::{IdsPage, ItemsPage, RemoteFeed, RemoteItem};
 use crate::miniflux;
@@ -195,8 +196,7 @@ impl Remote for Miniflux {
         let after = continuation.and_then(|c| c.parse().ok()).unwrap_or(self.seen);
         let limit = most.clamp(1, ENTRIES_PAGE);
         let path = format!("/v1/entries?after_entry_id={after}&order=id&direction=asc&limit={limit}");
-        let (items, total) =
-            miniflux::entries(&self.call(Method::GET, &path, None).await?).map_err(RemoteError::Answer)?;
+        let (items, total) = read_page(self.call(Method::GET, &path, None).await?, miniflux::entries).await?;
         let newest = items.iter().map(|i| i.crawled_usec).filter(|&id| id > after).max();
         let continuation = newest.filter(|_| total > items.len()).map(|id| id.to_string());
         Ok(ItemsPage { items, continuation })
@@ -223,8 +223,7 @@ impl Remote for Miniflux {
         }
         // Before 2.3.2: the set's entries, whole, a thousand a page.
         let path = format!("/v1/entries?{filter}&order=id&direction=desc&limit={ENTRIES_PAGE}&offset={offset}");
-        let (items, total) =
-            miniflux::entries(&self.call(Method::GET, &path, None).await?).map_err(RemoteError::Answer)?;
+        let (items, total) = read_page(self.call(Method::GET, &path, None).await?, miniflux::entries).await?;
         let next = offset + items.len();
         let continuation = (!items.is_empty() && next < total).then(|| next.to_string());
         Ok(IdsPage { ids: items.into_iter().map(|i| i.entry.key).collect(), continuation })
