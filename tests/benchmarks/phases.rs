@@ -169,7 +169,8 @@ pub(crate) fn run(args: &[String]) -> std::process::ExitCode {
     // Fetch: every feed, as the refresher's client fetches them, bodies kept.
     let config = tidings::config::Config::default();
     let fetcher = Fetcher::new(config.fetch_config()).expect("an HTTP client");
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
+    // On one thread, as `tidings refresh` runs its requests.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     let mut fetch = Phase::default();
     let start = heap_window();
     let (wall, cpu) = (Instant::now(), cpu_time(true));

@@ -136,7 +136,7 @@ impl Session {
         let courtesy = Courtesy::new(settings.concurrency, settings.per_host_concurrency);
         let refresher = Refresher::new(fetcher.clone(), courtesy.clone(), writer.clone())
             .with_forced_encodings(settings.forced_encodings);
-        // With no terminal loop to answer, the runtime's workers may read documents themselves.
+        // With no terminal loop to answer, the runtime's threads may read documents themselves.
         let refresher = match role {
             Role::Reader => refresher,
             Role::Command | Role::Daemon => refresher.reading_in_place(),

@@ -68,7 +68,8 @@ pub struct Refresher {
     courtesy: Courtesy,
     batcher: Batcher,
     writer: DbThread,
-    /// Feeds being decoded and parsed at once: one per core, so reading never starves the network tasks.
+    /// Feeds being decoded and parsed at once: one per core, so reading on the blocking pool never starves the
+    /// network tasks (a refresh that reads in place holds its runtime's thread for a small document's reading).
     reading: Arc<Semaphore>,
     /// The bytes of documents fetched and not yet stored: no fetch starts while they fill it.
     budget: Budget,

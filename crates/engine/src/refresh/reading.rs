@@ -1,6 +1,7 @@
 //! Reading a fetched document: decoding and parsing it, and judging its new entries by the kill rules, one feed per
 //! core at a time, on the blocking pool. A refresh with no terminal to answer (`tidings refresh`, the daemon) reads
-//! a small document where its task stands instead, on the runtime's worker (see [`Refresher::reading_in_place`]).
+//! a small document where its task stands instead, on the runtime's thread that fetched it (see
+//! [`Refresher::reading_in_place`]; `tidings refresh` has one, whose requests wait meanwhile).
 
 use super::{MAX_REFRESH_EVERY_SECS, Refresher, digest};
 use crate::model::ErrorKind;
