@@ -164,8 +164,10 @@ fn a_host_answering_over_http2_is_asked_about_all_its_unchanged_feeds_at_once() 
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("7 not modified"), "{}", stdout(&out));
     assert_eq!(server.most_in_flight(), 6, "the host's revalidations once its first answer came over HTTP/2");
-    // Three went out before any answer, a connection each; the four after it shared those.
-    assert_eq!(server.connections(), 3, "connections for seven revalidations");
+    // Three went out before any answer, each on a connection of its own unless one already set up took it (on one
+    // thread, a feed's request starts after the last one's connection had its turn); the four after shared those.
+    let connections = server.connections();
+    assert!((1..=3).contains(&connections), "{connections} connections for seven revalidations");
 }
 
 #[test]
