@@ -8,8 +8,8 @@ use crate::model::ErrorKind;
 use crate::store::feeds::RefreshTarget;
 use crate::store::fetches::{FetchRecord, MAX_ENTRIES_PER_REFRESH};
 
-/// The largest document read on the worker that fetched it, when the refresh reads in place. Reading runs at about
-/// 70 MB/s here, so a worker is held for at most about two milliseconds; handing a document to the blocking pool
+/// The largest document read on the thread that fetched it, when the refresh reads in place. Reading runs at about
+/// 70 MB/s here, so a thread is held for at most about two milliseconds; handing a document to the blocking pool
 /// and its result back wakes two threads. Read in place, a cold refresh of 4000 × 100 (documents of 27 KB) switched
 /// threads 13,700 times instead of 31,400, took 5.6 s of processor time instead of 5.9, and peaked at 49.5 MB
 /// instead of 51.1 (medians of three rounds each, alternating in one run). Not in the reader: its terminal loop's
@@ -18,7 +18,7 @@ use crate::store::fetches::{FetchRecord, MAX_ENTRIES_PER_REFRESH};
 pub const READ_IN_PLACE_BYTES: usize = 128 * 1024;
 
 impl Refresher {
-    /// Reads small documents ([`READ_IN_PLACE_BYTES`]) on the worker that fetched them, not on the blocking pool:
+    /// Reads small documents ([`READ_IN_PLACE_BYTES`]) on the thread that fetched them, not on the blocking pool:
     /// for a refresh that no terminal waits on.
     pub fn reading_in_place(mut self) -> Refresher {
         self.in_place = true;
