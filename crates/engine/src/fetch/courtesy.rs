@@ -6,10 +6,10 @@
 //! - A request that revalidates what is stored (it sends validators) counts for what revalidations have lately
 //!   cost ([`Weight`]): a quarter of a slot when they are answered 304 — a few hundred bytes, only their
 //!   connection, a quarter of what a request bringing a document costs with its buffers, the document and what
-//!   it parses into — and a whole slot when their feeds changed. So a refresh of feeds that did not change has
-//!   four times as many requests in flight once the first answers show it, and waits on fewer round trips, while
-//!   one of feeds that all changed has no more than a cold refresh. Each request still counts as one against its
-//!   host's limit.
+//!   it parses into — and a whole slot when their feeds changed; three quarters before any answer. So a refresh
+//!   of feeds that did not change has four times as many requests in flight once the first answers show it, and
+//!   waits on fewer round trips, while one of feeds that all changed has no more than a cold refresh once its
+//!   first documents show it. Each request still counts as one against its host's limit.
 //! - A request joins its host's queue at once ([`Courtesy::queue`], in the order its caller lists the work) and
 //!   waits there for its [`Turn`]; its turn ends when the [`Turn`] is dropped.
 //! - A host's queue drains on the connections it has: when a request ends and another waits on its host, that
