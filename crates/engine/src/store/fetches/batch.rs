@@ -112,49 +112,7 @@ pub(super) struct PendingWrite {
     pub(super) at: Instant,
     /// The answer, and the record given back: what a feed parsed into is freed by the task that waits for it,
     /// not by the one writer every other feed waits on (a cold refresh's writer spent 4% of its time freeing).
-    pub(super) saved: oneshot::Sender<Delivery>,
-}
-
-/// A stored feed's answer ([`PendingWrite::saved`]), and the answers of the rest of its batch for the waiting
-/// task to hand on (see [`deliver`]).
-pub(super) struct Delivery {
-    outcome: Result<ApplyOutcome, String>,
-    record: FetchRecord,
-    others: Others,
-}
-
-/// The answers of a batch's other feeds, each sent to its feed when this is dropped: on the thread of the task
-/// that received them, or on the writer's if that task stopped waiting, so every feed gets its answer either way.
-struct Others(Vec<(oneshot::Sender<Delivery>, Result<ApplyOutcome, String>, FetchRecord)>);
-
-impl Delivery {
-    /// The feed's answer and record, once the others of its batch are handed theirs.
-    pub(super) fn into_answer(self) -> (Result<ApplyOutcome, String>, FetchRecord) {
-        let Delivery { outcome, record, others } = self;
-        drop(others);
-        (outcome, record)
-    }
-}
-
-impl Drop for Others {
-    fn drop(&mut self) {
-        for (saved, outcome, record) in self.0.drain(..) {
-            let _ = saved.send(Delivery { outcome, record, others: Others(Vec::new()) });
-        }
-    }
-}
-
-/// Answers a stored batch with one wake-up of the refresh's threads: the first feed's task gets every answer and
-/// hands the others theirs from its own thread (see [`Others`]). A task woken from another thread is woken through
-/// its runtime's driver, one write to it each; on the runtime's thread a wake-up is a push onto its queue. Sent
-/// feed by feed, an all-304 refresh of 1000 feeds woke its one thread 1000 times from the writer's, about a tenth
-/// of its processor time.
-fn deliver(answers: Vec<(oneshot::Sender<Delivery>, Result<ApplyOutcome, String>, FetchRecord)>) {
-    let mut answers = answers.into_iter();
-    if let Some((saved, outcome, record)) = answers.next() {
-        // A feed no longer waiting gives the batch back, dropped here: the others are answered one by one.
-        let _ = saved.send(Delivery { outcome, record, others: Others(answers.collect()) });
-    }
+    pub(super) saved: oneshot::Sender<(Result<ApplyOutcome, String>, FetchRecord)>,
 }
 
 impl Pending {
@@ -229,7 +187,7 @@ impl Queue {
         if first {
             self.drain();
         }
-        let (outcome, record) = outcome.await.map_err(|_| StoreError::Closed.to_string())?.into_answer();
+        let (outcome, record) = outcome.await.map_err(|_| StoreError::Closed.to_string())?;
         drop(record);
         outcome
     }
@@ -265,22 +223,24 @@ pub(super) fn write_batch(conn: &mut Connection, batch: Vec<PendingWrite>) {
         tx.commit()?;
         Ok(outcomes)
     })();
-    let answers = match together {
-        Ok(outcomes) => batch.into_iter().zip(outcomes).map(|(w, outcome)| (w.saved, Ok(outcome), w.record)).collect(),
-        Err(_) => batch
-            .into_iter()
-            .map(|write| {
+    match together {
+        Ok(outcomes) => {
+            for (write, outcome) in batch.into_iter().zip(outcomes) {
+                let _ = write.saved.send((Ok(outcome), write.record));
+            }
+        }
+        Err(_) => {
+            for write in batch {
                 let alone = (|| {
                     let tx = conn.transaction()?;
                     let outcome = record_attempted(&tx, &write, now)?;
                     tx.commit()?;
                     Ok::<_, StoreError>(outcome)
                 })();
-                (write.saved, alone.map_err(|e| e.to_string()), write.record)
-            })
-            .collect(),
-    };
-    deliver(answers);
+                let _ = write.saved.send((alone.map_err(|e| e.to_string()), write.record));
+            }
+        }
+    }
 }
 
 /// Records one fetch and its attempt in the feed's history.
@@ -297,4 +257,123 @@ fn record_attempted(tx: &Connection, write: &PendingWrite, now: i64) -> Result<A
 }
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+    use crate::store::fixtures;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A writer on a database with one feed, a batcher that waits as long as `linger` for the results expected,
+    /// and the count of transactions the writer has committed since.
+    async fn batcher(linger: Duration) -> (tempfile::TempDir, Batcher, FeedId, Arc<AtomicUsize>) {
+        let (dir, conn, feed) = fixtures::one_feed();
+        let writer = DbThread::spawn_writer(conn);
+        let commits = Arc::new(AtomicUsize::new(0));
+        let counted = commits.clone();
+        writer
+            .call(move |c| {
+                c.commit_hook(Some(move || {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    false
+                }))?;
+                Ok(())
+            })
+            .await
+            .unwrap();
+        (dir, Batcher::lingering(writer, linger), feed, commits)
+    }
+
+    fn not_modified() -> FetchRecord {
+        FetchRecord::NotModified { etag: Some("\"v1\"".into()), last_modified: None, moved_to: None }
+    }
+
+    /// Saves a 304 of `feed` on a task of its own.
+    fn spawn_304(
+        batcher: &Batcher,
+        expected: Expected,
+        feed: FeedId,
+    ) -> tokio::task::JoinHandle<Result<ApplyOutcome, String>> {
+        let batcher = batcher.clone();
+        tokio::spawn(async move { batcher.save(Some(expected), feed, not_modified(), Attempt::default()).await })
+    }
+
+    /// Returns once the writer's job holds a small batch back for the results expected.
+    async fn lingering(batcher: &Batcher) {
+        while !batcher.0.lock().lingering {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// Bounds a wait that must end (a batch that waited for nothing would take the batcher's linger, an hour; one
+    /// that never lingered would leave `lingering` waiting).
+    async fn soon<T>(what: impl Future<Output = T>) -> T {
+        tokio::time::timeout(Duration::from_secs(30), what).await.expect("a wait that must end did not")
+    }
+
+    /// The writer's job for the first result starts before the second arrives; it waits for it, as the second is
+    /// expected, and commits both in one transaction, without waiting further once none is expected.
+    #[tokio::test]
+    async fn a_small_batch_waits_for_the_results_expected_and_commits_them_together() {
+        let (_dir, batcher, feed, commits) = batcher(Duration::from_secs(3600)).await;
+        let (first, second) = (batcher.expect(), batcher.expect());
+        let early = spawn_304(&batcher, first, feed);
+        soon(lingering(&batcher)).await;
+        let late = soon(batcher.save(Some(second), feed, not_modified(), Attempt::default())).await;
+        assert!(late.is_ok(), "{late:?}");
+        assert!(soon(early).await.unwrap().is_ok());
+        assert_eq!(commits.load(Ordering::SeqCst), 1, "both results in one transaction");
+    }
+
+    /// A feed whose task ends without a result (it died, or the refresh was dropped) is no longer waited for.
+    #[tokio::test]
+    async fn a_feed_that_ends_without_a_result_is_not_waited_for() {
+        let (_dir, batcher, feed, commits) = batcher(Duration::from_secs(3600)).await;
+        let (first, gone) = (batcher.expect(), batcher.expect());
+        let saving = spawn_304(&batcher, first, feed);
+        soon(lingering(&batcher)).await;
+        assert!(!saving.is_finished());
+        drop(gone);
+        assert!(soon(saving).await.unwrap().is_ok());
+        assert_eq!(commits.load(Ordering::SeqCst), 1);
+    }
+
+    /// A document goes without waiting for the others expected: they may be waiting for the memory it holds.
+    #[tokio::test]
+    async fn a_batch_with_a_document_does_not_wait_for_the_others() {
+        let (_dir, batcher, feed, commits) = batcher(Duration::from_secs(3600)).await;
+        let (first, _still_out) = (batcher.expect(), batcher.expect());
+        let document = super::super::tests::fetched(vec![]);
+        let saved = soon(batcher.save(Some(first), feed, document, Attempt::default())).await;
+        assert!(saved.is_ok(), "{saved:?}");
+        assert_eq!(commits.load(Ordering::SeqCst), 1);
+    }
+
+    /// A document arriving while a batch of 304s waits for more ends the wait: the batch goes at once, both in it.
+    #[tokio::test]
+    async fn a_document_arriving_while_304s_wait_for_more_sends_the_batch_at_once() {
+        let (_dir, batcher, feed, commits) = batcher(Duration::from_secs(3600)).await;
+        let (first, second, _still_out) = (batcher.expect(), batcher.expect(), batcher.expect());
+        let early = spawn_304(&batcher, first, feed);
+        soon(lingering(&batcher)).await;
+        let document = super::super::tests::fetched(vec![]);
+        let saved = soon(batcher.save(Some(second), feed, document, Attempt::default())).await;
+        assert!(saved.is_ok(), "{saved:?}");
+        assert!(soon(early).await.unwrap().is_ok());
+        assert_eq!(commits.load(Ordering::SeqCst), 1, "the 304 and the document in one transaction");
+    }
+
+    /// A batch of [`LINGER_BELOW`] results goes without waiting for the others expected: a writer with work
+    /// waiting never idles.
+    #[tokio::test]
+    async fn a_batch_big_enough_does_not_wait_for_the_others() {
+        let (_dir, batcher, feed, commits) = batcher(Duration::from_secs(3600)).await;
+        let still_out = batcher.expect();
+        let saves: Vec<_> = (0..LINGER_BELOW).map(|_| spawn_304(&batcher, batcher.expect(), feed)).collect();
+        for save in saves {
+            assert!(soon(save).await.unwrap().is_ok());
+        }
+        assert_eq!(commits.load(Ordering::SeqCst), 1, "the batch waited for all of them, no more");
+        assert_eq!(batcher.0.lock().expected, 1, "one feed still on its way");
+        drop(still_out);
+        assert_eq!(batcher.0.lock().expected, 0);
+    }
+}

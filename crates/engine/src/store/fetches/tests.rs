@@ -90,7 +90,7 @@ fn a_batch_with_a_feed_that_cannot_be_stored_stores_the_others_and_nothing_of_it
         .collect();
     write_batch(&mut conn, batch);
     let answers: Vec<(Result<ApplyOutcome, String>, FetchRecord)> =
-        answers.into_iter().map(|mut a| a.try_recv().expect("every feed is answered").into_answer()).collect();
+        answers.into_iter().map(|mut a| a.try_recv().expect("every feed is answered")).collect();
     // Each record comes back with its answer, to be freed by the task that waits for it rather than by the writer.
     let given_back: Vec<usize> = answers
         .iter()
@@ -415,7 +415,7 @@ fn a_not_modified_answer_is_stored_with_one_update_of_its_feed_and_reads_no_entr
     let said = statements_of(&mut conn, |conn| {
         let (saved, answer) = oneshot::channel();
         write_batch(conn, vec![PendingWrite { feed_id: feed, record, attempt, at: std::time::Instant::now(), saved }]);
-        answer.blocking_recv().unwrap().into_answer().0.unwrap();
+        answer.blocking_recv().unwrap().0.unwrap();
     });
     let on_feeds: Vec<&String> = said.iter().filter(|sql| sql.contains(" feeds ")).collect();
     assert_eq!(on_feeds.len(), 1, "one statement on the feed: {said:#?}");
