@@ -39,7 +39,7 @@ struct Queue {
     /// How long a small batch waits for the results expected ([`LINGER`]).
     linger: Duration,
     pending: Mutex<Pending>,
-    /// Told, while a batch lingers, when a result arrives or an expected one is no longer expected.
+    /// Told, while a batch lingers, when a change lets it go (see [`Pending::lingers`]).
     news: Condvar,
     writer: DbThread,
 }
@@ -122,6 +122,7 @@ impl Pending {
     }
 
     /// Whether a batch this small waits for more ([`LINGER_BELOW`]): every result a 304, and others expected.
+    /// Only a result arriving (or an expected one given up) turns it false.
     fn lingers(&self) -> bool {
         self.writes.len() < LINGER_BELOW && self.expected > 0 && self.all_not_modified()
     }
@@ -169,8 +170,8 @@ impl Queue {
         attempt: Attempt,
     ) -> Result<ApplyOutcome, String> {
         let (saved, outcome) = oneshot::channel();
-        // The writer lingering over a small batch is told only when the batch may go: woken at each result, it
-        // went back to waiting fifteen times in sixteen.
+        // The writer lingering over a small batch is told only when the batch may go (sixteen results, none
+        // expected, or anything but a 304): woken at each result, it went back to waiting fifteen times in sixteen.
         let (first, ends_linger) = {
             let mut pending = self.lock();
             pending.writes.push(PendingWrite { feed_id, record, attempt, at: Instant::now(), saved });
@@ -367,7 +368,12 @@ mod tests {
     async fn a_batch_big_enough_does_not_wait_for_the_others() {
         let (_dir, batcher, feed, commits) = batcher(Duration::from_secs(3600)).await;
         let still_out = batcher.expect();
-        let saves: Vec<_> = (0..LINGER_BELOW).map(|_| spawn_304(&batcher, batcher.expect(), feed)).collect();
+        let expected: Vec<Expected> = (0..LINGER_BELOW).map(|_| batcher.expect()).collect();
+        let mut expected = expected.into_iter();
+        // The first lingers for the others expected; the sixteenth lets the batch go.
+        let mut saves = vec![spawn_304(&batcher, expected.next().unwrap(), feed)];
+        soon(lingering(&batcher)).await;
+        saves.extend(expected.map(|e| spawn_304(&batcher, e, feed)));
         for save in saves {
             assert!(soon(save).await.unwrap().is_ok());
         }
