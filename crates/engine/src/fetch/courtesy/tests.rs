@@ -361,15 +361,21 @@ fn go_out(h: usize, mut turn: Turn, idle: &mut [usize], opened: &mut usize, to: 
     to.push((h, turn));
 }
 
+/// Five revalidations queued to each of `hosts` hosts, as a refresh lists them (every host's first feed, then
+/// every host's second, …), each with its host's number.
+fn five_revalidations_each(courtesy: &Courtesy, hosts: usize) -> Vec<(usize, Ticket)> {
+    (0..5)
+        .flat_map(|f| (0..hosts).map(move |h| (h, f)))
+        .map(|(h, f)| (h, courtesy.queue(&format!("http://{h}.test/{f}"), REVAL)))
+        .collect()
+}
+
 /// A refresh of five unchanged feeds on each of 200 hosts, every request answered 304 one round trip after it went
 /// out, over HTTP/2 or HTTP/1, as the refresher's client would send them (a connection kept for the host's next
 /// request is reused): the connections opened (on HTTP/1), and the round trips taken.
 fn unchanged_refresh(courtesy: &Courtesy, over_http2: bool) -> (usize, usize) {
     let hosts = 200;
-    let mut tickets: Vec<(usize, Ticket)> = (0..5)
-        .flat_map(|f| (0..hosts).map(move |h| (h, f)))
-        .map(|(h, f)| (h, courtesy.queue(&format!("http://{h}.test/{f}"), REVAL)))
-        .collect();
+    let mut tickets = five_revalidations_each(courtesy, hosts);
     let mut idle = vec![0usize; hosts];
     let mut opened = 0;
     let mut running: Vec<(usize, Turn)> = Vec::new();
@@ -405,18 +411,14 @@ fn unchanged_feeds_of_200_hosts_take_400_connections_and_three_round_trips_even_
     // Before any answer, a revalidation takes three quarters of a slot: 341 go first, a connection to every host
     // and a second to 141 of them, where whole slots would have sent 256.
     let courtesy = Courtesy::new(256, 6);
-    let mut tickets: Vec<(usize, Ticket)> = (0..5)
-        .flat_map(|f| (0..200).map(move |h| (h, f)))
-        .map(|(h, f)| (h, courtesy.queue(&format!("http://{h}.test/{f}"), REVAL)))
-        .collect();
-    let mut first: Vec<(usize, Turn)> = tickets.iter_mut().filter_map(|(h, t)| now(t).map(|turn| (*h, turn))).collect();
+    let mut tickets = five_revalidations_each(&courtesy, 200);
+    let first: Vec<(usize, Turn)> = tickets.iter_mut().filter_map(|(h, t)| now(t).map(|turn| (*h, turn))).collect();
     let mut turns = vec![0; 200];
     first.iter().for_each(|&(h, _)| turns[h] += 1);
     let twice = turns.iter().filter(|&&n| n == 2).count();
     assert!(turns.iter().all(|&n| n == 1 || n == 2), "{turns:?}");
     assert_eq!((first.len(), twice), (341, 141), "the first wave: every host, and a second connection to 141");
-    first.clear();
-    drop(tickets);
+    drop((first, tickets));
     assert_eq!(unchanged_refresh(&Courtesy::new(256, 6), false), (400, 3), "a process started afresh");
     assert_eq!(unchanged_refresh(&after_304s(256, 6), false), (400, 3), "after a run of 304s");
 }
