@@ -3,6 +3,8 @@
 
 mod downloads;
 mod later;
+#[cfg(test)]
+mod tests;
 
 use super::{StoreError, classify, folders};
 use rusqlite::Connection;
@@ -368,6 +370,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(later::NO_INDEX_BY_DATE),
     // 25: the entries waiting for the search index, found without an index (see `later::SEARCH_PENDING`).
     Step::Sql(later::SEARCH_PENDING),
+    // 26: an entry's feed checked at commit (see `later::entry_feed_deferred`).
+    Step::Code(later::entry_feed_deferred),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

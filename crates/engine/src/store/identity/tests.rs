@@ -103,3 +103,29 @@ fn a_first_fetchs_entries_are_stored_whole_and_in_order_whatever_statement_carri
     let id: i64 = conn.query_row("SELECT id FROM entries WHERE key = 'new'", [], |r| r.get(0)).unwrap();
     assert_eq!(id, first + rows.len() as i64);
 }
+
+/// Once the newest entries are deleted, their ids are never given again (schema step 19): a first fetch's
+/// entries, inserted several to a statement under the ids SQLite gives (the largest plus one), take ids past
+/// the deleted ones, in document order, even when none is left in the table.
+#[test]
+fn a_first_fetch_after_the_newest_entries_were_deleted_takes_ids_past_theirs_in_order() {
+    let (_dir, mut conn, feed) = one_feed();
+    let old: Vec<ParsedEntry> = (0..20).map(|i| entry(&format!("old{i}"), "Old", "", i)).collect();
+    crate::store::fetches::save(&mut conn, feed, &crate::store::fixtures::fetched("Feed", old), 1).unwrap();
+    let newest: i64 = conn.query_row("SELECT max(id) FROM entries", [], |r| r.get(0)).unwrap();
+    // Every entry goes (the feed's next fetch is a first one again), so the table's largest id is gone too.
+    conn.execute("DELETE FROM entries", []).unwrap();
+    let listed: Vec<ParsedEntry> = (0..40).map(|i| entry(&format!("k{i}"), "New", "", i)).collect();
+    let outcome =
+        crate::store::fetches::save(&mut conn, feed, &crate::store::fixtures::fetched("Feed", listed), 2).unwrap();
+    assert_eq!(outcome.new, 40);
+    let ids: Vec<(i64, String)> = conn
+        .prepare("SELECT id, key FROM entries WHERE feed_id = ?1 ORDER BY id")
+        .unwrap()
+        .query_map([feed.0], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let expected: Vec<(i64, String)> = (0..40).map(|i| (newest + 1 + i, format!("k{i}"))).collect();
+    assert_eq!(ids, expected);
+}

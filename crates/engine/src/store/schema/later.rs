@@ -1,5 +1,7 @@
 //! The schema's later steps, each a named constant, so `schema.rs` lists them in order and stays short.
 
+use rusqlite::Connection;
+
 /// 17: feed health (see `health` and `tidings_core::health`): paused feeds; when a run of failures began and
 /// how many of its last failures were permanent; when the feed last came back to work; a permanent redirect
 /// proposed (never applied before the user accepts it) and on how many refreshes in a row; the newest entry
@@ -147,3 +149,34 @@ pub(super) const SEARCH_PENDING: &str = "CREATE TABLE search_pending (entry_id I
             DELETE FROM entry_search WHERE rowid = old.id;
             DELETE FROM search_pending WHERE entry_id = old.id;
         END;";
+
+/// 26: an entry's feed is checked when its transaction commits, not at each statement. An `INSERT` of several
+/// rows whose every failure may come in the middle of it (a row's feed gone, a key stored twice) has SQLite keep
+/// a journal of its own of every page it changes, to undo the statement alone: a cold refresh copied each page
+/// of its inserts there first. A refresh never needs a statement undone alone (a batch that fails is rolled back
+/// whole and its feeds stored again one by one, see `fetches::batch`), so its inserts fail (`INSERT OR FAIL`)
+/// rather than abort, and with the feed's check deferred nothing in them asks for that journal.
+///
+/// The table's text is changed in place, as SQLite documents for a constraint's change that leaves the rows as
+/// they are ("Making Other Kinds Of Table Schema Changes", `lang_altertable.html`): within the step's
+/// transaction, the schema's text rewritten and its version moved on. A table whose text is not the one step 1
+/// wrote is left alone: its feeds are checked at each statement, as before, and nothing else changes.
+pub(super) fn entry_feed_deferred(conn: &Connection) -> rusqlite::Result<()> {
+    const IMMEDIATE: &str = "feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,";
+    const DEFERRED: &str =
+        "feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,";
+    let sql: String =
+        conn.query_row("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'entries'", [], |r| r.get(0))?;
+    if sql.matches(IMMEDIATE).count() != 1 {
+        return Ok(());
+    }
+    let version: i64 = conn.pragma_query_value(None, "schema_version", |r| r.get(0))?;
+    conn.pragma_update(None, "writable_schema", true)?;
+    let changed = conn.execute(
+        "UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'entries'",
+        [sql.replacen(IMMEDIATE, DEFERRED, 1)],
+    );
+    conn.pragma_update(None, "writable_schema", false)?;
+    changed?;
+    conn.pragma_update(None, "schema_version", version + 1)
+}

@@ -1,0 +1,96 @@
+use super::{MIGRATIONS, Step};
+use rusqlite::Connection;
+
+/// A database as the build before step 26 left it: one feed with two entries.
+fn before_the_deferred_feed(path: &std::path::Path) -> Connection {
+    let conn = Connection::open(path).unwrap();
+    let deferred: fn(&Connection) -> rusqlite::Result<()> = super::later::entry_feed_deferred;
+    let this_step = |step: &Step| matches!(step, Step::Code(code) if std::ptr::fn_addr_eq(*code, deferred));
+    let before = MIGRATIONS.iter().position(this_step).expect("the step that defers an entry's feed");
+    for step in &MIGRATIONS[..before] {
+        match step {
+            Step::Sql(sql) => conn.execute_batch(sql).unwrap(),
+            Step::Code(code) => code(&conn).unwrap(),
+        }
+    }
+    conn.pragma_update(None, "user_version", before as i64).unwrap();
+    conn.execute_batch(
+        "INSERT INTO feeds (id, url, title, added_at) VALUES (1, 'http://example.com/feed', 'Feed', 0);
+         INSERT INTO entries (id, feed_id, key, title, first_seen_at, sort_at) VALUES
+            (1, 1, 'a', 'Albatross', 0, 0), (2, 1, 'b', 'Bittern', 0, 0);",
+    )
+    .unwrap();
+    conn
+}
+
+fn entries_sql(conn: &Connection) -> String {
+    conn.query_row("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'entries'", [], |r| r.get(0)).unwrap()
+}
+
+/// Inserts an entry of a feed that is not there, in a transaction: whether the statement was refused, and
+/// whether the commit was.
+fn orphan_refused(conn: &mut Connection) -> (bool, bool) {
+    let tx = conn.transaction().unwrap();
+    let insert = tx
+        .execute("INSERT INTO entries (id, feed_id, key, first_seen_at, sort_at) VALUES (100, 99, 'orphan', 0, 0)", []);
+    if insert.is_err() {
+        return (true, false);
+    }
+    (false, tx.commit().is_err())
+}
+
+/// Step 26 rewrites only the reference of an entry to its feed, keeps every row, and the connection that ran it
+/// (the one a refresh goes on with) checks an entry's feed at the commit from then on, as a new one does.
+#[test]
+fn an_older_database_checks_an_entrys_feed_at_the_commit_once_upgraded_and_keeps_its_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    let before = entries_sql(&before_the_deferred_feed(&path));
+    assert!(!before.contains("DEFERRABLE"), "{before}");
+    let mut conn = crate::store::open_write(&path).unwrap();
+    let after = entries_sql(&conn);
+    assert_eq!(
+        after,
+        before.replace("ON DELETE CASCADE,", "ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,"),
+        "nothing else of the table changed"
+    );
+    let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(ok, "ok");
+    let titles: Vec<String> = conn
+        .prepare("SELECT title FROM entries ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(titles, ["Albatross", "Bittern"]);
+    assert_eq!(orphan_refused(&mut conn), (false, true), "the statement goes through, the commit is refused");
+    let count: i64 = conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
+    assert_eq!(count, 2, "nothing of the refused transaction is kept");
+    // A feed's removal still takes its entries with it.
+    conn.execute("DELETE FROM feeds WHERE id = 1", []).unwrap();
+    let count: i64 = conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
+    assert_eq!(count, 0);
+    drop(conn);
+    let mut new = crate::store::open_write(&dir.path().join("new.db")).unwrap();
+    assert_eq!(orphan_refused(&mut new), (false, true), "a new database is the same");
+}
+
+/// A table whose text is not the one step 1 wrote is left as it is: its entries' feeds are checked at each
+/// statement, as before, and the database opens.
+#[test]
+fn an_entries_table_of_another_text_is_left_alone_by_the_upgrade() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("odd.db");
+    let conn = before_the_deferred_feed(&path);
+    let odd = entries_sql(&conn).replace("ON DELETE CASCADE,", "ON DELETE  CASCADE,");
+    let version: i64 = conn.pragma_query_value(None, "schema_version", |r| r.get(0)).unwrap();
+    conn.pragma_update(None, "writable_schema", true).unwrap();
+    conn.execute("UPDATE sqlite_schema SET sql = ?1 WHERE name = 'entries'", [&odd]).unwrap();
+    conn.pragma_update(None, "writable_schema", false).unwrap();
+    conn.pragma_update(None, "schema_version", version + 1).unwrap();
+    drop(conn);
+    let mut conn = crate::store::open_write(&path).unwrap();
+    assert_eq!(entries_sql(&conn), odd);
+    assert_eq!(orphan_refused(&mut conn), (true, false), "refused at the statement");
+}
