@@ -160,7 +160,8 @@ pub(super) const SEARCH_PENDING: &str = "CREATE TABLE search_pending (entry_id I
 /// The table's text is changed in place, as SQLite documents for a constraint's change that leaves the rows as
 /// they are ("Making Other Kinds Of Table Schema Changes", `lang_altertable.html`): within the step's
 /// transaction, the schema's text rewritten and its version moved on. A table whose text is not the one step 1
-/// wrote is left alone: its feeds are checked at each statement, as before, and nothing else changes.
+/// wrote is left alone, as is every table where SQLite refuses the change: its feeds are checked at each
+/// statement, as before, and nothing else changes.
 pub(super) fn entry_feed_deferred(conn: &Connection) -> rusqlite::Result<()> {
     const IMMEDIATE: &str = "feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,";
     const DEFERRED: &str =
@@ -177,6 +178,10 @@ pub(super) fn entry_feed_deferred(conn: &Connection) -> rusqlite::Result<()> {
         [sql.replacen(IMMEDIATE, DEFERRED, 1)],
     );
     conn.pragma_update(None, "writable_schema", false)?;
-    changed?;
-    conn.pragma_update(None, "schema_version", version + 1)
+    match changed {
+        Ok(1) => conn.pragma_update(None, "schema_version", version + 1),
+        // A SQLite that keeps its schema from being written (its defensive mode) refused the change, which is
+        // then not made: the entries' feeds are checked at each statement, as before.
+        _ => Ok(()),
+    }
 }

@@ -94,3 +94,20 @@ fn an_entries_table_of_another_text_is_left_alone_by_the_upgrade() {
     assert_eq!(entries_sql(&conn), odd);
     assert_eq!(orphan_refused(&mut conn), (true, false), "refused at the statement");
 }
+
+/// Where SQLite keeps the schema from being written (its defensive mode), the step changes nothing and fails
+/// nothing: the database still opens, its entries' feeds checked at each statement.
+#[test]
+fn the_upgrade_changes_nothing_where_sqlite_refuses_to_write_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = before_the_deferred_feed(&dir.path().join("defensive.db"));
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true).unwrap();
+    let before = entries_sql(&conn);
+    let version: i64 = conn.pragma_query_value(None, "schema_version", |r| r.get(0)).unwrap();
+    super::later::entry_feed_deferred(&conn).unwrap();
+    assert_eq!(entries_sql(&conn), before);
+    assert_eq!(conn.pragma_query_value(None, "schema_version", |r| r.get::<_, i64>(0)).unwrap(), version);
+    let mut conn = conn;
+    conn.pragma_update(None, "foreign_keys", true).unwrap();
+    assert_eq!(orphan_refused(&mut conn), (true, false), "refused at the statement");
+}
