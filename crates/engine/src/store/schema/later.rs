@@ -151,11 +151,12 @@ pub(super) const SEARCH_PENDING: &str = "CREATE TABLE search_pending (entry_id I
         END;";
 
 /// 26: an entry's feed is checked when its transaction commits, not at each statement. An `INSERT` of several
-/// rows whose every failure may come in the middle of it (a row's feed gone, a key stored twice) has SQLite keep
-/// a journal of its own of every page it changes, to undo the statement alone: a cold refresh copied each page
-/// of its inserts there first. A refresh never needs a statement undone alone (a batch that fails is rolled back
-/// whole and its feeds stored again one by one, see `fetches::batch`), so its inserts fail (`INSERT OR FAIL`)
-/// rather than abort, and with the feed's check deferred nothing in them asks for that journal.
+/// rows that may stop in the middle (a row's feed gone, a key stored twice, an id that is not a number) has
+/// SQLite keep a journal of its own of every page it changes, to undo the statement alone: a cold refresh copied
+/// each page of its inserts there first. A refresh never needs a statement undone alone (a batch that fails is
+/// rolled back whole and its feeds stored again one by one, see `fetches::batch`), so its inserts fail
+/// (`INSERT OR FAIL`) rather than abort and leave the ids to SQLite (see `identity::inserts`), and with the
+/// feed's check deferred nothing in them asks for that journal.
 ///
 /// The table's text is changed in place, as SQLite documents for a constraint's change that leaves the rows as
 /// they are ("Making Other Kinds Of Table Schema Changes", `lang_altertable.html`): within the step's
