@@ -49,7 +49,8 @@ fn setup() -> (tempfile::TempDir, Connection, FeedId) {
 }
 
 /// A batch is stored in one transaction without savepoints; when one of its feeds cannot be stored, the
-/// others still are (each again in a transaction of its own), and of that one nothing is kept.
+/// others still are (each again in a transaction of its own), and of that one nothing is kept: not even the rows
+/// its insert of several entries stored before it stopped (`OR FAIL` keeps them in the transaction).
 #[test]
 fn a_batch_with_a_feed_that_cannot_be_stored_stores_the_others_and_nothing_of_it_and_gives_each_record_back() {
     let (_dir, mut conn, first) = setup();
@@ -70,12 +71,12 @@ fn a_batch_with_a_feed_that_cannot_be_stored_stores_the_others_and_nothing_of_it
     }
     conn.execute_batch(
         "CREATE TRIGGER poison BEFORE INSERT ON entries WHEN NEW.key = 'poison'
-         BEGIN SELECT RAISE(ABORT, 'poisoned entry'); END;",
+         BEGIN SELECT RAISE(FAIL, 'poisoned entry'); END;",
     )
     .unwrap();
     let records = [
         fetched(vec![entry("a", "A"), entry("b", "B")]),
-        fetched(vec![entry("fine", "Fine"), entry("poison", "Poison")]),
+        fetched(vec![entry("fine", "Fine"), entry("also", "Also"), entry("poison", "Poison"), entry("z", "Z")]),
         fetched(vec![entry("c", "C")]),
     ];
     let mut answers = Vec::new();
@@ -99,7 +100,7 @@ fn a_batch_with_a_feed_that_cannot_be_stored_stores_the_others_and_nothing_of_it
             _ => 0,
         })
         .collect();
-    assert_eq!(given_back, [2, 2, 1]);
+    assert_eq!(given_back, [2, 4, 1]);
     let answers: Vec<Result<ApplyOutcome, String>> = answers.into_iter().map(|(answer, _)| answer).collect();
     assert_eq!(answers[0].as_ref().map(|o| o.new), Ok(2));
     assert!(answers[1].as_ref().is_err_and(|e| e.contains("poisoned entry")), "{:?}", answers[1]);

@@ -11,9 +11,10 @@ use rusqlite::{CachedStatement, Connection, ToSql};
 use std::sync::OnceLock;
 
 /// How many rows one statement inserts: as many of the largest as fit, then the smaller (a feed of 50 entries
-/// takes one statement of one row, three of 16 and one of one). SQLite copies each text bound to a statement:
-/// with statements of 8 rows, or of up to 64, a cold refresh ran more instructions than with these (callgrind,
-/// 300 feeds × 50: 911 M and 901 M against 886 M; 934 M one row at a time).
+/// takes three statements of 16 rows and two of one). SQLite copies each text bound to a statement: with
+/// statements of 8 rows, or of up to 64, a cold refresh ran more instructions than with these (callgrind, 300
+/// feeds × 50: 911 M and 901 M against 886 M; 934 M one row at a time), and with statements of up to 48 rows once
+/// they kept no journal (1000 × 50: 2,394 M against 2,279 M).
 const SIZES: [usize; 3] = [16, 4, 1];
 
 /// Parameters of one row's fields, in the order of [`insert_sql`]'s placeholders; a statement of one row has its
@@ -24,13 +25,13 @@ const FIELDS: usize = 15;
 /// a kill rule hid it (`?1`…`?15` for the first row, `?16`… for the second).
 ///
 /// A statement of one row gives the entry its id (`?16`). One of several rows leaves the ids to SQLite, which
-/// gives each row the largest id stored plus one: the ids [`Inserts::flush`] gave them, since the one-row
-/// statement that starts every flush stored the first. A statement of several rows that names its rows' ids,
-/// or that may stop at a constraint (`INSERT` aborts by default), makes SQLite keep a journal of its own of
-/// every page the statement changes, to undo it alone: a cold refresh of 1000 feeds × 50 copied 72,000 pages
-/// there, and ran 2,452 M instructions against 2,279 M without (callgrind). A failure here fails the whole transaction anyway (see
-/// `fetches::batch`), so the statement fails where it stops (`OR FAIL`), and an entry's feed is checked at the
-/// commit (`later::entry_feed_deferred`).
+/// gives each row the largest id stored plus one: the ids [`Inserts::flush`] gave them (checked after each
+/// statement). A statement of several rows that names its rows' ids, or that may stop at a constraint (`INSERT`
+/// aborts by default), makes SQLite keep a journal of its own of every page the statement changes, to undo it
+/// alone: a cold refresh of 1000 feeds × 50 copied 72,000 pages there, and ran 2,452 M instructions against
+/// 2,279 M without (callgrind). A failure here fails the whole transaction anyway (see `fetches::batch`), so the
+/// statement fails where it stops (`OR FAIL`), and an entry's feed is checked at the commit
+/// (`later::entry_feed_deferred`).
 pub(super) fn insert_sql(rows: usize) -> &'static str {
     static SQL: [OnceLock<String>; SIZES.len()] = [const { OnceLock::new() }; SIZES.len()];
     let at = SIZES.iter().position(|n| *n == rows).expect("a row count of SIZES");
@@ -98,18 +99,23 @@ impl<'a> Inserts<'a> {
         self.rows.push(Row { id, key, fields, first_seen, ignored });
     }
 
-    /// Inserts every entry waiting, in their order: the first alone, under its id, then the others several to a
-    /// statement, under the ids SQLite gives them (see [`insert_sql`]), checked to be those they were given here.
+    /// Inserts every entry waiting, in their order, several to a statement under the ids SQLite gives them (see
+    /// [`insert_sql`]), checked to be those they were given here. SQLite gives the largest id stored plus one;
+    /// when the first was given another (the newest entries were deleted, and their ids are never given again),
+    /// it goes alone, under its own, and the others follow it.
     pub(super) fn flush(&mut self, tx: &'a Connection) -> Result<(), StoreError> {
+        let Some(first) = self.rows.first() else { return Ok(()) };
+        let given: i64 =
+            tx.prepare_cached("SELECT coalesce(max(id), 0) + 1 FROM entries")?.query_row([], |r| r.get(0))?;
+        let mut alone = first.id != given;
         let mut rest = &self.rows[..];
-        let mut first = true;
         while !rest.is_empty() {
-            let at = if first {
+            let at = if alone {
                 SIZES.len() - 1
             } else {
                 SIZES.iter().position(|n| *n <= rest.len()).expect("SIZES ends with 1")
             };
-            first = false;
+            alone = false;
             let (chunk, after) = rest.split_at(SIZES[at]);
             let with_id = chunk.len() == 1;
             let mut values: Vec<&dyn ToSql> = Vec::with_capacity(chunk.len() * (FIELDS + 1));

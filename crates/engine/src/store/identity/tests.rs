@@ -129,3 +129,23 @@ fn a_first_fetch_after_the_newest_entries_were_deleted_takes_ids_past_theirs_in_
     let expected: Vec<(i64, String)> = (0..40).map(|i| (newest + 1 + i, format!("k{i}"))).collect();
     assert_eq!(ids, expected);
 }
+
+/// The ids SQLite gives a statement's rows are checked against those given here: when they differ (something
+/// else took an id in between, here a trigger), the fetch is refused whole, with a message, rather than stored
+/// under ids that other rows or the new-entry hooks were told otherwise.
+#[test]
+fn a_first_fetch_whose_rows_come_out_under_other_ids_is_refused_whole() {
+    let (_dir, mut conn, feed) = one_feed();
+    conn.execute_batch(
+        "CREATE TRIGGER intruder AFTER INSERT ON entries WHEN new.key = 'k1' BEGIN
+            INSERT INTO entries (id, feed_id, key, first_seen_at, sort_at) VALUES (new.id + 1000, new.feed_id, 'x', 0, 0);
+         END;",
+    )
+    .unwrap();
+    let listed: Vec<ParsedEntry> = (0..20).map(|i| entry(&format!("k{i}"), "New", "", i)).collect();
+    let err =
+        crate::store::fetches::save(&mut conn, feed, &crate::store::fixtures::fetched("Feed", listed), 2).unwrap_err();
+    assert!(err.to_string().contains("came out under ids"), "{err}");
+    let count: i64 = conn.query_row("SELECT count(*) FROM entries", [], |r| r.get(0)).unwrap();
+    assert_eq!(count, 0, "nothing of the fetch is kept");
+}

@@ -169,7 +169,10 @@ pub(super) fn entry_feed_deferred(conn: &Connection) -> rusqlite::Result<()> {
         "feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,";
     let sql: String =
         conn.query_row("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'entries'", [], |r| r.get(0))?;
-    if sql.matches(IMMEDIATE).count() != 1 {
+    // A SQLite that keeps its schema from being written (its defensive mode) would refuse the change: it is not
+    // made there. Any other failure fails the step, which runs again at the next opening.
+    let defensive = conn.db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_DEFENSIVE)?;
+    if defensive || sql.matches(IMMEDIATE).count() != 1 {
         return Ok(());
     }
     let version: i64 = conn.pragma_query_value(None, "schema_version", |r| r.get(0))?;
@@ -179,10 +182,6 @@ pub(super) fn entry_feed_deferred(conn: &Connection) -> rusqlite::Result<()> {
         [sql.replacen(IMMEDIATE, DEFERRED, 1)],
     );
     conn.pragma_update(None, "writable_schema", false)?;
-    match changed {
-        Ok(1) => conn.pragma_update(None, "schema_version", version + 1),
-        // A SQLite that keeps its schema from being written (its defensive mode) refused the change, which is
-        // then not made: the entries' feeds are checked at each statement, as before.
-        _ => Ok(()),
-    }
+    changed?;
+    conn.pragma_update(None, "schema_version", version + 1)
 }
