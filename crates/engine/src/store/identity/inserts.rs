@@ -29,7 +29,7 @@ const FIELDS: usize = 15;
 /// statement). A statement of several rows that names its rows' ids, or that may stop at a constraint (`INSERT`
 /// aborts by default), makes SQLite keep a journal of its own of every page the statement changes, to undo it
 /// alone: a cold refresh of 1000 feeds × 50 copied 72,000 pages there, and ran 2,452 M instructions against
-/// 2,279 M without (callgrind). A failure here fails the whole transaction anyway (see `fetches::batch`), so the
+/// 2,281 M without (callgrind). A failure here fails the whole transaction anyway (see `fetches::batch`), so the
 /// statement fails where it stops (`OR FAIL`), and an entry's feed is checked at the commit
 /// (`later::entry_feed_deferred`).
 pub(super) fn insert_sql(rows: usize) -> &'static str {
