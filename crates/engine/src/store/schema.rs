@@ -380,6 +380,20 @@ pub(super) enum Step {
     Code(fn(&Connection) -> rusqlite::Result<()>),
 }
 
+/// For tests: leaves `conn` as the build before the first step that `this` picks left its databases (every step
+/// before it run, and that version recorded).
+#[cfg(test)]
+pub(super) fn migrate_to_before(conn: &Connection, this: impl Fn(&Step) -> bool) {
+    let before = MIGRATIONS.iter().position(this).expect("the step asked for");
+    for step in &MIGRATIONS[..before] {
+        match step {
+            Step::Sql(sql) => conn.execute_batch(sql).unwrap(),
+            Step::Code(code) => code(conn).unwrap(),
+        }
+    }
+    conn.pragma_update(None, "user_version", before as i64).unwrap();
+}
+
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 

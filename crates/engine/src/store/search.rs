@@ -217,22 +217,17 @@ mod tests {
 
     #[test]
     fn a_database_from_before_keeps_its_unindexed_entries_waiting() {
-        use crate::store::schema::{MIGRATIONS, Step};
+        use crate::store::schema::Step;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.db");
         {
             // The schema as the build before this step left it, with one entry indexed and two not: one
             // never indexed, one whose text changed since.
             let conn = Connection::open(&path).unwrap();
-            let this_step = |step: &Step| matches!(step, Step::Sql(sql) if sql.contains("CREATE TABLE search_pending"));
-            let before = MIGRATIONS.iter().position(this_step).expect("the step that brings search_pending");
-            for step in &MIGRATIONS[..before] {
-                match step {
-                    Step::Sql(sql) => conn.execute_batch(sql).unwrap(),
-                    Step::Code(code) => code(&conn).unwrap(),
-                }
-            }
-            conn.pragma_update(None, "user_version", before as i64).unwrap();
+            crate::store::schema::migrate_to_before(
+                &conn,
+                |step| matches!(step, Step::Sql(sql) if sql.contains("CREATE TABLE search_pending")),
+            );
             conn.execute_batch(
                 "INSERT INTO feeds (id, url, title, added_at) VALUES (1, 'http://example.com/feed', 'Feed', 0);
                  INSERT INTO entries (id, feed_id, key, title, first_seen_at, sort_at) VALUES

@@ -1,19 +1,11 @@
-use super::{MIGRATIONS, Step};
+use super::Step;
 use rusqlite::Connection;
 
 /// A database as the build before step 26 left it: one feed with two entries.
 fn before_the_deferred_feed(path: &std::path::Path) -> Connection {
     let conn = Connection::open(path).unwrap();
     let deferred: fn(&Connection) -> rusqlite::Result<()> = super::later::entry_feed_deferred;
-    let this_step = |step: &Step| matches!(step, Step::Code(code) if std::ptr::fn_addr_eq(*code, deferred));
-    let before = MIGRATIONS.iter().position(this_step).expect("the step that defers an entry's feed");
-    for step in &MIGRATIONS[..before] {
-        match step {
-            Step::Sql(sql) => conn.execute_batch(sql).unwrap(),
-            Step::Code(code) => code(&conn).unwrap(),
-        }
-    }
-    conn.pragma_update(None, "user_version", before as i64).unwrap();
+    super::migrate_to_before(&conn, |step| matches!(step, Step::Code(code) if std::ptr::fn_addr_eq(*code, deferred)));
     conn.execute_batch(
         "INSERT INTO feeds (id, url, title, added_at) VALUES (1, 'http://example.com/feed', 'Feed', 0);
          INSERT INTO entries (id, feed_id, key, title, first_seen_at, sort_at) VALUES
