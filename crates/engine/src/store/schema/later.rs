@@ -175,12 +175,15 @@ pub(super) fn entry_feed_deferred(conn: &Connection) -> rusqlite::Result<()> {
     if defensive || sql.matches(IMMEDIATE).count() != 1 {
         return Ok(());
     }
+    rewrite_table_sql(conn, "entries", &sql.replacen(IMMEDIATE, DEFERRED, 1))
+}
+
+/// Replaces the text SQLite keeps of the table `name` by `sql`, within the caller's transaction, and moves the
+/// schema's version on so that every connection, this one included, reads it again.
+pub(super) fn rewrite_table_sql(conn: &Connection, name: &str, sql: &str) -> rusqlite::Result<()> {
     let version: i64 = conn.pragma_query_value(None, "schema_version", |r| r.get(0))?;
     conn.pragma_update(None, "writable_schema", true)?;
-    let changed = conn.execute(
-        "UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'entries'",
-        [sql.replacen(IMMEDIATE, DEFERRED, 1)],
-    );
+    let changed = conn.execute("UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = ?2", [sql, name]);
     conn.pragma_update(None, "writable_schema", false)?;
     changed?;
     conn.pragma_update(None, "schema_version", version + 1)

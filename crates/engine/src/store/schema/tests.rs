@@ -76,11 +76,7 @@ fn an_entries_table_of_another_text_is_left_alone_by_the_upgrade() {
     let path = dir.path().join("odd.db");
     let conn = before_the_deferred_feed(&path);
     let odd = entries_sql(&conn).replace("ON DELETE CASCADE,", "ON DELETE  CASCADE,");
-    let version: i64 = conn.pragma_query_value(None, "schema_version", |r| r.get(0)).unwrap();
-    conn.pragma_update(None, "writable_schema", true).unwrap();
-    conn.execute("UPDATE sqlite_schema SET sql = ?1 WHERE name = 'entries'", [&odd]).unwrap();
-    conn.pragma_update(None, "writable_schema", false).unwrap();
-    conn.pragma_update(None, "schema_version", version + 1).unwrap();
+    super::later::rewrite_table_sql(&conn, "entries", &odd).unwrap();
     drop(conn);
     let mut conn = crate::store::open_write(&path).unwrap();
     assert_eq!(entries_sql(&conn), odd);
@@ -92,14 +88,13 @@ fn an_entries_table_of_another_text_is_left_alone_by_the_upgrade() {
 #[test]
 fn the_upgrade_changes_nothing_where_sqlite_refuses_to_write_the_schema() {
     let dir = tempfile::tempdir().unwrap();
-    let conn = before_the_deferred_feed(&dir.path().join("defensive.db"));
+    let mut conn = before_the_deferred_feed(&dir.path().join("defensive.db"));
     conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true).unwrap();
     let before = entries_sql(&conn);
     let version: i64 = conn.pragma_query_value(None, "schema_version", |r| r.get(0)).unwrap();
     super::later::entry_feed_deferred(&conn).unwrap();
     assert_eq!(entries_sql(&conn), before);
     assert_eq!(conn.pragma_query_value(None, "schema_version", |r| r.get::<_, i64>(0)).unwrap(), version);
-    let mut conn = conn;
     conn.pragma_update(None, "foreign_keys", true).unwrap();
     assert_eq!(orphan_refused(&mut conn), (true, false), "refused at the statement");
 }
