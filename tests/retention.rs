@@ -92,6 +92,7 @@ fn day_of_entries(day: i64, per_day: i64, listed: i64, now: i64) -> fetches::Fet
             entries,
             warnings: vec![],
             min_interval_secs: None,
+            unkept: 0,
         }),
         decision: None,
         moved_to: None,

@@ -41,6 +41,7 @@ fn reader_with_one_unread_entry(dir: &std::path::Path) -> (Reader, FeedId, Entry
             entries: vec![entry],
             warnings: vec![],
             min_interval_secs: None,
+            unkept: 0,
         }),
         decision: None,
         moved_to: None,

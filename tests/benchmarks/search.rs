@@ -280,6 +280,7 @@ fn retention_mode(args: &[String]) {
                         entries,
                         warnings: vec![],
                         min_interval_secs: None,
+                        unkept: 0,
                     }),
                     decision: None,
                     moved_to: None,

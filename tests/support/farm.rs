@@ -113,6 +113,7 @@ pub(crate) fn build(path: &Path, spec: &FarmSpec) -> Farm {
                 entries,
                 warnings: vec![],
                 min_interval_secs: None,
+                unkept: 0,
             }),
             decision: None,
             moved_to: None,

@@ -120,7 +120,17 @@ impl Report {
                     f.link.as_ref().map(|l| format!(" · {l}")).unwrap_or_default()
                 ),
             );
-            line("entries", &f.entries.len().to_string());
+            line(
+                "entries",
+                &match f.unkept {
+                    0 => f.entries.len().to_string(),
+                    unkept => format!(
+                        "{} of the {} it lists (a refresh keeps no more)",
+                        f.entries.len(),
+                        f.entries.len() + unkept
+                    ),
+                },
+            );
             for e in f.entries.iter().take(20) {
                 let date = e.published.map(|d| d.format("%Y-%m-%d").to_string()).unwrap_or_else(|| "          ".into());
                 out.push_str(&format!(

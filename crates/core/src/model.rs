@@ -75,6 +75,10 @@ pub struct ParsedFeed {
     pub warnings: Vec<String>,
     /// How often the feed asks to be fetched at most (`<ttl>`, `sy:updatePeriod`), in seconds.
     pub min_interval_secs: Option<u64>,
+    /// Entries the document listed past the first [`MAX_ENTRIES_PER_REFRESH`], counted and never read: what a
+    /// feed lists beyond them is not kept, so a document of millions of empty items stands in memory as no more
+    /// than the entries kept.
+    pub unkept: usize,
 }
 
 /// One entry of a parsed feed.

@@ -21,6 +21,8 @@ use feed_rs::model::{Entry, Person};
 use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex};
 
+mod capped;
+
 const VERSIONS: &[&str] = &["https://jsonfeed.org/version/1", "https://jsonfeed.org/version/1.1"];
 /// The version a normalised document states when its own is not the specification's: 1.1 reads every 1.0
 /// document the same.
@@ -28,11 +30,10 @@ const SPEC_VERSION: &str = "https://jsonfeed.org/version/1.1";
 
 /// Reads a JSON Feed document.
 pub(super) fn read(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, ParseError> {
-    let value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
-        .map_err(|e| ParseError::Malformed(format!("the JSON is not valid: {e}")))?;
-    let Value::Object(document) = value else {
-        return Err(ParseError::NotAFeed("the JSON document is not an object".into()));
-    };
+    let (document, unkept) = capped::read(text.trim_start_matches('\u{feff}')).map_err(|e| match e {
+        capped::Refused::Syntax(e) => ParseError::Malformed(format!("the JSON is not valid: {e}")),
+        capped::Refused::NotAnObject => ParseError::NotAFeed("the JSON document is not an object".into()),
+    })?;
     let normalised = normalise(document)?;
     let json = serde_json::to_vec(&normalised.document)
         .map_err(|e| ParseError::Malformed(format!("the JSON Feed could not be normalised: {e}")))?;
@@ -73,6 +74,7 @@ pub(super) fn read(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, Par
         entries,
         warnings,
         min_interval_secs: None,
+        unkept,
     })
 }
 

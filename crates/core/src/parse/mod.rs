@@ -95,10 +95,11 @@ fn read_xml(text: &str, base_url: Option<&str>, items: ItemReading) -> Result<Pa
         e => XmlFailure::Syntax(e),
     };
     // Items become entries as they close; in the rare feed that needs its whole channel first, the document is
-    // read again and kept whole.
+    // read again and kept whole (but for the items past those a refresh keeps).
     let read_whole = || {
-        let whole = tree::read(text, base_url).map_err(no_root)?;
-        Ok(xmlfeed::read(&whole, base_url, xmlfeed::Items::new(base_url)).expect("a whole tree is read at once"))
+        let mut held = xmlfeed::Items::holding(base_url);
+        let whole = tree::read_with(text, base_url, &mut held).map_err(no_root)?;
+        Ok(xmlfeed::read(&whole, base_url, held).expect("a whole tree is read at once"))
     };
     let read = match items {
         ItemReading::Whole => read_whole()?,
@@ -228,6 +229,39 @@ mod tests {
         let err = parse("<!DOCTYPE html><html><head><title>x</title></head><body></body></html>", None).unwrap_err();
         assert!(matches!(err, ParseError::Html));
         assert!(err.to_string().contains("tidings discover"));
+    }
+
+    /// Past the first `MAX_ENTRIES_PER_REFRESH` items, a document's items are counted and dropped unread: read as
+    /// they close, read from the whole tree (a channel whose link follows its items, which the items' relative
+    /// links need), and in JSON.
+    #[test]
+    fn items_past_those_a_refresh_keeps_are_counted_not_read() {
+        use crate::model::MAX_ENTRIES_PER_REFRESH as MAX;
+        let items = |n: usize| -> String {
+            (0..n).map(|i| format!("<item><guid>{i}</guid><link>p{i}</link></item>")).collect()
+        };
+        let streamed = format!(
+            r#"<rss version="2.0"><channel><title>T</title><link>http://e.com/</link>{}</channel>{}</rss>"#,
+            items(MAX + 7),
+            "<item><guid>out</guid></item>"
+        );
+        let whole = format!(
+            r#"<rss version="2.0"><channel><title>T</title>{}<link>http://e.com/</link></channel></rss>"#,
+            items(MAX + 2)
+        );
+        for (document, unkept) in [(&streamed, 8), (&whole, 2)] {
+            for feed in [parse(document, None).unwrap(), parse_whole(document, None).unwrap()] {
+                assert_eq!((feed.entries.len(), feed.unkept), (MAX, unkept));
+                let last = &feed.entries[MAX - 1];
+                assert_eq!((feed.entries[0].key.as_str(), last.key.as_str()), ("0", (MAX - 1).to_string().as_str()));
+                assert_eq!(last.link.as_deref(), Some(format!("http://e.com/p{}", MAX - 1).as_str()));
+            }
+        }
+        let json_items: Vec<String> = (0..MAX + 5).map(|i| format!(r#"{{"id": "{i}"}}"#)).collect();
+        let json = format!(r#"{{"version": "https://jsonfeed.org/version/1.1", "items": [{}]}}"#, json_items.join(","));
+        let feed = parse(&json, None).unwrap();
+        assert_eq!((feed.entries.len(), feed.unkept), (MAX, 5));
+        assert_eq!(feed.entries[MAX - 1].key, (MAX - 1).to_string());
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::ParseError;
 use super::construct::{self, Text, Untyped};
 use super::fields::{self, DateReader, absolute, add_author, add_category, person_name, title_of};
 use super::tree::{ATOM_03, Document, Element, Node, Ns, Open, RSS_090, Sink};
-use crate::model::{Enclosure, FeedKind, ParsedEntry, ParsedFeed};
+use crate::model::{Enclosure, FeedKind, MAX_ENTRIES_PER_REFRESH, ParsedEntry, ParsedFeed};
 use chrono::{DateTime, Utc};
 use std::borrow::Cow;
 
@@ -86,20 +86,45 @@ fn shape_of(root: &Element) -> Option<(Shape, Format)> {
 
 /// A document's items, read into entries as they close (see [`Sink`]) by the feed's link as it stood at the
 /// first of them. [`read`] checks that link against the whole channel's and asks for the document again, kept
-/// whole, in the rare feed whose link comes after its items and changes what they read.
+/// whole, in the rare feed whose link comes after its items and changes what they read ([`Items::holding`]).
+///
+/// Of the items right under the root, and of those in the channel, the first [`MAX_ENTRIES_PER_REFRESH`] each are
+/// read (or held); the others are counted and dropped as they close, unread: a document of millions of empty
+/// items never stands in memory as millions of entries, or of elements.
 pub(super) struct Items<'u> {
     base_url: Option<&'u str>,
     dates: DateReader,
-    /// The feed's link the items were read by (`None` until the first).
+    /// The feed's link the items were read by (`None` until the first; always, when holding).
     link: Option<Option<String>>,
     /// Entries of the items right under the root, and of those in the channel, each in document order.
     outer: Vec<ParsedEntry>,
     inner: Vec<ParsedEntry>,
+    /// Items are kept in the tree, to be read from the whole document, rather than read as they close.
+    holding: bool,
+    /// Items seen right under the root, and in the channel.
+    seen: [usize; 2],
+    /// Items dropped unread, past the first [`MAX_ENTRIES_PER_REFRESH`] of their place.
+    beyond: usize,
 }
 
 impl<'u> Items<'u> {
+    /// Items read into entries as they close.
     pub(super) fn new(base_url: Option<&'u str>) -> Items<'u> {
-        Items { base_url, dates: DateReader::default(), link: None, outer: Vec::new(), inner: Vec::new() }
+        Items {
+            base_url,
+            dates: DateReader::default(),
+            link: None,
+            outer: Vec::new(),
+            inner: Vec::new(),
+            holding: false,
+            seen: [0; 2],
+            beyond: 0,
+        }
+    }
+
+    /// Items kept in the tree as they close, to be read from the whole document by [`read`].
+    pub(super) fn holding(base_url: Option<&'u str>) -> Items<'u> {
+        Items { holding: true, ..Items::new(base_url) }
     }
 }
 
@@ -125,6 +150,15 @@ impl<'a> Sink<'a> for Items<'_> {
             }
             _ => return Some(item),
         };
+        let seen = &mut self.seen[usize::from(in_channel)];
+        *seen += 1;
+        if *seen > MAX_ENTRIES_PER_REFRESH {
+            self.beyond += 1;
+            return None;
+        }
+        if self.holding {
+            return Some(item);
+        }
         let base_url = self.base_url;
         let link = self.link.get_or_insert_with(|| {
             let channel = match shape {
@@ -141,7 +175,7 @@ impl<'a> Sink<'a> for Items<'_> {
 }
 
 /// Reads a feed document whose items `streamed` took as they closed (see [`Items`]). `None`: they were read
-/// by a link that is not the feed's; read the document again through [`super::tree::read`], which keeps them.
+/// by a link that is not the feed's; read the document again, its items held in the tree ([`Items::holding`]).
 pub(super) fn read(
     doc: &Document,
     base_url: Option<&str>,
@@ -207,7 +241,7 @@ pub(super) fn read(
     };
 
     let link = feed_link(format, channel, base_url);
-    let Items { mut dates, link: read_by, outer, inner, .. } = streamed;
+    let Items { mut dates, link: read_by, outer, inner, beyond, .. } = streamed;
     let mut entries: Vec<ParsedEntry> = match read_by {
         // Every item was taken as it closed, by the link the whole channel gives.
         Some(read_by) if items.is_empty() && read_by == link => match shape {
@@ -220,6 +254,9 @@ pub(super) fn read(
             items.into_iter().map(|item| read_entry(format, item, bases, &mut dates)).collect()
         }
     };
+    // Each place's first items are kept; of both, the first of the feed's order.
+    let unkept = beyond + entries.len().saturating_sub(MAX_ENTRIES_PER_REFRESH);
+    entries.truncate(MAX_ENTRIES_PER_REFRESH);
     let feed_authors = authors(format, channel, None);
     // RFC 4287 §4.2.1: an Atom entry without authors has its source's, else its feed's.
     if format.atom {
@@ -257,7 +294,17 @@ pub(super) fn read(
     if let Some(period) = update_period(channel) {
         min_interval_secs = Some(min_interval_secs.unwrap_or(0).max(period));
     }
-    Some(Ok(ParsedFeed { kind, title, link, description, authors: feed_authors, entries, warnings, min_interval_secs }))
+    Some(Ok(ParsedFeed {
+        kind,
+        title,
+        link,
+        description,
+        authors: feed_authors,
+        entries,
+        warnings,
+        min_interval_secs,
+        unkept,
+    }))
 }
 
 /// The site the feed belongs to: its `<link>` (text, or an `href`), else its alternate Atom link, else the

@@ -72,13 +72,11 @@ impl Refresher {
                 moved_to: same.moved_permanently,
             },
             Ok(Ok((fetched, Ok(mut ingested), ignored, digest))) => {
-                // The store takes no more than this many: the rest need not wait for the writer in memory.
+                // The store takes no more than this many: the parser read no more (it counted the rest).
                 let entries = &mut ingested.feed.entries;
-                let cut_from = (entries.len() > MAX_ENTRIES_PER_REFRESH).then_some(entries.len());
-                if cut_from.is_some() {
-                    entries.truncate(MAX_ENTRIES_PER_REFRESH);
-                    entries.shrink_to_fit();
-                }
+                let listed = entries.len() + ingested.feed.unkept;
+                let cut_from = (listed > MAX_ENTRIES_PER_REFRESH).then_some(listed);
+                entries.truncate(MAX_ENTRIES_PER_REFRESH);
                 // Decoding that had to replace bytes or override a declaration is worth a note.
                 ingested.feed.warnings.extend(
                     ingested.decision.notes.iter().filter(|n| n.contains("replaced")).map(|n| format!("decoding: {n}")),

@@ -139,8 +139,8 @@ pub fn record_fetch(
             digest,
         } => {
             let mut warnings = feed.warnings.clone();
-            outcome.cut_from =
-                cut_from.or((feed.entries.len() > MAX_ENTRIES_PER_REFRESH).then_some(feed.entries.len()));
+            let listed = feed.entries.len() + feed.unkept;
+            outcome.cut_from = cut_from.or((listed > MAX_ENTRIES_PER_REFRESH).then_some(listed));
             if let Some(listed) = outcome.cut_from {
                 warnings.push(cut_warning(listed));
             }

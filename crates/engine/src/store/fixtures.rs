@@ -49,6 +49,7 @@ pub(crate) fn fetched(title: &str, entries: Vec<ParsedEntry>) -> FetchRecord {
             entries,
             warnings: vec![],
             min_interval_secs: None,
+            unkept: 0,
         }),
         decision: None,
         moved_to: None,

@@ -34,6 +34,7 @@ pub(super) fn fetched(entries: Vec<ParsedEntry>) -> FetchRecord {
             entries,
             warnings: vec![],
             min_interval_secs: None,
+            unkept: 0,
         }),
         decision: None,
         moved_to: None,

@@ -60,6 +60,7 @@ fn setup(per_feed: usize) -> (tempfile::TempDir, Connection, [FeedId; 3], Folder
                 entries,
                 warnings: vec![],
                 min_interval_secs: None,
+                unkept: 0,
             }),
             decision: None,
             moved_to: None,
