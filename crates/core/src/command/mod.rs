@@ -10,7 +10,10 @@
 //!   command of `ssh host …`), the value is quoted for the shell where it stands;
 //! - a mark inside the code of another interpreter (`python3 -c`, `perl -e`, `awk '{…}'`) is refused when the
 //!   line is read: there is no way to make a value data inside it; the values go as arguments after it instead.
+//!   So is a mark in a command another program hands to a shell of its choosing (`flock FILE -c`, `su -c`,
+//!   `watch`…: see [`runners`]).
 
+mod runners;
 mod shell;
 
 use shell::{Dialect, Replacement};
@@ -67,6 +70,7 @@ impl CommandLine {
         let Some(program) = words.first() else { return Err("the command is empty".into()) };
         let in_terminal = in_terminal.unwrap_or_else(|| is_terminal_program(program));
         refuse_placeholders_in_code(&words)?;
+        runners::refuse_placeholders_in_shell_commands(&words)?;
         Ok(CommandLine { words, in_terminal })
     }
 
@@ -178,7 +182,9 @@ fn find_script(words: &[String]) -> Option<Script> {
                 j += 1;
                 break;
             }
-            if option == "-o" || option == "+o" || (dialect == Dialect::Fish && option == "--command") {
+            // Options that take a value: `-o errexit`, bash's `-O extglob` and `--rcfile FILE`.
+            let valued = ["-o", "+o", "-O", "+O", "--rcfile", "--init-file"];
+            if valued.contains(&option.as_str()) || (dialect == Dialect::Fish && option == "--command") {
                 saw_c |= option == "--command";
                 j += 2;
                 continue;
@@ -196,6 +202,18 @@ fn find_script(words: &[String]) -> Option<Script> {
         }
         if saw_c && j < words.len() {
             return Some(Script { index: j, shell, dialect });
+        }
+        // An option not known here may have taken a value, and hidden a `-c` after it: the word after a later
+        // `-c` (or a cluster holding it) is taken for the script, whose placeholders are then data. Taken wrongly
+        // (`sh prog.sh -c %t`), the value reaches the program as an argument after a reference to it.
+        let later = words[j.min(words.len())..].iter().position(|w| {
+            w.starts_with('-')
+                && !w.starts_with("--")
+                && w[1..].chars().all(|c| c.is_ascii_alphabetic())
+                && w.contains('c')
+        });
+        if let Some(at) = later.map(|p| j + p + 1).filter(|&index| index < words.len()) {
+            return Some(Script { index: at, shell, dialect });
         }
     }
     None
@@ -259,11 +277,13 @@ fn refuse_placeholders_in_code(words: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// The first `%` and letter in `word`.
+/// The first placeholder in `word`: a `%` and a letter (`%u`, `%t`…), or a download's `{url}` or `{path}`.
 fn first_placeholder(word: &str) -> Option<&str> {
-    word.char_indices()
-        .find(|&(i, c)| c == '%' && word[i + 1..].starts_with(|n: char| n.is_ascii_alphabetic()))
-        .map(|(i, _)| &word[i..i + 2])
+    word.char_indices().find_map(|(i, c)| match c {
+        '%' if word[i + 1..].starts_with(|n: char| n.is_ascii_alphabetic()) => Some(&word[i..i + 2]),
+        '{' => ["{url}", "{path}"].into_iter().find(|m| word[i..].starts_with(m)),
+        _ => None,
+    })
 }
 
 /// `word` with each mark replaced by its value, in one pass (a value is never read for marks again).
@@ -409,6 +429,13 @@ mod tests {
             "a script without the mark gets the value as $1"
         );
         assert_eq!(argv("fish -c 'open %u'", &[("%u", LINK)], &[LINK]), ["fish", "-c", r#"open "$argv[1]""#, LINK]);
+        // Options that take a value, known or not, before the script.
+        for line in
+            ["bash -O extglob -c 'echo %t'", "bash --rcfile /dev/null -c 'echo %t'", "zsh --emulate sh -c 'echo %t'"]
+        {
+            let words = argv(line, &[("%t", LINK)], &[]);
+            assert_eq!(words[words.len() - 3..], ["echo \"${1}\"", words[0].as_str(), LINK], "{line}");
+        }
     }
 
     #[test]
