@@ -343,3 +343,20 @@ async fn a_megabyte_of_response_head_is_too_large_not_a_broken_download() {
     }
     assert_eq!(fetcher.retries(), 0, "a head too large is not sent again");
 }
+
+/// A `Location` with bytes past ASCII in it (a server's raw UTF-8) is followed, percent-encoded, as browsers and
+/// curl follow it; one that is no address says so, and what it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_an_address_in_raw_utf8_is_followed_and_one_to_no_address_says_which() {
+    let server = Server::start();
+    server.route("/moved.xml", Reply::status(301).with_header("Location", "/good/café.xml"));
+    server.route("/good/caf%C3%A9.xml", good("Moved"));
+    server.route("/nowhere.xml", Reply::status(302).with_header("Location", "http://[::1"));
+    let fetcher = fetcher();
+    let moved = fetcher.get(&server.url("/moved.xml"), &Validators::default()).await.unwrap();
+    let FetchOutcome::Fetched(fetched) = moved else { panic!("{moved:?}") };
+    assert!(fetched.final_url.ends_with("/good/caf%C3%A9.xml"), "{}", fetched.final_url);
+    let err = fetcher.get(&server.url("/nowhere.xml"), &Validators::default()).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Redirect, "{err:?}");
+    assert!(err.to_string().contains("redirected to http://[::1, which is no address"), "{err}");
+}

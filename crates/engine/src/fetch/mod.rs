@@ -110,6 +110,8 @@ pub enum FetchError {
     RedirectLoop { url: String, to: String },
     #[error("the server redirected without saying where to")]
     RedirectWithoutLocation { url: String },
+    #[error("the server redirected to {}, which is no address ({reason}); tell the site's owner", shown(location))]
+    RedirectNowhere { url: String, location: String, reason: String },
     #[error("the download broke off: {reason}")]
     Body { url: String, reason: String },
     #[error("the server sent an empty response")]
@@ -144,7 +146,8 @@ impl FetchError {
             FetchError::TooLarge { .. } | FetchError::HeadTooLarge { .. } => ErrorKind::TooLarge,
             FetchError::Redirects { .. }
             | FetchError::RedirectLoop { .. }
-            | FetchError::RedirectWithoutLocation { .. } => ErrorKind::Redirect,
+            | FetchError::RedirectWithoutLocation { .. }
+            | FetchError::RedirectNowhere { .. } => ErrorKind::Redirect,
             FetchError::Body { .. } => ErrorKind::Body,
             FetchError::Empty { .. } => ErrorKind::Empty,
         }
@@ -298,10 +301,7 @@ impl Fetcher {
                 .map_err(|_| self.timed_out(url))??;
             let status = response.status().as_u16();
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
-                let location = response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
-                let Some(next) = location.and_then(|l| current.join(l).ok()) else {
-                    return Err(FetchError::RedirectWithoutLocation { url: url.into() });
-                };
+                let next = request::redirect_target(url, &current, &response)?;
                 all_permanent &= matches!(status, 301 | 308);
                 if seen.contains(&next.to_string()) {
                     return Err(FetchError::RedirectLoop { url: url.into(), to: next.to_string() });

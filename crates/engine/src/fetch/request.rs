@@ -156,9 +156,47 @@ pub fn parse_max_age(value: &str) -> Option<u64> {
     })
 }
 
+/// Where a redirect leads: its `Location` resolved against the address that answered (`current`; `url`, the
+/// feed's, names it in an error). Bytes past ASCII in it — a server's raw UTF-8, or Latin-1 — are
+/// percent-encoded, as browsers and curl send them on.
+pub(super) fn redirect_target(
+    url: &str,
+    current: &url::Url,
+    response: &reqwest::Response,
+) -> Result<url::Url, FetchError> {
+    let Some(location) = response.headers().get(reqwest::header::LOCATION) else {
+        return Err(FetchError::RedirectWithoutLocation { url: url.into() });
+    };
+    let location = percent_encode_high_bytes(location.as_bytes());
+    current.join(&location).map_err(|e| FetchError::RedirectNowhere {
+        url: url.into(),
+        location,
+        reason: e.to_string(),
+    })
+}
+
+/// `bytes` with each byte past ASCII written `%XX`.
+fn percent_encode_high_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if b.is_ascii() {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_past_ascii_in_a_redirect_are_percent_encoded() {
+        assert_eq!(percent_encode_high_bytes("/good/café.xml?q=ü".as_bytes()), "/good/caf%C3%A9.xml?q=%C3%BC");
+        assert_eq!(percent_encode_high_bytes(b"/caf\xe9"), "/caf%E9", "Latin-1 kept as its bytes");
+    }
 
     #[test]
     fn retry_after_in_seconds_or_as_a_date() {

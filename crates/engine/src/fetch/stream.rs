@@ -58,10 +58,7 @@ impl Fetcher {
                 .map_err(|e| self.classify(url, e))?;
             let status = response.status().as_u16();
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
-                let location = response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
-                let Some(next) = location.and_then(|l| current.join(l).ok()) else {
-                    return Err(FetchError::RedirectWithoutLocation { url: url.into() });
-                };
+                let next = super::request::redirect_target(url, &current, &response)?;
                 if seen.contains(&next.to_string()) {
                     return Err(FetchError::RedirectLoop { url: url.into(), to: next.to_string() });
                 }
