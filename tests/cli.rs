@@ -740,3 +740,15 @@ fn export_markdown_writes_a_file_per_entry_with_front_matter_and_only_what_the_q
     assert_eq!(out.status.code(), Some(2), "a template leading out is refused");
     assert!(stderr(&out).contains("must not contain . or .."), "{}", stderr(&out));
 }
+
+/// The reader, started where there is no terminal (a script, a service, output to a file), says what it needs
+/// and what to run instead, and draws nothing.
+#[test]
+fn the_reader_without_a_terminal_says_so_and_names_the_commands_for_scripts() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.tidings().stdin(std::process::Stdio::null()).output().expect("run tidings");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("needs a terminal") && said.contains("tidings refresh"), "{said}");
+    assert!(out.stdout.is_empty(), "nothing drawn: {:?}", stdout(&out));
+}

@@ -11,11 +11,18 @@ use tokio::task::JoinHandle;
 /// Runs the reader on the real terminal until the user quits. Returns the changes the user quit without
 /// waiting for (for people), which were not saved.
 pub async fn run(options: Options) -> anyhow::Result<Vec<String>> {
+    use std::io::IsTerminal;
+    const NO_TERMINAL: &str = "the reader needs a terminal to draw in, and its output is not one: run tidings in a \
+        terminal, or give it a command for scripts (tidings refresh, tidings unread…; tidings --help lists them)";
+    if !std::io::stdout().is_terminal() {
+        anyhow::bail!(NO_TERMINAL);
+    }
     let mouse = options.config.mouse;
     let images = options.config.images;
     let picture_cache = options.config.picture_cache();
     let mut reader = Reader::new(options)?;
-    let mut terminal = ratatui::try_init()?;
+    // Input comes from standard input, else from the process's terminal (none, for a process of its own session).
+    let mut terminal = ratatui::try_init().map_err(|e| anyhow::anyhow!("{NO_TERMINAL} ({e})"))?;
     // Asked once, before the input task reads the terminal: afterwards its answers would arrive as keys.
     let (picker, typed, said) = crate::pictures::detect::detect(images);
     if let Some(said) = said {
