@@ -338,7 +338,8 @@ fn category_folder(category: &str) -> Vec<String> {
 }
 
 /// Checks a subscription URL: absolute http(s) only (`feed:` URLs are rewritten to http); returns the URL as
-/// written otherwise unchanged except for surrounding whitespace.
+/// the url crate writes it (scheme and host in lower case), without surrounding whitespace or a fragment: a
+/// fragment never reaches the server, so `feed.xml#top` is `feed.xml` subscribed twice.
 pub fn normalize_feed_url(raw: &str) -> Result<String, String> {
     let raw = raw.trim();
     let rewritten = if let Some(rest) = raw.strip_prefix("feed://") {
@@ -348,7 +349,8 @@ pub fn normalize_feed_url(raw: &str) -> Result<String, String> {
     } else {
         raw.to_string()
     };
-    let url = url::Url::parse(&rewritten).map_err(|e| format!("not a valid URL ({e})"))?;
+    let mut url = url::Url::parse(&rewritten).map_err(|e| format!("not a valid URL ({e})"))?;
+    url.set_fragment(None);
     match url.scheme() {
         "http" | "https" => Ok(url.to_string()),
         other => Err(format!("unsupported URL scheme '{other}' (only http and https feeds can be fetched)")),
@@ -523,6 +525,12 @@ mod tests {
     fn feed_scheme_is_rewritten_to_http() {
         assert_eq!(normalize_feed_url("feed://x.example/rss").unwrap(), "http://x.example/rss");
         assert_eq!(normalize_feed_url("feed:https://x.example/rss").unwrap(), "https://x.example/rss");
+    }
+
+    #[test]
+    fn a_fragment_never_makes_another_subscription() {
+        assert_eq!(normalize_feed_url(" HTTP://X.example/rss.xml#top ").unwrap(), "http://x.example/rss.xml");
+        assert_eq!(normalize_feed_url("https://x.example/?a=1#f").unwrap(), "https://x.example/?a=1");
     }
 
     #[test]
