@@ -752,3 +752,31 @@ fn the_reader_without_a_terminal_says_so_and_names_the_commands_for_scripts() {
     assert!(said.contains("needs a terminal") && said.contains("tidings refresh"), "{said}");
     assert!(out.stdout.is_empty(), "nothing drawn: {:?}", stdout(&out));
 }
+
+/// Outlines `--opml` could not import are named on standard error, whatever the command, as `tidings import`
+/// names them; a clean import is one line.
+#[test]
+fn opml_given_to_a_command_names_the_outlines_it_could_not_import() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write(
+        "subs.opml",
+        r#"<?xml version="1.0"?><opml version="1.0"><head/><body>
+           <outline text="Fine" xmlUrl="http://127.0.0.1:9/fine.xml"/>
+           <outline text="Script" xmlUrl="javascript:alert(1)"/>
+           <outline text="Local" xmlUrl="file:///etc/passwd"/>
+           </body></opml>"#,
+    );
+    let out = sandbox.tidings().arg("--opml").arg(&file).arg("unread").output().unwrap();
+    let said = stderr(&out);
+    assert!(said.contains("failed      2"), "{said}");
+    assert!(
+        said.contains("javascript:alert(1): unsupported URL scheme") && said.contains("file:///etc/passwd"),
+        "{said}"
+    );
+    let again = sandbox.tidings().arg("--opml").arg(&file).arg("unread").output().unwrap();
+    let said = stderr(&again);
+    assert!(said.contains("duplicates  1") && said.contains("failed      2"), "every time: {said}");
+    let clean = sandbox.write("one.opml", opml(&[(None, "Other", "http://127.0.0.1:9/other.xml")]));
+    let out = sandbox.tidings().arg("--opml").arg(&clean).arg("unread").output().unwrap();
+    assert_eq!(stderr(&out).trim(), "Imported one.opml: 1 added, 0 duplicates");
+}

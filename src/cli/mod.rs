@@ -161,6 +161,17 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         reports.push(runtime.block_on(import::import_with_discovery(&paths.db, &config, file))?);
     }
     let import_failed = reports.iter().any(ImportReport::has_failures);
+    // A command says what its imports did on standard error (the reader shows it in its own report): whole when
+    // an outline failed, else in a line.
+    if cli.command.is_some() {
+        for report in &reports {
+            if report.has_failures() {
+                note_part!("{}", report.render());
+            } else {
+                note!("{}", report.one_line());
+            }
+        }
+    }
 
     match cli.command {
         None => {
