@@ -82,6 +82,9 @@ impl Work {
         let observer = Arc::new(ToInbox { inbox: inbox.clone(), batch, asked: ids.clone() });
         tokio::spawn(async move {
             let outcome = session.refresh(Which::Feeds(ids), force, observer).await;
+            if outcome.refreshed.as_ref().is_ok_and(|summary| summary.outage) {
+                let _ = inbox.send(Event::NetworkDown);
+            }
             report_upkeep(&inbox, outcome.full_texts, outcome.purged, outcome.indexed);
             if let Err(e) = outcome.notified {
                 let _ = inbox.send(Event::Error(e));

@@ -126,6 +126,9 @@ pub enum Event {
         body: Result<render::Rendered, String>,
     },
     Refresh(RefreshEvent),
+    /// A refresh ended where not one feed answered, on several hosts: the network is down, and the feeds'
+    /// failures were forgiven (none counts against its feed).
+    NetworkDown,
     /// Retention purged old entries from the store.
     Purged {
         entries: usize,

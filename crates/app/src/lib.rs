@@ -97,6 +97,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         Event::ArticleFailed { entry_id, message } => article::on_failed(state, entry_id, message),
         Event::ArticleRendered { entry_id, width, body } => article::on_rendered(state, entry_id, width, body),
         Event::Refresh(ev) => progress::on_event(state, ev),
+        Event::NetworkDown => progress::on_network_down(state),
         Event::FullTextFetched { entry_id, result } => article::on_full_text(state, entry_id, result),
         Event::PictureLoaded { url, result } => article::pictures::on_loaded(state, url, result),
         Event::PicturePrepared { url, size, result } => article::pictures::on_prepared(state, url, size, result),

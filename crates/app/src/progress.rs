@@ -243,6 +243,22 @@ fn recovered(feed: &mut crate::model::FeedRow) {
     feed.dead = false;
 }
 
+/// A refresh that no feed answered, on several hosts: the network is down, not the feeds (whose failures the
+/// store forgave). Said instead of the batch's count of failures, and the list read again without them.
+pub fn on_network_down(state: &mut State) -> Vec<Effect> {
+    let again = state.keymap.say(Context::General, Action::RefreshAll, ", then refresh ({})");
+    let text = format!(
+        "Not one feed answered, on several hosts: the network seems down, so no feed counts as failing. Check \
+         the connection{again}"
+    );
+    state.status.error(text, state.clock.now);
+    let mut effects = vec![Effect::LoadFeeds];
+    if state.dialog == Some(super::dialogs::Dialog::Health) {
+        effects.push(Effect::LoadHealth);
+    }
+    effects
+}
+
 /// When the last feed of a batch is in: say what it brought, and read the feed list again (titles and order
 /// may have changed).
 pub fn end_of_batch(state: &mut State) -> Vec<Effect> {

@@ -97,6 +97,8 @@ pub struct HealthFacts {
     pub newest_entry_at: Option<i64>,
     pub median_gap_secs: Option<i64>,
     pub added_at: i64,
+    /// A refresh ever stored what it fetched (an outage's failures, forgiven, leave a new feed unfetched).
+    pub fetched: bool,
 }
 
 /// A feed's health: its state, since when, and why in words.
@@ -165,6 +167,9 @@ pub fn classify(f: &HealthFacts, now: i64, rules: HealthRules) -> Health {
         let why = format!("redirected for good to {to} on {} refreshes in a row", f.moves_in_a_row);
         return health(HealthState::Moved, f.moved_since, why);
     }
+    if !f.fetched {
+        return health(HealthState::Ok, Some(f.added_at), "not fetched yet".into());
+    }
     if let Some(newest) = f.newest_entry_at {
         let quiet_after = quiet_after_secs(f.median_gap_secs, rules);
         if now - newest > quiet_after {
@@ -220,11 +225,30 @@ mod tests {
     const NOW: i64 = 1_800_000_000;
 
     fn facts() -> HealthFacts {
-        HealthFacts { added_at: NOW - 400 * DAY, healthy_since: Some(NOW - 300 * DAY), ..Default::default() }
+        HealthFacts {
+            added_at: NOW - 400 * DAY,
+            healthy_since: Some(NOW - 300 * DAY),
+            fetched: true,
+            ..Default::default()
+        }
     }
 
     fn state(f: &HealthFacts) -> HealthState {
         classify(f, NOW, HealthRules::default()).state
+    }
+
+    #[test]
+    fn a_feed_no_refresh_ever_stored_is_not_fetched_yet_rather_than_working() {
+        // A new feed whose first refreshes met an outage (forgiven: no failure counted), or none yet.
+        let new = HealthFacts { fetched: false, healthy_since: None, ..facts() };
+        let judged = classify(&new, NOW, HealthRules::default());
+        assert_eq!(
+            (judged.state, judged.why.as_str(), judged.since),
+            (HealthState::Ok, "not fetched yet", Some(new.added_at))
+        );
+        assert_eq!(classify(&facts(), NOW, HealthRules::default()).why, "works");
+        let failing = HealthFacts { fetched: false, failures: 1, ..facts() };
+        assert_eq!(state(&failing), HealthState::Failing, "a failure counted still says so");
     }
 
     #[test]

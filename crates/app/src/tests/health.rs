@@ -13,6 +13,7 @@ fn facts(id: i64, title: &str) -> HealthFacts {
         title: title.into(),
         site_url: Some(format!("http://example.com/site{id}")),
         added_at: NOW - 1000,
+        fetched: true,
         ..Default::default()
     }
 }

@@ -229,6 +229,32 @@ fn skipped_and_backing_off_feeds_are_told_apart() {
     );
 }
 
+/// A refresh no feed answered (the machine's network is down) ends saying so, not counting the feeds as failing,
+/// and reads the list again (the store forgave their failures).
+#[test]
+fn a_refresh_that_met_a_network_outage_says_the_network_is_down_not_that_feeds_need_a_look() {
+    let mut s = loaded();
+    update(&mut s, key('R'));
+    for id in 1..=3 {
+        update(
+            &mut s,
+            Event::Refresh(RefreshEvent::Failed {
+                feed_id: FeedId(id),
+                title: "x".into(),
+                url: format!("http://host{id}.example/feed"),
+                kind: ErrorKind::Dns,
+                message: "cannot find the host".into(),
+                retry_at: None,
+                dead: false,
+            }),
+        );
+    }
+    assert_eq!(update(&mut s, Event::NetworkDown), vec![Effect::LoadFeeds]);
+    let said = s.status.current(s.clock.now).unwrap().text.clone();
+    assert!(said.contains("the network seems down, so no feed counts as failing"), "{said}");
+    assert!(said.contains("then refresh (R)") && !said.contains("need a look"), "{said}");
+}
+
 #[test]
 fn a_refresh_into_the_list_on_screen_reads_it_again_once_at_a_time_and_catches_up_at_the_end() {
     let mut s = loaded();

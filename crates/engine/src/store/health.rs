@@ -198,7 +198,7 @@ pub fn facts(conn: &Connection) -> Result<(Vec<HealthFacts>, usize), StoreError>
     let mut stmt = conn.prepare_cached(
         "SELECT id, url, coalesce(custom_title, title, url), site_url, paused, last_status, error_kind, last_error,
             failures, permanent_failures, failing_since, healthy_since, dead, retry_at, moved_to, moves_in_a_row,
-            moved_since, newest_entry_at, median_gap_secs, added_at
+            moved_since, newest_entry_at, median_gap_secs, added_at, last_success_at IS NOT NULL
          FROM feeds WHERE account_id IS NULL ORDER BY id",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -223,6 +223,7 @@ pub fn facts(conn: &Connection) -> Result<(Vec<HealthFacts>, usize), StoreError>
             newest_entry_at: r.get(17)?,
             median_gap_secs: r.get(18)?,
             added_at: r.get(19)?,
+            fetched: r.get(20)?,
         })
     })?;
     let facts = rows.collect::<Result<Vec<_>, _>>()?;
