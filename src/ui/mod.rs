@@ -17,7 +17,6 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, BorderType};
 pub use theme::Theme;
-use unicode_width::UnicodeWidthChar;
 
 pub fn draw(frame: &mut Frame<'_>, state: &State, theme: &Theme) {
     draw_with(frame, state, theme, &pictures::Canvas::default());
@@ -83,24 +82,31 @@ fn selection(focused: bool, theme: &Theme) -> Style {
     if focused { theme.selection } else { theme.selection_unfocused }
 }
 
-/// `text` cut to `width` columns (with an ellipsis) and padded to exactly `width`.
+/// `text` cut to `width` columns (with an ellipsis) and padded to exactly `width`. It is cut between whole
+/// characters as the terminal draws them (grapheme clusters, each as wide as ratatui counts it): never inside an
+/// emoji sequence (`👩‍💻` is three code points joined), nor between a letter and its accent.
 fn fit(text: &str, width: usize) -> String {
+    use unicode_segmentation::UnicodeSegmentation;
+    use unicode_width::UnicodeWidthStr;
     let mut out = String::new();
+    let mut kept: Vec<(usize, usize)> = Vec::new();
     let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
+    for grapheme in text.graphemes(true) {
+        let w = grapheme.width();
         if used + w > width {
             if width > 0 {
                 while used + 1 > width {
-                    let Some(last) = out.pop() else { break };
-                    used -= last.width().unwrap_or(0);
+                    let Some((at, w)) = kept.pop() else { break };
+                    out.truncate(at);
+                    used -= w;
                 }
                 out.push('…');
                 used += 1;
             }
             break;
         }
-        out.push(c);
+        kept.push((out.len(), w));
+        out.push_str(grapheme);
         used += w;
     }
     out.push_str(&" ".repeat(width.saturating_sub(used)));
@@ -116,5 +122,9 @@ mod tests {
         assert_eq!(fit("abc", 5), "abc  ");
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("日本語", 4), "日… ");
+        // A cut never splits what the terminal draws as one character.
+        assert_eq!(fit("ZWJ 👩\u{200d}💻 end", 6), "ZWJ … ");
+        assert_eq!(fit("ZWJ 👩\u{200d}💻 end", 7), "ZWJ 👩\u{200d}💻…");
+        assert_eq!(fit("cafe\u{301} au lait", 5), "cafe\u{301}…");
     }
 }
