@@ -250,6 +250,18 @@ async fn a_body_kept_waiting_by_its_caller_is_not_timed_out_for_it() {
     assert!(length.is_some_and(|n| n > 0) && body_waits, "HTTP/1 with a Content-Length: {length:?} {body_waits}");
     let slow = fetcher.get(&server.url("/slow.xml"), &Validators::default()).await;
     assert!(matches!(slow, Err(FetchError::Timeout { secs: 1, .. })), "{slow:?}");
+    // An answer begun whose body stops coming says so: the site is slow to send, not silent.
+    let gate = support::server::Gate::default();
+    server.route(
+        "/stalled.xml",
+        Reply::Stalled { announced: 10_000, body: b"<rss version=\"2.0\">".to_vec(), gate: gate.clone() },
+    );
+    let stalled = fetcher.get(&server.url("/stalled.xml"), &Validators::default()).await;
+    gate.open();
+    let err = stalled.unwrap_err();
+    assert!(matches!(err, FetchError::TimeoutReading { secs: 1, .. }), "{err:?}");
+    assert_eq!(err.kind(), ErrorKind::Timeout);
+    assert!(err.to_string().starts_with("the answer began but did not finish within 1 s"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -25,6 +25,9 @@ pub(crate) enum Reply {
     Endless { content_type: String, total: u64 },
     /// Holds the answer until the test opens the gate, then sends the inner reply.
     Held(Gate, Box<Reply>),
+    /// Sends headers announcing `announced` bytes and the first of them, `body`; then sends nothing more until the
+    /// test opens the gate, and closes.
+    Stalled { announced: usize, body: Vec<u8>, gate: Gate },
 }
 
 /// A gate a test holds a reply behind: the server waits until the test opens it.
@@ -314,6 +317,16 @@ fn send(w: &mut TcpStream, request: &Request, reply: Reply) -> bool {
             let _ = w.write_all(head.as_bytes());
             let _ = w.write_all(&body);
             let _ = w.flush();
+            let _ = w.shutdown(Shutdown::Both);
+            false
+        }
+        Reply::Stalled { announced, body, gate } => {
+            let head =
+                format!("HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\nContent-Length: {announced}\r\n\r\n");
+            let _ = w.write_all(head.as_bytes());
+            let _ = w.write_all(&body);
+            let _ = w.flush();
+            gate.wait();
             let _ = w.shutdown(Shutdown::Both);
             false
         }

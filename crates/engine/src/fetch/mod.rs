@@ -87,6 +87,9 @@ pub enum FetchError {
     Connect { url: String, reason: String },
     #[error("no answer within {secs} s; the site may be down or slow, try again later")]
     Timeout { url: String, secs: u64 },
+    /// The answer began, and its body did not end in time (a server sending it a byte at a time).
+    #[error("the answer began but did not finish within {secs} s: the site sends it too slowly; try again later")]
+    TimeoutReading { url: String, secs: u64 },
     #[error("secure connection failed: {reason}")]
     Tls { url: String, reason: String },
     #[error("HTTP {status}{}", http_hint(*status))]
@@ -140,7 +143,7 @@ impl FetchError {
             FetchError::InvalidUrl { .. } => ErrorKind::Url,
             FetchError::Dns { .. } => ErrorKind::Dns,
             FetchError::Connect { .. } | FetchError::LocalNetwork { .. } => ErrorKind::Connect,
-            FetchError::Timeout { .. } => ErrorKind::Timeout,
+            FetchError::Timeout { .. } | FetchError::TimeoutReading { .. } => ErrorKind::Timeout,
             FetchError::Tls { .. } => ErrorKind::Tls,
             FetchError::Status { .. } => ErrorKind::Http,
             FetchError::TooLarge { .. } | FetchError::HeadTooLarge { .. } => ErrorKind::TooLarge,
@@ -337,6 +340,11 @@ impl Fetcher {
     /// A request that took longer than the timeout (the time its caller kept the body waiting aside).
     fn timed_out(&self, url: &str) -> FetchError {
         FetchError::Timeout { url: url.into(), secs: self.config.timeout.as_secs() }
+    }
+
+    /// A body that took longer than the timeout to arrive, its answer begun.
+    fn timed_out_reading(&self, url: &str) -> FetchError {
+        FetchError::TimeoutReading { url: url.into(), secs: self.config.timeout.as_secs() }
     }
 }
 
