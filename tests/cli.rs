@@ -780,3 +780,21 @@ fn opml_given_to_a_command_names_the_outlines_it_could_not_import() {
     let out = sandbox.tidings().arg("--opml").arg(&clean).arg("unread").output().unwrap();
     assert_eq!(stderr(&out).trim(), "Imported one.opml: 1 added, 0 duplicates");
 }
+
+/// A password in a feed's address (a private feed) is never printed: not in a refresh's failures, nor by inspect.
+#[test]
+fn a_password_in_a_feeds_address_is_never_printed() {
+    let server = served();
+    let sandbox = Sandbox::new();
+    let private = server.url("/private.xml").replace("http://", "http://me:s3cret@");
+    let file = sandbox.write("subs.opml", opml(&[(None, "Private", &private)]));
+    let out = sandbox.tidings().arg("--opml").arg(&file).arg("refresh").output().unwrap();
+    let printed = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(printed.contains("FAILED  Private <http://me:***@127.0.0.1:"), "{printed}");
+    let out = sandbox.run(&["inspect", &private]);
+    let inspected = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(inspected.contains("http://me:***@127.0.0.1:"), "{inspected}");
+    for said in [printed, inspected] {
+        assert!(!said.contains("s3cret"), "{said}");
+    }
+}

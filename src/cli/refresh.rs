@@ -7,7 +7,7 @@ use super::{EXIT_ERROR, EXIT_SOME_FAILED};
 use crate::config::Config;
 use crate::model::{EntryId, ErrorKind, Skip};
 use crate::refresh::{Observer, RefreshEvent};
-use crate::sanitize::one_line;
+use crate::sanitize::{one_line, without_password};
 use crate::session::{Role, Session};
 use crate::store::{self, DbThread, entries, feeds};
 use std::io::{IsTerminal, Write};
@@ -171,8 +171,14 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
             )?,
         }
         for (title, url, kind, message) in &failures {
-            let at = if title == url { String::new() } else { format!(" <{}>", one_line(url, 500)) };
-            writeln!(out, "FAILED  {}{at} [{kind}]: {}", one_line(title, 200), one_line(message, 1000))?;
+            let at = if title == url { String::new() } else { format!(" <{}>", one_line(&without_password(url), 500)) };
+            // An untitled feed goes by its address.
+            writeln!(
+                out,
+                "FAILED  {}{at} [{kind}]: {}",
+                one_line(&without_password(title), 200),
+                one_line(message, 1000)
+            )?;
         }
         for (title, reason) in &skipped {
             writeln!(out, "SKIPPED {}: {reason}", one_line(title, 200))?;

@@ -96,11 +96,11 @@ impl Report {
 
     /// The story for people: every line free of control characters.
     pub fn to_text(&self) -> String {
-        let mut out = format!("{}\n", one_line(&self.source, 2000));
+        let mut out = format!("{}\n", one_line(&crate::sanitize::without_password(&self.source), 2000));
         let mut line = |label: &str, text: &str| out.push_str(&format!("  {label:<9} {}\n", one_line(text, 2000)));
         if let Some(h) = &self.http {
             let ct = h.content_type.as_deref().unwrap_or("no Content-Type");
-            line("HTTP", &format!("{} · {ct} · {}", h.status, h.final_url));
+            line("HTTP", &format!("{} · {ct} · {}", h.status, crate::sanitize::without_password(&h.final_url)));
         }
         if let Some(d) = &self.decision {
             line("encoding", &d.summary());

@@ -51,6 +51,19 @@ pub fn strip_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(s.chars().filter(|c| !is_forbidden(*c)).collect())
 }
 
+/// An address as shown to people: a password in it (`https://me:secret@host/feed`, as some private feeds are
+/// subscribed) written `***`, so that it never stands on a screen or in a report. The address is
+/// unchanged otherwise; one without a password is borrowed as it is.
+pub fn without_password(url: &str) -> Cow<'_, str> {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else { return Cow::Borrowed(url) };
+    let rest = &url[scheme_end..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let Some(at) = authority.rfind('@') else { return Cow::Borrowed(url) };
+    let Some(colon) = authority[..at].find(':') else { return Cow::Borrowed(url) };
+    let (user, host_on) = (&authority[..colon], &url[scheme_end + at..]);
+    Cow::Owned(format!("{}{user}:***{host_on}", &url[..scheme_end]))
+}
+
 /// A single display line: control characters and explicit bidirectional formatting removed (and the
 /// bidirectional marks too, unless the text holds right-to-left letters), every run of whitespace (newlines,
 /// tabs and the Unicode line and paragraph separators included) folded to one space, trimmed, and cut to
@@ -168,6 +181,15 @@ mod tests {
     #[test]
     fn strip_controls_borrows_clean_text() {
         assert!(matches!(strip_controls("plain ünïcode"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_password_in_an_address_is_never_shown() {
+        assert_eq!(without_password("https://me:s3cret@host.example/f?a=b@c"), "https://me:***@host.example/f?a=b@c");
+        assert_eq!(without_password("http://a:b:c@h/"), "http://a:***@h/", "the password runs to the last @");
+        for shown in ["https://me@host/", "https://host/p:q@r", "not an address", "https://host"] {
+            assert!(matches!(without_password(shown), Cow::Borrowed(s) if s == shown), "{shown}");
+        }
     }
 
     #[test]

@@ -40,7 +40,7 @@ impl Info {
             let rename = key(Context::General, Action::Rename, " ({} renames; an empty name goes back to it)");
             field("Its own title", format!("{own}{rename}"));
         }
-        field("URL", row.url.clone());
+        field("URL", crate::sanitize::without_password(&row.url).into_owned());
         field("Site", row.site_url.clone().unwrap_or_else(|| "—".into()));
         field("Folder", row.folder.clone().unwrap_or_else(|| "—".into()));
         field("Entries", format!("{} ({} unread)", info.entries, row.unread));

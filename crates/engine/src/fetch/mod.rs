@@ -72,7 +72,7 @@ pub enum FetchOutcome {
 
 /// An address as a message shows it: on one line, and cut (a `data:` address can be megabytes long).
 fn shown(url: &str) -> String {
-    crate::sanitize::one_line(url, 160)
+    crate::sanitize::one_line(&crate::sanitize::without_password(url), 160)
 }
 
 /// Why a fetch failed, in the words a person needs. Messages leave out the URL: whoever shows them names the
