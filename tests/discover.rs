@@ -229,6 +229,29 @@ fn add_with_several_candidates_needs_a_pick() {
     assert!(stdout(&again).contains("Already subscribed"), "{}", stdout(&again));
 }
 
+/// Adding a feed reads it once: the document discovery checked is the one its first refresh stores, whether
+/// the address given was the feed's or its site's. The next refresh asks the server again.
+#[test]
+fn add_fetches_the_feed_once_not_for_discovery_and_again_for_its_first_refresh() {
+    let s = Server::start();
+    s.route("/", page(r#"<link rel="alternate" type="application/rss+xml" href="/a.xml">"#, ""));
+    s.route("/a.xml", feed_xml("A"));
+    s.route("/b.xml", feed_xml("B"));
+    let sandbox = Sandbox::new();
+    let by_site = sandbox.run(&["add", &s.url("/")]);
+    assert!(
+        stdout(&by_site).contains("Subscribed to A") && stdout(&by_site).contains("1 entry"),
+        "{}",
+        stdout(&by_site)
+    );
+    let direct = sandbox.run(&["add", &s.url("/b.xml")]);
+    assert!(stdout(&direct).contains("Subscribed to B") && stdout(&direct).contains("1 entry"), "{}", stdout(&direct));
+    assert_eq!((s.requests_for("/a.xml").len(), s.requests_for("/b.xml").len()), (1, 1));
+    let refreshed = sandbox.run(&["refresh"]);
+    assert!(refreshed.status.success(), "{}", stderr(&refreshed));
+    assert_eq!((s.requests_for("/a.xml").len(), s.requests_for("/b.xml").len()), (2, 2), "a refresh asks again");
+}
+
 #[test]
 fn add_of_a_page_without_feeds_fails_with_what_was_tried() {
     let s = Server::start();

@@ -54,6 +54,7 @@ pub async fn discover(fetcher: &Fetcher, input: &str) -> Discovery {
     let tld = crate::decode::tld_of(&page.final_url);
     // The address may be a feed already.
     if let Ok(ingested) = crate::ingest::ingest(&page.body, page.content_type.as_deref(), Some(&page.final_url), None) {
+        fetcher.keep_for_first_refresh(&page);
         report.tried.push("the address itself: it is a feed".into());
         report.feeds.push(Found {
             url: page.final_url.clone(),
@@ -109,6 +110,7 @@ async fn verify(fetcher: &Fetcher, leads: Vec<Lead>) -> Vec<Found> {
     let checks = leads.into_iter().map(|lead| async move {
         let Ok(FetchOutcome::Fetched(f)) = fetcher.get(&lead.url, &Validators::default()).await else { return None };
         let ingested = crate::ingest::ingest(&f.body, f.content_type.as_deref(), Some(&f.final_url), None).ok()?;
+        fetcher.keep_for_first_refresh(&f);
         Some(Found {
             url: f.final_url,
             title: ingested.feed.title.or(lead.title),

@@ -13,6 +13,7 @@ pub mod discovery;
 mod dns;
 mod failure;
 pub mod reach;
+mod recent;
 mod request;
 mod stream;
 mod tls;
@@ -205,6 +206,8 @@ pub struct Fetcher {
     reach: Option<reach::Reach>,
     /// The clients (pooled, fresh) of the fetches for feeds' content, by reach: made when first needed.
     guarded: Arc<Mutex<HashMap<reach::Reach, (reqwest::Client, reqwest::Client)>>>,
+    /// What discovery read, for the first refresh of a feed subscribed from it (see [`recent`]).
+    recent: Arc<recent::Recent>,
 }
 
 /// The User-Agent tidings sends.
@@ -247,6 +250,7 @@ impl Fetcher {
             retries: Arc::default(),
             reach: None,
             guarded: Arc::default(),
+            recent: Arc::default(),
         })
     }
 
@@ -291,6 +295,10 @@ impl Fetcher {
         F: FnOnce(Option<u64>, bool) -> Fut,
         Fut: Future<Output = T>,
     {
+        if let Some(read) = self.just_read(url, validators) {
+            let admitted = admit(Some(read.body.len() as u64), false).await;
+            return Ok((FetchOutcome::Fetched(read), Some(admitted)));
+        }
         let deadline = tokio::time::Instant::now() + self.config.timeout;
         let mut current =
             url::Url::parse(url).map_err(|e| FetchError::InvalidUrl { url: url.into(), reason: e.to_string() })?;
