@@ -798,3 +798,11 @@ fn a_password_in_a_feeds_address_is_never_printed() {
         assert!(!said.contains("s3cret"), "{said}");
     }
 }
+
+/// `sync` with no account to sync says how to add one, and exits as a usage error does, not as a success.
+#[test]
+fn sync_with_no_account_says_how_to_add_one_and_does_not_exit_0() {
+    let out = Sandbox::new().run(&["sync"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("add an [[accounts]] table"), "{}", stderr(&out));
+}

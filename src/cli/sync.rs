@@ -15,7 +15,7 @@ use std::process::ExitCode;
 pub(super) async fn run(db: &Path, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     if config.accounts.is_empty() {
         note!("tidings: no accounts to sync: add an [[accounts]] table to the config (config.example.toml shows one)");
-        return Ok(ExitCode::SUCCESS);
+        return Ok(ExitCode::from(super::EXIT_USAGE));
     }
     let session = Session::open(db, config.session_settings(), Role::Command)?;
     let synced = session.sync(None, &Told).await;

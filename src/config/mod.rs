@@ -272,7 +272,11 @@ pub struct IgnoreConfig {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config file {path}: {source}")]
+    #[error("cannot read config file {path}: {source}{}", if source.kind() == std::io::ErrorKind::NotFound {
+        " (a file named with --config must exist: create it, an empty one will do, or leave --config out)"
+    } else {
+        ""
+    })]
     Read { path: PathBuf, source: std::io::Error },
     #[error("config file {path}: {message}")]
     Invalid { path: PathBuf, message: String },

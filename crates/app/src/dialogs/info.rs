@@ -130,7 +130,11 @@ impl Info {
             );
         }
         if !info.attempts.is_empty() {
-            field("History", format!("the last {} attempts, newest first", info.attempts.len()));
+            let attempts = match info.attempts.len() {
+                1 => "the last attempt".to_string(),
+                n => format!("the last {n} attempts, newest first"),
+            };
+            field("History", attempts);
             for attempt in &info.attempts {
                 field("", attempt_line(attempt, zone));
             }
