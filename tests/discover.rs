@@ -244,6 +244,11 @@ fn add_fetches_the_feed_once_not_for_discovery_and_again_for_its_first_refresh()
         "{}",
         stdout(&by_site)
     );
+    let said = stderr(&by_site);
+    assert!(
+        said.contains(&format!("{} is not a feed; found {} (a <link> tag)", s.url("/"), s.url("/a.xml"))),
+        "{said}"
+    );
     let direct = sandbox.run(&["add", &s.url("/b.xml")]);
     assert!(stdout(&direct).contains("Subscribed to B") && stdout(&direct).contains("1 entry"), "{}", stdout(&direct));
     assert_eq!((s.requests_for("/a.xml").len(), s.requests_for("/b.xml").len()), (1, 1));

@@ -48,6 +48,12 @@ pub(super) async fn run(
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
+    // A feed found elsewhere than at the address given: say where, and how (a common address guessed on the same
+    // site may be one already subscribed).
+    if chosen.found_by != crate::feedlinks::FoundBy::SelfFeed {
+        let how = chosen.found_by.describe();
+        note!("{} is not a feed; found {} ({how})", one_line(&found.url, 500), one_line(&chosen.url, 500));
+    }
     // A path ("Tech/Rust") names a folder inside another.
     let folder = folder.as_deref().map(store::folders::split_path).unwrap_or_default();
     let new_folder = folder.clone();
