@@ -37,10 +37,20 @@ pub struct Rejected {
 pub enum OpmlError {
     #[error("not an OPML file: it is not XML ({0})")]
     NotXml(String),
-    #[error("not an OPML file: its root element is <{0}>, expected <opml>")]
+    #[error("not an OPML file: its root element is <{0}>, expected <opml>{hint}", hint = feed_hint(.0))]
     WrongRoot(String),
     #[error("not an OPML file: it has no root element")]
     Empty,
+}
+
+/// What to do with a feed document given where a list of subscriptions was expected.
+fn feed_hint(root: &str) -> &'static str {
+    match root {
+        "rss" | "feed" | "rdf:RDF" | "RDF" | "channel" => {
+            " (this is a feed: subscribe to its address with `tidings add URL`)"
+        }
+        _ => "",
+    }
 }
 
 /// One subscription on the way out.
@@ -503,6 +513,8 @@ mod tests {
     #[test]
     fn a_feed_is_not_opml() {
         assert_eq!(parse("<rss version=\"2.0\"><channel/></rss>"), Err(OpmlError::WrongRoot("rss".into())));
+        assert!(OpmlError::WrongRoot("feed".into()).to_string().contains("tidings add URL"));
+        assert!(!OpmlError::WrongRoot("html".into()).to_string().contains("tidings add"));
     }
 
     #[test]
