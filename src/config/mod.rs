@@ -13,6 +13,7 @@ mod hooks;
 mod lines;
 mod paths;
 mod resolved;
+mod suggest;
 #[cfg(test)]
 mod tests;
 mod validate;
@@ -351,7 +352,7 @@ impl Config {
     /// `[colors]` may still change. The error message names the line and the key.
     pub fn parse_with(text: &str, no_color: bool) -> Result<Config, String> {
         let mut config: Config = toml::from_str(text).map_err(|e| {
-            let msg = e.message().to_string();
+            let msg = suggest::unknown_key(e.message()).unwrap_or_else(|| e.message().to_string());
             let Some(span) = e.span() else { return msg };
             let start = span.start.min(text.len());
             let line_no = text[..start].matches('\n').count() + 1;

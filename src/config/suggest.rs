@@ -1,0 +1,51 @@
+//! A key the config does not know, answered with the nearest one it does: serde says "unknown field
+//! `refresh_intervall_minutes`, expected one of" and lists all fifty.
+
+/// serde's message for an unknown key, rewritten to name the nearest known key when one is close (a typo), and
+/// where the keys are listed otherwise; `None` for any other message.
+pub(super) fn unknown_key(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (unknown, rest) = rest.split_once('`')?;
+    let known: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    let nearest =
+        known.iter().map(|k| (distance(unknown, k), *k)).filter(|(d, k)| *d <= (k.chars().count() / 3).max(2)).min();
+    Some(match nearest {
+        Some((_, key)) => format!("unknown key `{unknown}`: did you mean `{key}`?"),
+        None => format!("unknown key `{unknown}` (docs/config.md and config.example.toml list the keys)"),
+    })
+}
+
+/// The edit distance between two keys (insertions, deletions, substitutions).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typo_in_a_key_names_the_nearest_key_and_anything_else_where_the_keys_are() {
+        let serde =
+            "unknown field `refresh_intervall_minutes`, expected one of `browser`, `refresh_interval_minutes`, `theme`";
+        assert_eq!(
+            unknown_key(serde).unwrap(),
+            "unknown key `refresh_intervall_minutes`: did you mean `refresh_interval_minutes`?"
+        );
+        let far = "unknown field `colour_scheme`, expected one of `browser`, `theme`";
+        assert!(unknown_key(far).unwrap().contains("docs/config.md"), "{:?}", unknown_key(far));
+        assert_eq!(unknown_key("invalid type: string \"x\", expected u16"), None);
+        assert_eq!(distance("kitten", "sitting"), 3);
+    }
+}
