@@ -411,6 +411,7 @@ fn health_view(size: (u16, u16)) -> State {
         healthy_since: Some(NOW - 30 * 86_400),
         newest_entry_at: Some(NOW - 86_400),
         median_gap_secs: Some(86_400),
+        fetched: true,
         ..Default::default()
     };
     let facts = vec![
@@ -768,4 +769,23 @@ fn a_collapsed_folder_and_lists_scrolled_down() {
         }
         s
     });
+}
+
+/// In a narrow terminal the status bar gives a message the key hints' room, and cuts it with no pointer to the
+/// log when that pointer would leave nothing of it; a wide one keeps both.
+#[test]
+fn a_narrow_status_bar_keeps_the_message_before_the_key_hints() {
+    let status_line = |size: (u16, u16)| {
+        let mut s = reader(size);
+        key(&mut s, 'R');
+        update(&mut s, Event::Refresh(RefreshEvent::Started { feed_id: FeedId(4) }));
+        update(&mut s, Event::Error("cannot save the read state: database or disk is full".into()));
+        let screen = draw(&s);
+        screen.lines().nth(usize::from(size.1) - 1).unwrap().to_string()
+    };
+    let narrow = status_line((40, 12));
+    assert!(narrow.contains("Refreshing") && narrow.contains("cannot save"), "{narrow}");
+    assert!(!narrow.contains("all of it") && !narrow.contains("help"), "{narrow}");
+    let wide = status_line((160, 40));
+    assert!(wide.contains("cannot save the read state: database or disk is full") && wide.contains("help"), "{wide}");
 }
