@@ -789,3 +789,17 @@ fn a_narrow_status_bar_keeps_the_message_before_the_key_hints() {
     let wide = status_line((160, 40));
     assert!(wide.contains("cannot save the read state: database or disk is full") && wide.contains("help"), "{wide}");
 }
+
+/// A waiting feed says until when beside its name where the name keeps room to be read; in a narrow feed list
+/// the name wins (the feed info and the health view say when).
+#[test]
+fn a_narrow_feed_list_keeps_a_waiting_feeds_name_before_its_retry_time() {
+    let row = |size: (u16, u16)| {
+        let screen = draw(&reader(size));
+        screen.lines().find(|l| l.contains("Busy")).map(str::to_string).unwrap_or_default()
+    };
+    let wide = row((160, 40));
+    assert!(wide.contains("Busy Server") && wide.contains("retry"), "{wide}");
+    let narrow = row((70, 24));
+    assert!(narrow.contains("Busy Serv") && !narrow.contains("retry"), "{narrow}");
+}

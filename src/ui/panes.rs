@@ -12,6 +12,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use unicode_width::UnicodeWidthStr;
 
+/// The fewest columns a feed's name keeps beside its retry time; with less, the time goes (the feed info and the
+/// health view say it).
+const MIN_NAME_BESIDE_RETRY: usize = 12;
+
 pub(super) fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: Rect) {
     let focused = state.focus == Pane::Feeds;
     let list = &state.feeds;
@@ -85,8 +89,11 @@ pub(super) fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: R
                 FeedListRow::Feed { index, .. } => list.feeds[*index].retry_at.filter(|at| *at > state.clock.now),
                 _ => None,
             };
-            let count_text = match (waiting, row, count) {
-                (Some(at), _, _) => format!(" retry {}", state.clock.zone.moment(at, state.clock.now)),
+            // Until when a feed waits, only where its name keeps room to be read (its `!` says it is in trouble).
+            let room_for_retry = |text: &str| width.saturating_sub(2 + indent + text.width()) >= MIN_NAME_BESIDE_RETRY;
+            let retry = waiting.map(|at| format!(" retry {}", state.clock.zone.moment(at, state.clock.now)));
+            let count_text = match (retry.filter(|r| room_for_retry(r)), row, count) {
+                (Some(retry), _, _) => retry,
                 // Views show their count even when it is 0; a search still running shows nothing yet.
                 (None, FeedListRow::View(_), c) if c >= 0 => format!(" {c}"),
                 (None, _, c) if c > 0 => format!(" {c}"),
