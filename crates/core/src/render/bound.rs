@@ -224,6 +224,9 @@ struct Writer {
     flat_open: HashMap<LocalName, usize>,
     /// Inside an element dropped with its content: its name and how deep it nests in itself.
     skipping: Option<(LocalName, usize)>,
+    /// Inside a video or audio element with no address of its own: the label of the link its first `source`
+    /// gives (see [`embedded_media`]).
+    media: Option<&'static str>,
     /// Inside a script or style of a page: its text is written as it came.
     verbatim: bool,
     /// Whether text has shown since the last line end written for a flattened block.
@@ -277,6 +280,7 @@ impl Writer {
             elements: 0,
             flat_open: HashMap::new(),
             skipping: None,
+            media: None,
             verbatim: false,
             text_since_break: false,
             chunk_shows: false,
@@ -343,9 +347,16 @@ impl Writer {
                         *depth -= 1;
                         if *depth == 0 {
                             self.skipping = None;
+                            self.media = None;
                         }
                     }
                 }
+            } else if &*tag.name == "source"
+                && tag.kind == TagKind::StartTag
+                && let Some(href) = web_address(&tag, "src")
+                && let Some(label) = self.media.take()
+            {
+                self.media_link(&href, label);
             }
             return TokenSinkResult::Continue;
         }
@@ -383,6 +394,14 @@ impl Writer {
             _ => TokenSinkResult::Continue,
         };
         if article && matches!(name, "html" | "head" | "body") {
+            return state;
+        }
+        if article && !foreign && matches!(name, "iframe" | "video" | "audio") {
+            match embedded_media(name, &tag) {
+                Some((href, label)) => self.media_link(&href, &label),
+                None => self.media = (name != "iframe").then_some(if name == "video" { "[video]" } else { "[audio]" }),
+            }
+            self.skipping = Some((tag.name.clone(), 1));
             return state;
         }
         if article && !foreign && dropped_with_content(name) {
@@ -641,6 +660,55 @@ fn start_tag(written: &str, name: &str, tag: &Tag, article: bool) -> String {
     }
     out.push('>');
     out
+}
+
+impl Writer {
+    /// A link to what an embedded player or a video or audio element plays, in its place (the element and all
+    /// it holds are dropped): numbered as any link is, opened only when asked.
+    fn media_link(&mut self, href: &str, label: &str) {
+        self.out.push_str(" <a href=\"");
+        for c in href.chars() {
+            match c {
+                '&' => self.out.push_str("&amp;"),
+                '"' => self.out.push_str("&quot;"),
+                c => self.out.push(c),
+            }
+        }
+        self.out.push_str("\">");
+        escape_text(&mut self.out, label);
+        self.out.push_str("</a> ");
+        self.elements += 1;
+        self.chunk_shows = true;
+    }
+}
+
+/// An attribute of `tag` that is a web address (`http`, `https`, or `//` for the article's own scheme).
+fn web_address(tag: &Tag, attribute: &str) -> Option<String> {
+    let value = tag.attrs.iter().find(|a| &*a.name.local == attribute)?.value.trim().to_string();
+    ["http://", "https://", "//"].iter().any(|p| value.starts_with(p)).then_some(value)
+}
+
+/// The link an embedded player (an iframe: a video on YouTube, a podcast's episode on its host) or a video or
+/// audio element with an address of its own leaves in its place, and its label (`[embedded: www.youtube.com]`,
+/// `[video]`, `[audio]`). None for a frame declared a pixel or two (a tracker), nor for one without a web address;
+/// an iframe's document is never shown, nor its fallback text.
+fn embedded_media(name: &str, tag: &Tag) -> Option<(String, String)> {
+    let href = web_address(tag, "src")?;
+    let label = match name {
+        "iframe" => {
+            let side =
+                |a: &str| super::pictures::dimension(tag.attrs.iter().find(|x| &*x.name.local == a).map(|x| &*x.value));
+            if super::pictures::tracking_pixel(side("width"), side("height")) {
+                return None;
+            }
+            let host = href.split("//").nth(1).and_then(|rest| rest.split(['/', '?', '#']).next()).unwrap_or("");
+            let host: String = host.chars().filter(|c| !is_forbidden(*c)).collect();
+            if host.is_empty() { "[embedded]".to_string() } else { format!("[embedded: {host}]") }
+        }
+        "video" => "[video]".to_string(),
+        _ => "[audio]".to_string(),
+    };
+    Some((href, label))
 }
 
 fn escape_text(out: &mut String, text: &str) {

@@ -614,14 +614,36 @@ mod tests {
     }
 
     #[test]
-    fn scripts_styles_and_iframes_are_not_shown() {
+    fn scripts_styles_and_what_iframes_hold_are_not_shown() {
         let html = "<style>p{color:red}</style><script>alert(1)</script><p>visible</p>\
-                    <iframe src=\"http://evil.example/\">fallback</iframe><object data=\"x\">obj</object>";
+                    <iframe src=\"http://evil.example/\">fallback</iframe><object data=\"x\">obj</object>\
+                    <iframe src=\"https://t.example/px\" width=\"1\" height=\"1\"></iframe>";
         let text = texts(&render_html(html, 40)).join("\n");
         assert!(text.contains("visible"));
-        for hidden in ["alert", "color", "fallback", "obj", "evil"] {
+        for hidden in ["alert", "color", "fallback", "obj", "t.example"] {
             assert!(!text.contains(hidden), "{hidden} shown in {text}");
         }
+        // The frame itself is a link to open, never a document shown.
+        assert!(text.contains("[embedded: evil.example]"), "{text}");
+    }
+
+    #[test]
+    fn an_embedded_player_or_a_video_leaves_a_link_in_its_place() {
+        let html = "<p>Watch:</p><iframe src=\"//www.youtube.com/embed/xyz\" width=\"560\" height=\"315\"></iframe>\
+                    <video controls><source src=\"https://cdn.example/clip.mp4\" type=\"video/mp4\">no video</video>\
+                    <p>Listen: <audio src=\"https://cdn.example/ep.mp3\"></audio> end</p>";
+        let rendered = render_article(html, 60, Some("https://blog.example/post"));
+        let text = texts(&rendered.lines).join("\n");
+        for shown in [
+            "[embedded: www.youtube.com]",
+            "[video]",
+            "[audio]",
+            "https://www.youtube.com/embed/xyz",
+            "https://cdn.example/clip.mp4",
+        ] {
+            assert!(text.contains(shown), "{shown} missing from {text}");
+        }
+        assert!(!text.contains("no video"), "{text}");
     }
 
     #[test]
