@@ -31,10 +31,13 @@ pub(super) fn body(content: Option<String>, summary: Option<String>) -> (Option<
             return true;
         }
         let lower = crate::sanitize::truncate_bytes(html, 64 * 1024).to_ascii_lowercase();
+        // Then the whole body (rare: no text in its first 4 KB, no picture or player in its first 64): its text
+        // may come after much markup (a body nested thousands deep), and a body cut short could end in half a
+        // tag, which would read as text.
         ["<img", "<video", "<audio", "<iframe", "<embed", "<object", "<picture", "<svg"]
             .iter()
             .any(|t| lower.contains(t))
-            || html_has_text(crate::sanitize::truncate_bytes(html, 64 * 1024))
+            || html_has_text(html)
     };
     let summary = summary.filter(shows_something);
     match content.filter(shows_something) {
@@ -157,6 +160,14 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_whose_text_follows_much_markup_is_kept() {
+        let deep = format!("{}<p>the text at the bottom</p>", "<blockquote><ul><li>".repeat(20_000));
+        assert_eq!(body(Some(deep.clone()), None), (Some(deep), None));
+        let empty = "<p></p>".repeat(20_000);
+        assert_eq!(body(Some(empty), Some("<p>summary</p>".into())), (Some("<p>summary</p>".into()), None));
+    }
 
     #[test]
     fn person_names_never_show_addresses() {
