@@ -308,8 +308,15 @@ pub fn submit(state: &mut State, purpose: PromptPurpose, answer: &str) -> Result
 pub fn on_discovered(state: &mut State, request: RequestId, discovery: Discovery) -> Vec<Effect> {
     let Some(pending) = state.subscriptions.pending.remove(&request) else { return Vec::new() };
     let now = state.clock.now;
+    // The address could not be read: said as a feed not found is, in a report that stays until it is closed.
     if let Some(error) = &discovery.error {
         state.status.error(format!("cannot read {}: {error}", one_line(&discovery.url, 200)), now);
+        let mut lines = vec![format!("Cannot read {}:", one_line(&discovery.url, 300)), one_line(error, 500)];
+        if !discovery.tried.is_empty() {
+            lines.extend([String::new(), "Tried:".into()]);
+            lines.extend(discovery.tried.iter().map(|t| format!("  - {t}")));
+        }
+        state.show_dialog(Dialog::Report(Report::new("Cannot read the address", lines)));
         return Vec::new();
     }
     match discovery.feeds.len() {

@@ -67,6 +67,25 @@ fn several_feeds_open_a_picker() {
     assert!(s.dialog.is_none());
 }
 
+/// An address that cannot be read is said as a feed not found is: in a report that stays until it is closed,
+/// not only in the status bar (where a `q` meant for it quit the reader).
+#[test]
+fn an_address_that_cannot_be_read_is_reported_in_a_dialog() {
+    let mut s = loaded();
+    update(&mut s, key('a'));
+    typed(&mut s, "https://gone.example/feed.xml");
+    update(&mut s, code(KeyCode::Enter));
+    let discovery = Discovery {
+        url: "https://gone.example/feed.xml".into(),
+        error: Some("HTTP 410 (gone: the feed was removed)".into()),
+        ..Default::default()
+    };
+    update(&mut s, Event::Discovered { request: 0, discovery: Box::new(discovery) });
+    let Some(Dialog::Report(report)) = &s.dialog else { panic!("{:?}", s.dialog) };
+    let text = report.lines.join("\n");
+    assert!(text.contains("Cannot read https://gone.example/feed.xml:") && text.contains("HTTP 410"), "{text}");
+}
+
 #[test]
 fn a_picker_that_arrives_while_another_dialog_is_open_waits_its_turn() {
     let mut s = loaded();
