@@ -26,8 +26,10 @@ const TERMINAL_PROGRAMS: &[&str] = &[
 ];
 
 /// Shells of the POSIX family: `NAME -c SCRIPT [NAME0 [ARGUMENT…]]`.
-const POSIX_SHELLS: &[&str] =
-    &["sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "pdksh", "oksh", "ash", "yash", "posh", "rbash"];
+const POSIX_SHELLS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "lksh", "pdksh", "oksh", "loksh", "ash", "hush", "yash",
+    "posh", "rbash", "osh", "bosh",
+];
 
 /// Interpreters and the options that take their code; for awk, the first word that is not an option.
 const INTERPRETERS: &[(&str, &[&str])] = &[
@@ -71,6 +73,7 @@ impl CommandLine {
         let in_terminal = in_terminal.unwrap_or_else(|| is_terminal_program(program));
         refuse_placeholders_in_code(&words)?;
         runners::refuse_placeholders_in_shell_commands(&words)?;
+        refuse_placeholders_handed_on_by_a_script(&words)?;
         Ok(CommandLine { words, in_terminal })
     }
 
@@ -195,7 +198,9 @@ fn find_script(words: &[String]) -> Option<Script> {
             }
             if (option.starts_with('-') || option.starts_with('+')) && option.len() > 1 {
                 saw_c |= option.starts_with('-') && option[1..].contains('c');
-                j += 1;
+                // Each `o` or `O` in a cluster takes the next word as its value (`-co pipefail SCRIPT`).
+                let values = if dialect == Dialect::Posix { option.matches(['o', 'O']).count() } else { 0 };
+                j += 1 + values;
                 continue;
             }
             break;
@@ -245,6 +250,27 @@ fn command_strings(words: &[String]) -> Vec<usize> {
         }
     }
     found
+}
+
+/// A placeholder in a shell script that hands it on as code — to a program that gives it to a shell of its own
+/// (`sh -c 'watch notify-send %t'`: the script passes `"${1}"` as data, watch joins it into a command line), to
+/// another interpreter, or to a shell's script inside the script — refused: the value stays data only one level
+/// down. The script's words are split as a shell would, its operators (`;`, `|`, `&`, parentheses) parting them.
+fn refuse_placeholders_handed_on_by_a_script(words: &[String]) -> Result<(), String> {
+    let Some(script) = find_script(words) else { return Ok(()) };
+    let Some(mark) = first_placeholder(&words[script.index]) else { return Ok(()) };
+    let Ok(inner) = split_words(&words[script.index].replace([';', '|', '&', '(', ')', '`', '\n'], " ")) else {
+        return Ok(());
+    };
+    refuse_placeholders_in_code(&inner)?;
+    runners::refuse_placeholders_in_shell_commands(&inner)?;
+    match find_script(&inner) {
+        Some(nested) if inner[nested.index..].iter().any(|w| first_placeholder(w).is_some()) => Err(format!(
+            "{mark} inside a shell's script within the script would be read as code, not as data: give it to the \
+             outer script only, as an argument of its own"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A placeholder inside an interpreter's code, refused: the value would be read as code, and no quoting of
@@ -430,9 +456,13 @@ mod tests {
         );
         assert_eq!(argv("fish -c 'open %u'", &[("%u", LINK)], &[LINK]), ["fish", "-c", r#"open "$argv[1]""#, LINK]);
         // Options that take a value, known or not, before the script.
-        for line in
-            ["bash -O extglob -c 'echo %t'", "bash --rcfile /dev/null -c 'echo %t'", "zsh --emulate sh -c 'echo %t'"]
-        {
+        for line in [
+            "bash -O extglob -c 'echo %t'",
+            "bash --rcfile /dev/null -c 'echo %t'",
+            "zsh --emulate sh -c 'echo %t'",
+            "bash -co pipefail 'echo %t'",
+            "dash -eo nounset -c 'echo %t'",
+        ] {
             let words = argv(line, &[("%t", LINK)], &[]);
             assert_eq!(words[words.len() - 3..], ["echo \"${1}\"", words[0].as_str(), LINK], "{line}");
         }

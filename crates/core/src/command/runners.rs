@@ -1,19 +1,22 @@
 //! Programs that hand one of their arguments to a shell of their choosing, refused a placeholder there: `flock
 //! FILE -c COMMAND`, `script -c COMMAND`, `su -c COMMAND` (each the user's `$SHELL`, or the target user's), `watch
 //! COMMAND…` (joined, to `sh -c`), `sudo -s`/`-i` (its shell), `env -S STRING` (split into a new command line),
-//! and the C shells, nushell, elvish and xonsh (`-c`), whose quoting the module's shell lexer does not know. A value
-//! pasted there would be read as code; no quoting can be trusted for a shell that is not known. The same command
-//! through `sh -c` (`flock FILE sh -c 'echo %t'`) gets its values as data.
+//! and the C shells, rc, es, nushell, elvish and xonsh (`-c`), whose quoting the module's shell lexer does not
+//! know. A value pasted there would be read as code; no quoting can be trusted for a shell that is not known. The
+//! same command through `sh -c` (`flock FILE sh -c 'echo %t'`) gets its values as data.
+//!
+//! Options are read as getopt reads them: one-letter ones clustered (`-nc`), a value attached (`-c'echo %t'`,
+//! `-S"sh -c …"`) or in the next word, long ones by any prefix that names them (`--comm`), their value after `=` or
+//! in the next word. A word read wrongly errs on the side of refusing.
 
 use super::{base_name, first_placeholder};
 
 /// A program that may hand an argument to a shell.
 struct Runner {
     name: &'static str,
-    /// The options that take a shell command (a cluster of one-letter options counts when it holds the letter of
-    /// a one-letter one: `flock -nc COMMAND`).
+    /// The options that take a shell command.
     command: &'static [&'static str],
-    /// Its other options that take a value (`flock -w 5`).
+    /// Its other options that take a value in the next word when none is attached (`flock -w 5`).
     valued: &'static [&'static str],
     /// Where the options end: `Some(n)`, at the word after `n` operands, where a command of its own starts (`flock
     /// FILE COMMAND…`, whose words are that command's, not flock's); `None`, never (the options may come anywhere).
@@ -27,26 +30,11 @@ const RUNNERS: &[Runner] = &[
         valued: &["-w", "--timeout", "--wait", "-E", "--conflict-exit-code"],
         operands: Some(1),
     },
+    // `-t[FILE]` takes its value attached only.
     Runner {
         name: "script",
         command: &["-c", "--command"],
-        valued: &[
-            "-E",
-            "--echo",
-            "-I",
-            "--log-in",
-            "-O",
-            "--log-out",
-            "-B",
-            "--log-io",
-            "-T",
-            "--log-timing",
-            "-m",
-            "--logging-format",
-            "-o",
-            "--output-limit",
-            "-t",
-        ],
+        valued: &["-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing", "-m"],
         operands: None,
     },
     Runner {
@@ -58,29 +46,15 @@ const RUNNERS: &[Runner] = &[
     Runner {
         name: "runuser",
         command: &["-c", "--command", "--session-command"],
-        valued: &[
-            "-g",
-            "--group",
-            "-G",
-            "--supp-group",
-            "-s",
-            "--shell",
-            "-u",
-            "--user",
-            "-w",
-            "--whitelist-environment",
-        ],
+        valued: &["-g", "--group", "-G", "--supp-group", "-s", "--shell", "-u", "--user", "-w"],
         operands: None,
     },
     Runner { name: "csh", command: &["-c"], valued: &[], operands: Some(0) },
     Runner { name: "tcsh", command: &["-c"], valued: &[], operands: Some(0) },
-    Runner {
-        name: "nu",
-        command: &["-c", "--commands"],
-        valued: &["--config", "--env-config", "--log-level", "-I", "--include-path"],
-        operands: Some(0),
-    },
-    Runner { name: "elvish", command: &["-c"], valued: &["-rc", "-sock", "-db"], operands: Some(0) },
+    Runner { name: "rc", command: &["-c"], valued: &[], operands: Some(0) },
+    Runner { name: "es", command: &["-c"], valued: &[], operands: Some(0) },
+    Runner { name: "nu", command: &["-c", "--commands"], valued: &["--config", "--env-config"], operands: Some(0) },
+    Runner { name: "elvish", command: &["-c"], valued: &[], operands: Some(0) },
     Runner { name: "xonsh", command: &["-c"], valued: &["--rc", "-D"], operands: Some(0) },
     Runner {
         name: "env",
@@ -95,11 +69,9 @@ pub(super) fn refuse_placeholders_in_shell_commands(words: &[String]) -> Result<
     for (i, word) in words.iter().enumerate() {
         let name = base_name(word);
         let after = &words[i + 1..];
-        let code: Vec<&String> = match name {
-            // Every word after watch's options is its command, joined and run by `sh -c` (unless `-x`).
-            "watch" if !after.iter().any(|w| w == "-x" || w == "--exec") => after.iter().collect(),
-            // sudo's shell runs the command line it is given after `-s` or `-i`.
-            "sudo" if sudo_runs_a_shell(after) => after.iter().collect(),
+        let code: Vec<&str> = match name {
+            "watch" => watch_command(after),
+            "sudo" => sudo_shell_command(after),
             _ => match RUNNERS.iter().find(|r| r.name == name) {
                 Some(runner) => command_arguments(after, runner),
                 None => continue,
@@ -116,29 +88,50 @@ pub(super) fn refuse_placeholders_in_shell_commands(words: &[String]) -> Result<
     Ok(())
 }
 
-/// Whether sudo's options (up to its command) include `-s` or `-i`.
-fn sudo_runs_a_shell(words: &[String]) -> bool {
-    // sudo(8)'s one-letter options that take a value.
-    const VALUED: &str = "CDghpRrTtUu";
-    let mut j = 0;
-    while let Some(word) = words.get(j).filter(|w| w.starts_with('-') && w.len() > 1) {
-        if word == "--" {
-            return false;
-        }
-        if is_option(word, &["-s", "--shell", "-i", "--login"]) {
-            return true;
-        }
-        j += if word.len() == 2 && VALUED.contains(&word[1..]) { 2 } else { 1 };
-    }
-    false
+/// What an option word is to a program whose options are `command` (taking a shell command) and `valued`
+/// (taking another value).
+enum Read<'w> {
+    /// A command option: its command attached (`-c'…'`, `--command=…`), or in the next word (`None`).
+    Command(Option<&'w str>),
+    /// Another option with its value in the next word.
+    Valued,
+    /// Options with nothing to take (or their value attached).
+    Flags,
 }
 
-/// The runner's shell commands among `words` (those after it): the words that follow its command options (`-c
-/// COMMAND`), or that carry the command (`--command=COMMAND`), up to where its own options end.
-fn command_arguments<'w>(words: &'w [String], runner: &Runner) -> Vec<&'w String> {
-    let with_value = |word: &str, options: &[&str]| {
-        options.iter().any(|o| o.starts_with("--") && word.strip_prefix(o).is_some_and(|v| v.starts_with('=')))
-    };
+/// Reads an option word as getopt would (see the module's notes); `word` starts with `-` and is not `--`.
+fn read_option<'w>(word: &'w str, command: &[&str], valued: &[&str]) -> Read<'w> {
+    if let Some(long) = word.strip_prefix("--") {
+        let (name, value) = match long.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (long, None),
+        };
+        let names =
+            |options: &[&str]| options.iter().any(|o| o.strip_prefix("--").is_some_and(|o| o.starts_with(name)));
+        if name.is_empty() {
+            return Read::Flags;
+        }
+        if names(command) {
+            return Read::Command(value);
+        }
+        return if value.is_none() && names(valued) { Read::Valued } else { Read::Flags };
+    }
+    let letter =
+        |options: &[&str], c: char| options.iter().any(|o| o.len() == 2 && o.ends_with(c) && !o.starts_with("--"));
+    for (at, c) in word.char_indices().skip(1) {
+        let rest = &word[at + c.len_utf8()..];
+        if letter(command, c) {
+            return Read::Command((!rest.is_empty()).then_some(rest));
+        }
+        if letter(valued, c) {
+            return if rest.is_empty() { Read::Valued } else { Read::Flags };
+        }
+    }
+    Read::Flags
+}
+
+/// The runner's shell commands among `words` (those after it), up to where its own options end.
+fn command_arguments<'w>(words: &'w [String], runner: &Runner) -> Vec<&'w str> {
     let mut found = Vec::new();
     let mut operands = runner.operands;
     let mut j = 0;
@@ -147,37 +140,100 @@ fn command_arguments<'w>(words: &'w [String], runner: &Runner) -> Vec<&'w String
         if word == "--" {
             break;
         }
-        if with_value(word, runner.command) {
-            found.push(word);
-        } else if is_option(word, runner.command) {
-            found.extend(words.get(j));
-            j += 1;
-        } else if runner.valued.contains(&word.as_str()) {
-            j += 1;
-        } else {
-            let option = word.starts_with('-') && word.len() > 1;
-            // An operand: not an option, nor a variable's assignment before env's command.
-            if option || (runner.name == "env" && word.contains('=')) {
-                continue;
+        if word.starts_with('-') && word.len() > 1 {
+            match read_option(word, runner.command, runner.valued) {
+                Read::Command(Some(attached)) => found.push(attached),
+                Read::Command(None) => {
+                    found.extend(words.get(j).map(String::as_str));
+                    j += 1;
+                }
+                Read::Valued => j += 1,
+                Read::Flags => {}
             }
-            match &mut operands {
-                Some(0) => break,
-                Some(left) => *left -= 1,
-                None => {}
-            }
+            continue;
+        }
+        // An operand: a variable's assignment before env's command is none.
+        if runner.name == "env" && word.contains('=') {
+            continue;
+        }
+        match &mut operands {
+            Some(0) => break,
+            Some(left) => *left -= 1,
+            None => {}
         }
     }
     found
 }
 
-/// Whether `word` is one of `options`, or a cluster of one-letter options holding one of them (`-lc` for `-c`).
-fn is_option(word: &str, options: &[&str]) -> bool {
-    options.contains(&word)
-        || (word.starts_with('-')
-            && !word.starts_with("--")
-            && word.len() > 2
-            && word[1..].chars().all(|c| c.is_ascii_alphabetic())
-            && options.iter().filter(|o| o.len() == 2 && !o.starts_with("--")).any(|o| word[1..].contains(&o[1..])))
+/// watch's command: every word after its options, joined and run by `sh -c`, unless `-x` (`--exec`) came among
+/// its options (one after the command is the command's own).
+fn watch_command(words: &[String]) -> Vec<&str> {
+    const VALUED: &[&str] = &["-n", "--interval", "-q", "--equexit"];
+    let mut j = 0;
+    while let Some(word) = words.get(j).filter(|w| w.starts_with('-') && w.len() > 1) {
+        j += 1;
+        if word == "--" {
+            break;
+        }
+        match read_option(word, &["-x", "--exec"], VALUED) {
+            Read::Command(_) => return Vec::new(),
+            Read::Valued => j += 1,
+            Read::Flags => {}
+        }
+    }
+    words[j.min(words.len())..].iter().map(String::as_str).collect()
+}
+
+/// The command sudo's shell runs: every word after its options when they include `-s` or `-i`, else none.
+fn sudo_shell_command(words: &[String]) -> Vec<&str> {
+    // sudo(8)'s options that take a value.
+    const VALUED: &[&str] = &[
+        "-C",
+        "--close-from",
+        "-D",
+        "--chdir",
+        "-g",
+        "--group",
+        "-h",
+        "--host",
+        "-p",
+        "--prompt",
+        "-R",
+        "--chroot",
+        "-r",
+        "--role",
+        "-T",
+        "--command-timeout",
+        "-t",
+        "--type",
+        "-U",
+        "--other-user",
+        "-u",
+        "--user",
+    ];
+    let mut shell = false;
+    let mut j = 0;
+    while let Some(word) = words.get(j).filter(|w| w.starts_with('-') && w.len() > 1) {
+        j += 1;
+        if word == "--" {
+            break;
+        }
+        match read_option(word, &["-s", "--shell", "-i", "--login"], VALUED) {
+            Read::Command(attached) => {
+                shell = true;
+                // A value after `-s` is a cluster's next letters (`-si`): sudo's own options, read on.
+                if let Some(rest) = attached {
+                    let again = format!("-{rest}");
+                    if matches!(read_option(&again, &[], VALUED), Read::Valued) {
+                        j += 1;
+                    }
+                }
+            }
+            Read::Valued => j += 1,
+            Read::Flags => {}
+        }
+    }
+    if shell { words[j.min(words.len())..].iter().map(String::as_str).collect() } else { Vec::new() }
 }
 
 #[cfg(test)]
@@ -190,14 +246,25 @@ mod tests {
             "flock /tmp/lk -c 'echo %t'",
             "flock /tmp/lk -nc %t",
             "flock /tmp/lk --command=%t",
+            "flock /tmp/lk --comm %t",
+            "flock /tmp/lk -c'echo %t'",
             "script -qc 'echo %t' /dev/null",
+            "script -t -c 'echo %t' /dev/null",
+            "script -c'echo %t' /dev/null",
             "su - me -c 'notify %f'",
+            "su --comm 'notify %f'",
             "watch -n 1 -g 'echo %t'",
             "watch echo %t",
+            "watch curl -x http://proxy:3128 %u",
             "sudo -s echo %t",
             "sudo -u me -i 'echo %t'",
+            "sudo -Eu me -s echo %t",
+            "sudo --user me -s echo %t",
             "tcsh -c 'echo %t'",
+            "rc -c 'echo %t'",
             "env -S 'sh -c %u'",
+            "env -S\"sh -c 'echo %t'\"",
+            "env --split 'sh -c \"echo %t\"'",
             "timeout 5 flock /tmp/lk -c 'echo {url}'",
             "flock -w 5 /tmp/lk -c 'echo %t'",
             "nice -n 5 script -E never -c %t",
@@ -217,5 +284,19 @@ mod tests {
         ] {
             assert!(CommandLine::parse(line, None).is_ok(), "{line}");
         }
+    }
+
+    #[test]
+    fn a_placeholder_a_script_hands_on_as_code_is_refused() {
+        for line in [
+            "sh -c 'watch notify-send %t'",
+            "sh -c 'flock /tmp/x -c \"echo %t\"'",
+            "sh -c 'sh -c \"echo %t\"'",
+            "bash -c 'cd /tmp && python3 -c \"print(%t)\"'",
+        ] {
+            let e = CommandLine::parse(line, None).expect_err(line);
+            assert!(e.contains("would be read as code"), "{line}: {e}");
+        }
+        assert!(CommandLine::parse("sh -c 'notify-send \"New\" %t; echo done'", None).is_ok());
     }
 }
