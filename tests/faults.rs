@@ -259,8 +259,8 @@ async fn a_body_kept_waiting_by_its_caller_is_not_timed_out_for_it() {
     let stalled = fetcher.get(&server.url("/stalled.xml"), &Validators::default()).await;
     gate.open();
     let err = stalled.unwrap_err();
-    assert!(matches!(err, FetchError::TimeoutReading { secs: 1, .. }), "{err:?}");
-    assert_eq!(err.kind(), ErrorKind::Timeout);
+    assert!(matches!(err, FetchError::TimeoutReading { secs: 1, status: 200, .. }), "{err:?}");
+    assert_eq!((err.kind(), err.answer_status(), err.status()), (ErrorKind::Timeout, Some(200), None));
     assert!(err.to_string().starts_with("the answer began but did not finish within 1 s"), "{err}");
 }
 

@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::fetch::discovery::discover;
 use crate::model::{Applied, NewFeed, UserWrite};
 use crate::refresh::{Observer, RefreshEvent, Which};
-use crate::sanitize::one_line;
+use crate::sanitize::{one_line, without_password};
 use crate::session::{Role, Session};
 use crate::store;
 use std::io::Write;
@@ -52,7 +52,11 @@ pub(super) async fn run(
     // site may be one already subscribed).
     if chosen.found_by != crate::feedlinks::FoundBy::SelfFeed {
         let how = chosen.found_by.describe();
-        note!("{} is not a feed; found {} ({how})", one_line(&found.url, 500), one_line(&chosen.url, 500));
+        note!(
+            "{} is not a feed; found {} ({how})",
+            one_line(&without_password(&found.url), 500),
+            one_line(&without_password(&chosen.url), 500)
+        );
     }
     // A path ("Tech/Rust") names a folder inside another.
     let folder = folder.as_deref().map(store::folders::split_path).unwrap_or_default();
@@ -62,13 +66,17 @@ pub(super) async fn run(
     let Applied::Subscribed { feed_id, added } = applied else {
         anyhow::bail!("adding the feed was answered with {applied:?}; please report this");
     };
-    let title = one_line(chosen.title.as_deref().unwrap_or(&chosen.url), 200);
+    let title = one_line(&without_password(chosen.title.as_deref().unwrap_or(&chosen.url)), 200);
     if !added {
         // Where it is (an account's feed is in the account's folder), not a second copy.
         let reader = session.reader("tidings-add")?;
         let info = reader.call(move |c| store::feeds::feed_info(c, feed_id)).await?;
         let place = info.and_then(|i| i.row.folder).map(|f| format!(", in {}", one_line(&f, 200))).unwrap_or_default();
-        writeln!(std::io::stdout().lock(), "Already subscribed to {title} ({}){place}", one_line(&chosen.url, 500))?;
+        writeln!(
+            std::io::stdout().lock(),
+            "Already subscribed to {title} ({}){place}",
+            one_line(&without_password(&chosen.url), 500)
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     // In an account's folder: the account syncs now, which subscribes it on the server and brings its entries.
@@ -89,7 +97,7 @@ pub(super) async fn run(
     writeln!(
         std::io::stdout().lock(),
         "Subscribed to {title} ({}): {}",
-        one_line(&chosen.url, 500),
+        one_line(&without_password(&chosen.url), 500),
         crate::text::counted(summary.new_entries, "entry", "entries")
     )?;
     Ok(if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })

@@ -401,7 +401,13 @@ impl Writer {
                 Some((href, label)) => self.media_link(&href, &label),
                 None => self.media = (name != "iframe").then_some(if name == "video" { "[video]" } else { "[audio]" }),
             }
-            self.skipping = Some((tag.name.clone(), 1));
+            // What it holds goes with it; but a video or audio element written closed (`<video src="…"/>`, as
+            // XHTML content is written back) holds nothing, and what follows it stays.
+            if tag.self_closing && name != "iframe" {
+                self.media = None;
+            } else {
+                self.skipping = Some((tag.name.clone(), 1));
+            }
             return state;
         }
         if article && !foreign && dropped_with_content(name) {
@@ -666,6 +672,14 @@ impl Writer {
     /// A link to what an embedded player or a video or audio element plays, in its place (the element and all
     /// it holds are dropped): numbered as any link is, opened only when asked.
     fn media_link(&mut self, href: &str, label: &str) {
+        // Past the most elements an article keeps, the label alone.
+        if self.elements >= self.limits.max_elements {
+            self.out.push(' ');
+            escape_text(&mut self.out, label);
+            self.out.push(' ');
+            self.chunk_shows = true;
+            return;
+        }
         self.out.push_str(" <a href=\"");
         for c in href.chars() {
             match c {
@@ -752,6 +766,16 @@ mod tests {
         assert_eq!(out.matches("a ").count(), 20, "{out}");
         assert!(out.contains("deepest"), "{out}");
         assert!(out.contains("<br>"), "a flattened block still ends its line: {out}");
+    }
+
+    #[test]
+    fn players_leave_links_up_to_the_most_elements_and_labels_past_them() {
+        let out = article(&"<iframe src=\"https://p.example/v\">fallback</iframe>".repeat(1500));
+        assert_eq!(out.matches("<a href=\"https://p.example/v\">").count(), 1000, "{}", &out[..200]);
+        assert_eq!(out.matches("[embedded: p.example]").count(), 1500);
+        assert!(!out.contains("fallback"));
+        let quoted = article("<video src='https://v.example/a\"b&c'></video>");
+        assert_eq!(quoted.trim(), "<a href=\"https://v.example/a&quot;b&amp;c\">[video]</a>");
     }
 
     #[test]

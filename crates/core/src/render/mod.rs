@@ -644,6 +644,10 @@ mod tests {
             assert!(text.contains(shown), "{shown} missing from {text}");
         }
         assert!(!text.contains("no video"), "{text}");
+        // Written closed, as XHTML content comes back: what follows stays.
+        let closed = render_article("<p>a</p><video src=\"https://x.example/v.mp4\"/><p>the rest</p>", 60, None);
+        let text = texts(&closed.lines).join("\n");
+        assert!(text.contains("[video]") && text.contains("the rest"), "{text}");
     }
 
     #[test]

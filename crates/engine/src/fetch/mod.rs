@@ -90,7 +90,7 @@ pub enum FetchError {
     Timeout { url: String, secs: u64 },
     /// The answer began, and its body did not end in time (a server sending it a byte at a time).
     #[error("the answer began but did not finish within {secs} s: the site sends it too slowly; try again later")]
-    TimeoutReading { url: String, secs: u64 },
+    TimeoutReading { url: String, secs: u64, status: u16 },
     #[error("secure connection failed: {reason}")]
     Tls { url: String, reason: String },
     #[error("HTTP {status}{}", http_hint(*status))]
@@ -161,6 +161,15 @@ impl FetchError {
         match self {
             FetchError::Status { status, .. } => Some(*status),
             _ => None,
+        }
+    }
+
+    /// The status of the answer the server gave, when it gave one: an error status, or that of a document whose
+    /// body then stopped coming (the server answered: the network is up).
+    pub fn answer_status(&self) -> Option<u16> {
+        match self {
+            FetchError::TimeoutReading { status, .. } => Some(*status),
+            other => other.status(),
         }
     }
 
@@ -351,8 +360,8 @@ impl Fetcher {
     }
 
     /// A body that took longer than the timeout to arrive, its answer begun.
-    fn timed_out_reading(&self, url: &str) -> FetchError {
-        FetchError::TimeoutReading { url: url.into(), secs: self.config.timeout.as_secs() }
+    fn timed_out_reading(&self, url: &str, status: u16) -> FetchError {
+        FetchError::TimeoutReading { url: url.into(), secs: self.config.timeout.as_secs(), status }
     }
 }
 

@@ -105,7 +105,10 @@ impl Fetcher {
         let deadline = deadline + asked.elapsed();
         let mut body = Vec::with_capacity(response.content_length().unwrap_or(64 * 1024).min(limit) as usize);
         loop {
-            match tokio::time::timeout_at(deadline, response.chunk()).await.map_err(|_| self.timed_out_reading(url))? {
+            match tokio::time::timeout_at(deadline, response.chunk())
+                .await
+                .map_err(|_| self.timed_out_reading(url, status))?
+            {
                 Ok(Some(chunk)) => {
                     if body.len() as u64 + chunk.len() as u64 > limit {
                         return Err(too_large());

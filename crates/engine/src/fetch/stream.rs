@@ -91,7 +91,7 @@ impl FileAnswer {
     /// error, and so is a connection that broke.
     pub async fn chunk(&mut self) -> Result<Option<Bytes>, FetchError> {
         match tokio::time::timeout(self.fetcher.config.timeout, self.response.chunk()).await {
-            Err(_) => Err(self.fetcher.timed_out_reading(&self.url)),
+            Err(_) => Err(self.fetcher.timed_out_reading(&self.url, self.status)),
             Ok(Ok(chunk)) => Ok(chunk),
             Ok(Err(e)) => Err(FetchError::Body { url: self.url.clone(), reason: super::failure::last_cause(&e) }),
         }

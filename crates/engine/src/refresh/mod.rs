@@ -293,7 +293,7 @@ impl Refresher {
             }
             Ok(FetchOutcome::Fetched(fetched)) => self.read(&target, fetched).await,
             Err(e) => FetchRecord::Failed {
-                status: e.status(),
+                status: e.answer_status(),
                 kind: e.kind(),
                 message: e.to_string(),
                 retry_after_secs: e.retry_after_secs(),

@@ -67,5 +67,9 @@ mod tests {
         assert_eq!(tally.outage(), vec![FeedId(1), FeedId(2)]);
         tally.note(FeedId(3), "http://c.example/feed", &failed(Some(404), ErrorKind::Http));
         assert!(tally.outage().is_empty(), "a 404 is an answer: the network works");
+        let stalled = Tally::default();
+        stalled.note(FeedId(1), "http://a.example/feed", &failed(None, ErrorKind::Dns));
+        stalled.note(FeedId(2), "http://b.example/feed", &failed(Some(200), ErrorKind::Timeout));
+        assert!(stalled.outage().is_empty(), "a body that stopped coming had an answer begun: the network works");
     }
 }
