@@ -33,6 +33,10 @@ pub(super) fn read(text: &str, base_url: Option<&str>) -> Result<ParsedFeed, Par
     let (document, unkept) = capped::read(text.trim_start_matches('\u{feff}')).map_err(|e| match e {
         capped::Refused::Syntax(e) => ParseError::Malformed(format!("the JSON is not valid: {e}")),
         capped::Refused::NotAnObject => ParseError::NotAFeed("the JSON document is not an object".into()),
+        capped::Refused::TooMany => ParseError::Malformed(format!(
+            "the JSON document holds more than {} values, far more than a feed needs",
+            capped::MAX_VALUES
+        )),
     })?;
     let normalised = normalise(document)?;
     let json = serde_json::to_vec(&normalised.document)

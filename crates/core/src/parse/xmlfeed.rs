@@ -105,7 +105,17 @@ pub(super) struct Items<'u> {
     seen: [usize; 2],
     /// Items dropped unread, past the first [`MAX_ENTRIES_PER_REFRESH`] of their place.
     beyond: usize,
+    /// Elements the tree keeps, and of them those inside the item being read (let go with it when it is taken).
+    kept: usize,
+    inside: usize,
+    /// Elements dropped past [`MAX_KEPT_ELEMENTS`].
+    dropped: usize,
 }
+
+/// The most elements the tree keeps besides the items read as they close: a channel's own (a few dozen), and the
+/// items it holds when it is read whole (a few dozen elements each). A document of millions of other elements (a
+/// second channel's items, `<x/>` repeated) stands as no more; the rest are dropped, and the feed warned of.
+const MAX_KEPT_ELEMENTS: usize = 300_000;
 
 impl<'u> Items<'u> {
     /// Items read into entries as they close.
@@ -119,12 +129,35 @@ impl<'u> Items<'u> {
             holding: false,
             seen: [0; 2],
             beyond: 0,
+            kept: 0,
+            inside: 0,
+            dropped: 0,
         }
     }
 
     /// Items kept in the tree as they close, to be read from the whole document by [`read`].
     pub(super) fn holding(base_url: Option<&'u str>) -> Items<'u> {
         Items { holding: true, ..Items::new(base_url) }
+    }
+}
+
+impl Items<'_> {
+    /// An element the tree keeps, or drops past [`MAX_KEPT_ELEMENTS`].
+    fn keep<'a>(&mut self, open: &Open<'_, 'a>, format: Format, element: Element<'a>) -> Option<Element<'a>> {
+        // Never the root's children: the channel, or what stands for it.
+        if self.kept >= MAX_KEPT_ELEMENTS && open.depth() > 1 {
+            self.dropped += 1;
+            return None;
+        }
+        self.kept += 1;
+        let item = |e: &Element<'_>| format.own(e, "item") || format.own(e, "entry");
+        if item(&element) {
+            // An item kept whole (held, or not the feed's: a second channel's): its elements stay with it.
+            self.inside = 0;
+        } else if (1..open.depth()).any(|i| item(open.element(i))) {
+            self.inside += 1;
+        }
+        Some(element)
     }
 }
 
@@ -148,17 +181,21 @@ impl<'a> Sink<'a> for Items<'_> {
             {
                 true
             }
-            _ => return Some(item),
+            _ => return self.keep(open, format, item),
         };
+        // The item's elements, counted as they closed, go with it unless it is held.
+        let children = std::mem::take(&mut self.inside);
         let seen = &mut self.seen[usize::from(in_channel)];
         *seen += 1;
         if *seen > MAX_ENTRIES_PER_REFRESH {
             self.beyond += 1;
+            self.kept -= children;
             return None;
         }
         if self.holding {
-            return Some(item);
+            return self.keep(open, format, item);
         }
+        self.kept -= children;
         let base_url = self.base_url;
         let link = self.link.get_or_insert_with(|| {
             let channel = match shape {
@@ -241,7 +278,12 @@ pub(super) fn read(
     };
 
     let link = feed_link(format, channel, base_url);
-    let Items { mut dates, link: read_by, outer, inner, beyond, .. } = streamed;
+    let Items { mut dates, link: read_by, outer, inner, beyond, dropped, .. } = streamed;
+    if dropped > 0 {
+        warnings.push(format!(
+            "the document holds more elements than a feed needs: {dropped} past the first {MAX_KEPT_ELEMENTS} were not read"
+        ));
+    }
     let mut entries: Vec<ParsedEntry> = match read_by {
         // Every item was taken as it closed, by the link the whole channel gives.
         Some(read_by) if items.is_empty() && read_by == link => match shape {
@@ -673,6 +715,32 @@ mod tests {
     const NAMESPACES: &str = r#"xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/"
         xmlns:atom="http://www.w3.org/2005/Atom" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"
         xmlns:media="http://search.yahoo.com/mrss/""#;
+
+    /// Items past the cap are dropped as they close, unread, whether read as they close or held in the tree; the
+    /// tree keeps no more than `MAX_KEPT_ELEMENTS` other elements, and the feed says it dropped the rest.
+    #[test]
+    fn the_tree_holds_no_more_items_or_elements_than_a_feed_needs() {
+        use super::{Items, MAX_ENTRIES_PER_REFRESH as MAX, MAX_KEPT_ELEMENTS};
+        let items: String = (0..MAX + 3).map(|i| format!("<item><guid>{i}</guid></item>")).collect();
+        let text = format!("<rss version=\"2.0\"><channel><title>T</title>{items}</channel></rss>");
+        for holding in [false, true] {
+            let mut sink = if holding { Items::holding(None) } else { Items::new(None) };
+            let doc = crate::parse::tree::read_with(&text, None, &mut sink).unwrap();
+            let channel = doc.root.elements().next().unwrap();
+            let in_tree = channel.elements().filter(|e| e.name == "item").count();
+            assert_eq!(sink.beyond, 3, "holding: {holding}");
+            assert_eq!((sink.inner.len(), in_tree), if holding { (0, MAX) } else { (MAX, 0) }, "holding: {holding}");
+            // The title and the channel; read as they close, an item's elements leave the count with it.
+            assert_eq!(sink.kept, if holding { 2 + 2 * MAX } else { 2 }, "holding: {holding}");
+        }
+        let padded = format!(
+            "<rss version=\"2.0\"><channel><title>T</title>{}</channel></rss>",
+            "<x/>".repeat(MAX_KEPT_ELEMENTS + 10)
+        );
+        let feed = parse(&padded, None).unwrap();
+        assert_eq!(feed.title.as_deref(), Some("T"));
+        assert!(feed.warnings.iter().any(|w| w.contains("11 past the first")), "{:?}", feed.warnings);
+    }
 
     /// An RSS 2.0 feed with `channel` inside its channel (before any item).
     fn rss(channel: &str) -> ParsedFeed {

@@ -4,9 +4,15 @@
 //! it was read whole and cut afterwards.
 
 use crate::model::MAX_ENTRIES_PER_REFRESH;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use std::cell::Cell;
 use std::fmt;
+
+/// The most values a document is read into (an object's members, an array's elements, each string and number):
+/// 5,000 items of a few dozen each, and the feed's own. A document of millions of values elsewhere than in its
+/// items (`{"x": [0, 0, …]}`: 20 MB of them, gzipped to 20 KB) is refused rather than read into as many.
+pub(super) const MAX_VALUES: usize = 1_000_000;
 
 /// Why a document could not be read.
 pub(super) enum Refused {
@@ -14,17 +20,22 @@ pub(super) enum Refused {
     Syntax(serde_json::Error),
     /// It is JSON, but not an object.
     NotAnObject,
+    /// It holds more than [`MAX_VALUES`] values besides the items past those kept.
+    TooMany,
 }
 
 /// The document's members, its `items` cut to the first [`MAX_ENTRIES_PER_REFRESH`] objects (`Value::Null` when
 /// it is no array), and how many objects were listed past them.
 pub(super) fn read(text: &str) -> Result<(Map<String, Value>, usize), Refused> {
     let mut beyond = 0;
+    let left = Cell::new(MAX_VALUES);
     let mut reader = serde_json::Deserializer::from_str(text);
-    let document = reader.deserialize_map(Document { beyond: &mut beyond }).map_err(|e| match e.classify() {
-        serde_json::error::Category::Data => Refused::NotAnObject,
-        _ => Refused::Syntax(e),
-    })?;
+    let document =
+        reader.deserialize_map(Document { beyond: &mut beyond, left: &left }).map_err(|e| match e.classify() {
+            _ if left.get() == 0 => Refused::TooMany,
+            serde_json::error::Category::Data => Refused::NotAnObject,
+            _ => Refused::Syntax(e),
+        })?;
     reader.end().map_err(Refused::Syntax)?;
     Ok((document, beyond))
 }
@@ -32,6 +43,7 @@ pub(super) fn read(text: &str) -> Result<(Map<String, Value>, usize), Refused> {
 /// The top-level object.
 struct Document<'b> {
     beyond: &'b mut usize,
+    left: &'b Cell<usize>,
 }
 
 impl<'de> Visitor<'de> for Document<'_> {
@@ -45,9 +57,9 @@ impl<'de> Visitor<'de> for Document<'_> {
         let mut document = Map::new();
         while let Some(name) = members.next_key::<String>()? {
             let value = if name == "items" {
-                members.next_value_seed(Items { beyond: &mut *self.beyond })?
+                members.next_value_seed(Items { beyond: &mut *self.beyond, left: self.left })?
             } else {
-                members.next_value::<Value>()?
+                members.next_value_seed(Bounded(self.left))?
             };
             document.insert(name, value);
         }
@@ -59,6 +71,7 @@ impl<'de> Visitor<'de> for Document<'_> {
 /// others counted; `Value::Null` for anything but an array.
 struct Items<'b> {
     beyond: &'b mut usize,
+    left: &'b Cell<usize>,
 }
 
 impl<'de> DeserializeSeed<'de> for Items<'_> {
@@ -79,7 +92,7 @@ impl<'de> Visitor<'de> for Items<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Value, A::Error> {
         let mut kept = Vec::new();
         while kept.len() < MAX_ENTRIES_PER_REFRESH {
-            match items.next_element::<Value>()? {
+            match items.next_element_seed(Bounded(self.left))? {
                 Some(item @ Value::Object(_)) => kept.push(item),
                 Some(_) => {}
                 None => return Ok(Value::Array(kept)),
@@ -118,6 +131,92 @@ impl<'de> Visitor<'de> for Items<'_> {
 
     fn visit_unit<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
+    }
+}
+
+/// A value read within the document's budget of [`MAX_VALUES`]: each value spends one, and past the budget the
+/// document is refused.
+struct Bounded<'b>(&'b Cell<usize>);
+
+impl Bounded<'_> {
+    fn spend<E: de::Error>(&self) -> Result<(), E> {
+        match self.0.get() {
+            0 => Err(E::custom(format!("the document holds more than {MAX_VALUES} values"))),
+            left => {
+                self.0.set(left - 1);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Bounded<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Bounded<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        self.spend()?;
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut elements: A) -> Result<Value, A::Error> {
+        self.spend()?;
+        let mut out = Vec::new();
+        while let Some(element) = elements.next_element_seed(Bounded(self.0))? {
+            out.push(element);
+        }
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Value, A::Error> {
+        self.spend()?;
+        let mut out = Map::new();
+        while let Some(name) = members.next_key::<String>()? {
+            let value = members.next_value_seed(Bounded(self.0))?;
+            out.insert(name, value);
+        }
+        Ok(Value::Object(out))
     }
 }
 
@@ -188,6 +287,18 @@ mod tests {
         assert_eq!(kept[0]["id"], 0, "the first objects are kept, what is no object dropped");
         assert_eq!(beyond, 3, "the three objects past them are counted; a string and a list are not");
         assert_eq!((document["title"].as_str(), document["home_page_url"].as_str()), (Some("T"), Some("h")));
+    }
+
+    #[test]
+    fn a_document_of_too_many_values_is_refused_and_items_past_those_kept_spend_nothing() {
+        let zeros = vec!["0"; MAX_VALUES + 1].join(",");
+        assert!(matches!(read(&format!(r#"{{"x": [{zeros}], "items": []}}"#)), Err(Refused::TooMany)));
+        let nested = format!(r#"{{"items": [{{"tags": [{zeros}]}}]}}"#);
+        assert!(matches!(read(&nested), Err(Refused::TooMany)), "inside a kept item too");
+        let past =
+            format!(r#"{{"items": [{}, {{"tags": [{zeros}]}}]}}"#, vec!["{}"; MAX_ENTRIES_PER_REFRESH].join(","));
+        let (document, beyond) = read(&past).ok().expect("an item past those kept is read past, unbuilt");
+        assert_eq!((document["items"].as_array().unwrap().len(), beyond), (MAX_ENTRIES_PER_REFRESH, 1));
     }
 
     #[test]
