@@ -105,9 +105,11 @@ pub(super) struct Items<'u> {
     seen: [usize; 2],
     /// Items dropped unread, past the first [`MAX_ENTRIES_PER_REFRESH`] of their place.
     beyond: usize,
-    /// Elements the tree keeps, and of them those inside the item being read (let go with it when it is taken).
+    /// Elements the tree keeps; and by the depth they closed at, those kept since the element around them opened,
+    /// each counting the elements under it (so an element closing at depth `k` holds those of the levels past `k`:
+    /// an item taken lets them go with it).
     kept: usize,
-    inside: usize,
+    levels: Vec<usize>,
     /// Elements dropped past [`MAX_KEPT_ELEMENTS`].
     dropped: usize,
 }
@@ -130,7 +132,7 @@ impl<'u> Items<'u> {
             seen: [0; 2],
             beyond: 0,
             kept: 0,
-            inside: 0,
+            levels: Vec::new(),
             dropped: 0,
         }
     }
@@ -143,21 +145,31 @@ impl<'u> Items<'u> {
 
 impl Items<'_> {
     /// An element the tree keeps, or drops past [`MAX_KEPT_ELEMENTS`].
-    fn keep<'a>(&mut self, open: &Open<'_, 'a>, format: Format, element: Element<'a>) -> Option<Element<'a>> {
+    fn keep<'a>(&mut self, depth: usize, element: Element<'a>) -> Option<Element<'a>> {
+        let under = self.under(depth);
         // Never the root's children: the channel, or what stands for it.
-        if self.kept >= MAX_KEPT_ELEMENTS && open.depth() > 1 {
+        if self.kept >= MAX_KEPT_ELEMENTS && depth > 1 {
             self.dropped += 1;
+            self.kept -= under;
             return None;
         }
-        self.kept += 1;
-        let item = |e: &Element<'_>| format.own(e, "item") || format.own(e, "entry");
-        if item(&element) {
-            // An item kept whole (held, or not the feed's: a second channel's): its elements stay with it.
-            self.inside = 0;
-        } else if (1..open.depth()).any(|i| item(open.element(i))) {
-            self.inside += 1;
-        }
+        self.count(depth, under);
         Some(element)
+    }
+
+    /// One more element kept, closed at `depth` over `under` others.
+    fn count(&mut self, depth: usize, under: usize) {
+        self.kept += 1;
+        self.levels.resize(self.levels.len().max(depth + 1), 0);
+        self.levels[depth] += under + 1;
+    }
+
+    /// The elements kept under the one closing at `depth` (each level is summed once, then gone: no more work
+    /// than elements, however deep the document nests).
+    fn under(&mut self, depth: usize) -> usize {
+        let under = self.levels.get(depth + 1..).map_or(0, |below| below.iter().sum());
+        self.levels.truncate(depth + 1);
+        under
     }
 }
 
@@ -181,10 +193,10 @@ impl<'a> Sink<'a> for Items<'_> {
             {
                 true
             }
-            _ => return self.keep(open, format, item),
+            _ => return self.keep(open.depth(), item),
         };
         // The item's elements, counted as they closed, go with it unless it is held.
-        let children = std::mem::take(&mut self.inside);
+        let children = self.under(open.depth());
         let seen = &mut self.seen[usize::from(in_channel)];
         *seen += 1;
         if *seen > MAX_ENTRIES_PER_REFRESH {
@@ -193,7 +205,9 @@ impl<'a> Sink<'a> for Items<'_> {
             return None;
         }
         if self.holding {
-            return self.keep(open, format, item);
+            // Kept with its elements (the cap is not asked: the items are what the tree is held for).
+            self.count(open.depth(), children);
+            return Some(item);
         }
         self.kept -= children;
         let base_url = self.base_url;
