@@ -1,34 +1,16 @@
 //! A key the config does not know, answered with the nearest one it does: serde says "unknown field
 //! `refresh_intervall_minutes`, expected one of" and lists all fifty.
 
-/// serde's message for an unknown key, rewritten to name the nearest known key when one is close (a typo), and
-/// where the keys are listed otherwise; `None` for any other message.
+/// serde's message for an unknown key, rewritten to name the nearest known key when one is close (a typo, as the
+/// query language judges one), and where the keys are listed otherwise; `None` for any other message.
 pub(super) fn unknown_key(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown field `")?;
     let (unknown, rest) = rest.split_once('`')?;
     let known: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
-    let nearest =
-        known.iter().map(|k| (distance(unknown, k), *k)).filter(|(d, k)| *d <= (k.chars().count() / 3).max(2)).min();
-    Some(match nearest {
-        Some((_, key)) => format!("unknown key `{unknown}`: did you mean `{key}`?"),
+    Some(match crate::text::closest(unknown, &known) {
+        Some(key) => format!("unknown key `{unknown}`: did you mean `{key}`?"),
         None => format!("unknown key `{unknown}` (docs/config.md and config.example.toml list the keys)"),
     })
-}
-
-/// The edit distance between two keys (insertions, deletions, substitutions).
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
@@ -46,6 +28,5 @@ mod tests {
         let far = "unknown field `colour_scheme`, expected one of `browser`, `theme`";
         assert!(unknown_key(far).unwrap().contains("docs/config.md"), "{:?}", unknown_key(far));
         assert_eq!(unknown_key("invalid type: string \"x\", expected u16"), None);
-        assert_eq!(distance("kitten", "sitting"), 3);
     }
 }

@@ -21,6 +21,7 @@
 //! strings (`"…"` with `\"` and `\\`, or `'…'` as written).
 
 use crate::search::{Phrase, Words, contains_folded, equals_folded, fold};
+use crate::text::closest;
 use std::cell::OnceCell;
 use std::fmt;
 
@@ -1055,32 +1056,6 @@ fn date(text: &str) -> Option<(i64, bool)> {
         }
     }
     None
-}
-
-/// The name in `names` closest to `word` (by edit distance), when it is close enough to be a typo.
-fn closest<'n>(word: &str, names: &[&'n str]) -> Option<&'n str> {
-    let word = word.to_ascii_lowercase();
-    names
-        .iter()
-        .map(|n| (edit_distance(&word, n), *n))
-        .filter(|(d, n)| *d <= 2.max(n.len() / 4))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let current = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(row[j + 1] + 1);
-            prev = current;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

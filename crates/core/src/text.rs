@@ -451,6 +451,32 @@ const FEED_HTML_ELEMENTS: &[&str] = &[
     "tbody", "td", "textarea", "tfoot", "th", "thead", "time", "tr", "tt", "u", "ul", "var", "video",
 ];
 
+/// The name in `names` closest to `word` (by edit distance), when it is close enough to be a typo.
+pub fn closest<'n>(word: &str, names: &[&'n str]) -> Option<&'n str> {
+    let word = word.to_ascii_lowercase();
+    names
+        .iter()
+        .map(|n| (edit_distance(&word, n), *n))
+        .filter(|(d, n)| *d <= 2.max(n.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let current = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            prev = current;
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
