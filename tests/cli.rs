@@ -779,6 +779,8 @@ fn opml_given_to_a_command_names_the_outlines_it_could_not_import() {
     let clean = sandbox.write("one.opml", opml(&[(None, "Other", "http://127.0.0.1:9/other.xml")]));
     let out = sandbox.tidings().arg("--opml").arg(&clean).arg("unread").output().unwrap();
     assert_eq!(stderr(&out).trim(), "Imported one.opml: 1 added, 0 duplicates");
+    let again = sandbox.tidings().arg("--opml").arg(&clean).arg("unread").output().unwrap();
+    assert_eq!(stderr(&again), "", "nothing new, nothing said");
 }
 
 /// A password in a feed's address (a private feed) is never printed: not in a refresh's failures, nor by inspect.

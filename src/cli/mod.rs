@@ -162,12 +162,13 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
     }
     let import_failed = reports.iter().any(ImportReport::has_failures);
     // A command says what its imports did on standard error (the reader shows it in its own report): whole when
-    // an outline failed, else in a line.
+    // an outline failed, in a line when one was added, and nothing when every outline was there already (a config's
+    // `import_opml`, read at every start, says nothing once it is in).
     if cli.command.is_some() {
         for report in &reports {
             if report.has_failures() {
                 note_part!("{}", report.render());
-            } else {
+            } else if !report.added.is_empty() || !report.discovered.is_empty() {
                 note!("{}", report.one_line());
             }
         }
