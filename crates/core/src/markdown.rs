@@ -239,7 +239,17 @@ pub fn body(html: &str, base: Option<&str>) -> String {
                 .map(String::from)
                 .unwrap_or_else(|| target.trim().to_string());
             let clean: String = resolved.chars().filter(|c| !c.is_control() && !c.is_whitespace()).collect();
-            out.push_str(&format!("[{}]: <{}>\n", i + 1, clean.replace(['<', '>'], "")));
+            // A link a Markdown viewer would run (`javascript:`, `data:`, `vbscript:`), never opened by the reader
+            // either, is left out: its number stays, its target says what it was.
+            let scheme = clean.split_once(':').map(|(s, _)| s.to_ascii_lowercase()).filter(|s| {
+                !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            });
+            match scheme.as_deref() {
+                Some(other) if !matches!(other, "http" | "https" | "mailto" | "ftp") => {
+                    out.push_str(&format!("[{}]: <> \"a {other}: link, left out\"\n", i + 1));
+                }
+                _ => out.push_str(&format!("[{}]: <{}>\n", i + 1, clean.replace(['<', '>'], ""))),
+            }
         }
     }
     out

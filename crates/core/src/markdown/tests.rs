@@ -48,6 +48,20 @@ fn links_and_pictures_are_references_resolved_against_the_entry() {
     ), "{md}");
 }
 
+/// A link a Markdown viewer would run is left out of the export, as the reader never opens one.
+#[test]
+fn a_script_link_is_left_out_of_the_references() {
+    let html = r#"<p><a href="javascript:alert(1)">click</a> <a href="JavaScript:x">again</a> <a href="/ok">ok</a>
+        <a href="mailto:a@example.com">mail</a></p>"#;
+    let md = body(html, Some("https://example.com/posts/one"));
+    assert!(
+        md.contains("[1]: <> \"a javascript: link, left out\"\n[2]: <> \"a javascript: link, left out\"\n"),
+        "{md}"
+    );
+    assert!(md.contains("[3]: <https://example.com/ok>\n[4]: <mailto:a@example.com>\n"), "{md}");
+    assert!(!md.contains("alert"), "{md}");
+}
+
 #[test]
 fn emphasis_code_and_lists_read_as_markdown() {
     let md = body("<p><em>a</em> <strong>b</strong> <code>c()</code></p><ul><li>one</li><li>two</li></ul>", None);
