@@ -615,7 +615,7 @@ mod tests {
         let doc = parse(&xml).unwrap();
         let capped: String = long.chars().take(MAX_NAME_CHARS).collect();
         assert_eq!(capped.chars().count(), 200);
-        assert_eq!(doc.feeds[0].name.as_deref(), Some("Fe[31med evil"));
+        assert_eq!(doc.feeds[0].name.as_deref(), Some("Feed evil"));
         assert_eq!(doc.feeds[0].folder, vec!["Tech".to_string(), capped.clone()]);
         assert_eq!(doc.feeds[1].name.as_deref(), Some("only marks"));
         assert_eq!(doc.feeds[1].folder, vec![capped.clone()]);

@@ -43,12 +43,60 @@ pub fn is_right_to_left(c: char) -> bool {
         && c.is_alphabetic()
 }
 
-/// Removes control characters (keeping newline and tab). Borrowed when nothing had to go.
+/// Removes control characters (keeping newline and tab), and the terminal escape sequences an ESC starts (see
+/// [`escape_sequence_end`]) whole: `ESC[31mred` reads `red`, not `[31mred`. Borrowed when nothing had to go.
 pub fn strip_controls(s: &str) -> Cow<'_, str> {
     if !s.chars().any(is_forbidden) {
         return Cow::Borrowed(s);
     }
-    Cow::Owned(s.chars().filter(|c| !is_forbidden(*c)).collect())
+    let mut out = String::with_capacity(s.len());
+    let mut skip_to = 0;
+    for (at, c) in s.char_indices() {
+        if at < skip_to {
+            continue;
+        }
+        if c == '\u{1b}'
+            && let Some(end) = escape_sequence_end(s.as_bytes(), at)
+        {
+            skip_to = end;
+        } else if !is_forbidden(c) {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The most bytes an escape sequence's string (`ESC ]` … BEL) is looked through for its end.
+const MAX_ESCAPE_STRING: usize = 4096;
+
+/// Where a terminal escape sequence that starts with the ESC at `at` ends (exclusive): a control sequence (`ESC [`,
+/// its parameter and intermediate bytes, its final byte: colours, cursor moves, clearing the screen), or a string
+/// (`ESC ]`, `P`, `X`, `^` or `_`, up to BEL or `ESC \`: a window title, a clipboard write). `None` for anything
+/// else, and for a sequence left unfinished: the ESC goes alone, and the text after it stays (a stray ESC before
+/// a word must not take the word).
+fn escape_sequence_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at + 1)? {
+        b'[' => {
+            let mut j = at + 2;
+            while bytes.get(j).is_some_and(|b| (0x30..=0x3f).contains(b)) {
+                j += 1;
+            }
+            while bytes.get(j).is_some_and(|b| (0x20..=0x2f).contains(b)) {
+                j += 1;
+            }
+            bytes.get(j).filter(|b| (0x40..=0x7e).contains(*b)).map(|_| j + 1)
+        }
+        b']' | b'P' | b'X' | b'^' | b'_' => {
+            let body = &bytes[at + 2..bytes.len().min(at + 2 + MAX_ESCAPE_STRING)];
+            let end = body.iter().enumerate().find_map(|(k, b)| match b {
+                0x07 => Some(k + 1),
+                0x1b if body.get(k + 1) == Some(&b'\\') => Some(k + 2),
+                _ => None,
+            })?;
+            Some(at + 2 + end)
+        }
+        _ => None,
+    }
 }
 
 /// An address as shown to people: a password in it (`https://me:secret@host/feed`, as some private feeds are
@@ -80,16 +128,25 @@ fn one_line_ascii(s: &str, max_chars: usize) -> String {
     // The run of kept bytes not yet copied starts at `run`; a space is owed before the next kept byte.
     let mut run = 0;
     let mut space = false;
+    // An escape sequence is dropped whole: its bytes up to here are skipped.
+    let mut skip_to = 0;
     for (i, &b) in bytes.iter().enumerate() {
         // `char::is_whitespace`'s ASCII characters: the vertical tab besides `is_ascii_whitespace`'s.
         let white = b.is_ascii_whitespace() || b == b'\x0b';
-        if !(white || b.is_ascii_control()) {
+        // Kept bytes are copied by runs; and those of a sequence dropped lie before the next run's start.
+        if !(white || b.is_ascii_control()) || i < skip_to {
             continue;
         }
         if run < i && !push_run(&mut out, &s[run..i], &mut space, max_chars) {
             return cut(out, max_chars);
         }
         run = i + 1;
+        if b == 0x1b
+            && let Some(end) = escape_sequence_end(bytes, i)
+        {
+            (run, skip_to) = (end, end);
+            continue;
+        }
         space |= white && !out.is_empty();
     }
     if run < bytes.len() {
@@ -128,7 +185,17 @@ fn one_line_of_chars(s: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max_chars.saturating_mul(4)));
     let mut count = 0;
     let mut space = false;
-    for c in s.chars() {
+    let mut skip_to = 0;
+    for (at, c) in s.char_indices() {
+        if at < skip_to {
+            continue;
+        }
+        if c == '\u{1b}'
+            && let Some(end) = escape_sequence_end(s.as_bytes(), at)
+        {
+            skip_to = end;
+            continue;
+        }
         if c.is_whitespace() {
             space = count > 0;
             continue;
@@ -175,7 +242,7 @@ mod tests {
     #[test]
     fn strip_controls_removes_escape_sequences_c1_and_del_but_keeps_newline_and_tab() {
         let hostile = "a\u{1b}[2Jb\u{9b}31mc\u{7f}d\u{0}e\tf\ng\r";
-        assert_eq!(strip_controls(hostile), "a[2Jb31mcde\tf\ng");
+        assert_eq!(strip_controls(hostile), "ab31mcde\tf\ng");
     }
 
     #[test]
@@ -195,6 +262,25 @@ mod tests {
     #[test]
     fn one_line_folds_whitespace_and_drops_controls() {
         assert_eq!(one_line("  Hello,\n\t\u{1b}world \r\n ", 100), "Hello, world");
+    }
+
+    /// A terminal escape sequence goes whole, so its remnants (`[31m`) neither show nor glue themselves to the
+    /// words (a search for RED finds `ESC[31mRED`); a lone ESC, or a sequence left unfinished, goes alone.
+    #[test]
+    fn escape_sequences_go_whole_and_a_lone_escape_alone() {
+        for (text, clean) in [
+            ("\u{1b}[31mRED\u{1b}[0m alert", "RED alert"),
+            ("a\u{1b}]0;pwned title\u{7}b", "ab"),
+            ("a\u{1b}]52;c;Y2xpcA==\u{1b}\\b", "ab"),
+            ("a\u{1b}[1;31;42mb", "ab"),
+            ("a\u{1b}word", "aword"),
+            ("a\u{1b}[31", "a[31"),
+            ("a\u{1b}]0;no end", "a]0;no end"),
+            ("ünï\u{1b}[2Jcode", "ünïcode"),
+        ] {
+            assert_eq!(one_line(text, 100), clean, "{text:?}");
+            assert_eq!(strip_controls(text), clean, "{text:?}");
+        }
     }
 
     #[test]

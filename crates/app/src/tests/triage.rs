@@ -240,7 +240,7 @@ fn w_saves_the_entry_or_every_marked_one_for_later() {
     // The store's answer: each address and title, control characters out, for the command.
     let read = vec![("https://a.example/\u{1b}[2J".to_string(), "T\u{7}itle\nnext".to_string())];
     let effects = update(&mut s, Event::ToSave { server: vec![], command: read });
-    let clean = vec![("https://a.example/[2J".to_string(), "Title next".to_string())];
+    let clean = vec![("https://a.example/".to_string(), "Title next".to_string())];
     assert_eq!(effects, vec![Effect::SaveForLater { entries: clean }]);
 }
 
