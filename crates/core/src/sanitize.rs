@@ -49,21 +49,24 @@ pub fn strip_controls(s: &str) -> Cow<'_, str> {
     if !s.chars().any(is_forbidden) {
         return Cow::Borrowed(s);
     }
-    let mut out = String::with_capacity(s.len());
+    Cow::Owned(outside_escapes(s).filter(|c| !is_forbidden(*c)).collect())
+}
+
+/// The characters of `s` outside the escape sequences in it (see [`escape_sequence_end`]).
+fn outside_escapes(s: &str) -> impl Iterator<Item = char> + '_ {
     let mut skip_to = 0;
-    for (at, c) in s.char_indices() {
+    s.char_indices().filter_map(move |(at, c)| {
         if at < skip_to {
-            continue;
+            return None;
         }
         if c == '\u{1b}'
             && let Some(end) = escape_sequence_end(s.as_bytes(), at)
         {
             skip_to = end;
-        } else if !is_forbidden(c) {
-            out.push(c);
+            return None;
         }
-    }
-    Cow::Owned(out)
+        Some(c)
+    })
 }
 
 /// The most bytes an escape sequence's string (`ESC ]` … BEL) is looked through for its end.
@@ -185,17 +188,7 @@ fn one_line_of_chars(s: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max_chars.saturating_mul(4)));
     let mut count = 0;
     let mut space = false;
-    let mut skip_to = 0;
-    for (at, c) in s.char_indices() {
-        if at < skip_to {
-            continue;
-        }
-        if c == '\u{1b}'
-            && let Some(end) = escape_sequence_end(s.as_bytes(), at)
-        {
-            skip_to = end;
-            continue;
-        }
+    for c in outside_escapes(s) {
         if c.is_whitespace() {
             space = count > 0;
             continue;
