@@ -783,20 +783,29 @@ fn opml_given_to_a_command_names_the_outlines_it_could_not_import() {
     assert_eq!(stderr(&again), "", "nothing new, nothing said");
 }
 
-/// A password in a feed's address (a private feed) is never printed: not in a refresh's failures, nor by inspect.
+/// A password in a feed's address (a private feed) is never printed: not in a refresh's failures (in words or
+/// in JSON), nor by inspect, nor in the log; a feed with no title goes by its address with the password hidden.
 #[test]
 fn a_password_in_a_feeds_address_is_never_printed() {
     let server = served();
     let sandbox = Sandbox::new();
     let private = server.url("/private.xml").replace("http://", "http://me:s3cret@");
-    let file = sandbox.write("subs.opml", opml(&[(None, "Private", &private)]));
+    let untitled = server.url("/untitled.xml").replace("http://", "http://me:s3cret@");
+    let file = sandbox.write("subs.opml", opml(&[(None, "Private", &private), (None, "", &untitled)]));
     let out = sandbox.tidings().arg("--opml").arg(&file).arg("refresh").output().unwrap();
     let printed = format!("{}{}", stdout(&out), stderr(&out));
     assert!(printed.contains("FAILED  Private <http://me:***@127.0.0.1:"), "{printed}");
+    let shown_untitled = untitled.replace("s3cret", "***");
+    assert!(printed.contains(&format!("FAILED  {shown_untitled} [")), "named by its address, once: {printed}");
+    let json = stdout(&sandbox.run(&["refresh", "--json"]));
+    assert!(json.contains(&format!("\"title\":\"{shown_untitled}\"")), "{json}");
+    assert!(json.contains("\"url\":\"http://me:***@127.0.0.1:"), "{json}");
     let out = sandbox.run(&["inspect", &private]);
     let inspected = format!("{}{}", stdout(&out), stderr(&out));
     assert!(inspected.contains("http://me:***@127.0.0.1:"), "{inspected}");
-    for said in [printed, inspected] {
+    let log = std::fs::read_to_string(sandbox.path("home/.local/state/tidings/tidings.log")).unwrap();
+    assert!(log.contains("http://me:***@127.0.0.1:"), "the log names the feeds: {log}");
+    for said in [printed, json, inspected, log] {
         assert!(!said.contains("s3cret"), "{said}");
     }
 }

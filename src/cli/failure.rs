@@ -108,10 +108,29 @@ pub(super) fn init_logging(path: &Path) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("TIDINGS_LOG").unwrap_or_else(|_| "info".into());
     let _ = tracing_subscriber::fmt()
-        .with_writer(std::sync::Mutex::new(file))
+        .with_writer(std::sync::Mutex::new(Masked(file)))
         .with_ansi(false)
         .with_env_filter(filter)
         .try_init();
+}
+
+/// The log's file, written with the password of every address in a line hidden: lines name feeds by their
+/// addresses, and errors quote them, private feeds' passwords with them.
+struct Masked<W>(W);
+
+impl<W: Write> Write for Masked<W> {
+    /// Takes the whole of `buf` (the formatter hands over a line at a time), so that an address is never cut.
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match std::str::from_utf8(buf) {
+            Ok(text) => self.0.write_all(crate::sanitize::without_passwords(text).as_bytes())?,
+            Err(_) => self.0.write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 #[cfg(test)]

@@ -113,15 +113,15 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
             "not_modified": summary.not_modified,
             "new_entries": summary.new_entries,
             "failed": failures.iter().map(|(title, url, kind, message)| serde_json::json!({
-                "title": one_line(title, 300), "url": url, "kind": kind, "message": one_line(message, 1000),
+                "title": one_line(title, 300), "url": without_password(url), "kind": kind, "message": one_line(message, 1000),
             })).collect::<Vec<_>>(),
             "not_saved": unsaved.iter().map(|(title, url, _, message)| serde_json::json!({
-                "title": one_line(title, 300), "url": url, "message": one_line(message, 1000),
+                "title": one_line(title, 300), "url": without_password(url), "message": one_line(message, 1000),
             })).collect::<Vec<_>>(),
             "skipped": skipped.iter().map(|(title, reason)| serde_json::json!({"title": one_line(title, 300), "reason": reason})).collect::<Vec<_>>(),
             "cut": summary.cut.iter().map(|(title, listed)| serde_json::json!({"title": one_line(title, 300), "listed": listed})).collect::<Vec<_>>(),
             "outage": summary.outage,
-            "moved": summary.moved.iter().map(|(title, url)| serde_json::json!({"title": one_line(title, 300), "url": url})).collect::<Vec<_>>(),
+            "moved": summary.moved.iter().map(|(title, url)| serde_json::json!({"title": one_line(title, 300), "url": without_password(url)})).collect::<Vec<_>>(),
             "purged": purged,
             "not_indexed": not_indexed,
             "retried": session.fetcher().retries(),
@@ -129,7 +129,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
             "full_text": {
                 "fetched": full_tried - refused.len(),
                 "failed": refused.iter().map(|(title, url, why)| serde_json::json!({
-                    "title": one_line(title, 300), "url": url, "message": one_line(why, 1000),
+                    "title": one_line(title, 300), "url": without_password(url), "message": one_line(why, 1000),
                 })).collect::<Vec<_>>(),
                 "error": full_text.as_ref().err().map(|e| e.to_string()),
             },
@@ -171,8 +171,9 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
             )?,
         }
         for (title, url, kind, message) in &failures {
-            let at = if title == url { String::new() } else { format!(" <{}>", one_line(&without_password(url), 500)) };
-            // An untitled feed goes by its address.
+            // An untitled feed goes by its address (its password hidden, as the store names it).
+            let url = without_password(url);
+            let at = if *title == url { String::new() } else { format!(" <{}>", one_line(&url, 500)) };
             writeln!(
                 out,
                 "FAILED  {}{at} [{kind}]: {}",
@@ -188,7 +189,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
                 out,
                 "MOVED   {}: redirected for good to {} (proposed: accept it in the reader's health view)",
                 one_line(title, 200),
-                one_line(url, 500)
+                one_line(&without_password(url), 500)
             )?;
         }
         if summary.outage {
@@ -211,7 +212,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
                 out,
                 "NO TEXT {} <{}>: {} (fetching the full text from the entry in the reader tries again)",
                 one_line(title, 200),
-                one_line(url, 500),
+                one_line(&without_password(url), 500),
                 one_line(why, 1000)
             )?;
         }

@@ -346,7 +346,8 @@ pub fn on_discovered(state: &mut State, request: RequestId, discovery: Discovery
 
 pub fn subscribe(state: &mut State, feed: Found, folder: Vec<String>) -> Vec<Effect> {
     let now = state.clock.now;
-    state.status.info(format!("Subscribing to {}…", one_line(feed.title.as_deref().unwrap_or(&feed.url), 200)), now);
+    let name = feed.title.as_deref().map_or_else(|| crate::sanitize::without_password(&feed.url), Into::into);
+    state.status.info(format!("Subscribing to {}…", one_line(&name, 200)), now);
     let new = NewFeed { url: feed.url, title: feed.title, name: None, site_url: None, folder };
     vec![Effect::write(UserWrite::AddFeed(new))]
 }

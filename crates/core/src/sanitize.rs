@@ -106,13 +106,37 @@ fn escape_sequence_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// subscribed) written `***`, so that it never stands on a screen or in a report. The address is
 /// unchanged otherwise; one without a password is borrowed as it is.
 pub fn without_password(url: &str) -> Cow<'_, str> {
-    let Some(scheme_end) = url.find("://").map(|i| i + 3) else { return Cow::Borrowed(url) };
-    let rest = &url[scheme_end..];
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    let Some(at) = authority.rfind('@') else { return Cow::Borrowed(url) };
-    let Some(colon) = authority[..at].find(':') else { return Cow::Borrowed(url) };
-    let (user, host_on) = (&authority[..colon], &url[scheme_end + at..]);
-    Cow::Owned(format!("{}{user}:***{host_on}", &url[..scheme_end]))
+    without_passwords(url)
+}
+
+/// Text with the password of every address in it written `***` (as [`without_password`]): for what is written
+/// whole, such as a log line or an error's words, where the addresses are not apart. An address's authority
+/// ends at its path, query or fragment, and in text at white space, quotes and brackets too.
+pub fn without_passwords(text: &str) -> Cow<'_, str> {
+    let mut out = String::new();
+    // Text up to `copied` is in `out`; `from` is where the next `://` is looked for.
+    let (mut copied, mut from) = (0, 0);
+    while let Some(found) = text[from..].find("://") {
+        let start = from + found + 3;
+        let rest = &text[start..];
+        let end = rest
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '(' | ')' | '[' | ']') || c.is_whitespace()
+            })
+            .unwrap_or(rest.len());
+        let authority = &rest[..end];
+        from = start + end;
+        let Some(at) = authority.rfind('@') else { continue };
+        let Some(colon) = authority[..at].find(':') else { continue };
+        out.push_str(&text[copied..start + colon + 1]);
+        out.push_str("***");
+        copied = start + at;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
 }
 
 /// A single display line: control characters and explicit bidirectional formatting removed (and the
@@ -250,6 +274,20 @@ mod tests {
         for shown in ["https://me@host/", "https://host/p:q@r", "not an address", "https://host"] {
             assert!(matches!(without_password(shown), Cow::Borrowed(s) if s == shown), "{shown}");
         }
+    }
+
+    #[test]
+    fn every_password_in_a_text_is_hidden() {
+        assert_eq!(
+            without_passwords("refresh failed: http://a:x@h.example/f (see https://b:y@k.example?q) and ftp://c:z@m"),
+            "refresh failed: http://a:***@h.example/f (see https://b:***@k.example?q) and ftp://c:***@m"
+        );
+        assert_eq!(without_passwords("feed=\"https://me:pw@host\" gone"), "feed=\"https://me:***@host\" gone");
+        assert_eq!(without_passwords("error for url (http://u:p@h/)"), "error for url (http://u:***@h/)");
+        // An @ past the address (a mail address after it) is not its password.
+        let text = "https://host/a and me:you@example.org";
+        assert!(matches!(without_passwords(text), Cow::Borrowed(s) if s == text));
+        assert_eq!(without_passwords("x://"), "x://");
     }
 
     #[test]

@@ -132,7 +132,7 @@ pub fn newest_entry(conn: &rusqlite::Connection) -> Result<i64, StoreError> {
 /// rules' catches left out.
 pub fn arrivals_between(conn: &mut rusqlite::Connection, after: i64, upto: i64) -> Result<Vec<Arrival>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT e.title, e.link, e.author, e.sort_at, coalesce(f.custom_title, f.title, f.url), f.url
+        "SELECT e.title, e.link, e.author, e.sort_at, coalesce(f.custom_title, f.title, tidings_shown_url(f.url)), f.url
          FROM feeds f JOIN entries e ON e.feed_id = f.id
          WHERE f.notify = 1 AND e.id > ?1 AND e.id <= ?3 AND e.ignored = 0 AND e.read = 0
          ORDER BY e.sort_at DESC, e.id DESC LIMIT ?2",

@@ -61,7 +61,7 @@ pub struct Wanted {
 /// Every enclosure of the entries `ids`, in their order (an entry's in its own order).
 pub fn wanted(conn: &Connection, ids: &[EntryId]) -> Result<Vec<Wanted>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT e.id, f.id, f.url, coalesce(f.custom_title, f.title, f.url), coalesce(e.title, ''),
+        "SELECT e.id, f.id, f.url, coalesce(f.custom_title, f.title, tidings_shown_url(f.url)), coalesce(e.title, ''),
                 coalesce(e.published_at, e.sort_at), e.enclosures
          FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE e.id = ?1",
     )?;
@@ -198,7 +198,7 @@ pub fn entries_on_disk(conn: &Connection) -> Result<Vec<i64>, StoreError> {
 /// The entry carrying the enclosure at `url`, with its feed and titles: (entry, feed, title, feed's title).
 pub fn entry_with_enclosure(conn: &Connection, url: &str) -> Result<Option<(i64, i64, String, String)>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT e.id, f.id, coalesce(e.title, ''), coalesce(f.custom_title, f.title, f.url)
+        "SELECT e.id, f.id, coalesce(e.title, ''), coalesce(f.custom_title, f.title, tidings_shown_url(f.url))
          FROM entries e JOIN feeds f ON f.id = e.feed_id
          WHERE e.enclosures IS NOT NULL
            AND EXISTS (SELECT 1 FROM json_each(e.enclosures) j WHERE json_extract(j.value, '$.url') = ?1)

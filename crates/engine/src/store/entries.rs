@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 /// One entry with its content.
 pub fn entry(conn: &Connection, id: EntryId) -> Result<Option<EntryDetail>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT e.id, e.feed_id, coalesce(f.custom_title, f.title, f.url), e.title, e.link, e.author,
+        "SELECT e.id, e.feed_id, coalesce(f.custom_title, f.title, tidings_shown_url(f.url)), e.title, e.link, e.author,
                 e.published_at, e.updated_at, e.content_html, e.summary_html, e.read, e.starred,
                 e.categories, e.enclosures, e.comments, e.thumbnail, e.full_html, e.full_error
          FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE e.id = ?1",

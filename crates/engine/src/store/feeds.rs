@@ -34,7 +34,8 @@ pub struct RefreshTarget {
     pub document_digest: Option<String>,
 }
 
-const FEED_COLUMNS: &str = "f.id, f.url, coalesce(f.custom_title, f.title, f.url), f.site_url, f.folder_id,
+const FEED_COLUMNS: &str =
+    "f.id, f.url, coalesce(f.custom_title, f.title, tidings_shown_url(f.url)), f.site_url, f.folder_id,
     (SELECT path FROM folder_paths p WHERE p.id = f.folder_id),
     (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0 AND e.ignored = 0),
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
@@ -72,7 +73,7 @@ pub fn feeds(conn: &Connection) -> Result<Vec<FeedRow>, StoreError> {
     let sql = format!(
         "{FOLDER_PATHS} SELECT {FEED_COLUMNS} FROM feeds f LEFT JOIN folders d ON d.id = f.folder_id
          ORDER BY d.id IS NOT NULL, d.position, lower(d.name), f.position,
-                  lower(coalesce(f.custom_title, f.title, f.url))"
+                  lower(coalesce(f.custom_title, f.title, tidings_shown_url(f.url)))"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([], feed_row)?.collect::<Result<Vec<_>, _>>()?;
@@ -160,7 +161,7 @@ pub fn refresh_targets(conn: &Connection, ids: Option<&[FeedId]>) -> Result<Vec<
     };
     let base = format!(
         "{FOLDER_PATHS} SELECT id, url, etag, last_modified, encoding_override, retry_at, dead,
-                       coalesce(custom_title, title, url), (SELECT path FROM folder_paths p WHERE p.id = folder_id),
+                       coalesce(custom_title, title, tidings_shown_url(url)), (SELECT path FROM folder_paths p WHERE p.id = folder_id),
                        paused, document_digest
          FROM feeds WHERE {FETCHED_HERE}"
     );
@@ -231,8 +232,8 @@ pub fn export_doc(conn: &Connection) -> Result<crate::opml::ExportDoc, StoreErro
     let folders = super::folders::folders(conn)?.into_iter().filter_map(|f| paths.get(&f.id).cloned()).collect();
     let mut tags = tags_by_feed(conn)?;
     let mut stmt = conn.prepare_cached(
-        "SELECT url, coalesce(custom_title, title, url), site_url, folder_id, id FROM feeds
-         ORDER BY position, lower(coalesce(custom_title, title, url))",
+        "SELECT url, coalesce(custom_title, title, tidings_shown_url(url)), site_url, folder_id, id FROM feeds
+         ORDER BY position, lower(coalesce(custom_title, title, tidings_shown_url(url)))",
     )?;
     let feeds = stmt
         .query_map([], |r| {
@@ -358,7 +359,7 @@ pub(super) fn delete(tx: &Connection, feed_id: FeedId) -> Result<(), StoreError>
 pub(super) fn rename(tx: &Connection, feed_id: FeedId, title: Option<&str>, now: i64) -> Result<(), StoreError> {
     tx.prepare_cached("UPDATE feeds SET custom_title = ?2 WHERE id = ?1")?.execute(params![feed_id.0, title])?;
     let held: Option<(Option<AccountId>, Option<String>, String)> = tx
-        .prepare_cached("SELECT account_id, remote_id, coalesce(custom_title, title, url) FROM feeds WHERE id = ?1")?
+        .prepare_cached("SELECT account_id, remote_id, coalesce(custom_title, title, tidings_shown_url(url)) FROM feeds WHERE id = ?1")?
         .query_row([feed_id.0], |r| Ok((r.optional_id(0)?, r.get(1)?, r.get(2)?)))
         .optional()?;
     if let Some((Some(account), Some(stream), shown)) = held {

@@ -243,14 +243,16 @@ pub fn record_fetch(
     (outcome.title, outcome.unread) = match unread {
         Some(unread) => {
             let title = tx
-                .prepare_cached("SELECT coalesce(custom_title, title, url) FROM feeds WHERE id = ?1")?
+                .prepare_cached(
+                    "SELECT coalesce(custom_title, title, tidings_shown_url(url)) FROM feeds WHERE id = ?1",
+                )?
                 .query_row([feed_id.0], |r| r.get(0))
                 .optional()?;
             (title.unwrap_or_default(), unread)
         }
         None => tx
             .prepare_cached(concat!(
-                "SELECT coalesce(custom_title, title, url), ",
+                "SELECT coalesce(custom_title, title, tidings_shown_url(url)), ",
                 super::feeds::unread_of_feed!(),
                 " FROM feeds WHERE id = ?1"
             ))?

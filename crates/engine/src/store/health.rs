@@ -196,7 +196,7 @@ pub fn forgive_outage(conn: &mut Connection, feeds: &[FeedId], since: i64) -> Re
 /// report no health tidings could judge).
 pub fn facts(conn: &Connection) -> Result<(Vec<HealthFacts>, usize), StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, url, coalesce(custom_title, title, url), site_url, paused, last_status, error_kind, last_error,
+        "SELECT id, url, coalesce(custom_title, title, tidings_shown_url(url)), site_url, paused, last_status, error_kind, last_error,
             failures, permanent_failures, failing_since, healthy_since, dead, retry_at, moved_to, moves_in_a_row,
             moved_since, newest_entry_at, median_gap_secs, added_at, last_success_at IS NOT NULL
          FROM feeds WHERE account_id IS NULL ORDER BY id",

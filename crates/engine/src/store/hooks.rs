@@ -182,7 +182,7 @@ fn items_between(
     let folder = "(SELECT name FROM folders WHERE id = f.folder_id)";
     let sql = if feeds {
         format!(
-            "SELECT f.id, coalesce(f.custom_title, f.title, f.url), f.url, {folder}, f.failures, f.last_error
+            "SELECT f.id, coalesce(f.custom_title, f.title, tidings_shown_url(f.url)), f.url, {folder}, f.failures, f.last_error
              FROM hook_events h JOIN feeds f ON f.id = h.feed_id
              WHERE h.id > ?1 AND h.id <= ?2 AND h.kind = ?3 ORDER BY h.id"
         )
@@ -214,7 +214,7 @@ fn query_filter(
 
 /// What an entry's item is made of (`entry_item`), from `entries e` and its feed `f`.
 const ENTRY_COLUMNS: &str =
-    "e.id, e.title, e.link, e.author, e.sort_at, f.id, coalesce(f.custom_title, f.title, f.url),
+    "e.id, e.title, e.link, e.author, e.sort_at, f.id, coalesce(f.custom_title, f.title, tidings_shown_url(f.url)),
     f.url, (SELECT name FROM folders WHERE id = f.folder_id), e.enclosures, e.read, e.starred";
 
 fn entry_item(r: &rusqlite::Row<'_>) -> rusqlite::Result<Item> {

@@ -152,7 +152,9 @@ fn in_feed_order(conn: &Connection, refs: Vec<EntryRef>) -> Result<Vec<EntryRef>
         return Ok(refs);
     }
     let rank: HashMap<FeedId, usize> = conn
-        .prepare_cached("SELECT id FROM feeds ORDER BY lower(coalesce(custom_title, title, url)), id")?
+        .prepare_cached(
+            "SELECT id FROM feeds ORDER BY lower(coalesce(custom_title, title, tidings_shown_url(url))), id",
+        )?
         .query_map([], |r| r.id(0))?
         .enumerate()
         .map(|(i, id)| id.map(|id| (id, i)))

@@ -136,6 +136,7 @@ pub fn open_existing_read_only(path: &Path) -> Result<Connection, StoreError> {
                 OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )
             .map_err(|e| classify(path, e))?;
+            query::register_functions(&conn).map_err(|e| classify(path, e))?;
             check_schema(&conn, path, false)?;
             Ok(conn)
         }

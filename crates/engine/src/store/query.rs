@@ -22,9 +22,19 @@ pub struct Compiled {
 }
 
 /// Registers `tidings_contains(text, folded)` and `tidings_equals(text, folded)` on a connection: whether the
-/// text, folded, contains (is) the folded value. NULL reads as the empty text.
+/// text, folded, contains (is) the folded value. NULL reads as the empty text. Also `tidings_shown_url(url)`,
+/// the address with its password hidden (`sanitize::without_password`): what a feed with no title is called,
+/// on screen, in reports, hooks and exports, so that a private feed's password is never its name.
 pub(super) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC | FunctionFlags::SQLITE_INNOCUOUS;
+    conn.create_scalar_function("tidings_shown_url", 1, flags, |ctx| {
+        Ok(ctx
+            .get_raw(0)
+            .as_str_or_null()
+            .ok()
+            .flatten()
+            .map(|url| crate::sanitize::without_password(url).into_owned()))
+    })?;
     conn.create_scalar_function("tidings_contains", 2, flags, |ctx| {
         let text = ctx.get_raw(0).as_str_or_null().ok().flatten().unwrap_or("");
         let needle = ctx.get_raw(1).as_str_or_null().ok().flatten().unwrap_or("");
@@ -304,7 +314,7 @@ fn ages(rule: &Query) -> Vec<i64> {
 
 fn catalog(conn: &Connection) -> Result<Vec<CatalogFeed>, StoreError> {
     let sql = format!(
-        "{} SELECT f.id, coalesce(f.custom_title, f.title, f.url), f.url,
+        "{} SELECT f.id, coalesce(f.custom_title, f.title, tidings_shown_url(f.url)), f.url,
                 (SELECT path FROM folder_paths p WHERE p.id = f.folder_id)
          FROM feeds f",
         super::places::FOLDER_PATHS

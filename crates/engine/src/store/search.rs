@@ -34,7 +34,7 @@ pub fn index_pending(conn: &mut Connection, max_entries: usize) -> Result<usize,
 }
 
 /// What an entry is indexed from: its id, title, author, feed name, own text and full article.
-const INDEXED: &str = "SELECT e.id, e.title, e.author, coalesce(f.custom_title, f.title, f.url),
+const INDEXED: &str = "SELECT e.id, e.title, e.author, coalesce(f.custom_title, f.title, tidings_shown_url(f.url)),
         coalesce(e.content_html, e.summary_html), e.full_html
     FROM entries e JOIN feeds f ON f.id = e.feed_id";
 

@@ -188,7 +188,7 @@ pub fn refused(conn: &mut Connection, account: &AccountRow, url: &str) -> Result
     let tx = conn.transaction()?;
     let found: Option<(i64, String)> = tx
         .prepare_cached(
-            "SELECT id, coalesce(custom_title, title, url) FROM feeds
+            "SELECT id, coalesce(custom_title, title, tidings_shown_url(url)) FROM feeds
              WHERE account_id = ?1 AND url = ?2 AND remote_id IS NULL",
         )?
         .query_row(params![account.id.0, url], |r| Ok((r.get(0)?, r.get(1)?)))
