@@ -160,6 +160,9 @@ pub fn submit(state: &mut State, text: &str) -> Result<Vec<Effect>, String> {
     Ok(effects)
 }
 
+/// What `:set` changes.
+const SETTINGS: &[&str] = &["hide_read_feeds", "show_hidden_feeds", "unread_only", "sort"];
+
 fn on_off(value: &str) -> Result<bool, String> {
     match value {
         "on" | "yes" | "true" | "1" => Ok(true),
@@ -200,12 +203,15 @@ fn run(state: &mut State, word: &str, rest: &str) -> Result<Vec<Effect>, String>
                         .ok_or_else(|| "sort is newest, oldest, feed or title".to_string())?;
                     Ok(super::entries::sort_by(state, sort))
                 }
-                "" => Err("set what? hide_read_feeds, show_hidden_feeds, unread_only, sort".into()),
-                other => Err(format!(
-                    "tidings has no setting {} to change here (hide_read_feeds, show_hidden_feeds, unread_only, \
-                     sort); the others are in the config file",
-                    one_line(other, 40)
-                )),
+                "" => Err(format!("set what? {}", SETTINGS.join(", "))),
+                other => Err(match tidings_core::text::closest(other, SETTINGS) {
+                    Some(near) => format!("tidings has no setting {}: did you mean {near}?", one_line(other, 40)),
+                    None => format!(
+                        "tidings has no setting {} to change here ({}); the others are in the config file",
+                        one_line(other, 40),
+                        SETTINGS.join(", ")
+                    ),
+                }),
             }
         }
         "save" | "save!" if rest.is_empty() => Err("save to which file? :save FILE".into()),
@@ -251,7 +257,17 @@ fn run(state: &mut State, word: &str, rest: &str) -> Result<Vec<Effect>, String>
                 super::dialogs::close(state);
                 Ok(super::act(state, action))
             }
-            None => Err(format!("{} is neither an action nor a command (Tab lists them)", one_line(name, 40))),
+            None => {
+                let known = names();
+                let known: Vec<&str> = known.iter().map(String::as_str).collect();
+                let near = tidings_core::text::closest(&name.replace('_', "-"), &known);
+                Err(match near {
+                    Some(near) => {
+                        format!("{} is neither an action nor a command: did you mean {near}?", one_line(name, 40))
+                    }
+                    None => format!("{} is neither an action nor a command (Tab lists them)", one_line(name, 40)),
+                })
+            }
         },
     }
 }

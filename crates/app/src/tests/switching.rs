@@ -193,6 +193,27 @@ fn the_command_line_runs_actions_by_name_completes_and_remembers() {
     update(&mut s, code(KeyCode::Enter));
     let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("a refused line keeps the prompt") };
     assert!(prompt.error.as_deref().unwrap().contains("neither an action nor a command"));
+    assert!(!prompt.error.as_deref().unwrap().contains("did you mean"), "nothing is near frobnicate");
+}
+
+/// A command line with a typo names what was meant: an action, a command, a setting of `:set`.
+#[test]
+fn the_command_line_says_what_a_typo_meant() {
+    let mut s = loaded();
+    s.focus = Pane::Entries;
+    for (typed_line, meant) in [
+        ("tgole-read", "did you mean toggle-read?"),
+        ("expotr x", "did you mean export?"),
+        ("set unread_onyl on", "did you mean unread_only?"),
+    ] {
+        update(&mut s, key(':'));
+        typed(&mut s, typed_line);
+        let effects = update(&mut s, code(KeyCode::Enter));
+        assert_eq!(effects, vec![], "{typed_line}: nothing runs");
+        let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("a refused line keeps the prompt") };
+        assert!(prompt.error.as_deref().unwrap().ends_with(meant), "{typed_line}: {:?}", prompt.error);
+        update(&mut s, code(KeyCode::Esc));
+    }
 }
 
 /// Macros: the macro key, then a key, runs that macro's actions in order.
