@@ -347,6 +347,19 @@ fn files_default_to_the_xdg_directories() {
     assert!(home.join("state/tidings/tidings.log").exists());
 }
 
+/// `--log FILE` puts the log there, and nothing in the state directory.
+#[test]
+fn the_log_goes_where_log_says() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("subs.opml", opml(&[(None, "Gone", "http://127.0.0.1:9/a.xml")]));
+    let log = sandbox.path("logs/here.log");
+    let out = sandbox.tidings().arg("--log").arg(&log).arg("--opml").arg(&file).arg("refresh").output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let written = std::fs::read_to_string(&log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
+    assert!(written.contains("refresh failed") && written.contains("127.0.0.1:9/a.xml"), "{written}");
+    assert!(!sandbox.path("home/.local/state/tidings/tidings.log").exists(), "not the default log too");
+}
+
 /// KOI8-R text served as text/html with a declaration that says utf-8: the case the product is built around.
 fn koi8_as_html() -> Vec<u8> {
     let xml = "<?xml version=\"1.0\" encoding=\"utf-8\"?><rss version=\"2.0\"><channel><title>Новости</title>\

@@ -23,6 +23,9 @@ pub struct Cli {
     /// Database file (default: tidings.db in the platform's data directory).
     #[arg(long, global = true, value_name = "FILE")]
     pub db: Option<PathBuf>,
+    /// Log file (default: tidings.log in the platform's state directory); TIDINGS_LOG sets how much goes into it.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log: Option<PathBuf>,
     /// Import the subscriptions of this OPML file first (duplicates are skipped).
     #[arg(long, global = true, value_name = "FILE")]
     pub opml: Option<PathBuf>,

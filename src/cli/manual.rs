@@ -13,7 +13,10 @@ use clap_mangen::roff::{Roff, bold, italic, roman};
 const FILES: [(&str, &str); 4] = [
     ("~/.config/tidings/config.toml", "The config file (--config FILE); every key is optional."),
     ("~/.local/share/tidings/tidings.db", "The cache: one SQLite file in WAL mode, its owner's only (--db FILE)."),
-    ("~/.local/state/tidings/tidings.log", "The log; TIDINGS_LOG sets how much goes into it."),
+    (
+        "~/.local/state/tidings/tidings.log",
+        "The log (--log FILE puts it elsewhere); TIDINGS_LOG sets how much goes into it.",
+    ),
     ("~/.cache/tidings/pictures", "Pictures kept between sessions (image_cache_mb)."),
 ];
 

@@ -67,7 +67,7 @@ pub const EXIT_USAGE: u8 = 2;
 /// Parses the arguments, runs the command, and turns the outcome into an exit status.
 pub fn main() -> ExitCode {
     let cli = Cli::parse_from(newsboat_flags(std::env::args_os().collect()));
-    let paths = match Paths::resolve(cli.config.as_deref(), cli.db.as_deref()) {
+    let paths = match Paths::resolve(cli.config.as_deref(), cli.db.as_deref(), cli.log.as_deref()) {
         Ok(paths) => paths,
         Err(err) => return fail(&anyhow::Error::new(err), None),
     };

@@ -14,7 +14,7 @@ pub struct Paths {
 }
 
 impl Paths {
-    pub fn resolve(config: Option<&Path>, db: Option<&Path>) -> Result<Paths, ConfigError> {
+    pub fn resolve(config: Option<&Path>, db: Option<&Path>, log: Option<&Path>) -> Result<Paths, ConfigError> {
         let dirs = directories::ProjectDirs::from("", "", "tidings");
         let from_dirs = |pick: fn(&directories::ProjectDirs) -> PathBuf, file: &str| {
             dirs.as_ref().map(|d| pick(d).join(file)).ok_or(ConfigError::NoHome)
@@ -27,9 +27,10 @@ impl Paths {
             Some(p) => p.to_path_buf(),
             None => from_dirs(|d| d.data_dir().to_path_buf(), "tidings.db")?,
         };
-        let log = match &dirs {
-            Some(d) => d.state_dir().unwrap_or(d.cache_dir()).join("tidings.log"),
-            None => std::env::temp_dir().join("tidings.log"),
+        let log = match (log, &dirs) {
+            (Some(p), _) => p.to_path_buf(),
+            (None, Some(d)) => d.state_dir().unwrap_or(d.cache_dir()).join("tidings.log"),
+            (None, None) => std::env::temp_dir().join("tidings.log"),
         };
         Ok(Paths { config: config_path, config_explicit: config.is_some(), db: db_path, log })
     }
