@@ -771,6 +771,40 @@ fn a_collapsed_folder_and_lists_scrolled_down() {
     });
 }
 
+/// A list longer than its pane says on its bottom border where the cursor is and how long it is; one that fits
+/// says nothing.
+#[test]
+fn a_long_feed_list_says_where_the_cursor_is() {
+    let mut s = State::new(Setup::default(), (80, 24));
+    update(&mut s, Event::Tick(NOW));
+    let feeds: Vec<FeedRow> = (1..=40).map(|i| feed(i, &format!("Feed {i}"), 1, None)).collect();
+    update(
+        &mut s,
+        Event::FeedsLoaded {
+            feeds,
+            folders: vec![],
+            views: ViewCounts { all: 40, unread: 40, starred: 0 },
+            seen: tidings::app::WriteId::NONE,
+        },
+    );
+    // The focused feed pane's bottom border.
+    let bottom = |s: &State| draw(s).lines().find(|l| l.starts_with('┗')).unwrap_or_default().to_string();
+    // The smart views (All, Unread, Starred), then the 40 feeds.
+    let rows = s.feeds.rows.len();
+    assert!(rows > 40, "{rows} rows");
+    let first = bottom(&s);
+    assert!(first.contains(&format!(" {}/{rows} ", s.feeds.cursor.index + 1)), "{first}");
+    for _ in 0..30 {
+        key(&mut s, 'j');
+    }
+    let later = bottom(&s);
+    assert!(later.contains(&format!(" {}/{rows} ", s.feeds.cursor.index + 1)) && later != first, "{later}");
+    // The reader's own six feeds fit at 160x40: no position.
+    let short = reader((160, 40));
+    let border = draw(&short).lines().find(|l| l.starts_with('┗')).unwrap_or_default().to_string();
+    assert!(border.starts_with("┗━━━━") && !border.contains('/'), "{border}");
+}
+
 /// In a narrow terminal the status bar gives a message the key hints' room, and cuts it with no pointer to the
 /// log when that pointer would leave nothing of it; a wide one keeps both.
 #[test]

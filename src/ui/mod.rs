@@ -14,7 +14,7 @@ use crate::app::State;
 use crate::app::keymap::{Action, Context, Keymap};
 use ratatui::Frame;
 use ratatui::style::Style;
-use ratatui::text::Span;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType};
 pub use theme::Theme;
 
@@ -54,6 +54,16 @@ fn pane_block(title: String, focused: bool, theme: &Theme) -> Block<'static> {
         .border_type(if focused { BorderType::Thick } else { BorderType::Plain })
         .border_style(if focused { theme.border_focused } else { theme.border })
         .title(Span::styled(title, theme.title))
+}
+
+/// Where the cursor is in a list longer than its pane (` 12/4031 `, on the pane's bottom border), so that a
+/// long list says how long it is and how far down one is; a list that fits says nothing.
+fn with_position(block: Block<'static>, index: usize, len: usize, rows: u16, theme: &Theme) -> Block<'static> {
+    if len <= usize::from(rows) {
+        return block;
+    }
+    let shown = format!(" {}/{len} ", (index + 1).min(len));
+    block.title_bottom(Line::from(Span::styled(shown, theme.hint)).right_aligned())
 }
 
 /// The frame of a dialog: a title, and key hints along the bottom.

@@ -23,6 +23,7 @@ pub(super) fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: R
     let title = if total_unread > 0 { format!(" Feeds · {total_unread} unread ") } else { " Feeds ".to_string() };
     let block = pane_block(title, focused, theme);
     let inner = block.inner(area);
+    let block = super::with_position(block, list.cursor.index, list.rows.len(), inner.height, theme);
     frame.render_widget(block, area);
     if !list.loaded {
         frame.render_widget(Paragraph::new(Span::styled("Loading…", theme.hint)), inner);
@@ -148,6 +149,7 @@ pub(super) fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area:
     }
     let block = pane_block(title, focused, theme);
     let inner = block.inner(area);
+    let block = super::with_position(block, list.cursor.index, list.len(), inner.height, theme);
     frame.render_widget(block, area);
     if list.is_empty() {
         let text = match state.feeds.selected_feed() {
