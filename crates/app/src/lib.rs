@@ -53,6 +53,7 @@ use list::Step;
 /// here, the one place every effect passes, and kept until the store answers (see [`WriteId`]).
 pub fn update(state: &mut State, event: Event) -> Vec<Effect> {
     let mut effects = route(state, event);
+    marks::after(state, &effects);
     state.saving.issue(&mut effects);
     effects
 }

@@ -30,6 +30,57 @@ impl Undo {
     }
 }
 
+/// After an update: a change `u` cannot undo (a feed renamed, moved or deleted…) ends what `u` could undo, so
+/// that `u` never reaches past it to an older marking, perhaps on another list; a marking starts it again.
+pub fn after(state: &mut State, effects: &[Effect]) {
+    for effect in effects {
+        let Effect::Write { write, .. } = effect else { continue };
+        match beyond_undo(write) {
+            Some(what) => {
+                state.undo = None;
+                state.undo_closed = Some(what);
+            }
+            None if matches!(
+                write,
+                UserWrite::SetRead { .. } | UserWrite::SetStarred { .. } | UserWrite::MarkListRead { .. }
+            ) =>
+            {
+                state.undo_closed = None;
+            }
+            None => {}
+        }
+    }
+}
+
+/// The change `write` makes, in words, when it is one `u` cannot undo and that changes what is shown (not a
+/// setting remembered, a list's order, a folder folded).
+fn beyond_undo(write: &UserWrite) -> Option<&'static str> {
+    Some(match write {
+        UserWrite::AddFeed(_) => "subscribing",
+        UserWrite::Import { .. } | UserWrite::CarryOver { .. } => "importing",
+        UserWrite::DeleteFeed(_) => "unsubscribing",
+        UserWrite::RenameFeed { .. } => "renaming a feed",
+        UserWrite::MoveFeed { .. } => "moving a feed",
+        UserWrite::CreateFolder(_) => "making a folder",
+        UserWrite::MoveFolder { .. } => "moving a folder",
+        UserWrite::RenameFolder { .. } => "renaming a folder",
+        UserWrite::DeleteFolder { .. } => "deleting a folder",
+        UserWrite::SetFeedHidden { .. } => "hiding a feed",
+        UserWrite::SetFeedTags { .. } => "tagging a feed",
+        UserWrite::SetFeedsPaused { .. } => "pausing or resuming feeds",
+        UserWrite::AcceptMove(_) => "accepting a feed's new address",
+        UserWrite::SetEncodingOverride { .. } => "forcing an encoding",
+        UserWrite::SetFeedFullText { .. } => "changing a feed's full-text setting",
+        UserWrite::SetRead { .. }
+        | UserWrite::SetStarred { .. }
+        | UserWrite::MarkListRead { .. }
+        | UserWrite::SetListOrder { .. }
+        | UserWrite::SetCollapsed { .. }
+        | UserWrite::SetPreference { .. }
+        | UserWrite::SaveOnServer { .. } => return None,
+    })
+}
+
 /// Marks entries read or unread, on screen and in the counts, and asks the store to do the same: those of the
 /// list on screen whose state changes, in its order.
 pub fn set_read(state: &mut State, ids: Vec<EntryId>, read: bool) -> Vec<Effect> {
@@ -107,7 +158,14 @@ pub fn set_starred(state: &mut State, ids: Vec<EntryId>, starred: bool) -> Vec<E
 pub fn undo(state: &mut State) -> Vec<Effect> {
     let now = state.clock.now;
     let Some(Undo { ids, change }) = state.undo.take() else {
-        state.status.info("Nothing to undo", now);
+        let why = match state.undo_closed {
+            Some(last) => format!(
+                "Nothing to undo: the last change, {last}, cannot be undone ({} undoes read, unread and stars)",
+                state.keymap.hint(Context::General, Action::Undo)
+            ),
+            None => "Nothing to undo".into(),
+        };
+        state.status.info(why, now);
         return Vec::new();
     };
     let entries = |n: usize| if n == 1 { "1 entry".to_string() } else { format!("{n} entries") };

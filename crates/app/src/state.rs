@@ -138,6 +138,8 @@ pub struct State {
     pub queued_dialogs: VecDeque<Dialog>,
     /// The entries the last marking changed, and how, for `u` to put back.
     pub undo: Option<crate::marks::Undo>,
+    /// The last change, when it is one `u` cannot undo (it ended what `u` could): said when `u` finds nothing.
+    pub undo_closed: Option<&'static str>,
     /// The user's changes until the database has them (quitting waits for them), and the number of the last
     /// one asked for: a list read before it was applied would undo the change on screen, so it is asked for again
     /// instead.
@@ -202,6 +204,7 @@ impl State {
             dialog: None,
             queued_dialogs: VecDeque::new(),
             undo: None,
+            undo_closed: None,
             saving: Default::default(),
             quit: false,
         }

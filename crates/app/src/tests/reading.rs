@@ -336,6 +336,15 @@ fn adding_a_site_with_one_feed_subscribes_into_the_folder_under_the_cursor() {
         update(&mut s, Event::Written { id, outcome: Ok(Applied::Subscribed { feed_id: FeedId(9), added: true }) });
     assert_eq!(effects, vec![Effect::LoadFeeds, refresh(0, vec![9], true)]);
     assert_eq!(s.feeds.select_when_loaded, Some(ListKey::Feed(FeedId(9))));
+    // The list read again has it: the cursor goes to it, so that what comes next (rename, move) is about it.
+    let mut feeds = vec![feed(1, "One", 2, None), feed(2, "Two", 0, Some((7, "News")))];
+    feeds.extend([feed(9, "Site", 0, Some((7, "News"))), feed(3, "Three", 1, Some((7, "News")))]);
+    feeds_loaded(&mut s, feeds.clone(), vec![news()]);
+    assert_eq!(s.feeds.selected_list(), Some(ListKey::Feed(FeedId(9))));
+    assert_eq!(s.focus, Pane::Feeds);
+    update(&mut s, key('c'));
+    let Some(Dialog::Prompt(prompt)) = &s.dialog else { panic!("the rename prompt") };
+    assert_eq!(prompt.input.text(), "Site", "renaming the feed just added");
 }
 
 #[test]

@@ -138,7 +138,49 @@ fn undo_after_unsubscribing_marks_nothing_unread() {
         !effects.iter().any(|e| matches!(e, Effect::Write { write: UserWrite::SetRead { .. }, .. })),
         "{effects:?}"
     );
-    assert_eq!(status(&s), "Nothing to undo");
+    assert_eq!(
+        status(&s),
+        "Nothing to undo: the last change, unsubscribing, cannot be undone (u undoes read, unread and stars)"
+    );
+}
+
+/// `u` after a rename or a move does not reach past it to an older marking (the stars of another list): it says
+/// the rename cannot be undone. A marking after it can be undone again.
+#[test]
+fn undo_does_not_reach_past_a_rename_to_an_older_marking() {
+    let mut s = loaded();
+    s.focus = Pane::Entries;
+    update(&mut s, key('x'));
+    update(&mut s, key('x'));
+    update(&mut s, key('s'));
+    assert_eq!(status(&s), "2 entries starred (u undoes it)");
+    go_to(&mut s, ListKey::Feed(FeedId(2)));
+    update(&mut s, key('c'));
+    typed(&mut s, " renamed");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    assert!(effects.iter().any(|e| matches!(e, Effect::Write { write: UserWrite::RenameFeed { .. }, .. })));
+    let effects = update(&mut s, key('u'));
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::Write { write: UserWrite::SetStarred { .. }, .. })),
+        "{effects:?}"
+    );
+    assert_eq!(
+        status(&s),
+        "Nothing to undo: the last change, renaming a feed, cannot be undone (u undoes read, unread and stars)"
+    );
+    // A marking afterwards is undone as before.
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false), entry(11, 1, false)]);
+    s.focus = Pane::Entries;
+    update(&mut s, key('x'));
+    update(&mut s, key('s'));
+    let effects = update(&mut s, key('u'));
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::Write { write: UserWrite::SetStarred { starred: false, .. }, .. }))
+    );
+    assert_eq!(status(&s), "1 entry unstarred again");
+    update(&mut s, key('u'));
+    assert_eq!(status(&s), "Nothing to undo", "the undo was the last change");
 }
 
 /// Defect 19: after `A` on the Unread list, its title counts nothing.
