@@ -257,6 +257,20 @@ fn run(state: &mut State, word: &str, rest: &str) -> Result<Vec<Effect>, String>
                 super::dialogs::close(state);
                 Ok(super::act(state, action))
             }
+            // newsboat's name for an action (`:mark-feed-read`) does it, and says tidings's name.
+            None if newsboat_action(name).is_some() => {
+                let action = newsboat_action(name).unwrap_or(Action::Help);
+                super::dialogs::close(state);
+                let effects = super::act(state, action);
+                let said = state.status.current(now).map(|m| (m.error, m.text.clone()));
+                let alias = format!("newsboat's {} is {} here", one_line(name, 40), action.name().replace('_', "-"));
+                match said {
+                    Some((true, _)) => {}
+                    Some((false, text)) => state.status.info(format!("{text} · {alias}"), now),
+                    None => state.status.info(alias, now),
+                }
+                Ok(effects)
+            }
             None => {
                 let known = names();
                 let known: Vec<&str> = known.iter().map(String::as_str).collect();
@@ -270,6 +284,12 @@ fn run(state: &mut State, word: &str, rest: &str) -> Result<Vec<Effect>, String>
             }
         },
     }
+}
+
+/// The tidings action a newsboat operation names (`mark-feed-read`: mark-all-read), when it works in the panes.
+fn newsboat_action(name: &str) -> Option<Action> {
+    let ours = tidings_core::newsboat::config::action_for(name)?;
+    Action::named(ours).filter(|a| a.works_in_panes())
 }
 
 /// The key after the macro key: that macro's actions, in order.

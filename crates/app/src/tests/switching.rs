@@ -238,6 +238,22 @@ fn the_command_line_runs_actions_by_name_completes_and_remembers() {
     assert!(!prompt.error.as_deref().unwrap().contains("did you mean"), "nothing is near frobnicate");
 }
 
+/// newsboat's names for actions work on the command line, and the reader says its own name for them.
+#[test]
+fn the_command_line_takes_newsboats_names() {
+    let mut s = loaded();
+    s.focus = Pane::Entries;
+    update(&mut s, key(':'));
+    typed(&mut s, "mark-feed-read");
+    let effects = update(&mut s, code(KeyCode::Enter));
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::Write { write: UserWrite::MarkListRead { .. }, .. })),
+        "{effects:?}"
+    );
+    assert!(s.dialog.is_none());
+    assert!(status(&s).ends_with("newsboat's mark-feed-read is mark-all-read here"), "{}", status(&s));
+}
+
 /// A command line with a typo names what was meant: an action, a command, a setting of `:set`.
 #[test]
 fn the_command_line_says_what_a_typo_meant() {
