@@ -599,3 +599,23 @@ fn the_rate_limit_holds_every_download_to_it() {
     // 1 MB at 256 KB/s: four seconds at least, whatever the size of the pieces; never faster than the limit.
     assert!(took >= Duration::from_millis(3500), "1 MB at 256 KB/s took only {took:?}");
 }
+
+/// A file the server no longer has fails in a file's words ("not on the server"), not a feed's ("the feed may
+/// have moved"); an address given to `add` that is not there says to check the address.
+#[test]
+fn a_missing_file_or_address_is_said_in_its_own_words() {
+    let server = FileServer::start();
+    let (sandbox, _dl) = sandbox("");
+    one_episode(&server, &sandbox); // `/ep.mp3` is not served
+    let out = run(&sandbox, &["download", "--query", "enclosure"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let rows = downloads_json(&sandbox);
+    let reason = rows[0]["reason"].as_str().unwrap();
+    assert_eq!(reason, "HTTP 404 (not found: the file is no longer on the server)");
+    let out = run(&sandbox, &["add", &server.url("/nosuch.html")]);
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        said.contains("HTTP 404 (not found: check the address)") && !said.contains("feed may have moved"),
+        "{said}"
+    );
+}

@@ -266,7 +266,7 @@ fn end(state: State, why: String) -> Stop {
 fn failed(e: FetchError) -> Stop {
     match e {
         FetchError::Body { .. } | FetchError::Timeout { .. } => Stop::Again(e.to_string()),
-        _ => end(State::Failed, e.to_string()),
+        _ => end(State::Failed, e.about(crate::fetch::Subject::File)),
     }
 }
 

@@ -26,34 +26,12 @@ pub struct Article {
 /// Why a page gave no article.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ArticleError {
-    #[error("{}", fetch_message(.0))]
+    #[error("{}", .0.about(super::failure::Subject::Page))]
     Fetch(FetchError),
     #[error("the server answered 304 Not Modified to a plain request; try again later")]
     NotModified,
     #[error(transparent)]
     Extract(#[from] ExtractError),
-}
-
-/// A fetch failure in the words of a page rather than a feed (the fetcher's own messages speak of feeds where
-/// the advice differs: a size limit, a status).
-fn fetch_message(error: &FetchError) -> String {
-    match error {
-        FetchError::TooLarge { limit_mb, .. } => {
-            format!("the page is larger than {limit_mb} MB (max_feed_size_mb); open it in the browser instead")
-        }
-        FetchError::Status { status, .. } => {
-            let hint = match status {
-                401 | 403 => " (access denied: the page may need a login, or the site turns away readers like tidings)",
-                404 | 410 => " (not found: the page was moved or removed)",
-                429 | 503 => " (the site asks to slow down; try again later)",
-                500..=599 => " (a server error; try again later)",
-                _ => "",
-            };
-            format!("cannot fetch the page: HTTP {status}{hint}")
-        }
-        FetchError::LocalNetwork { .. } => format!("the page was {error}"),
-        other => format!("cannot fetch the page: {other}"),
-    }
 }
 
 impl Article {

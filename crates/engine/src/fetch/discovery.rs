@@ -47,7 +47,7 @@ pub async fn discover(fetcher: &Fetcher, input: &str) -> Discovery {
             return report;
         }
         Err(e) => {
-            report.error = Some(e.to_string());
+            report.error = Some(e.about(super::Subject::Address));
             return report;
         }
     };

@@ -4,6 +4,53 @@
 
 use super::{FetchError, Fetcher, reach};
 
+/// What was fetched, for a failure's words: the fetcher's own messages speak of feeds, and the advice differs
+/// for a page, an address the user typed or a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A web page read for its article (full text).
+    Page,
+    /// The address given to `add` or discovery: a page or a feed, typed a moment ago.
+    Address,
+    /// A file downloaded (an episode).
+    File,
+}
+
+impl FetchError {
+    /// The failure in the words of `subject` rather than a feed's; for a page, after "cannot fetch the page".
+    pub fn about(&self, subject: Subject) -> String {
+        let what = match subject {
+            Subject::Page | Subject::Address => "page",
+            Subject::File => "file",
+        };
+        // Where the address or the file is named already ("Cannot read URL: …", a download's row), the words
+        // start with the failure.
+        let cannot = if subject == Subject::Page { "cannot fetch the page: " } else { "" };
+        match self {
+            FetchError::TooLarge { limit_mb, .. } if subject != Subject::File => {
+                format!("the {what} is larger than {limit_mb} MB (max_feed_size_mb); open it in the browser instead")
+            }
+            FetchError::Status { status, .. } => {
+                let hint = match (status, subject) {
+                    (401 | 403, Subject::Page) => {
+                        " (access denied: the page may need a login, or the site turns away readers like tidings)"
+                    }
+                    (401 | 403, _) => " (access denied: the server may need a login)",
+                    (404 | 410, Subject::Page) => " (not found: the page was moved or removed)",
+                    (404 | 410, Subject::Address) => " (not found: check the address)",
+                    (404 | 410, Subject::File) => " (not found: the file is no longer on the server)",
+                    (429 | 503, _) => " (the site asks to slow down; try again later)",
+                    (500..=599, _) => " (a server error; try again later)",
+                    _ => "",
+                };
+                format!("{cannot}HTTP {status}{hint}")
+            }
+            FetchError::LocalNetwork { .. } if subject == Subject::Page => format!("the page was {self}"),
+            other => format!("{cannot}{other}"),
+        }
+    }
+}
+
 impl Fetcher {
     pub(super) fn classify(&self, url: &str, e: reqwest::Error) -> FetchError {
         let chain = error_chain(&e);

@@ -12,6 +12,7 @@ mod courtesy;
 pub mod discovery;
 mod dns;
 mod failure;
+pub use failure::Subject;
 pub mod reach;
 mod recent;
 mod request;
