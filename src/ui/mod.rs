@@ -123,9 +123,55 @@ fn fit(text: &str, width: usize) -> String {
     out
 }
 
+/// A feed's name that is its address (it has no title) as [`fit`] gives it, but without the scheme and, when it
+/// is too long, cut in the middle: the end of an address (`…/missing.xml`) is what tells one feed from the
+/// next on the same host.
+fn fit_name(name: &str, width: usize) -> String {
+    use unicode_segmentation::UnicodeSegmentation;
+    use unicode_width::UnicodeWidthStr;
+    let Some(address) = name.strip_prefix("https://").or_else(|| name.strip_prefix("http://")) else {
+        return fit(name, width);
+    };
+    if address.width() <= width || width < 8 {
+        return fit(address, width);
+    }
+    let graphemes: Vec<&str> = address.graphemes(true).collect();
+    let (head_room, mut used) = (width / 3, 0);
+    let head: String = graphemes
+        .iter()
+        .take_while(|g| {
+            used += g.width();
+            used <= head_room
+        })
+        .copied()
+        .collect();
+    let tail_room = width - head.width() - 1;
+    used = 0;
+    let mut tail: Vec<&str> = graphemes
+        .iter()
+        .rev()
+        .take_while(|g| {
+            used += g.width();
+            used <= tail_room
+        })
+        .copied()
+        .collect();
+    tail.reverse();
+    fit(&format!("{head}…{}", tail.concat()), width)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_that_is_an_address_keeps_its_end() {
+        use unicode_width::UnicodeWidthStr;
+        assert_eq!(fit_name("http://127.0.0.1:8733/missing404.xml", 20), "127.0.…issing404.xml");
+        assert_eq!(fit_name("https://example.org/a.xml", 20), "example.org/a.xml   ");
+        assert_eq!(fit_name("A title, not an address at all", 20), fit("A title, not an address at all", 20));
+        assert_eq!(fit_name("http://例え.jp/フィード/とても長い名前.xml", 20).width(), 20);
+    }
 
     #[test]
     fn fit_pads_and_cuts_by_display_width() {

@@ -108,7 +108,7 @@ pub(super) fn feeds(frame: &mut Frame<'_>, state: &State, theme: &Theme, area: R
             }
             Line::from(vec![
                 Span::styled(format!("{marker} "), marker_style),
-                Span::styled(format!("{}{}", " ".repeat(indent), fit(&name, name_width)), style),
+                Span::styled(format!("{}{}", " ".repeat(indent), super::fit_name(&name, name_width)), style),
                 Span::styled(count_text, count_style),
             ])
         })
