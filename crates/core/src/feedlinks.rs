@@ -122,6 +122,9 @@ fn tags(html: &str) -> Vec<Tag> {
     out
 }
 
+/// The most leads a page gives: discovery tries far fewer, and a page listing more is not a person's.
+pub const MAX_LEADS: usize = 1_000;
+
 /// Feeds the page announces: `<link rel="alternate">` tags with a feed type, the `Link:` header, and body links
 /// that look like feeds. Relative addresses resolve against `<base href>`, then the page's final URL.
 pub fn leads(html: &str, page_url: &str, link_header: Option<&str>) -> Vec<Lead> {
@@ -130,10 +133,12 @@ pub fn leads(html: &str, page_url: &str, link_header: Option<&str>) -> Vec<Lead>
         tags.iter().find(|t| t.name == "base").and_then(|t| t.attr("href")).and_then(|b| resolve(b, &[Some(page_url)]));
     let bases = [base.as_deref(), Some(page_url)];
     let mut found: Vec<Lead> = Vec::new();
-    let push = |url: Option<String>, title: Option<String>, found_by: FoundBy, found: &mut Vec<Lead>| {
+    // Each address once, by its canonical form: a set, so that a page of thousands of links is read in linear
+    // time (comparing each with every one before took minutes), and at most MAX_LEADS of them.
+    let mut seen = std::collections::HashSet::new();
+    let mut push = |url: Option<String>, title: Option<String>, found_by: FoundBy, found: &mut Vec<Lead>| {
         let Some(url) = url.filter(|u| u.starts_with("http://") || u.starts_with("https://")) else { return };
-        let key = canonical_url(&url);
-        if found.iter().any(|l| canonical_url(&l.url) == key) {
+        if found.len() >= MAX_LEADS || !seen.insert(canonical_url(&url)) {
             return;
         }
         let title = title.map(|t| crate::sanitize::one_line(&fold_whitespace(&t), 200)).filter(|t| !t.is_empty());
@@ -381,6 +386,19 @@ mod tests {
         let html = r#"<link rel="alternate" type="application/rss+xml" href="/feed/">
             <link rel="alternate" type="application/rss+xml" href="HTTP://S.example/feed?utm_source=x"><a href="/feed">RSS</a>"#;
         assert_eq!(leads(html, "http://s.example/", None).len(), 1);
+    }
+
+    #[test]
+    fn a_page_of_thousands_of_links_gives_at_most_max_leads_in_page_order() {
+        let mut html: String = (0..3_000)
+            .map(|i| format!(r#"<link rel="alternate" type="application/rss+xml" href="/c{i}.xml">"#))
+            .collect();
+        html.extend((0..20_000).map(|i| format!(r#"<a href="/a{i}.rss">feed</a>"#)));
+        let found = leads(&html, "http://s.example/", None);
+        assert_eq!(found.len(), MAX_LEADS);
+        assert_eq!(found[0].url, "http://s.example/c0.xml");
+        assert_eq!(found[MAX_LEADS - 1].url, format!("http://s.example/c{}.xml", MAX_LEADS - 1));
+        assert!(found.iter().all(|l| l.found_by == FoundBy::LinkTag));
     }
 
     #[test]
