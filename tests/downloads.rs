@@ -619,3 +619,20 @@ fn a_missing_file_or_address_is_said_in_its_own_words() {
         "{said}"
     );
 }
+
+/// A file whose answer says `Content-Encoding: gzip` (a `.gz`, or a bomb: 64 KB on the wire, 64 MB unpacked) is
+/// kept as the bytes sent, never unpacked past the size and the space checked for it.
+#[test]
+fn a_file_sent_gzipped_is_kept_as_sent_not_unpacked() {
+    let server = FileServer::start();
+    let (sandbox, dl) = sandbox("");
+    let sent = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/bomb-64mb.gz")).unwrap();
+    server.file("/ep.mp3", sent.clone(), "v1");
+    server.gzipped("/ep.mp3");
+    let feed = one_episode(&server, &sandbox);
+    let out = run(&sandbox, &["download", "--feed", &feed]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let file = std::fs::read(dl.join("Show/Episode.mp3")).expect("the file is there");
+    assert_eq!(file.len(), sent.len(), "the bytes sent, not unpacked");
+    assert_eq!(sha256(&file), sha256(&sent));
+}

@@ -44,6 +44,8 @@ struct Shared {
     most: AtomicUsize,
     log: Mutex<Vec<Asked>>,
     huge: Mutex<HashMap<String, u64>>,
+    /// Files whose answer says `Content-Encoding: gzip` (their bytes are sent as they are).
+    gzipped: Mutex<Vec<String>>,
 }
 
 pub(crate) struct FileServer {
@@ -79,6 +81,11 @@ impl FileServer {
     }
 
     /// Serves a document whole at `path` (a feed).
+    /// Answers for the file at `path` say `Content-Encoding: gzip`, as some servers say of a `.gz` file.
+    pub(crate) fn gzipped(&self, path: &str) {
+        self.shared.gzipped.lock().unwrap().push(path.to_string());
+    }
+
     pub(crate) fn page(&self, path: &str, content_type: &str, body: impl Into<Vec<u8>>) {
         self.shared.pages.lock().unwrap().insert(path.into(), (content_type.into(), body.into()));
     }
@@ -215,6 +222,9 @@ fn answer(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     );
     if status == 206 {
         head.push_str(&format!("Content-Range: bytes {from}-{}/{total}\r\n", total - 1));
+    }
+    if shared.gzipped.lock().unwrap().contains(&path) {
+        head.push_str("Content-Encoding: gzip\r\n");
     }
     head.push_str("\r\n");
     // Counted until the last piece goes: a client cannot have finished an answer whose last piece is still

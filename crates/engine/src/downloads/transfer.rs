@@ -115,7 +115,7 @@ impl<'a> Transfer<'a> {
             _ => None,
         };
         let feed = self.row.feed_url.clone().unwrap_or_else(|| self.row.url.clone());
-        let fetcher = self.downloads.0.fetcher.for_content_of(&feed).await.map_err(failed)?;
+        let fetcher = self.downloads.0.fetcher.for_files_of(&feed).await.map_err(failed)?;
         let answer = fetcher.get_file(&self.row.url, resume.as_ref()).await.map_err(failed)?;
         let (from, total) = match (answer.status, answer.content_range) {
             (206, Some((first, total))) if resume.is_some() && first == have => {

@@ -214,8 +214,9 @@ pub struct Fetcher {
     retries: Arc<AtomicUsize>,
     /// For a fetch of a feed's content: where it may go (see [`Fetcher::for_content_of`]).
     reach: Option<reach::Reach>,
-    /// The clients (pooled, fresh) of the fetches for feeds' content, by reach: made when first needed.
-    guarded: Arc<Mutex<HashMap<reach::Reach, (reqwest::Client, reqwest::Client)>>>,
+    /// The clients (pooled, fresh) of the fetches for feeds' content, by reach and whether they decompress what
+    /// they read: made when first needed.
+    guarded: Arc<Mutex<HashMap<(reach::Reach, bool), (reqwest::Client, reqwest::Client)>>>,
     /// What discovery read, for the first refresh of a feed subscribed from it (see [`recent`]).
     recent: Arc<recent::Recent>,
 }
@@ -253,8 +254,8 @@ impl Fetcher {
         // flight hand over to the next.
         let resolver: Arc<dyn reqwest::dns::Resolve> = Arc::new(dns.clone());
         Ok(Fetcher {
-            client: build_client(&config, resolver.clone(), 32, false)?,
-            fresh: build_client(&config, resolver, 0, false)?,
+            client: build_client(&config, resolver.clone(), 32, false, true)?,
+            fresh: build_client(&config, resolver, 0, false, true)?,
             config,
             dns,
             retries: Arc::default(),
@@ -369,21 +370,22 @@ impl Fetcher {
 /// A client with the settings every fetch shares, resolving names with `resolver` and keeping up to
 /// `idle_per_host` connections per host in its pool; `direct`: never through a proxy named in the environment
 /// (a proxy resolves names and connects out of the resolver's sight, so the guard of a feed's content could not
-/// hold).
+/// hold); `decompress`: asks for and undoes gzip, brotli and deflate (not for files kept as they come).
 fn build_client(
     config: &FetchConfig,
     resolver: Arc<dyn reqwest::dns::Resolve>,
     idle_per_host: usize,
     direct: bool,
+    decompress: bool,
 ) -> Result<reqwest::Client, String> {
     let builder = reqwest::Client::builder()
         .dns_resolver(resolver)
         .user_agent(USER_AGENT)
         .connect_timeout(config.connect_timeout)
         .timeout(config.timeout)
-        .gzip(true)
-        .brotli(true)
-        .deflate(true)
+        .gzip(decompress)
+        .brotli(decompress)
+        .deflate(decompress)
         // Redirects are followed by hand: see `get`.
         .redirect(reqwest::redirect::Policy::none())
         .pool_idle_timeout(Duration::from_secs(90))

@@ -22,18 +22,29 @@ impl Fetcher {
     /// else. The same DNS cache and timeouts; connection pools of its own, one per reach (a connection made for
     /// one feed's content is never handed to a fetch that may not make it).
     pub async fn for_content_of(&self, feed_url: &str) -> Result<Fetcher, FetchError> {
+        self.guarded_for(feed_url, true).await
+    }
+
+    /// [`Fetcher::for_content_of`] for files downloaded whole (episodes): their bytes as the server sends them,
+    /// never decompressed — a `.tar.gz` stays what it is, and a file sent gzipped cannot grow past the size and
+    /// the free space checked for it (2 MB on the wire became 2 GB on disk).
+    pub async fn for_files_of(&self, feed_url: &str) -> Result<Fetcher, FetchError> {
+        self.guarded_for(feed_url, false).await
+    }
+
+    async fn guarded_for(&self, feed_url: &str, decompress: bool) -> Result<Fetcher, FetchError> {
         let reach = Reach::of_feed(feed_url, &self.dns).await;
         let (client, fresh) = {
             let mut guarded = self.guarded.lock().unwrap_or_else(|e| e.into_inner());
-            match guarded.get(&reach) {
+            match guarded.get(&(reach, decompress)) {
                 Some(clients) => clients.clone(),
                 None => {
                     let resolver: Arc<dyn Resolve> = Arc::new(Guarded { dns: self.dns.clone(), reach });
-                    let build = |idle| build_client(&self.config, resolver.clone(), idle, true);
+                    let build = |idle| build_client(&self.config, resolver.clone(), idle, true, decompress);
                     let clients = build(32)
                         .and_then(|client| Ok((client, build(0)?)))
                         .map_err(|reason| FetchError::Connect { url: feed_url.into(), reason })?;
-                    guarded.insert(reach, clients.clone());
+                    guarded.insert((reach, decompress), clients.clone());
                     clients
                 }
             }
