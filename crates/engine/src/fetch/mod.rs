@@ -216,10 +216,13 @@ pub struct Fetcher {
     reach: Option<reach::Reach>,
     /// The clients (pooled, fresh) of the fetches for feeds' content, by reach and whether they decompress what
     /// they read: made when first needed.
-    guarded: Arc<Mutex<HashMap<(reach::Reach, bool), (reqwest::Client, reqwest::Client)>>>,
+    guarded: Arc<Mutex<HashMap<(reach::Reach, bool), Clients>>>,
     /// What discovery read, for the first refresh of a feed subscribed from it (see [`recent`]).
     recent: Arc<recent::Recent>,
 }
+
+/// A pooled client and the same without a pool.
+type Clients = (reqwest::Client, reqwest::Client);
 
 /// The User-Agent tidings sends.
 pub const USER_AGENT: &str = concat!("tidings/", env!("CARGO_PKG_VERSION"));
