@@ -209,6 +209,12 @@ pub fn document(entry: &EntryDetail) -> String {
 
 /// The article's HTML as Markdown, links and pictures as references resolved against `base`.
 pub fn body(html: &str, base: Option<&str>) -> String {
+    // Bounded first, as an article is for the reader: html2text's tree builder takes time with the square of
+    // the nesting (100,000 nested `<div>`s took 37 s an entry).
+    let bounded =
+        crate::render::bound::bound(html, crate::render::bound::Purpose::Page, crate::render::LIMITS, &|| false)
+            .map(|chunks| chunks.into_iter().map(|c| c.html).collect::<String>());
+    let html = bounded.as_deref().unwrap_or(html);
     let decorator = Markdown::default();
     let refs = Rc::clone(&decorator.refs);
     let laid_out = html2text::config::with_decorator(decorator)

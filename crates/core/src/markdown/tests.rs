@@ -102,3 +102,15 @@ fn names_are_unique_without_regard_to_case() {
     assert_eq!(unique_path(&parts("f.d/noext"), &mut taken), "f.d/noext");
     assert_eq!(unique_path(&parts("f.d/noext"), &mut taken), "f.d/noext-2");
 }
+
+#[test]
+fn deeply_nested_markup_is_bounded_and_its_text_kept() {
+    let deep = format!("{}deep text{}", "<div>".repeat(100_000), "</div>".repeat(100_000));
+    assert_eq!(body(&deep, None), "deep text\n");
+    let list = format!("{}last item{}", "<ul><li>".repeat(50_000), "</li></ul>".repeat(50_000));
+    let md = body(&list, None);
+    assert!(md.contains("last item"), "{}", &md[md.len().saturating_sub(200)..]);
+    assert!(md.lines().count() < 200, "the lists past the depth bound are flattened: {} lines", md.lines().count());
+    // Shallow markup reads as before.
+    assert_eq!(body("<ul><li>one<ul><li>two</li></ul></li></ul>", None), "- one\n  - two\n");
+}

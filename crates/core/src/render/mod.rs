@@ -92,8 +92,8 @@ impl<'a> Budget<'a> {
 #[error("the render was cancelled")]
 pub struct Cancelled;
 
-/// How the HTML is bounded before layout.
-const LIMITS: bound::Limits =
+/// How the HTML is bounded before layout (an article's, or the Markdown export's).
+pub(crate) const LIMITS: bound::Limits =
     bound::Limits { max_depth: MAX_DEPTH, max_indent: MAX_INDENT, max_elements: MAX_ELEMENTS };
 
 /// A line that says something about the article rather than from it (dim, italic).
