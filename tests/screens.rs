@@ -52,6 +52,7 @@ fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)>) -> FeedR
         hidden: false,
         paused: false,
         moved_to: None,
+        content_of: format!("https://example.com/{id}/feed.xml"),
     }
 }
 

@@ -130,6 +130,7 @@ fn feed_row(id: FeedId, title: String, url: &str, folder: Option<&FolderRow>) ->
         full_text: false,
         account: None,
         hidden: false,
+        content_of: url.to_string(),
     }
 }
 

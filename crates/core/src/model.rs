@@ -256,6 +256,10 @@ pub struct FeedRow {
     pub full_text: bool,
     /// The account whose server holds it (and fetches it), when it is not a local subscription.
     pub account: Option<AccountId>,
+    /// The address whose networks what the feed's entries point at (pictures, pages, files) may reach: the
+    /// feed's own, or for a feed of an account its server's — there the feed's address is only what the server
+    /// says, and a server saying `http://169.254.169.254/` must not open the local network to its entries.
+    pub content_of: String,
     /// Left out of the feed list (newsboat's `!`); its entries are still in the views.
     pub hidden: bool,
     /// The user paused it: no refresh fetches it until it is resumed.
@@ -866,4 +870,8 @@ pub struct Download {
     pub finished_at: Option<i64>,
     /// The feed's address, while the feed is there.
     pub feed_url: Option<String>,
+    /// Whose networks the download may reach ([`FeedRow::content_of`]): the feed's address, or its account
+    /// server's.
+    #[serde(skip)]
+    pub content_of: Option<String>,
 }

@@ -137,7 +137,7 @@ pub fn wanted(state: &mut State) -> Vec<Effect> {
         return Vec::new();
     }
     // Where the article came from decides whether its pictures may come from the local network.
-    let feed_url = state.feeds.feed(view.detail.feed_id).map(|f| f.url.clone());
+    let feed_url = state.feeds.feed(view.detail.feed_id).map(|f| f.content_of.clone());
     let (from, to) = (view.scroll, view.scroll + height + ahead(height));
     let mut effects = Vec::new();
     let mut fetch = Vec::new();

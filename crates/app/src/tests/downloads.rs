@@ -24,6 +24,7 @@ fn download(id: i64, entry: i64, state: DownloadState) -> Download {
         created_at: 0,
         finished_at: None,
         feed_url: Some("http://example.com/feed".into()),
+        content_of: Some("http://example.com/feed".into()),
     }
 }
 

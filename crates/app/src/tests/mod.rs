@@ -73,6 +73,7 @@ pub(crate) fn feed(id: i64, title: &str, unread: i64, folder: Option<(i64, &str)
         hidden: false,
         paused: false,
         moved_to: None,
+        content_of: format!("http://example.com/{id}"),
     }
 }
 

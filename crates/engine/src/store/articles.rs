@@ -25,11 +25,14 @@ pub fn set_full_text(
     Ok(())
 }
 
-/// The address of the feed `entry_id` came from (`None` when there is no such entry): where its page may be
-/// fetched from depends on it (see [`crate::fetch::reach`]).
+/// The address whose networks the page of the entry `entry_id` may be fetched from (`None` when there is no
+/// such entry): its feed's, or its account server's (`FeedRow::content_of`; see [`crate::fetch::reach`]).
 pub fn feed_url(conn: &Connection, entry_id: EntryId) -> Result<Option<String>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT f.url FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE e.id = ?1")?;
+    let mut stmt = conn.prepare_cached(concat!(
+        "SELECT ",
+        super::feeds::content_of!(),
+        " FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE e.id = ?1"
+    ))?;
     Ok(stmt.query_row([entry_id.0], |r| r.get(0)).optional()?)
 }
 

@@ -8,8 +8,13 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 pub use crate::model::{Download, DownloadState as State};
 
-const COLUMNS: &str = "id, entry_id, feed_id, url, media_type, path, state, reason, bytes_done, bytes_total, etag,
-    last_modified, title, feed_title, created_at, finished_at, (SELECT url FROM feeds WHERE id = feed_id)";
+const COLUMNS: &str = concat!(
+    "id, entry_id, feed_id, url, media_type, path, state, reason, bytes_done, bytes_total, etag,
+    last_modified, title, feed_title, created_at, finished_at, (SELECT url FROM feeds WHERE id = feed_id),
+    (SELECT ",
+    super::feeds::content_of!(),
+    " FROM feeds f WHERE f.id = feed_id)"
+);
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Download> {
     let state: String = r.get(6)?;
@@ -31,6 +36,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Download> {
         created_at: r.get(14)?,
         finished_at: r.get(15)?,
         feed_url: r.get(16)?,
+        content_of: r.get(17)?,
     })
 }
 

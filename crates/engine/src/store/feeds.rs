@@ -34,14 +34,25 @@ pub struct RefreshTarget {
     pub document_digest: Option<String>,
 }
 
-const FEED_COLUMNS: &str =
+/// The address whose networks what the feed `f` points at may reach ([`FeedRow::content_of`]), as an
+/// expression: the feed's, or its account server's.
+macro_rules! content_of {
+    () => {
+        "coalesce((SELECT a.url FROM accounts a WHERE a.id = f.account_id), f.url)"
+    };
+}
+pub(super) use content_of;
+
+const FEED_COLUMNS: &str = concat!(
     "f.id, f.url, coalesce(f.custom_title, f.title, tidings_shown_url(f.url)), f.site_url, f.folder_id,
     (SELECT path FROM folder_paths p WHERE p.id = f.folder_id),
     (SELECT count(*) FROM entries e WHERE e.feed_id = f.id AND e.read = 0 AND e.ignored = 0),
     f.last_status, f.last_error, f.error_kind, f.last_fetched_at,
         coalesce(json_array_length(f.encoding_decision, '$.overridden'), 0) > 0, f.encoding_override,
     f.retry_at, f.dead, f.full_text, f.account_id, f.hidden, f.paused,
-    CASE WHEN f.moves_in_a_row >= 3 THEN f.moved_to END";
+    CASE WHEN f.moves_in_a_row >= 3 THEN f.moved_to END, ",
+    content_of!()
+);
 
 fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
     Ok(FeedRow {
@@ -65,6 +76,7 @@ fn feed_row(r: &Row<'_>) -> rusqlite::Result<FeedRow> {
         hidden: r.get(17)?,
         paused: r.get(18)?,
         moved_to: r.get(19)?,
+        content_of: r.get(20)?,
     })
 }
 

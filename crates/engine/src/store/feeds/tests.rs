@@ -143,3 +143,30 @@ fn the_feeds_to_refresh_carry_their_own_tags_in_order() {
     assert_eq!(tags_of(refresh_targets(&conn, None).unwrap()), both, "every feed");
     assert_eq!(tags_of(refresh_targets(&conn, Some(&[plain, tagged])).unwrap()), [both[1].clone(), both[0].clone()]);
 }
+
+/// What an account's feed points at may reach its server's networks, whatever address the server gives the
+/// feed: a server saying a feed is at `http://169.254.169.254/` must not open the local network to its entries'
+/// pictures, pages and files. A local feed's content reaches from its own address.
+#[test]
+fn an_accounts_feed_reaches_from_its_server_not_from_the_address_the_server_gives() {
+    let (_dir, mut conn, local) = crate::store::fixtures::one_feed();
+    let claimed = subscribe(&mut conn, "http://169.254.169.254/feed");
+    conn.execute(
+        "INSERT INTO accounts (id, name, kind, url, login) VALUES (1, 'Server', 'greader', 'https://sync.example/api', 'me')",
+        [],
+    )
+    .unwrap();
+    conn.execute("UPDATE feeds SET account_id = 1, remote_id = 'feed/2' WHERE id = ?1", [claimed.0]).unwrap();
+    let row = feed(&conn, claimed).unwrap().unwrap();
+    assert_eq!(
+        (row.url.as_str(), row.content_of.as_str()),
+        ("http://169.254.169.254/feed", "https://sync.example/api")
+    );
+    let own = feed(&conn, local).unwrap().unwrap();
+    assert_eq!(own.content_of, own.url);
+    // A page of one of its entries is fetched as far as the server's networks reach.
+    conn.execute("INSERT INTO entries (feed_id, key, first_seen_at, sort_at) VALUES (?1, 'k', 0, 0)", [claimed.0])
+        .unwrap();
+    let entry = crate::model::EntryId(conn.last_insert_rowid());
+    assert_eq!(super::super::articles::feed_url(&conn, entry).unwrap().as_deref(), Some("https://sync.example/api"));
+}
