@@ -105,7 +105,7 @@ fn a_server_sending_new_pages_for_ever_is_stopped_at_the_cap_of_items() {
     let server = server_with("endless", 0);
     server.state().mischief.endless_items = true;
     let sandbox = Sandbox::new();
-    let limits = Limits { items: 300, ids: 1000, pages: 50 };
+    let limits = Limits { items: 300, ids: 1000, pages: 50, ..Limits::default() };
     let report = sync_within(&sandbox, &server.config("Endless", "alice"), limits).unwrap();
     assert!(report.more && report.line().contains("the rest comes with the next"), "{}", report.line());
     assert_eq!((report.new, count(&sandbox, "SELECT count(*) FROM entries")), (300, 300));
@@ -115,6 +115,29 @@ fn a_server_sending_new_pages_for_ever_is_stopped_at_the_cap_of_items() {
     assert!(server.asked("stream/contents") <= 4, "{} pages", server.asked("stream/contents"));
 }
 
+/// Items of 20 KB each, a megabyte a sync: each sync stores what the bytes allow and says the rest comes next;
+/// the next ones go on from there, and in the end every item is here once.
+#[test]
+fn a_sync_stores_no_more_bytes_than_its_budget_and_the_next_goes_on() {
+    let server = server_with("heavy", 300);
+    server.state().mischief.item_padding = 20 * 1024;
+    let sandbox = Sandbox::new();
+    let config = server.config("Heavy", "alice");
+    let limits = Limits { bytes: 1024 * 1024, ..Limits::default() };
+    let report = sync_within(&sandbox, &config, limits).unwrap();
+    assert!(report.more && report.line().contains("the rest comes with the next"), "{}", report.line());
+    let stored = count(&sandbox, "SELECT coalesce(sum(length(summary_html)), 0) FROM entries");
+    assert!(stored <= 1024 * 1024 + 21 * 1024, "{stored} bytes stored");
+    assert!((45..=52).contains(&report.new), "{} items", report.new);
+    let mut syncs = 1;
+    while sync_within(&sandbox, &config, limits).unwrap().more {
+        syncs += 1;
+        assert!(syncs < 20, "the syncs go on from where the last stopped");
+    }
+    assert_eq!(count(&sandbox, "SELECT count(*) FROM entries"), 300);
+    assert_eq!(count(&sandbox, "SELECT count(DISTINCT key) FROM entries"), 300);
+}
+
 /// 700 items, 250 a sync: each sync brings the newest it does not have (new ones first), the next goes on where
 /// it stopped, and in the end every item is here once — and a sync with nothing new asks for one page.
 #[test]
@@ -122,7 +145,7 @@ fn what_a_sync_leaves_at_its_cap_comes_with_the_next_and_nothing_is_skipped() {
     let server = server_with("big", 700);
     let sandbox = Sandbox::new();
     let config = server.config("Big", "alice");
-    let limits = Limits { items: 250, ids: 10_000, pages: 50 };
+    let limits = Limits { items: 250, ids: 10_000, pages: 50, ..Limits::default() };
     let report = sync_within(&sandbox, &config, limits).unwrap();
     assert!(report.more, "{}", report.line());
     let newest: BTreeSet<String> = {
@@ -156,7 +179,7 @@ fn endless_id_pages_and_unknown_ids_stay_within_the_caps_and_a_cut_set_marks_not
     let server = server_with("ids", 10);
     server.state().mischief.endless_ids = true;
     let sandbox = Sandbox::new();
-    let limits = Limits { items: 300, ids: 500, pages: 20 };
+    let limits = Limits { items: 300, ids: 500, pages: 20, ..Limits::default() };
     let report = sync_within(&sandbox, &server.config("Ids", "alice"), limits).unwrap();
     assert!(report.sets_cut && report.line().contains("longer than a sync reads"), "{}", report.line());
     assert_eq!(server.asked("stream/items/ids"), 2, "one page of each set, at the cap");

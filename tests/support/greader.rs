@@ -50,6 +50,8 @@ pub(crate) struct Mischief {
     pub(crate) edit_tag: Option<u16>,
     /// The token a login gives; none: one of the server's own (`{name}-{user}-{n}`).
     pub(crate) token: Option<String>,
+    /// Bytes of padding in every item's body (items of a megabyte each).
+    pub(crate) item_padding: usize,
 }
 
 /// What the server holds.
@@ -309,7 +311,7 @@ fn long_id(id: u64) -> String {
     format!("tag:google.com,2005:reader/item/{id:016x}")
 }
 
-fn item_json(item: &Item) -> serde_json::Value {
+fn item_json(item: &Item, padding: usize) -> serde_json::Value {
     let mut categories = vec!["user/-/state/com.google/reading-list".to_string()];
     if item.read {
         categories.push("user/-/state/com.google/read".into());
@@ -326,7 +328,7 @@ fn item_json(item: &Item) -> serde_json::Value {
         "canonical": [{"href": format!("http://example.com/{}", item.id)}],
         "categories": categories,
         "origin": {"streamId": item.stream},
-        "summary": {"content": format!("<p>Body of item {}</p>", item.id)},
+        "summary": {"content": format!("<p>Body of item {}</p>{}", item.id, "x".repeat(padding))},
     })
 }
 
@@ -374,6 +376,7 @@ fn answer(
     }
     let n: usize = field(fields, "n").and_then(|n| n.parse().ok()).unwrap_or(20);
     let continuation = field(fields, "c");
+    let padding = state.mischief.item_padding;
     match call {
         "token" => (200, format!("{name}-action-token\n").into_bytes()),
         "subscription/list" => json(serde_json::json!({
@@ -397,7 +400,7 @@ fn answer(
                     })
                     .collect();
                 return json(
-                    serde_json::json!({"items": items.iter().map(item_json).collect::<Vec<_>>(), "continuation": first.to_string()}),
+                    serde_json::json!({"items": items.iter().map(|i| item_json(i, padding)).collect::<Vec<_>>(), "continuation": first.to_string()}),
                 );
             }
             let since_usec = field(fields, "ot").and_then(|t| t.parse::<i64>().ok()).unwrap_or(0) * 1_000_000;
@@ -408,7 +411,8 @@ fn answer(
             if state.mischief.repeat_continuation {
                 next = Some("again".into());
             }
-            let mut answer = serde_json::json!({"items": items.iter().map(item_json).collect::<Vec<_>>()});
+            let mut answer =
+                serde_json::json!({"items": items.iter().map(|i| item_json(i, padding)).collect::<Vec<_>>()});
             if let Some(next) = next {
                 answer["continuation"] = next.into();
             }
@@ -445,15 +449,18 @@ fn answer(
                 .filter(|(k, _)| k == "i")
                 .filter_map(|(_, v)| u64::from_str_radix(v.rsplit('/').next()?, 16).ok())
                 .filter_map(|id| match state.items.iter().find(|i| i.id == id) {
-                    Some(item) => Some(item_json(item)),
+                    Some(item) => Some(item_json(item, padding)),
                     None if (UNKNOWN_BASE..UNKNOWN_BASE + state.mischief.unknown_unread).contains(&id) => {
-                        Some(item_json(&Item {
-                            id,
-                            stream: stream.clone(),
-                            crawl_usec: 1_700_000_000_000_000,
-                            read: false,
-                            starred: false,
-                        }))
+                        Some(item_json(
+                            &Item {
+                                id,
+                                stream: stream.clone(),
+                                crawl_usec: 1_700_000_000_000_000,
+                                read: false,
+                                starred: false,
+                            },
+                            padding,
+                        ))
                     }
                     None => None,
                 })

@@ -134,6 +134,9 @@ impl Sync<'_> {
             budget.took(batch.len());
             let mut items = remote.items(batch).await?;
             items.truncate(batch.len());
+            if budget.fit_bytes(&mut items) {
+                report.more = true;
+            }
             let feeds = feeds.clone();
             let stored = self.store(move |c, row, now| accounts::store_items(c, row, &feeds, &items, now)).await?;
             // (Items of feeds the server does not list were counted as they came down the stream.)

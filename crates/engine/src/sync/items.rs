@@ -116,9 +116,18 @@ impl Sync<'_> {
                     break;
                 }
             };
-            // A server that sends more than asked gets no more than that stored.
+            // A server that sends more than asked gets no more than that stored, nor more bytes than are left.
             let mut items: Vec<RemoteItem> = page.items;
             items.truncate(most);
+            if !budget.holds(&items) {
+                // A page past the bytes left: what is here already (an earlier sync stopped in this page) costs
+                // nothing, or it would fill this sync's bytes again, and the next's.
+                let (writer, id) = (self.writer.clone(), self.row.id);
+                let keys = items.iter().map(|i| i.entry.key.clone()).collect();
+                let unknown = writer.call(move |c| accounts::unknown_keys(c, id, keys)).await?;
+                items.retain(|i| unknown.contains(&i.entry.key));
+            }
+            let cut = budget.fit_bytes(&mut items);
             let taken = items.len();
             pass.newest_usec = items.iter().map(|i| i.crawled_usec).fold(pass.newest_usec, i64::max);
             // The server sends the newest first, so past a page the last sync had whole, every item is older
@@ -142,6 +151,13 @@ impl Sync<'_> {
                 if let Some(storer) = &storer {
                     let _ = storer.pages.send(items).await;
                 }
+            }
+            if cut {
+                // The rest of this page, and what follows, come with the next sync: it asks for this page again
+                // (what this one stored of it is stored once).
+                report.more = true;
+                pass.end = End::Stopped(continuation);
+                break;
             }
             match page.continuation {
                 Some(next) if !had_whole => {

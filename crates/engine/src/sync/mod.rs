@@ -31,6 +31,7 @@ mod flags;
 mod greader;
 mod http;
 mod items;
+mod limits;
 mod miniflux;
 mod report;
 mod send;
@@ -44,6 +45,8 @@ use crate::store::changes::{self, FeedChange, Flag};
 use crate::store::{DbThread, StoreError};
 pub use account::{ACCOUNT_KINDS, AccountConfig, PasswordSource};
 use explain::{explain, waiting_line};
+use limits::Budget;
+pub use limits::{Limits, MAX_BYTES_PER_SYNC, MAX_IDS_PER_SET, MAX_ITEMS_PER_SYNC, MAX_PAGES};
 pub use report::Report;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
@@ -126,56 +129,6 @@ pub(crate) trait Remote {
     }
     /// Requests made so far.
     fn requests(&self) -> usize;
-}
-
-/// Items one sync stores at most (pages of new items and items fetched by id together), as a refresh stores at
-/// most `model::MAX_ENTRIES_PER_REFRESH` of a feed: a server sending new pages for ever cannot fill the disk. The
-/// rest comes with the next sync, which goes on where this one stopped.
-pub const MAX_ITEMS_PER_SYNC: usize = 50_000;
-/// Ids one sync reads of each of the unread and starred sets (a few megabytes of memory each). Past it, a set
-/// only adds flags: an entry missing from what was read may be in the rest.
-pub const MAX_IDS_PER_SET: usize = 100_000;
-/// Requests one sync makes for pages of items (and items by id), and for each set's pages of ids: a server
-/// answering a few at a time — or none, with a continuation every time — stops there too.
-pub const MAX_PAGES: usize = 500;
-
-/// What one sync takes from a server at most (see [`MAX_ITEMS_PER_SYNC`], [`MAX_IDS_PER_SET`], [`MAX_PAGES`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Items stored.
-    pub items: usize,
-    /// Ids read of each set.
-    pub ids: usize,
-    /// Requests for items, and for each set's ids.
-    pub pages: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits { items: MAX_ITEMS_PER_SYNC, ids: MAX_IDS_PER_SET, pages: MAX_PAGES }
-    }
-}
-
-/// What is left of a sync's [`Limits`] for items: they may be stored, and pages asked for them.
-struct Budget {
-    items: usize,
-    pages: usize,
-}
-
-impl Budget {
-    /// Takes one page: the most items it may hold; `None` once the sync has had its fill.
-    fn page(&mut self) -> Option<usize> {
-        if self.items == 0 || self.pages == 0 {
-            return None;
-        }
-        self.pages -= 1;
-        Some(self.items)
-    }
-
-    /// Counts `n` items taken.
-    fn took(&mut self, n: usize) {
-        self.items = self.items.saturating_sub(n);
-    }
 }
 
 /// The continuations a listing was given: one given twice would page for ever.
@@ -378,7 +331,7 @@ impl Sync<'_> {
         report.kept_starred = kept_starred;
         report.taken_over = taken_over;
         let feeds = std::sync::Arc::new(feeds);
-        let mut budget = Budget { items: self.limits.items, pages: self.limits.pages };
+        let mut budget = Budget::of(&self.limits);
         let mark = self.pull_items(remote, &feeds, &mut budget, &mut report).await?;
         // Items a set names that are not here come with the rest of the items, when the sync stopped short of it.
         let unknown = mark.resume.is_none().then_some(&mut budget);
