@@ -52,7 +52,8 @@ pub(super) fn draw(
         header.push_str(&format!(" · {} feeds of accounts left out (their servers fetch them)", view.left_out));
     }
     let mut lines = vec![Line::from(Span::styled(fit(&header, width), theme.label))];
-    let shown = usize::from(inner.height.saturating_sub(1));
+    let detail = crate::app::health::detail_lines(inner.height.saturating_sub(1));
+    let shown = usize::from(inner.height.saturating_sub(1 + detail));
     for (i, judged) in rows.iter().enumerate().skip(view.cursor.offset).take(shown) {
         let facts = &judged.facts;
         let mark = if view.marked.contains(&facts.feed_id) { "●" } else { " " };
@@ -78,6 +79,26 @@ pub(super) fn draw(
         lines.push(line);
     }
     frame.render_widget(Paragraph::new(lines), inner);
+    if let Some(judged) = rows.get(view.cursor.index).filter(|_| detail > 0) {
+        let at = Rect { y: inner.y + inner.height - detail, height: detail, ..inner };
+        let facts = &judged.facts;
+        let failures = match facts.failures {
+            0 => String::new(),
+            1 => " · failed once".into(),
+            n => format!(" · failed {n} times in a row"),
+        };
+        let head = format!(
+            "{}{failures} · {}",
+            judged.health.state.as_str(),
+            one_line(&crate::sanitize::without_password(&facts.url), 400)
+        );
+        let text = vec![
+            Line::from(Span::styled("─".repeat(width), theme.border)),
+            Line::from(Span::styled(fit(&head, width), state_style(judged.health.state, theme))),
+            Line::from(one_line(&judged.health.why, 1000)),
+        ];
+        frame.render_widget(Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }), at);
+    }
 }
 
 /// How a state is drawn: trouble in the error colour, waiting and quiet as hints, ok plainly.

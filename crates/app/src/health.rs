@@ -48,10 +48,18 @@ pub fn area(width: u16, height: u16) -> ratatui::layout::Rect {
     layout::text_dialog(width, height, width.saturating_sub(4).max(40), height.saturating_sub(2).max(10))
 }
 
-/// Rows of feeds the view shows at once (the frame and the header line take three).
+/// Rows of feeds the view shows at once (the frame and the header line take three, the detail of the feed under
+/// the cursor [`detail_lines`]).
 pub fn visible_rows(state: &State) -> usize {
     let (width, height) = state.viewport;
-    usize::from(area(width, height).height.saturating_sub(3)).max(1)
+    let rows = area(width, height).height.saturating_sub(3);
+    usize::from(rows - detail_lines(rows)).max(1)
+}
+
+/// Lines at the bottom of the view for the feed under the cursor — its state, failures in a row and address, and
+/// why in full (a row cuts it) — when `rows` leave room for them beside ten rows of feeds.
+pub fn detail_lines(rows: u16) -> u16 {
+    if rows >= 14 { 4 } else { 0 }
 }
 
 /// Opens the view; the judgement arrives with [`on_loaded`].
