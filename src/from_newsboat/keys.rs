@@ -32,10 +32,12 @@ pub(super) fn write_record(pairs: &BTreeSet<(String, String)>) -> String {
     pairs.iter().map(|(a, k)| format!("{a} {k}\n")).collect()
 }
 
-/// Plans `bindings` (action, keys, config line) over the `[keys]` table the config file has (`existing`, whose
-/// own entries are left as they are) and what earlier imports added (`before`).
+/// Plans `bindings` (action, keys, config line) and `unbound` keys (key, config line; taken away first) over the
+/// `[keys]` table the config file has (`existing`, whose own entries are left as they are) and what earlier
+/// imports added (`before`).
 pub(super) fn plan(
     bindings: &[(String, Vec<String>, usize)],
+    unbound: &[(String, usize)],
     existing: &toml::Table,
     before: &BTreeSet<(String, String)>,
 ) -> KeyPlan {
@@ -45,6 +47,24 @@ pub(super) fn plan(
         keymap.bindings(Context::General).map(|b| (b.action, b.keys.clone())).collect();
     let keys_of = |action: Action| general.iter().find(|(a, _)| *a == action).map(|(_, k)| k.clone());
     let mut changed: BTreeMap<&'static str, Vec<Key>> = BTreeMap::new();
+    for (key_name, line) in unbound {
+        let Ok(key) = Key::parse(key_name) else { continue };
+        let Some(holder) = general.iter().find(|(_, k)| k.contains(&key)).map(|(a, _)| *a) else { continue };
+        let said = format!("config line {line}: unbind-key {key}");
+        if existing.contains_key(holder.name()) {
+            out.notes.push(format!("{said}: your [keys] gives {key} to {}; left as it is", holder.name()));
+            continue;
+        }
+        let theirs = changed.entry(holder.name()).or_insert_with(|| keys_of(holder).unwrap_or_default());
+        theirs.retain(|k| *k != key);
+        let left = match theirs.first() {
+            Some(k) => format!("it keeps {k}"),
+            None => {
+                format!("it has no key left; give it one in [keys], or run it as :{}", holder.name().replace('_', "-"))
+            }
+        };
+        out.notes.push(format!("{said}: {} no longer has {key} ({left})", holder.name()));
+    }
     for (name, keys, line) in bindings {
         let Some(action) = Action::named(name) else { continue };
         for key_name in keys {
@@ -104,7 +124,7 @@ mod tests {
     #[test]
     fn a_bind_key_adds_to_the_defaults_and_a_key_taken_from_another_action_is_said() {
         let bindings = [binding("down", "j", 1), binding("next_unread", "n", 2), binding("open_in_browser", "x", 3)];
-        let plan = plan(&bindings, &toml::Table::new(), &BTreeSet::new());
+        let plan = plan(&bindings, &[], &toml::Table::new(), &BTreeSet::new());
         // j and n already do those: nothing to write for them; x is added beside o.
         let defaults = Keymap::default();
         let o: Vec<String> =
@@ -133,14 +153,35 @@ mod tests {
         );
     }
 
+    #[test]
+    fn an_unbind_key_takes_the_key_from_the_action_that_has_it_and_says_so() {
+        let plan = plan(
+            &[binding("mark_all_read", "x", 2)],
+            &[("A".into(), 1), ("n".into(), 3)],
+            &toml::Table::new(),
+            &BTreeSet::new(),
+        );
+        assert!(plan.entries.contains(&("mark_all_read".to_string(), vec!["x".to_string()])), "{plan:?}");
+        assert!(plan.entries.iter().any(|(a, k)| a == "next_unread" && !k.contains(&"n".to_string())), "{plan:?}");
+        assert!(plan.notes.iter().any(|n| n == "config line 1: unbind-key A: mark_all_read no longer has A (it has no key left; give it one in [keys], or run it as :mark-all-read)"), "{plan:?}");
+        // A key the user's own [keys] gives is left to it.
+        let mut mine = toml::Table::new();
+        mine.insert("mark_all_read".into(), toml::Value::Array(vec![toml::Value::String("A".into())]));
+        let kept = super::plan(&[], &[("A".into(), 1)], &mine, &BTreeSet::new());
+        assert!(
+            kept.entries.is_empty() && kept.notes[0].ends_with("your [keys] gives A to mark_all_read; left as it is"),
+            "{kept:?}"
+        );
+    }
+
     fn plan_of(bindings: &[(String, Vec<String>, usize)]) -> KeyPlan {
-        plan(bindings, &toml::Table::new(), &BTreeSet::new())
+        plan(bindings, &[], &toml::Table::new(), &BTreeSet::new())
     }
 
     #[test]
     fn a_key_an_earlier_import_added_and_the_user_removed_is_not_put_back() {
         let before = read_record(Some(&write_record(&[("open_in_browser".to_string(), "x".to_string())].into())));
-        let plan = plan(&[binding("open_in_browser", "x", 3)], &toml::Table::new(), &before);
+        let plan = plan(&[binding("open_in_browser", "x", 3)], &[], &toml::Table::new(), &before);
         assert!(plan.entries.is_empty() && plan.added.is_empty(), "{plan:?}");
         assert!(plan.notes[0].contains("removed since"), "{plan:?}");
     }

@@ -39,7 +39,7 @@ pub(super) fn write_settings(path: &Path, report: &mut Report) -> Result<(), New
         .ok()
         .and_then(|t| t.get("keys").and_then(|k| k.as_table()).cloned())
         .unwrap_or_default();
-    let keys = super::keys::plan(&m.keys, &have_keys, &report.keys_before);
+    let keys = super::keys::plan(&m.keys, &m.unbound, &have_keys, &report.keys_before);
     let tables: Vec<(&str, Vec<(String, String)>)> = vec![
         ("keys", keys.entries.iter().map(|(a, k)| (a.clone(), toml_value(&Value::List(k.clone())))).collect()),
         ("colors", m.colors.iter().map(|(e, s, _)| (e.clone(), toml_value(&Value::Text(s.clone())))).collect()),

@@ -22,6 +22,8 @@ pub struct Migrated {
     pub settings: Vec<(String, Value, usize)>,
     /// `[keys]`: an action and its keys.
     pub keys: Vec<(String, Vec<String>, usize)>,
+    /// `unbind-key`: keys that do nothing any more (in tidings's names), with their lines.
+    pub unbound: Vec<(String, usize)>,
     /// `[colors]`: an element and its style.
     pub colors: Vec<(String, String, usize)>,
     /// `[macros]`: a key (pressed after the macro prefix) and the actions it runs.
@@ -328,6 +330,15 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
                     None => out.keys.push((action.to_string(), vec![key], line)),
                 }
             }
+            "unbind-key" => match key_name(arg(0)) {
+                // `unbind-key -a`: every key; tidings keeps its defaults rather than leave nothing to press.
+                _ if arg(0) == "-a" => skip("unbinding every key would leave the reader with none"),
+                _ if !arg(1).is_empty() && arg(1) != "all" => {
+                    skip("an unbinding in one of newsboat's dialogs; tidings binds keys for all panes ([keys])");
+                }
+                Some(key) => out.unbound.push((key, line)),
+                None => skip(&format!("tidings has no name for the key {}", arg(0))),
+            },
             "macro" => {
                 let Some(key) = key_name(arg(0)) else {
                     skip(&format!("tidings has no name for the key {}", arg(0)));
@@ -452,6 +463,17 @@ mod tests {
         let skipped: Vec<usize> = m.skipped.iter().map(|s| s.0).collect();
         assert_eq!(skipped, [6, 7, 11], "{:?}", m.skipped);
         assert!(m.skipped[1].2.contains("set"), "{:?}", m.skipped[1]);
+    }
+
+    #[test]
+    fn unbind_key_comes_over_for_the_panes_and_is_said_elsewhere() {
+        let m = migrate(
+            "unbind-key A\nunbind-key -a\nunbind-key ^D article\nunbind-key ENTER all\n",
+            &filter::Context::default(),
+        );
+        assert_eq!(m.unbound, vec![("A".to_string(), 1), ("Enter".to_string(), 4)]);
+        let skipped: Vec<usize> = m.skipped.iter().map(|s| s.0).collect();
+        assert_eq!(skipped, [2, 3], "{:?}", m.skipped);
     }
 
     #[test]
