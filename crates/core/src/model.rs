@@ -122,6 +122,41 @@ pub struct Enclosure {
     pub length: Option<u64>,
 }
 
+impl Enclosure {
+    /// Its media type as the feed gave it, or else as its address's extension says (`.mp3`: `audio/mpeg`):
+    /// what `enclosure ~ audio` matches. Many podcasts leave out `type`.
+    pub fn kind(&self) -> Option<&str> {
+        self.media_type.as_deref().filter(|t| !t.trim().is_empty()).or_else(|| media_type_of(&self.url))
+    }
+}
+
+/// The media type an address's extension names, for the kinds feeds attach (sound, video, documents, pictures).
+pub fn media_type_of(url: &str) -> Option<&'static str> {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let (_, extension) = name.rsplit_once('.')?;
+    Some(match extension.to_ascii_lowercase().as_str() {
+        "mp3" => "audio/mpeg",
+        "m4a" | "m4b" => "audio/mp4",
+        "aac" => "audio/aac",
+        "ogg" | "oga" => "audio/ogg",
+        "opus" => "audio/opus",
+        "flac" => "audio/flac",
+        "wav" => "audio/wav",
+        "mp4" | "m4v" => "video/mp4",
+        "webm" => "video/webm",
+        "mkv" => "video/x-matroska",
+        "mov" => "video/quicktime",
+        "pdf" => "application/pdf",
+        "epub" => "application/epub+zip",
+        "jpg" | "jpeg" => "image/jpeg",
+        "png" => "image/png",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => return None,
+    })
+}
+
 /// A subscription to add: what OPML import and `tidings add` produce.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewFeed {
@@ -441,6 +476,24 @@ mod tests {
             assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
         }
         assert_eq!(ErrorKind::from_name("martian"), None);
+    }
+
+    #[test]
+    fn an_enclosure_without_a_type_goes_by_its_addresss_extension() {
+        let of = |url: &str, media_type: Option<&str>| {
+            Enclosure { url: url.into(), media_type: media_type.map(str::to_string), length: None }
+                .kind()
+                .map(str::to_string)
+        };
+        assert_eq!(of("https://cdn.example/atp/309.mp3", None).as_deref(), Some("audio/mpeg"));
+        assert_eq!(of("https://cdn.example/ep.M4A?dl=1#t=3", Some(" ")).as_deref(), Some("audio/mp4"));
+        assert_eq!(
+            of("https://cdn.example/ep.mp3", Some("audio/x-mpeg")).as_deref(),
+            Some("audio/x-mpeg"),
+            "the feed's word first"
+        );
+        assert_eq!(of("https://cdn.example/episode", None), None);
+        assert_eq!(of("https://cdn.example.mp3/", None), None, "a host is no file name");
     }
 }
 

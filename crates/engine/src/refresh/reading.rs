@@ -133,7 +133,7 @@ pub fn ignored_entries(
         entry.link = e.link.as_deref();
         entry.tags = &e.categories;
         entry.feed_tags = feed_tags;
-        entry.enclosure_types = e.enclosures.iter().map(|x| x.media_type.as_deref().unwrap_or("")).collect();
+        entry.enclosure_types = e.enclosures.iter().map(|x| x.kind().unwrap_or("")).collect();
         entry.body_html = e.content_html.as_deref().or(e.summary_html.as_deref());
         if rules.matches(&entry, now) {
             ignored.push(i);

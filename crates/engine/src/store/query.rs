@@ -22,11 +22,15 @@ pub struct Compiled {
 }
 
 /// Registers `tidings_contains(text, folded)` and `tidings_equals(text, folded)` on a connection: whether the
-/// text, folded, contains (is) the folded value. NULL reads as the empty text. Also `tidings_shown_url(url)`,
+/// text, folded, contains (is) the folded value. NULL reads as the empty text. `tidings_media_type(url)` is the
+/// media type an enclosure's address names (`model::media_type_of`), for enclosures without one. Also `tidings_shown_url(url)`,
 /// the address with its password hidden (`sanitize::without_password`): what a feed with no title is called,
 /// on screen, in reports, hooks and exports, so that a private feed's password is never its name.
 pub(super) fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC | FunctionFlags::SQLITE_INNOCUOUS;
+    conn.create_scalar_function("tidings_media_type", 1, flags, |ctx| {
+        Ok(ctx.get_raw(0).as_str_or_null().ok().flatten().and_then(crate::model::media_type_of))
+    })?;
     conn.create_scalar_function("tidings_shown_url", 1, flags, |ctx| {
         Ok(ctx
             .get_raw(0)
@@ -117,8 +121,9 @@ impl Compiler<'_> {
             (Field::Enclosure, QValue::Text { .. }) => {
                 let p = self.param(Value::Text(c.value.folded()));
                 format!(
-                    "EXISTS (SELECT 1 FROM json_each(e.enclosures) j \
-                     WHERE {function}(json_extract(j.value, '$.media_type'), {p}))"
+                    "EXISTS (SELECT 1 FROM json_each(e.enclosures) j WHERE {function}(coalesce(\
+                     nullif(trim(json_extract(j.value, '$.media_type')), ''), \
+                     tidings_media_type(json_extract(j.value, '$.url'))), {p}))"
                 )
             }
             (Field::Enclosure, QValue::Flag(has)) => {

@@ -39,6 +39,8 @@ fn generated(feed: usize, n: usize) -> Vec<ParsedEntry> {
                     length: None,
                 }],
                 1 => vec![Enclosure { url: "http://x/v".into(), media_type: None, length: None }],
+                // No type, but an address that says it (as many podcasts give it).
+                2 => vec![Enclosure { url: "http://x/ep.M4A?dl=1".into(), media_type: None, length: None }],
                 _ => vec![],
             },
             comments: None,
@@ -144,7 +146,7 @@ fn sql_and_memory_agree_on_every_rule() {
             entry.author = author.as_deref();
             entry.link = e.link.as_deref();
             entry.tags = &e.categories;
-            entry.enclosure_types = e.enclosures.iter().map(|x| x.media_type.as_deref().unwrap_or("")).collect();
+            entry.enclosure_types = e.enclosures.iter().map(|x| x.kind().unwrap_or("")).collect();
             entry.unread = !read;
             entry.starred = *starred;
             entry.body_html = e.content_html.as_deref();
