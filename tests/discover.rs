@@ -227,6 +227,10 @@ fn add_with_several_candidates_needs_a_pick() {
 
     let again = sandbox.run(&["add", &s.url("/b.xml")]);
     assert!(stdout(&again).contains("Already subscribed"), "{}", stdout(&again));
+    // The site again: the list says which of its feeds is subscribed already, as the reader's picker does.
+    let listed = stderr(&sandbox.run(&["add", &s.url("/")]));
+    let line = |n: &str| listed.lines().find(|l| l.trim_start().starts_with(n)).unwrap_or_default().to_string();
+    assert!(line("2. B").ends_with(" · already subscribed") && !line("1. A").contains("already"), "{listed}");
 }
 
 /// Adding a feed reads it once: the document discovery checked is the one its first refresh stores, whether

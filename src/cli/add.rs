@@ -30,20 +30,26 @@ pub(super) async fn run(
 ) -> anyhow::Result<ExitCode> {
     let session = Session::open(db, config.session_settings(), Role::Command)?;
     let found = discover(session.fetcher(), url).await;
+    // Which of the feeds found are subscribed already, as the reader's picker says.
+    let urls: Vec<String> = found.feeds.iter().map(|f| f.url.clone()).collect();
+    let subscribed = session
+        .writer()
+        .call(move |c| urls.iter().map(|u| Ok(store::feeds::local_id(c, u)?.is_some())).collect::<Result<Vec<_>, _>>())
+        .await?;
     let chosen = match (found.feeds.len(), pick) {
         (0, _) => {
-            note_part!("{}", super::discover::describe(&found));
+            note_part!("{}", super::discover::describe(&found, &subscribed));
             return Ok(ExitCode::from(EXIT_SOME_FAILED));
         }
         (n, Some(p)) if p == 0 || p > n => {
-            note_part!("{}", super::discover::describe(&found));
+            note_part!("{}", super::discover::describe(&found, &subscribed));
             note!("--pick {p}: choose a number from 1 to {n}");
             return Ok(ExitCode::from(EXIT_USAGE));
         }
         (_, Some(p)) => &found.feeds[p - 1],
         (1, None) => &found.feeds[0],
         (n, None) => {
-            note_part!("{}", super::discover::describe(&found));
+            note_part!("{}", super::discover::describe(&found, &subscribed));
             note!("{n} feeds found: run again with --pick N to choose one");
             return Ok(ExitCode::from(EXIT_USAGE));
         }

@@ -20,13 +20,14 @@ pub(super) async fn run(config: &Config, url: &str, json: bool) -> anyhow::Resul
         });
         writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
-        std::io::stdout().lock().write_all(describe(&found).as_bytes())?;
+        std::io::stdout().lock().write_all(describe(&found, &[]).as_bytes())?;
     }
     Ok(if found.feeds.is_empty() { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
 }
 
-/// A discovery for people: the numbered feeds, or what was tried.
-pub(super) fn describe(found: &Discovery) -> String {
+/// A discovery for people: the numbered feeds (those `subscribed` says are, already subscribed), or what was
+/// tried.
+pub(super) fn describe(found: &Discovery, subscribed: &[bool]) -> String {
     let mut out = String::new();
     if let Some(error) = &found.error {
         out.push_str(&format!("Cannot read {}: {}\n", one_line(&found.url, 500), one_line(error, 500)));
@@ -42,8 +43,9 @@ pub(super) fn describe(found: &Discovery) -> String {
         n => {
             out.push_str(&format!("{} offers {n} feed{}:\n", one_line(&found.url, 500), if n == 1 { "" } else { "s" }));
             for (i, f) in found.feeds.iter().enumerate() {
+                let have = if subscribed.get(i) == Some(&true) { " · already subscribed" } else { "" };
                 out.push_str(&format!(
-                    "  {}. {} ({})  {}  [{}]\n",
+                    "  {}. {} ({})  {}  [{}]{have}\n",
                     i + 1,
                     one_line(f.title.as_deref().unwrap_or("(untitled)"), 200),
                     f.kind.as_str(),
