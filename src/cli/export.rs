@@ -70,5 +70,8 @@ pub(super) fn markdown(db: &Path, dir: &Path, query: Option<&str>, template: &st
     }
     let n = done.written.len();
     note!("{n} {} exported as Markdown to {}", if n == 1 { "entry" } else { "entries" }, dir.display());
+    if let Some(hint) = query.filter(|_| ids.is_empty()).and_then(crate::query::word_hint) {
+        note!("{hint}");
+    }
     Ok(if done.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }

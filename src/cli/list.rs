@@ -115,6 +115,9 @@ pub(super) fn run(db: &Path, config: &Config, asked: &Asked<'_>) -> anyhow::Resu
             writeln!(out, "{flag} {}", printed.line(r))?;
         }
         note!("{} {}", rows.len(), if rows.len() == 1 { "entry" } else { "entries" });
+        if let Some(hint) = asked.query.filter(|_| rows.is_empty()).and_then(crate::query::word_hint) {
+            note!("{hint}");
+        }
         if asked.after.is_some() {
             note!("next cursor: {cursor} (tidings list --after {cursor})");
         }

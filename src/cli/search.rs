@@ -49,6 +49,9 @@ pub(super) fn run(db: &Path, query: &str, json: bool, feed: Option<&str>, unread
             writeln!(out, "{}", printed.line(r))?;
         }
         note!("{} {} found", rows.len(), if rows.len() == 1 { "entry" } else { "entries" });
+        if let Some(hint) = Some(query).filter(|_| rows.is_empty()).and_then(crate::query::word_hint) {
+            note!("{hint}");
+        }
     }
     Ok(if rows.is_empty() { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
 }

@@ -235,6 +235,22 @@ impl Value {
     }
 }
 
+/// For a query that matched nothing: when it is one bare word — searched as a word — that is close to a field
+/// or a flag (`stared`, `unraed`, `enclosures`), what was likely meant: `starred`. `None` otherwise.
+pub fn word_hint(text: &str) -> Option<String> {
+    let word = text.trim();
+    if word.is_empty() || !word.chars().all(|c| c.is_ascii_alphabetic() || c == '_') {
+        return None;
+    }
+    let mut names: Vec<&str> = Field::ALL.iter().map(|f| f.name()).collect();
+    names.push("read");
+    let lower = word.to_ascii_lowercase();
+    if names.contains(&lower.as_str()) {
+        return None;
+    }
+    closest(&lower, &names).map(|n| format!("`{word}` was searched as a word: did you mean `{n}`?"))
+}
+
 /// Reads a query. See the module's documentation for the language.
 pub fn parse(text: &str) -> Result<Query, QueryError> {
     if text.chars().count() > MAX_QUERY_CHARS {
@@ -1245,5 +1261,14 @@ mod tests {
         assert_eq!(duration("30m"), Some(1800));
         assert_eq!(duration("soon"), None);
         assert_eq!(date("2026-01-01T08:00"), Some((1_767_254_400, false)));
+    }
+
+    #[test]
+    fn a_lone_word_near_a_field_or_flag_is_said_when_nothing_matched() {
+        assert_eq!(word_hint("stared").as_deref(), Some("`stared` was searched as a word: did you mean `starred`?"));
+        assert_eq!(word_hint(" Unraed ").as_deref(), Some("`Unraed` was searched as a word: did you mean `unread`?"));
+        for fine in ["starred", "read", "rust", "title ~ x", "stared and unread", "", "2024"] {
+            assert_eq!(word_hint(fine), None, "{fine}");
+        }
     }
 }
