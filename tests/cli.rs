@@ -358,6 +358,15 @@ fn the_log_goes_where_log_says() {
     let written = std::fs::read_to_string(&log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
     assert!(written.contains("refresh failed") && written.contains("127.0.0.1:9/a.xml"), "{written}");
     assert!(!sandbox.path("home/.local/state/tidings/tidings.log").exists(), "not the default log too");
+    // A log that cannot be written is said, and the command goes on.
+    let nowhere = file.join("tidings.log");
+    let out = sandbox.tidings().arg("--log").arg(&nowhere).arg("unread").output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: cannot write the log to") && stderr(&out).contains("going on without it"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// KOI8-R text served as text/html with a declaration that says utf-8: the case the product is built around.

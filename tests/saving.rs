@@ -27,8 +27,9 @@ fn synced(sandbox: &Sandbox, config: &std::path::Path) -> std::process::Output {
     out
 }
 
+/// The database as tidings opens it (with its SQL functions: the store's reads name feeds through them).
 fn db(sandbox: &Sandbox) -> rusqlite::Connection {
-    rusqlite::Connection::open(sandbox.db()).unwrap()
+    tidings::store::open_write(&sandbox.db()).unwrap()
 }
 
 fn waiting(sandbox: &Sandbox, kind: &str) -> i64 {

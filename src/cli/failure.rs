@@ -92,26 +92,25 @@ fn advice(err: &anyhow::Error, db: Option<&Path>) -> Option<String> {
     })
 }
 
-/// Sends the log to `path` (its owner's only): `TIDINGS_LOG` sets what is written (`info` by default).
-pub(super) fn init_logging(path: &Path) {
-    let Some(dir) = path.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
+/// Sends the log to `path` (its owner's only): `TIDINGS_LOG` sets what is written (`info` by default). A log
+/// that cannot be written is not a reason to stop: the error says why, for whoever named the file.
+pub(super) fn init_logging(path: &Path) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
     }
     let mut options = std::fs::OpenOptions::new();
     options.create(true).append(true);
     // The log names feeds and addresses: its owner's only, whatever the umask (under 000 it came out 0666).
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let Ok(file) = options.open(path) else {
-        return;
-    };
+    let file = options.open(path)?;
     let filter = tracing_subscriber::EnvFilter::try_from_env("TIDINGS_LOG").unwrap_or_else(|_| "info".into());
     let _ = tracing_subscriber::fmt()
         .with_writer(std::sync::Mutex::new(Masked(file)))
         .with_ansi(false)
         .with_env_filter(filter)
         .try_init();
+    Ok(())
 }
 
 /// The log's file, written with the password of every address in a line hidden: lines name feeds by their

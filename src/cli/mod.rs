@@ -106,7 +106,11 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
     // `import newsboat` writes the config file it is given: one that does not exist yet is made.
     let writes_config = matches!(&cli.command, Some(Command::Import { file, .. }) if file.as_os_str() == "newsboat");
     let config = Config::load(&paths.config, paths.config_explicit && !writes_config)?;
-    init_logging(&paths.log);
+    if let Err(e) = init_logging(&paths.log)
+        && cli.log.is_some()
+    {
+        note!("tidings: warning: cannot write the log to {}: {e}; going on without it", paths.log.display());
+    }
     if cli.command.is_some() {
         for warning in &config.warnings {
             note!("tidings: warning: {warning}");

@@ -80,12 +80,12 @@ impl FileServer {
         self.shared.files.lock().unwrap().insert(path.into(), file);
     }
 
-    /// Serves a document whole at `path` (a feed).
     /// Answers for the file at `path` say `Content-Encoding: gzip`, as some servers say of a `.gz` file.
     pub(crate) fn gzipped(&self, path: &str) {
         self.shared.gzipped.lock().unwrap().push(path.to_string());
     }
 
+    /// Serves a document whole at `path` (a feed).
     pub(crate) fn page(&self, path: &str, content_type: &str, body: impl Into<Vec<u8>>) {
         self.shared.pages.lock().unwrap().insert(path.into(), (content_type.into(), body.into()));
     }

@@ -33,12 +33,14 @@ impl Undo {
 /// After an update: a change `u` cannot undo (a feed renamed, moved or deleted…) ends what `u` could undo, so
 /// that `u` never reaches past it to an older marking, perhaps on another list; a marking starts it again.
 pub fn after(state: &mut State, effects: &[Effect]) {
-    for effect in effects {
+    // The last change of the update decides (a macro may pause feeds, then mark a list read: that stays undoable).
+    for effect in effects.iter().rev() {
         let Effect::Write { write, .. } = effect else { continue };
         match beyond_undo(write) {
             Some(what) => {
                 state.undo = None;
                 state.undo_closed = Some(what);
+                return;
             }
             None if matches!(
                 write,
@@ -46,6 +48,7 @@ pub fn after(state: &mut State, effects: &[Effect]) {
             ) =>
             {
                 state.undo_closed = None;
+                return;
             }
             None => {}
         }

@@ -209,11 +209,12 @@ pub fn document(entry: &EntryDetail) -> String {
 
 /// The article's HTML as Markdown, links and pictures as references resolved against `base`.
 pub fn body(html: &str, base: Option<&str>) -> String {
-    // Bounded first, as an article is for the reader: html2text's tree builder takes time with the square of
-    // the nesting (100,000 nested `<div>`s took 37 s an entry).
-    let bounded =
-        crate::render::bound::bound(html, crate::render::bound::Purpose::Page, crate::render::LIMITS, &|| false)
-            .map(|chunks| chunks.into_iter().map(|c| c.html).collect::<String>());
+    // Bounded first, as an article is for the reader (in one piece): html2text's tree builder takes time with the
+    // square of the nesting (100,000 nested `<div>`s took 37 s an entry), and the numbers it would overflow on
+    // (`colspan`, `rowspan`, `start`) are clamped.
+    let whole = crate::render::bound::Purpose::Article { chunk_bytes: usize::MAX, forced_cut_bytes: usize::MAX };
+    let bounded = crate::render::bound::bound(html, whole, crate::render::LIMITS, &|| false)
+        .map(|chunks| chunks.into_iter().map(|c| c.html).collect::<String>());
     let html = bounded.as_deref().unwrap_or(html);
     let decorator = Markdown::default();
     let refs = Rc::clone(&decorator.refs);

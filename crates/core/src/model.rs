@@ -126,14 +126,16 @@ impl Enclosure {
     /// Its media type as the feed gave it, or else as its address's extension says (`.mp3`: `audio/mpeg`):
     /// what `enclosure ~ audio` matches. Many podcasts leave out `type`.
     pub fn kind(&self) -> Option<&str> {
-        self.media_type.as_deref().filter(|t| !t.trim().is_empty()).or_else(|| media_type_of(&self.url))
+        // Blank as SQLite's trim() sees it (spaces), so that a query reads the same in SQL and in memory.
+        self.media_type.as_deref().filter(|t| !t.trim_matches(' ').is_empty()).or_else(|| media_type_of(&self.url))
     }
 }
 
 /// The media type an address's extension names, for the kinds feeds attach (sound, video, documents, pictures).
 pub fn media_type_of(url: &str) -> Option<&'static str> {
-    let path = url.split(['?', '#']).next().unwrap_or(url);
-    let name = path.rsplit('/').next().unwrap_or(path);
+    // The last segment of the path: never the host (`https://cdn.example.mp3`), nor the query.
+    let parsed = url::Url::parse(url).ok()?;
+    let name = parsed.path_segments()?.next_back()?;
     let (_, extension) = name.rsplit_once('.')?;
     Some(match extension.to_ascii_lowercase().as_str() {
         "mp3" => "audio/mpeg",
@@ -494,6 +496,8 @@ mod tests {
         );
         assert_eq!(of("https://cdn.example/episode", None), None);
         assert_eq!(of("https://cdn.example.mp3/", None), None, "a host is no file name");
+        assert_eq!(of("https://cdn.example.mp3", None), None);
+        assert_eq!(of("https://cdn.example/get?file=a.mp3", None), None, "nor is a query");
     }
 }
 

@@ -106,24 +106,27 @@ fn escape_sequence_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// subscribed) written `***`, so that it never stands on a screen or in a report. The address is
 /// unchanged otherwise; one without a password is borrowed as it is.
 pub fn without_password(url: &str) -> Cow<'_, str> {
-    without_passwords(url)
+    masked(url, |c| matches!(c, '/' | '?' | '#'))
 }
 
 /// Text with the password of every address in it written `***` (as [`without_password`]): for what is written
 /// whole, such as a log line or an error's words, where the addresses are not apart. An address's authority
-/// ends at its path, query or fragment, and in text at white space, quotes and brackets too.
+/// ends at its path, query or fragment, and in text also at what an address always escapes (white space, `"`,
+/// `<`, `>`): a password may hold `(`, `)` or `'` as they are.
 pub fn without_passwords(text: &str) -> Cow<'_, str> {
+    masked(text, |c| matches!(c, '/' | '?' | '#' | '"' | '<' | '>') || c.is_whitespace())
+}
+
+/// `text` with the password of each `scheme://user:password@` in it written `***`, an authority ending at the
+/// first character `ends` says ends it.
+fn masked(text: &str, ends: impl Fn(char) -> bool) -> Cow<'_, str> {
     let mut out = String::new();
     // Text up to `copied` is in `out`; `from` is where the next `://` is looked for.
     let (mut copied, mut from) = (0, 0);
     while let Some(found) = text[from..].find("://") {
         let start = from + found + 3;
         let rest = &text[start..];
-        let end = rest
-            .find(|c: char| {
-                matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '(' | ')' | '[' | ']') || c.is_whitespace()
-            })
-            .unwrap_or(rest.len());
+        let end = rest.find(&ends).unwrap_or(rest.len());
         let authority = &rest[..end];
         from = start + end;
         let Some(at) = authority.rfind('@') else { continue };
@@ -271,6 +274,7 @@ mod tests {
     fn a_password_in_an_address_is_never_shown() {
         assert_eq!(without_password("https://me:s3cret@host.example/f?a=b@c"), "https://me:***@host.example/f?a=b@c");
         assert_eq!(without_password("http://a:b:c@h/"), "http://a:***@h/", "the password runs to the last @");
+        assert_eq!(without_password("https://me:pa(ss)'x@host/f"), "https://me:***@host/f");
         for shown in ["https://me@host/", "https://host/p:q@r", "not an address", "https://host"] {
             assert!(matches!(without_password(shown), Cow::Borrowed(s) if s == shown), "{shown}");
         }
@@ -284,6 +288,8 @@ mod tests {
         );
         assert_eq!(without_passwords("feed=\"https://me:pw@host\" gone"), "feed=\"https://me:***@host\" gone");
         assert_eq!(without_passwords("error for url (http://u:p@h/)"), "error for url (http://u:***@h/)");
+        // What an address keeps as it is in a password: `(`, `)`, `'`.
+        assert_eq!(without_passwords("at https://me:it's(x)@host/f now"), "at https://me:***@host/f now");
         // An @ past the address (a mail address after it) is not its password.
         let text = "https://host/a and me:you@example.org";
         assert!(matches!(without_passwords(text), Cow::Borrowed(s) if s == text));

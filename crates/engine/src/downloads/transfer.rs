@@ -114,7 +114,9 @@ impl<'a> Transfer<'a> {
             // Without a validator, the bytes kept cannot be proved to be of the file the server has now.
             _ => None,
         };
-        let feed = self.row.content_of.clone().unwrap_or_else(|| self.row.url.clone());
+        // A feed deleted since (its row gone) lends the file no network: the internet only, as for pictures and
+        // pages of an unknown feed — never the file's own address, which would let it reach where it points.
+        let feed = self.row.content_of.clone().unwrap_or_default();
         let fetcher = self.downloads.0.fetcher.for_files_of(&feed).await.map_err(failed)?;
         let answer = fetcher.get_file(&self.row.url, resume.as_ref()).await.map_err(failed)?;
         let (from, total) = match (answer.status, answer.content_range) {

@@ -27,7 +27,8 @@ impl FetchError {
         // start with the failure.
         let cannot = if subject == Subject::Page { "cannot fetch the page: " } else { "" };
         match self {
-            FetchError::TooLarge { limit_mb, .. } if subject != Subject::File => {
+            // An address given to `add` is often the feed itself: its words (raise max_feed_size_mb) are the help.
+            FetchError::TooLarge { limit_mb, .. } if subject == Subject::Page => {
                 format!("the {what} is larger than {limit_mb} MB (max_feed_size_mb); open it in the browser instead")
             }
             FetchError::Status { status, .. } => {

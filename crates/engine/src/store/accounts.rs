@@ -22,7 +22,7 @@ pub use lists::{Scope, WholeList, whole_lists};
 pub use meeting::{LOCAL_KEY, refused};
 pub use pulled::{
     ItemsReport, MAX_LABEL_DEPTH, SubscriptionsReport, apply_set, keys_with, store_items, store_subscriptions,
-    unknown_keys,
+    stored_keys, unknown_keys,
 };
 
 /// An account as the store keeps it.

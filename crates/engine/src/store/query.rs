@@ -122,7 +122,8 @@ impl Compiler<'_> {
                 let p = self.param(Value::Text(c.value.folded()));
                 format!(
                     "EXISTS (SELECT 1 FROM json_each(e.enclosures) j WHERE {function}(coalesce(\
-                     nullif(trim(json_extract(j.value, '$.media_type')), ''), \
+                     CASE WHEN trim(json_extract(j.value, '$.media_type')) != '' \
+                     THEN json_extract(j.value, '$.media_type') END, \
                      tidings_media_type(json_extract(j.value, '$.url'))), {p}))"
                 )
             }

@@ -119,20 +119,23 @@ impl Sync<'_> {
             // A server that sends more than asked gets no more than that stored, nor more bytes than are left.
             let mut items: Vec<RemoteItem> = page.items;
             items.truncate(most);
-            if !budget.holds(&items) {
-                // A page past the bytes left: what is here already (an earlier sync stopped in this page) costs
-                // nothing, or it would fill this sync's bytes again, and the next's.
-                let (writer, id) = (self.writer.clone(), self.row.id);
-                let keys = items.iter().map(|i| i.entry.key.clone()).collect();
-                let unknown = writer.call(move |c| accounts::unknown_keys(c, id, keys)).await?;
-                items.retain(|i| unknown.contains(&i.entry.key));
-            }
-            let cut = budget.fit_bytes(&mut items);
-            let taken = items.len();
             pass.newest_usec = items.iter().map(|i| i.crawled_usec).fold(pass.newest_usec, i64::max);
             // The server sends the newest first, so past a page the last sync had whole, every item is older
             // still: a server that stores a refresh within one second would otherwise send all of it again.
-            let had_whole = known > 0 && items.iter().all(|i| i.crawled_usec > 0 && i.crawled_usec <= known);
+            let had_whole =
+                known > 0 && !items.is_empty() && items.iter().all(|i| i.crawled_usec > 0 && i.crawled_usec <= known);
+            if !budget.holds(&items) {
+                // A page past the bytes left: what is here already (an earlier sync stopped in this page) costs
+                // nothing, or it would fill this sync's bytes again, and the next's.
+                let pairs: Vec<(FeedId, String)> = items
+                    .iter()
+                    .filter_map(|i| feeds.get(&i.stream).map(|feed| (*feed, i.entry.key.clone())))
+                    .collect();
+                let here = self.writer.call(move |c| accounts::stored_keys(c, pairs)).await?;
+                items.retain(|i| !here.contains(&i.entry.key));
+            }
+            let cut = budget.fit_bytes(&mut items);
+            let taken = items.len();
             if had_whole && !items.is_empty() {
                 // That page says where to stop (and ends the way down): only what it held that is new here
                 // costs the cap, which is left for the rest an earlier sync left. (What came before it first.)

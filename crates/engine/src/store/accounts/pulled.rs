@@ -315,6 +315,19 @@ pub fn keys_with(conn: &Connection, account: AccountId, flag: Flag) -> Result<Ha
     Ok(conn.prepare_cached(&sql)?.query_map([account.0], |r| r.get(0))?.collect::<Result<_, _>>()?)
 }
 
+/// Those of the `(feed, key)` pairs stored already: each looked up by the feeds' index of keys, so that a page
+/// costs its own size, whatever the store's.
+pub fn stored_keys(conn: &Connection, pairs: Vec<(FeedId, String)>) -> Result<HashSet<String>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT 1 FROM entries WHERE feed_id = ?1 AND key = ?2")?;
+    let mut found = HashSet::new();
+    for (feed, key) in pairs {
+        if stmt.exists(rusqlite::params![feed.0, key])? {
+            found.insert(key);
+        }
+    }
+    Ok(found)
+}
+
 /// Those of `keys` that no entry of the account has. The account's keys are read one at a time, never held
 /// together: what this holds is what the server sent (capped by the sync), whatever the store's size.
 pub fn unknown_keys(

@@ -41,6 +41,11 @@ fn generated(feed: usize, n: usize) -> Vec<ParsedEntry> {
                 1 => vec![Enclosure { url: "http://x/v".into(), media_type: None, length: None }],
                 // No type, but an address that says it (as many podcasts give it).
                 2 => vec![Enclosure { url: "http://x/ep.M4A?dl=1".into(), media_type: None, length: None }],
+                // A blank type (as SQLite's trim and Rust's agree on it), and one of a tab.
+                3 => vec![
+                    Enclosure { url: "http://x/c.ogg".into(), media_type: Some("  ".into()), length: None },
+                    Enclosure { url: "http://x/d.mp4".into(), media_type: Some("\t".into()), length: None },
+                ],
                 _ => vec![],
             },
             comments: None,
