@@ -636,3 +636,25 @@ fn a_file_sent_gzipped_is_kept_as_sent_not_unpacked() {
     assert_eq!(file.len(), sent.len(), "the bytes sent, not unpacked");
     assert_eq!(sha256(&file), sha256(&sent));
 }
+
+/// A download queued from a feed on this machine, whose feed is deleted before it runs, gets no network of its
+/// own: its file on this machine is refused (a sync server dropping a feed it placed on the local network must
+/// not let that feed's files reach it), while a file queued on its own address is fetched (see the tests above).
+#[test]
+fn a_download_whose_feed_was_deleted_reaches_only_the_internet() {
+    let server = FileServer::start();
+    let (sandbox, _dl) = sandbox("");
+    let feed = one_episode(&server, &sandbox); // `/ep.mp3` is not served yet: the first try fails
+    assert_eq!(run(&sandbox, &["download", "--feed", &feed]).status.code(), Some(3));
+    server.file("/ep.mp3", noise(1000, 3), "v1");
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    db.execute_batch("PRAGMA foreign_keys = ON; DELETE FROM feeds; UPDATE downloads SET state = 'queued'").unwrap();
+    drop(db);
+    let out = run(&sandbox, &["download"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let rows = downloads_json(&sandbox);
+    assert_eq!((rows[0]["state"].as_str(), rows[0]["feed_id"].as_i64()), (Some("failed"), None), "{rows:?}");
+    let reason = rows[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("is on the local network and the feed is not"), "{reason}");
+    assert!(server.asked().iter().all(|a| a.status != 200), "the file was never sent: {:?}", server.asked());
+}

@@ -114,9 +114,15 @@ impl<'a> Transfer<'a> {
             // Without a validator, the bytes kept cannot be proved to be of the file the server has now.
             _ => None,
         };
-        // A feed deleted since (its row gone) lends the file no network: the internet only, as for pictures and
-        // pages of an unknown feed — never the file's own address, which would let it reach where it points.
-        let feed = self.row.content_of.clone().unwrap_or_default();
+        // A file queued on its own (no feed, ever: the address a person gave) reaches as its address does. One
+        // whose feed was deleted since (it was queued with the feed's name) gets no network of its own: the
+        // internet only, as pictures and pages of an unknown feed — a sync server dropping a feed it placed on
+        // the local network must not let that feed's files reach it.
+        let feed = match (&self.row.content_of, self.row.feed_title.is_empty()) {
+            (Some(of), _) => of.clone(),
+            (None, true) => self.row.url.clone(),
+            (None, false) => String::new(),
+        };
         let fetcher = self.downloads.0.fetcher.for_files_of(&feed).await.map_err(failed)?;
         let answer = fetcher.get_file(&self.row.url, resume.as_ref()).await.map_err(failed)?;
         let (from, total) = match (answer.status, answer.content_range) {
