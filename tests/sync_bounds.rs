@@ -138,6 +138,61 @@ fn a_sync_stores_no_more_bytes_than_its_budget_and_the_next_goes_on() {
     assert_eq!(count(&sandbox, "SELECT count(DISTINCT key) FROM entries"), 300);
 }
 
+/// Items of 20 KB each and answers of 256 KB at most: a page of a thousand is too large, so the pages are asked
+/// again smaller (and stay smaller), and one sync brings every item — no answer read past the limit.
+#[test]
+fn pages_too_large_to_read_are_asked_again_smaller_and_every_item_comes() {
+    let server = server_with("large", 300);
+    server.state().mischief.item_padding = 20 * 1024;
+    let sandbox = Sandbox::new();
+    let limits = Limits { answer: 256 * 1024, ..Limits::default() };
+    let report = sync_within(&sandbox, &server.config("Large", "alice"), limits).unwrap();
+    assert!(!report.more, "{}", report.line());
+    assert_eq!((report.new, count(&sandbox, "SELECT count(DISTINCT key) FROM entries")), (300, 300));
+    let sizes: Vec<usize> = server
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("stream/contents"))
+        .filter_map(|r| r.path.split(['?', '&']).find_map(|f| f.strip_prefix("n=")?.parse().ok()))
+        .collect();
+    assert_eq!(sizes[0], 1000, "{sizes:?}");
+    assert!(sizes.windows(2).all(|w| w[1] <= w[0]), "once smaller, the pages stay smaller: {sizes:?}");
+    let last = *sizes.last().unwrap();
+    assert!(last * 20 * 1024 <= 256 * 1024 && last * 2 * 20 * 1024 > 200 * 1024, "halved as far as needed: {sizes:?}");
+    assert!(sizes.len() < 60, "{} requests", sizes.len());
+}
+
+/// Pages larger than the room for items waiting on the database (64 KB here, pages of 140 KB): each waits for
+/// those before to be stored, and every item comes, in one sync that ends.
+#[test]
+fn pages_larger_than_the_room_waiting_for_the_database_are_stored_in_turn() {
+    let server = server_with("crowded", 300);
+    server.state().mischief.item_padding = 20 * 1024;
+    let sandbox = Sandbox::new();
+    let limits = Limits { waiting: 64 * 1024, answer: 256 * 1024, ..Limits::default() };
+    let report = sync_within(&sandbox, &server.config("Crowded", "alice"), limits).unwrap();
+    assert!(!report.more, "{}", report.line());
+    assert_eq!((report.new, count(&sandbox, "SELECT count(DISTINCT key) FROM entries")), (300, 300));
+}
+
+/// One item larger than an answer may be: the sync fails saying so, after halving its pages down to one item
+/// (never asking for ever).
+#[test]
+fn an_item_larger_than_an_answer_may_be_fails_the_sync_saying_so() {
+    let server = server_with("huge", 3);
+    server.state().mischief.item_padding = 300 * 1024;
+    let sandbox = Sandbox::new();
+    let limits = Limits { answer: 256 * 1024, ..Limits::default() };
+    let Err(e) = sync_within(&sandbox, &server.config("Huge", "alice"), limits) else { panic!("the sync succeeded") };
+    let said = e.to_string();
+    assert!(said.contains("Huge") && said.contains("larger than") && said.contains("one item"), "{said}");
+    let asked: Vec<String> =
+        server.requests().into_iter().filter(|r| r.path.contains("stream/contents")).map(|r| r.path).collect();
+    assert_eq!(asked.len(), 10, "halved from 1000 down to 1, once each: {asked:?}");
+    assert!(asked.last().unwrap().contains("n=1&"), "{asked:?}");
+    assert_eq!(count(&sandbox, "SELECT count(*) FROM entries"), 0);
+}
+
 /// 700 items, 250 a sync: each sync brings the newest it does not have (new ones first), the next goes on where
 /// it stopped, and in the end every item is here once — and a sync with nothing new asks for one page.
 #[test]

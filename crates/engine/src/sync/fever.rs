@@ -14,8 +14,6 @@ use crate::store::accounts::Scope;
 use crate::store::changes::{FeedChange, Flag};
 use std::collections::HashSet;
 
-/// The largest answer read, after decompression.
-const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 /// Items asked for by id per call (`with_ids`): the API's own limit.
 const WITH_IDS: usize = 50;
 
@@ -38,6 +36,9 @@ pub(super) struct Fever {
     unordered: bool,
     /// A send's list marks under way (see [`Remote::mark_list_read`]); any other call ends it.
     marking: Option<Marking>,
+    /// The largest answer read, after decompression (a page holds what the server sends: 50 items of at most a
+    /// megabyte each, as the core cuts them, fit in the default).
+    answer_limit: usize,
     requests: usize,
 }
 
@@ -59,10 +60,12 @@ impl Fever {
         user: &str,
         seen: i64,
         password: super::http::Password,
+        answer_limit: usize,
     ) -> Fever {
         let (base, user, given) = (base.to_string(), user.to_string(), Default::default());
         let (page_size, unordered, marking, requests) = (0, false, None, 0);
-        Fever { http, base, user, password, key: None, seen, given, page_size, unordered, marking, requests }
+        let key = None;
+        Fever { http, base, user, password, key, seen, given, page_size, unordered, marking, answer_limit, requests }
     }
 
     /// What the account keeps of what the server was found to do (see [`Fever::learnt`]).
@@ -132,7 +135,7 @@ impl Fever {
         let mut form = form.to_vec();
         form.push(("api_key", self.key.clone().unwrap_or_default()));
         let answer =
-            super::http::exchange(self.http.post(&url).form(&form), MAX_ANSWER_BYTES, &mut self.requests).await?;
+            super::http::exchange(self.http.post(&url).form(&form), self.answer_limit, &mut self.requests).await?;
         match fever::authorized(&answer) {
             Ok(true) => Ok(answer),
             Ok(false) => Err(RemoteError::Unauthorized),

@@ -4,19 +4,21 @@
 //! `greader`; this module only asks, counts its requests, and says what went wrong in a way sync can act on.
 
 use super::http::read_page;
-use super::{Remote, RemoteError, Set};
+use super::{PageSize, Remote, RemoteError, Set};
 use crate::greader::{self, IdsPage, ItemsPage, RemoteFeed, RemoteItem};
 use crate::store::accounts::Scope;
 use crate::store::changes::{FeedChange, Flag};
 
-/// Items per page of `stream/contents`: few requests, each a few megabytes at most.
+/// Items per page of `stream/contents`: few requests, each a few megabytes at most (fewer when they are larger:
+/// see [`PageSize`]).
 const PAGE: usize = 1000;
 /// Ids per page of `stream/items/ids`.
 const IDS_PAGE: usize = 10_000;
 /// Item ids per write (`edit-tag`) or per `stream/items/contents`.
 const BATCH: usize = 250;
-/// The largest answer read, after decompression.
-const MAX_ANSWER_BYTES: usize = 256 * 1024 * 1024;
+/// The largest answer read other than a page of items (a login, the subscriptions, a write's OK), after
+/// decompression.
+const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 /// The largest page of ids read: a page of 10,000 is about 300 KB, and each id read costs memory until the sync
 /// ends (a server sending one page of millions would otherwise fill it).
 const MAX_IDS_ANSWER_BYTES: usize = 8 * 1024 * 1024;
@@ -34,6 +36,10 @@ pub(super) struct GReader {
     token: Option<String>,
     /// The server has no `stream/contents` (Miniflux): items come as ids, then by id. Kept with the account.
     pub(super) no_stream_contents: bool,
+    /// The largest answer read of a page of items, and the items asked for a page and by id at once.
+    answer_limit: usize,
+    page: PageSize,
+    batch: PageSize,
     pub requests: usize,
 }
 
@@ -44,6 +50,7 @@ impl GReader {
         user: &str,
         auth: Option<String>,
         password: super::http::Password,
+        answer_limit: usize,
     ) -> GReader {
         GReader {
             http,
@@ -54,6 +61,9 @@ impl GReader {
             auth: auth.filter(|a| greader::is_token(a)),
             token: None,
             no_stream_contents: false,
+            answer_limit,
+            page: PageSize::new(PAGE),
+            batch: PageSize::new(BATCH),
             requests: 0,
         }
     }
@@ -107,18 +117,23 @@ impl GReader {
 
     /// A POST, with the action token `T` in its form: some servers (Miniflux) take a POST's login from `T`
     /// alone, never from the Authorization header.
-    async fn post(&mut self, path: &str, mut form: Vec<(&'static str, String)>) -> Result<Vec<u8>, RemoteError> {
+    async fn post(
+        &mut self,
+        path: &str,
+        mut form: Vec<(&'static str, String)>,
+        limit: usize,
+    ) -> Result<Vec<u8>, RemoteError> {
         if self.token.is_none() {
             let answer = self.get("token", &[], MAX_ANSWER_BYTES).await?;
             self.token = Some(greader::action_token(&answer).map_err(RemoteError::Answer)?);
         }
         form.push(("T", self.token.clone().unwrap_or_default()));
         let url = format!("{}/reader/api/0/{path}", self.base);
-        self.authorized(|http, _| http.post(&url).form(&form), MAX_ANSWER_BYTES).await
+        self.authorized(|http, _| http.post(&url).form(&form), limit).await
     }
 
     async fn write(&mut self, path: &str, form: Vec<(&'static str, String)>) -> Result<(), RemoteError> {
-        let answer = self.post(path, form).await?;
+        let answer = self.post(path, form, MAX_ANSWER_BYTES).await?;
         greader::is_ok(&answer).map_err(RemoteError::Answer)
     }
 
@@ -169,12 +184,17 @@ impl Remote for GReader {
         if self.no_stream_contents {
             return self.items_by_ids(since_secs, continuation, most).await;
         }
-        let mut query = vec![("n", PAGE.min(most).to_string()), ("ot", since_secs.to_string())];
-        query.extend(continuation.map(|c| ("c", c.to_string())));
-        let asked = self.get("stream/contents/user/-/state/com.google/reading-list", &query, MAX_ANSWER_BYTES).await;
-        let read = match asked {
-            Ok(answer) => read_page(answer, greader::items).await,
-            Err(e) => Err(e),
+        let read = loop {
+            let n = self.page.of(most);
+            let mut query = vec![("n", n.to_string()), ("ot", since_secs.to_string())];
+            query.extend(continuation.map(|c| ("c", c.to_string())));
+            let path = "stream/contents/user/-/state/com.google/reading-list";
+            match self.get(path, &query, self.answer_limit).await {
+                Ok(answer) => break read_page(answer, greader::items).await,
+                // Items of a megabyte each: the same page again, smaller (the continuation says where it starts).
+                Err(RemoteError::TooLarge(_)) if self.page.shrink(n) => {}
+                Err(e) => break Err(e),
+            }
         };
         match read {
             // No such call here (a list where the object belongs, or 404): the items come by id instead.
@@ -203,12 +223,18 @@ impl Remote for GReader {
 
     async fn items(&mut self, keys: &[String]) -> Result<Vec<RemoteItem>, RemoteError> {
         let mut out = Vec::new();
-        for batch in keys.chunks(BATCH) {
+        let mut rest = keys;
+        while !rest.is_empty() {
+            let n = self.batch.of(rest.len());
             let mut form: Vec<(&'static str, String)> =
-                batch.iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
+                rest[..n].iter().filter_map(|k| greader::long_item_id(k)).map(|id| ("i", id)).collect();
             form.push(("output", "json".into()));
-            let answer = self.post("stream/items/contents", form).await?;
-            out.extend(read_page(answer, greader::items).await?.items);
+            match self.post("stream/items/contents", form, self.answer_limit).await {
+                Ok(answer) => out.extend(read_page(answer, greader::items).await?.items),
+                Err(RemoteError::TooLarge(_)) if self.batch.shrink(n) => continue,
+                Err(e) => return Err(e),
+            }
+            rest = &rest[n..];
         }
         Ok(out)
     }

@@ -67,8 +67,7 @@ pub(super) async fn exchange(
         let chunk =
             chunk.map_err(|e| RemoteError::Unreachable(format!("the answer was cut short: {}", describe(&e))))?;
         if body.len() + chunk.len() > limit {
-            let said = format!("an answer larger than {} MB", limit / (1024 * 1024));
-            return Err(RemoteError::Answer(greader::AnswerError::Malformed(said)));
+            return Err(RemoteError::TooLarge((limit / (1024 * 1024)).max(1)));
         }
         body.extend_from_slice(&chunk);
     }

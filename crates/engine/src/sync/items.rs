@@ -12,6 +12,7 @@ use crate::store::StoreError;
 use crate::store::accounts::{self, ItemsMark, ItemsReport};
 use std::collections::HashMap;
 use std::sync::Arc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// How one way down the server's items ended.
 enum End {
@@ -32,7 +33,8 @@ struct Pass {
 /// The fewest items stored in one transaction while more are coming (a Fever page holds 50): a transaction
 /// costs its own statements and commit besides its items'.
 const STORE_BATCH: usize = 500;
-/// The most pages held waiting for the writer before the way down waits for it.
+/// The most pages held waiting for the writer before the way down waits for it (and the most bytes of them:
+/// [`MAX_BYTES_WAITING`](super::MAX_BYTES_WAITING)).
 const PAGES_WAITING: usize = 8;
 
 impl Sync<'_> {
@@ -152,7 +154,7 @@ impl Sync<'_> {
                     break;
                 }
                 if let Some(storer) = &storer {
-                    let _ = storer.pages.send(items).await;
+                    storer.send(items).await;
                 }
             }
             if cut {
@@ -184,15 +186,31 @@ impl Sync<'_> {
 /// The writer's side of a way down: the pages sent to it are stored in their order, beside the way down. As
 /// soon as it is free it takes every page that came meanwhile and stores them together, in one transaction (of
 /// at least [`STORE_BATCH`] items while more are coming), so the way down never waits on the writer until
-/// [`PAGES_WAITING`] pages are waiting, and the writer never waits while items are.
+/// [`PAGES_WAITING`] pages, or [`MAX_BYTES_WAITING`](super::MAX_BYTES_WAITING) of them, are waiting, and the
+/// writer never waits while items are.
 struct Storer {
-    pages: tokio::sync::mpsc::Sender<Vec<RemoteItem>>,
+    pages: tokio::sync::mpsc::Sender<(Vec<RemoteItem>, OwnedSemaphorePermit)>,
+    /// Kilobytes of items' text that may wait ([`Limits::waiting`](super::Limits::waiting)): a page takes its
+    /// share until it is stored.
+    room: Arc<Semaphore>,
+    room_kb: u32,
     task: tokio::task::JoinHandle<Result<ItemsReport, StoreError>>,
 }
 
 impl Storer {
+    /// Hands a page to the writer, once there is room for it. A page takes half the room at most: the writer
+    /// stores what it holds once that is half the room, so a page waiting for room never waits for ever. Nothing
+    /// happens when the writer stopped: its failure comes with [`Storer::finish`].
+    async fn send(&self, items: Vec<RemoteItem>) {
+        let kb = items.iter().map(|i| super::limits::stored_bytes(&i.entry)).sum::<usize>() / 1024;
+        let kb = u32::try_from(kb).unwrap_or(u32::MAX).clamp(1, (self.room_kb / 2).max(1));
+        let Ok(permit) = self.room.clone().acquire_many_owned(kb).await else { return };
+        let _ = self.pages.send((items, permit)).await;
+    }
+
     fn start(sync: &Sync<'_>, feeds: &Arc<HashMap<String, FeedId>>) -> Storer {
-        let (pages, mut coming) = tokio::sync::mpsc::channel::<Vec<RemoteItem>>(PAGES_WAITING);
+        let (pages, mut coming) = tokio::sync::mpsc::channel::<(Vec<RemoteItem>, OwnedSemaphorePermit)>(PAGES_WAITING);
+        let room_kb = u32::try_from(sync.limits.waiting / 1024).unwrap_or(u32::MAX).max(2);
         let (writer, row, now, feeds) = (sync.writer.clone(), sync.row.clone(), sync.now, feeds.clone());
         let store = move |items: Vec<RemoteItem>| {
             let (writer, row, feeds) = (writer.clone(), row.clone(), feeds.clone());
@@ -206,13 +224,20 @@ impl Storer {
                 total.updated += done.updated;
                 total.orphans += done.orphans;
             };
-            while let Some(items) = coming.recv().await {
+            // The room the pages in the batch take, given back once they are stored.
+            let mut taken: Vec<OwnedSemaphorePermit> = Vec::new();
+            while let Some((items, permit)) = coming.recv().await {
                 batch.extend(items);
-                while let Ok(more) = coming.try_recv() {
+                taken.push(permit);
+                while let Ok((more, permit)) = coming.try_recv() {
                     batch.extend(more);
+                    taken.push(permit);
                 }
-                if batch.len() >= STORE_BATCH {
+                if batch.len() >= STORE_BATCH
+                    || taken.iter().map(|p| p.num_permits()).sum::<usize>() >= room_kb as usize / 2
+                {
                     add(store(std::mem::take(&mut batch)).await?);
+                    taken.clear();
                 }
             }
             if !batch.is_empty() {
@@ -220,7 +245,7 @@ impl Storer {
             }
             Ok(total)
         });
-        Storer { pages, task }
+        Storer { pages, room: Arc::new(Semaphore::new(room_kb as usize)), room_kb, task }
     }
 
     /// Stores what is left, and says what storing it all did.

@@ -18,9 +18,15 @@ pub const MAX_IDS_PER_SET: usize = 100_000;
 /// Requests one sync makes for pages of items (and items by id), and for each set's pages of ids: a server
 /// answering a few at a time — or none, with a continuation every time — stops there too.
 pub const MAX_PAGES: usize = 500;
+/// The largest answer read of a page of items (after decompression): a server sending items of a megabyte each
+/// gets its pages asked again smaller (see [`PageSize`]), so that one sync holds about twice this at most while an
+/// answer is read, besides the pages waiting for the database ([`MAX_BYTES_WAITING`]).
+pub const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
+/// Bytes of items' text read and waiting for the database at most: past it, the way down waits for the writer.
+pub const MAX_BYTES_WAITING: usize = 64 * 1024 * 1024;
 
 /// What one sync takes from a server at most (see [`MAX_ITEMS_PER_SYNC`], [`MAX_BYTES_PER_SYNC`],
-/// [`MAX_IDS_PER_SET`], [`MAX_PAGES`]).
+/// [`MAX_IDS_PER_SET`], [`MAX_PAGES`], [`MAX_ANSWER_BYTES`], [`MAX_BYTES_WAITING`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Items stored.
@@ -31,11 +37,22 @@ pub struct Limits {
     pub ids: usize,
     /// Requests for items, and for each set's ids.
     pub pages: usize,
+    /// Bytes of an answer read at most ([`MAX_ANSWER_BYTES`]).
+    pub answer: usize,
+    /// Bytes of items read and waiting for the database at most ([`MAX_BYTES_WAITING`]).
+    pub waiting: usize,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { items: MAX_ITEMS_PER_SYNC, bytes: MAX_BYTES_PER_SYNC, ids: MAX_IDS_PER_SET, pages: MAX_PAGES }
+        Limits {
+            items: MAX_ITEMS_PER_SYNC,
+            bytes: MAX_BYTES_PER_SYNC,
+            ids: MAX_IDS_PER_SET,
+            pages: MAX_PAGES,
+            answer: MAX_ANSWER_BYTES,
+            waiting: MAX_BYTES_WAITING,
+        }
     }
 }
 
@@ -91,8 +108,35 @@ impl Budget {
     }
 }
 
+/// How many items a page asks for: the protocol's most at first, half as many each time an answer was larger
+/// than the sync reads ([`Limits::answer`]), for the rest of the sync — down to one item, whose answer too large
+/// fails the sync with that said.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PageSize(usize);
+
+impl PageSize {
+    pub(super) fn new(most: usize) -> PageSize {
+        PageSize(most.max(1))
+    }
+
+    /// Items to ask for, of `wanted`.
+    pub(super) fn of(&self, wanted: usize) -> usize {
+        self.0.min(wanted).max(1)
+    }
+
+    /// Halves the size after an answer to a page of `asked` items was too large; false when that page held one.
+    pub(super) fn shrink(&mut self, asked: usize) -> bool {
+        if asked <= 1 {
+            return false;
+        }
+        self.0 = asked / 2;
+        tracing::info!("an answer was too large: pages of {} items from now on", self.0);
+        true
+    }
+}
+
 /// About what an entry takes in the database: its text and addresses.
-fn stored_bytes(entry: &ParsedEntry) -> usize {
+pub(super) fn stored_bytes(entry: &ParsedEntry) -> usize {
     let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
     entry.key.len()
         + text(&entry.title)

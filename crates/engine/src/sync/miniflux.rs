@@ -10,15 +10,14 @@
 //! account. Reading the answers is the core's `miniflux`.
 
 use super::http::read_page;
-use super::{Remote, RemoteError, Set};
+use super::{PageSize, Remote, RemoteError, Set};
 use crate::greader::{IdsPage, ItemsPage, RemoteFeed, RemoteItem};
 use crate::miniflux;
 use crate::store::changes::{FeedChange, Flag};
 use reqwest::Method;
 
-/// The largest answer read, after decompression.
-const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
-/// Entries a page of `GET /v1/entries` may hold (`model.MaxEntryLimit`).
+/// Entries a page of `GET /v1/entries` may hold (`model.MaxEntryLimit`); fewer when they are large (see
+/// [`PageSize`]).
 const ENTRIES_PAGE: usize = 1000;
 /// Ids a page of `GET /v1/entries/ids` may hold (`model.MaxEntryIDsLimit`).
 const IDS_PAGE: usize = 10_000;
@@ -70,6 +69,9 @@ pub(super) struct Miniflux {
     seen: i64,
     /// The categories (id, title), once asked for.
     categories: Option<Vec<(i64, String)>>,
+    /// The largest answer read, after decompression, and the entries asked for a page.
+    answer_limit: usize,
+    page: PageSize,
     requests: usize,
 }
 
@@ -81,10 +83,23 @@ impl Miniflux {
         seen: i64,
         learnt: Learnt,
         password: super::http::Password,
+        answer_limit: usize,
     ) -> Miniflux {
         let base = base.trim_end_matches('/').trim_end_matches("/v1").to_string();
-        let (user, categories) = (user.to_string(), None);
-        Miniflux { http, base, user, password, secret: None, learnt, seen, categories, requests: 0 }
+        let (user, categories, page) = (user.to_string(), None, PageSize::new(ENTRIES_PAGE));
+        Miniflux { http, base, user, password, secret: None, learnt, seen, categories, answer_limit, page, requests: 0 }
+    }
+
+    /// A page of entries: `path` with `limit={n}` after it, asked again smaller while its answer is too large.
+    async fn entries(&mut self, path: &str, most: usize) -> Result<(Vec<RemoteItem>, usize), RemoteError> {
+        loop {
+            let n = self.page.of(most);
+            match self.call(Method::GET, &format!("{path}&limit={n}"), None).await {
+                Ok(answer) => return read_page(answer, miniflux::entries).await,
+                Err(RemoteError::TooLarge(_)) if self.page.shrink(n) => {}
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// One call: `path` under the server's address, with a JSON body if any. A secret refused as an API key is
@@ -127,7 +142,7 @@ impl Miniflux {
         if let Some(body) = body {
             request = request.header(reqwest::header::CONTENT_TYPE, "application/json").body(body.to_string());
         }
-        match super::http::exchange(request, MAX_ANSWER_BYTES, &mut self.requests).await {
+        match super::http::exchange(request, self.answer_limit, &mut self.requests).await {
             // `response.JSONBadRequest` and friends: `{"error_message": "…"}`, said plainly.
             Err(RemoteError::Status(status, said)) => Err(RemoteError::Status(status, error_text(&said))),
             other => other,
@@ -194,9 +209,8 @@ impl Remote for Miniflux {
     /// The entries after the newest one stored (or after `continuation`, an id), oldest first: every status.
     async fn items_since(&mut self, _: i64, continuation: Option<&str>, most: usize) -> Result<ItemsPage, RemoteError> {
         let after = continuation.and_then(|c| c.parse().ok()).unwrap_or(self.seen);
-        let limit = most.clamp(1, ENTRIES_PAGE);
-        let path = format!("/v1/entries?after_entry_id={after}&order=id&direction=asc&limit={limit}");
-        let (items, total) = read_page(self.call(Method::GET, &path, None).await?, miniflux::entries).await?;
+        let path = format!("/v1/entries?after_entry_id={after}&order=id&direction=asc");
+        let (items, total) = self.entries(&path, most).await?;
         let newest = items.iter().map(|i| i.crawled_usec).filter(|&id| id > after).max();
         let continuation = newest.filter(|_| total > items.len()).map(|id| id.to_string());
         Ok(ItemsPage { items, continuation })
@@ -222,8 +236,8 @@ impl Remote for Miniflux {
             }
         }
         // Before 2.3.2: the set's entries, whole, a thousand a page.
-        let path = format!("/v1/entries?{filter}&order=id&direction=desc&limit={ENTRIES_PAGE}&offset={offset}");
-        let (items, total) = read_page(self.call(Method::GET, &path, None).await?, miniflux::entries).await?;
+        let path = format!("/v1/entries?{filter}&order=id&direction=desc&offset={offset}");
+        let (items, total) = self.entries(&path, ENTRIES_PAGE).await?;
         let next = offset + items.len();
         let continuation = (!items.is_empty() && next < total).then(|| next.to_string());
         Ok(IdsPage { ids: items.into_iter().map(|i| i.entry.key).collect(), continuation })

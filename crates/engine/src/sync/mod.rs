@@ -45,8 +45,10 @@ use crate::store::changes::{self, FeedChange, Flag};
 use crate::store::{DbThread, StoreError};
 pub use account::{ACCOUNT_KINDS, AccountConfig, PasswordSource};
 use explain::{explain, waiting_line};
-use limits::Budget;
-pub use limits::{Limits, MAX_BYTES_PER_SYNC, MAX_IDS_PER_SET, MAX_ITEMS_PER_SYNC, MAX_PAGES};
+use limits::{Budget, PageSize};
+pub use limits::{
+    Limits, MAX_ANSWER_BYTES, MAX_BYTES_PER_SYNC, MAX_BYTES_WAITING, MAX_IDS_PER_SET, MAX_ITEMS_PER_SYNC, MAX_PAGES,
+};
 pub use report::Report;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
@@ -71,6 +73,8 @@ pub(crate) enum RemoteError {
     Status(u16, String),
     /// An answer that is not the protocol's.
     Answer(AnswerError),
+    /// An answer larger than the bytes read of it (in MB): a page of items is asked again smaller.
+    TooLarge(usize),
     /// The server gave a continuation it had given before while listing these: paging on would never end.
     Repeated(&'static str),
     /// The protocol cannot do what was asked (Fever cannot subscribe): refused at once, with why.
@@ -200,7 +204,8 @@ pub async fn sync_within(
     if account.kind == "fever" {
         let password = std::sync::Arc::new(move || source.read());
         let seen = row.items.seen_usec;
-        let mut remote = fever::Fever::new(fetcher.client().clone(), &account.url, &account.user, seen, password);
+        let mut remote =
+            fever::Fever::new(fetcher.client().clone(), &account.url, &account.user, seen, password, limits.answer);
         remote.learnt(row.traits.as_deref());
         let result = sync_over(&mut remote, account, writer, &row, now, limits).await;
         // A server found not to page in order of id is asked by id from then on.
@@ -214,8 +219,15 @@ pub async fn sync_within(
     if account.kind == "miniflux" {
         let password = std::sync::Arc::new(move || source.read());
         let (seen, learnt) = (row.items.seen_usec, miniflux::Learnt::read(row.traits.as_deref()));
-        let mut remote =
-            miniflux::Miniflux::new(fetcher.client().clone(), &account.url, &account.user, seen, learnt, password);
+        let mut remote = miniflux::Miniflux::new(
+            fetcher.client().clone(),
+            &account.url,
+            &account.user,
+            seen,
+            learnt,
+            password,
+            limits.answer,
+        );
         let result = sync_over(&mut remote, account, writer, &row, now, limits).await;
         // What the server was found to lack is kept with the account.
         let kept = Some(remote.learnt.kept());
@@ -231,6 +243,7 @@ pub async fn sync_within(
         &account.user,
         row.auth.clone(),
         std::sync::Arc::new(move || source.read()),
+        limits.answer,
     );
     remote.learnt(row.traits.as_deref());
     let result = sync_over(&mut remote, account, writer, &row, now, limits).await;

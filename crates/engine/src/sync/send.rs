@@ -185,6 +185,7 @@ fn why(e: &RemoteError) -> String {
         RemoteError::Status(status, body) if body.is_empty() => format!("HTTP {status}"),
         RemoteError::Status(status, body) => format!("HTTP {status}: {body}"),
         RemoteError::Answer(e) => e.to_string(),
+        RemoteError::TooLarge(mb) => format!("an answer larger than {mb} MB"),
         RemoteError::Refused(why) => why.clone(),
         other => format!("{other:?}"),
     }
@@ -195,7 +196,7 @@ fn why(e: &RemoteError) -> String {
 fn is_refusal(e: &RemoteError) -> bool {
     match e {
         RemoteError::Status(400..=499, _) => !e.is_passing(),
-        RemoteError::Answer(AnswerError::Malformed(_)) | RemoteError::Refused(_) => true,
+        RemoteError::Answer(AnswerError::Malformed(_)) | RemoteError::TooLarge(_) | RemoteError::Refused(_) => true,
         _ => false,
     }
 }
