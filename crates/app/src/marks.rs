@@ -218,7 +218,8 @@ pub fn mark_beside_read(state: &mut State, above: bool) -> Vec<Effect> {
     effects
 }
 
-/// `A`: marks every entry of the selected list read; asks first when that is more than a screenful.
+/// `A`: marks every entry of the selected list read; asks first when that is more than a screenful, or entries of
+/// more than one feed (the Unread list, where the reader opens, is every feed's: newsboat's `A` is one feed's).
 pub fn mark_all_read(state: &mut State) -> Vec<Effect> {
     let list = match state.focus {
         Pane::Feeds => state.feeds.selected_list(),
@@ -235,7 +236,8 @@ pub fn mark_all_read(state: &mut State) -> Vec<Effect> {
         state.status.info("Nothing unread here", now);
         return Vec::new();
     }
-    if unread as usize > state.list_height(Pane::Entries) {
+    let across_feeds = !matches!(list, ListKey::Feed(_));
+    if unread as usize > state.list_height(Pane::Entries) || (across_feeds && unread > 1) {
         let name = state.list_name(list);
         state.dialog = Some(Dialog::Confirm(Confirm {
             question: format!(

@@ -255,6 +255,28 @@ fn marking_a_big_list_read_asks_first_and_u_undoes_it() {
     assert!(update(&mut s, key('u')).is_empty(), "an undo is used once");
 }
 
+/// The Unread list, where the reader opens, holds every feed's entries: `A` there asks first even when they fit
+/// on the screen (newsboat's `A` marks one feed), and a single feed's few are marked at once.
+#[test]
+fn marking_a_list_of_several_feeds_read_asks_first_however_small() {
+    let mut s = loaded();
+    s.viewport = (160, 40);
+    go_to(&mut s, ListKey::Unread);
+    entries_loaded(&mut s, ListKey::Unread, vec![entry(10, 1, false), entry(31, 3, false), entry(11, 1, false)]);
+    assert!(update(&mut s, key('A')).is_empty());
+    let Some(Dialog::Confirm(confirm)) = &s.dialog else { panic!("A asks first on the Unread list") };
+    assert!(confirm.question.contains("Mark 3 entries of Unread read?"), "{}", confirm.question);
+    update(&mut s, key('n'));
+    go_to(&mut s, ListKey::Feed(FeedId(1)));
+    entries_loaded(&mut s, ListKey::Feed(FeedId(1)), vec![entry(10, 1, false), entry(11, 1, false)]);
+    assert_eq!(
+        update(&mut s, key('A')),
+        vec![Effect::write(UserWrite::MarkListRead { source: ListSource::Feed(FeedId(1)) })],
+        "one feed's two: at once"
+    );
+    assert!(s.dialog.is_none());
+}
+
 #[test]
 fn a_small_list_is_marked_read_without_a_question_and_opening_can_be_undone() {
     let mut s = loaded();

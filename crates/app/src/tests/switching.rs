@@ -190,6 +190,7 @@ fn the_unread_list_holds_nothing_after_marking_all_read() {
     go_to(&mut s, ListKey::Unread);
     entries_loaded(&mut s, ListKey::Unread, vec![entry(10, 1, false), entry(11, 1, false), entry(12, 3, false)]);
     update(&mut s, key('A'));
+    update(&mut s, key('y'));
     assert_eq!(s.entries.len(), 0);
     assert_eq!(s.feeds.total_unread(), 0);
 }
