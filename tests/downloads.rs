@@ -416,13 +416,54 @@ fn a_podboat_queue_with_every_state_comes_over_line_for_line() {
 
 /// The reader: `E` on an entry downloads its media in the background, `P` shows it done with its size, and the
 /// entry list marks the entry as on disk.
+/// The reader on one podcast feed (`feed`, subscribed from an OPML file), with `entries` entries listed and the
+/// entry pane in focus, downloading into `dl/` as `{title}.{ext}`.
+async fn podcast_reader(sandbox: &Sandbox, feed: &str, entries: usize) -> tidings::runtime::Reader {
+    use tidings::app::Pane;
+    let list = support::opml(&[(None, "Show", feed)]);
+    let file = sandbox.write("subs.opml", list);
+    tidings::import::import_file(&sandbox.db(), &file).unwrap();
+    let config = tidings::config::Config {
+        download_dir: Some(sandbox.path("dl")),
+        download_name: "{title}.{ext}".into(),
+        max_downloads: 2,
+        ..tidings::config::Config::default()
+    };
+    let options = tidings::runtime::Options {
+        db: sandbox.db(),
+        config,
+        notice: None,
+        report: vec![],
+        size: (120, 30),
+        zone: tidings::clock::Zone::utc(),
+    };
+    let mut app = tidings::runtime::Reader::new(options).unwrap();
+    app.start();
+    app.run_until(WAIT, |s| {
+        s.feeds.loaded && s.progress.is_idle() && s.feeds.feeds.iter().all(|f| f.last_fetched_at.is_some())
+    })
+    .await
+    .unwrap();
+    while app.state.focus != Pane::Feeds {
+        key(&mut app, 'h');
+    }
+    key(&mut app, 'G');
+    app.run_until(WAIT, |s| s.entries.len() == entries).await.unwrap();
+    key(&mut app, 'l');
+    app
+}
+
+const WAIT: Duration = Duration::from_secs(30);
+
+fn key(app: &mut tidings::runtime::Reader, c: char) {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    app.dispatch(tidings::app::Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_the_reader_one_key_downloads_and_the_view_and_the_list_show_it() {
-    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
-    use tidings::app::{Event, Pane};
-    use tidings::runtime::{Options, Reader};
 
     let server = FileServer::start();
     let source = noise(300_000, 9);
@@ -433,39 +474,10 @@ async fn in_the_reader_one_key_downloads_and_the_view_and_the_list_show_it() {
         podcast("Show", &[("e1", "Episode", vec![(server.url("/ep.mp3"), "audio/mpeg")])]),
     );
     let sandbox = Sandbox::new();
-    let list = support::opml(&[(None, "Show", &server.url("/feed.xml"))]);
-    let file = sandbox.write("subs.opml", list);
-    tidings::import::import_file(&sandbox.db(), &file).unwrap();
     let dl = sandbox.path("dl");
-    let config = tidings::config::Config {
-        download_dir: Some(dl.clone()),
-        download_name: "{title}.{ext}".into(),
-        ..tidings::config::Config::default()
-    };
-    let options = Options {
-        db: sandbox.db(),
-        config,
-        notice: None,
-        report: vec![],
-        size: (120, 30),
-        zone: tidings::clock::Zone::utc(),
-    };
-    let wait = Duration::from_secs(30);
-    let mut app = Reader::new(options).unwrap();
+    let wait = WAIT;
+    let mut app = podcast_reader(&sandbox, &server.url("/feed.xml"), 1).await;
     let mut terminal = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    let key = |app: &mut Reader, c: char| app.dispatch(Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
-    app.start();
-    app.run_until(wait, |s| {
-        s.feeds.loaded && s.progress.is_idle() && s.feeds.feeds.iter().all(|f| f.last_fetched_at.is_some())
-    })
-    .await
-    .unwrap();
-    while app.state.focus != Pane::Feeds {
-        key(&mut app, 'h');
-    }
-    key(&mut app, 'G');
-    app.run_until(wait, |s| s.entries.len() == 1).await.unwrap();
-    key(&mut app, 'l');
     key(&mut app, 'E');
     app.run_until(wait, |s| s.downloads.on_disk.len() == 1).await.unwrap();
     let file = std::fs::read(dl.join("Episode.mp3")).expect("downloaded");
@@ -484,6 +496,35 @@ async fn in_the_reader_one_key_downloads_and_the_view_and_the_list_show_it() {
     assert!(shown.contains("Downloads"), "{shown}");
     assert!(shown.contains("done") && shown.contains("Show: Episode"), "{shown}");
     assert!(shown.contains("300.0 KB"), "its size:\n{shown}");
+}
+
+/// An episode queued while another downloads starts at once beside it (`max_downloads = 2`), not when the first
+/// ends: the reader's run takes what is queued meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_reader_an_episode_queued_during_a_download_starts_beside_it() {
+    let server = FileServer::start();
+    let (one, two) = (noise(2 * MB, 3), noise(2 * MB, 4));
+    server.file("/one.mp3", one.clone(), "1");
+    server.file("/two.mp3", two.clone(), "2");
+    let items: Vec<Item<'_>> = vec![
+        ("e2", "Two", vec![(server.url("/two.mp3"), "audio/mpeg")]),
+        ("e1", "One", vec![(server.url("/one.mp3"), "audio/mpeg")]),
+    ];
+    server.page("/feed.xml", "application/rss+xml", podcast("Show", &items));
+    let sandbox = Sandbox::new();
+    let mut app = podcast_reader(&sandbox, &server.url("/feed.xml"), 2).await;
+    // About three seconds a file: the second is queued while the first comes.
+    server.pace(16 * 1024, Duration::from_millis(25));
+    key(&mut app, 'E');
+    app.run_until(WAIT, |s| s.downloads.live.len() == 1).await.unwrap();
+    key(&mut app, 'j');
+    key(&mut app, 'E');
+    app.run_until(WAIT, |s| s.downloads.live.len() == 2).await.expect("the second downloads beside the first");
+    app.run_until(WAIT, |s| s.downloads.on_disk.len() == 2).await.unwrap();
+    for (name, body) in [("One.mp3", &one), ("Two.mp3", &two)] {
+        assert_eq!(sha256(&std::fs::read(sandbox.path("dl").join(name)).unwrap()), sha256(body), "{name}");
+    }
+    assert_eq!(server.most_at_once(), 2);
 }
 
 #[test]

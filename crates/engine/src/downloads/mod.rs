@@ -116,6 +116,9 @@ struct Inner {
     rate: Option<Rate>,
     /// Downloads running in this process, so a run never starts one twice.
     running: std::sync::Mutex<HashSet<i64>>,
+    /// Told when this process queues a download (or puts one back), so a run under way takes it at once rather
+    /// than when one of its downloads ends.
+    queued: tokio::sync::Notify,
 }
 
 impl Downloads {
@@ -128,6 +131,7 @@ impl Downloads {
             rate: settings.rate_limit.filter(|r| *r > 0).map(Rate::new),
             settings,
             running: std::sync::Mutex::default(),
+            queued: tokio::sync::Notify::new(),
         }))
     }
 
@@ -169,6 +173,11 @@ impl Downloads {
                 Ok(queued)
             })
             .await
+            .inspect(|queued| {
+                if !queued.added.is_empty() {
+                    self.0.queued.notify_one();
+                }
+            })
     }
 
     /// Every download, oldest first.
@@ -189,7 +198,15 @@ impl Downloads {
             let queued = self.0.writer.call(|c| rows::queued(c)).await?;
             let fresh: Vec<i64> = queued.into_iter().filter(|id| !taken.values().any(|t| t == id)).collect();
             if fresh.is_empty() {
-                match tasks.join_next_with_id().await {
+                if tasks.is_empty() {
+                    break;
+                }
+                let joined = tokio::select! {
+                    joined = tasks.join_next_with_id() => joined,
+                    // Queued meanwhile: taken now, beside those running.
+                    () = self.0.queued.notified() => continue,
+                };
+                match joined {
                     Some(Ok((task, row))) => {
                         taken.remove(&task);
                         if let Some(row) = row {
@@ -287,7 +304,9 @@ impl Downloads {
 
     /// Puts a paused or failed download back in the queue (a `.part` file is resumed).
     pub async fn resume(&self, id: i64) -> Result<(), StoreError> {
-        self.set_if(id, &[State::Paused, State::Failed], State::Queued, None).await
+        self.set_if(id, &[State::Paused, State::Failed], State::Queued, None).await?;
+        self.0.queued.notify_one();
+        Ok(())
     }
 
     async fn set_if(&self, id: i64, from: &[State], to: State, reason: Option<&str>) -> Result<(), StoreError> {
