@@ -260,10 +260,12 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
                 let text = command_with_values(arg(0), &["%u", "%t", "%d", "%f"]);
                 out.settings.push(("bookmark_command".into(), Value::Text(text), line));
             }
-            // newsboat's notifier gets its message as the first argument.
+            // newsboat's notifier gets its message as the first argument, for new entries of any feed (tidings
+            // tells of the feeds that ask, unless every feed does).
             "notify-program" if !arg(0).is_empty() => {
                 let text = command_with_values(arg(0), &["%m"]).replace("%m", "'%n new entries in %f'");
                 out.settings.push(("notify_command".into(), Value::Text(text), line));
+                out.settings.push(("notify_every_feed".into(), Value::Flag(true), line));
             }
             "article-sort-order" => match sort(arg(0)) {
                 Some(order) => out.settings.push(("sort".into(), Value::Text(order.into()), line)),
@@ -539,6 +541,7 @@ mod tests {
             Value::Text("bm --quiet %u %t %d %f".into())
         );
         assert_eq!(text("notify_command"), "notify-me '%n new entries in %f'");
+        assert!(m.settings.contains(&("notify_every_feed".into(), Value::Flag(true), 2)), "of any feed, as newsboat's");
         let notifier = crate::command::CommandLine::parse(&text("notify_command"), None).unwrap();
         assert_eq!(notifier.argv(&[("%n", "3"), ("%f", "2 feeds")], &[]), ["notify-me", "3 new entries in 2 feeds"]);
         assert_eq!(text("sort"), "oldest");

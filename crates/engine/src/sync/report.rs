@@ -97,12 +97,15 @@ impl Report {
         if changed > 0 {
             parts.push(format!("{changed} marked on the server"));
         }
-        let subs = self.subscriptions_added + self.subscriptions_removed;
-        if subs > 0 {
-            parts.push(format!("{} feeds added, {} removed", self.subscriptions_added, self.subscriptions_removed));
+        match (self.subscriptions_added, self.subscriptions_removed) {
+            (0, 0) => {}
+            (added, 0) => parts.push(format!("{} added", plural(added, "feed", "feeds"))),
+            (0, removed) => parts.push(format!("{} removed", plural(removed, "feed", "feeds"))),
+            (added, removed) => parts.push(format!("{} added, {removed} removed", plural(added, "feed", "feeds"))),
         }
         if self.kept_starred > 0 {
-            parts.push(format!("{} starred entries the server no longer has kept here", self.kept_starred));
+            let starred = plural(self.kept_starred, "starred entry", "starred entries");
+            parts.push(format!("{starred} the server no longer has kept here"));
         }
         if self.orphans > 0 {
             parts.push(format!("{} of feeds the server does not list left out", plural(self.orphans, "item", "items")));
@@ -118,5 +121,27 @@ impl Report {
             line.push_str(&format!("; {refusal}"));
         }
         line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Report;
+
+    #[test]
+    fn the_line_counts_feeds_in_words_that_fit_the_number() {
+        let line = |added, removed| {
+            let report = Report {
+                account: "A".into(),
+                subscriptions_added: added,
+                subscriptions_removed: removed,
+                ..Report::default()
+            };
+            report.line()
+        };
+        assert_eq!(line(1, 0), "A: 0 new, 1 feed added");
+        assert_eq!(line(0, 3), "A: 0 new, 3 feeds removed");
+        assert_eq!(line(2, 1), "A: 0 new, 2 feeds added, 1 removed");
+        assert_eq!(line(0, 0), "A: 0 new");
     }
 }
