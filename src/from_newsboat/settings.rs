@@ -230,8 +230,16 @@ fn merge(existing: &str, top: &[(String, String)], tables: &[(&str, Vec<(String,
     let mut lines: Vec<String> = existing.lines().map(str::to_string).collect();
     let header = |line: &str, name: &str| line.trim() == format!("[{name}]");
     let first_table = lines.iter().position(|l| l.trim_start().starts_with('[')).unwrap_or(lines.len());
+    // What a file already sets as the import would (an earlier import's) is neither written again nor said.
+    let same = |have: Option<&toml::Value>, value: &str| {
+        let value = format!("v = {value}").parse::<toml::Table>().ok().and_then(|mut t| t.remove("v"));
+        have.is_some() && have == value.as_ref()
+    };
     let mut new_top = Vec::new();
     for (key, value) in top {
+        if same(parsed.get(key), value) {
+            continue;
+        }
         if parsed.contains_key(key) {
             kept.push(key.clone());
         } else {
@@ -252,6 +260,9 @@ fn merge(existing: &str, top: &[(String, String)], tables: &[(&str, Vec<(String,
         let mut new = Vec::new();
         for (key, value) in entries {
             let bare = key.trim_matches('"');
+            if same(have.and_then(|t| t.get(bare)), value) {
+                continue;
+            }
             if have.is_some_and(|t| t.contains_key(bare)) {
                 kept.push(format!("{table}.{bare}"));
             } else {
