@@ -194,6 +194,17 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
             && written.contains("[[ignore]]\nquery = 'title ~ \"sponsored\"'\n"),
         "the query feed is a saved view, ignore-article a kill rule: {written}"
     );
+    // newsboat's own q, Q and e, where tidings's differ, come over as its bindings do.
+    assert!(
+        written.contains("back = [\"Backspace\", \"q\"]") && written.contains("quit = [\"Ctrl-c\", \"Q\"]"),
+        "{written}"
+    );
+    let said = stdout(&first);
+    assert!(
+        said.contains("keys         newsboat's own q (back): q was quit's key and now does back (quit keeps Ctrl-c)"),
+        "{said}"
+    );
+    assert!(!said.contains("habits"), "{said}");
     let second = import();
     let said = stdout(&second);
     assert!(said.contains("feeds        0 added, 3 already subscribed"), "{said}");
@@ -263,6 +274,8 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
         written,
         format!(
             "{mine}\n[[views]]\nname = \"Fresh\"\nquery = 'unread and feedtag = \"Tech\"'\n\n\
+             [keys]\nback = [\"Backspace\", \"q\"]\ndownload = [\"E\", \"e\"]\nforce_encoding = []\n\
+             quit = [\"Ctrl-c\", \"Q\"]\n\n\
              [[ignore]]\nquery = 'title ~ \"sponsored\"'\n\n[[ignore]]\nquery = 'author = \"bot\"'\nfeed = \"{feed}\"\n"
         )
     );

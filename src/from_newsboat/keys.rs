@@ -14,10 +14,32 @@ pub(super) const RECORD: &str = "newsboat_keys_added";
 pub(super) struct KeyPlan {
     /// Actions and their whole lists of keys, to write.
     pub entries: Vec<(String, Vec<String>)>,
-    /// Keys taken from another action, and bindings not written, with why.
+    /// Bindings not written, with why.
     pub notes: Vec<String>,
+    /// Keys written that another action had, said with what it keeps.
+    pub told: Vec<String>,
     /// (action, key) this import added, for the record.
     pub added: Vec<(String, String)>,
+}
+
+/// newsboat's own keys where tidings's differ, as (action, key): `q` goes back a level and quits at the feed
+/// list, `Q` quits, and `e` queues an episode (podboat's `enqueue`; tidings downloads it at once). Written as
+/// the user's bindings are, before them; left to a `bind-key` or `unbind-key` of that key.
+const NEWSBOAT_DEFAULTS: &[(&str, &str)] = &[("back", "q"), ("quit", "Q"), ("download", "e")];
+
+/// [`NEWSBOAT_DEFAULTS`] that the config does not bind or unbind (line 0), then the config's `bindings`.
+pub(super) fn with_newsboat_defaults(
+    bindings: &[(String, Vec<String>, usize)],
+    unbound: &[(String, usize)],
+) -> Vec<(String, Vec<String>, usize)> {
+    let mentioned = |key: &str| {
+        bindings.iter().any(|(_, keys, _)| keys.iter().any(|k| k == key)) || unbound.iter().any(|(k, _)| k == key)
+    };
+    let defaults = NEWSBOAT_DEFAULTS.iter().filter(|(_, key)| !mentioned(key));
+    defaults
+        .map(|(action, key)| (action.to_string(), vec![key.to_string()], 0))
+        .chain(bindings.iter().cloned())
+        .collect()
 }
 
 /// The record's (action, key) pairs.
@@ -63,7 +85,7 @@ pub(super) fn plan(
                 format!("it has no key left; give it one in [keys], or run it as :{}", holder.name().replace('_', "-"))
             }
         };
-        out.notes.push(format!("{said}: {} no longer has {key} ({left})", holder.name()));
+        out.told.push(format!("{said}: {} no longer has {key} ({left})", holder.name()));
     }
     for (name, keys, line) in bindings {
         let Some(action) = Action::named(name) else { continue };
@@ -73,7 +95,10 @@ pub(super) fn plan(
             if mine.contains(&key) {
                 continue;
             }
-            let said = format!("config line {line}: bind-key {key} {}", action.name());
+            let said = match line {
+                0 => format!("newsboat's own {key} ({})", action.name()),
+                _ => format!("config line {line}: bind-key {key} {}", action.name()),
+            };
             if existing.contains_key(action.name()) {
                 out.notes.push(format!("{said}: your [keys] sets {} already; left as it is", action.name()));
                 continue;
@@ -94,7 +119,7 @@ pub(super) fn plan(
                     Some(k) => format!("{} keeps {k}", other.name()),
                     None => format!("{} has no key left; give it one in [keys]", other.name()),
                 };
-                out.notes.push(format!(
+                out.told.push(format!(
                     "{said}: {key} was {}'s key and now does {} ({left})",
                     other.name(),
                     action.name()
@@ -138,7 +163,7 @@ mod tests {
         assert!(taking.entries.iter().any(|(a, k)| a == "next_unread" && !k.contains(&"n".to_string())), "{taking:?}");
         assert!(taking.entries.iter().any(|(a, k)| a == "toggle_read" && k.contains(&"m".to_string())), "{taking:?}");
         assert!(
-            taking.notes.iter().any(|n| n.contains("n was next_unread's key and now does toggle_read")),
+            taking.told.iter().any(|n| n.contains("n was next_unread's key and now does toggle_read")),
             "{taking:?}"
         );
         let mut table = toml::Table::new();
@@ -163,7 +188,7 @@ mod tests {
         );
         assert!(plan.entries.contains(&("mark_all_read".to_string(), vec!["x".to_string()])), "{plan:?}");
         assert!(plan.entries.iter().any(|(a, k)| a == "next_unread" && !k.contains(&"n".to_string())), "{plan:?}");
-        assert!(plan.notes.iter().any(|n| n == "config line 1: unbind-key A: mark_all_read no longer has A (it has no key left; give it one in [keys], or run it as :mark-all-read)"), "{plan:?}");
+        assert!(plan.told.iter().any(|n| n == "config line 1: unbind-key A: mark_all_read no longer has A (it has no key left; give it one in [keys], or run it as :mark-all-read)"), "{plan:?}");
         // A key the user's own [keys] gives is left to it.
         let mut mine = toml::Table::new();
         mine.insert("mark_all_read".into(), toml::Value::Array(vec![toml::Value::String("A".into())]));

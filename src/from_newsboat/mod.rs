@@ -122,6 +122,8 @@ pub struct Report {
     pub keys_before: std::collections::BTreeSet<(String, String)>,
     pub keys_added: Vec<(String, String)>,
     pub key_notes: Vec<String>,
+    /// Keys written that another action had, with what it keeps.
+    pub key_told: Vec<String>,
     /// Why the settings could not be written, when they could not.
     pub config_error: Option<String>,
     /// Query feeds written to the config file as saved views (`[[views]]`), by name; `ignore-article` lines

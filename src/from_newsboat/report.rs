@@ -123,6 +123,7 @@ impl Report {
                     file.display(),
                     self.config_written.join(", ")
                 ));
+                out.extend(self.key_told.iter().map(|told| format!("keys         {told}")));
             }
             if !self.views_written.is_empty() || self.rules_written > 0 {
                 let names: Vec<String> =
