@@ -304,6 +304,33 @@ fn unread_view_across_feeds_names_each_entrys_feed() {
     });
 }
 
+/// A folder whose entries are all one feed's (News, where only World News has any here) says the feed on no row;
+/// once another feed's entry is among them, each row names its feed.
+#[test]
+fn a_folder_of_one_feeds_entries_names_no_feed_on_its_rows() {
+    let shown = |feeds: [i64; 5]| {
+        let mut s = reader((160, 40));
+        while s.feeds.selected_list() != Some(ListKey::Folder(FolderId(7))) {
+            key(&mut s, 'j');
+        }
+        let rows: Vec<EntryRow> =
+            entries().into_iter().zip(feeds).map(|(e, feed_id)| EntryRow { feed_id: FeedId(feed_id), ..e }).collect();
+        let refs =
+            rows.iter().map(|e| EntryRef { id: e.id, feed_id: e.feed_id, read: e.read, starred: e.starred }).collect();
+        let (order, seen) = ((Sort::Newest, false), tidings::app::WriteId::NONE);
+        update(
+            &mut s,
+            Event::EntriesLoaded { list: ListKey::Folder(FolderId(7)), refs, rows, order, keep: None, seen },
+        );
+        let text = draw(&s);
+        text.lines().find(|l| l.contains("Short one")).expect("the last entry's row").to_string()
+    };
+    let one = shown([4, 4, 4, 4, 4]);
+    assert!(!one.contains("World News"), "{one}");
+    let two = shown([4, 4, 4, 4, 6]);
+    assert!(two.contains("Новости дня"), "{two}");
+}
+
 #[test]
 fn article_open() {
     at_sizes("article", &SIZES, |size| with_article(reader(size)));

@@ -86,6 +86,7 @@ async fn undo_after_marking_the_unread_view_read_shows_its_entries_again() {
     select_row(&mut app, |_, r| *r == FeedListRow::View(ListKey::Unread));
     app.run_until(WAIT, |s| s.entries.of == Some(ListKey::Unread) && s.entries.len() == 5).await.unwrap();
     key(&mut app, KeyCode::Char('A'));
+    key(&mut app, KeyCode::Char('y')); // the Unread list is every feed's: A asks first
     app.run_until(WAIT, |s| s.feeds.views.unread == 0 && s.undo.is_some()).await.unwrap();
     assert!(app.state.entries.is_empty());
     key(&mut app, KeyCode::Char('u'));

@@ -189,8 +189,12 @@ pub(super) fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area:
             ListKey::Folder(_) | ListKey::All | ListKey::Unread | ListKey::Starred | ListKey::Search | ListKey::View(_)
         )
     );
-    // Across feeds, a column says whose entry it is (newsboat's query feeds do the same).
-    let feed_column = if show_feed && width >= 36 { (width / 4).clamp(8, 20) } else { 0 };
+    // Across feeds, a column says whose entry it is (newsboat's query feeds do the same) — unless every entry of
+    // a folder is one feed's (a folder of one podcast), where it would say the same on every row. (A search or a
+    // view says it even then: which feed matched is news there.)
+    let one_feed =
+        || matches!(list.of, Some(ListKey::Folder(_))) && list.refs.windows(2).all(|w| w[0].feed_id == w[1].feed_id);
+    let feed_column = if show_feed && width >= 36 && !one_feed() { (width / 4).clamp(8, 20) } else { 0 };
     let lines: Vec<Line<'_>> = (list.cursor.offset..list.len())
         .take(usize::from(inner.height))
         .map(|i| {

@@ -1,8 +1,9 @@
 //! Geometry: how a terminal of a given size is split into panes, for the state machine (which needs list
 //! heights and the article's width) and for drawing (which needs the rectangles). Pure arithmetic.
 //!
-//! Wide terminals show three panes side by side; medium ones the two lists, or the article alone while it has
-//! the focus; narrow ones only the pane with the focus. Zoom shows the focused pane alone at any size.
+//! Wide terminals show three panes side by side once an article is open (before, the entry list takes the
+//! article's room); medium ones the two lists, or the article alone while it has the focus; narrow ones only the
+//! pane with the focus. Zoom shows the focused pane alone at any size.
 
 use super::Pane;
 use ratatui::layout::Rect;
@@ -60,8 +61,9 @@ impl Screen {
     }
 }
 
-/// Splits a terminal of `width` × `height` for the pane that has the focus.
-pub fn screen(width: u16, height: u16, focus: Pane, zoom: bool) -> Screen {
+/// Splits a terminal of `width` × `height` for the pane that has the focus; `article`: an article is open (or
+/// being opened), so a wide terminal has something for its third pane.
+pub fn screen(width: u16, height: u16, focus: Pane, zoom: bool, article: bool) -> Screen {
     let main = Rect::new(0, 0, width, height.saturating_sub(1));
     let status = Rect::new(0, height.saturating_sub(1), width, height.min(1));
     let alone = |pane: Pane| {
@@ -76,11 +78,15 @@ pub fn screen(width: u16, height: u16, focus: Pane, zoom: bool) -> Screen {
     if zoom || width < TWO_PANES_MIN_WIDTH {
         return alone(focus);
     }
-    if width < THREE_PANES_MIN_WIDTH {
+    if width < THREE_PANES_MIN_WIDTH || !(article || focus == Pane::Article) {
         if focus == Pane::Article {
             return alone(Pane::Article);
         }
-        let feeds_w = (width * 30 / 100).clamp(20, 34);
+        let feeds_w = if width < THREE_PANES_MIN_WIDTH {
+            (width * 30 / 100).clamp(20, 34)
+        } else {
+            (width * 20 / 100).clamp(20, 34)
+        };
         let (feeds, entries) = split(main, feeds_w);
         return Screen { feeds: Some(feeds), entries: Some(entries), article: None, status };
     }
@@ -130,7 +136,7 @@ mod tests {
 
     #[test]
     fn wide_terminals_show_three_panes_that_fill_the_width() {
-        let s = screen(160, 45, Pane::Feeds, false);
+        let s = screen(160, 45, Pane::Feeds, false, true);
         let (f, e, a) = (s.feeds.unwrap(), s.entries.unwrap(), s.article.unwrap());
         assert_eq!(f.width + e.width + a.width, 160);
         assert!(f.x < e.x && e.x < a.x);
@@ -138,22 +144,34 @@ mod tests {
         assert!(e.width >= 50, "entry titles stay readable at 160 columns: {}", e.width);
     }
 
+    /// Before an article is open the third pane would stand empty: the entry list has its room, and the feed
+    /// list keeps its width (the panes do not jump when the article comes).
+    #[test]
+    fn wide_terminals_give_the_entry_list_the_room_of_an_article_not_open_yet() {
+        let open = screen(140, 40, Pane::Entries, false, true);
+        let none = screen(140, 40, Pane::Entries, false, false);
+        assert!(none.article.is_none());
+        assert_eq!(none.feeds, open.feeds);
+        assert_eq!(none.entries.unwrap().width, 140 - open.feeds.unwrap().width);
+        assert!(none.entries.unwrap().width > open.entries.unwrap().width + 50);
+    }
+
     #[test]
     fn medium_terminals_show_the_lists_or_the_article_alone() {
-        let s = screen(80, 24, Pane::Entries, false);
+        let s = screen(80, 24, Pane::Entries, false, true);
         assert!(s.feeds.is_some() && s.article.is_none());
         assert!(s.entries.unwrap().width >= 50, "titles get most of 80 columns");
-        let s = screen(80, 24, Pane::Article, false);
+        let s = screen(80, 24, Pane::Article, false, true);
         assert_eq!(s.article, Some(Rect::new(0, 0, 80, 23)));
         assert!(s.feeds.is_none() && s.entries.is_none());
     }
 
     #[test]
     fn narrow_terminals_and_zoom_show_the_focused_pane_alone() {
-        let s = screen(50, 20, Pane::Entries, false);
+        let s = screen(50, 20, Pane::Entries, false, true);
         assert_eq!(s.entries, Some(Rect::new(0, 0, 50, 19)));
         assert!(s.feeds.is_none() && s.article.is_none());
-        let s = screen(200, 50, Pane::Article, true);
+        let s = screen(200, 50, Pane::Article, true, true);
         assert_eq!(s.article, Some(Rect::new(0, 0, 200, 49)));
     }
 
@@ -171,7 +189,7 @@ mod tests {
 
     #[test]
     fn the_pane_under_a_cell_is_found() {
-        let s = screen(160, 45, Pane::Feeds, false);
+        let s = screen(160, 45, Pane::Feeds, false, true);
         let e = s.entries.unwrap();
         assert_eq!(s.pane_at(e.x + 1, 3), Some(Pane::Entries));
         assert_eq!(s.pane_at(0, 44), None, "the status bar is no pane");

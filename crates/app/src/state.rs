@@ -212,18 +212,18 @@ impl State {
 
     /// The rectangles of the screen as it is now.
     pub fn screen(&self) -> layout::Screen {
-        layout::screen(self.viewport.0, self.viewport.1, self.focus, self.zoom)
+        layout::screen(self.viewport.0, self.viewport.1, self.focus, self.zoom, self.article.entry_id().is_some())
     }
 
     /// Rows a list pane shows (the same in every layout).
     pub fn list_height(&self, pane: Pane) -> usize {
-        let screen = layout::screen(self.viewport.0, self.viewport.1, pane, self.zoom);
+        let screen = layout::screen(self.viewport.0, self.viewport.1, pane, self.zoom, true);
         screen.pane(pane).map_or(1, layout::rows_inside).max(1)
     }
 
     /// Where the article's text goes whenever the article is shown (it is shown when it has the focus).
     pub fn article_text_area(&self) -> ratatui::layout::Rect {
-        let screen = layout::screen(self.viewport.0, self.viewport.1, Pane::Article, self.zoom);
+        let screen = layout::screen(self.viewport.0, self.viewport.1, Pane::Article, self.zoom, true);
         layout::article_text(screen.article.unwrap_or_default(), self.text_column)
     }
 

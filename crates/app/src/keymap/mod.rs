@@ -504,7 +504,7 @@ mod tests {
         let map = keys("mark_all_read = []");
         assert_eq!(map.action(Context::Feeds, &press(KeyCode::Char('A'), KeyModifiers::NONE)), None);
         let rows = map.help_rows();
-        let row = rows.iter().find(|(_, _, help)| help.contains("mark every entry")).expect("still listed");
+        let row = rows.iter().find(|(_, _, help)| help.contains("mark the list read")).expect("still listed");
         assert_eq!(row.1, "unbound");
     }
 
