@@ -248,6 +248,31 @@ fn open_entry(state: &tidings::app::State) -> Option<i64> {
     state.article.view.as_ref().map(|v| v.detail.id.0)
 }
 
+/// A reader (or a command) looking whether the daemon is there connects and says nothing: no warning in the
+/// daemon's log for that, while a line it does not know is still warned of.
+#[test]
+fn a_look_at_the_socket_is_no_warning_and_a_request_it_does_not_know_is() {
+    use std::io::Write;
+    let sandbox = Sandbox::new();
+    let config = sandbox.write("config.toml", "refresh_interval_minutes = 0\n");
+    let log = sandbox.path("daemon.log");
+    let mut command = sandbox.tidings();
+    command.args(["--config", path_str(&config), "--log", path_str(&log), "daemon", "--interval", "1h"]);
+    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    let running = Daemon(command.spawn().expect("start the daemon"));
+    poll("the daemon's socket", || tidings::daemon_socket::daemon_listens(&sandbox.db()).then_some(()));
+    for _ in 0..3 {
+        assert!(tidings::daemon_socket::daemon_listens(&sandbox.db()));
+    }
+    let mut stream = std::os::unix::net::UnixStream::connect(tidings::daemon_socket::path(&sandbox.db())).unwrap();
+    stream.write_all(b"nonsense\n").unwrap();
+    drop(stream);
+    let warned = || std::fs::read_to_string(&log).unwrap_or_default().matches("a request it does not know").count();
+    poll("the warning of the nonsense", || (warned() > 0).then_some(()));
+    stop(running, "-TERM");
+    assert_eq!(warned(), 1, "{}", std::fs::read_to_string(&log).unwrap());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reader_beside_the_daemon_shows_what_it_stores_asks_it_to_refresh_and_keeps_every_mark() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

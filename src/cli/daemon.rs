@@ -120,7 +120,11 @@ async fn answer(stream: tokio::net::UnixStream, session: Session) {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
     let mut reader = BufReader::new(read).take(MAX_REQUEST);
-    let Ok(Ok(_)) = tokio::time::timeout(Duration::from_secs(10), reader.read_line(&mut line)).await else { return };
+    let Ok(Ok(read)) = tokio::time::timeout(Duration::from_secs(10), reader.read_line(&mut line)).await else { return };
+    if read == 0 {
+        // Closed without a word: a reader or a command looking whether the daemon is there.
+        return;
+    }
     if let Some(request) = SyncRequest::parse(&line) {
         return answer_sync(request, write, session).await;
     }
