@@ -338,8 +338,8 @@ pub(super) const DEFAULTS: &[(Context, Action, &[&str], &str)] = &[
     (Context::General, Action::PrevUnread, &["p"], "open the previous unread entry"),
     (Context::General, Action::ToggleRead, &["m"], "toggle read / unread"),
     (Context::General, Action::MarkAllRead, &["A"], "mark the list read (asks first when many or of several feeds)"),
-    (Context::General, Action::MarkAboveRead, &["["], "mark every entry above the cursor read (newer, by date)"),
-    (Context::General, Action::MarkBelowRead, &["]"], "mark every entry below the cursor read (older, by date)"),
+    (Context::General, Action::MarkAboveRead, &["["], "mark every entry above the cursor read (as the list is sorted)"),
+    (Context::General, Action::MarkBelowRead, &["]"], "mark every entry below the cursor read (as the list is sorted)"),
     (
         Context::General,
         Action::Mark,
