@@ -661,6 +661,32 @@ fn a_missing_file_or_address_is_said_in_its_own_words() {
     );
 }
 
+/// A download that failed is left alone by a plain `tidings download`, which says so and how to try again;
+/// `--retry` takes it up again, and once the file is there it is downloaded whole.
+#[test]
+fn download_with_nothing_queued_names_what_failed_and_retry_takes_it_up_again() {
+    let server = FileServer::start();
+    let (sandbox, dl) = sandbox("");
+    one_episode(&server, &sandbox); // `/ep.mp3` is not served yet
+    let out = run(&sandbox, &["download", "--query", "enclosure"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let out = run(&sandbox, &["download"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing queued to download; 1 failed and 0 paused earlier")
+            && stderr(&out).contains("tidings download --retry"),
+        "{}",
+        stderr(&out)
+    );
+    let body = noise(100_000, 5);
+    server.file("/ep.mp3", body.clone(), "v1");
+    let out = run(&sandbox, &["download", "--retry"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 downloaded, 0 not"), "{}", stderr(&out));
+    assert_eq!(sha256(&std::fs::read(dl.join("Show/Episode.mp3")).unwrap()), sha256(&body));
+    assert_eq!(downloads_json(&sandbox)[0]["state"], "done");
+}
+
 /// A file whose answer says `Content-Encoding: gzip` (a `.gz`, or a bomb: 64 KB on the wire, 64 MB unpacked) is
 /// kept as the bytes sent, never unpacked past the size and the space checked for it.
 #[test]

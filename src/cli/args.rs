@@ -128,6 +128,9 @@ pub enum Command {
         /// Entries by id (as `tidings list --json` gives them).
         #[arg(value_name = "ENTRY_ID")]
         ids: Vec<i64>,
+        /// Put the failed and paused downloads back in the queue first (a `.part` file is resumed).
+        #[arg(long)]
+        retry: bool,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,

@@ -21,6 +21,8 @@ pub(super) struct Asked {
     pub query: Option<String>,
     pub feed: Option<String>,
     pub ids: Vec<i64>,
+    /// Failed and paused downloads go back in the queue first.
+    pub retry: bool,
     pub json: bool,
 }
 
@@ -92,6 +94,12 @@ pub(super) async fn run(db: &Path, config: &Config, asked: Asked) -> anyhow::Res
     };
     let asked_for_some = asked.query.is_some() || asked.feed.is_some() || !asked.ids.is_empty();
     let queued = session.downloads().queue(ids).await?;
+    let waiting = |d: &Download| matches!(d.state, State::Failed | State::Paused);
+    if asked.retry {
+        for download in session.downloads().list().await?.iter().filter(|d| waiting(d)) {
+            session.downloads().resume(download.id).await?;
+        }
+    }
     for (url, why) in &queued.refused {
         note!("tidings: not queued: {url}: {why}");
     }
@@ -122,6 +130,19 @@ pub(super) async fn run(db: &Path, config: &Config, asked: Asked) -> anyhow::Res
         let mut out = std::io::stdout().lock();
         writeln!(out, "{json}")?;
         out.flush()?;
+    } else if ended.is_empty() && queued.refused.is_empty() {
+        // Nothing ran: say what is left, and how to take it up again.
+        let left = session.downloads().list().await?;
+        let count = |state: State| left.iter().filter(|d| d.state == state).count();
+        let (failed, paused) = (count(State::Failed), count(State::Paused));
+        if failed + paused == 0 {
+            note!("nothing queued to download");
+        } else {
+            note!(
+                "nothing queued to download; {failed} failed and {paused} paused earlier (`tidings downloads` says \
+                 why; `tidings download --retry` tries them again)"
+            );
+        }
     } else {
         let done = ended.len() - ended.iter().filter(|d| d.state != State::Done).count();
         note!("{done} downloaded, {failed} not");

@@ -252,8 +252,8 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             runtime.shutdown_timeout(std::time::Duration::from_secs(1));
             ran
         }
-        Some(Command::Download { query, feed, ids, json }) => {
-            let asked = download::Asked { query, feed, ids, json };
+        Some(Command::Download { query, feed, ids, retry, json }) => {
+            let asked = download::Asked { query, feed, ids, retry, json };
             runtime.block_on(download::run(&paths.db, &config, asked))
         }
         Some(Command::Downloads { json }) => download::list(&paths.db, json),
