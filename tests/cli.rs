@@ -806,7 +806,8 @@ fn opml_given_to_a_command_names_the_outlines_it_could_not_import() {
 }
 
 /// A password in a feed's address (a private feed) is never printed: not in a refresh's failures (in words or
-/// in JSON), nor by inspect, nor in the log; a feed with no title goes by its address with the password hidden.
+/// in JSON), nor by inspect, nor in the log, nor by health; a feed with no title goes by its address with the
+/// password hidden.
 #[test]
 fn a_password_in_a_feeds_address_is_never_printed() {
     let server = served();
@@ -827,7 +828,9 @@ fn a_password_in_a_feeds_address_is_never_printed() {
     assert!(inspected.contains("http://me:***@127.0.0.1:"), "{inspected}");
     let log = std::fs::read_to_string(sandbox.path("home/.local/state/tidings/tidings.log")).unwrap();
     assert!(log.contains("http://me:***@127.0.0.1:"), "the log names the feeds: {log}");
-    for said in [printed, json, inspected, log] {
+    let health = stdout(&sandbox.run(&["health", "--json"]));
+    assert!(health.contains("\"url\":\"http://me:***@127.0.0.1:"), "{health}");
+    for said in [printed, json, inspected, log, health] {
         assert!(!said.contains("s3cret"), "{said}");
     }
 }

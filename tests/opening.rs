@@ -284,6 +284,39 @@ fn a_notify_command_gets_titles_as_data_and_one_that_hangs_is_stopped_after_ten_
     assert!(left.stdout.is_empty(), "the notify command was killed: {}", String::from_utf8_lossy(&left.stdout));
 }
 
+/// notify-send gets a feed's and an entry's titles after `--`: a title such as `-w` (wait for ever) or
+/// `--app-name=Bank` is the text shown, never an option.
+#[test]
+fn the_desktop_notification_takes_titles_that_look_like_options_as_text() {
+    use std::os::unix::fs::PermissionsExt;
+    let sandbox = Sandbox::new();
+    let bin = sandbox.path("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let said = sandbox.path("notify-send.args");
+    let fake = bin.join("notify-send");
+    std::fs::write(&fake, format!("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > {}\n", said.display()))
+        .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = Server::start();
+    server.route("/feed.xml", Reply::ok("application/rss+xml", support::rss("--app-name=Bank", &[("g1", "-w", "")])));
+    let config = sandbox.write("config.toml", "notify_every_feed = true\nnotify = \"desktop\"\n");
+    let subs = sandbox.write("subs.opml", opml(&[(None, "--app-name=Bank", &server.url("/feed.xml"))]));
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let run = |args: &[&str]| {
+        let mut command = sandbox.tidings();
+        command.env("PATH", &path).arg("--config").arg(&config).args(args);
+        command.output().unwrap()
+    };
+    assert!(run(&["import", support::path_str(&subs)]).status.success());
+    let refreshed = run(&["refresh"]);
+    assert!(refreshed.status.success(), "{}", support::stderr(&refreshed));
+    let args = std::fs::read_to_string(&said).expect("notify-send ran");
+    let args: Vec<&str> = args.lines().collect();
+    let end = args.iter().position(|a| *a == "--").expect("the options end before the text");
+    assert_eq!(&args[..end], ["--app-name=tidings"], "{args:?}");
+    assert!(args[end + 1].contains("--app-name=Bank") && args[end + 2] == "-w", "{args:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn save_for_later_hands_each_marked_entry_to_the_save_command_as_data() {
     let sandbox = Sandbox::new();

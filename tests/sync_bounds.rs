@@ -193,6 +193,26 @@ fn an_item_larger_than_an_answer_may_be_fails_the_sync_saying_so() {
     assert_eq!(count(&sandbox, "SELECT count(*) FROM entries"), 0);
 }
 
+/// A server's addresses carrying an 8-bit CSI and a right-to-left override (a feed's, in its subscription list)
+/// are stored percent-encoded: `list --json`, which escapes only C0, never prints them raw.
+#[test]
+fn a_servers_addresses_reach_no_output_with_their_controls() {
+    let server = GReader::start("controls");
+    let mut state = server.state();
+    state.subscribe("feed/1", "http://example.com/one\u{9b}2J\u{202e}.xml", "One", None);
+    state.add_items("feed/1", 2, T0);
+    drop(state);
+    let sandbox = Sandbox::new();
+    sync_within(&sandbox, &server.config("Controls", "alice"), Limits::default()).unwrap();
+    let listed = sandbox.run(&["list", "--json"]);
+    let json = stdout(&listed);
+    assert!(
+        listed.status.success() && json.contains("\"feed_url\":\"http://example.com/one%C2%9B2J%E2%80%AE.xml\""),
+        "{json}"
+    );
+    assert!(!json.contains('\u{9b}') && !json.contains('\u{202e}'), "{json}");
+}
+
 /// 700 items, 250 a sync: each sync brings the newest it does not have (new ones first), the next goes on where
 /// it stopped, and in the end every item is here once — and a sync with nothing new asks for one page.
 #[test]

@@ -38,14 +38,14 @@ fn rfc3339(at: Option<i64>) -> Option<String> {
 fn json_row(j: &Judged) -> serde_json::Value {
     let f = &j.facts;
     serde_json::json!({
-        "url": f.url,
+        "url": crate::sanitize::shown_address(&f.url),
         "title": one_line(&f.title, 300),
         "state": j.health.state.as_str(),
         "since": rfc3339(j.health.since),
         "failures": f.failures,
         "status": f.last_status,
         "error": f.last_error.as_deref().filter(|_| f.failures > 0).map(|e| one_line(e, 1000)),
-        "moved_to": j.proposed_move(),
+        "moved_to": j.proposed_move().map(crate::sanitize::shown_address),
         "last_entry": rfc3339(f.newest_entry_at),
         "median_gap_days": f.median_gap_secs.map(|s| (s as f64 / 8640.0).round() / 10.0),
         "paused": f.paused,

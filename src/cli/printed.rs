@@ -1,6 +1,6 @@
 //! Entries as `list` and `search` print them, and the time zone dates are shown in.
 
-use crate::sanitize::one_line;
+use crate::sanitize::{one_line, shown_address};
 
 /// The entries `list` and `search` print, each with its feed (looked up in `feeds`): as JSON objects for
 /// `--json`, or as lines of text. Feed text goes through `one_line` either way.
@@ -19,8 +19,8 @@ impl<'a> Printed<'a> {
                 let feed = self.feeds.get(&r.feed_id);
                 serde_json::json!({
                     "id": r.id, "feed_id": r.feed_id, "feed": feed.map(|f| one_line(&f.title, 300)),
-                    "feed_url": feed.map(|f| &f.url), "title": r.title.as_deref().map(|t| one_line(t, 1000)),
-                    "link": r.link, "date": chrono::DateTime::from_timestamp(r.date, 0).map(|d| d.to_rfc3339()),
+                    "feed_url": feed.map(|f| shown_address(&f.url)), "title": r.title.as_deref().map(|t| one_line(t, 1000)),
+                    "link": r.link.as_deref().map(shown_address), "date": chrono::DateTime::from_timestamp(r.date, 0).map(|d| d.to_rfc3339()),
                     "read": r.read, "starred": r.starred,
                 })
             })

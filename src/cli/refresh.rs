@@ -7,7 +7,7 @@ use super::{EXIT_ERROR, EXIT_SOME_FAILED};
 use crate::config::Config;
 use crate::model::{EntryId, ErrorKind, Skip};
 use crate::refresh::{Observer, RefreshEvent};
-use crate::sanitize::{one_line, without_password};
+use crate::sanitize::{one_line, shown_address, without_password};
 use crate::session::{Role, Session};
 use crate::store::{self, DbThread, entries, feeds};
 use std::io::{IsTerminal, Write};
@@ -113,15 +113,15 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
             "not_modified": summary.not_modified,
             "new_entries": summary.new_entries,
             "failed": failures.iter().map(|(title, url, kind, message)| serde_json::json!({
-                "title": one_line(title, 300), "url": without_password(url), "kind": kind, "message": one_line(message, 1000),
+                "title": one_line(title, 300), "url": shown_address(url), "kind": kind, "message": one_line(message, 1000),
             })).collect::<Vec<_>>(),
             "not_saved": unsaved.iter().map(|(title, url, _, message)| serde_json::json!({
-                "title": one_line(title, 300), "url": without_password(url), "message": one_line(message, 1000),
+                "title": one_line(title, 300), "url": shown_address(url), "message": one_line(message, 1000),
             })).collect::<Vec<_>>(),
             "skipped": skipped.iter().map(|(title, reason)| serde_json::json!({"title": one_line(title, 300), "reason": reason})).collect::<Vec<_>>(),
             "cut": summary.cut.iter().map(|(title, listed)| serde_json::json!({"title": one_line(title, 300), "listed": listed})).collect::<Vec<_>>(),
             "outage": summary.outage,
-            "moved": summary.moved.iter().map(|(title, url)| serde_json::json!({"title": one_line(title, 300), "url": without_password(url)})).collect::<Vec<_>>(),
+            "moved": summary.moved.iter().map(|(title, url)| serde_json::json!({"title": one_line(title, 300), "url": shown_address(url)})).collect::<Vec<_>>(),
             "purged": purged,
             "not_indexed": not_indexed,
             "retried": session.fetcher().retries(),
@@ -129,7 +129,7 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
             "full_text": {
                 "fetched": full_tried - refused.len(),
                 "failed": refused.iter().map(|(title, url, why)| serde_json::json!({
-                    "title": one_line(title, 300), "url": without_password(url), "message": one_line(why, 1000),
+                    "title": one_line(title, 300), "url": shown_address(url), "message": one_line(why, 1000),
                 })).collect::<Vec<_>>(),
                 "error": full_text.as_ref().err().map(|e| e.to_string()),
             },

@@ -145,15 +145,24 @@ pub fn fit(name: &str, max: usize) -> String {
 }
 
 /// `name`, or the first of `name (2)`, `name (3)`… (before the extension) that `taken` says is free.
-pub fn unique(name: &str, mut taken: impl FnMut(&str) -> bool) -> String {
-    if !taken(name) {
-        return name.to_string();
+pub fn unique(name: &str, taken: impl FnMut(&str) -> bool) -> String {
+    unique_after(name, 0, taken).0
+}
+
+/// As [`unique`], trying only numbers past `after` (1 stands for `name` itself, 0 tries it first), and says
+/// the number it took (1: `name`): many files of one name take their numbers in one pass, not one each from 2.
+pub fn unique_after(name: &str, after: u32, mut taken: impl FnMut(&str) -> bool) -> (String, u32) {
+    if after == 0 && !taken(name) {
+        return (name.to_string(), 1);
     }
     let (stem, ext) = match name.rfind('.') {
         Some(dot) if dot > 0 => name.split_at(dot),
         _ => (name, ""),
     };
-    (2..).map(|n| format!("{stem} ({n}){ext}")).find(|candidate| !taken(candidate)).expect("some number is free")
+    (after.max(1) + 1..)
+        .map(|n| (format!("{stem} ({n}){ext}"), n))
+        .find(|(candidate, _)| !taken(candidate))
+        .expect("some number is free")
 }
 
 /// The extension a downloaded file gets: the address's own (`episode.mp3`), else the media type's, else `bin`.
@@ -262,6 +271,9 @@ mod tests {
         assert_eq!(unique("a.mp3", |n| taken.contains(&n)), "a (3).mp3");
         assert_eq!(unique("b.mp3", |n| taken.contains(&n)), "b.mp3");
         assert_eq!(unique("noext", |n| n == "noext"), "noext (2)");
+        assert_eq!(unique_after("a.mp3", 0, |n| taken.contains(&n)), ("a (3).mp3".to_string(), 3));
+        assert_eq!(unique_after("a.mp3", 3, |_| false), ("a (4).mp3".to_string(), 4), "past the last one taken");
+        assert_eq!(unique_after("b.mp3", 0, |_| false), ("b.mp3".to_string(), 1));
     }
 
     #[test]

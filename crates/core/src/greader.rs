@@ -43,6 +43,18 @@ pub struct RemoteFeed {
     pub label: Option<String>,
 }
 
+impl RemoteFeed {
+    /// The feed with its addresses fit to print (see [`crate::sanitize::address`]).
+    pub fn with_clean_addresses(mut self) -> RemoteFeed {
+        for url in std::iter::once(&mut self.url).chain(self.site_url.as_mut()) {
+            if let std::borrow::Cow::Owned(clean) = crate::sanitize::address(url) {
+                *url = clean;
+            }
+        }
+        self
+    }
+}
+
 /// An item as the server gives it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RemoteItem {

@@ -80,7 +80,7 @@ impl Report {
             .unwrap_or_default();
         json!({
             "source": self.source,
-            "http": self.http.as_ref().map(|h| json!({"status": h.status, "content_type": h.content_type, "final_url": h.final_url})),
+            "http": self.http.as_ref().map(|h| json!({"status": h.status, "content_type": h.content_type, "final_url": crate::sanitize::shown_address(&h.final_url)})),
             "encoding": encoding,
             "feed": {
                 "kind": feed.map(|f| f.kind.as_str()),

@@ -394,6 +394,31 @@ pub struct FetchAttempt {
 /// dropped, and the feed info and the refresh's summary say so.
 pub const MAX_ENTRIES_PER_REFRESH: usize = 5_000;
 
+/// Most enclosures kept per entry: a podcast episode has one, a Media RSS gallery a few dozen. A feed (or a
+/// sync server) listing hundreds of thousands would otherwise cost minutes of comparisons, and megabytes an entry
+/// to store, and as many downloads queued by one key.
+pub const MAX_ENCLOSURES: usize = 64;
+
+impl ParsedEntry {
+    /// The entry with its addresses fit to print ([`crate::sanitize::address`]) and at most [`MAX_ENCLOSURES`]
+    /// enclosures: for what a sync server sends, which no parser of tidings's read.
+    pub fn with_clean_addresses(mut self) -> ParsedEntry {
+        let clean = |url: &mut String| {
+            if let std::borrow::Cow::Owned(clean) = crate::sanitize::address(url) {
+                *url = clean;
+            }
+        };
+        for url in [&mut self.link, &mut self.comments, &mut self.thumbnail].into_iter().flatten() {
+            clean(url);
+        }
+        self.enclosures.truncate(MAX_ENCLOSURES);
+        for enclosure in &mut self.enclosures {
+            clean(&mut enclosure.url);
+        }
+        self
+    }
+}
+
 /// Progress of one feed's refresh, as the refresher reports it to the reader and to `tidings refresh`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RefreshEvent {
@@ -470,6 +495,31 @@ impl RefreshEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_servers_entry_gets_its_addresses_fit_to_print_and_its_enclosures_bounded() {
+        let enclosure =
+            |i: usize| Enclosure { url: format!("http://e.com/{i}\u{202e}.mp3"), media_type: None, length: None };
+        let entry = ParsedEntry {
+            key: "k".into(),
+            link: Some("http://e.com/a\u{9b}2J".into()),
+            comments: Some("http://e.com/c".into()),
+            enclosures: (0..100).map(enclosure).collect(),
+            title: None,
+            authors: vec![],
+            published: None,
+            updated: None,
+            content_html: None,
+            summary_html: None,
+            categories: vec![],
+            thumbnail: None,
+        }
+        .with_clean_addresses();
+        assert_eq!(entry.link.as_deref(), Some("http://e.com/a%C2%9B2J"));
+        assert_eq!(entry.comments.as_deref(), Some("http://e.com/c"));
+        assert_eq!(entry.enclosures.len(), MAX_ENCLOSURES);
+        assert_eq!(entry.enclosures[1].url, "http://e.com/1%E2%80%AE.mp3");
+    }
 
     #[test]
     fn error_kinds_round_trip_through_their_stored_names() {

@@ -43,6 +43,40 @@ pub fn is_right_to_left(c: char) -> bool {
         && c.is_alphabetic()
 }
 
+/// An address with the characters that must never reach a terminal ([`is_forbidden`]) percent-encoded, as a
+/// URL writes them, and tabs and line breaks taken out, as browsers do (WHATWG URL): the address still leads
+/// where it did, and no output that prints it (JSON included, which escapes only C0) carries an 8-bit CSI or a
+/// right-to-left override. Borrowed when nothing had to change; the byte test first, as addresses are many and
+/// nearly always clean.
+pub fn address(url: &str) -> Cow<'_, str> {
+    // Every such character is a byte below 0x20, 0x7f, or starts with 0xc2 (C1), 0xe2 (bidi) or 0xef (BOM).
+    let suspect = url.bytes().any(|b| b < 0x20 || matches!(b, 0x7f | 0xc2 | 0xe2 | 0xef));
+    if !suspect || !url.chars().any(|c| is_forbidden(c) || c == '\t' || c == '\n') {
+        return Cow::Borrowed(url);
+    }
+    let mut out = String::with_capacity(url.len() + 8);
+    for c in url.chars() {
+        if matches!(c, '\t' | '\n' | '\r') {
+            continue;
+        }
+        if is_forbidden(c) {
+            let mut bytes = [0; 4];
+            for b in c.encode_utf8(&mut bytes).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// An address as tidings prints it whole, in JSON as in text: its password masked ([`without_password`]) and
+/// its controls percent-encoded ([`address`]).
+pub fn shown_address(url: &str) -> String {
+    address(&without_password(url)).into_owned()
+}
+
 /// Removes control characters (keeping newline and tab), and the terminal escape sequences an ESC starts (see
 /// [`escape_sequence_end`]) whole: `ESC[31mred` reads `red`, not `[31mred`. Borrowed when nothing had to go.
 pub fn strip_controls(s: &str) -> Cow<'_, str> {
@@ -406,5 +440,13 @@ mod tests {
     fn truncate_bytes_respects_char_boundaries() {
         assert_eq!(truncate_bytes("жжж", 3), "ж");
         assert_eq!(truncate_bytes("abc", 10), "abc");
+    }
+
+    #[test]
+    fn an_address_has_its_controls_percent_encoded_and_leads_where_it_did() {
+        assert!(matches!(address("http://e.com/a?b=1#c"), Cow::Borrowed(_)));
+        assert!(matches!(address("http://e.com/caf\u{e9}/\u{2014}"), Cow::Borrowed(_)), "other letters stay");
+        assert_eq!(address("http://e.com/a\u{9b}2J\u{202e}b\x1b[0m"), "http://e.com/a%C2%9B2J%E2%80%AEb%1B[0m");
+        assert_eq!(address("http://e.com/\u{feff}x\ty\r\nz"), "http://e.com/%EF%BB%BFxyz", "as browsers read it");
     }
 }

@@ -51,6 +51,10 @@ pub(super) fn body(content: Option<String>, summary: Option<String>) -> (Option<
 /// against still says where it points. Links that were escaped twice (`?a=1&amp;b=2`) are repaired first.
 pub(super) fn absolute(href: &str, bases: &[Option<&str>]) -> Option<String> {
     let href = href.trim();
+    if let std::borrow::Cow::Owned(clean) = crate::sanitize::address(href) {
+        // Controls and bidirectional overrides in a link: percent-encoded, as a URL writes them.
+        return absolute(&clean, bases);
+    }
     if href.is_empty() {
         return None;
     }
@@ -107,6 +111,24 @@ pub(super) fn add_author(authors: &mut Vec<String>, name: Option<String>) {
         && !authors.iter().any(|a| a.to_lowercase() == name.to_lowercase())
     {
         authors.push(name);
+    }
+}
+
+/// Adds an enclosure at `href` (made absolute against `bases`) unless the entry has it already, or has
+/// [`MAX_ENCLOSURES`](crate::model::MAX_ENCLOSURES).
+pub(super) fn add_enclosure(
+    enclosures: &mut Vec<crate::model::Enclosure>,
+    href: &str,
+    bases: &[Option<&str>],
+    media_type: Option<String>,
+    length: Option<u64>,
+) {
+    if enclosures.len() >= crate::model::MAX_ENCLOSURES {
+        return;
+    }
+    let Some(url) = absolute(href, bases) else { return };
+    if !enclosures.iter().any(|e| e.url == url) {
+        enclosures.push(crate::model::Enclosure { url, media_type, length });
     }
 }
 

@@ -112,10 +112,8 @@ fn map_entry(entry: Entry, addresses: &Addresses, bases: &[Option<&str>]) -> Par
     }
     let mut enclosures: Vec<Enclosure> = Vec::new();
     for attachment in &addresses.attachments {
-        let Some(url) = absolute(&attachment.url, bases) else { continue };
-        if !enclosures.iter().any(|e| e.url == url) {
-            enclosures.push(Enclosure { url, media_type: attachment.media_type.clone(), length: attachment.length });
-        }
+        let media_type = attachment.media_type.clone();
+        fields::add_enclosure(&mut enclosures, &attachment.url, bases, media_type, attachment.length);
     }
     let fallback = title.clone().or_else(|| fields::first_line(content_html.as_deref()));
     let key = fields::entry_key(Some(&entry.id), link.as_deref(), fallback.as_deref(), published);
@@ -362,6 +360,19 @@ mod tests {
         }
         let proper = read(r#"{"version": "https://jsonfeed.org/version/1.1", "items": []}"#, None).unwrap();
         assert!(proper.warnings.is_empty());
+    }
+
+    #[test]
+    fn an_item_keeps_a_bounded_number_of_attachments() {
+        let attachments: Vec<String> =
+            (0..3000).map(|i| format!(r#"{{"url": "http://e.com/{i}.mp3", "mime_type": "audio/mpeg"}}"#)).collect();
+        let text = format!(
+            r#"{{"version": "https://jsonfeed.org/version/1.1", "items": [{{"id": "1", "attachments": [{}]}}]}}"#,
+            attachments.join(",")
+        );
+        let feed = read(&text, None).unwrap();
+        assert_eq!(feed.entries[0].enclosures.len(), crate::model::MAX_ENCLOSURES);
+        assert_eq!(feed.entries[0].enclosures[0].url, "http://e.com/0.mp3");
     }
 
     #[test]

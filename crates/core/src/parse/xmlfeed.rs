@@ -662,14 +662,9 @@ fn media_description<'e>(item: &'e Element<'_>) -> Option<Text<'e>> {
 fn media(format: Format, item: &Element, bases: &[Option<&str>]) -> (Vec<Enclosure>, Option<String>) {
     let mut enclosures: Vec<Enclosure> = Vec::new();
     let mut add = |url: Option<&str>, media_type: Option<&str>, length: Option<&str>| {
-        let Some(url) = url.and_then(|u| absolute(u, bases)) else { return };
-        if !enclosures.iter().any(|e| e.url == url) {
-            enclosures.push(Enclosure {
-                url,
-                media_type: media_type.map(|t| t.trim().to_string()).filter(|t| !t.is_empty()),
-                length: length.and_then(|l| l.trim().parse().ok()),
-            });
-        }
+        let Some(url) = url else { return };
+        let media_type = media_type.map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
+        fields::add_enclosure(&mut enclosures, url, bases, media_type, length.and_then(|l| l.trim().parse().ok()));
     };
     for el in item.elements() {
         if format.own(el, "enclosure") && !format.atom {
@@ -754,6 +749,25 @@ mod tests {
         let feed = parse(&padded, None).unwrap();
         assert_eq!(feed.title.as_deref(), Some("T"));
         assert!(feed.warnings.iter().any(|w| w.contains("11 past the first")), "{:?}", feed.warnings);
+    }
+
+    /// An item listing thousands of enclosures (and each twice) keeps the first `MAX_ENCLOSURES`, once each, in
+    /// order; a link carrying an 8-bit CSI or a right-to-left override keeps them percent-encoded.
+    #[test]
+    fn an_entry_keeps_a_bounded_number_of_enclosures_and_links_fit_to_print() {
+        use crate::model::MAX_ENCLOSURES;
+        let enclosures: String = (0..5000)
+            .map(|i| format!(r#"<enclosure url="http://e.com/{}.mp3" type="audio/mpeg"/>"#, i % 2500))
+            .collect();
+        let text = format!(
+            "<rss version=\"2.0\"><channel><title>T</title><item><guid>g</guid>\
+             <link>http://e.com/a\u{9b}2J\u{202e}b</link>{enclosures}</item></channel></rss>"
+        );
+        let feed = parse(&text, None).unwrap();
+        let urls: Vec<&str> = feed.entries[0].enclosures.iter().map(|e| e.url.as_str()).collect();
+        assert_eq!(urls.len(), MAX_ENCLOSURES);
+        assert_eq!((urls[0], urls[MAX_ENCLOSURES - 1]), ("http://e.com/0.mp3", "http://e.com/63.mp3"));
+        assert_eq!(feed.entries[0].link.as_deref(), Some("http://e.com/a%C2%9B2J%E2%80%AEb"));
     }
 
     /// An RSS 2.0 feed with `channel` inside its channel (before any item).

@@ -140,8 +140,26 @@ impl Downloads {
     }
 
     /// Queues every enclosure of the entries `ids` (not only the first), each with its file's place chosen now:
-    /// the feed's folder and template, a name no other file or download has.
+    /// the feed's folder and template, a name no other file or download has. A few hundred entries a
+    /// transaction, so that a feed's thousands never hold the database from the reader's marks meanwhile.
     pub async fn queue(&self, ids: Vec<EntryId>) -> Result<Queued, StoreError> {
+        let mut queued = Queued::default();
+        let mut numbers = Numbers::new();
+        for chunk in ids.chunks(QUEUE_BATCH) {
+            let (done, kept) = self.queue_some(chunk.to_vec(), numbers).await?;
+            numbers = kept;
+            queued.added.extend(done.added);
+            queued.already += done.already;
+            queued.refused.extend(done.refused);
+        }
+        if !queued.added.is_empty() {
+            self.0.queued.notify_one();
+        }
+        Ok(queued)
+    }
+
+    /// [`Downloads::queue`] of some entries, in one transaction; `numbers` is handed back for the next.
+    async fn queue_some(&self, ids: Vec<EntryId>, mut numbers: Numbers) -> Result<(Queued, Numbers), StoreError> {
         let settings = self.0.settings.clone();
         let now = chrono::Utc::now().timestamp();
         self.0
@@ -161,7 +179,7 @@ impl Downloads {
                         queued.already += 1;
                         continue;
                     }
-                    let path = place(&settings, own, &want, &|p| rows::path_taken(&tx, p))?;
+                    let path = place(&settings, own, &want, &mut numbers, &|p| rows::path_taken(&tx, p))?;
                     let media = want.enclosure.media_type.as_deref();
                     let (entry, feed) = (Some(want.entry_id), Some(want.feed_id));
                     let (title, feed_title) = (one(&want.title), one(&want.feed_title));
@@ -170,14 +188,9 @@ impl Downloads {
                     queued.added.extend(added);
                 }
                 tx.commit()?;
-                Ok(queued)
+                Ok((queued, numbers))
             })
             .await
-            .inspect(|queued| {
-                if !queued.added.is_empty() {
-                    self.0.queued.notify_one();
-                }
-            })
     }
 
     /// Every download, oldest first.
@@ -363,10 +376,19 @@ fn one(text: &str) -> String {
 
 /// Where a wanted enclosure's file goes: its feed's folder (else `download_dir`), its template's path, a last
 /// name no file, `.part` file or other download has.
+/// Entries queued per transaction by [`Downloads::queue`].
+const QUEUE_BATCH: usize = 200;
+
+/// The number each file name of one queueing took last (1: the name itself), so the next file of that name
+/// tries the numbers after it: a feed of a thousand episodes of one title takes a thousand tries, not half a
+/// million.
+type Numbers = HashMap<PathBuf, u32>;
+
 fn place(
     settings: &DownloadSettings,
     own: Option<&FeedDownloads>,
     want: &Wanted,
+    numbers: &mut Numbers,
     taken: &dyn Fn(&str) -> Result<bool, StoreError>,
 ) -> Result<String, StoreError> {
     let dir = own.and_then(|o| o.dir.clone()).unwrap_or_else(|| settings.dir.clone());
@@ -382,7 +404,9 @@ fn place(
     let last = parts.pop().unwrap_or_else(|| "download".into());
     let folder = parts.iter().fold(dir, |path, part| path.join(part));
     let mut failed = None;
-    let name = filename::unique(&last, |name| {
+    let base = folder.join(&last);
+    let after = numbers.get(&base).copied().unwrap_or(0);
+    let (name, number) = filename::unique_after(&last, after, |name| {
         let path = folder.join(name);
         let in_queue = taken(&path.to_string_lossy()).unwrap_or_else(|e| {
             failed = Some(e);
@@ -393,6 +417,7 @@ fn place(
     if let Some(e) = failed {
         return Err(e);
     }
+    numbers.insert(base, number);
     Ok(folder.join(name).to_string_lossy().into_owned())
 }
 

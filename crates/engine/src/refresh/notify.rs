@@ -87,7 +87,8 @@ impl Notifier {
             let body: Vec<String> =
                 arrivals.iter().take(5).map(|a| one_line(a.title.as_deref().unwrap_or("(untitled)"), 120)).collect();
             let mut command = Command::new(notify_send);
-            command.args(["--app-name=tidings", &summary, &body.join("\n")]);
+            // `--` first: a title such as `-w` or `--app-name=Bank` is the text shown, never an option.
+            command.args(["--app-name=tidings", "--", &summary, &body.join("\n")]);
             if let Err(e) = crate::process::run_to_success(command, Vec::new(), LIMITS) {
                 tracing::warn!("notify-send: {e}");
                 failed.get_or_insert(NotifyError::Command(e));

@@ -372,6 +372,8 @@ pub(super) const MIGRATIONS: &[Step] = &[
     Step::Sql(later::SEARCH_PENDING),
     // 26: an entry's feed checked at commit (see `later::entry_feed_deferred`).
     Step::Code(later::entry_feed_deferred),
+    // 27: the downloads by file (see `downloads::DOWNLOADS_BY_PATH`).
+    Step::Sql(downloads::DOWNLOADS_BY_PATH),
 ];
 
 /// One step of the schema: SQL, or code for what SQL alone cannot say.

@@ -132,7 +132,7 @@ impl Sync<'_> {
             };
             let batch = &batch[..batch.len().min(most)];
             budget.took(batch.len());
-            let mut items = remote.items(batch).await?;
+            let mut items = super::cleaned(remote.items(batch).await?);
             items.truncate(batch.len());
             if budget.fit_bytes(&mut items) {
                 report.more = true;

@@ -121,6 +121,7 @@ impl Sync<'_> {
             // A server that sends more than asked gets no more than that stored, nor more bytes than are left.
             let mut items: Vec<RemoteItem> = page.items;
             items.truncate(most);
+            let mut items = super::cleaned(items);
             pass.newest_usec = items.iter().map(|i| i.crawled_usec).fold(pass.newest_usec, i64::max);
             // The server sends the newest first, so past a page the last sync had whole, every item is older
             // still: a server that stores a refresh within one second would otherwise send all of it again.

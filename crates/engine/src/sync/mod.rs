@@ -310,6 +310,12 @@ enum Step {
     Store(StoreError),
 }
 
+/// Items as a server sent them, with their addresses fit to print and their enclosures bounded (see
+/// [`crate::model::ParsedEntry::with_clean_addresses`]): no parser of tidings's read them.
+fn cleaned(items: Vec<RemoteItem>) -> Vec<RemoteItem> {
+    items.into_iter().map(|i| RemoteItem { entry: i.entry.with_clean_addresses(), ..i }).collect()
+}
+
 impl From<RemoteError> for Step {
     fn from(e: RemoteError) -> Step {
         Step::Remote(e)
@@ -335,7 +341,8 @@ impl Sync<'_> {
     async fn run(&self, remote: &mut impl Remote) -> Result<Report, Step> {
         let mut report = Report { account: self.account.name.clone(), ..Report::default() };
         let sent = self.send(remote, &mut report).await?;
-        let subscriptions = remote.subscriptions().await?;
+        let subscriptions: Vec<RemoteFeed> =
+            remote.subscriptions().await?.into_iter().map(RemoteFeed::with_clean_addresses).collect();
         let subs = self.store(move |c, row, now| accounts::store_subscriptions(c, row, &subscriptions, now)).await?;
         let SubscriptionsReport { added, changed, removed, taken_over, kept_starred, feeds, renamed, moved } = subs;
         (report.renamed, report.moved) = (renamed, moved);

@@ -31,3 +31,6 @@ pub(super) const DOWNLOADS: &str = "CREATE TABLE downloads (
         BEGIN
             INSERT INTO hook_events (kind, entry_id, feed_id) VALUES ('downloaded', new.entry_id, new.feed_id);
         END;";
+
+/// The downloads by file: a queueing asks whether a path is taken for every file it places.
+pub(super) const DOWNLOADS_BY_PATH: &str = "CREATE INDEX downloads_by_path ON downloads(path);";
