@@ -770,6 +770,20 @@ mod tests {
         assert_eq!(feed.entries[0].link.as_deref(), Some("http://e.com/a%C2%9B2J%E2%80%AEb"));
     }
 
+    /// Hundreds of namespace declarations in scope: those past the first 128 are left out (said), and a
+    /// well-known prefix among them still means its vocabulary.
+    #[test]
+    fn namespace_declarations_past_the_cap_are_left_out_and_well_known_prefixes_still_read() {
+        let many: String = (0..300).map(|i| format!(r#" xmlns:p{i}="http://example.com/ns/{i}""#)).collect();
+        let text = format!(
+            r#"<rss version="2.0"{many} xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>T</title>
+               <item><guid>g</guid><dc:creator>Ann</dc:creator><p250:x>y</p250:x></item></channel></rss>"#
+        );
+        let feed = parse(&text, None).unwrap();
+        assert_eq!(feed.entries[0].authors, ["Ann"]);
+        assert!(feed.warnings.iter().any(|w| w.contains("namespace declarations")), "{:?}", feed.warnings);
+    }
+
     /// An RSS 2.0 feed with `channel` inside its channel (before any item).
     fn rss(channel: &str) -> ParsedFeed {
         let xml = format!(r#"<rss version="2.0" {NAMESPACES}><channel>{channel}</channel></rss>"#);
