@@ -113,7 +113,8 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
         }
         Event::ChangedOutside => {
             state.feeds.changed_outside = true;
-            let mut effects = vec![Effect::LoadFeeds];
+            // Downloads too: a file another process finished shows as on disk (`↓`) here.
+            let mut effects = vec![Effect::LoadFeeds, Effect::LoadDownloads];
             effects.extend(entries::changed(state));
             effects
         }

@@ -90,6 +90,16 @@ fn a_finished_download_marks_its_entry_as_on_disk() {
     assert!(s.downloads.on_disk.contains(&EntryId(10)));
 }
 
+/// Another process (`tidings download`, the daemon) finished a file: the reader reads the queue again when it
+/// sees the database change, and the entry shows as on disk.
+#[test]
+fn a_file_another_process_downloaded_shows_as_on_disk() {
+    let mut s = loaded();
+    assert!(update(&mut s, Event::ChangedOutside).contains(&Effect::LoadDownloads));
+    update(&mut s, Event::DownloadsLoaded(vec![download(1, 10, DownloadState::Done)]));
+    assert!(s.downloads.on_disk.contains(&EntryId(10)));
+}
+
 #[test]
 fn a_failed_download_is_said_with_why() {
     let mut s = opened(vec![download(1, 10, DownloadState::Downloading)]);
