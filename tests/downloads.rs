@@ -687,6 +687,42 @@ fn download_with_nothing_queued_names_what_failed_and_retry_takes_it_up_again() 
     assert_eq!(downloads_json(&sandbox)[0]["state"], "done");
 }
 
+/// `auto_download`: what a feed lists when subscribed to is its past and comes down only when asked; an episode
+/// a later refresh brings is downloaded by that refresh — unless its feed says `auto_download = false`.
+#[test]
+fn auto_download_takes_the_new_episodes_a_refresh_brings_and_not_the_back_catalogue() {
+    let server = FileServer::start();
+    let episode = |feed: &str, n: usize| (format!("{feed}{n}"), format!("Episode {n}"), format!("/{feed}/e{n}.mp3"));
+    let publish = |feed: &str, count: usize| {
+        let items: Vec<(String, String, String)> = (1..=count).map(|n| episode(feed, n)).collect();
+        for (n, (_, _, path)) in items.iter().enumerate() {
+            server.file(path, noise(20_000, (n + 1) as u64), "v1");
+        }
+        let items: Vec<Item<'_>> =
+            items.iter().map(|(g, t, p)| (g.as_str(), t.as_str(), vec![(server.url(p), "audio/mpeg")])).collect();
+        server.page(&format!("/{feed}.xml"), "application/rss+xml", podcast(feed, &items));
+    };
+    publish("auto", 2);
+    publish("manual", 2);
+    let manual = server.url("/manual.xml");
+    let (sandbox, dl) = sandbox(&format!("auto_download = true\n\n[feeds.\"{manual}\"]\nauto_download = false\n"));
+    for feed in ["/auto.xml", "/manual.xml"] {
+        assert!(run(&sandbox, &["add", &server.url(feed)]).status.success());
+    }
+    let first = run(&sandbox, &["refresh", "--no-sync"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(downloads_json(&sandbox).is_empty(), "the back catalogue is not downloaded by itself");
+    publish("auto", 3);
+    publish("manual", 3);
+    let next = run(&sandbox, &["refresh", "--no-sync"]);
+    assert!(next.status.success(), "{}", stderr(&next));
+    assert!(stderr(&next).contains("1 of 1 new episodes downloaded (auto_download)"), "{}", stderr(&next));
+    let rows = downloads_json(&sandbox);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!((rows[0]["title"].as_str(), rows[0]["state"].as_str()), (Some("Episode 3"), Some("done")));
+    assert_eq!(std::fs::read(dl.join("auto/Episode 3.mp3")).unwrap(), noise(20_000, 3));
+}
+
 /// A file whose answer says `Content-Encoding: gzip` (a `.gz`, or a bomb: 64 KB on the wire, 64 MB unpacked) is
 /// kept as the bytes sent, never unpacked past the size and the space checked for it.
 #[test]

@@ -58,6 +58,7 @@ pub(super) async fn run(db: &Path, config: &Config, interval: Option<Duration>) 
         let due = Which::Due { interval_secs: every.unwrap_or(100 * 365 * 86_400) };
         let work = async {
             let outcome = session.refresh(due, false, Arc::new(Logged)).await;
+            download_new_episodes(&session, outcome.episodes).await;
             if let Err(e) = outcome.refreshed {
                 tracing::warn!("daemon: {e}");
             }
@@ -81,6 +82,41 @@ pub(super) async fn run(db: &Path, config: &Config, interval: Option<Duration>) 
     let _ = session.writer().call(|_| Ok(())).await;
     tracing::info!("daemon stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// `auto_download`: queues the new episodes a refresh brought and downloads them in the background (the next
+/// refresh does not wait for them; a run under way takes them at once).
+async fn download_new_episodes(session: &Session, episodes: Vec<crate::model::EntryId>) {
+    if episodes.is_empty() {
+        return;
+    }
+    match session.downloads().queue(episodes).await {
+        Ok(queued) if !queued.added.is_empty() => {
+            tracing::info!("daemon: {} new episode file(s) queued for download", queued.added.len());
+            let session = session.clone();
+            tokio::spawn(async move {
+                if let Err(e) = session.download(Arc::new(LoggedDownloads)).await {
+                    tracing::warn!("daemon: downloads stopped: {e}");
+                }
+            });
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!("daemon: cannot queue the new episodes: {e}"),
+    }
+}
+
+/// A download's end, in the daemon's log.
+struct LoggedDownloads;
+
+impl crate::downloads::DownloadObserver for LoggedDownloads {
+    fn event(&self, event: crate::downloads::DownloadEvent) {
+        if let crate::downloads::DownloadEvent::Ended { id, state, reason } = event {
+            match reason {
+                Some(why) => tracing::info!("daemon: download {id} {}: {why}", state.as_str()),
+                None => tracing::info!("daemon: download {id} {}", state.as_str()),
+            }
+        }
+    }
 }
 
 /// Listens on the socket beside the database for readers asking to refresh now, until the guard is dropped (the
@@ -142,6 +178,7 @@ async fn answer(stream: tokio::net::UnixStream, session: Session) {
         if request.feeds.is_empty() { "every".to_string() } else { request.feeds.len().to_string() }
     );
     let outcome = session.refresh(which, request.force, Arc::new(Logged)).await;
+    download_new_episodes(&session, outcome.episodes).await;
     let refreshed = match outcome.refreshed {
         Ok(summary) => {
             Refreshed { new: summary.new_entries, feeds_with_new: summary.updated_feeds, failed: summary.failed.len() }

@@ -106,19 +106,7 @@ pub(super) async fn run(db: &Path, config: &Config, asked: Asked) -> anyhow::Res
     if asked_for_some && queued.added.is_empty() && queued.already == 0 && queued.refused.is_empty() {
         note!("tidings: those entries have no enclosure to download");
     }
-    let names = session
-        .downloads()
-        .list()
-        .await?
-        .into_iter()
-        .map(|d| (d.id, format!("\"{}\" ({})", one_line(&d.title, 80), one_line(&d.feed_title, 40))))
-        .collect();
-    let progress = Arc::new(Progress {
-        on_terminal: std::io::stderr().is_terminal(),
-        names,
-        state: Mutex::new((HashMap::new(), Instant::now())),
-    });
-    let ended = session.download(progress).await?;
+    let ended = run_queue(&session).await?;
     let failed = ended.iter().filter(|d| d.state != State::Done).count() + queued.refused.len();
     if asked.json {
         let json = serde_json::json!({
@@ -148,6 +136,24 @@ pub(super) async fn run(db: &Path, config: &Config, asked: Asked) -> anyhow::Res
         note!("{done} downloaded, {failed} not");
     }
     Ok(if failed > 0 { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
+}
+
+/// Runs the queue to its end with progress on standard error (see [`Progress`]): the rows of the downloads that
+/// ran, as they ended.
+pub(super) async fn run_queue(session: &Session) -> anyhow::Result<Vec<Download>> {
+    let names = session
+        .downloads()
+        .list()
+        .await?
+        .into_iter()
+        .map(|d| (d.id, format!("\"{}\" ({})", one_line(&d.title, 80), one_line(&d.feed_title, 40))))
+        .collect();
+    let progress = Arc::new(Progress {
+        on_terminal: std::io::stderr().is_terminal(),
+        names,
+        state: Mutex::new((HashMap::new(), Instant::now())),
+    });
+    Ok(session.download(progress).await?)
 }
 
 /// `tidings downloads`: every download, oldest first (read-only).

@@ -71,6 +71,18 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
         refused: Mutex::default(),
     });
     let (outcome, synced) = session.refresh_and_sync(force, sync, progress.clone(), &Told).await;
+    // `auto_download`: the new episodes come down now, their progress on standard error.
+    if !outcome.episodes.is_empty() {
+        let queued = session.downloads().queue(outcome.episodes.clone()).await?;
+        for (url, why) in &queued.refused {
+            note!("tidings: not queued: {url}: {why}");
+        }
+        if !queued.added.is_empty() {
+            let ended = super::download::run_queue(&session).await?;
+            let done = ended.iter().filter(|d| d.state == store::downloads::State::Done).count();
+            note!("{done} of {} new episodes downloaded (auto_download)", ended.len());
+        }
+    }
     let summary = outcome.refreshed.map_err(anyhow::Error::msg)?;
     let purged = outcome.purged?;
     let full_text = outcome.full_texts;

@@ -62,6 +62,9 @@ pub struct Config {
     pub max_downloads: usize,
     /// Kilobytes per second for all downloads together; 0 is no limit.
     pub download_rate_limit_kb: u64,
+    /// New entries' enclosures are downloaded as a refresh brings them (podboat's automatic download), for
+    /// every feed; a feed's own `auto_download` says otherwise for it.
+    pub auto_download: bool,
     /// The mouse: the wheel scrolls the pane under the pointer, a click selects. Off leaves the mouse to the
     /// terminal (selecting text to copy).
     pub mouse: bool,
@@ -179,6 +182,7 @@ impl Default for Config {
             download_name: crate::filename::DEFAULT_TEMPLATE.into(),
             max_downloads: 2,
             download_rate_limit_kb: 0,
+            auto_download: false,
             mouse: true,
             text_width: 100,
             text_centered: true,
@@ -247,6 +251,8 @@ pub struct FeedConfig {
     pub download_name: Option<String>,
     /// A program its enclosures are handed to instead of downloading them (`yt-dlp -o {path} {url}`).
     pub download_command: Option<String>,
+    /// Its new entries' enclosures are downloaded as a refresh brings them (instead of `auto_download`).
+    pub auto_download: Option<bool>,
     /// The order of this feed's list until the reader is told another (see `sort`).
     pub sort: Option<String>,
 }

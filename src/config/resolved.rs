@@ -111,17 +111,23 @@ impl Config {
     }
 
     /// Where and how enclosures are downloaded (`download_dir`, `download_name`, `max_downloads`,
-    /// `download_rate_limit_kb`, and each feed's own).
+    /// `download_rate_limit_kb`, `auto_download`, and each feed's own).
     pub fn download_settings(&self) -> crate::downloads::DownloadSettings {
         let feeds = self
             .feeds
             .iter()
-            .filter(|(_, f)| f.download_dir.is_some() || f.download_name.is_some() || f.download_command.is_some())
+            .filter(|(_, f)| {
+                f.download_dir.is_some()
+                    || f.download_name.is_some()
+                    || f.download_command.is_some()
+                    || f.auto_download.is_some()
+            })
             .map(|(url, f)| {
                 let own = crate::downloads::FeedDownloads {
                     dir: f.download_dir.as_deref().map(expand_home),
                     template: f.download_name.clone(),
                     command: f.download_command.as_deref().and_then(|l| CommandLine::parse(l, Some(false)).ok()),
+                    auto: f.auto_download,
                 };
                 (url.clone(), own)
             })
@@ -131,6 +137,7 @@ impl Config {
             template: self.download_name.clone(),
             max_at_once: self.max_downloads,
             rate_limit: (self.download_rate_limit_kb > 0).then(|| self.download_rate_limit_kb * 1024),
+            auto: self.auto_download,
             feeds,
             ..Default::default()
         }

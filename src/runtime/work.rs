@@ -89,6 +89,9 @@ impl Work {
             if let Err(e) = outcome.notified {
                 let _ = inbox.send(Event::Error(e));
             }
+            if !outcome.episodes.is_empty() {
+                let _ = inbox.send(Event::NewEpisodes(outcome.episodes));
+            }
         });
     }
 

@@ -140,6 +140,8 @@ pub enum Event {
     },
     /// Another process wrote to the database (`tidings refresh`, `add`, `import`): read what is shown again.
     ChangedOutside,
+    /// A refresh brought entries whose enclosures are downloaded as they come (`auto_download`).
+    NewEpisodes(Vec<EntryId>),
     /// An entry's full article was fetched and stored (its sanitized HTML), or why there is none.
     FullTextFetched {
         entry_id: EntryId,

@@ -118,6 +118,7 @@ fn route(state: &mut State, event: Event) -> Vec<Effect> {
             effects.extend(entries::changed(state));
             effects
         }
+        Event::NewEpisodes(ids) => vec![Effect::QueueDownloads(ids)],
         Event::RefreshStopped { batch, ids, reason } => progress::on_stopped(state, batch, ids, reason),
         Event::RefreshedByDaemon { batch, ids, new, feeds_with_new, failed } => {
             progress::on_refreshed_by_daemon(state, batch, ids, (new, feeds_with_new, failed))

@@ -242,8 +242,16 @@ impl Session {
     /// Refreshes the local feeds `which` names (`force`: also those gone or asked to wait), with the whole of
     /// what follows (see the module's notes), telling `observer` as it goes.
     pub async fn refresh(&self, which: Which, force: bool, observer: Arc<dyn Observer>) -> Outcome {
-        let outcome = self.0.pipeline.run(which, force, observer).await;
+        let auto = self.0.downloads.settings().auto_anywhere();
+        let before = if auto { self.0.pipeline.newest_entry().await } else { i64::MAX };
+        let mut outcome = self.0.pipeline.run(which, force, observer).await;
         self.tell_hooks().await;
+        if auto {
+            outcome.episodes = self.0.downloads.new_episodes(before).await.unwrap_or_else(|e| {
+                tracing::warn!("cannot find the new episodes to download: {e}");
+                Vec::new()
+            });
+        }
         outcome
     }
 

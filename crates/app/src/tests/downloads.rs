@@ -100,6 +100,14 @@ fn a_file_another_process_downloaded_shows_as_on_disk() {
     assert!(s.downloads.on_disk.contains(&EntryId(10)));
 }
 
+/// `auto_download`: the new episodes a refresh brought are queued as `E` queues them.
+#[test]
+fn new_episodes_from_a_refresh_are_queued_as_e_queues_them() {
+    let mut s = loaded();
+    let ids = vec![EntryId(10), EntryId(11)];
+    assert_eq!(update(&mut s, Event::NewEpisodes(ids.clone())), vec![Effect::QueueDownloads(ids)]);
+}
+
 #[test]
 fn a_failed_download_is_said_with_why() {
     let mut s = opened(vec![download(1, 10, DownloadState::Downloading)]);

@@ -274,6 +274,11 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
                      GUID or at random it does not",
                 ),
             },
+            // podboat's queue filled as entries arrive; tidings downloads them as a refresh brings them.
+            "podcast-auto-enqueue" => match yes(arg(0)) {
+                Some(on) => out.settings.push(("auto_download".into(), Value::Flag(on), line)),
+                None => skip("podcast-auto-enqueue is yes or no"),
+            },
             "confirm-exit" => match yes(arg(0)) {
                 Some(on) => out.settings.push(("confirm_quit".into(), Value::Flag(on), line)),
                 None => skip("confirm-exit is yes or no"),
@@ -568,13 +573,14 @@ mod tests {
     }
 
     #[test]
-    fn podboats_download_path_and_max_downloads_come_over() {
+    fn podboats_download_path_max_downloads_and_auto_enqueue_come_over() {
         let m = migrate(
-            "download-path \"~/Podcasts/%n\"\nmax-downloads 3\nmax-downloads 900\n",
+            "download-path \"~/Podcasts/%n\"\nmax-downloads 3\nmax-downloads 900\npodcast-auto-enqueue yes\n",
             &filter::Context::default(),
         );
         assert!(m.settings.contains(&("download_dir".into(), Value::Text("~/Podcasts".into()), 1)));
         assert!(m.settings.contains(&("max_downloads".into(), Value::Number(3), 2)));
+        assert!(m.settings.contains(&("auto_download".into(), Value::Flag(true), 4)));
         let why: Vec<usize> = m.skipped.iter().map(|s| s.0).collect();
         assert_eq!(why, [1, 3], "the %n folder is said, and 900 at once refused: {:?}", m.skipped);
     }

@@ -37,6 +37,21 @@ pub struct DownloadSettings {
     pub feeds: HashMap<String, FeedDownloads>,
     /// How long a `download_command` may take.
     pub command_deadline: std::time::Duration,
+    /// New entries' enclosures are downloaded as a refresh brings them (`auto_download`), unless their feed
+    /// says otherwise.
+    pub auto: bool,
+}
+
+impl DownloadSettings {
+    /// Whether the new entries of the feed at `url` are downloaded as they come.
+    pub fn auto_for(&self, url: &str) -> bool {
+        self.feeds.get(url).and_then(|f| f.auto).unwrap_or(self.auto)
+    }
+
+    /// Whether any feed's new entries are downloaded as they come.
+    pub fn auto_anywhere(&self) -> bool {
+        self.auto || self.feeds.values().any(|f| f.auto == Some(true))
+    }
 }
 
 impl Default for DownloadSettings {
@@ -48,6 +63,7 @@ impl Default for DownloadSettings {
             rate_limit: None,
             feeds: HashMap::new(),
             command_deadline: std::time::Duration::from_secs(6 * 3600),
+            auto: false,
         }
     }
 }
@@ -59,6 +75,9 @@ pub struct FeedDownloads {
     pub template: Option<String>,
     /// The program and its arguments; `{url}` and `{path}` stand for whole arguments.
     pub command: Option<crate::command::CommandLine>,
+    /// Whether its new entries' enclosures are downloaded as a refresh brings them (none: as
+    /// [`DownloadSettings::auto`] says).
+    pub auto: Option<bool>,
 }
 
 /// What a download run tells as it goes.
@@ -191,6 +210,17 @@ impl Downloads {
                 Ok((queued, numbers))
             })
             .await
+    }
+
+    /// The entries stored after entry `after` whose enclosures are downloaded as they come (`auto_download`):
+    /// for the front end that refreshed to queue (at most [`MAX_AUTO_ENTRIES`] a refresh, the newest; none of a
+    /// feed just subscribed to, whose first entries are its past).
+    pub async fn new_episodes(&self, after: i64) -> Result<Vec<EntryId>, StoreError> {
+        if !self.0.settings.auto_anywhere() {
+            return Ok(Vec::new());
+        }
+        let found = self.0.writer.call(move |c| rows::new_with_enclosures(c, after, MAX_AUTO_ENTRIES)).await?;
+        Ok(found.into_iter().filter(|(_, url)| self.0.settings.auto_for(url)).map(|(id, _)| id).collect())
     }
 
     /// Every download, oldest first.
@@ -378,6 +408,10 @@ fn one(text: &str) -> String {
 /// name no file, `.part` file or other download has.
 /// Entries queued per transaction by [`Downloads::queue`].
 const QUEUE_BATCH: usize = 200;
+
+/// Entries one refresh downloads of itself at most (`auto_download`): a feed that suddenly lists a thousand
+/// episodes does not queue a thousand files at once (`tidings download --feed` takes the rest when wanted).
+pub const MAX_AUTO_ENTRIES: usize = 50;
 
 /// The number each file name of one queueing took last (1: the name itself), so the next file of that name
 /// tries the numbers after it: a feed of a thousand episodes of one title takes a thousand tries, not half a

@@ -45,6 +45,9 @@ pub struct Outcome {
     pub indexed: Result<usize, StoreError>,
     /// Entries told of by `notify_command` and desktop notifications, or why telling failed.
     pub notified: Result<usize, String>,
+    /// New entries whose enclosures are to be downloaded as they come (`auto_download`): the front end that
+    /// refreshed queues them (see [`crate::downloads::Downloads::new_episodes`]).
+    pub episodes: Vec<EntryId>,
 }
 
 /// The refresh pipeline. Cheap to clone.
@@ -152,7 +155,7 @@ impl Pipeline {
         if let Err(e) = self.writer.call(|c| crate::store::checkpoint_after_any_running(c)).await {
             tracing::debug!("the refresh's log is left for the next checkpoint: {e}");
         }
-        Outcome { refreshed, full_texts, purged, indexed, notified }
+        Outcome { refreshed, full_texts, purged, indexed, notified, episodes: Vec::new() }
     }
 
     /// Purges what retention no longer keeps, then (unless [`Upkeep::PurgeOnly`]) indexes what is new; returns
