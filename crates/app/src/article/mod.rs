@@ -8,7 +8,7 @@ use super::dialogs::{Dialog, Prompt, PromptPurpose};
 use super::keymap::{Action, Context, Keymap};
 use super::list::{Step, scroll};
 use super::{Effect, OpenKind, Pane, State};
-use crate::model::{EntryDetail, EntryId};
+use crate::model::{DownloadState, EntryDetail, EntryId};
 use crate::render::{self, Line, Span};
 use crate::sanitize::one_line;
 use pictures::{Pictures, Placed};
@@ -362,7 +362,7 @@ pub fn open_media(state: &mut State) -> Vec<Effect> {
         }
         1 => {
             let url = view.detail.enclosures[0].url.clone();
-            open(state, url, OpenKind::Media)
+            play(state, url)
         }
         n => {
             state.dialog = Some(Dialog::Prompt(Prompt::new(
@@ -379,13 +379,27 @@ pub fn open_media(state: &mut State) -> Vec<Effect> {
     }
 }
 
+/// Plays the enclosure at `url`: its downloaded file when it is on disk (not streamed again, as the downloads
+/// view plays it), else the address.
+fn play(state: &mut State, url: String) -> Vec<Effect> {
+    let done = state.downloads.rows.iter().flatten().find(|d| d.url == url && d.state == DownloadState::Done);
+    match done.map(|d| d.path.clone()) {
+        Some(path) => {
+            let now = state.clock.now;
+            state.status.info(format!("Playing {}", one_line(&path, 2000)), now);
+            vec![Effect::Open { url: path, kind: OpenKind::Media }]
+        }
+        None => open(state, url, OpenKind::Media),
+    }
+}
+
 /// The answer to the media prompt.
 pub fn play_media(state: &mut State, answer: &str) -> Result<Vec<Effect>, String> {
     let media = state.article.ready().map(|a| a.detail.enclosures.as_slice()).unwrap_or_default();
     match answer.trim().parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|i| media.get(i)) {
         Some(enclosure) => {
             let url = enclosure.url.clone();
-            Ok(open(state, url, OpenKind::Media))
+            Ok(play(state, url))
         }
         None => Err(format!("type a number from 1 to {}", media.len())),
     }

@@ -100,6 +100,25 @@ fn a_file_another_process_downloaded_shows_as_on_disk() {
     assert!(s.downloads.on_disk.contains(&EntryId(10)));
 }
 
+/// `v` on an entry whose file is on disk plays the file, not the address again; one not downloaded streams.
+#[test]
+fn v_plays_the_downloaded_file_when_there_is_one() {
+    let mut s = loaded();
+    update(&mut s, Event::DownloadsLoaded(vec![download(1, 10, DownloadState::Done)]));
+    let media = |url: &str| crate::model::Enclosure { url: url.into(), media_type: None, length: None };
+    let mut play = |url: &str| {
+        update(&mut s, key('h'));
+        update(&mut s, key('h'));
+        open_article(&mut s, None, "<p>x</p>");
+        s.article.view.as_mut().unwrap().detail.enclosures = vec![media(url)];
+        update(&mut s, key('v'))
+    };
+    let local = Effect::Open { url: "/music/One/episode 1.mp3".into(), kind: OpenKind::Media };
+    assert_eq!(play("http://example.com/1.mp3"), vec![local]);
+    let remote = Effect::Open { url: "http://example.com/2.mp3".into(), kind: OpenKind::Media };
+    assert_eq!(play("http://example.com/2.mp3"), vec![remote]);
+}
+
 /// `auto_download`: the new episodes a refresh brought are queued as `E` queues them.
 #[test]
 fn new_episodes_from_a_refresh_are_queued_as_e_queues_them() {
