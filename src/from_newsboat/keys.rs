@@ -60,6 +60,7 @@ pub(super) fn write_record(pairs: &BTreeSet<(String, String)>) -> String {
 pub(super) fn plan(
     bindings: &[(String, Vec<String>, usize)],
     unbound: &[(String, usize)],
+    dialog: &[(String, String, usize)],
     existing: &toml::Table,
     before: &BTreeSet<(String, String)>,
 ) -> KeyPlan {
@@ -129,6 +130,18 @@ pub(super) fn plan(
             out.added.push((action.name().to_string(), key.to_string()));
         }
     }
+    // A dialog's binding: nothing to say where the key does that already (newsboat's `J` in its article list).
+    for (name, key_name, line) in dialog {
+        let (Some(action), Ok(key)) = (Action::named(name), Key::parse(key_name)) else { continue };
+        let has = changed.get(action.name()).cloned().or_else(|| keys_of(action)).unwrap_or_default();
+        if !has.contains(&key) {
+            out.notes.push(format!(
+                "config line {line}: bind-key {key} {}: a binding for one of newsboat's dialogs; tidings binds keys \
+                 for all panes ([keys]) or one ([keys.entries])",
+                action.name()
+            ));
+        }
+    }
     for (name, keys) in changed {
         let action = Action::named(name).expect("an action's own name");
         if keys_of(action).unwrap_or_default() != keys {
@@ -149,7 +162,7 @@ mod tests {
     #[test]
     fn a_bind_key_adds_to_the_defaults_and_a_key_taken_from_another_action_is_said() {
         let bindings = [binding("down", "j", 1), binding("next_unread", "n", 2), binding("open_in_browser", "x", 3)];
-        let plan = plan(&bindings, &[], &toml::Table::new(), &BTreeSet::new());
+        let plan = plan(&bindings, &[], &[], &toml::Table::new(), &BTreeSet::new());
         // j and n already do those: nothing to write for them; x is added beside o.
         let defaults = Keymap::default();
         let o: Vec<String> =
@@ -183,6 +196,7 @@ mod tests {
         let plan = plan(
             &[binding("mark_all_read", "x", 2)],
             &[("A".into(), 1), ("n".into(), 3)],
+            &[],
             &toml::Table::new(),
             &BTreeSet::new(),
         );
@@ -192,7 +206,7 @@ mod tests {
         // A key the user's own [keys] gives is left to it.
         let mut mine = toml::Table::new();
         mine.insert("mark_all_read".into(), toml::Value::Array(vec![toml::Value::String("A".into())]));
-        let kept = super::plan(&[], &[("A".into(), 1)], &mine, &BTreeSet::new());
+        let kept = super::plan(&[], &[("A".into(), 1)], &[], &mine, &BTreeSet::new());
         assert!(
             kept.entries.is_empty() && kept.notes[0].ends_with("your [keys] gives A to mark_all_read; left as it is"),
             "{kept:?}"
@@ -200,13 +214,23 @@ mod tests {
     }
 
     fn plan_of(bindings: &[(String, Vec<String>, usize)]) -> KeyPlan {
-        plan(bindings, &[], &toml::Table::new(), &BTreeSet::new())
+        plan(bindings, &[], &[], &toml::Table::new(), &BTreeSet::new())
+    }
+
+    /// A binding in one of newsboat's dialogs is said only where the key does not do that already here.
+    #[test]
+    fn a_dialogs_binding_the_key_already_does_is_not_said() {
+        let next_feed = |key: &str, line| ("next_feed".to_string(), key.to_string(), line);
+        let plan = plan(&[], &[], &[next_feed("J", 4), next_feed("F5", 5)], &toml::Table::new(), &BTreeSet::new());
+        assert_eq!(plan.notes.len(), 1, "{plan:?}");
+        assert!(plan.notes[0].starts_with("config line 5: bind-key F5 next_feed: a binding for one of"), "{plan:?}");
+        assert!(plan.entries.is_empty());
     }
 
     #[test]
     fn a_key_an_earlier_import_added_and_the_user_removed_is_not_put_back() {
         let before = read_record(Some(&write_record(&[("open_in_browser".to_string(), "x".to_string())].into())));
-        let plan = plan(&[binding("open_in_browser", "x", 3)], &[], &toml::Table::new(), &before);
+        let plan = plan(&[binding("open_in_browser", "x", 3)], &[], &[], &toml::Table::new(), &before);
         assert!(plan.entries.is_empty() && plan.added.is_empty(), "{plan:?}");
         assert!(plan.notes[0].contains("removed since"), "{plan:?}");
     }

@@ -40,7 +40,7 @@ pub(super) fn write_settings(path: &Path, report: &mut Report) -> Result<(), New
         .and_then(|t| t.get("keys").and_then(|k| k.as_table()).cloned())
         .unwrap_or_default();
     let bindings = super::keys::with_newsboat_defaults(&m.keys, &m.unbound);
-    let keys = super::keys::plan(&bindings, &m.unbound, &have_keys, &report.keys_before);
+    let keys = super::keys::plan(&bindings, &m.unbound, &m.dialog_keys, &have_keys, &report.keys_before);
     let tables: Vec<(&str, Vec<(String, String)>)> = vec![
         ("keys", keys.entries.iter().map(|(a, k)| (a.clone(), toml_value(&Value::List(k.clone())))).collect()),
         ("colors", m.colors.iter().map(|(e, s, _)| (e.clone(), toml_value(&Value::Text(s.clone())))).collect()),

@@ -24,6 +24,9 @@ pub struct Migrated {
     pub keys: Vec<(String, Vec<String>, usize)>,
     /// `unbind-key`: keys that do nothing any more (in tidings's names), with their lines.
     pub unbound: Vec<(String, usize)>,
+    /// `bind-key` in one of newsboat's dialogs (`articlelist`…): an action and its key, with its line. Not
+    /// carried (tidings binds for every pane, or one), and said unless the key already does that.
+    pub dialog_keys: Vec<(String, String, usize)>,
     /// `[colors]`: an element and its style.
     pub colors: Vec<(String, String, usize)>,
     /// `[macros]`: a key (pressed after the macro prefix) and the actions it runs.
@@ -325,10 +328,9 @@ pub fn migrate(text: &str, context: &filter::Context) -> Migrated {
                     continue;
                 };
                 if !arg(2).is_empty() && arg(2) != "all" {
-                    // A binding for one of newsboat's dialogs: tidings has one keymap for the panes.
-                    skip(
-                        "a binding for one of newsboat's dialogs; tidings binds keys for all panes ([keys]) or one ([keys.entries])",
-                    );
+                    // A binding for one of newsboat's dialogs: tidings has one keymap for the panes (said by the
+                    // import when the key does not do that already).
+                    out.dialog_keys.push((action.to_string(), key, line));
                     continue;
                 }
                 match out.keys.iter_mut().find(|(a, _, _)| a == action) {
