@@ -105,7 +105,7 @@ fn a_file_another_process_downloaded_shows_as_on_disk() {
 fn v_plays_the_downloaded_file_when_there_is_one() {
     let mut s = loaded();
     update(&mut s, Event::DownloadsLoaded(vec![download(1, 10, DownloadState::Done)]));
-    let media = |url: &str| crate::model::Enclosure { url: url.into(), media_type: None, length: None };
+    let media = |url: &str| Enclosure { url: url.into(), media_type: None, length: None };
     let mut play = |url: &str| {
         update(&mut s, key('h'));
         update(&mut s, key('h'));
