@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::downloads::DownloadOp;
-use crate::model::{Download, DownloadState};
+use crate::model::{Download, DownloadState, Enclosure};
 
 fn download(id: i64, entry: i64, state: DownloadState) -> Download {
     Download {
