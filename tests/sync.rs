@@ -289,7 +289,7 @@ fn a_starred_entry_the_server_forgot_stays_starred_here_and_one_unstarred_there_
     freshrss.forget(&all[6..7]);
     let out = sync(&sandbox, &cfg);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("1 starred entries the server no longer has kept here"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("1 starred entry the server no longer has kept here"), "{}", stdout(&out));
     let starred = keys(&sandbox, "e.starred = 1");
     assert!(!starred.contains(&all[5]), "unstarred there, unstarred here");
     assert!(starred.contains(&all[6]), "the server forgot it: still starred here");
@@ -570,8 +570,8 @@ fn a_local_feed_the_account_also_has_is_taken_over_with_its_marks_and_shows_once
     let api = populated(&freshrss, &feeds_server);
     let sandbox = Sandbox::new();
     let cfg = config(&sandbox, &freshrss, support::freshrss::PASSWORD);
-    // Alpha was a local feed before the account was added: read and starred here.
-    let subs = sandbox.write("subs.opml", support::opml(&[(None, "Alpha", &feeds_server.url("/a.xml"))]));
+    // Alpha was a local feed before the account was added, alone in a folder: read and starred here.
+    let subs = sandbox.write("subs.opml", support::opml(&[(Some("Mine"), "Alpha", &feeds_server.url("/a.xml"))]));
     let run = |args: &[&str]| {
         let mut all = vec!["--config", cfg.to_str().unwrap()];
         all.extend_from_slice(args);
@@ -589,6 +589,14 @@ fn a_local_feed_the_account_also_has_is_taken_over_with_its_marks_and_shows_once
         .query_row("SELECT count(*) FROM feeds WHERE url = ?1", [feeds_server.url("/a.xml")], |r| r.get(0))
         .unwrap();
     assert_eq!(copies, 1, "one copy of the feed");
+    let folders: Vec<String> = db(&sandbox)
+        .prepare("SELECT name FROM folders")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(!folders.iter().any(|f| f == "Mine"), "the folder it left empty goes: {folders:?}");
     let alpha: i64 = db(&sandbox)
         .query_row("SELECT count(*) FROM entries WHERE title LIKE 'Alpha item %'", [], |r| r.get(0))
         .unwrap();
@@ -618,7 +626,7 @@ fn starred_entries_of_a_feed_the_server_dropped_stay_here_and_the_others_go() {
     assert_eq!(api.post("/reader/api/0/subscription/edit", &[("ac", "unsubscribe"), ("s", &gamma)]).trim(), "OK");
     let out = sync(&sandbox, &cfg);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("1 starred entries the server no longer has kept here"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("1 starred entry the server no longer has kept here"), "{}", stdout(&out));
     let (_, _, starred) = entry_titled(&sandbox, "Gamma item 1");
     assert!(starred, "the starred entry is still here, starred");
     let place: String = db(&sandbox)

@@ -54,6 +54,8 @@ pub(super) fn take_over(
     title: &str,
     folder: Option<FolderId>,
 ) -> Result<(), StoreError> {
+    let left: Option<i64> =
+        tx.prepare_cached("SELECT folder_id FROM feeds WHERE id = ?1")?.query_row([local.0], |r| r.get(0))?;
     tx.prepare_cached(
         "UPDATE feeds SET account_id = ?2, remote_id = ?3, url = ?4, title = ?5, site_url = coalesce(?6, site_url),
             folder_id = ?7, etag = NULL, last_modified = NULL, document_digest = NULL, retry_at = NULL, dead = 0
@@ -70,6 +72,14 @@ pub(super) fn take_over(
     ])?;
     tx.prepare_cached("UPDATE entries SET key = ?2 || key WHERE feed_id = ?1")?.execute(params![local.0, LOCAL_KEY])?;
     tx.prepare_cached("DELETE FROM entry_aliases WHERE feed_id = ?1")?.execute([local.0])?;
+    if let Some(left) = left.filter(|id| folder.is_none_or(|f| f.0 != *id)) {
+        // The folder it leaves, when nothing is left in it (a newsboat tag of this one feed): it goes too.
+        tx.prepare_cached(
+            "DELETE FROM folders WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM feeds WHERE folder_id = ?1)
+                AND NOT EXISTS (SELECT 1 FROM folders WHERE parent_id = ?1)",
+        )?
+        .execute([left])?;
+    }
     Ok(())
 }
 
