@@ -210,6 +210,7 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
     assert!(said.contains("feeds        0 added, 3 already subscribed"), "{said}");
     assert!(said.contains("entries      0 added (0 read, 0 starred from flags), 9 already stored"), "{said}");
     assert!(!said.contains("already sets it"), "what the first import wrote is no conflict:\n{said}");
+    assert!(!said.contains("habits"), "q goes back already:\n{said}");
     assert_eq!(std::fs::read_to_string(&config).unwrap(), written, "the config file is left as it was");
     assert_eq!(count(&db, "SELECT count(*) FROM entries"), 9);
 }

@@ -139,7 +139,8 @@ fn a_sync_stores_no_more_bytes_than_its_budget_and_the_next_goes_on() {
 }
 
 /// Items of 20 KB each and answers of 256 KB at most: a page of a thousand is too large, so the pages are asked
-/// again smaller (and stay smaller), and one sync brings every item — no answer read past the limit.
+/// again smaller (and stay smaller, in the next sync too), and one sync brings every item — no answer read past
+/// the limit.
 #[test]
 fn pages_too_large_to_read_are_asked_again_smaller_and_every_item_comes() {
     let server = server_with("large", 300);
@@ -160,10 +161,24 @@ fn pages_too_large_to_read_are_asked_again_smaller_and_every_item_comes() {
     let last = *sizes.last().unwrap();
     assert!(last * 20 * 1024 <= 256 * 1024 && last * 2 * 20 * 1024 > 200 * 1024, "halved as far as needed: {sizes:?}");
     assert!(sizes.len() < 60, "{} requests", sizes.len());
+    // The size found is kept with the account: the next sync starts there, reading nothing too large again.
+    let asked_before = sizes.len();
+    server.state().add_items("feed/1", 3, T0 + 60_000_000);
+    let report = sync_within(&sandbox, &server.config("Large", "alice"), limits).unwrap();
+    assert_eq!(report.new, 3, "{}", report.line());
+    let again: Vec<usize> = server
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("stream/contents"))
+        .skip(asked_before)
+        .filter_map(|r| r.path.split(['?', '&']).find_map(|f| f.strip_prefix("n=")?.parse().ok()))
+        .collect();
+    assert_eq!(again.first(), Some(&last), "{again:?}");
 }
 
 /// Pages larger than the room for items waiting on the database (64 KB here, pages of 140 KB): each waits for
-/// those before to be stored, and every item comes, in one sync that ends.
+/// those before to be stored, and every item comes, in one sync that ends (without the writer storing what it
+/// holds once that is half the room, the way down would wait for room for ever).
 #[test]
 fn pages_larger_than_the_room_waiting_for_the_database_are_stored_in_turn() {
     let server = server_with("crowded", 300);
@@ -194,7 +209,7 @@ fn an_item_larger_than_an_answer_may_be_fails_the_sync_saying_so() {
 }
 
 /// A server's addresses carrying an 8-bit CSI and a right-to-left override (a feed's, in its subscription list)
-/// are stored percent-encoded: `list --json`, which escapes only C0, never prints them raw.
+/// are stored percent-encoded, and `list --json`, which escapes only C0, never prints them raw.
 #[test]
 fn a_servers_addresses_reach_no_output_with_their_controls() {
     let server = GReader::start("controls");
@@ -204,6 +219,8 @@ fn a_servers_addresses_reach_no_output_with_their_controls() {
     drop(state);
     let sandbox = Sandbox::new();
     sync_within(&sandbox, &server.config("Controls", "alice"), Limits::default()).unwrap();
+    let stored: String = db(&sandbox).query_row("SELECT url FROM feeds", [], |r| r.get(0)).unwrap();
+    assert_eq!(stored, "http://example.com/one%C2%9B2J%E2%80%AE.xml");
     let listed = sandbox.run(&["list", "--json"]);
     let json = stdout(&listed);
     assert!(

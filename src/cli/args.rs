@@ -128,7 +128,8 @@ pub enum Command {
         /// Entries by id (as `tidings list --json` gives them).
         #[arg(value_name = "ENTRY_ID")]
         ids: Vec<i64>,
-        /// Put the failed and paused downloads back in the queue first (a `.part` file is resumed).
+        /// Put every failed and paused download back in the queue first, whatever else is asked (a `.part` file
+        /// is resumed).
         #[arg(long)]
         retry: bool,
         /// Print the result as JSON.

@@ -20,6 +20,9 @@ pub(super) struct KeyPlan {
     pub told: Vec<String>,
     /// (action, key) this import added, for the record.
     pub added: Vec<(String, String)>,
+    /// `q` goes back a level once the keys are written, as newsboat's does (by this import, an earlier one, or
+    /// the user's own `[keys]`).
+    pub q_is_back: bool,
 }
 
 /// newsboat's own keys where tidings's differ, as (action, key): `q` goes back a level and quits at the feed
@@ -142,6 +145,9 @@ pub(super) fn plan(
             ));
         }
     }
+    let q = Key::parse("q").expect("a key's name");
+    out.q_is_back =
+        changed.get(Action::Back.name()).cloned().or_else(|| keys_of(Action::Back)).is_some_and(|k| k.contains(&q));
     for (name, keys) in changed {
         let action = Action::named(name).expect("an action's own name");
         if keys_of(action).unwrap_or_default() != keys {

@@ -124,6 +124,8 @@ pub struct Report {
     pub key_notes: Vec<String>,
     /// Keys written that another action had, with what it keeps.
     pub key_told: Vec<String>,
+    /// `q` goes back a level once the keys are written (see `keys::KeyPlan::q_is_back`).
+    pub q_is_back: bool,
     /// Why the settings could not be written, when they could not.
     pub config_error: Option<String>,
     /// Query feeds written to the config file as saved views (`[[views]]`), by name; `ignore-article` lines

@@ -151,7 +151,7 @@ impl Report {
         if let Some(e) = &self.config_error {
             not.push(e.clone());
         }
-        if self.home.as_ref().is_some_and(|h| h.config.is_some()) && !self.keys_added.iter().any(|(a, _)| a == "back") {
+        if self.home.as_ref().is_some_and(|h| h.config.is_some()) && !self.q_is_back {
             out.push(
                 "habits       newsboat's q (back one level, quit at the feed list) is tidings's `back`: put \
                  back = [\"q\"] and quit = [\"Q\", \"Ctrl-c\"] under [keys] (confirm_quit = true asks first)"

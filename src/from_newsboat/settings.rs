@@ -51,6 +51,7 @@ pub(super) fn write_settings(path: &Path, report: &mut Report) -> Result<(), New
     report.config_kept = merged.kept;
     report.key_notes = keys.notes;
     report.key_told = keys.told;
+    report.q_is_back = keys.q_is_back;
     if merged.written.is_empty() {
         return Ok(());
     }

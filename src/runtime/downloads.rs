@@ -60,6 +60,8 @@ impl Downloads {
                 }
                 Err(e) => {
                     let _ = this.inbox.send(Event::Error(format!("cannot queue the downloads: {e}")));
+                    // Some may be queued before the failure: they run.
+                    this.run();
                 }
             }
         });

@@ -67,9 +67,9 @@ impl Report {
                     .iter()
                     .map(|e| {
                         json!({
-                            "id": e.key,
+                            "id": crate::sanitize::address(&e.key),
                             "title": e.title,
-                            "link": e.link,
+                            "link": e.link.as_deref().map(crate::sanitize::shown_address),
                             "published": e.published.map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
                             "authors": e.authors,
                             "summary": summary_text(e.summary_html.as_deref().or(e.content_html.as_deref())),
@@ -85,7 +85,7 @@ impl Report {
             "feed": {
                 "kind": feed.map(|f| f.kind.as_str()),
                 "title": feed.and_then(|f| f.title.clone()),
-                "link": feed.and_then(|f| f.link.clone()),
+                "link": feed.and_then(|f| f.link.as_deref()).map(crate::sanitize::shown_address),
                 "authors": feed.map(|f| f.authors.clone()).unwrap_or_default(),
             },
             "entries": entries,

@@ -649,7 +649,7 @@ fn is_permalink(guid: &Element) -> bool {
 fn http_url(s: &str) -> Option<String> {
     let s = s.trim();
     let url = url::Url::parse(s).ok()?;
-    matches!(url.scheme(), "http" | "https").then(|| s.to_string())
+    matches!(url.scheme(), "http" | "https").then(|| crate::sanitize::address(s).into_owned())
 }
 
 /// `media:description`, directly in the item or in its `media:group` (YouTube's feeds keep the text there).
@@ -768,6 +768,10 @@ mod tests {
         assert_eq!(urls.len(), MAX_ENCLOSURES);
         assert_eq!((urls[0], urls[MAX_ENCLOSURES - 1]), ("http://e.com/0.mp3", "http://e.com/63.mp3"));
         assert_eq!(feed.entries[0].link.as_deref(), Some("http://e.com/a%C2%9B2J%E2%80%AEb"));
+        let permalink = "<rss version=\"2.0\"><channel><title>T</title><item>\
+            <guid>http://e.com/p\u{9b}2J\u{202e}q</guid></item></channel></rss>";
+        let feed = parse(permalink, None).unwrap();
+        assert_eq!(feed.entries[0].link.as_deref(), Some("http://e.com/p%C2%9B2J%E2%80%AEq"), "a permalink too");
     }
 
     /// Hundreds of namespace declarations in scope: those past the first 128 are left out (said), and a

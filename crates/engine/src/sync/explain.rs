@@ -42,8 +42,9 @@ pub(super) fn explain(account: &AccountConfig, e: RemoteError, waiting: i64, now
         RemoteError::TooLarge(mb) => SyncError::Server {
             account: name,
             message: format!(
-                "the server's answer was larger than {mb} MB, even for a page of one item; what came before it is \
-                 kept, and the next sync asks again: if it goes on, check the server (a feed with enormous items?)"
+                "the server sent an answer larger than {mb} MB (a page of items is asked again smaller, down to one \
+                 item); what came before it is kept and the next sync asks again: if it goes on, check the server \
+                 (a feed with enormous items?)"
             ),
         },
         RemoteError::Refused(why) => SyncError::Server { account: name, message: why },

@@ -69,13 +69,25 @@ impl GReader {
     }
 
     /// What the account keeps of what the server lacks (see [`GReader::learnt`]).
+    /// (`greader:no-stream-contents,page=250,batch=125`: the words of what was found, none when nothing was.)
     pub(super) fn traits(&self) -> Option<String> {
-        self.no_stream_contents.then(|| "greader:no-stream-contents".to_string())
+        let words: Vec<String> = [
+            self.no_stream_contents.then(|| "no-stream-contents".to_string()),
+            self.page.kept("page", PAGE),
+            self.batch.kept("batch", BATCH),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!words.is_empty()).then(|| format!("greader:{}", words.join(",")))
     }
 
-    /// Takes what an earlier sync learnt the server lacks.
+    /// Takes what an earlier sync learnt the server lacks, and the page sizes its answers allow.
     pub(super) fn learnt(&mut self, traits: Option<&str>) {
-        self.no_stream_contents = traits == Some("greader:no-stream-contents");
+        let words: Vec<&str> = traits.and_then(|t| t.strip_prefix("greader:")).unwrap_or("").split(',').collect();
+        self.no_stream_contents = words.contains(&"no-stream-contents");
+        self.page = PageSize::read(&words, "page", PAGE);
+        self.batch = PageSize::read(&words, "batch", BATCH);
     }
 
     pub(super) fn auth(&self) -> Option<&str> {
@@ -304,8 +316,10 @@ impl Remote for GReader {
         };
         match self.write("mark-all-as-read", vec![("s", stream), ("ts", seen_usec.to_string())]).await {
             Ok(()) => Ok(true),
-            // No such call here, or not for this list: the items go up by id.
-            Err(RemoteError::Answer(_) | RemoteError::Status(400 | 404 | 405, _)) => Ok(false),
+            // No such call here, or not for this list (or an answer no OK fits in): the items go up by id.
+            Err(RemoteError::Answer(_) | RemoteError::TooLarge(_) | RemoteError::Status(400 | 404 | 405, _)) => {
+                Ok(false)
+            }
             Err(e) => Err(e),
         }
     }

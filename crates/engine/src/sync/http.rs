@@ -34,6 +34,9 @@ pub(super) async fn read_password(password: &Password) -> Result<String, RemoteE
         .map_err(RemoteError::Password)
 }
 
+/// The most read of an answer with an error status (its words, or its page's title, are said).
+const ERROR_BYTES: usize = 64 * 1024;
+
 /// Sends a request and reads its answer, up to `limit` bytes, counting the requests made.
 pub(super) async fn exchange(
     request: reqwest::RequestBuilder,
@@ -60,14 +63,25 @@ pub(super) async fn exchange(
     let location = header(reqwest::header::LOCATION).map(str::to_string);
     let now = chrono::Utc::now().timestamp();
     let wait = header(reqwest::header::RETRY_AFTER).and_then(|r| crate::fetch::parse_retry_after(r, now));
+    let too_large = || RemoteError::TooLarge((limit / (1024 * 1024)).max(1));
+    let success = (200..300).contains(&status);
+    // An answer that says it is too large is not read at all (a page of items is asked again smaller).
+    if success && response.content_length().is_some_and(|length| length > limit as u64) {
+        return Err(too_large());
+    }
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
     while let Some(chunk) = stream.next().await {
         // Cut short while it came: said so, and asked again at the next sync.
         let chunk =
             chunk.map_err(|e| RemoteError::Unreachable(format!("the answer was cut short: {}", describe(&e))))?;
+        if !success && body.len() + chunk.len() > ERROR_BYTES {
+            // An error's page is read only for its words: its status is what counts.
+            body.extend_from_slice(&chunk[..ERROR_BYTES.saturating_sub(body.len())]);
+            break;
+        }
         if body.len() + chunk.len() > limit {
-            return Err(RemoteError::TooLarge((limit / (1024 * 1024)).max(1)));
+            return Err(too_large());
         }
         body.extend_from_slice(&chunk);
     }

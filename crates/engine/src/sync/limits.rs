@@ -22,7 +22,9 @@ pub const MAX_PAGES: usize = 500;
 /// gets its pages asked again smaller (see [`PageSize`]), so that one sync holds about twice this at most while an
 /// answer is read, besides the pages waiting for the database ([`MAX_BYTES_WAITING`]).
 pub const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
-/// Bytes of items' text read and waiting for the database at most: past it, the way down waits for the writer.
+/// Bytes of items' text read and waiting for the database: past it, the way down waits for the writer. A page
+/// takes half of it at most however large it is (so that the writer, which stores once it holds half, never
+/// leaves a page waiting for ever): two pages as large as an answer may be can wait, about twice this.
 pub const MAX_BYTES_WAITING: usize = 64 * 1024 * 1024;
 
 /// What one sync takes from a server at most (see [`MAX_ITEMS_PER_SYNC`], [`MAX_BYTES_PER_SYNC`],
@@ -109,8 +111,8 @@ impl Budget {
 }
 
 /// How many items a page asks for: the protocol's most at first, half as many each time an answer was larger
-/// than the sync reads ([`Limits::answer`]), for the rest of the sync — down to one item, whose answer too large
-/// fails the sync with that said.
+/// than the sync reads ([`Limits::answer`]) — down to one item, whose answer too large fails the sync with that
+/// said. Kept with the account ([`PageSize::kept`]), so the next sync starts at the size found.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PageSize(usize);
 
@@ -122,6 +124,18 @@ impl PageSize {
     /// Items to ask for, of `wanted`.
     pub(super) fn of(&self, wanted: usize) -> usize {
         self.0.min(wanted).max(1)
+    }
+
+    /// As the account keeps it (`page=250`, under `name`), when smaller than the protocol's `most`: the next
+    /// sync starts there, rather than reading answers too large again to find it.
+    pub(super) fn kept(&self, name: &str, most: usize) -> Option<String> {
+        (self.0 < most).then(|| format!("{name}={}", self.0))
+    }
+
+    /// The size an account kept among its `words` (`page=250`, under `name`), else the protocol's `most`.
+    pub(super) fn read(words: &[&str], name: &str, most: usize) -> PageSize {
+        let kept = words.iter().find_map(|w| w.strip_prefix(name)?.strip_prefix('=')?.parse::<usize>().ok());
+        PageSize::new(kept.unwrap_or(most).clamp(1, most))
     }
 
     /// Halves the size after an answer to a page of `asked` items was too large; false when that page held one.

@@ -33,25 +33,32 @@ pub(super) struct Learnt {
     no_ids: bool,
     /// No `starred` in `PUT /v1/entries` (before 2.3.2).
     toggle_star: bool,
+    /// Entries a page may ask for, when answers of a thousand were too large (see [`PageSize`]).
+    page: Option<usize>,
 }
 
 impl Learnt {
     /// From what the account keeps (`miniflux:basic,no-ids,toggle-star`); anything else is nothing learnt.
     pub(super) fn read(kept: Option<&str>) -> Learnt {
         let words: Vec<&str> = kept.and_then(|k| k.strip_prefix("miniflux:")).unwrap_or("").split(',').collect();
+        let page = PageSize::read(&words, "page", ENTRIES_PAGE);
         Learnt {
             basic: words.contains(&"basic"),
             no_ids: words.contains(&"no-ids"),
             toggle_star: words.contains(&"toggle-star"),
+            page: page.kept("page", ENTRIES_PAGE).map(|_| page.of(ENTRIES_PAGE)),
         }
     }
 
     /// What the account keeps.
     pub(super) fn kept(&self) -> String {
-        let words: Vec<&str> = [(self.basic, "basic"), (self.no_ids, "no-ids"), (self.toggle_star, "toggle-star")]
-            .into_iter()
-            .filter_map(|(on, word)| on.then_some(word))
-            .collect();
+        let mut words: Vec<String> =
+            [(self.basic, "basic"), (self.no_ids, "no-ids"), (self.toggle_star, "toggle-star")]
+                .into_iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, word)| word.to_string())
+                .collect();
+        words.extend(self.page.map(|n| format!("page={n}")));
         format!("miniflux:{}", words.join(","))
     }
 }
@@ -86,7 +93,7 @@ impl Miniflux {
         answer_limit: usize,
     ) -> Miniflux {
         let base = base.trim_end_matches('/').trim_end_matches("/v1").to_string();
-        let (user, categories, page) = (user.to_string(), None, PageSize::new(ENTRIES_PAGE));
+        let (user, categories, page) = (user.to_string(), None, PageSize::new(learnt.page.unwrap_or(ENTRIES_PAGE)));
         Miniflux { http, base, user, password, secret: None, learnt, seen, categories, answer_limit, page, requests: 0 }
     }
 
@@ -96,7 +103,9 @@ impl Miniflux {
             let n = self.page.of(most);
             match self.call(Method::GET, &format!("{path}&limit={n}"), None).await {
                 Ok(answer) => return read_page(answer, miniflux::entries).await,
-                Err(RemoteError::TooLarge(_)) if self.page.shrink(n) => {}
+                Err(RemoteError::TooLarge(_)) if self.page.shrink(n) => {
+                    self.learnt.page = Some(self.page.of(ENTRIES_PAGE));
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -360,9 +369,13 @@ mod tests {
 
     #[test]
     fn what_a_server_lacks_is_kept_and_read_back() {
-        let learnt = Learnt { basic: true, no_ids: false, toggle_star: true };
+        let learnt = Learnt { basic: true, no_ids: false, toggle_star: true, page: None };
         assert_eq!(learnt.kept(), "miniflux:basic,toggle-star");
         assert_eq!(Learnt::read(Some(&learnt.kept())), learnt);
+        let smaller = Learnt { page: Some(250), ..learnt };
+        assert_eq!(smaller.kept(), "miniflux:basic,toggle-star,page=250");
+        assert_eq!(Learnt::read(Some(&smaller.kept())), smaller, "the page size found is kept");
+        assert_eq!(Learnt::read(Some("miniflux:page=5000")).page, None, "never more than the API's most");
         assert_eq!(Learnt::read(Some("a token")), Learnt::default());
         assert_eq!(Learnt::read(None), Learnt::default());
     }

@@ -73,7 +73,8 @@ pub(crate) enum RemoteError {
     Status(u16, String),
     /// An answer that is not the protocol's.
     Answer(AnswerError),
-    /// An answer larger than the bytes read of it (in MB): a page of items is asked again smaller.
+    /// An answer larger than the bytes read of it (in MB): a page of items is asked again smaller; anything
+    /// else is tried again at the next sync.
     TooLarge(usize),
     /// The server gave a continuation it had given before while listing these: paging on would never end.
     Repeated(&'static str),
@@ -90,7 +91,8 @@ impl RemoteError {
     /// not there. What was to be sent waits for the next sync.
     fn is_passing(&self) -> bool {
         match self {
-            RemoteError::Unreachable(_) | RemoteError::Wait(..) => true,
+            // (An answer too large to a write says nothing of whether the server took it: sent again later.)
+            RemoteError::Unreachable(_) | RemoteError::Wait(..) | RemoteError::TooLarge(_) => true,
             RemoteError::Status(status, _) => matches!(status, 408 | 429 | 500..),
             _ => false,
         }

@@ -196,7 +196,7 @@ fn why(e: &RemoteError) -> String {
 fn is_refusal(e: &RemoteError) -> bool {
     match e {
         RemoteError::Status(400..=499, _) => !e.is_passing(),
-        RemoteError::Answer(AnswerError::Malformed(_)) | RemoteError::TooLarge(_) | RemoteError::Refused(_) => true,
+        RemoteError::Answer(AnswerError::Malformed(_)) | RemoteError::Refused(_) => true,
         _ => false,
     }
 }
