@@ -196,7 +196,7 @@ fn a_newsboat_home_comes_over_with_folders_names_and_read_and_flagged_entries_an
     );
     // newsboat's own q, Q and e, where tidings's differ, come over as its bindings do.
     assert!(
-        written.contains("back = [\"Backspace\", \"q\"]") && written.contains("quit = [\"Ctrl-c\", \"Q\"]"),
+        written.contains("back = [\"q\", \"Backspace\"]") && written.contains("quit = [\"Q\", \"Ctrl-c\"]"),
         "{written}"
     );
     let said = stdout(&first);
@@ -275,8 +275,8 @@ fn query_feeds_become_saved_views_and_ignore_article_kill_rules_once() {
         written,
         format!(
             "{mine}\n[[views]]\nname = \"Fresh\"\nquery = 'unread and feedtag = \"Tech\"'\n\n\
-             [keys]\nback = [\"Backspace\", \"q\"]\ndownload = [\"E\", \"e\"]\nforce_encoding = []\n\
-             quit = [\"Ctrl-c\", \"Q\"]\n\n\
+             [keys]\nback = [\"q\", \"Backspace\"]\ndownload = [\"e\", \"E\"]\nforce_encoding = []\n\
+             quit = [\"Q\", \"Ctrl-c\"]\n\n\
              [[ignore]]\nquery = 'title ~ \"sponsored\"'\n\n[[ignore]]\nquery = 'author = \"bot\"'\nfeed = \"{feed}\"\n"
         )
     );

@@ -129,7 +129,13 @@ pub(super) fn plan(
                     action.name()
                 ));
             }
-            changed.get_mut(action.name()).expect("entered above").push(key);
+            let keys = changed.get_mut(action.name()).expect("entered above");
+            if *line == 0 {
+                // newsboat's own key first: the one the footer and the help name.
+                keys.insert(0, key);
+            } else {
+                keys.push(key);
+            }
             out.added.push((action.name().to_string(), key.to_string()));
         }
     }

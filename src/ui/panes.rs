@@ -208,7 +208,7 @@ pub(super) fn entries(frame: &mut Frame<'_>, state: &State, theme: &Theme, area:
             } else {
                 ' '
             };
-            let marker = format!("{}{}{third}", if r.read { ' ' } else { '●' }, if r.starred { '★' } else { ' ' });
+            let marker = format!("{}{}{third} ", if r.read { ' ' } else { '●' }, if r.starred { '★' } else { ' ' });
             let (date, title) = match list.row(i) {
                 Some(row) => (
                     date_column(state.clock.zone, row.date, width, other_years),

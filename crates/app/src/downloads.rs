@@ -97,7 +97,7 @@ pub fn on_queued(state: &mut State, added: usize, already: usize, refused: Vec<S
     let now = state.clock.now;
     let view = state.keymap.say(Context::General, Action::Downloads, " · {} shows the downloads");
     let mut said = match (added, already) {
-        (0, 0) if refused.is_empty() => "No media to download in this entry".to_string(),
+        (0, 0) if refused.is_empty() => "This entry has no media to download".to_string(),
         (0, 0) => String::new(),
         (0, n) => format!("Already in the downloads ({n}){view}"),
         (n, 0) => format!("Downloading {n} file(s){view}"),
@@ -159,7 +159,8 @@ pub fn on_ended(state: &mut State, id: i64, ended: DownloadState, reason: Option
     let title = state.downloads.rows.iter().flatten().find(|d| d.id == id).map(|d| d.title.clone());
     let title = crate::sanitize::one_line(&title.unwrap_or_else(|| format!("download {id}")), 80);
     match (ended, reason) {
-        (DownloadState::Done, _) => state.status.note(format!("Downloaded \"{title}\""), now),
+        // Said, not only logged: "Downloading 1 file(s)" must not stay on the status line after it is done.
+        (DownloadState::Done, _) => state.status.info(format!("Downloaded \"{title}\""), now),
         (DownloadState::Failed, Some(why)) => state.status.error(format!("Download of \"{title}\" failed: {why}"), now),
         (state_now, Some(why)) => {
             state.status.info(format!("Download of \"{title}\" {}: {why}", state_now.as_str()), now);

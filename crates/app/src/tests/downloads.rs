@@ -88,6 +88,7 @@ fn a_finished_download_marks_its_entry_as_on_disk() {
     assert_eq!(effects, vec![Effect::LoadDownloads]);
     update(&mut s, Event::DownloadsLoaded(vec![download(1, 10, DownloadState::Done)]));
     assert!(s.downloads.on_disk.contains(&EntryId(10)));
+    assert_eq!(said(&s), "Downloaded \"Episode 1\"", "the status line says it is done");
 }
 
 /// Another process (`tidings download`, the daemon) finished a file: the reader reads the queue again when it
