@@ -662,7 +662,7 @@ fn refresh(args: &[String]) {
             .map(|t| format!("   tidings is {:.1}× faster", m.wall.as_secs_f64() / t.wall.as_secs_f64().max(1e-9)))
             .unwrap_or_default();
         println!(
-            "  {label:<26}{:>8.3} s   cpu {:>6.2} s   peak RSS {:>6.1} MB   {:>5} requests on {:>5} connections ({} \
+            "  {label:<26}{:>8.3} s   cpu {:>6.3} s   peak RSS {:>6.1} MB   {:>5} requests on {:>5} connections ({} \
              open at most), at most {} at once on one host{ratio}",
             m.wall.as_secs_f64(),
             cpu.as_secs_f64(),
