@@ -81,8 +81,15 @@ impl Downloads {
         if !self.0.settings.auto_anywhere() {
             return Ok(Vec::new());
         }
-        let found = self.0.writer.call(move |c| rows::new_with_enclosures(c, after, MAX_AUTO_ENTRIES)).await?;
-        Ok(found.into_iter().filter(|(_, url)| self.0.settings.auto_for(url)).map(|(id, _)| id).collect())
+        // The cap counts only what is downloaded: a feed that does not download by itself takes none of it.
+        let found = self.0.writer.call(move |c| rows::new_with_enclosures(c, after)).await?;
+        let settings = &self.0.settings;
+        Ok(found
+            .into_iter()
+            .filter(|(_, url)| settings.auto_for(url))
+            .map(|(id, _)| id)
+            .take(MAX_AUTO_ENTRIES)
+            .collect())
     }
 }
 

@@ -202,17 +202,17 @@ pub fn entries_on_disk(conn: &Connection) -> Result<Vec<i64>, StoreError> {
 }
 
 /// Entries stored after entry `after` that carry enclosures and no kill rule caught, with their feeds'
-/// addresses, newest first (at most `most`): what an automatic download considers after a refresh. A feed
-/// with nothing stored before (just subscribed to) has none: what it lists at first is its past, not news.
-pub fn new_with_enclosures(conn: &Connection, after: i64, most: usize) -> Result<Vec<(EntryId, String)>, StoreError> {
+/// addresses, newest first: what an automatic download considers after a refresh (the caller keeps those of
+/// the feeds that download by themselves, then its cap). A feed with nothing stored before (just subscribed to)
+/// has none: what it lists at first is its past, not news.
+pub fn new_with_enclosures(conn: &Connection, after: i64) -> Result<Vec<(EntryId, String)>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT e.id, f.url FROM entries e JOIN feeds f ON f.id = e.feed_id
          WHERE e.id > ?1 AND e.enclosures IS NOT NULL AND e.ignored = 0
            AND EXISTS (SELECT 1 FROM entries o WHERE o.feed_id = e.feed_id AND o.id <= ?1)
-         ORDER BY e.id DESC LIMIT ?2",
+         ORDER BY e.id DESC",
     )?;
-    let rows = stmt
-        .query_map(params![after, i64::try_from(most).unwrap_or(i64::MAX)], |r| Ok((EntryId(r.get(0)?), r.get(1)?)))?;
+    let rows = stmt.query_map([after], |r| Ok((EntryId(r.get(0)?), r.get(1)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
