@@ -139,11 +139,13 @@ pub(super) fn plan(
             out.added.push((action.name().to_string(), key.to_string()));
         }
     }
+    // An action's keys once the plan is written.
+    let keys_after =
+        |action: Action| changed.get(action.name()).cloned().or_else(|| keys_of(action)).unwrap_or_default();
     // A dialog's binding: nothing to say where the key does that already (newsboat's `J` in its article list).
     for (name, key_name, line) in dialog {
         let (Some(action), Ok(key)) = (Action::named(name), Key::parse(key_name)) else { continue };
-        let has = changed.get(action.name()).cloned().or_else(|| keys_of(action)).unwrap_or_default();
-        if !has.contains(&key) {
+        if !keys_after(action).contains(&key) {
             out.notes.push(format!(
                 "config line {line}: bind-key {key} {}: a binding for one of newsboat's dialogs; tidings binds keys \
                  for all panes ([keys]) or one ([keys.entries])",
@@ -151,9 +153,7 @@ pub(super) fn plan(
             ));
         }
     }
-    let q = Key::parse("q").expect("a key's name");
-    out.q_is_back =
-        changed.get(Action::Back.name()).cloned().or_else(|| keys_of(Action::Back)).is_some_and(|k| k.contains(&q));
+    out.q_is_back = keys_after(Action::Back).contains(&Key::parse("q").expect("a key's name"));
     for (name, keys) in changed {
         let action = Action::named(name).expect("an action's own name");
         if keys_of(action).unwrap_or_default() != keys {
