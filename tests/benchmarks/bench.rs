@@ -8,12 +8,14 @@
 //! feed), `--hosts H --latency-ms L` (one host, no delay:
 //! H > 1 serves the feeds from 127.0.1.1 … 127.0.1.H, L ms added to every answer), `--https` (the farm over HTTPS
 //! and HTTP/2, trusted through `tests/fixtures/tls`; no newsboat or sfeed then), `--concurrency N --per-host N`
-//! (tidings's defaults), `--tidings-only` (no curl, newsboat or sfeed), `--runs N` (rounds, medians after) and
+//! (tidings's defaults), `--tidings-only` (no curl, newsboat or sfeed), `--runs N` (rounds, medians after; curl's
+//! whole fetch is run in each round too, and the second refresh's median is compared with curl's) and
 //! `--compare REV` (another commit built and run beside this build, in turn; see `compare.rs`); after the whole
 //! refresh it measures the refresh's phases apart (see `phases.rs`). `rules` (only by name) refreshes the same farm
 //! cold without kill rules and with twenty, in turn (`--runs N`, 3), and prints what the rules cost. They print
 //! figures and assert nothing: a
-//! shared two-core machine is too noisy for timed tests.
+//! shared two-core machine is too noisy for timed tests. `TIDINGS_BENCH_WRAP="perf record -g -o FILE --"` runs
+//! the second refresh under that command (a profiler: `perf`, `valgrind --tool=callgrind`, `strace -c`).
 
 // A benchmark or a harness of its own: what it measured goes to standard output.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -652,6 +654,23 @@ fn refresh(args: &[String]) {
         cmd
     };
 
+    // `TIDINGS_BENCH_WRAP="perf record -g -o FILE --"`: the second refresh runs under that command (a profiler);
+    // its figures then include the profiler's.
+    let profiled = |cmd: std::process::Command| match std::env::var("TIDINGS_BENCH_WRAP") {
+        Ok(wrap) if !wrap.trim().is_empty() => {
+            let mut words = wrap.split_whitespace();
+            let mut wrapped = std::process::Command::new(words.next().expect("a command"));
+            wrapped.args(words).arg(cmd.get_program()).args(cmd.get_args());
+            for (name, value) in cmd.get_envs() {
+                match value {
+                    Some(value) => wrapped.env(name, value),
+                    None => wrapped.env_remove(name),
+                };
+            }
+            wrapped
+        }
+        _ => cmd,
+    };
     let mb = |b: u64| b as f64 / (1024.0 * 1024.0);
     // Runs one measured command against the farm and prints its line, with what the farm saw.
     let run = |label: &str, cmd: &std::process::Command, versus: Option<&Measured>| -> (Measured, Duration) {
@@ -711,6 +730,21 @@ fn refresh(args: &[String]) {
         (false, false) => "unchanged refresh",
     };
     let mut figures: Vec<[Vec<(f64, f64, f64)>; 3]> = builds.iter().map(|_| Default::default()).collect();
+    // With several rounds, curl fetches the same URLs whole in each round too, after the builds' runs: the targets
+    // compare an all-304 refresh with that, and one curl run beside many of tidings's compared one noisy figure with
+    // a median.
+    let curl_each_round = (runs > 1 && !shape.tidings_only && on_path("curl")).then(|| {
+        let list = dir.path().join("curl-each-round.conf");
+        let lines: String = urls.iter().map(|u| format!("url = \"{u}\"\noutput = \"/dev/null\"\n")).collect();
+        std::fs::write(&list, lines).expect("write curl's list");
+        let mut curl = std::process::Command::new("curl");
+        curl.args(["--silent", "--parallel", "--parallel-max", "200", "--config"]).arg(list);
+        if shape.https {
+            curl.arg("--cacert").arg(support::h2::authority());
+        }
+        curl
+    });
+    let mut curl_rounds: Vec<(f64, f64)> = Vec::new();
     let mut cold_this = None;
     let mut warm_this = None;
     let mut unread_this = None;
@@ -727,7 +761,7 @@ fn refresh(args: &[String]) {
             if shape.changed {
                 route_all(1);
             }
-            let warm = run(&format!("{name}{second}{round_mark}"), &tidings(i, &db, &["refresh"]), None);
+            let warm = run(&format!("{name}{second}{round_mark}"), &profiled(tidings(i, &db, &["refresh"])), None);
             let unread = run(&format!("{name}unread{round_mark}"), &tidings(i, &db, &["unread"]), None);
             let ok = |m: &Measured| m.output.status.success();
             assert!(
@@ -746,6 +780,10 @@ fn refresh(args: &[String]) {
                 (cold_this, warm_this, unread_this) = (Some(cold.0), Some(warm.0), Some(unread.0));
             }
         }
+        if let Some(curl) = &curl_each_round {
+            let (m, cpu) = run(&format!("curl --parallel, 200 #{}", round + 1), curl, None);
+            curl_rounds.push((m.wall.as_secs_f64(), cpu.as_secs_f64()));
+        }
     }
     if runs > 1 {
         println!("  medians of {runs} rounds:");
@@ -753,7 +791,7 @@ fn refresh(args: &[String]) {
             for (k, what) in ["cold refresh", second, "unread"].iter().enumerate() {
                 let column = |f: fn(&(f64, f64, f64)) -> f64| median(figures[i][k].iter().map(f).collect());
                 println!(
-                    "  {:<26}{:>8.3} s   cpu {:>6.2} s   peak RSS {:>6.1} MB",
+                    "  {:<26}{:>8.3} s   cpu {:>6.3} s   peak RSS {:>6.1} MB",
                     format!("[{i}] {what}"),
                     column(|f| f.0),
                     column(|f| f.1),
@@ -761,6 +799,20 @@ fn refresh(args: &[String]) {
                 );
             }
             let _ = build;
+        }
+        if !curl_rounds.is_empty() {
+            let curl_wall = median(curl_rounds.iter().map(|r| r.0).collect());
+            let curl_cpu = median(curl_rounds.iter().map(|r| r.1).collect());
+            println!("  {:<26}{curl_wall:>8.3} s   cpu {curl_cpu:>6.3} s", "curl --parallel, 200");
+            for (i, _) in builds.iter().enumerate() {
+                let walls: Vec<f64> = figures[i][1].iter().map(|f| f.0).collect();
+                let ratios: Vec<f64> = walls.iter().zip(&curl_rounds).map(|(w, c)| w / c.0).collect();
+                let (low, high) = ratios.iter().fold((f64::MAX, 0f64), |(l, h), r| (l.min(*r), h.max(*r)));
+                println!(
+                    "  [{i}] {second} / curl's whole fetch: {:.3}× (medians; round by round {low:.3}–{high:.3}×)",
+                    median(walls) / curl_wall
+                );
+            }
         }
     }
     if shape.changed {

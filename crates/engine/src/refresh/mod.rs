@@ -195,7 +195,11 @@ impl Refresher {
                     let Some(target) = unfinished.waiting[place].take() else { continue };
                     let feed = FeedName::of(&target);
                     let (this, reporter, tally) = (self.clone(), reporter.clone(), tally.clone());
-                    let task = tasks.spawn(async move { this.refresh_one(*target, turn, &reporter, &tally).await });
+                    // Boxed: the task holds a pointer, not the feed's 3 KB state machine, which each move of the task copied
+                    // whole (the task's output read back, its cell set up) and which spread every task over a page of
+                    // its own.
+                    let task =
+                        tasks.spawn(Box::pin(async move { this.refresh_one(*target, turn, &reporter, &tally).await }));
                     unfinished.feeds.insert(task.id(), feed);
                     if one_thread {
                         // The feed's task goes first, and the connections already opened are written to before
@@ -301,7 +305,9 @@ impl Refresher {
         };
         tally.note(target.id, &target.url, &record);
         let attempt = Attempt { bytes, duration_ms: started.elapsed().as_millis() as u64 };
-        self.save(Some(expected), FeedName::of(&target), record, attempt).await
+        // The target is done with: its name moves into the event rather than being copied.
+        let feed = FeedName { id: target.id, title: target.title, url: target.url };
+        self.save(Some(expected), feed, record, attempt).await
     }
 
     /// Stores how one feed's refresh ended and turns it into the feed's final event.

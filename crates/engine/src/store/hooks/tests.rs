@@ -151,6 +151,43 @@ fn a_feed_that_begins_and_stops_failing_is_heard_once_each() {
     assert_eq!(made, [("feed_failing".to_string(), vec![id.0]), ("feed_recovered".to_string(), vec![id.0])]);
 }
 
+/// A 304 updates a healthy feed without setting `failures` (which runs the health trigger), and a failing one with
+/// it reset: the recovery is heard and the failure cleared all the same.
+#[test]
+fn a_feed_that_recovers_with_a_304_is_heard_and_its_failure_cleared() {
+    let (_dir, mut conn, id) = fixtures::one_feed();
+    let listeners = [
+        Listener { key: "down", on: "feed_failing", query: None },
+        Listener { key: "up", on: "feed_recovered", query: None },
+    ];
+    arm(&mut conn, &listeners).unwrap();
+    let not_modified = FetchRecord::NotModified { etag: Some("\"v2\"".into()), last_modified: None, moved_to: None };
+    let failed = FetchRecord::Failed {
+        status: Some(503),
+        kind: ErrorKind::Http,
+        message: "server error".into(),
+        retry_after_secs: Some(60),
+    };
+    let health = |conn: &Connection| -> (i64, Option<String>, Option<i64>, Option<i64>, Option<String>) {
+        conn.query_row(
+            "SELECT failures, last_error, retry_at, last_fetched_at, etag FROM feeds WHERE id = ?1",
+            [id.0],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap()
+    };
+    fetches::save(&mut conn, id, &not_modified, 10).unwrap();
+    assert_eq!(health(&conn), (0, None, None, Some(10), Some("\"v2\"".into())), "a healthy feed's 304");
+    assert_eq!(events(&conn), 0, "a healthy feed staying healthy is no event");
+    fetches::save(&mut conn, id, &failed, 20).unwrap();
+    fetches::save(&mut conn, id, &failed, 30).unwrap();
+    assert_eq!(health(&conn).0, 2);
+    fetches::save(&mut conn, id, &not_modified, 40).unwrap();
+    assert_eq!(health(&conn), (0, None, None, Some(40), Some("\"v2\"".into())), "the failing feed's 304");
+    let made = gathered(&mut conn, &listeners);
+    assert_eq!(made, [("feed_failing".to_string(), vec![id.0]), ("feed_recovered".to_string(), vec![id.0])]);
+}
+
 #[test]
 fn a_delivery_is_leased_retried_and_given_up_on() {
     let (_dir, mut conn, id) = fixtures::one_feed();
