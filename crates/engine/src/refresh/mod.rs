@@ -195,9 +195,9 @@ impl Refresher {
                     let Some(target) = unfinished.waiting[place].take() else { continue };
                     let feed = FeedName::of(&target);
                     let (this, reporter, tally) = (self.clone(), reporter.clone(), tally.clone());
-                    // Boxed: the task holds a pointer, not the feed's 3 KB state machine, which each move of the task copied
-                    // whole (the task's output read back, its cell set up) and which spread every task over a page of
-                    // its own.
+                    // Boxed: the task holds a pointer to the feed's state machine (3,296 bytes), which was otherwise
+                    // copied whole at each move on its way into the task (callgrind: `memcpy` 13.6 → 10.3 million
+                    // instructions in an all-304 refresh of 1000 feeds).
                     let task =
                         tasks.spawn(Box::pin(async move { this.refresh_one(*target, turn, &reporter, &tally).await }));
                     unfinished.feeds.insert(task.id(), feed);
