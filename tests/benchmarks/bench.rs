@@ -733,17 +733,18 @@ fn refresh(args: &[String]) {
     // With several rounds, curl fetches the same URLs whole in each round too, after the builds' runs: the targets
     // compare an all-304 refresh with that, and one curl run beside many of tidings's compared one noisy figure with
     // a median.
-    let curl_each_round = (runs > 1 && !shape.tidings_only && on_path("curl")).then(|| {
-        let list = dir.path().join("curl-each-round.conf");
-        let lines: String = urls.iter().map(|u| format!("url = \"{u}\"\noutput = \"/dev/null\"\n")).collect();
-        std::fs::write(&list, lines).expect("write curl's list");
+    let curl_list = dir.path().join("curl.conf");
+    let lines: String = urls.iter().map(|u| format!("url = \"{u}\"\noutput = \"/dev/null\"\n")).collect();
+    std::fs::write(&curl_list, lines).expect("write curl's list");
+    let curl = |list: &std::path::Path| {
         let mut curl = std::process::Command::new("curl");
         curl.args(["--silent", "--parallel", "--parallel-max", "200", "--config"]).arg(list);
         if shape.https {
             curl.arg("--cacert").arg(support::h2::authority());
         }
         curl
-    });
+    };
+    let curl_each_round = (runs > 1 && !shape.tidings_only && on_path("curl")).then(|| curl(&curl_list));
     let mut curl_rounds: Vec<(f64, f64)> = Vec::new();
     let mut cold_this = None;
     let mut warm_this = None;
@@ -859,18 +860,7 @@ fn refresh(args: &[String]) {
     }
 
     if on_path("curl") {
-        let list = dir.path().join("curl.conf");
-        let lines: String = urls.iter().map(|u| format!("url = \"{u}\"\noutput = \"/dev/null\"\n")).collect();
-        std::fs::write(&list, lines).expect("write curl's list");
-        let curl = |list: &std::path::Path| {
-            let mut curl = std::process::Command::new("curl");
-            curl.args(["--silent", "--parallel", "--parallel-max", "200", "--config"]).arg(list);
-            if shape.https {
-                curl.arg("--cacert").arg(support::h2::authority());
-            }
-            curl
-        };
-        run("curl --parallel, 200", &curl(&list), None);
+        run("curl --parallel, 200", &curl(&curl_list), None);
         if shape.validators && !shape.changed {
             // The same URLs asked as the all-304 refresh asks them, each with its feed's ETag: the processor time
             // a lean client in C spends on the same 304s from the same farm. Each is an operation of its own (its
