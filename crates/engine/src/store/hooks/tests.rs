@@ -130,20 +130,28 @@ fn new_entries_waiting_as_events_when_the_database_is_upgraded_are_heard_once() 
     assert_eq!(gathered(&mut conn, &listeners), [("new_entries".to_string(), vec![2, 3, 4])]);
 }
 
+/// Hooks on a feed failing and recovering, armed.
+const HEALTH_LISTENERS: [Listener<'static>; 2] = [
+    Listener { key: "down", on: "feed_failing", query: None },
+    Listener { key: "up", on: "feed_recovered", query: None },
+];
+
+/// A fetch that failed with `status`.
+fn failed_with(status: u16, retry_after_secs: Option<u64>) -> FetchRecord {
+    FetchRecord::Failed {
+        status: Some(status),
+        kind: ErrorKind::Http,
+        message: "server error".into(),
+        retry_after_secs,
+    }
+}
+
 #[test]
 fn a_feed_that_begins_and_stops_failing_is_heard_once_each() {
     let (_dir, mut conn, id) = fixtures::one_feed();
-    let listeners = [
-        Listener { key: "down", on: "feed_failing", query: None },
-        Listener { key: "up", on: "feed_recovered", query: None },
-    ];
+    let listeners = HEALTH_LISTENERS;
     arm(&mut conn, &listeners).unwrap();
-    let failed = FetchRecord::Failed {
-        status: Some(500),
-        kind: ErrorKind::Http,
-        message: "server error".into(),
-        retry_after_secs: None,
-    };
+    let failed = failed_with(500, None);
     fetches::save(&mut conn, id, &failed, 10).unwrap();
     fetches::save(&mut conn, id, &failed, 20).unwrap();
     fetches::save(&mut conn, id, &fetched("F", vec![]), 30).unwrap();
@@ -156,18 +164,10 @@ fn a_feed_that_begins_and_stops_failing_is_heard_once_each() {
 #[test]
 fn a_feed_that_recovers_with_a_304_is_heard_and_its_failure_cleared() {
     let (_dir, mut conn, id) = fixtures::one_feed();
-    let listeners = [
-        Listener { key: "down", on: "feed_failing", query: None },
-        Listener { key: "up", on: "feed_recovered", query: None },
-    ];
+    let listeners = HEALTH_LISTENERS;
     arm(&mut conn, &listeners).unwrap();
     let not_modified = FetchRecord::NotModified { etag: Some("\"v2\"".into()), last_modified: None, moved_to: None };
-    let failed = FetchRecord::Failed {
-        status: Some(503),
-        kind: ErrorKind::Http,
-        message: "server error".into(),
-        retry_after_secs: Some(60),
-    };
+    let failed = failed_with(503, Some(60));
     let health = |conn: &Connection| -> (i64, Option<String>, Option<i64>, Option<i64>, Option<String>) {
         conn.query_row(
             "SELECT failures, last_error, retry_at, last_fetched_at, etag FROM feeds WHERE id = ?1",
