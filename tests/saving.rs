@@ -7,7 +7,7 @@
 
 mod support;
 
-use support::accounts::{keys, mark_here};
+use support::accounts::{folder_names, keys, mark_here};
 
 use std::collections::BTreeSet;
 use support::freshrss::{FreshRss, populated, skipped};
@@ -94,13 +94,7 @@ fn a_save_made_offline_waits_and_reaches_freshrss_as_the_accounts_label_never_a_
     synced(&phone, &phone_cfg);
     let labelled_here = keys(&phone, "e.categories LIKE '%Read Later%'");
     assert_eq!(labelled_here, there, "the label comes back down on the entries");
-    let folders: Vec<String> = db(&phone)
-        .prepare("SELECT name FROM folders")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let folders = folder_names(&phone);
     assert!(!folders.iter().any(|f| f == "Read Later"), "not a folder: {folders:?}");
 }
 

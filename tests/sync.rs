@@ -6,7 +6,7 @@
 
 mod support;
 
-use support::accounts::{keys, mark_here};
+use support::accounts::{folder_names, keys, mark_here};
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -589,13 +589,7 @@ fn a_local_feed_the_account_also_has_is_taken_over_with_its_marks_and_shows_once
         .query_row("SELECT count(*) FROM feeds WHERE url = ?1", [feeds_server.url("/a.xml")], |r| r.get(0))
         .unwrap();
     assert_eq!(copies, 1, "one copy of the feed");
-    let folders: Vec<String> = db(&sandbox)
-        .prepare("SELECT name FROM folders")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let folders = folder_names(&sandbox);
     assert!(!folders.iter().any(|f| f == "Mine"), "the folder it left empty goes: {folders:?}");
     let alpha: i64 = db(&sandbox)
         .query_row("SELECT count(*) FROM entries WHERE title LIKE 'Alpha item %'", [], |r| r.get(0))

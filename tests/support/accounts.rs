@@ -15,6 +15,13 @@ pub(crate) fn keys(sandbox: &Sandbox, condition: &str) -> BTreeSet<String> {
     stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
 }
 
+/// The names of the folders in the sandbox's database.
+pub(crate) fn folder_names(sandbox: &Sandbox) -> Vec<String> {
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    let mut stmt = db.prepare("SELECT name FROM folders").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
+}
+
 /// Marks entries here by key, through the one write path (as the reader's keys do).
 pub(crate) fn mark_here(sandbox: &Sandbox, keys: &[String], write: impl Fn(Vec<EntryId>) -> UserWrite) {
     let mut conn = store::open_write(&sandbox.db()).unwrap();
