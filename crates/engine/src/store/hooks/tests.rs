@@ -130,7 +130,7 @@ fn new_entries_waiting_as_events_when_the_database_is_upgraded_are_heard_once() 
     assert_eq!(gathered(&mut conn, &listeners), [("new_entries".to_string(), vec![2, 3, 4])]);
 }
 
-/// Hooks on a feed failing and recovering, armed.
+/// The hooks that hear a feed failing and recovering.
 const HEALTH_LISTENERS: [Listener<'static>; 2] = [
     Listener { key: "down", on: "feed_failing", query: None },
     Listener { key: "up", on: "feed_recovered", query: None },
