@@ -67,14 +67,51 @@ fn quoted(s: &std::ffi::OsStr) -> String {
     format!("'{}'", s.to_string_lossy().replace('\'', "'\\''"))
 }
 
-#[test]
-fn sixel_forced_inside_tmux_falls_back_to_half_blocks_and_draws_an_empty_alt_photo() {
+/// Whether tmux is here; says the test skipped when it is not.
+fn have_tmux(test: &str) -> bool {
     let have = Command::new("sh").arg("-c").arg("command -v tmux").output().is_ok_and(|o| o.status.success());
     if !have {
-        support::skip(
-            "sixel_forced_inside_tmux_falls_back_to_half_blocks",
-            "tmux not installed (apt-get install tmux)",
-        );
+        support::skip(test, "tmux not installed (apt-get install tmux)");
+    }
+    have
+}
+
+/// `command` as a line for the shell tmux runs it with: its environment, program and arguments.
+fn shell_line(command: &Command) -> String {
+    let mut line = String::from("exec env");
+    for (key, value) in command.get_envs() {
+        if let Some(value) = value {
+            line.push_str(&format!(" {}={}", key.to_string_lossy(), quoted(value)));
+        }
+    }
+    line.push_str(&format!(" {}", quoted(command.get_program())));
+    for arg in command.get_args() {
+        line.push_str(&format!(" {}", quoted(arg)));
+    }
+    line
+}
+
+/// Starts `command` in a tmux of its own, 100 × 40, with tmux's options from `tmux_config`.
+fn start(command: &Command, tmux_config: &std::path::Path) -> Tmux {
+    // Tests run at once in one process: each tmux server has a socket of its own.
+    static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmux = Tmux(format!("tidings-test-{}-{n}", std::process::id()));
+    let started = Command::new("tmux")
+        .arg("-L")
+        .arg(&tmux.0)
+        .arg("-f")
+        .arg(tmux_config)
+        .args(["new-session", "-d", "-x", "100", "-y", "40", &shell_line(command)])
+        .status()
+        .expect("start tmux");
+    assert!(started.success());
+    tmux
+}
+
+#[test]
+fn sixel_forced_inside_tmux_falls_back_to_half_blocks_and_draws_an_empty_alt_photo() {
+    if !have_tmux("sixel_forced_inside_tmux_falls_back_to_half_blocks") {
         return;
     }
     let server = Server::start();
@@ -92,22 +129,7 @@ fn sixel_forced_inside_tmux_falls_back_to_half_blocks_and_draws_an_empty_alt_pho
 
     let mut reader = sandbox.tidings();
     reader.arg("--config").arg(&config);
-    let mut line = String::from("exec env");
-    for (key, value) in reader.get_envs() {
-        if let Some(value) = value {
-            line.push_str(&format!(" {}={}", key.to_string_lossy(), quoted(value)));
-        }
-    }
-    line.push_str(&format!(" {}", quoted(reader.get_program())));
-    for arg in reader.get_args() {
-        line.push_str(&format!(" {}", quoted(arg)));
-    }
-    let tmux = Tmux(format!("tidings-test-{}", std::process::id()));
-    let started = Command::new("tmux")
-        .args(["-L", &tmux.0, "-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "40", &line])
-        .status()
-        .expect("start tmux");
-    assert!(started.success());
+    let tmux = start(&reader, std::path::Path::new("/dev/null"));
 
     // The reader opens on the Unread view once its refresh has brought the entry: into it, and open it.
     let screen = tmux.until(false, Duration::from_secs(30), |s| s.contains("Squares"));
@@ -129,4 +151,38 @@ fn sixel_forced_inside_tmux_falls_back_to_half_blocks_and_draws_an_empty_alt_pho
     let log = tmux.until(false, Duration::from_secs(10), |s| s.contains("allow-passthrough"));
     assert!(log.contains("does not reach the terminal inside tmux"), "{log}");
     tmux.run(&["send-keys", "Escape", "q"]);
+}
+
+#[test]
+fn a_refresh_on_a_terminal_counts_its_feeds_up_to_all_of_them() {
+    if !have_tmux("a_refresh_on_a_terminal_counts_its_feeds_up_to_all_of_them") {
+        return;
+    }
+    let server = Server::start();
+    let feed = |title: &str| {
+        format!(
+            "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>{title}</title><item><guid>1</guid>\
+             <title>{title} news</title></item></channel></rss>"
+        )
+    };
+    for (path, title) in [("/a.xml", "Alpha"), ("/b.xml", "Beta"), ("/c.xml", "Gamma")] {
+        server.route(path, Reply::ok("application/rss+xml", feed(title)));
+    }
+    let sandbox = Sandbox::new();
+    let (a, b, c) = (server.url("/a.xml"), server.url("/b.xml"), server.url("/c.xml"));
+    let subs = sandbox.write("subs.opml", opml(&[(None, "Alpha", &a), (None, "Beta", &b), (None, "Gamma", &c)]));
+    tidings::import::import_file(&sandbox.db(), &subs).unwrap();
+    let mut refresh = sandbox.tidings();
+    refresh.arg("refresh");
+    // The pane stays once the command is done, for its last screen to be read.
+    let tmux = start(&refresh, &sandbox.write("tmux.conf", "set -g remain-on-exit on\n"));
+    let screen = tmux.until(false, Duration::from_secs(30), |s| s.contains("Pane is dead"));
+    assert!(screen.contains("Pane is dead (status 0"), "the refresh ended well:\n{screen}");
+    // Its progress line, on standard error, counted the three feeds (a carriage return between counts: the
+    // last one is what the terminal shows). Read from the pane's history on: tmux may have scrolled the first
+    // line out of the screen as it sized the pane.
+    let whole = tmux.run(&["capture-pane", "-p", "-S", "-"]);
+    let progress = whole.lines().next().unwrap_or_default();
+    assert_eq!(progress.trim_end(), "Refreshing 3/3", "{whole}");
+    assert!(whole.contains("Refreshed 3 feeds: 3 updated"), "{whole}");
 }

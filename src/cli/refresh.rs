@@ -63,13 +63,11 @@ pub(super) async fn run(db: &Path, config: &Config, json: bool, force: bool, syn
     // reader in the background, so a first refresh of thousands of feeds does not wait on indexing.
     let session = Session::open(db, config.session_settings(), Role::Command)?;
     let writer = session.writer();
-    let total = writer.call(|c| feeds::refresh_target_count(c)).await?;
-    let progress = Arc::new(Progress {
-        total,
-        done: AtomicUsize::new(0),
-        on_terminal: std::io::stderr().is_terminal(),
-        refused: Mutex::default(),
-    });
+    // The feeds are counted for the progress line, which only a terminal shows: a refresh from cron or a script
+    // does not wait for the count (a query of the feeds table, 0.2–0.6 ms of 1000 feeds, before the first request).
+    let on_terminal = std::io::stderr().is_terminal();
+    let total = if on_terminal { writer.call(|c| feeds::refresh_target_count(c)).await? } else { 0 };
+    let progress = Arc::new(Progress { total, done: AtomicUsize::new(0), on_terminal, refused: Mutex::default() });
     let (outcome, synced) = session.refresh_and_sync(force, sync, progress.clone(), &Told).await;
     // `auto_download`: the new episodes come down now, their progress on standard error.
     if !outcome.episodes.is_empty() {
