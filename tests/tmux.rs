@@ -1,7 +1,8 @@
 //! The reader inside a real tmux (3.3, which has no sixel, with passthrough off): `images = "sixel"` would print
 //! `Ptmux;` and tear the screen, so the reader falls back to half-blocks and says why in the message log; and an
 //! article's photo written `alt=""` (as CMSs write photos) is drawn there, in its colours. The screen is read
-//! with `tmux capture-pane`, colours included.
+//! with `tmux capture-pane`, colours included. And `tidings refresh` on that terminal: its progress line counts
+//! up to all the feeds.
 //!
 //! It runs where tmux is (Debian: `apt-get install tmux`) and says it skipped, and why, where it is not.
 
@@ -76,9 +77,9 @@ fn have_tmux(test: &str) -> bool {
     have
 }
 
-/// `command` as a line for the shell tmux runs it with: its environment, program and arguments.
-fn shell_line(command: &Command) -> String {
-    let mut line = String::from("exec env");
+/// `command` as words for the shell tmux runs it with: its environment, program and arguments.
+fn shell_words(command: &Command) -> String {
+    let mut line = String::from("env");
     for (key, value) in command.get_envs() {
         if let Some(value) = value {
             line.push_str(&format!(" {}={}", key.to_string_lossy(), quoted(value)));
@@ -91,18 +92,14 @@ fn shell_line(command: &Command) -> String {
     line
 }
 
-/// Starts `command` in a tmux of its own, 100 × 40, with tmux's options from `tmux_config`.
-fn start(command: &Command, tmux_config: &std::path::Path) -> Tmux {
+/// Starts the shell line `line` in a tmux of its own, 100 × 40.
+fn start(line: &str) -> Tmux {
     // Tests run at once in one process: each tmux server has a socket of its own.
     static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmux = Tmux(format!("tidings-test-{}-{n}", std::process::id()));
     let started = Command::new("tmux")
-        .arg("-L")
-        .arg(&tmux.0)
-        .arg("-f")
-        .arg(tmux_config)
-        .args(["new-session", "-d", "-x", "100", "-y", "40", &shell_line(command)])
+        .args(["-L", &tmux.0, "-f", "/dev/null", "new-session", "-d", "-x", "100", "-y", "40", line])
         .status()
         .expect("start tmux");
     assert!(started.success());
@@ -129,7 +126,7 @@ fn sixel_forced_inside_tmux_falls_back_to_half_blocks_and_draws_an_empty_alt_pho
 
     let mut reader = sandbox.tidings();
     reader.arg("--config").arg(&config);
-    let tmux = start(&reader, std::path::Path::new("/dev/null"));
+    let tmux = start(&format!("exec {}", shell_words(&reader)));
 
     // The reader opens on the Unread view once its refresh has brought the entry: into it, and open it.
     let screen = tmux.until(false, Duration::from_secs(30), |s| s.contains("Squares"));
@@ -174,10 +171,11 @@ fn a_refresh_on_a_terminal_counts_its_feeds_up_to_all_of_them() {
     tidings::import::import_file(&sandbox.db(), &subs).unwrap();
     let mut refresh = sandbox.tidings();
     refresh.arg("refresh");
-    // The pane stays once the command is done, for its last screen to be read.
-    let tmux = start(&refresh, &sandbox.write("tmux.conf", "set -g remain-on-exit on\n"));
-    let screen = tmux.until(false, Duration::from_secs(30), |s| s.contains("Pane is dead"));
-    assert!(screen.contains("Pane is dead (status 0"), "the refresh ended well:\n{screen}");
+    // The shell says how the refresh exited, and the pane stays open (on `cat`, reading the terminal) for its
+    // last screen to be read.
+    let tmux = start(&format!("{}; echo \"refresh exited $?\"; exec cat", shell_words(&refresh)));
+    let screen = tmux.until(false, Duration::from_secs(30), |s| s.contains("refresh exited"));
+    assert!(screen.contains("refresh exited 0"), "the refresh ended well:\n{screen}");
     // Its progress line, on standard error, counted the three feeds (a carriage return between counts: the
     // last one is what the terminal shows). Read from the pane's history on: tmux may have scrolled the first
     // line out of the screen as it sized the pane.
