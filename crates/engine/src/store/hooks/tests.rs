@@ -149,13 +149,12 @@ fn failed_with(status: u16, retry_after_secs: Option<u64>) -> FetchRecord {
 #[test]
 fn a_feed_that_begins_and_stops_failing_is_heard_once_each() {
     let (_dir, mut conn, id) = fixtures::one_feed();
-    let listeners = HEALTH_LISTENERS;
-    arm(&mut conn, &listeners).unwrap();
+    arm(&mut conn, &HEALTH_LISTENERS).unwrap();
     let failed = failed_with(500, None);
     fetches::save(&mut conn, id, &failed, 10).unwrap();
     fetches::save(&mut conn, id, &failed, 20).unwrap();
     fetches::save(&mut conn, id, &fetched("F", vec![]), 30).unwrap();
-    let made = gathered(&mut conn, &listeners);
+    let made = gathered(&mut conn, &HEALTH_LISTENERS);
     assert_eq!(made, [("feed_failing".to_string(), vec![id.0]), ("feed_recovered".to_string(), vec![id.0])]);
 }
 
@@ -164,8 +163,7 @@ fn a_feed_that_begins_and_stops_failing_is_heard_once_each() {
 #[test]
 fn a_feed_that_recovers_with_a_304_is_heard_and_its_failure_cleared() {
     let (_dir, mut conn, id) = fixtures::one_feed();
-    let listeners = HEALTH_LISTENERS;
-    arm(&mut conn, &listeners).unwrap();
+    arm(&mut conn, &HEALTH_LISTENERS).unwrap();
     let not_modified = FetchRecord::NotModified { etag: Some("\"v2\"".into()), last_modified: None, moved_to: None };
     let failed = failed_with(503, Some(60));
     let health = |conn: &Connection| -> (i64, Option<String>, Option<i64>, Option<i64>, Option<String>) {
@@ -184,7 +182,7 @@ fn a_feed_that_recovers_with_a_304_is_heard_and_its_failure_cleared() {
     assert_eq!(health(&conn).0, 2);
     fetches::save(&mut conn, id, &not_modified, 40).unwrap();
     assert_eq!(health(&conn), (0, None, None, Some(40), Some("\"v2\"".into())), "the failing feed's 304");
-    let made = gathered(&mut conn, &listeners);
+    let made = gathered(&mut conn, &HEALTH_LISTENERS);
     assert_eq!(made, [("feed_failing".to_string(), vec![id.0]), ("feed_recovered".to_string(), vec![id.0])]);
 }
 
