@@ -1,5 +1,6 @@
 //! A server that answers over HTTP/2 is sent its revalidations at once, while its host's revalidations last.
 
+use super::waves::unchanged_refresh;
 use super::*;
 
 /// `n` revalidations queued to `base` (a scheme, host and port).
