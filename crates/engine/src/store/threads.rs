@@ -40,17 +40,18 @@ fn checkpoint_beside(conn: &mut Connection) -> Result<Option<std::thread::JoinHa
     let thread = std::thread::Builder::new()
         .name("tidings-checkpoint".into())
         .spawn(move || {
-            // Background work, like the writer's: the reader's terminal loop comes first.
-            lower_this_threads_priority();
-            let Ok(checkpointer) = Connection::open(&path) else { return };
-            let _ = checkpointer.busy_timeout(BUSY_TIMEOUT);
-            // A connection knows the log only once it has read the database.
-            let mode = checkpointer.pragma_query_value(None, "journal_mode", |r| r.get::<_, String>(0));
-            if !mode.is_ok_and(|m| m.eq_ignore_ascii_case("wal")) {
-                return;
-            }
+            // Its connection is opened at the first nudge: most processes' logs never grow that long (a command, a
+            // refresh of feeds that did not change), and they need not read the database's schema once more.
+            let mut checkpointer = None;
             while nudged.recv().is_ok() {
-                if let Err(e) = checkpoint(&checkpointer) {
+                if checkpointer.is_none() {
+                    // Background work, like the writer's: the reader's terminal loop comes first.
+                    lower_this_threads_priority();
+                    checkpointer = checkpointer_for(&path);
+                }
+                // No connection to a database in WAL mode: the writer checkpoints itself from now on (the hook).
+                let Some(conn) = &checkpointer else { return };
+                if let Err(e) = checkpoint(conn) {
                     tracing::debug!("checkpoint: {e}");
                 }
             }
@@ -68,6 +69,15 @@ fn checkpoint_beside(conn: &mut Connection) -> Result<Option<std::thread::JoinHa
     }))
     .map_err(|e| e.to_string())?;
     Ok(Some(thread))
+}
+
+/// A connection of its own to the database at `path` for the thread beside the writer, if the database is in WAL
+/// mode (a connection knows the log only once it has read the database).
+fn checkpointer_for(path: &std::path::Path) -> Option<Connection> {
+    let checkpointer = Connection::open(path).ok()?;
+    let _ = checkpointer.busy_timeout(BUSY_TIMEOUT);
+    let mode = checkpointer.pragma_query_value(None, "journal_mode", |r| r.get::<_, String>(0));
+    mode.is_ok_and(|m| m.eq_ignore_ascii_case("wal")).then_some(checkpointer)
 }
 
 /// Copies the write-ahead log into the database and syncs it, as far as no reader holds it back (SQLite's passive
