@@ -77,7 +77,7 @@ fn unchanged_feeds_of_200_hosts_over_tls_take_400_connections_and_three_round_tr
 }
 
 #[test]
-fn unchanged_feeds_of_200_hosts_on_plain_http_take_three_connections_each_and_at_most_three_round_trips() {
+fn unchanged_feeds_of_200_plain_http_hosts_take_up_to_three_connections_each_and_two_round_trips_once_304s_are_known() {
     // About three connections a host (three for five revalidations); before any answer only 341 revalidations go
     // at once, so some hosts' next ones wait for the first answers and take a third round trip.
     assert_eq!(unchanged_refresh(&Courtesy::new(256, 6), "http", false), (567, 3), "a process started afresh");
