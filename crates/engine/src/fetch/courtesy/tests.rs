@@ -21,14 +21,19 @@ fn after_304s(in_flight: usize, per_host: usize) -> Courtesy {
     courtesy
 }
 
+/// `n` requests queued to `base` (a scheme, host and port): `{base}/0`, `{base}/1`, …
+fn queued(courtesy: &Courtesy, base: &str, n: usize, weight: Weight) -> Vec<Ticket> {
+    (0..n).map(|i| courtesy.queue(&format!("{base}/{i}"), weight)).collect()
+}
+
 /// `n` requests queued to `host`, on plain HTTP.
 fn on(courtesy: &Courtesy, host: &str, n: usize, weight: Weight) -> Vec<Ticket> {
-    (0..n).map(|i| courtesy.queue(&format!("http://{host}/{i}"), weight)).collect()
+    queued(courtesy, &format!("http://{host}"), n, weight)
 }
 
 /// `n` requests queued to `host`, over TLS.
 fn on_tls(courtesy: &Courtesy, host: &str, n: usize, weight: Weight) -> Vec<Ticket> {
-    (0..n).map(|i| courtesy.queue(&format!("https://{host}/{i}"), weight)).collect()
+    queued(courtesy, &format!("https://{host}"), n, weight)
 }
 
 /// `n` requests queued, one to each of `n` hosts.

@@ -3,11 +3,6 @@
 use super::waves::unchanged_refresh;
 use super::*;
 
-/// `n` revalidations queued to `base` (a scheme, host and port).
-fn revalidations(courtesy: &Courtesy, base: &str, n: usize) -> Vec<Ticket> {
-    (0..n).map(|i| courtesy.queue(&format!("{base}/{i}"), REVAL)).collect()
-}
-
 #[test]
 fn unchanged_feeds_of_200_http2_hosts_take_two_round_trips_once_each_host_answered_once() {
     // The first answer of each host tells it multiplexes: its other revalidations go at once, on that connection.
@@ -61,7 +56,7 @@ fn the_exemption_is_the_servers_that_answered_not_another_port_or_scheme_of_its_
         let mut asked = vec![courtesy.queue("https://a.test/feed", REVAL)];
         let answered = granted(&mut asked);
         answered[0].answered_over(true);
-        let mut next = revalidations(&courtesy, other, 5);
+        let mut next = queued(&courtesy, other, 5, REVAL);
         assert_eq!(granted(&mut next).len(), going, "{other}");
     }
 }
@@ -87,7 +82,7 @@ fn the_exemption_ends_with_the_hosts_revalidations_even_while_a_download_holds_t
         // A download by a client of its own, for minutes: the host stays known to the limiter meanwhile.
         let mut download = downloading.then(|| courtesy.join("https://a.test/episode.mp3", DOC, true));
         let _downloading = download.as_mut().map(|d| now(d).expect("the download goes"));
-        let mut checks = revalidations(&courtesy, "https://a.test", 2);
+        let mut checks = queued(&courtesy, "https://a.test", 2, REVAL);
         let first = granted(&mut checks);
         assert_eq!(first.len(), 1);
         first[0].answered_over(true);
@@ -96,7 +91,7 @@ fn the_exemption_ends_with_the_hosts_revalidations_even_while_a_download_holds_t
         drop((first, second));
         assert_eq!(courtesy.host_load("https://a.test/"), (usize::from(downloading), 0));
         // The connection they shared closes once idle: the next ones open connections as on HTTP/1.
-        let mut later = revalidations(&courtesy, "https://a.test", 6);
+        let mut later = queued(&courtesy, "https://a.test", 6, REVAL);
         assert_eq!(granted(&mut later).len(), 2, "six revalidations, before any answer: two connections");
     }
 }
@@ -104,12 +99,12 @@ fn the_exemption_ends_with_the_hosts_revalidations_even_while_a_download_holds_t
 #[test]
 fn a_request_on_http2_keeps_its_connection_for_no_one_and_hands_none_to_another_server() {
     let courtesy = Courtesy::new(64, 6);
-    let mut secure = revalidations(&courtesy, "https://a.test", 4);
+    let mut secure = queued(&courtesy, "https://a.test", 4, REVAL);
     let mut going = granted(&mut secure);
     going[0].answered_over(true);
     going.extend(granted(&mut secure));
     assert_eq!(going.len(), 4, "the server answered over HTTP/2: its other three at once");
-    let mut other = revalidations(&courtesy, "https://a.test:8443", 6);
+    let mut other = queued(&courtesy, "https://a.test:8443", 6, REVAL);
     assert!(granted(&mut other).is_empty(), "four revalidations in flight, ten in all: no connection more");
     assert!(going.iter_mut().all(Turn::keep_alive), "an HTTP/2 connection stays open");
     assert_eq!(courtesy.0.lock().hosts["a.test"].keeping, 0, "and is kept for no request in particular");
@@ -121,7 +116,7 @@ fn a_request_on_http2_keeps_its_connection_for_no_one_and_hands_none_to_another_
 #[test]
 fn a_connection_is_kept_and_taken_over_only_for_a_request_to_its_server() {
     let courtesy = Courtesy::new(64, 6);
-    let mut on_443 = revalidations(&courtesy, "https://a.test", 4);
+    let mut on_443 = queued(&courtesy, "https://a.test", 4, REVAL);
     let mut going = granted(&mut on_443);
     assert_eq!(going.len(), 2);
     drop(on_443);
